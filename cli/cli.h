@@ -1,0 +1,59 @@
+/* cli.h - the memprof command line: dispatch table, option tables, shared helpers.
+ * Only cli/ prints to the terminal or exits; the libraries return errors. */
+#ifndef MP_CLI_H
+#define MP_CLI_H
+
+#include <signal.h>
+#include <stdint.h>
+
+enum cli_opt_type {
+	CLI_END = 0,
+	CLI_FLAG,    /* int, set to 1 (or incremented for repeated -v) */
+	CLI_STR,     /* const char *, last wins */
+	CLI_STRLIST, /* char *: repeated options joined with ',' (malloc'd, caller frees) */
+	CLI_U64,     /* uint64_t, decimal or 0x hex */
+	CLI_INT,     /* int */
+	CLI_DOUBLE,  /* double */
+};
+
+struct cli_opt {
+	char short_name;       /* 0 = none */
+	const char *long_name; /* NULL = none */
+	enum cli_opt_type type;
+	void *dst;
+	const char *argname;   /* "EVENTS"; NULL for flags */
+	const char *help;
+};
+
+/* Parse argv[1..] (argv[0] is the command name). With stop_at_arg, parsing ends at the
+ * first non-option (the workload of record/stat); otherwise options and arguments may
+ * mix. On return the non-option arguments are argv[1..*nargs], NULL-terminated (so
+ * argv + 1 is a ready execvp() argument vector).
+ * Returns 0 to go on, 1 when --help was printed (exit 0), or 2 after printing a one-line
+ * usage error to stderr (exit 2). */
+int cli_parse(const char *cmd, const char *usage, const char *summary,
+	      const struct cli_opt *opts, int argc, char **argv, int stop_at_arg,
+	      int *nargs);
+void cli_print_help(const char *cmd, const char *usage, const char *summary,
+		    const struct cli_opt *opts);
+
+/* Print "memprof CMD: msg" to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The default input file: memprof.data, else perf.data, in the current directory. */
+const char *cli_default_input(void);
+
+/* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
+extern volatile sig_atomic_t cli_stop_flag;
+void cli_install_stop_handler(void);
+
+int cmd_record(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_ratios(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
+
+#endif

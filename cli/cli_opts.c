@@ -1,0 +1,263 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t cli_stop_flag;
+
+static void cli_on_stop(int sig)
+{
+	cli_stop_flag = sig;
+}
+
+void cli_install_stop_handler(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cli_on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "memprof %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "memprof %s: warning: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *cli_default_input(void)
+{
+	if (access("memprof.data", F_OK) == 0)
+		return "memprof.data";
+	if (access("perf.data", F_OK) == 0)
+		return "perf.data";
+	return "memprof.data";
+}
+
+void cli_print_help(const char *cmd, const char *usage, const char *summary,
+		    const struct cli_opt *opts)
+{
+	printf("usage: memprof %s %s\n\n", cmd, usage);
+	if (summary)
+		printf("%s\n\n", summary);
+	printf("options:\n");
+	for (const struct cli_opt *o = opts; o && o->type != CLI_END; o++) {
+		char left[64];
+		int n = 0;
+		if (o->short_name)
+			n += snprintf(left + n, sizeof(left) - (size_t)n, "-%c%s", o->short_name,
+				      o->long_name ? ", " : "");
+		else
+			n += snprintf(left + n, sizeof(left) - (size_t)n, "    ");
+		if (o->long_name)
+			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", o->long_name);
+		if (o->argname && n < (int)sizeof(left))
+			snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->argname);
+		printf("  %-28s %s\n", left, o->help);
+	}
+	printf("  %-28s %s\n", "-h, --help", "show this help");
+	printf("\nSee memprof-%s(1).\n", cmd);
+}
+
+static int cli_store(const char *cmd, const struct cli_opt *o, const char *val)
+{
+	char *end;
+	const char *name = o->long_name ? o->long_name : (char[]){o->short_name, 0};
+
+	switch (o->type) {
+	case CLI_FLAG:
+		(*(int *)o->dst)++;
+		return 0;
+	case CLI_STR:
+		*(const char **)o->dst = val;
+		return 0;
+	case CLI_STRLIST: {
+		char **dst = o->dst;
+		size_t old = *dst ? strlen(*dst) : 0;
+		char *s = realloc(*dst, old + strlen(val) + 2);
+		if (!s) {
+			cli_error(cmd, "out of memory");
+			return 2;
+		}
+		if (old)
+			s[old++] = ',';
+		strcpy(s + old, val);
+		*dst = s;
+		return 0;
+	}
+	case CLI_U64: {
+		errno = 0;
+		if (val[0] == '-')
+			goto bad;
+		unsigned long long v = strtoull(val, &end, 0);
+		if (errno || end == val || *end)
+			goto bad;
+		*(uint64_t *)o->dst = v;
+		return 0;
+	}
+	case CLI_INT: {
+		errno = 0;
+		long v = strtol(val, &end, 0);
+		if (errno || end == val || *end || v < -2147483647L || v > 2147483647L)
+			goto bad;
+		*(int *)o->dst = (int)v;
+		return 0;
+	}
+	case CLI_DOUBLE: {
+		errno = 0;
+		double v = strtod(val, &end);
+		if (errno || end == val || *end)
+			goto bad;
+		*(double *)o->dst = v;
+		return 0;
+	}
+	case CLI_END:
+		break;
+	}
+bad:
+	cli_error(cmd, "option '%s%s': bad value '%s'", o->long_name ? "--" : "-", name, val);
+	return 2;
+}
+
+int cli_parse(const char *cmd, const char *usage, const char *summary,
+	      const struct cli_opt *opts, int argc, char **argv, int stop_at_arg,
+	      int *nargs)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int nargs = 0, i;
+
+	if (!args) {
+		cli_error(cmd, "out of memory");
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0') {
+			if (stop_at_arg)
+				break;
+			args[nargs++] = a;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_print_help(cmd, usage, summary, opts);
+			free(args);
+			return 1;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+			const struct cli_opt *o;
+			for (o = opts; o->type != CLI_END; o++)
+				if (o->long_name && strlen(o->long_name) == nl &&
+				    strncmp(o->long_name, name, nl) == 0)
+					break;
+			if (o->type == CLI_END) {
+				cli_error(cmd, "unknown option '--%.*s' (see memprof %s --help)",
+					  (int)nl, name, cmd);
+				free(args);
+				return 2;
+			}
+			const char *val = NULL;
+			if (o->type != CLI_FLAG) {
+				if (eq)
+					val = eq + 1;
+				else if (i + 1 < argc)
+					val = argv[++i];
+				else {
+					cli_error(cmd, "option '--%s' needs a value", o->long_name);
+					free(args);
+					return 2;
+				}
+			} else if (eq) {
+				cli_error(cmd, "option '--%s' takes no value", o->long_name);
+				free(args);
+				return 2;
+			}
+			if (cli_store(cmd, o, val)) {
+				free(args);
+				return 2;
+			}
+			continue;
+		}
+		/* short options, possibly bundled: -ag, -e cycles, -ecycles */
+		for (const char *p = a + 1; *p; p++) {
+			const struct cli_opt *o;
+			for (o = opts; o->type != CLI_END; o++)
+				if (o->short_name == *p)
+					break;
+			if (o->type == CLI_END) {
+				cli_error(cmd, "unknown option '-%c' (see memprof %s --help)", *p, cmd);
+				free(args);
+				return 2;
+			}
+			if (o->type == CLI_FLAG) {
+				if (cli_store(cmd, o, NULL)) {
+					free(args);
+					return 2;
+				}
+				continue;
+			}
+			const char *val;
+			if (p[1])
+				val = p + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				cli_error(cmd, "option '-%c' needs a value", *p);
+				free(args);
+				return 2;
+			}
+			if (cli_store(cmd, o, val)) {
+				free(args);
+				return 2;
+			}
+			break;
+		}
+	}
+	/* Reorder: options consumed, then collected args, then the rest verbatim. */
+	int out = 1;
+	int rest = i;
+	char **tail = calloc((size_t)(argc - rest) + 1, sizeof(*tail));
+	if (!tail) {
+		free(args);
+		cli_error(cmd, "out of memory");
+		return 2;
+	}
+	for (int k = rest; k < argc; k++)
+		tail[k - rest] = argv[k];
+	for (int k = 0; k < nargs; k++)
+		argv[out++] = args[k];
+	for (int k = 0; k < argc - rest; k++)
+		argv[out++] = tail[k];
+	for (int k = out; k < argc; k++)
+		argv[k] = NULL;
+	*nargs = out - 1;
+	free(tail);
+	free(args);
+	return 0;
+}

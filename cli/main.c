@@ -1,0 +1,68 @@
+/* memprof - a memory-behaviour profiler built on perf_event_open. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mp_util.h"
+
+#define MEMPROF_VERSION "0.1.0"
+
+static const struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} cli_cmds[] = {
+	{ "record", cmd_record, "sample events of a command into memprof.data (perf.data format)" },
+	{ "stat", cmd_stat, "count events of a command, like perf stat / ocount" },
+	{ "report", cmd_report, "samples per object, symbol and source line, like opreport" },
+	{ "annotate", cmd_annotate, "source and assembly with per-line hits, like opannotate" },
+	{ "ratios", cmd_ratios, "the memory ratio table (L1D miss rate, IPC, ...) with error bars" },
+	{ "tui", cmd_tui, "browse hot symbols, source and assembly in the terminal" },
+	{ "list", cmd_list, "the events this machine, or any PMU model, offers" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memprof [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
+	fprintf(f, "\n'memprof COMMAND --help' and memprof-COMMAND(1) describe each command.\n");
+}
+
+static void log_to_stderr(enum mp_log_level lvl, const char *msg, void *ctx)
+{
+	int verbose = *(int *)ctx;
+	if (lvl == MP_LOG_DEBUG && verbose < 2)
+		return;
+	if (lvl == MP_LOG_INFO && verbose < 1)
+		return;
+	fprintf(stderr, "memprof: %s%s\n", lvl == MP_LOG_WARN ? "warning: " : "", msg);
+}
+
+int main(int argc, char **argv)
+{
+	static int verbose;
+	const char *v = getenv("MEMPROF_VERBOSE");
+
+	if (v)
+		verbose = atoi(v);
+	mp_log_set_fn(log_to_stderr, &verbose);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("memprof %s\n", MEMPROF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		if (!strcmp(argv[1], cli_cmds[i].name))
+			return cli_cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "memprof: '%s' is not a memprof command (see memprof --help)\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,120 @@
+/* mp_collector.h - the collector module: open one event group for a workload, drain the
+ * ring buffers, and write a perf.data (PERFILE2) file that `perf report` reads.
+ *
+ * Two parts:
+ *  - mp_pdw_*: a perf.data writer, also used by the simulator (record --sim) and by tests
+ *    that write files with known contents.
+ *  - mp_record_run / mp_stat_run: the sampling and counting runs behind `memprof record`
+ *    and `memprof stat`.
+ */
+#ifndef MP_COLLECTOR_H
+#define MP_COLLECTOR_H
+
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mp_events.h"
+#include "mp_util.h"
+
+/* ---- perf.data writer -------------------------------------------------------------- */
+
+typedef struct mp_pdw mp_pdw;
+
+/* Create a writer that writes to path. Data goes to "path.tmp" (same directory) and is
+ * renamed to path by mp_pdw_close(): a failed run leaves no half-written file at path.
+ * If the process dies mid-run, the .tmp file is still a readable perf.data file up to the
+ * last mp_pdw_sync() (the header is rewritten there). NULL on error (err set). */
+mp_pdw *mp_pdw_create(const char *path, struct mp_err *err);
+
+/* Add an event attribute with its sample ids. attr is copied, and written with
+ * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC
+ * name (the resolved name); spec is what the user wrote (kept in memprof's own feature).
+ * Returns the attribute's index. */
+int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_t *ids,
+		    size_t nids, const char *name, const char *spec);
+
+/* Append one perf record (struct perf_event_header first, header.size bytes). */
+int mp_pdw_write(mp_pdw *w, const void *rec, size_t len);
+
+/* String features: HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_ARCH, HEADER_CPUDESC,
+ * HEADER_CPUID, HEADER_VERSION. Fill from uname()/cpuinfo with mp_pdw_set_host_features(). */
+int mp_pdw_set_string(mp_pdw *w, int feature, const char *value);
+int mp_pdw_set_host_features(mp_pdw *w);
+int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[]);
+int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail);
+
+/* Build-id of an object that got samples (HEADER_BUILD_ID). */
+int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
+			const char *filename);
+/* Read the build-id of every MMAP'ed object named in the data written so far whose
+ * samples hit it, and add it. Called by mp_pdw_close() unless disabled. */
+void mp_pdw_set_auto_build_ids(mp_pdw *w, int on);
+
+/* Exact final counts of an event (value, time enabled, time running), stored in the file
+ * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
+int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
+		      uint64_t run);
+
+/* memprof key=value metadata kept in memprof's own feature section, e.g.
+ * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
+int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value);
+
+/* Rewrite the header so the file is readable as it stands now. */
+int mp_pdw_sync(mp_pdw *w, struct mp_err *err);
+/* Write features and header, close, rename .tmp to path. 0 or negative code. */
+int mp_pdw_close(mp_pdw *w, struct mp_err *err);
+/* Close and delete the .tmp file (a run that never started). NULL-safe. */
+void mp_pdw_abort(mp_pdw *w);
+
+/* ---- record / stat ------------------------------------------------------------------ */
+
+struct mp_record_opts {
+	struct mp_event *events;  /* borrowed */
+	size_t nevents;
+	const char *output;       /* perf.data path */
+	char *const *argv;        /* workload; NULL with pid or system_wide */
+	pid_t pid;                /* -p PID, 0 = none */
+	int system_wide;          /* -a */
+	int callgraph;            /* -g: PERF_SAMPLE_CALLCHAIN */
+	int no_inherit;           /* -i/--no-inherit */
+	unsigned mmap_pages;      /* ring size per buffer in pages (power of two), 0 = default */
+	int quiet;
+	volatile sig_atomic_t *stop; /* set by the CLI's SIGINT/SIGTERM handler */
+	int argc_all; char *const *argv_all; /* memprof's own command line for HEADER_CMDLINE */
+};
+
+struct mp_event_result {
+	uint64_t samples, lost, throttled;
+	uint64_t value, ena, run;  /* exact final counts */
+};
+
+struct mp_record_result {
+	struct mp_event_result *ev; /* nevents entries, malloc'd; free() */
+	uint64_t lost_total;
+	int workload_status;        /* wait() status; exit code = mp_exit_code(status) */
+	int workload_started;
+	uint64_t bytes_written;
+};
+
+int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
+		  struct mp_err *err);
+
+struct mp_stat_opts {
+	struct mp_event *events;
+	size_t nevents;
+	char *const *argv;
+	pid_t pid;
+	int system_wide;
+	int no_inherit;
+	volatile sig_atomic_t *stop;
+};
+
+int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err);
+
+/* 128+signal for a killed workload, else its exit code. */
+int mp_exit_code(int wait_status);
+
+#endif

@@ -1,0 +1,87 @@
+/* mp_events.h - the events module: turn what a user types into perf_event_attr.
+ *
+ * Accepted spellings (one event each; a list is comma-separated, commas inside
+ * PMU/.../ or {...} do not split):
+ *   perf generic:   cycles, instructions, cache-misses, L1-dcache-load-misses, cpu-clock, ...
+ *   libpfm4:        L1D:REPLACEMENT (detected PMU), skl::L1D:REPLACEMENT (any model)
+ *   dotted:         L2_LINES_IN.SELF.ANY  (the article's Core 2 spelling)
+ *   raw:            r01c2, cpu/event=0xc0,umask=0x01/, armv8_pmuv3/inst_retired/ (sysfs)
+ *   modifiers:      :u :k (and :p... for precise), e.g. cycles:u
+ *   oprofile:       CPU_CLK_UNHALTED:30000:0:1:1  (NAME:COUNT:UNITMASK:KERNEL:USER)
+ *   per-event count: NAME:COUNT beside -c COUNT
+ *   aliases:        the article's Core 2 names (L1D_REPL, INST_RETIRED, ...) mapped to the
+ *                   host model's equivalent through events/aliases.tsv
+ */
+#ifndef MP_EVENTS_H
+#define MP_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "mp_util.h"
+
+enum mp_ev_kind {
+	MP_EV_SOFTWARE,  /* cpu-clock, page-faults, ... (PERF_TYPE_SOFTWARE) */
+	MP_EV_HARDWARE,  /* perf generic hw event / hw cache event */
+	MP_EV_PMU,       /* model-specific (libpfm4, raw rNNNN, PMU/.../, sysfs) */
+};
+
+struct mp_event {
+	char spec[256];       /* as the user wrote it */
+	char resolved[256];   /* canonical name: "skl::L1D:REPLACEMENT", "cpu-clock", "r01c2" */
+	char pmu[64];         /* libpfm4 model or sysfs PMU name; "" for generic/software */
+	char alias[64];       /* article alias this came from ("L1D_REPL"), or "" */
+	char note[256];       /* why an alias is approximate, or "" */
+	int approx;           /* 1: alias maps to an approximate equivalent */
+	enum mp_ev_kind kind;
+	struct perf_event_attr attr; /* type, config, config1/2, exclude_*, precise_ip,
+					sample_period or (freq=1, sample_freq) filled in */
+	uint64_t min_count;   /* smallest allowed sample period for this event */
+};
+
+struct mp_evopts {
+	uint64_t default_count; /* -c COUNT; 0 = the per-kind default */
+	unsigned freq_hz;       /* -F HZ; 0 = period mode. -c wins when both are given */
+	const char *pmu_model;  /* --pmu MODEL / LIBPFM_FORCE_PMU override; NULL = detected */
+	int count_only;         /* memprof stat: no sample period needed */
+};
+
+/* Parse a comma-separated event list. On success *out is a malloc'd array of *n events
+ * (free with free()). On error returns a negative code and err names the bad part:
+ * "event 'L1D_REPLX': unknown event (did you mean L1D_REPL?)". */
+int mp_events_parse(const char *list, const struct mp_evopts *opts, struct mp_event **out,
+		    size_t *n, struct mp_err *err);
+
+/* Parse one event spec into ev. */
+int mp_event_parse(const char *spec, const struct mp_evopts *opts, struct mp_event *ev,
+		   struct mp_err *err);
+
+/* Default sample period for an event of this kind (documented in memprof-record(1)). */
+uint64_t mp_event_default_count(const struct mp_event *ev);
+
+/* The libpfm4 model memprof resolves against: LIBPFM_FORCE_PMU or --pmu, else the
+ * detected default PMU ("amd64_fam19h_zen4"), else "perf" when libpfm finds none.
+ * Writes into buf; returns buf. */
+const char *mp_events_host_model(const struct mp_evopts *opts, char *buf, size_t len);
+
+/* Can the kernel open this event here? 0, or a negative errno with err explaining it in
+ * one line, including the sysctl/option that would fix it where one exists. */
+int mp_event_probe(const struct mp_event *ev, struct mp_err *err);
+
+/* Explain a failed perf_event_open(errno_val) for ev in one line into err: names the event,
+ * the host model, what the kernel offers (e.g. "the kernel offers no hardware counters
+ * here"), and what can be recorded instead. Returns -errno_val. */
+int mp_event_explain_open_error(const struct mp_event *ev, int errno_val,
+				const struct mp_evopts *opts, struct mp_err *err);
+
+/* Human-readable event name for a perf_event_attr read back from a file
+ * ("cpu-clock", "cycles", "r53003c", "L1-dcache-load-misses"). */
+const char *mp_event_attr_name(const struct perf_event_attr *attr, char *buf, size_t len);
+
+/* memprof list: print events (filtered by glob/substring PATTERN, NULL = all) for model
+ * (NULL = host) to f. Returns 0 or negative code. */
+int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_err *err);
+
+#endif

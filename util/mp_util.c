@@ -1,0 +1,167 @@
+#include "mp_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const mp_code_text[] = {
+	[MP_EPARSE - MP_EPARSE] = "parse error",
+	[MP_ENOTSUP - MP_EPARSE] = "not supported on this machine",
+	[MP_ETRUNC - MP_EPARSE] = "truncated input",
+	[MP_EFORMAT - MP_EPARSE] = "bad format",
+};
+_Static_assert(sizeof(mp_code_text) / sizeof(mp_code_text[0]) == MP_ECODE_END - MP_EPARSE,
+	       "mp_code_text must cover every MP_E* code");
+
+int mp_err_set(struct mp_err *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return code;
+}
+
+int mp_err_prefix(struct mp_err *err, const char *fmt, ...)
+{
+	char pre[MP_ERR_MSG_MAX], old[MP_ERR_MSG_MAX];
+	va_list ap;
+
+	if (!err)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", pre, old);
+	return err->code;
+}
+
+const char *mp_strerror(int code)
+{
+	int c = code < 0 ? -code : code;
+	if (c >= MP_EPARSE && c < MP_ECODE_END)
+		return mp_code_text[c - MP_EPARSE];
+	return strerror(c);
+}
+
+static mp_log_fn log_fn;
+static void *log_ctx;
+
+void mp_log_set_fn(mp_log_fn fn, void *ctx)
+{
+	log_fn = fn;
+	log_ctx = ctx;
+}
+
+void mp_log(enum mp_log_level lvl, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!log_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_fn(lvl, msg, log_ctx);
+}
+
+int mp_buf_append(struct mp_buf *b, const void *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *d = realloc(b->data, cap);
+		if (!d)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int mp_buf_printf(struct mp_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[512];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n < sizeof(tmp))
+		return mp_buf_append(b, tmp, (size_t)n);
+	char *big = malloc((size_t)n + 1);
+	if (!big)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	int rc = mp_buf_append(b, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+void mp_buf_fini(struct mp_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+char *mp_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err)
+{
+	struct mp_buf b = {0};
+	char chunk[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+			close(fd);
+			mp_buf_fini(&b);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		if (mp_buf_append(&b, chunk, (size_t)n)) {
+			mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+			close(fd);
+			mp_buf_fini(&b);
+			return NULL;
+		}
+	}
+	close(fd);
+	if (!b.data && mp_buf_append(&b, "", 0)) {
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	if (len_out)
+		*len_out = b.len;
+	return b.data;
+}

@@ -1,0 +1,62 @@
+/* mp_util.h - small shared helpers: errors, logging, growable buffers.
+ *
+ * Every module reports failures through a caller-owned struct mp_err: a negative
+ * errno-style code and a one-line message that names the file, event or value at
+ * fault ("memprof.data: truncated at offset 4096", "formula:1:7: unknown event 'cyles'").
+ * Libraries never print or exit; they log through mp_log(), which goes nowhere until
+ * the CLI installs a sink with mp_log_set_fn().
+ */
+#ifndef MP_UTIL_H
+#define MP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MP_ERR_MSG_MAX 512
+
+struct mp_err {
+	int code;                  /* 0 or a negative errno / MP_E* value */
+	char msg[MP_ERR_MSG_MAX];  /* one line, no trailing newline */
+};
+
+/* memprof-specific error codes, beyond errno. */
+enum {
+	MP_EPARSE = 1000, /* malformed input (spec, formula, file) */
+	MP_ENOTSUP,       /* the host cannot do this (no PMU, no event) */
+	MP_ETRUNC,        /* file ends early */
+	MP_EFORMAT,       /* bad magic, bad field */
+	MP_ECODE_END
+};
+
+/* Fill err (may be NULL) with code and a printf-style message; returns code. */
+int mp_err_set(struct mp_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prefix an existing message: "ctx: old message". Returns err->code. */
+int mp_err_prefix(struct mp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Text for a code (negative errno or -MP_E*). Never NULL. */
+const char *mp_strerror(int code);
+
+enum mp_log_level { MP_LOG_ERROR, MP_LOG_WARN, MP_LOG_INFO, MP_LOG_DEBUG };
+typedef void (*mp_log_fn)(enum mp_log_level lvl, const char *msg, void *ctx);
+/* The log sink is process-wide configuration owned by the CLI (set once in main()). */
+void mp_log_set_fn(mp_log_fn fn, void *ctx);
+void mp_log(enum mp_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Growable byte buffer. Zero-initialise, then append; mp_buf_fini() frees. */
+struct mp_buf {
+	char *data;
+	size_t len, cap;
+};
+int mp_buf_append(struct mp_buf *b, const void *p, size_t n);  /* 0 or -ENOMEM */
+int mp_buf_printf(struct mp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mp_buf_fini(struct mp_buf *b);
+
+/* Allocation helpers that abort on OOM are NOT provided: callers handle NULL. */
+char *mp_strdup(const char *s); /* NULL-safe strdup */
+
+/* Read a whole small text file (sysfs, /proc) into a NUL-terminated malloc'd buffer. */
+char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err);
+
+#endif
