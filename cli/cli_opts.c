@@ -145,7 +145,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 	      int *nargs)
 {
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
-	int nargs = 0, i;
+	int nargs_found = 0, i;
 
 	if (!args) {
 		cli_error(cmd, "out of memory");
@@ -160,7 +160,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 		if (a[0] != '-' || a[1] == '\0') {
 			if (stop_at_arg)
 				break;
-			args[nargs++] = a;
+			args[nargs_found++] = a;
 			continue;
 		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -250,7 +250,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 	}
 	for (int k = rest; k < argc; k++)
 		tail[k - rest] = argv[k];
-	for (int k = 0; k < nargs; k++)
+	for (int k = 0; k < nargs_found; k++)
 		argv[out++] = args[k];
 	for (int k = 0; k < argc - rest; k++)
 		argv[out++] = tail[k];
