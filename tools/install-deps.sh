@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what memprof needs to build and test on Debian 12 (run as root, or with sudo).
+# One list, used by README's commands and by .ci/run.
+set -euo pipefail
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+PKGS=(
+  build-essential cmake pkg-config      # the build
+  libpfm4-dev                           # event names -> perf_event_attr
+  libelf-dev libdw-dev                  # symbols, source lines, build-ids
+  libzstd-dev                           # perf record -z (PERF_RECORD_COMPRESSED)
+  libcapstone-dev                       # disassembly for annotate --asm
+  libncurses-dev                        # memprof tui
+  libcmocka-dev                         # unit tests
+  linux-perf                            # the referee in the end-to-end tests
+  valgrind                              # the simulated PMU (record --sim)
+  tmux                                  # drives the TUI in its end-to-end test
+  clang                                 # libFuzzer harnesses
+  binutils time procps                  # objdump/nm, /usr/bin/time, ps in tests and benches
+)
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
