@@ -119,4 +119,286 @@ uint64_t mp_pd_record_count(const mp_pd *pd, unsigned type);
 /* ===== (2) symbols and aggregation ===================================================== */
 /* (owned by the report/annotate work; see analyzer/mp_sym.c, analyzer/mp_hist.c) */
 
+/* --- (2a) symbols: where an address lives (mp_sym_*) --------------------------------
+ *
+ * An mp_sym context follows the MMAP/MMAP2, COMM, FORK and EXIT records of one recording
+ * (feed them in file order) and so knows, for every process at every point in the file,
+ * which object ("dso") each address belongs to. A map is one mapping of one dso into one
+ * process (or into the kernel): its id is a small integer, stable for the life of the
+ * context, which the aggregation uses as a key. Objects are opened lazily, once, when the
+ * first address inside them is resolved: ELF symbols (.symtab, else .dynsym) through
+ * libelf, source lines through libdw, debug info found by build-id
+ * (<symfs>/usr/lib/debug/.build-id/xx/yyyy.debug), .gnu_debuglink and the object itself.
+ * Kernel addresses resolve against a kallsyms file (default /proc/kallsyms when readable
+ * and recorded on this kernel; "/dev/null" = none). */
+
+typedef struct mp_sym mp_sym;
+
+struct mp_sym_opts {
+	const char *symfs;     /* root prefixed to every object path (perf --symfs); NULL = "/" */
+	const char *kallsyms;  /* kallsyms file; NULL = /proc/kallsyms if it fits; "/dev/null" */
+	int no_srcline;        /* do not open DWARF at all (faster when lines are not wanted) */
+};
+
+#define MP_SYM_NO_MAP UINT32_MAX /* map id of an address in no known mapping */
+
+/* Object flags (mp_sym_dso_info.flags). */
+enum {
+	MP_DSO_KERNEL = 1 << 0,     /* kernel or kernel module */
+	MP_DSO_FOUND = 1 << 1,      /* the file (or kallsyms for the kernel) was found and read */
+	MP_DSO_SYMTAB = 1 << 2,     /* has function symbols */
+	MP_DSO_DEBUGINFO = 1 << 3,  /* has DWARF line information */
+	MP_DSO_BUILDID_MISMATCH = 1 << 4, /* file on disk differs from the recording: not used */
+	MP_DSO_ANON = 1 << 5,       /* [anon], //anon, [heap], [stack], JIT maps: no file */
+	MP_DSO_VDSO = 1 << 6,       /* [vdso]/[vsyscall] */
+};
+
+struct mp_sym_dso_info {
+	const char *name;        /* short name as perf shows it: "libc.so.6", "[kernel.kallsyms]" */
+	const char *path;        /* recorded path (borrowed from the context) */
+	const char *file;        /* the file actually read (with symfs), NULL when none */
+	const char *debug_file;  /* where DWARF came from, NULL when none */
+	unsigned flags;          /* MP_DSO_* (valid once the dso has been loaded) */
+	uint8_t build_id[20];
+	uint8_t build_id_len;    /* recorded build-id, 0 when the recording has none */
+};
+
+/* One resolved address. All strings are borrowed from the context (valid until
+ * mp_sym_free()). */
+struct mp_sym_loc {
+	uint32_t dso_idx;        /* index for mp_sym_dso(); UINT32_MAX for "[unknown]" */
+	const char *dso;         /* short object name, "[unknown]" when no map */
+	const char *sym;         /* function name; when unresolved "0x%016llx" of `addr` */
+	int sym_resolved;        /* 1 when sym comes from a symbol table */
+	uint64_t sym_start;      /* symbol address in the object's ELF vaddr space (0 if none) */
+	uint64_t sym_size;
+	uint64_t addr;           /* address as perf prints it: object-relative (file offset mapped
+	                          * to ELF vaddr when the ELF is known) for user objects, the raw
+	                          * ip for the kernel and for [unknown] */
+	uint64_t elf_addr;       /* address in the ELF's vaddr space (== addr when no ELF) */
+	const char *srcfile;     /* innermost source file (inlined code gets its own file), or NULL */
+	unsigned line;           /* 0 when unknown */
+	const char *inline_fn;   /* innermost inlined function at addr, NULL when not inlined */
+	int kernel;              /* 1 for kernel-space addresses (perf's [k]) */
+};
+
+/* New context; NULL with err on allocation failure only (missing files are not errors).
+ * nr_build_ids/build_ids: the recording's HEADER_BUILD_ID table (may be NULL/0), used to
+ * check objects on disk. */
+mp_sym *mp_sym_new(const struct mp_sym_opts *opts, const struct mp_pd_build_id *build_ids,
+		   size_t nr_build_ids, struct mp_err *err);
+void mp_sym_free(mp_sym *s); /* NULL-safe */
+
+/* Feed the task records in file order. Return 0 or -ENOMEM. A fork of a new process copies
+ * the parent's maps; an exec COMM drops the process's maps; a new mmap replaces the part of
+ * any older map it overlaps. Non-executable data mmaps (MMAP2 prot without PROT_EXEC) are
+ * ignored. */
+int mp_sym_mmap(mp_sym *s, const struct mp_pd_mmap *m);
+int mp_sym_comm(mp_sym *s, const struct mp_pd_task *t);
+int mp_sym_fork(mp_sym *s, const struct mp_pd_task *t);
+int mp_sym_exit(mp_sym *s, const struct mp_pd_task *t);
+
+/* The map holding ip in process pid at this point of the file (kernel cpumodes look in the
+ * kernel maps), or MP_SYM_NO_MAP. O(1) for repeated hits in the same map. */
+uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip);
+
+/* Resolve ip in map map_id (from mp_sym_map_find(); MP_SYM_NO_MAP gives "[unknown]").
+ * want_line = 0 skips DWARF. Loads the object on first use. Never fails: what cannot be
+ * resolved shows as object+offset. */
+void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, int want_line,
+		    struct mp_sym_loc *out /* OUT */);
+
+/* The current comm of a thread ("<pid>" style ":%d" when never named); borrowed. */
+const char *mp_sym_comm_of(mp_sym *s, uint32_t pid, uint32_t tid);
+/* Interned comm id of the thread's current comm (for aggregation keys) and back. */
+uint32_t mp_sym_comm_id(mp_sym *s, uint32_t pid, uint32_t tid);
+const char *mp_sym_comm_name(const mp_sym *s, uint32_t comm_id);
+
+size_t mp_sym_ndsos(const mp_sym *s);
+/* Info about an object; loads it (to fill flags) when load != 0. NULL when idx is out of
+ * range. */
+const struct mp_sym_dso_info *mp_sym_dso(mp_sym *s, size_t idx, int load);
+/* Index of the object whose short name or recorded path is name (the first such), or -1. */
+long mp_sym_dso_find(mp_sym *s, const char *name);
+
+/* Look up a function by name in an object (loading it): its ELF vaddr range. Returns 0, or
+ * -ENOENT. */
+int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *start /* OUT */,
+		       uint64_t *size /* OUT */);
+/* Source position of an ELF vaddr in an object (no map needed): 0 or -ENOENT. file is
+ * borrowed. */
+int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **file /* OUT */,
+		   unsigned *line /* OUT */);
+/* The object's bytes at ELF vaddr [addr, addr+len) (from the file's PT_LOAD segments), for
+ * disassembly. Returns bytes copied (may be short), or a negative error. */
+long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_t len);
+/* ELF e_machine of the object (EM_X86_64, EM_AARCH64, ...), 0 when unknown; *is64 OUT. */
+int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
+
+/* --- (2b) aggregation: samples per place (mp_hist_*) --------------------------------
+ *
+ * Feed every sample with mp_hist_add(): it hashes (attr, pid, tid, comm, map, ip) and adds
+ * 1 sample and the period there, so memory grows with distinct places, never with samples.
+ * mp_hist_resolve() then resolves each distinct (map, ip) once. Queries group the places by
+ * any combination of keys, filter by object and symbol, and return rows sorted by count. */
+
+typedef struct mp_hist mp_hist;
+
+/* Grouping keys (bit mask). */
+enum mp_hist_key {
+	MP_HK_COMM = 1 << 0,
+	MP_HK_PID = 1 << 1,
+	MP_HK_TID = 1 << 2,
+	MP_HK_DSO = 1 << 3,
+	MP_HK_SYM = 1 << 4,
+	MP_HK_SRCLINE = 1 << 5, /* srcfile + line */
+	MP_HK_ADDR = 1 << 6,    /* object-relative address (one row per instruction) */
+};
+
+struct mp_hist_counts {
+	uint64_t samples;
+	uint64_t period; /* sum of periods = estimated count of the event at this place */
+};
+
+struct mp_hist_row {
+	/* Keys not grouped on are zero/NULL. Strings borrowed from the hist/sym contexts. */
+	const char *comm;
+	uint32_t pid, tid;
+	const char *dso;
+	uint32_t dso_idx;        /* UINT32_MAX for [unknown] */
+	const char *sym;
+	int sym_resolved;
+	int kernel;
+	const char *srcfile;     /* NULL = unknown ("??" in output) */
+	unsigned line;
+	uint64_t addr;           /* MP_HK_ADDR: address as perf prints it */
+	uint64_t elf_addr;       /* MP_HK_ADDR: ELF vaddr (for disassembly / line lookup) */
+	const struct mp_hist_counts *c; /* [nattrs], borrowed from the result */
+};
+
+struct mp_hist_query {
+	unsigned keys;          /* MP_HK_* mask; 0 = MP_HK_DSO|MP_HK_SYM */
+	const char *dso;        /* only this object (short name or path), NULL = all */
+	const char *sym;        /* only this symbol, NULL = all */
+	size_t sort_attr;       /* sort by this attr's period first, then the others in order;
+	                         * SIZE_MAX = by the sum of all attrs' sample shares */
+	int sort_by_key;        /* 1: sort by keys (dso, sym, srcfile, line, addr) instead */
+};
+
+struct mp_hist_result {
+	size_t nrows;
+	struct mp_hist_row *rows;       /* [nrows] */
+	size_t nattrs;
+	struct mp_hist_counts *counts;  /* [nrows * nattrs], rows[i].c = counts + i * nattrs */
+};
+
+/* New histogram for nattrs events. NULL on allocation failure. */
+mp_hist *mp_hist_new(size_t nattrs);
+void mp_hist_free(mp_hist *h); /* NULL-safe */
+
+/* Add one sample of attr at ip (map from mp_sym_map_find(); comm_id from mp_sym_comm_id(),
+ * or 0 when comm is not wanted). 0 or -ENOMEM. */
+int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period);
+
+/* Convenience: an mp_pd_handler that feeds s (task records) and h (samples). ctx must be a
+ * struct mp_hist_feed that lives while mp_pd_process() runs. */
+struct mp_hist_feed {
+	mp_sym *sym;
+	mp_hist *hist;
+	int want_comm;            /* key comm ids (only needed for MP_HK_COMM) */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	int err;                  /* OUT: first error (-ENOMEM) */
+};
+void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h /* OUT */);
+
+/* Resolve each distinct (map, ip) once (want_line: also source lines through DWARF).
+ * Idempotent; a later call with want_line = 1 adds lines. 0 or -ENOMEM. */
+int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line);
+
+size_t mp_hist_nattrs(const mp_hist *h);
+size_t mp_hist_nplaces(const mp_hist *h);    /* distinct (attr, pid, tid, comm, map, ip) */
+/* Totals per attr over every sample added. */
+const struct mp_hist_counts *mp_hist_total(const mp_hist *h, size_t attr);
+
+/* Group, filter and sort (needs mp_hist_resolve(), with want_line for MP_HK_SRCLINE).
+ * Fills res (free with mp_hist_result_fini()). 0 or -ENOMEM, -EINVAL. */
+int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
+		  struct mp_hist_result *res /* OUT */);
+void mp_hist_result_fini(struct mp_hist_result *res);
+
+/* Parse a perf-style sort list ("dso,sym", "srcline", "comm,pid") into MP_HK_* bits.
+ * 0 or -EINVAL with err naming the bad key. */
+int mp_hist_parse_sort(const char *list, unsigned *keys /* OUT */, struct mp_err *err);
+
+/* Objects whose symbols or debug info are missing, with the share of samples they hide. */
+struct mp_hist_missing {
+	const char *dso;
+	unsigned flags;            /* MP_DSO_* of the object */
+	int no_symbols;            /* no function symbols (samples show as addresses) */
+	int no_debuginfo;          /* no source lines */
+	double pct[8];             /* share of each attr's period (first 8 attrs), 0..100 */
+	double pct_max;            /* max over attrs */
+};
+/* Fills a malloc'd array sorted by pct_max (caller frees *out). Returns the count, or
+ * -ENOMEM. Needs mp_hist_resolve(). want_line: report missing debug info too. */
+long mp_hist_missing(mp_hist *h, mp_sym *s, int want_line, struct mp_hist_missing **out);
+
+/* --- (2c) annotate model: one function's source and instructions (mp_ann_*) ----------- */
+
+typedef struct mp_ann mp_ann;
+
+struct mp_ann_insn {
+	uint64_t addr;          /* ELF vaddr */
+	uint8_t size;
+	char text[96];          /* "mov rax, qword ptr [rax]" (capstone, Intel syntax on x86) */
+	const char *srcfile;    /* NULL when no line info */
+	unsigned line;
+	const struct mp_hist_counts *c; /* [nattrs] */
+};
+
+struct mp_ann_line {
+	const char *srcfile;
+	unsigned line;
+	const char *text;       /* source text without newline, NULL when the file is unreadable */
+	const struct mp_hist_counts *c; /* [nattrs]: samples of instructions on this line */
+	size_t ninsns;
+	const size_t *insns;    /* indexes into mp_ann_insns() of this line's instructions */
+	int hot;                /* 1 for the hottest line(s) of attr 0..: see mp_ann_new() */
+};
+
+struct mp_ann_info {
+	const char *dso;
+	const char *sym;
+	uint64_t start, size;   /* ELF vaddr range */
+	const char *srcfile;    /* the function's main file (of its first instruction), or NULL */
+	int has_debuginfo;      /* lines known */
+	int src_readable;       /* srcfile could be read */
+	const char *note;       /* why lines/source are missing, NULL when all is fine */
+	size_t nattrs;
+	const struct mp_hist_counts *total;   /* [nattrs]: the function's samples */
+	const struct mp_hist_counts *evtotal; /* [nattrs]: each event's total in the recording */
+};
+
+/* Build the model of symbol sym in object dso (NULL = search every object with samples;
+ * "dso:sym" is split by the caller). Lines: the function's source lines from its first
+ * to last line in its main file (with context), plus lines of other files (inlined code)
+ * that have instructions. hot = line(s) holding the most samples of attr 0, and any line
+ * with >= hot_pct of the function's attr-0 samples. NULL + err when the symbol is unknown. */
+mp_ann *mp_ann_new(mp_hist *h, mp_sym *s, const char *dso, const char *sym, double hot_pct,
+		   struct mp_err *err);
+/* The whole source file srcfile (path as in the DWARF line table, or its basename when
+ * unique): every line, with the samples of every instruction attributed to it (any object,
+ * any function). Instructions are those of the functions with samples in that file. */
+mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_pct,
+			struct mp_err *err);
+void mp_ann_free(mp_ann *a); /* NULL-safe */
+const struct mp_ann_info *mp_ann_info(const mp_ann *a);
+size_t mp_ann_nlines(const mp_ann *a);
+const struct mp_ann_line *mp_ann_line(const mp_ann *a, size_t i);
+size_t mp_ann_ninsns(const mp_ann *a);
+const struct mp_ann_insn *mp_ann_insn(const mp_ann *a, size_t i);
+
+
 #endif
