@@ -1,2 +1,0 @@
-# Empty dependencies file for memprof.
-# This may be replaced when dependencies are built.
