@@ -1,0 +1,32 @@
+#!/bin/bash
+# The pmulab step, end to end: install (setup.sh), cross-build (build.sh), pack the
+# initramfs, boot the arm64 guest and run the hardware-event tests in it (run.sh), and
+# judge the results on the host (check.sh). Prints the wall time of each part.
+# Fails (non-zero) on any missing package or failed part; it never skips.
+# Environment: MEMPROF (host memprof for check.sh; default build/memprof),
+# PMULAB_BUILD (cross build dir, default build-aarch64), PMULAB_DIR, PMULAB_TIMEOUT.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+export PMULAB_BUILD=${PMULAB_BUILD:-$src/build-aarch64}
+export PMULAB_DIR=${PMULAB_DIR:-$PMULAB_BUILD/pmulab}
+mkdir -p "$PMULAB_DIR"
+now() { date +%s.%N; }
+t_all=$(now)
+times=""
+part() {
+	local name=$1; shift
+	local t0; t0=$(now)
+	echo "--- pmulab: $name"
+	if ! "$@"; then
+		echo "pmulab: $name FAILED" >&2
+		exit 1
+	fi
+	times="$times$(awk -v a="$t0" -v b="$(now)" -v n="$name" 'BEGIN { printf "%s %.1f s, ", n, b - a }')"
+}
+part setup bash "$here/setup.sh"
+part build bash "$here/build.sh"
+part initramfs bash "$here/mkinitramfs.sh"
+part guest bash "$here/run.sh" "${PMULAB_SMP:-2}"
+part check bash "$here/check.sh"
+echo "pmulab wall time: ${times}total $(awk -v a="$t_all" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
