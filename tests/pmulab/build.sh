@@ -10,10 +10,11 @@ dir=${PMULAB_DIR:-$bld/pmulab}
 die() { echo "pmulab build: $*" >&2; exit 1; }
 command -v aarch64-linux-gnu-gcc >/dev/null || die "aarch64-linux-gnu-gcc not found (run setup.sh)"
 
+mkdir -p "$bld"
 cmake -S "$src" -B "$bld" -DCMAKE_TOOLCHAIN_FILE="$here/aarch64-toolchain.cmake" \
-  -DCMAKE_BUILD_TYPE=Release >"$bld.configure.log" 2>&1 || { tail -30 "$bld.configure.log"; die "cmake configure failed (log $bld.configure.log)"; }
+  -DCMAKE_BUILD_TYPE=Release >"$bld/pmulab-configure.log" 2>&1 || { tail -30 "$bld/pmulab-configure.log"; die "cmake configure failed (log $bld/pmulab-configure.log)"; }
 # Only the programs the guest runs: the unit tests are not cross-built.
-make -C "$bld" -j"$(nproc)" memprof cachebench matmul falseshare >"$bld.make.log" 2>&1 || { grep -E 'error|Error' "$bld.make.log" | head -30; die "cross build failed (log $bld.make.log)"; }
+make -C "$bld" -j"$(nproc)" memprof cachebench matmul falseshare >"$bld/pmulab-make.log" 2>&1 || { grep -E 'error|Error' "$bld/pmulab-make.log" | head -30; die "cross build failed (log $bld/pmulab-make.log)"; }
 
 mkdir -p "$dir"
 rm -rf "$dir/guest-bin"; mkdir -p "$dir/guest-bin"

@@ -4,7 +4,10 @@
  * more counters than the PMU has so that the kernel multiplexes them.
  * Prints "pmucheck KEY=VALUE" lines; exits non-zero on any failing syscall.
  * "pmucheck spin N" only runs the loop: N iterations of exactly 5 instructions
- * (checked by the probe's own counts), a workload whose count is known. */
+ * (checked by the probe's own counts), a workload whose count is known.
+ * "pmucheck hold N SECONDS" opens N system-wide instructions counters on every CPU and
+ * keeps them enabled for SECONDS, so that the counters of another program (memprof stat)
+ * must share the PMU with them and get multiplexed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +55,24 @@ static int fail(const char *what)
     return 1;
 }
 
+static int hold(int n, int seconds)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    struct perf_event_attr a;
+    for (long c = 0; c < ncpu; c++)
+        for (int i = 0; i < n; i++) {
+            init_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+            a.exclude_kernel = 0;
+            int fd = (int)syscall(SYS_perf_event_open, &a, -1, (int)c, -1, 0);
+            if (fd < 0)
+                return fail("open-hold");
+        }
+    printf("pmucheck holding=%d cpus=%ld\n", n, ncpu);
+    fflush(stdout);
+    sleep((unsigned)seconds);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* pmucheck [ITERATIONS [SAMPLE_PERIOD [EVENT]]]: EVENT 0 cycles, 1 instructions */
@@ -59,6 +80,8 @@ int main(int argc, char **argv)
         spin(strtoull(argv[2], NULL, 0));
         return 0;
     }
+    if (argc == 4 && strcmp(argv[1], "hold") == 0)
+        return hold(atoi(argv[2]), atoi(argv[3]));
     const uint64_t iters = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
     const uint64_t speriod = argc > 2 ? strtoull(argv[2], NULL, 0) : 100000;
     const uint64_t sevent = argc > 3 ? strtoull(argv[3], NULL, 0) : PERF_COUNT_HW_INSTRUCTIONS;
