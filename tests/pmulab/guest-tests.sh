@@ -24,6 +24,13 @@ step sysfs ls /sys/bus/event_source/devices /sys/bus/event_source/devices/armv8_
 cat /sys/bus/event_source/devices/armv8_pmuv3/events/* > $out/sysfs-events.txt 2>&1
 cat /proc/cpuinfo > $out/cpuinfo.txt
 step pmucheck pmucheck 1000000 100000 0
+step pmucheck-ins pmucheck 2000000 100000 1
+# What opens and what counts: generic 0..9 (type 0), raw codes (type 4), one HW_CACHE (type 3).
+{
+	for c in 0 1 2 3 4 5 6 7 8 9; do pmucheck count 0 $c; done
+	for c in 0x8 0x11 0x3 0x10; do pmucheck count 4 $c; done
+	pmucheck count 3 0x10000
+} > $out/pmucheck-events.out 2>&1
 
 if [ -x $B/memprof ]; then
 	step list memprof list

@@ -7,7 +7,9 @@
  * (checked by the probe's own counts), a workload whose count is known.
  * "pmucheck hold N SECONDS" opens N system-wide instructions counters on every CPU and
  * keeps them enabled for SECONDS, so that the counters of another program (memprof stat)
- * must share the PMU with them and get multiplexed. */
+ * must share the PMU with them and get multiplexed.
+ * "pmucheck count TYPE CONFIG" counts one event (perf_event_attr type and config) over
+ * 10^6 loop iterations and prints its value, or the errno of a refused open. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -73,6 +75,27 @@ static int hold(int n, int seconds)
     return 0;
 }
 
+static int count1(uint32_t type, uint64_t config)
+{
+    struct perf_event_attr a;
+    init_attr(&a, type, config);
+    a.disabled = 1;
+    int fd = pe_open(&a, -1);
+    if (fd < 0) {
+        printf("pmucheck type=%u config=%#" PRIx64 " open=%s\n", type, config, strerror(errno));
+        return 0;
+    }
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    spin(1000000);
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    uint64_t v = 0;
+    if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return fail("read-count");
+    printf("pmucheck type=%u config=%#" PRIx64 " open=ok value=%" PRIu64 "\n", type, config, v);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* pmucheck [ITERATIONS [SAMPLE_PERIOD [EVENT]]]: EVENT 0 cycles, 1 instructions */
@@ -82,6 +105,8 @@ int main(int argc, char **argv)
     }
     if (argc == 4 && strcmp(argv[1], "hold") == 0)
         return hold(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "count") == 0)
+        return count1((uint32_t)strtoul(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
     const uint64_t iters = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
     const uint64_t speriod = argc > 2 ? strtoull(argv[2], NULL, 0) : 100000;
     const uint64_t sevent = argc > 3 ? strtoull(argv[3], NULL, 0) : PERF_COUNT_HW_INSTRUCTIONS;
