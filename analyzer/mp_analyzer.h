@@ -37,6 +37,9 @@ struct mp_pd_attr {
  * Validates header, attrs and the feature table against the file size. NULL + err on
  * error; err names the file and what is wrong ("x.data: not a perf.data file (bad magic)"). */
 mp_pd *mp_pd_open(const char *path, struct mp_err *err);
+/* The same on a buffer in memory (borrowed: it must outlive the handle); name is used in
+ * error messages. For tests and the fuzz harness. */
+mp_pd *mp_pd_open_mem(const void *buf, size_t len, const char *name, struct mp_err *err);
 void mp_pd_close(mp_pd *pd); /* NULL-safe */
 
 size_t mp_pd_nattrs(const mp_pd *pd);
@@ -73,6 +76,15 @@ struct mp_pd_sample {
 	uint64_t nr_callchain;    /* 0 when absent */
 	const uint64_t *callchain;/* borrowed for the duration of the callback */
 	uint64_t weight, data_src;
+	/* Further fields, 0/NULL when the sample_type lacks them. Pointers are borrowed for
+	 * the duration of the callback. */
+	uint16_t ins_lat;         /* WEIGHT_STRUCT: instruction latency (weight = var1) */
+	uint64_t transaction, phys_addr, cgroup, data_page_size, code_page_size;
+	uint64_t nr_branch;       /* BRANCH_STACK entries */
+	const struct perf_branch_entry *branch;
+	uint32_t raw_size;        /* RAW (tracepoint payload) */
+	const void *raw;
+	uint64_t user_stack_size; /* STACK_USER: bytes dumped (the dump itself is skipped) */
 };
 
 struct mp_pd_mmap {
@@ -115,6 +127,15 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err);
 /* Statistics of the last mp_pd_process(): record counts by type (index = PERF_RECORD_*
  * type, 0..127), as `perf report --stats` shows them. */
 uint64_t mp_pd_record_count(const mp_pd *pd, unsigned type);
+/* Samples of the last mp_pd_process() that no attr claimed (unknown sample id), as perf's
+ * nr_unknown_id. */
+uint64_t mp_pd_nr_unknown_id(const mp_pd *pd);
+
+/* Deliver records in time order as perf report does (queued between FINISHED_ROUND
+ * records, flushed up to the previous round's newest timestamp). On by default; it only
+ * takes effect when the attrs have sample_id_all and a non-sample callback (mmap, comm,
+ * fork, exit) is set, since sample-only consumers do not depend on the order. */
+void mp_pd_set_ordered(mp_pd *pd, int on);
 
 /* ===== (2) symbols and aggregation ===================================================== */
 /* (owned by the report/annotate work; see analyzer/mp_sym.c, analyzer/mp_hist.c) */
@@ -138,6 +159,8 @@ struct mp_sym_opts {
 	const char *symfs;     /* root prefixed to every object path (perf --symfs); NULL = "/" */
 	const char *kallsyms;  /* kallsyms file; NULL = /proc/kallsyms if it fits; "/dev/null" */
 	int no_srcline;        /* do not open DWARF at all (faster when lines are not wanted) */
+	const char *osrelease; /* the recording's HEADER_OSRELEASE (or NULL): the default
+	                        * /proc/kallsyms is only used when it matches this kernel */
 };
 
 #define MP_SYM_NO_MAP UINT32_MAX /* map id of an address in no known mapping */
@@ -172,14 +195,15 @@ struct mp_sym_loc {
 	int sym_resolved;        /* 1 when sym comes from a symbol table */
 	uint64_t sym_start;      /* symbol address in the object's ELF vaddr space (0 if none) */
 	uint64_t sym_size;
-	uint64_t addr;           /* address as perf prints it: object-relative (file offset mapped
-	                          * to ELF vaddr when the ELF is known) for user objects, the raw
-	                          * ip for the kernel and for [unknown] */
+	uint64_t addr;           /* address as perf prints it: map-relative (ip - start + pgoff);
+	                          * the raw ip for anonymous memory and for [unknown] */
 	uint64_t elf_addr;       /* address in the ELF's vaddr space (== addr when no ELF) */
 	const char *srcfile;     /* innermost source file (inlined code gets its own file), or NULL */
 	unsigned line;           /* 0 when unknown */
 	const char *inline_fn;   /* innermost inlined function at addr, NULL when not inlined */
 	int kernel;              /* 1 for kernel-space addresses (perf's [k]) */
+	char level;              /* perf's level: 'k' kernel, '.' user, 'H' hypervisor,
+	                          * 'g' guest kernel, 'u' guest user */
 };
 
 /* New context; NULL with err on allocation failure only (missing files are not errors).
@@ -269,6 +293,7 @@ struct mp_hist_row {
 	const char *sym;
 	int sym_resolved;
 	int kernel;
+	char level;              /* as mp_sym_loc.level */
 	const char *srcfile;     /* NULL = unknown ("??" in output) */
 	unsigned line;
 	uint64_t addr;           /* MP_HK_ADDR: address as perf prints it */

@@ -1,0 +1,2061 @@
+/* mp_perfdata.c - perf.data reader: file and pipe mode, perf 3.x to 6.x, zstd records.
+ *
+ * The file is mapped and decoded in place. Every load goes through ld64()/ld32() (memcpy)
+ * because pipe-mode records are not 8-byte aligned and a hostile file can put anything
+ * anywhere; every length is checked against the bytes that remain before it is used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "mp_analyzer.h"
+#include "mp_perfdata_internal.h"
+
+#define PD_NTYPES 128
+/* Bounds for zstd output: a compressed record holds one ring-buffer flush (perf writes at
+ * most its mmap size per record), so 64 MiB is generous; the total ratio bound stops a
+ * small hostile file from expanding into gigabytes. */
+#define PD_ZSTD_REC_MAX (64u << 20)
+#define PD_ZSTD_RATIO_MAX 512
+#define PD_QUEUE_MAX (1u << 20)
+#define PD_CHUNK_SIZE (1u << 20)
+
+/* ---- small helpers --------------------------------------------------------------- */
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* ---- the handle ------------------------------------------------------------------ */
+
+struct pd_iattr {               /* decoding facts cached per attr */
+	uint64_t st, rf;
+	int sid_all;
+	unsigned trailer;           /* bytes of the sample_id trailer of non-sample records */
+	unsigned nregs_user, nregs_intr;
+	int branch_hw_idx;
+	char *name;                 /* owned */
+	char *spec;                 /* owned, memprof only */
+	uint64_t *ids;              /* owned */
+};
+
+struct pd_sid {
+	uint64_t id;
+	uint64_t prev;              /* last group-read value (PERF_SAMPLE_READ deltas) */
+	uint32_t attr;
+	uint32_t used;
+};
+
+struct pd_bid {
+	struct mp_pd_build_id pub;
+	char *fname;
+};
+
+struct pd_meta {
+	char *key, *val;
+};
+
+struct pd_chunk {               /* arena chunk for queued records that live in zstd output */
+	struct pd_chunk *next;
+	size_t used, cap, live;
+	int retired;
+	uint8_t *data;
+};
+
+struct pd_qent {
+	uint64_t ts;
+	const uint8_t *rec;
+	uint64_t off;               /* file offset (of the COMPRESSED record for inner ones) */
+	struct pd_chunk *ch;
+};
+
+struct mp_pd {
+	char *path;
+	int fd;
+	const uint8_t *map;
+	size_t size;
+	int own_map;
+	int pipe;
+	uint64_t data_off, data_size;
+	uint64_t prescan_end;       /* pipe mode: user records before this were read at open */
+
+	struct mp_pd_attr *attrs;
+	struct pd_iattr *ia;
+	size_t nattrs, cattrs;
+	int id_pos, is_pos;         /* in u64 from the start / from the end; -1 = none */
+
+	struct pd_sid *sids;
+	size_t sid_cap, nsids;
+
+	struct {
+		uint64_t off, size;
+		int present;
+	} feat[MP_PD_FEAT_BITS];
+	char *fstr[MP_PD_FEAT_BITS];  /* owned strings of the string features */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+
+	struct pd_bid *bids;
+	size_t nbids, cbids;
+	struct mp_pd_build_id *bid_pub; /* rebuilt on demand */
+
+	struct pd_meta *meta;
+	size_t nmeta, cmeta;
+
+	uint64_t counts[PD_NTYPES];
+	uint64_t nr_unknown;
+	int ordered;
+
+	/* scratch (grown once, reused: no per-sample allocation) */
+	uint64_t *scratch_cc;
+	size_t scratch_cc_cap;
+	struct perf_branch_entry *scratch_br;
+	size_t scratch_br_cap;
+	char *scratch_str;
+	size_t scratch_str_cap;
+};
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+#include <stdarg.h>
+#include <stdio.h>
+
+__attribute__((format(printf, 4, 5))) static int PD_ERR(const mp_pd *pd, struct mp_err *err, int code,
+							 const char *fmt, ...)
+{
+	char msg[MP_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mp_err_set(err, code, "%s: %s", pd->path, msg);
+	return code;
+}
+
+static int pd_err_rec(mp_pd *pd, struct mp_err *err, uint64_t off, const char *what)
+{
+	mp_err_set(err, -MP_EFORMAT, "%s: record at offset %#" PRIx64 ": %s", pd->path, off, what);
+	return -MP_EFORMAT;
+}
+
+/* ---- id table --------------------------------------------------------------------- */
+
+static uint64_t sid_hash(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct pd_sid *sid_find(const mp_pd *pd, uint64_t id)
+{
+	if (!pd->sid_cap)
+		return NULL;
+	size_t mask = pd->sid_cap - 1;
+	for (size_t i = sid_hash(id) & mask;; i = (i + 1) & mask) {
+		struct pd_sid *s = &pd->sids[i];
+		if (!s->used)
+			return NULL;
+		if (s->id == id)
+			return s;
+	}
+}
+
+static int sid_insert(mp_pd *pd, uint64_t id, uint32_t attr)
+{
+	if ((pd->nsids + 1) * 2 > pd->sid_cap) {
+		size_t ncap = pd->sid_cap ? pd->sid_cap * 2 : 64;
+		struct pd_sid *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < pd->sid_cap; i++) {
+			if (!pd->sids[i].used)
+				continue;
+			size_t j = sid_hash(pd->sids[i].id) & (ncap - 1);
+			while (n[j].used)
+				j = (j + 1) & (ncap - 1);
+			n[j] = pd->sids[i];
+		}
+		free(pd->sids);
+		pd->sids = n;
+		pd->sid_cap = ncap;
+	}
+	size_t mask = pd->sid_cap - 1;
+	size_t i = sid_hash(id) & mask;
+	while (pd->sids[i].used) {
+		if (pd->sids[i].id == id)
+			return 0; /* first attr claiming an id wins, as in perf's hash */
+		i = (i + 1) & mask;
+	}
+	pd->sids[i].used = 1;
+	pd->sids[i].id = id;
+	pd->sids[i].attr = attr;
+	pd->sids[i].prev = 0;
+	pd->nsids++;
+	return 0;
+}
+
+/* ---- names ------------------------------------------------------------------------ */
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+static const char *const cache_names[] = {
+	"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
+};
+static const char *const cache_op[][2] = {
+	{ "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" },
+};
+
+/* perf's evsel__name() for an attr without EVENT_DESC: base name plus modifiers. */
+static char *derive_name(const struct perf_event_attr *a)
+{
+	char buf[128];
+	int n = 0;
+	uint64_t c = a->config;
+
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		if (c < sizeof(hw_names) / sizeof(hw_names[0]))
+			n = snprintf(buf, sizeof(buf), "%s", hw_names[c]);
+		else
+			n = snprintf(buf, sizeof(buf), "unknown-hardware:%#" PRIx64, c);
+		break;
+	case PERF_TYPE_SOFTWARE:
+		if (c < sizeof(sw_names) / sizeof(sw_names[0]))
+			n = snprintf(buf, sizeof(buf), "%s", sw_names[c]);
+		else
+			n = snprintf(buf, sizeof(buf), "unknown-software:%#" PRIx64, c);
+		break;
+	case PERF_TYPE_HW_CACHE: {
+		uint64_t t = c & 0xff, op = (c >> 8) & 0xff, res = (c >> 16) & 0xff;
+		if (t < 7 && op < 3 && res < 2)
+			n = snprintf(buf, sizeof(buf), res ? "%s-%s-misses" : "%s-%s", cache_names[t],
+				     cache_op[op][res ? 0 : 1]);
+		else
+			n = snprintf(buf, sizeof(buf), "invalid-cache:%#" PRIx64, c);
+		break;
+	}
+	case PERF_TYPE_TRACEPOINT:
+		n = snprintf(buf, sizeof(buf), "tracepoint:%#" PRIx64, c);
+		break;
+	case PERF_TYPE_RAW:
+		n = snprintf(buf, sizeof(buf), "r%" PRIx64, c);
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		n = snprintf(buf, sizeof(buf), "mem:%#" PRIx64, (uint64_t)a->bp_addr);
+		break;
+	default:
+		n = snprintf(buf, sizeof(buf), "%u/%#" PRIx64 "/", a->type, c);
+		break;
+	}
+	if (n < 0 || (size_t)n >= sizeof(buf) - 16)
+		n = (int)strlen(buf);
+	/* modifiers, as perf's evsel__add_modifiers() */
+	int colon = 0, exclude_guest_default = 0;
+#define MOD(cond, ch)                                   \
+	do {                                            \
+		if (cond) {                             \
+			if (!colon) {                   \
+				buf[n++] = ':';         \
+				colon = 1;              \
+			}                               \
+			buf[n++] = (ch);                \
+		}                                       \
+	} while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(!a->exclude_kernel, 'k');
+		MOD(!a->exclude_user, 'u');
+		MOD(!a->exclude_hv, 'h');
+		exclude_guest_default = 1;
+	}
+	if (a->precise_ip) {
+		for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+			MOD(1, 'p');
+		exclude_guest_default = 1;
+	}
+	if (a->exclude_host || (int)a->exclude_guest == exclude_guest_default) {
+		MOD(!a->exclude_host, 'H');
+		MOD(!a->exclude_guest, 'G');
+	}
+#undef MOD
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+static void set_name(mp_pd *pd, size_t i, const uint8_t *s, size_t max)
+{
+	size_t len = strnlen((const char *)s, max);
+	char *n = malloc(len + 1);
+	if (!n)
+		return;
+	memcpy(n, s, len);
+	n[len] = 0;
+	free(pd->ia[i].name);
+	pd->ia[i].name = n;
+}
+
+/* ---- attrs ------------------------------------------------------------------------ */
+
+static unsigned popcount64(uint64_t x)
+{
+	return (unsigned)__builtin_popcountll(x);
+}
+
+static int add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *ids,
+		    size_t nids)
+{
+	if (pd->nattrs == pd->cattrs) {
+		size_t nc = pd->cattrs ? pd->cattrs * 2 : 8;
+		struct mp_pd_attr *na = realloc(pd->attrs, nc * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		pd->attrs = na;
+		struct pd_iattr *ni = realloc(pd->ia, nc * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		pd->ia = ni;
+		pd->cattrs = nc;
+	}
+	size_t idx = pd->nattrs;
+	struct mp_pd_attr *a = &pd->attrs[idx];
+	struct pd_iattr *ia = &pd->ia[idx];
+	memset(a, 0, sizeof(*a));
+	memset(ia, 0, sizeof(*ia));
+	/* normalise: copy what the file has (attr.size, 0 = VER0), zero the rest */
+	size_t asz = ld32(raw + 4) ? ld32(raw + 4) : PERF_ATTR_SIZE_VER0;
+	if (asz > rawlen)
+		asz = rawlen;
+	memcpy(&a->attr, raw, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+	a->file_attr_size = a->attr.size ? a->attr.size : PERF_ATTR_SIZE_VER0;
+	if (a->attr.size == 0)
+		a->attr.size = PERF_ATTR_SIZE_VER0;
+	a->group_leader_idx = (int)idx;
+	if (nids) {
+		ia->ids = malloc(nids * sizeof(uint64_t));
+		if (!ia->ids)
+			return -ENOMEM;
+		for (size_t k = 0; k < nids; k++)
+			ia->ids[k] = ld64(ids + 8 * k);
+	}
+	pd->nattrs++;
+	a->ids = ia->ids;
+	a->nids = nids;
+	ia->st = a->attr.sample_type;
+	ia->rf = a->attr.read_format;
+	ia->sid_all = a->attr.sample_id_all;
+	if (ia->sid_all)
+		ia->trailer = 8 * popcount64(ia->st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+	ia->nregs_user = popcount64(a->attr.sample_regs_user);
+	ia->nregs_intr = popcount64(a->attr.sample_regs_intr);
+	ia->branch_hw_idx = !!(a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+	for (size_t k = 0; k < nids; k++)
+		if (sid_insert(pd, ia->ids[k], (uint32_t)idx))
+			return -ENOMEM;
+	return 0;
+}
+
+/* After all attrs are known: names, id positions, public pointers. */
+static int finish_attrs(mp_pd *pd)
+{
+	for (size_t i = 0; i < pd->nattrs; i++) {
+		struct mp_pd_attr *a = &pd->attrs[i];
+		struct pd_iattr *ia = &pd->ia[i];
+		if (!ia->name)
+			ia->name = derive_name(&a->attr);
+		if (!ia->name)
+			return -ENOMEM;
+		a->name = ia->name;
+		a->spec = ia->spec ? ia->spec : ia->name;
+		a->ids = ia->ids;
+	}
+	uint64_t st = pd->ia[0].st;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		pd->id_pos = 0;
+		pd->is_pos = 1;
+	} else if (st & PERF_SAMPLE_ID) {
+		pd->id_pos = (int)popcount64(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
+		pd->is_pos = 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
+	} else {
+		pd->id_pos = -1;
+		pd->is_pos = -1;
+	}
+	return 0;
+}
+
+/* ---- features --------------------------------------------------------------------- */
+
+/* perf_header_string: u32 len, then len bytes, NUL-padded. */
+static int feat_string(const uint8_t *p, size_t n, size_t *used, char **out)
+{
+	if (n < 4)
+		return -1;
+	uint32_t len = ld32(p);
+	if (len > n - 4)
+		return -1;
+	size_t sl = strnlen((const char *)p + 4, len);
+	char *s = malloc(sl + 1);
+	if (!s)
+		return -1;
+	memcpy(s, p + 4, sl);
+	s[sl] = 0;
+	*out = s;
+	*used = 4 + (size_t)len;
+	return 0;
+}
+
+static int add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
+{
+	/* header(8), pid s32, build_id[24] (20 + size byte + pad), filename[] */
+	if (size < 36)
+		return -1;
+	if (pd->nbids == pd->cbids) {
+		size_t nc = pd->cbids ? pd->cbids * 2 : 16;
+		struct pd_bid *nb = realloc(pd->bids, nc * sizeof(*nb));
+		if (!nb)
+			return -1;
+		pd->bids = nb;
+		pd->cbids = nc;
+	}
+	struct pd_bid *b = &pd->bids[pd->nbids];
+	memset(b, 0, sizeof(*b));
+	uint16_t misc = ld16(r + 4);
+	b->pub.pid = (int32_t)ld32(r + 8);
+	b->pub.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	memcpy(b->pub.id, r + 12, 20);
+	b->pub.id_len = 20;
+	if (misc & MP_PD_MISC_BUILD_ID_SIZE) {
+		uint8_t l = r[32];
+		b->pub.id_len = l <= 20 ? l : 20;
+	} else {
+		/* old perf: size unknown, trailing zero bytes are padding of a shorter id */
+		while (b->pub.id_len > 0 && b->pub.id[b->pub.id_len - 1] == 0)
+			b->pub.id_len--;
+	}
+	size_t fl = strnlen((const char *)r + 36, size - 36);
+	b->fname = malloc(fl + 1);
+	if (!b->fname)
+		return -1;
+	memcpy(b->fname, r + 36, fl);
+	b->fname[fl] = 0;
+	b->pub.filename = b->fname;
+	pd->nbids++;
+	free(pd->bid_pub);
+	pd->bid_pub = NULL;
+	return 0;
+}
+
+static void parse_meta_blob(mp_pd *pd, const uint8_t *p, size_t n);
+
+/* Parse one feature payload (file section or pipe HEADER_FEATURE body). Malformed feature
+ * payloads are ignored, as perf does (it warns and goes on): they never affect samples. */
+static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
+{
+	size_t used;
+	char *s = NULL;
+
+	switch (feat) {
+	case MP_PD_FEAT_HOSTNAME:
+	case MP_PD_FEAT_OSRELEASE:
+	case MP_PD_FEAT_VERSION:
+	case MP_PD_FEAT_ARCH:
+	case MP_PD_FEAT_CPUDESC:
+	case MP_PD_FEAT_CPUID:
+		if (feat_string(p, n, &used, &s) == 0) {
+			free(pd->fstr[feat]);
+			pd->fstr[feat] = s;
+		}
+		return 0;
+	case MP_PD_FEAT_NRCPUS:
+		if (n >= 8) {
+			pd->nr_cpus_avail = ld32(p);
+			pd->nr_cpus_online = ld32(p + 4);
+		}
+		return 0;
+	case MP_PD_FEAT_CMDLINE: {
+		if (n < 4)
+			return 0;
+		uint32_t nr = ld32(p);
+		size_t off = 4;
+		struct mp_buf b = { 0 };
+		for (uint32_t i = 0; i < nr && off < n; i++) {
+			if (feat_string(p + off, n - off, &used, &s))
+				break;
+			if (i)
+				mp_buf_append(&b, " ", 1);
+			mp_buf_append(&b, s, strlen(s));
+			free(s);
+			off += used;
+		}
+		if (mp_buf_append(&b, "", 1) == 0) {
+			free(pd->fstr[feat]);
+			pd->fstr[feat] = b.data;
+		} else {
+			mp_buf_fini(&b);
+		}
+		return 0;
+	}
+	case MP_PD_FEAT_EVENT_DESC: {
+		if (n < 8)
+			return 0;
+		uint32_t nr = ld32(p), asz = ld32(p + 4);
+		size_t off = 8;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (asz > n - off)
+				break;
+			off += asz;
+			if (n - off < 4)
+				break;
+			uint32_t nids = ld32(p + off);
+			off += 4;
+			if (feat_string(p + off, n - off, &used, &s))
+				break;
+			off += used;
+			if (i < pd->nattrs && !pd->ia[i].name)
+				pd->ia[i].name = s;
+			else
+				free(s);
+			if (nids > (n - off) / 8)
+				break;
+			off += 8 * (size_t)nids;
+		}
+		return 0;
+	}
+	case MP_PD_FEAT_GROUP_DESC: {
+		if (n < 4)
+			return 0;
+		uint32_t nr = ld32(p);
+		size_t off = 4;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (feat_string(p + off, n - off, &used, &s))
+				break;
+			free(s);
+			off += used;
+			if (n - off < 8)
+				break;
+			uint32_t leader = ld32(p + off), nmem = ld32(p + off + 4);
+			off += 8;
+			if (leader >= pd->nattrs || nmem > pd->nattrs - leader)
+				continue;
+			for (uint32_t k = 0; k < nmem; k++)
+				pd->attrs[leader + k].group_leader_idx = (int)leader;
+		}
+		return 0;
+	}
+	case MP_PD_FEAT_BUILD_ID: {
+		size_t off = 0;
+		while (n - off >= 8) {
+			uint16_t sz = ld16(p + off + 6);
+			if (sz < 8 || sz > n - off)
+				break;
+			add_build_id(pd, p + off, sz);
+			off += sz;
+		}
+		return 0;
+	}
+	case MP_PD_FEAT_MEMPROF:
+		parse_meta_blob(pd, p, n);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- memprof's feature: key=value metadata and event specs --------------------------
+ * Payload: "key=value\n" lines (optionally inside a perf_header_string, u32 length
+ * first). Keys "event.N.spec" / "event.N.name" describe attr N; the rest is free metadata
+ * for mp_pd_meta(). */
+static void meta_set(mp_pd *pd, const char *k, size_t kl, const char *v, size_t vl)
+{
+	if (kl > 6 && !strncmp(k, "event.", 6)) {
+		char *e;
+		unsigned long i = strtoul(k + 6, &e, 10);
+		if (e > k + 6 && i < pd->nattrs && (size_t)(k + kl - e) == 5 &&
+		    !strncmp(e, ".spec", 5)) {
+			char *sp = strndup(v, vl);
+			if (sp) {
+				free(pd->ia[i].spec);
+				pd->ia[i].spec = sp;
+			}
+		}
+	}
+	if (pd->nmeta == pd->cmeta) {
+		size_t nc = pd->cmeta ? pd->cmeta * 2 : 8;
+		struct pd_meta *nm = realloc(pd->meta, nc * sizeof(*nm));
+		if (!nm)
+			return;
+		pd->meta = nm;
+		pd->cmeta = nc;
+	}
+	char *key = strndup(k, kl), *val = strndup(v, vl);
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return;
+	}
+	pd->meta[pd->nmeta].key = key;
+	pd->meta[pd->nmeta].val = val;
+	pd->nmeta++;
+}
+
+static void parse_meta_blob(mp_pd *pd, const uint8_t *p, size_t n)
+{
+	if (n >= 4 && p[3] == 0) { /* perf_header_string wrapper */
+		uint32_t len = ld32(p);
+		p += 4;
+		n -= 4;
+		if (len < n)
+			n = len;
+	}
+	const char *s = (const char *)p, *end = s + strnlen(s, n);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		const char *eq = memchr(s, '=', (size_t)(le - s));
+		if (eq && eq > s)
+			meta_set(pd, s, (size_t)(eq - s), eq + 1, (size_t)(le - eq - 1));
+		s = nl ? nl + 1 : end;
+	}
+}
+
+/* ---- open ------------------------------------------------------------------------- */
+
+static void magic_text(const uint8_t *p, size_t n, char *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+			out[k++] = (char)c;
+		else
+			k += (size_t)sprintf(out + k, "\\x%02x", c);
+	}
+	out[k] = 0;
+}
+
+static int sec_ok(const mp_pd *pd, uint64_t off, uint64_t size)
+{
+	return off <= pd->size && size <= pd->size - off;
+}
+
+static int open_file_mode(mp_pd *pd, struct mp_err *err)
+{
+	const uint8_t *h = pd->map;
+	uint64_t hsize = ld64(h + 8);
+	if (hsize < 72)
+		return PD_ERR(pd, err, -MP_EFORMAT, "bad header size %" PRIu64, hsize);
+	if (hsize > pd->size)
+		return PD_ERR(pd, err, -MP_ETRUNC, "truncated: header is %" PRIu64 " bytes but file has %zu bytes",
+			      hsize, pd->size);
+	uint64_t attr_size = ld64(h + 16);
+	uint64_t a_off = ld64(h + 24), a_size = ld64(h + 32);
+	pd->data_off = ld64(h + 40);
+	pd->data_size = ld64(h + 48);
+
+	if (!sec_ok(pd, pd->data_off, pd->data_size))
+		return PD_ERR(pd, err, -MP_ETRUNC,
+			      "truncated: data section ends at %" PRIu64 " but file has %zu bytes",
+			      pd->data_off + pd->data_size < pd->data_off ? UINT64_MAX
+									    : pd->data_off + pd->data_size,
+			      pd->size);
+	if (!sec_ok(pd, a_off, a_size))
+		return PD_ERR(pd, err, -MP_ETRUNC,
+			      "truncated: attrs section ends at %" PRIu64 " but file has %zu bytes",
+			      a_off + a_size < a_off ? UINT64_MAX : a_off + a_size, pd->size);
+	if (attr_size < 16 + PERF_ATTR_SIZE_VER0 || attr_size > (1u << 16))
+		return PD_ERR(pd, err, -MP_EFORMAT, "bad attr size %" PRIu64 " in header", attr_size);
+	uint64_t nattrs = a_size / attr_size;
+	if (nattrs == 0)
+		return PD_ERR(pd, err, -MP_EFORMAT, "no event attributes in the file");
+	for (uint64_t i = 0; i < nattrs; i++) {
+		const uint8_t *ap = pd->map + a_off + i * attr_size;
+		size_t bytes = (size_t)attr_size - 16;
+		uint32_t asz = ld32(ap + 4);
+		if (asz > bytes)
+			return PD_ERR(pd, err, -MP_EFORMAT,
+				      "attr %" PRIu64 ": size %u exceeds its slot of %zu bytes", i, asz, bytes);
+		uint64_t ioff = ld64(ap + bytes), isz = ld64(ap + bytes + 8);
+		if (!sec_ok(pd, ioff, isz))
+			return PD_ERR(pd, err, -MP_ETRUNC,
+				      "truncated: ids of attr %" PRIu64 " end at %" PRIu64 " but file has %zu bytes",
+				      i, ioff + isz < ioff ? UINT64_MAX : ioff + isz, pd->size);
+		if (add_attr(pd, ap, bytes, pd->map + ioff, (size_t)(isz / 8)))
+			return PD_ERR(pd, err, -ENOMEM, "out of memory");
+	}
+	/* features: a table of {offset,size} after the data, one per set bit */
+	if (hsize >= MP_PD_FILE_HEADER_SIZE) {
+		uint64_t toff = pd->data_off + pd->data_size, nf = 0;
+		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+			if (ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1)
+				nf++;
+		if (nf && !sec_ok(pd, toff, nf * 16))
+			return PD_ERR(pd, err, -MP_ETRUNC,
+				      "truncated: feature table ends at %" PRIu64 " but file has %zu bytes",
+				      toff + nf * 16, pd->size);
+		uint64_t k = 0;
+		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++) {
+			if (!(ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
+				continue;
+			uint64_t so = ld64(pd->map + toff + 16 * k), ss = ld64(pd->map + toff + 16 * k + 8);
+			k++;
+			if (!sec_ok(pd, so, ss))
+				return PD_ERR(pd, err, -MP_ETRUNC,
+					      "truncated: feature %u ends at %" PRIu64 " but file has %zu bytes", b,
+					      so + ss < so ? UINT64_MAX : so + ss, pd->size);
+			pd->feat[b].present = 1;
+			pd->feat[b].off = so;
+			pd->feat[b].size = ss;
+		}
+		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+			if (pd->feat[b].present)
+				parse_feature(pd, b, pd->map + pd->feat[b].off, (size_t)pd->feat[b].size);
+	}
+	return 0;
+}
+
+static void handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
+{
+	if (size < 24 || ld64(r + 8) != MP_PD_EVENT_UPDATE_NAME)
+		return;
+	struct pd_sid *s = sid_find(pd, ld64(r + 16));
+	if (!s)
+		return;
+	set_name(pd, s->attr, r + 24, size - 24);
+	pd->attrs[s->attr].name = pd->ia[s->attr].name;
+	if (!pd->ia[s->attr].spec)
+		pd->attrs[s->attr].spec = pd->ia[s->attr].name;
+}
+
+/* Pipe mode: attrs and features are records at the start of the stream. Read them up to
+ * the first kernel record. */
+static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
+{
+	uint64_t off = MP_PD_PIPE_HEADER_SIZE;
+	pd->data_off = off;
+	pd->data_size = pd->size - off;
+	while (pd->size - off >= 8) {
+		const uint8_t *r = pd->map + off;
+		uint32_t type = ld32(r);
+		uint16_t size = ld16(r + 6);
+		if (size < 8)
+			return pd_err_rec(pd, err, off, size ? "size smaller than its header" : "size 0");
+		if (size > pd->size - off)
+			break; /* mp_pd_process reports the truncation */
+		if (type < MP_PD_REC_USER_START || type == MP_PD_REC_COMPRESSED ||
+		    type == MP_PD_REC_COMPRESSED2)
+			break;
+		uint64_t adv = size;
+		switch (type) {
+		case MP_PD_REC_HEADER_ATTR: {
+			if (size < 8 + PERF_ATTR_SIZE_VER0)
+				return pd_err_rec(pd, err, off, "attr record too short");
+			uint32_t asz = ld32(r + 8 + 4);
+			if (asz == 0)
+				asz = PERF_ATTR_SIZE_VER0;
+			if (asz > (uint32_t)size - 8)
+				return pd_err_rec(pd, err, off, "attr size exceeds the record");
+			if (add_attr(pd, r + 8, asz, r + 8 + asz, ((size_t)size - 8 - asz) / 8))
+				return PD_ERR(pd, err, -ENOMEM, "out of memory");
+			break;
+		}
+		case MP_PD_REC_HEADER_FEATURE:
+			if (size >= 16) {
+				uint64_t f = ld64(r + 8);
+				if (f < MP_PD_FEAT_BITS && f != MP_PD_FEAT_EVENT_DESC)
+					parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
+				else if (f == MP_PD_FEAT_EVENT_DESC && pd->nattrs)
+					parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
+			}
+			break;
+		case MP_PD_REC_EVENT_UPDATE:
+			handle_event_update(pd, r, size);
+			break;
+		case MP_PD_REC_HEADER_BUILD_ID:
+			add_build_id(pd, r, size);
+			break;
+		case MP_PD_REC_HEADER_TRACING_DATA:
+			if (size >= 12)
+				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
+			break;
+		case MP_PD_REC_AUXTRACE:
+			if (size >= 16)
+				adv += ld64(r + 8);
+			break;
+		default:
+			break;
+		}
+		if (adv > pd->size - off)
+			break;
+		off += adv;
+	}
+	pd->prescan_end = off;
+	if (!pd->nattrs)
+		return PD_ERR(pd, err, -MP_EFORMAT, "pipe-mode file without event attributes (no HEADER_ATTR record)");
+	return 0;
+}
+
+static mp_pd *pd_new(const char *name)
+{
+	mp_pd *pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->fd = -1;
+	pd->ordered = 1;
+	pd->path = strdup(name ? name : "(memory)");
+	if (!pd->path) {
+		free(pd);
+		return NULL;
+	}
+	return pd;
+}
+
+static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
+{
+	if (pd->size == 0) {
+		PD_ERR(pd, err, -MP_EFORMAT, "empty file, not a perf.data file");
+		goto fail;
+	}
+	if (pd->size < 16) {
+		char m[40];
+		magic_text(pd->map, pd->size, m);
+		if (pd->size >= 8 && ld64(pd->map) == MP_PD_MAGIC2)
+			PD_ERR(pd, err, -MP_ETRUNC, "truncated: header needs 16 bytes but file has %zu bytes", pd->size);
+		else
+			PD_ERR(pd, err, -MP_EFORMAT, "not a perf.data file (bad magic '%s', %zu bytes)", m, pd->size);
+		goto fail;
+	}
+	uint64_t magic = ld64(pd->map);
+	if (magic != MP_PD_MAGIC2) {
+		char m[40];
+		magic_text(pd->map, 8, m);
+		if (magic == MP_PD_MAGIC2_SWAPPED)
+			PD_ERR(pd, err, -MP_ENOTSUP, "big-endian perf.data files are not supported");
+		else if (!memcmp(pd->map, "PERFFILE", 8))
+			PD_ERR(pd, err, -MP_ENOTSUP, "perf.data version 1 ('PERFFILE') is not supported");
+		else
+			PD_ERR(pd, err, -MP_EFORMAT, "not a perf.data file (bad magic '%s')", m);
+		goto fail;
+	}
+	int rc;
+	if (ld64(pd->map + 8) == MP_PD_PIPE_HEADER_SIZE) {
+		pd->pipe = 1;
+		rc = open_pipe_mode(pd, err);
+	} else {
+		rc = open_file_mode(pd, err);
+	}
+	if (rc)
+		goto fail;
+	if (finish_attrs(pd)) {
+		PD_ERR(pd, err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	return pd;
+fail:
+	mp_pd_close(pd);
+	return NULL;
+}
+
+mp_pd *mp_pd_open(const char *path, struct mp_err *err)
+{
+	mp_pd *pd = pd_new(path);
+	if (!pd) {
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	pd->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pd->fd < 0) {
+		int e = errno;
+		mp_err_set(err, -e, "%s: %s", path, strerror(e));
+		mp_pd_close(pd);
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(pd->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		mp_err_set(err, -EINVAL, "%s: not a regular file", path);
+		mp_pd_close(pd);
+		return NULL;
+	}
+	pd->size = (size_t)st.st_size;
+	if (pd->size) {
+		void *m = mmap(NULL, pd->size, PROT_READ, MAP_PRIVATE, pd->fd, 0);
+		if (m == MAP_FAILED) {
+			int e = errno;
+			mp_err_set(err, -e, "%s: mmap: %s", path, strerror(e));
+			pd->size = 0;
+			mp_pd_close(pd);
+			return NULL;
+		}
+		madvise(m, pd->size, MADV_SEQUENTIAL);
+		pd->map = m;
+		pd->own_map = 1;
+	}
+	return pd_open_common(pd, err);
+}
+
+mp_pd *mp_pd_open_mem(const void *buf, size_t len, const char *name, struct mp_err *err)
+{
+	mp_pd *pd = pd_new(name);
+	if (!pd) {
+		mp_err_set(err, -ENOMEM, "%s: out of memory", name ? name : "(memory)");
+		return NULL;
+	}
+	static const uint8_t empty[1];
+	pd->map = len ? buf : empty;
+	pd->size = len;
+	return pd_open_common(pd, err);
+}
+
+void mp_pd_close(mp_pd *pd)
+{
+	if (!pd)
+		return;
+	if (pd->own_map && pd->map)
+		munmap((void *)pd->map, pd->size);
+	if (pd->fd >= 0)
+		close(pd->fd);
+	for (size_t i = 0; i < pd->nattrs; i++) {
+		free(pd->ia[i].name);
+		free(pd->ia[i].spec);
+		free(pd->ia[i].ids);
+	}
+	free(pd->attrs);
+	free(pd->ia);
+	free(pd->sids);
+	for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+		free(pd->fstr[b]);
+	for (size_t i = 0; i < pd->nbids; i++)
+		free(pd->bids[i].fname);
+	free(pd->bids);
+	free(pd->bid_pub);
+	for (size_t i = 0; i < pd->nmeta; i++) {
+		free(pd->meta[i].key);
+		free(pd->meta[i].val);
+	}
+	free(pd->meta);
+	free(pd->scratch_cc);
+	free(pd->scratch_br);
+	free(pd->scratch_str);
+	free(pd->path);
+	free(pd);
+}
+
+size_t mp_pd_nattrs(const mp_pd *pd)
+{
+	return pd ? pd->nattrs : 0;
+}
+
+const struct mp_pd_attr *mp_pd_attr(const mp_pd *pd, size_t idx)
+{
+	return pd && idx < pd->nattrs ? &pd->attrs[idx] : NULL;
+}
+
+int mp_pd_is_pipe(const mp_pd *pd)
+{
+	return pd ? pd->pipe : 0;
+}
+
+const char *mp_pd_feature_str(const mp_pd *pd, int feature)
+{
+	if (!pd || feature < 0 || feature >= MP_PD_FEAT_BITS)
+		return NULL;
+	return pd->fstr[feature];
+}
+
+uint32_t mp_pd_nr_cpus(const mp_pd *pd)
+{
+	if (!pd)
+		return 0;
+	return pd->nr_cpus_online ? pd->nr_cpus_online : pd->nr_cpus_avail;
+}
+
+const char *mp_pd_meta(const mp_pd *pd, const char *key)
+{
+	if (!pd || !key)
+		return NULL;
+	for (size_t i = pd->nmeta; i-- > 0;)
+		if (!strcmp(pd->meta[i].key, key))
+			return pd->meta[i].val;
+	return NULL;
+}
+
+size_t mp_pd_nbuild_ids(const mp_pd *pd)
+{
+	return pd ? pd->nbids : 0;
+}
+
+const struct mp_pd_build_id *mp_pd_build_id(const mp_pd *pd, size_t idx)
+{
+	if (!pd || idx >= pd->nbids)
+		return NULL;
+	return &pd->bids[idx].pub;
+}
+
+uint64_t mp_pd_record_count(const mp_pd *pd, unsigned type)
+{
+	return pd && type < PD_NTYPES ? pd->counts[type] : 0;
+}
+
+uint64_t mp_pd_nr_unknown_id(const mp_pd *pd)
+{
+	return pd ? pd->nr_unknown : 0;
+}
+
+void mp_pd_set_ordered(mp_pd *pd, int on)
+{
+	if (pd)
+		pd->ordered = !!on;
+}
+
+/* ---- processing ------------------------------------------------------------------- */
+
+struct pd_run {
+	mp_pd *pd;
+	const struct mp_pd_handler *h;
+	struct mp_err *err;
+	int ordered;
+	int rc;                     /* first callback stop value or error */
+
+	/* ordered delivery */
+	struct pd_qent *q, *tmp;
+	size_t nq, cq;
+	size_t nsorted;             /* q[0..nsorted) is sorted */
+	uint64_t next_flush, max_ts;
+	struct pd_chunk *chunks, *cur;
+
+	/* zstd */
+	ZSTD_DStream *zs;
+	uint8_t *zbuf;              /* decompressed bytes not yet walked (a partial record) */
+	size_t zlen, zcap;
+	uint64_t zin_total, zout_total;
+
+	/* progress */
+	uint64_t prog_step, prog_next;
+};
+
+/* attr of a sample record; SIZE_MAX when the id is unknown */
+static size_t sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
+{
+	if (pd->nattrs == 1 || pd->id_pos < 0)
+		return 0;
+	size_t o = 8 + 8 * (size_t)pd->id_pos;
+	if (o + 8 > size)
+		return SIZE_MAX;
+	struct pd_sid *s = sid_find(pd, ld64(r + o));
+	return s ? s->attr : SIZE_MAX;
+}
+
+/* attr of a non-sample record through its sample_id trailer; 0 when it cannot tell */
+static size_t other_attr(const mp_pd *pd, const uint8_t *r, size_t size)
+{
+	if (pd->nattrs == 1 || pd->is_pos < 0 || !pd->ia[0].sid_all)
+		return 0;
+	if ((size_t)pd->is_pos * 8 + 8 > size)
+		return 0;
+	struct pd_sid *s = sid_find(pd, ld64(r + size - 8 * (size_t)pd->is_pos));
+	return s ? s->attr : 0;
+}
+
+/* Timestamp used for ordering, UINT64_MAX when the record has none. */
+static uint64_t rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t type)
+{
+	if (type == PERF_RECORD_SAMPLE) {
+		size_t ai = sample_attr(pd, r, size);
+		if (ai == SIZE_MAX)
+			ai = 0;
+		uint64_t st = pd->ia[ai].st;
+		if (!(st & PERF_SAMPLE_TIME))
+			return UINT64_MAX;
+		size_t o = 8 + 8 * popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+		if (o + 8 > size)
+			return UINT64_MAX;
+		uint64_t t = ld64(r + o);
+		return t ? t : UINT64_MAX;
+	}
+	size_t ai = other_attr(pd, r, size);
+	const struct pd_iattr *ia = &pd->ia[ai];
+	if (!ia->sid_all || !(ia->st & PERF_SAMPLE_TIME) || ia->trailer + 8 > size)
+		return UINT64_MAX;
+	size_t o = size - ia->trailer + ((ia->st & PERF_SAMPLE_TID) ? 8 : 0);
+	uint64_t t = ld64(r + o);
+	return t ? t : UINT64_MAX;
+}
+
+/* sample_id trailer fields of a non-sample record */
+struct pd_trail {
+	uint32_t pid, tid, cpu;
+	uint64_t time;
+};
+
+static size_t parse_trailer(const mp_pd *pd, const uint8_t *r, size_t size, size_t body_min,
+			    struct pd_trail *t)
+{
+	memset(t, 0, sizeof(*t));
+	size_t ai = other_attr(pd, r, size);
+	const struct pd_iattr *ia = &pd->ia[ai];
+	if (!ia->sid_all || !ia->trailer || ia->trailer > size || size - ia->trailer < body_min)
+		return size;
+	const uint8_t *p = r + size - ia->trailer;
+	if (ia->st & PERF_SAMPLE_TID) {
+		t->pid = ld32(p);
+		t->tid = ld32(p + 4);
+		p += 8;
+	}
+	if (ia->st & PERF_SAMPLE_TIME) {
+		t->time = ld64(p);
+		p += 8;
+	}
+	if (ia->st & PERF_SAMPLE_ID)
+		p += 8;
+	if (ia->st & PERF_SAMPLE_STREAM_ID)
+		p += 8;
+	if (ia->st & PERF_SAMPLE_CPU)
+		t->cpu = ld32(p);
+	return size - ia->trailer;
+}
+
+/* NUL-terminated string at r[off..end): in place when terminated there, else a copy. */
+static const char *rec_str(mp_pd *pd, const uint8_t *r, size_t off, size_t end)
+{
+	if (off >= end)
+		return "";
+	const uint8_t *z = memchr(r + off, 0, end - off);
+	if (z)
+		return (const char *)r + off;
+	size_t n = end - off;
+	if (n + 1 > pd->scratch_str_cap) {
+		char *ns = realloc(pd->scratch_str, n + 1);
+		if (!ns)
+			return "";
+		pd->scratch_str = ns;
+		pd->scratch_str_cap = n + 1;
+	}
+	memcpy(pd->scratch_str, r + off, n);
+	pd->scratch_str[n] = 0;
+	return pd->scratch_str;
+}
+
+static int call_sample(struct pd_run *R, struct mp_pd_sample *s)
+{
+	struct mp_pd_attr *a = &R->pd->attrs[s->attr_idx];
+	a->nr_samples++;
+	a->total_period += s->period;
+	if (R->h && R->h->sample)
+		return R->h->sample(R->h->ctx, s);
+	return 0;
+}
+
+static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
+{
+	mp_pd *pd = R->pd;
+	size_t ai = sample_attr(pd, r, size);
+	char why[160];
+
+	if (ai == SIZE_MAX) {
+		pd->nr_unknown++;
+		return 0;
+	}
+	const struct pd_iattr *ia = &pd->ia[ai];
+	const uint64_t st = ia->st, rf = ia->rf;
+	const uint8_t *p = r + 8, *end = r + size;
+	int full = R->h && R->h->sample;
+	struct mp_pd_sample s;
+
+#define NEED(n)                                                   \
+	do {                                                      \
+		if ((size_t)(end - p) < (size_t)(n))              \
+			goto short_rec;                           \
+	} while (0)
+	memset(&s, 0, sizeof(s));
+	s.attr_idx = ai;
+	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		NEED(8);
+		s.id = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		NEED(8);
+		s.ip = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		NEED(8);
+		s.pid = ld32(p);
+		s.tid = ld32(p + 4);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		NEED(8);
+		s.time = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		NEED(8);
+		s.addr = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		NEED(8);
+		s.id = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		NEED(8);
+		s.stream_id = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		NEED(8);
+		s.cpu = ld32(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		NEED(8);
+		s.period = ld64(p);
+		p += 8;
+	} else {
+		s.period = pd->attrs[ai].attr.sample_period;
+	}
+	const uint8_t *rvals = NULL;
+	uint64_t rnr = 0;
+	size_t rent = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+	if (st & PERF_SAMPLE_READ) {
+		if (rf & PERF_FORMAT_GROUP) {
+			NEED(8);
+			rnr = ld64(p);
+			p += 8;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+				NEED(8);
+				p += 8;
+			}
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+				NEED(8);
+				p += 8;
+			}
+			if (rnr > (size_t)(end - p) / rent) {
+				snprintf(why, sizeof(why), "group read nr %" PRIu64 " exceeds the record size %zu", rnr,
+					 size);
+				return pd_err_rec(pd, R->err, off, why);
+			}
+			rvals = p;
+			p += rnr * rent;
+		} else {
+			/* value, [ena], [run], [id], [lost]: normalise to one {value,[id],[lost]} */
+			size_t n = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+					!!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(rf & PERF_FORMAT_ID) +
+					!!(rf & PERF_FORMAT_LOST));
+			NEED(n);
+			rvals = p;
+			rnr = 1;
+			p += n;
+		}
+	}
+	if (!full)
+		goto deliver;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		NEED(8);
+		uint64_t nr = ld64(p);
+		p += 8;
+		if (nr > (size_t)(end - p) / 8) {
+			snprintf(why, sizeof(why), "callchain nr %" PRIu64 " exceeds the record size %zu", nr, size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		s.nr_callchain = nr;
+		if (((uintptr_t)p & 7) == 0) {
+			s.callchain = (const uint64_t *)(const void *)p;
+		} else if (nr) {
+			if (nr > pd->scratch_cc_cap) {
+				uint64_t *n = realloc(pd->scratch_cc, nr * 8);
+				if (!n)
+					return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+				pd->scratch_cc = n;
+				pd->scratch_cc_cap = nr;
+			}
+			memcpy(pd->scratch_cc, p, nr * 8);
+			s.callchain = pd->scratch_cc;
+		}
+		p += nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		NEED(4);
+		uint32_t rs = ld32(p);
+		p += 4;
+		if (rs > (size_t)(end - p)) {
+			snprintf(why, sizeof(why), "raw size %u exceeds the record size %zu", rs, size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		s.raw_size = rs;
+		s.raw = p;
+		p += rs;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		NEED(8);
+		uint64_t nr = ld64(p);
+		p += 8;
+		if (ia->branch_hw_idx) {
+			NEED(8);
+			p += 8;
+		}
+		if (nr > (size_t)(end - p) / sizeof(struct perf_branch_entry)) {
+			snprintf(why, sizeof(why), "branch stack nr %" PRIu64 " exceeds the record size %zu", nr,
+				 size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		s.nr_branch = nr;
+		if (((uintptr_t)p & 7) == 0) {
+			s.branch = (const struct perf_branch_entry *)(const void *)p;
+		} else if (nr) {
+			if (nr > pd->scratch_br_cap) {
+				struct perf_branch_entry *n = realloc(pd->scratch_br, nr * sizeof(*n));
+				if (!n)
+					return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+				pd->scratch_br = n;
+				pd->scratch_br_cap = nr;
+			}
+			memcpy(pd->scratch_br, p, nr * sizeof(*pd->scratch_br));
+			s.branch = pd->scratch_br;
+		}
+		p += nr * sizeof(struct perf_branch_entry);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		NEED(8);
+		uint64_t abi = ld64(p);
+		p += 8;
+		if (abi) {
+			NEED(8 * (size_t)ia->nregs_user);
+			p += 8 * (size_t)ia->nregs_user;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		NEED(8);
+		uint64_t sz = ld64(p);
+		p += 8;
+		if (sz > (size_t)(end - p)) {
+			snprintf(why, sizeof(why), "user stack size %" PRIu64 " exceeds the record size %zu", sz,
+				 size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		p += sz;
+		if (sz) {
+			NEED(8);
+			s.user_stack_size = ld64(p); /* dyn_size: bytes actually dumped */
+			if (s.user_stack_size > sz)
+				s.user_stack_size = sz;
+			p += 8;
+		}
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		NEED(8);
+		uint64_t w = ld64(p);
+		p += 8;
+		if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+			s.weight = w & 0xffffffffu;
+			s.ins_lat = (uint16_t)(w >> 32);
+		} else {
+			s.weight = w;
+		}
+	}
+	if (st & PERF_SAMPLE_DATA_SRC) {
+		NEED(8);
+		s.data_src = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TRANSACTION) {
+		NEED(8);
+		s.transaction = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		NEED(8);
+		uint64_t abi = ld64(p);
+		p += 8;
+		if (abi) {
+			NEED(8 * (size_t)ia->nregs_intr);
+			p += 8 * (size_t)ia->nregs_intr;
+		}
+	}
+	if (st & PERF_SAMPLE_PHYS_ADDR) {
+		NEED(8);
+		s.phys_addr = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CGROUP) {
+		NEED(8);
+		s.cgroup = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE) {
+		NEED(8);
+		s.data_page_size = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE) {
+		NEED(8);
+		s.code_page_size = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_AUX) {
+		NEED(8);
+		uint64_t sz = ld64(p);
+		p += 8;
+		if (sz > (size_t)(end - p)) {
+			snprintf(why, sizeof(why), "aux size %" PRIu64 " exceeds the record size %zu", sz, size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		p += sz;
+	}
+#undef NEED
+
+deliver:
+	if (!(st & PERF_SAMPLE_READ))
+		return call_sample(R, &s);
+	/* PERF_SAMPLE_READ: one sample per value with the delta of that counter, as perf's
+	 * deliver_sample_value(); unknown ids and zero deltas are dropped. */
+	for (uint64_t i = 0; i < rnr; i++) {
+		const uint8_t *v = rvals + i * rent;
+		uint64_t val = ld64(v), vid = 0;
+		if (rf & PERF_FORMAT_GROUP) {
+			if (rf & PERF_FORMAT_ID)
+				vid = ld64(v + 8);
+		} else {
+			size_t io = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+					 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
+			if (rf & PERF_FORMAT_ID)
+				vid = ld64(v + io);
+		}
+		struct pd_sid *sid = (rf & PERF_FORMAT_ID) ? sid_find(pd, vid) : NULL;
+		if (!sid) {
+			pd->nr_unknown++;
+			continue;
+		}
+		s.id = vid;
+		s.period = val - sid->prev;
+		sid->prev = val;
+		s.attr_idx = sid->attr;
+		if (!s.period)
+			continue;
+		int rc = call_sample(R, &s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+
+short_rec:
+	snprintf(why, sizeof(why), "sample of %zu bytes too short for its sample_type %#" PRIx64, size, st);
+	return pd_err_rec(pd, R->err, off, why);
+}
+
+static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
+{
+	mp_pd *pd = R->pd;
+	struct pd_trail t;
+	size_t body = parse_trailer(pd, r, size, 16, &t);
+	size_t ai0 = other_attr(pd, r, size);
+	const uint8_t *p = r + 16, *end = r + body;
+	uint64_t rf = pd->ia[ai0].rf;
+
+	if (body < 16)
+		return 0;
+	if (rf & PERF_FORMAT_GROUP) {
+		if (end - p < 8)
+			return 0;
+		uint64_t nr = ld64(p);
+		p += 8;
+		uint64_t ena = 0, run = 0;
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+			if (end - p < 8)
+				return 0;
+			ena = ld64(p);
+			p += 8;
+		}
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+			if (end - p < 8)
+				return 0;
+			run = ld64(p);
+			p += 8;
+		}
+		size_t ent = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+		for (uint64_t i = 0; i < nr && (size_t)(end - p) >= ent; i++, p += ent) {
+			size_t ai = ai0;
+			if (rf & PERF_FORMAT_ID) {
+				struct pd_sid *s = sid_find(pd, ld64(p + 8));
+				if (!s)
+					continue;
+				ai = s->attr;
+			}
+			struct mp_pd_attr *a = &pd->attrs[ai];
+			a->has_counts = 1;
+			a->count_value += ld64(p);
+			a->count_ena += ena;
+			a->count_run += run;
+		}
+		return 0;
+	}
+	size_t n = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) +
+			!!(rf & PERF_FORMAT_ID));
+	if ((size_t)(end - p) < n)
+		return 0;
+	uint64_t val = ld64(p), ena = 0, run = 0;
+	const uint8_t *q = p + 8;
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+		ena = ld64(q);
+		q += 8;
+	}
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+		run = ld64(q);
+		q += 8;
+	}
+	size_t ai = ai0;
+	if (rf & PERF_FORMAT_ID) {
+		struct pd_sid *s = sid_find(pd, ld64(q));
+		if (s)
+			ai = s->attr;
+	}
+	struct mp_pd_attr *a = &pd->attrs[ai];
+	a->has_counts = 1;
+	a->count_value += val;
+	a->count_ena += ena;
+	a->count_run += run;
+	return 0;
+}
+
+/* Deliver one kernel record (type < 64) to the callbacks. */
+static int deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
+{
+	mp_pd *pd = R->pd;
+	const struct mp_pd_handler *h = R->h;
+	uint32_t type = ld32(r);
+	uint16_t misc = ld16(r + 4);
+	struct pd_trail t;
+
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		return deliver_sample(R, r, size, off);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		if (!h || !h->mmap)
+			return 0;
+		size_t fo = type == PERF_RECORD_MMAP ? 40 : 72;
+		size_t body = parse_trailer(pd, r, size, fo, &t);
+		if (size < fo)
+			return pd_err_rec(pd, R->err, off, "mmap record too short");
+		struct mp_pd_mmap m;
+		memset(&m, 0, sizeof(m));
+		m.pid = ld32(r + 8);
+		m.tid = ld32(r + 12);
+		m.start = ld64(r + 16);
+		m.len = ld64(r + 24);
+		m.pgoff = ld64(r + 32);
+		m.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		if (type == PERF_RECORD_MMAP2) {
+			if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				uint8_t l = r[40];
+				m.has_build_id = 1;
+				m.build_id_len = l <= 20 ? l : 20;
+				memcpy(m.build_id, r + 44, 20);
+			}
+			m.prot = ld32(r + 64);
+			m.flags = ld32(r + 68);
+		}
+		m.filename = rec_str(pd, r, fo, body);
+		return h->mmap(h->ctx, &m);
+	}
+	case PERF_RECORD_COMM: {
+		if (!h || !h->comm)
+			return 0;
+		if (size < 16)
+			return pd_err_rec(pd, R->err, off, "comm record too short");
+		size_t body = parse_trailer(pd, r, size, 16, &t);
+		struct mp_pd_task k;
+		memset(&k, 0, sizeof(k));
+		k.pid = ld32(r + 8);
+		k.tid = ld32(r + 12);
+		k.ppid = k.pid;
+		k.ptid = k.tid;
+		k.comm = rec_str(pd, r, 16, body);
+		k.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
+		k.time = t.time;
+		return h->comm(h->ctx, &k);
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		int (*cb)(void *, const struct mp_pd_task *) = !h ? NULL : type == PERF_RECORD_FORK ? h->fork : h->exit;
+		if (!cb)
+			return 0;
+		if (size < 32)
+			return pd_err_rec(pd, R->err, off, "fork/exit record too short");
+		struct mp_pd_task k;
+		memset(&k, 0, sizeof(k));
+		k.pid = ld32(r + 8);
+		k.ppid = ld32(r + 12);
+		k.tid = ld32(r + 16);
+		k.ptid = ld32(r + 20);
+		k.time = ld64(r + 24);
+		return cb(h->ctx, &k);
+	}
+	case PERF_RECORD_LOST: {
+		if (size < 24)
+			return pd_err_rec(pd, R->err, off, "lost record too short");
+		struct pd_sid *s = sid_find(pd, ld64(r + 8));
+		size_t ai = s ? s->attr : other_attr(pd, r, size);
+		uint64_t n = ld64(r + 16);
+		pd->attrs[ai].lost += n;
+		if (h && h->lost)
+			return h->lost(h->ctx, ai, n);
+		return 0;
+	}
+	case PERF_RECORD_LOST_SAMPLES: {
+		if (size < 16)
+			return pd_err_rec(pd, R->err, off, "lost-samples record too short");
+		size_t ai = other_attr(pd, r, size);
+		uint64_t n = ld64(r + 8);
+		pd->attrs[ai].lost += n;
+		if (h && h->lost)
+			return h->lost(h->ctx, ai, n);
+		return 0;
+	}
+	case PERF_RECORD_READ:
+		return deliver_read(R, r, size);
+	default:
+		return 0;
+	}
+}
+
+/* ---- ordered queue ------------------------------------------------------------------ */
+
+static void chunk_release(struct pd_run *R, struct pd_chunk *c)
+{
+	if (!c)
+		return;
+	if (--c->live == 0 && c->retired) {
+		struct pd_chunk **pp = &R->chunks;
+		while (*pp && *pp != c)
+			pp = &(*pp)->next;
+		if (*pp)
+			*pp = c->next;
+		free(c->data);
+		free(c);
+	}
+}
+
+static void chunks_free(struct pd_run *R)
+{
+	struct pd_chunk *c = R->chunks;
+	while (c) {
+		struct pd_chunk *n = c->next;
+		free(c->data);
+		free(c);
+		c = n;
+	}
+	R->chunks = R->cur = NULL;
+}
+
+/* Copy a record out of the zstd buffer so it survives until it is delivered. */
+static const uint8_t *chunk_copy(struct pd_run *R, const uint8_t *r, size_t size, struct pd_chunk **out)
+{
+	struct pd_chunk *c = R->cur;
+	size_t need = (size + 7) & ~(size_t)7;
+	if (!c || c->cap - c->used < need) {
+		if (c) {
+			c->retired = 1;
+			if (c->live == 0) {
+				c->live = 1;
+				chunk_release(R, c);
+			}
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->cap = need > PD_CHUNK_SIZE ? need : PD_CHUNK_SIZE;
+		c->data = malloc(c->cap);
+		if (!c->data) {
+			free(c);
+			R->cur = NULL;
+			return NULL;
+		}
+		c->next = R->chunks;
+		R->chunks = c;
+		R->cur = c;
+	}
+	uint8_t *d = c->data + c->used;
+	memcpy(d, r, size);
+	c->used += need;
+	c->live++;
+	*out = c;
+	return d;
+}
+
+/* Stable merge of q[0..mid) and q[mid..n) (both sorted by ts). */
+static void q_merge(struct pd_run *R, size_t mid, size_t n)
+{
+	struct pd_qent *q = R->q, *t = R->tmp;
+	if (mid == 0 || mid == n || q[mid - 1].ts <= q[mid].ts)
+		return;
+	memcpy(t, q, n * sizeof(*q));
+	size_t i = 0, j = mid, k = 0;
+	while (i < mid && j < n)
+		q[k++] = t[j].ts < t[i].ts ? t[j++] : t[i++];
+	while (i < mid)
+		q[k++] = t[i++];
+	while (j < n)
+		q[k++] = t[j++];
+}
+
+/* Natural merge sort of q[from..n): per-CPU buffers give long sorted runs. */
+static void q_sort_tail(struct pd_run *R, size_t from, size_t n)
+{
+	struct pd_qent *q = R->q + from;
+	size_t len = n - from;
+	size_t runs[64];
+	size_t nr = 0;
+	if (len < 2)
+		return;
+	/* find run boundaries, merging eagerly to keep the stack short (like timsort's
+	 * invariant: each run at least as long as the sum of the ones above it, roughly) */
+	struct pd_qent *saveq = R->q;
+	R->q = q;
+	size_t start = 0;
+	while (start < len) {
+		size_t e = start + 1;
+		while (e < len && q[e - 1].ts <= q[e].ts)
+			e++;
+		runs[nr++] = e;
+		/* runs[] holds run end positions; merge while the top run is >= the one below */
+		while (nr >= 2) {
+			size_t b2 = nr >= 3 ? runs[nr - 3] : 0;
+			size_t l1 = runs[nr - 2] - b2, l2 = runs[nr - 1] - runs[nr - 2];
+			if (l2 < l1 && nr < 60)
+				break;
+			/* merge q[b2..runs[nr-2]) and q[runs[nr-2]..runs[nr-1]) */
+			R->q = q + b2;
+			q_merge(R, runs[nr - 2] - b2, runs[nr - 1] - b2);
+			R->q = q;
+			runs[nr - 2] = runs[nr - 1];
+			nr--;
+		}
+		start = e;
+	}
+	while (nr >= 2) {
+		size_t b2 = nr >= 3 ? runs[nr - 3] : 0;
+		R->q = q + b2;
+		q_merge(R, runs[nr - 2] - b2, runs[nr - 1] - b2);
+		R->q = q;
+		runs[nr - 2] = runs[nr - 1];
+		nr--;
+	}
+	R->q = saveq;
+}
+
+/* Deliver queued records with ts <= limit (all when limit == UINT64_MAX). */
+static int q_flush(struct pd_run *R, uint64_t limit)
+{
+	if (R->nq == 0)
+		return 0;
+	q_sort_tail(R, R->nsorted, R->nq);
+	q_merge(R, R->nsorted, R->nq);
+	R->nsorted = R->nq;
+	size_t k = 0;
+	int rc = 0;
+	while (k < R->nq && R->q[k].ts <= limit) {
+		struct pd_qent *e = &R->q[k++];
+		rc = deliver(R, e->rec, ld16(e->rec + 6), e->off);
+		chunk_release(R, e->ch);
+		if (rc)
+			break;
+	}
+	memmove(R->q, R->q + k, (R->nq - k) * sizeof(*R->q));
+	R->nq -= k;
+	R->nsorted -= k;
+	return rc;
+}
+
+static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int inner)
+{
+	if (R->nq == R->cq) {
+		if (R->nq >= PD_QUEUE_MAX) {
+			/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
+			q_sort_tail(R, R->nsorted, R->nq);
+			q_merge(R, R->nsorted, R->nq);
+			R->nsorted = R->nq;
+			uint64_t lo = R->q[0].ts, hi = R->q[R->nq - 1].ts;
+			int rc = q_flush(R, lo + (hi - lo) / 2);
+			if (rc)
+				return rc;
+		}
+		if (R->nq == R->cq) {
+			size_t nc = R->cq ? R->cq * 2 : 4096;
+			struct pd_qent *nq = realloc(R->q, nc * sizeof(*nq));
+			if (!nq)
+				return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+			R->q = nq;
+			struct pd_qent *nt = realloc(R->tmp, nc * sizeof(*nt));
+			if (!nt)
+				return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+			R->tmp = nt;
+			R->cq = nc;
+		}
+	}
+	struct pd_chunk *ch = NULL;
+	if (inner) {
+		r = chunk_copy(R, r, size, &ch);
+		if (!r)
+			return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+	}
+	R->q[R->nq].ts = ts;
+	R->q[R->nq].rec = r;
+	R->q[R->nq].off = off;
+	R->q[R->nq].ch = ch;
+	R->nq++;
+	if (ts > R->max_ts)
+		R->max_ts = ts;
+	return 0;
+}
+
+/* ---- record walk ------------------------------------------------------------------- */
+
+static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int inner, size_t *consumed);
+
+static int do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off)
+{
+	mp_pd *pd = R->pd;
+	if (!R->zs) {
+		R->zs = ZSTD_createDStream();
+		if (!R->zs || ZSTD_isError(ZSTD_initDStream(R->zs)))
+			return PD_ERR(pd, R->err, -ENOMEM, "out of memory (zstd)");
+	}
+	R->zin_total += n;
+	ZSTD_inBuffer in = { payload, n, 0 };
+	size_t produced = 0;
+	for (;;) {
+		if (R->zcap - R->zlen < (64u << 10)) {
+			size_t nc = R->zcap ? R->zcap * 2 : (1u << 20);
+			uint8_t *nb = realloc(R->zbuf, nc);
+			if (!nb)
+				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+			R->zbuf = nb;
+			R->zcap = nc;
+		}
+		ZSTD_outBuffer out = { R->zbuf + R->zlen, R->zcap - R->zlen, 0 };
+		size_t in_before = in.pos;
+		size_t zr = ZSTD_decompressStream(R->zs, &out, &in);
+		if (ZSTD_isError(zr)) {
+			char why[160];
+			snprintf(why, sizeof(why), "zstd: %s", ZSTD_getErrorName(zr));
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		R->zlen += out.pos;
+		produced += out.pos;
+		R->zout_total += out.pos;
+		if (produced > PD_ZSTD_REC_MAX ||
+		    R->zout_total > (uint64_t)PD_ZSTD_REC_MAX + PD_ZSTD_RATIO_MAX * R->zin_total)
+			return pd_err_rec(pd, R->err, off, "compressed record expands beyond the size limit");
+		if (in.pos == in.size && out.pos < out.size)
+			break; /* all input consumed and everything decodable flushed */
+		if (out.pos == 0 && in.pos == in_before)
+			break; /* no progress: stop rather than spin */
+	}
+	size_t used = 0;
+	int rc = walk(R, R->zbuf, R->zlen, off, 1, &used);
+	if (rc)
+		return rc;
+	memmove(R->zbuf, R->zbuf + used, R->zlen - used);
+	R->zlen -= used;
+	return 0;
+}
+
+static void progress(struct pd_run *R, uint64_t pos)
+{
+	if (!R->h || !R->h->progress || pos < R->prog_next)
+		return;
+	R->h->progress(R->h->ctx, pos - R->pd->data_off, R->pd->data_size);
+	R->prog_next = pos + R->prog_step;
+}
+
+/* Walk records in buf. Top level (inner == 0): buf is the data section at file offset
+ * base; a record running past its end is a truncation error. Inner (zstd output): a
+ * trailing partial record is left for the next COMPRESSED record (*consumed says how far
+ * the walk got); base is the COMPRESSED record's file offset, used in messages. */
+static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int inner, size_t *consumed)
+{
+	mp_pd *pd = R->pd;
+	size_t pos = 0;
+	int rc = 0;
+	char why[200];
+
+	while (len - pos >= 8 || (!inner && pos < len)) {
+		uint64_t off = inner ? base : base + pos;
+		if (len - pos < 8) {
+			mp_err_set(R->err, -MP_ETRUNC, "%s: truncated: record header at offset %#" PRIx64
+				   " needs 8 bytes but the data ends at %#" PRIx64, pd->path, off, base + len);
+			return -MP_ETRUNC;
+		}
+		const uint8_t *r = buf + pos;
+		uint32_t type = ld32(r);
+		uint16_t size = ld16(r + 6);
+		if (size < 8) {
+			if (size == 0)
+				snprintf(why, sizeof(why), "size 0");
+			else
+				snprintf(why, sizeof(why), "size %u is smaller than the record header", size);
+			if (inner)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), " (inside the compressed data)");
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		if (size > len - pos) {
+			if (inner)
+				break;
+			mp_err_set(R->err, -MP_ETRUNC, "%s: truncated: record at offset %#" PRIx64
+				   " (type %u, size %u) ends at %#" PRIx64 " but the data ends at %#" PRIx64,
+				   pd->path, off, type, size, off + size, base + len);
+			return -MP_ETRUNC;
+		}
+		uint64_t adv = size;
+		if (type < PD_NTYPES)
+			pd->counts[type]++;
+		if (type < MP_PD_REC_USER_START) {
+			uint64_t ts = R->ordered ? rec_time(pd, r, size, type) : UINT64_MAX;
+			if (ts != UINT64_MAX)
+				rc = q_push(R, r, size, off, ts, inner);
+			else
+				rc = deliver(R, r, size, off);
+		} else {
+			switch (type) {
+			case MP_PD_REC_FINISHED_ROUND:
+				if (R->ordered) {
+					rc = q_flush(R, R->next_flush);
+					R->next_flush = R->max_ts;
+				}
+				break;
+			case MP_PD_REC_COMPRESSED:
+				if (inner)
+					return pd_err_rec(pd, R->err, off, "compressed record inside compressed data");
+				rc = do_compressed(R, r + 8, size - 8u, off);
+				break;
+			case MP_PD_REC_COMPRESSED2:
+				if (inner)
+					return pd_err_rec(pd, R->err, off, "compressed record inside compressed data");
+				if (size < 16)
+					return pd_err_rec(pd, R->err, off, "compressed2 record too short");
+				if (ld64(r + 8) > size - 16u)
+					return pd_err_rec(pd, R->err, off, "compressed2 data size exceeds the record");
+				rc = do_compressed(R, r + 16, (size_t)ld64(r + 8), off);
+				break;
+			case MP_PD_REC_HEADER_TRACING_DATA:
+				if (size >= 12)
+					adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
+				break;
+			case MP_PD_REC_AUXTRACE:
+				if (size >= 16)
+					adv += ld64(r + 8);
+				break;
+			case MP_PD_REC_EVENT_UPDATE:
+				if (!pd->pipe || base + pos >= pd->prescan_end)
+					handle_event_update(pd, r, size);
+				break;
+			case MP_PD_REC_HEADER_BUILD_ID:
+				if (!inner && pd->pipe && base + pos >= pd->prescan_end)
+					add_build_id(pd, r, size);
+				break;
+			case MP_PD_REC_HEADER_FEATURE:
+				if (!inner && pd->pipe && base + pos >= pd->prescan_end && size >= 16 &&
+				    ld64(r + 8) < MP_PD_FEAT_BITS)
+					parse_feature(pd, (unsigned)ld64(r + 8), r + 16, size - 16u);
+				break;
+			default:
+				break; /* HEADER_ATTR (read at open), ID_INDEX, maps, STAT*, TIME_CONV ... */
+			}
+		}
+		if (rc)
+			return rc;
+		if (adv > len - pos) {
+			snprintf(why, sizeof(why), "payload of %" PRIu64 " bytes runs past the end of the data",
+				 adv - size);
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		pos += (size_t)adv;
+		if (!inner)
+			progress(R, base + pos);
+	}
+	if (consumed)
+		*consumed = pos;
+	return 0;
+}
+
+int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
+{
+	if (!pd)
+		return mp_err_set(err, -EINVAL, "mp_pd_process: no file");
+	struct pd_run R;
+	memset(&R, 0, sizeof(R));
+	R.pd = pd;
+	R.h = h;
+	R.err = err;
+	R.ordered = pd->ordered && pd->ia[0].sid_all && h &&
+		    (h->mmap || h->comm || h->fork || h->exit);
+	R.prog_step = pd->data_size / 100 + 1;
+	R.prog_next = pd->data_off + R.prog_step;
+
+	memset(pd->counts, 0, sizeof(pd->counts));
+	pd->nr_unknown = 0;
+	for (size_t i = 0; i < pd->nattrs; i++) {
+		struct mp_pd_attr *a = &pd->attrs[i];
+		a->nr_samples = a->total_period = a->lost = 0;
+		a->has_counts = 0;
+		a->count_value = a->count_ena = a->count_run = 0;
+	}
+	for (size_t i = 0; i < pd->sid_cap; i++)
+		pd->sids[i].prev = 0;
+
+	int rc = walk(&R, pd->map + pd->data_off, (size_t)pd->data_size, pd->data_off, 0, NULL);
+	if (rc == 0 && R.zlen) {
+		/* a partial record left in the zstd output at the end of the file */
+		rc = pd_err_rec(pd, err, pd->data_off + pd->data_size,
+				"truncated: the compressed data ends inside a record");
+	}
+	if (rc == 0 && R.ordered)
+		rc = q_flush(&R, UINT64_MAX);
+	if (h && h->progress)
+		h->progress(h->ctx, pd->data_size, pd->data_size);
+	for (size_t i = 0; i < R.nq; i++)
+		chunk_release(&R, R.q[i].ch);
+	chunks_free(&R);
+	free(R.q);
+	free(R.tmp);
+	free(R.zbuf);
+	ZSTD_freeDStream(R.zs);
+	return rc;
+}
