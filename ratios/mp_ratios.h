@@ -1,0 +1,245 @@
+/* mp_ratios.h - the ratios module: a small formula language over event counts, ratio
+ * definition files (*.ratios), and evaluation of ratios with 95% intervals from the
+ * sample counts they rest on.
+ *
+ * Sections: (1) formulas, mp_formula_*; (2) ratio definitions, mp_ratio_set_*;
+ * (3) binding a ratio to the events of a run and evaluating it, mp_ratio_*;
+ * (4) glue to perf.data files, the events module and `memprof stat`.
+ *
+ * ---- The formula language -------------------------------------------------------------
+ *   formula := sum
+ *   sum     := product { ("+" | "-") product }
+ *   product := unary { ("*" | "/") unary }
+ *   unary   := "-" unary | primary
+ *   primary := NUMBER | EVENT | "`" any text but "`" "`" | "(" sum ")"
+ * Tokenizing rule: the text is split at whitespace and at "(" and ")". A piece that is
+ * exactly "+", "-", "*" or "/" is an operator; a piece that starts with a digit or "."
+ * is a NUMBER (strtod syntax, e.g. 6, 0.5, 1e3) and must be one as a whole; any other
+ * piece is an EVENT name. So binary operators need whitespace (or a parenthesis) on both
+ * sides: "LLC-load-misses" and "DISPATCH_STALLS_1:FE_NO_OPS:c=6" are single names, and
+ * "a/b" is one (unknown) name, not a division. A name that holds whitespace or
+ * parentheses is written between backticks: `cpu/event=0x3c,name=my cycles/`.
+ * Errors carry the position: "article.ratios:12:27: expected an event, a number or '('".
+ */
+#ifndef MP_RATIOS_H
+#define MP_RATIOS_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_util.h"
+
+/* ===== (1) formulas ===================================================================== */
+
+typedef struct mp_formula mp_formula;
+
+/* Parse text. src, line and col place the text in its file for error messages: the first
+ * character of text is at src:line:col (1-based). NULL + err on a syntax error
+ * ("src:line:col: message"). */
+mp_formula *mp_formula_parse(const char *text, const char *src, unsigned line, unsigned col,
+			     struct mp_err *err);
+void mp_formula_free(mp_formula *f); /* NULL-safe */
+
+/* The distinct event names of f, in order of first appearance; borrowed, valid until
+ * mp_formula_free(). col = the column of the first use in the file. */
+size_t mp_formula_nevents(const mp_formula *f);
+const char *mp_formula_event(const mp_formula *f, size_t i);
+unsigned mp_formula_event_col(const mp_formula *f, size_t i);
+/* The text as parsed; borrowed. */
+const char *mp_formula_src(const mp_formula *f);
+/* 1 when the formula has a binary or unary '-' (the estimate may then go negative). */
+int mp_formula_has_minus(const mp_formula *f);
+
+/* Check that every event name is known: known(ctx, name) returns non-zero for a known
+ * name. First unknown name -> -MP_EPARSE, err "src:line:col: unknown event 'cyles'". */
+int mp_formula_check(const mp_formula *f, int (*known)(void *ctx, const char *name),
+		     void *ctx, struct mp_err *err);
+
+/* Evaluate with values[i] = the value of event i (mp_formula_event order). grad may be
+ * NULL; else grad[i] = d result / d values[i] (nevents entries, for error propagation).
+ * A division by zero returns -EDOM with err "src:line:col: division by zero" (the
+ * column of the '/'); a non-finite result returns -ERANGE. */
+int mp_formula_eval(const mp_formula *f, const double *values, double *out, double *grad,
+		    struct mp_err *err);
+
+/* ===== (2) ratio definitions ============================================================ */
+/* A *.ratios file is data: sections, one per ratio, of "key = value" lines.
+ *
+ *   # comment (whole lines only)
+ *   [L1D_MISS_RATE]                      ratio id: letters, digits, '_'
+ *   name      = L1D Miss Rate            shown in tables (required)
+ *   article   = 8                        position in the article's table (optional)
+ *   what      = L1d misses per instruction.
+ *   high      = prefetching is not effective and L2 is used too often
+ *   low       = ...                      what a low value means (optional)
+ *   threshold = > 0.02                   flag values above (or "< X": below) (optional)
+ *   format    = percent                  print as 12.3% (default: plain number)
+ *   core      = exact  L1D_REPL / INSTRUCTION_RETIRED
+ *   core.note = lines allocated in L1D (demand and prefetch)
+ *   perf      = approx L1-dcache-load-misses / instructions
+ *
+ * Any other key is a PMU model variant: a libpfm4 model name (core, nhm, snb, skl, icl,
+ * spr, amd64_fam17h_zen2, amd64_fam19h_zen3, amd64_fam19h_zen4, armv8...), "perf" (perf's
+ * generic events, the fallback for every model) or "cachegrind" (simulated events); the
+ * value is "exact" or "approx", then the formula. A later file's ratio with the same id
+ * replaces the earlier one as a whole (user files override shipped ones). */
+
+enum mp_ratio_status { MP_RATIO_EXACT, MP_RATIO_APPROX };
+
+struct mp_ratio_variant {
+	char model[64];
+	enum mp_ratio_status status;
+	char *note;      /* "" when none */
+	mp_formula *f;
+	unsigned line;   /* in the def's file */
+};
+
+struct mp_ratio_def {
+	char id[64];
+	char *name, *what, *high, *low; /* "" when absent */
+	int article;                    /* 1..12, 0 = not from the article */
+	int has_threshold;
+	double threshold;
+	int threshold_below;            /* 1: flag values below threshold, 0: above */
+	int percent;
+	struct mp_ratio_variant *v;
+	size_t nv;
+	char src[256];                  /* file it came from ("article.ratios" for built-ins) */
+	unsigned line;
+};
+
+typedef struct mp_ratio_set mp_ratio_set;
+
+mp_ratio_set *mp_ratio_set_new(void);
+void mp_ratio_set_free(mp_ratio_set *s); /* NULL-safe */
+/* Parse definitions from text; src names it in errors. -MP_EPARSE + "src:line:col: ..." */
+int mp_ratio_set_load_text(mp_ratio_set *s, const char *text, const char *src,
+			   struct mp_err *err);
+int mp_ratio_set_load_file(mp_ratio_set *s, const char *path, struct mp_err *err);
+/* Every *.ratios file in dir, in name order. A missing dir is not an error (returns 0). */
+int mp_ratio_set_load_dir(mp_ratio_set *s, const char *dir, struct mp_err *err);
+/* The ratios shipped with memprof (embedded in the binary). */
+int mp_ratio_set_load_builtin(mp_ratio_set *s, struct mp_err *err);
+/* The standard search: built-ins, then $XDG_CONFIG_HOME/memprof/ratios (default
+ * ~/.config/memprof/ratios), then extra (--ratios FILE, may be NULL). */
+int mp_ratio_set_load_default(mp_ratio_set *s, const char *extra, struct mp_err *err);
+
+size_t mp_ratio_set_count(const mp_ratio_set *s);
+const struct mp_ratio_def *mp_ratio_set_get(const mp_ratio_set *s, size_t i);
+/* By id ("L1D_MISS_RATE") or name ("L1D Miss Rate"), case-insensitive, '_' = ' ' = '-'.
+ * NULL when absent. */
+const struct mp_ratio_def *mp_ratio_set_find(const mp_ratio_set *s, const char *key);
+
+/* ===== (3) binding and evaluation ======================================================= */
+
+/* Resolve an event name for a model into attr (type and config matter). 0 or negative +
+ * err. model is a variant key ("core", "perf", ...). */
+typedef int (*mp_ratio_resolve_fn)(void *ctx, const char *event, const char *model,
+				   struct perf_event_attr *attr, struct mp_err *err);
+
+/* The events of one run (one perf.data file or one `memprof stat` run). */
+struct mp_ratio_event {
+	struct perf_event_attr attr;
+	const char *name;       /* borrowed */
+	int has_count;          /* exact count below is valid */
+	double count;           /* exact count, already scaled for multiplexing */
+	double mean_period;     /* the run's mean sample period of this event (0: unknown) */
+};
+
+/* Do two attrs count the same thing? Compares type and config: for raw x86 configs
+ * the USR/OS/INT/EN bits (0x530000) are ignored, for generic events the PMU-type bits
+ * 32-63 (hybrid); config1 is compared for raw events (FRONTEND_RETIRED's MSR value). */
+int mp_ratio_attr_same(const struct perf_event_attr *a, const struct perf_event_attr *b);
+
+/* Map CPUID ("GenuineIntel,6,158,10", "AuthenticAMD,25,17,0") or a libpfm model name to
+ * the variant keys to try, best first, ending with "perf". Writes up to max keys into
+ * keys (static strings); returns the count. */
+size_t mp_ratio_models_for(const char *cpuid_or_model, const char **keys, size_t max);
+
+#define MP_RATIO_MAX_EVENTS 16
+
+struct mp_ratio_binding {
+	const struct mp_ratio_def *def;
+	const struct mp_ratio_variant *var;  /* the chosen variant (NULL: no variant at all) */
+	int complete;                        /* every event found */
+	size_t n;                            /* mp_formula_nevents(var->f) */
+	int ev[MP_RATIO_MAX_EVENTS];         /* index into the run's events, -1 = missing */
+	char missing[512];                   /* "L1D_REPL, INSTRUCTION_RETIRED" when incomplete */
+};
+
+/* Choose the first variant (in models order) whose events all occur in ev; when none is
+ * complete, b describes the first variant that exists (for the "missing" message).
+ * Returns 0 when complete, -ENOENT when incomplete or no variant fits (b filled), or
+ * another negative code when resolving failed (err). Events that do not resolve for the
+ * model (also a model without libpfm support here) count as missing, except that a name
+ * equal to an event's name in the run always matches (cachegrind, odd spellings). */
+int mp_ratio_bind(const struct mp_ratio_def *d, const char *const *models, size_t nmodels,
+		  const struct mp_ratio_event *ev, size_t nev, mp_ratio_resolve_fn resolve,
+		  void *rctx, struct mp_ratio_binding *b, struct mp_err *err);
+
+/* Per place (program, object, symbol or line) and event: the samples and their periods. */
+struct mp_ratio_cell {
+	uint64_t samples;
+	double period;     /* sum of sample periods = the count estimate */
+	double period_sq;  /* sum of squared periods; 0 = assume equal periods */
+};
+
+struct mp_ratio_value {
+	int defined;            /* 0: undefined here (e.g. no denominator samples) */
+	double value, lo, hi;   /* estimate and 95% interval */
+	uint64_t min_samples;   /* fewest samples of any event of the ratio at this place */
+	int few;                /* min_samples < the min_samples asked for */
+	int exact;              /* from exact counts: lo == hi == value */
+	int flagged;            /* past the definition's threshold */
+};
+
+/* Evaluate a complete binding at one place. ev = the run's events (as given to
+ * mp_ratio_bind); cells is indexed like ev (may be NULL with use_counts). use_counts:
+ * use the events' exact counts (ev[].has_count) when every event of the ratio has one,
+ * and report exact = 1. The interval: each event's estimate C = sum of periods is
+ * compound Poisson, Var(C) = sum of squared periods (C*C/n when period_sq is 0),
+ * combined by first-order propagation (gradient of the formula):
+ *   value +- 1.96 * sqrt(sum_i (dR/dC_i)^2 Var(C_i));
+ * lo is clipped at 0 for formulas without '-'. An event with 0 samples at the place
+ * counts, for the variance only, as one sample of its mean period (ev[].mean_period), so
+ * that a zero numerator still gets an upper bound. Division by zero -> defined = 0,
+ * returns 0. */
+int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
+		  const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
+		  struct mp_ratio_value *out, struct mp_err *err);
+
+/* ===== (4) counters, record commands and exact-count tables ============================== */
+
+/* Counters a model offers: programmable, and fixed (which count cycles, instructions and
+ * reference cycles only). Unknown models: 4 programmable, 0 fixed. */
+void mp_ratio_model_counters(const char *model, unsigned *programmable, unsigned *fixed);
+
+/* Build the `memprof record` command(s) that measure the given bound ratios (their
+ * variants' events) for a workload (NULL -> "COMMAND"). Ratios are packed into runs so
+ * that each run fits the counters (both events of a ratio always share a run), one
+ * command line per run, "#" comment lines naming the ratios of each run. programmable /
+ * fixed: counters (0 = the model's). Appends to out. */
+int mp_ratio_record_cmd(const struct mp_ratio_variant *const *vars,
+			const char *const *ratio_names, size_t n, const char *model,
+			unsigned programmable, unsigned fixed, const char *workload,
+			struct mp_buf *out, struct mp_err *err);
+
+/* Format a ratio value as tables show it: "12.34%" for percent ratios, else 4 decimals
+ * (or %.3e below 0.001). */
+void mp_ratio_format_value(const struct mp_ratio_def *d, double v, char *buf, size_t len);
+
+/* For `memprof stat --ratios`: every ratio of set whose events the run counted, from
+ * exact counts, as a text table appended to out ("no ratio can be computed from these
+ * events" when none fits). model: the host model (mp_events_host_model()) or NULL;
+ * resolve: NULL = mp_ratio_resolve_events (the events module). */
+int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev, size_t nev,
+			const char *model, mp_ratio_resolve_fn resolve, void *rctx,
+			struct mp_buf *out, struct mp_err *err);
+
+/* A resolver backed by the events module (mp_event_parse with opts.pmu_model = model;
+ * "perf" and "cachegrind" resolve with the host model). */
+int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
+			    struct perf_event_attr *attr, struct mp_err *err);
+
+#endif
