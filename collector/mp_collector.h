@@ -219,6 +219,8 @@ uint32_t mp_sim_profile_pid(const mp_sim_profile *p);
  * (size 0 when absent), and the creator ("callgrind-3.19.0"). */
 const struct mp_sim_geometry *mp_sim_profile_geometry(const mp_sim_profile *p);
 const char *mp_sim_profile_creator(const mp_sim_profile *p);
+/* The profiled command line from the cmd: line ("" when absent). */
+const char *mp_sim_profile_cmd(const mp_sim_profile *p);
 
 /* Where valgrind loaded an object: from `valgrind -v -v` "Reading syms from PATH"
  * followed by "svma 0x..., avma 0x..." (bias = avma - svma). */
@@ -256,6 +258,15 @@ struct mp_sim_result {
 int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
 		 struct mp_err *err);
+
+/* For memprof record --sim: parse events (NULL = MP_SIM_DEFAULT_EVENTS) into *evs
+ * (malloc'd), and set g from this machine's caches (cache_dir, NULL = sysfs), each
+ * overridden by i1/d1/ll ("SIZE,ASSOC,LINE" as valgrind's --I1/--D1/--LL, or NULL).
+ * A host cache that cannot be read, and is not overridden, is left to valgrind and
+ * explained in warn->msg (empty otherwise). */
+int mp_sim_setup(const char *events, const char *i1, const char *d1, const char *ll,
+		 const char *cache_dir, struct mp_sim_event **evs, size_t *nevs,
+		 struct mp_sim_geometry *g, struct mp_err *warn, struct mp_err *err);
 
 /* memprof record --sim: run o->argv under valgrind --tool=callgrind --cache-sim=yes
  * --branch-sim=yes --dump-instr=yes, then mp_sim_write(). The workload's stdout and

@@ -1,0 +1,538 @@
+/* test_sim.c - record --sim: the simulator's event table, cache geometry, the callgrind
+ * and valgrind-log parsers, and the perf.data file built from a callgrind profile (read
+ * back with the analyzer's reader). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mp_analyzer.h"
+#include "mp_collector.h"
+
+static char data_dir[1024];
+
+static const char *data(const char *name)
+{
+	static char path[2][1200];
+	static int k;
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/sim/%s", data_dir, name);
+	return path[k];
+}
+
+#define M(x) (1u << MP_SIM_##x)
+
+/* ---- events ---- */
+
+static const struct {
+	const char *spec;
+	int rc;
+	const char *name;   /* canonical, or a piece of the error message */
+	uint32_t mask;
+	uint32_t type;
+	int line;
+} event_cases[] = {
+	{ "L1D_REPL", 0, "L1D_REPL", M(D1MR) | M(D1MW), PERF_TYPE_RAW, __LINE__ },
+	{ "inst_retired.any", 0, "INST_RETIRED.ANY", M(IR), PERF_TYPE_RAW, __LINE__ },
+	{ "INST_RETIRED:6000:0:0:1", 0, "INST_RETIRED", M(IR), PERF_TYPE_RAW, __LINE__ },
+	{ "L1I_MISSES", 0, "L1I_MISSES", M(I1MR), PERF_TYPE_RAW, __LINE__ },
+	{ "L2_LINES_IN.SELF.ANY", 0, "L2_LINES_IN.SELF.ANY", M(ILMR) | M(DLMR) | M(DLMW), PERF_TYPE_RAW, __LINE__ },
+	{ "L2_IFETCH.SELF.I_STATE", 0, "L2_IFETCH.SELF.I_STATE", M(ILMR), PERF_TYPE_RAW, __LINE__ },
+	{ "L1D_CACHE_LD.MESI", 0, "L1D_CACHE_LD.MESI", M(DR), PERF_TYPE_RAW, __LINE__ },
+	{ "BR_INST_RETIRED.ANY", 0, "BR_INST_RETIRED.ANY", M(BC) | M(BI), PERF_TYPE_RAW, __LINE__ },
+	{ "BR_MISSP_EXEC", 0, "BR_MISSP_EXEC", M(BCM) | M(BIM), PERF_TYPE_RAW, __LINE__ },
+	{ "instructions:u", 0, "instructions", M(IR), PERF_TYPE_HARDWARE, __LINE__ },
+	{ "branches", 0, "branches", M(BC) | M(BI), PERF_TYPE_HARDWARE, __LINE__ },
+	{ "branch-misses", 0, "branch-misses", M(BCM) | M(BIM), PERF_TYPE_HARDWARE, __LINE__ },
+	{ "cache-references", 0, "cache-references", M(I1MR) | M(D1MR) | M(D1MW), PERF_TYPE_HARDWARE, __LINE__ },
+	{ "cache-misses", 0, "cache-misses", M(ILMR) | M(DLMR) | M(DLMW), PERF_TYPE_HARDWARE, __LINE__ },
+	{ "L1-dcache-load-misses", 0, "L1-dcache-load-misses", M(D1MR), PERF_TYPE_HW_CACHE, __LINE__ },
+	{ "L1-dcache-loads", 0, "L1-dcache-loads", M(DR), PERF_TYPE_HW_CACHE, __LINE__ },
+	{ "LLC-load-misses", 0, "LLC-load-misses", M(DLMR), PERF_TYPE_HW_CACHE, __LINE__ },
+	{ "cycles", -MP_ENOTSUP, "no timing model", 0, 0, __LINE__ },
+	{ "CPU_CLK_UNHALTED.CORE", -MP_ENOTSUP, "not cycles", 0, 0, __LINE__ },
+	{ "CYCLES_L1I_MEM_STALLED", -MP_ENOTSUP, "stall cycles", 0, 0, __LINE__ },
+	{ "ITLB_MISS_RETIRED", -MP_ENOTSUP, "no TLB model", 0, 0, __LINE__ },
+	{ "dTLB-load-misses", -MP_ENOTSUP, "no TLB model", 0, 0, __LINE__ },
+	{ "SSE_PRE_MISS.NTA", -MP_ENOTSUP, "no prefetch model", 0, 0, __LINE__ },
+	{ "LOAD_HIT_PRE", -MP_ENOTSUP, "no prefetch model", 0, 0, __LINE__ },
+	{ "STORE_BLOCK.ORDER", -MP_ENOTSUP, "blocking", 0, 0, __LINE__ },
+	{ "cpu-clock", -MP_ENOTSUP, "without --sim", 0, 0, __LINE__ },
+	{ "L1D_REPL:k", -MP_ENOTSUP, "only user-space", 0, 0, __LINE__ },
+	{ "INST_RETIRED:6000:0:1:0", -MP_ENOTSUP, "only user-space", 0, 0, __LINE__ },
+	{ "L1D_REPL:z", -MP_EPARSE, "unknown modifier 'z'", 0, 0, __LINE__ },
+	{ "cpu/event=0xc0/", -MP_ENOTSUP, "raw PMU events", 0, 0, __LINE__ },
+	{ "L1D_REPLX", -MP_ENOTSUP, "not an event the simulator counts", 0, 0, __LINE__ },
+};
+
+static void mp_sim_event_parse__table__names_masks_and_refusals(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(event_cases) / sizeof(event_cases[0]); i++) {
+		struct mp_sim_event ev;
+		struct mp_err err = { 0 };
+		int rc = mp_sim_event_parse(event_cases[i].spec, &ev, &err);
+		if (rc != event_cases[i].rc)
+			fail_msg("line %d: '%s': rc %d, expected %d (%s)", event_cases[i].line,
+				 event_cases[i].spec, rc, event_cases[i].rc, err.msg);
+		if (rc) {
+			if (!strstr(err.msg, event_cases[i].name) || !strstr(err.msg, event_cases[i].spec))
+				fail_msg("line %d: message '%s' lacks '%s'", event_cases[i].line, err.msg,
+					 event_cases[i].name);
+			continue;
+		}
+		if (strcmp(ev.name, event_cases[i].name) || ev.mask != event_cases[i].mask ||
+		    ev.type != event_cases[i].type || strcmp(ev.spec, event_cases[i].spec))
+			fail_msg("line %d: '%s' -> name '%s' mask %#x type %u", event_cases[i].line,
+				 event_cases[i].spec, ev.name, ev.mask, ev.type);
+	}
+}
+
+static void mp_sim_event_parse__alias__formula_and_config(void **state)
+{
+	struct mp_sim_event ev;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_event_parse("L2_LINES_IN", &ev, &err), 0);
+	assert_string_equal(ev.formula, "ILmr+DLmr+DLmw");
+	assert_int_equal(ev.config, ev.mask);
+	assert_int_equal(mp_sim_event_parse("instructions", &ev, &err), 0);
+	assert_string_equal(ev.formula, "Ir");
+	assert_int_equal(ev.config, PERF_COUNT_HW_INSTRUCTIONS);
+}
+
+static void mp_sim_events_parse__list__in_order(void **state)
+{
+	struct mp_sim_event *evs;
+	size_t n;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_events_parse("L1D_REPL,INST_RETIRED,branch-misses", &evs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(evs[0].name, "L1D_REPL");
+	assert_string_equal(evs[1].name, "INST_RETIRED");
+	assert_string_equal(evs[2].name, "branch-misses");
+	free(evs);
+	assert_int_equal(mp_sim_events_parse(MP_SIM_DEFAULT_EVENTS, &evs, &n, &err), 0);
+	assert_int_equal(n, 7);
+	free(evs);
+}
+
+static void mp_sim_events_parse__bad_lists__error_names_event(void **state)
+{
+	struct mp_sim_event *evs = (void *)1;
+	size_t n = 9;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_events_parse("L1D_REPL,l1d_repl", &evs, &n, &err), -MP_EPARSE);
+	assert_non_null(strstr(err.msg, "'l1d_repl' is given twice"));
+	assert_null(evs);
+	assert_int_equal(n, 0);
+	assert_int_equal(mp_sim_events_parse("L1D_REPL,,INST_RETIRED", &evs, &n, &err), -MP_EPARSE);
+	assert_non_null(strstr(err.msg, "empty event name"));
+	assert_int_equal(mp_sim_events_parse("INST_RETIRED,cycles", &evs, &n, &err), -MP_ENOTSUP);
+	assert_non_null(strstr(err.msg, "'cycles'"));
+}
+
+/* ---- geometry ---- */
+
+static const struct {
+	const char *s;
+	int rc;
+	uint64_t size;
+	uint32_t assoc, line;
+	const char *msg;
+	int lineno;
+} cache_cases[] = {
+	{ "32768,8,64", 0, 32768, 8, 64, NULL, __LINE__ },
+	{ "32K,8,64", 0, 32768, 8, 64, NULL, __LINE__ },
+	{ "48K,12,64", 0, 49152, 12, 64, NULL, __LINE__ },
+	{ "1M,16,64", 0, 1 << 20, 16, 64, NULL, __LINE__ },
+	{ "40000,8,64", -MP_EPARSE, 0, 0, 0, "number of sets", __LINE__ },
+	{ "32768,8,48", -MP_EPARSE, 0, 0, 0, "line size is not a power of two", __LINE__ },
+	{ "1024,8,8", -MP_EPARSE, 0, 0, 0, "below 16 bytes", __LINE__ },
+	{ "32768,0,64", -MP_EPARSE, 0, 0, 0, "must all be positive", __LINE__ },
+	{ "32768,8", -MP_EPARSE, 0, 0, 0, "expected SIZE,ASSOC,LINE_SIZE", __LINE__ },
+	{ "32768,8,64,1", -MP_EPARSE, 0, 0, 0, "expected SIZE,ASSOC,LINE_SIZE", __LINE__ },
+	{ "big,8,64", -MP_EPARSE, 0, 0, 0, "expected SIZE,ASSOC,LINE_SIZE", __LINE__ },
+};
+
+static void mp_sim_parse_cache__table__valgrind_rules(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cache_cases) / sizeof(cache_cases[0]); i++) {
+		struct mp_sim_cache c = { 0 };
+		struct mp_err err = { 0 };
+		int rc = mp_sim_parse_cache("--D1", cache_cases[i].s, &c, &err);
+		if (rc != cache_cases[i].rc)
+			fail_msg("line %d: '%s': rc %d (%s)", cache_cases[i].lineno, cache_cases[i].s,
+				 rc, err.msg);
+		if (rc) {
+			if (!strstr(err.msg, cache_cases[i].msg) || !strstr(err.msg, "--D1") ||
+			    !strstr(err.msg, cache_cases[i].s))
+				fail_msg("line %d: message '%s'", cache_cases[i].lineno, err.msg);
+		} else if (c.size != cache_cases[i].size || c.assoc != cache_cases[i].assoc ||
+			   c.line != cache_cases[i].line) {
+			fail_msg("line %d: got %llu,%u,%u", cache_cases[i].lineno,
+				 (unsigned long long)c.size, c.assoc, c.line);
+		}
+	}
+}
+
+static void mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2(void **state)
+{
+	struct mp_sim_geometry g;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_host_geometry(data("cache"), &g, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_string_equal(err.msg, "");
+	assert_int_equal(g.d1.size, 48 * 1024);
+	assert_int_equal(g.d1.assoc, 12);
+	assert_int_equal(g.d1.line, 64);
+	assert_int_equal(g.i1.size, 32 * 1024);
+	assert_int_equal(g.i1.assoc, 8);
+	assert_int_equal(g.ll.size, 1280 * 1024); /* L2, not L3 */
+	assert_int_equal(g.ll.assoc, 10);
+}
+
+static void mp_sim_host_geometry__no_dir__enoent_and_message(void **state)
+{
+	struct mp_sim_geometry g;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_host_geometry(data("no-such-dir"), &g, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "L1d not found"));
+	assert_non_null(strstr(err.msg, "--D1"));
+	assert_int_equal(g.d1.size, 0);
+}
+
+static void mp_sim_setup__overrides__win_over_host(void **state)
+{
+	struct mp_sim_event *evs;
+	size_t n;
+	struct mp_sim_geometry g;
+	struct mp_err warn, err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_setup(NULL, NULL, "16K,4,64", NULL, data("cache"), &evs, &n, &g,
+				      &warn, &err), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(g.d1.size, 16384);
+	assert_int_equal(g.i1.size, 32768);
+	assert_int_equal(g.ll.size, 1280 * 1024);
+	assert_string_equal(warn.msg, "");
+	free(evs);
+	assert_int_equal(mp_sim_setup("L1D_REPL", NULL, NULL, "3M,8,64", data("cache"), &evs, &n,
+				      &g, &warn, &err), -MP_EPARSE);
+	assert_non_null(strstr(err.msg, "--LL '3M,8,64'"));
+	assert_int_equal(mp_sim_setup("L1D_REPL", NULL, NULL, NULL, data("no-such-dir"), &evs, &n,
+				      &g, &warn, &err), 0);
+	assert_non_null(strstr(warn.msg, "not found"));
+	free(evs);
+}
+
+/* ---- callgrind output ---- */
+
+static const struct mp_sim_cost *find_cost(const mp_sim_profile *p, const char *obj, uint64_t addr)
+{
+	const struct mp_sim_cost *c = mp_sim_profile_costs(p);
+	for (size_t i = 0; i < mp_sim_profile_ncosts(p); i++)
+		if (c[i].addr == addr && !strcmp(mp_sim_profile_obj(p, c[i].obj), obj))
+			return &c[i];
+	return NULL;
+}
+
+static void mp_sim_profile_read__small__self_costs_per_address(void **state)
+{
+	struct mp_err err = { 0 };
+	(void)state;
+	mp_sim_profile *p = mp_sim_profile_read(data("small.callgrind"), &err);
+	if (!p)
+		fail_msg("%s", err.msg);
+	/* main, walk, memset, one "???" address: 9 addresses in 3 objects */
+	assert_int_equal(mp_sim_profile_nobjs(p), 3);
+	assert_string_equal(mp_sim_profile_obj(p, 0), "/opt/prog");
+	assert_string_equal(mp_sim_profile_obj(p, 1), "/lib/libc.so.6");
+	assert_string_equal(mp_sim_profile_obj(p, 2), "???");
+	assert_int_equal(mp_sim_profile_ncosts(p), 9);
+	assert_int_equal(mp_sim_profile_pid(p), 4242);
+	assert_string_equal(mp_sim_profile_creator(p), "callgrind-3.19.0");
+	assert_string_equal(mp_sim_profile_cmd(p), "./prog -x 1");
+	const struct mp_sim_geometry *g = mp_sim_profile_geometry(p);
+	assert_int_equal(g->d1.size, 49152);
+	assert_int_equal(g->d1.assoc, 12);
+	assert_int_equal(g->ll.size, 1 << 20);
+	assert_int_equal(g->ll.assoc, 16);
+
+	/* the line after calls= is memset's inclusive cost: not main's, and it does not move
+	 * the position, so "+5" is relative to 0x1007 (not to the call target 0x2000) */
+	const struct mp_sim_cost *c = find_cost(p, "/opt/prog", 0x100c);
+	assert_non_null(c);
+	assert_int_equal(c->v[MP_SIM_IR], 3);
+	assert_int_equal(c->v[MP_SIM_DR], 1);
+	assert_int_equal(c->v[MP_SIM_DW], 1);
+	assert_null(find_cost(p, "/opt/prog", 0x2005));
+	c = find_cost(p, "/opt/prog", 0x1004);
+	assert_int_equal(c->v[MP_SIM_D1MR], 1);
+	assert_int_equal(c->v[MP_SIM_DLMR], 1);
+	c = find_cost(p, "/opt/prog", 0x1007);
+	assert_int_equal(c->v[MP_SIM_BC], 1);
+	assert_int_equal(c->v[MP_SIM_BCM], 1);
+	/* walk: 0x1100 twice (absolute, then -2 after a jcnd= whose position line is skipped) */
+	c = find_cost(p, "/opt/prog", 0x1100);
+	assert_int_equal(c->v[MP_SIM_IR], 15);
+	assert_int_equal(c->v[MP_SIM_DR], 15);
+	assert_int_equal(c->v[MP_SIM_D1MR], 8);
+	c = find_cost(p, "/opt/prog", 0x1102);
+	assert_int_equal(c->v[MP_SIM_BC], 10);
+	assert_int_equal(c->v[MP_SIM_BCM], 2);
+	/* ob=(2) named first by cob= */
+	c = find_cost(p, "/lib/libc.so.6", 0x2001);
+	assert_int_equal(c->v[MP_SIM_IR], 6);
+	assert_int_equal(c->v[MP_SIM_DW], 6);
+	c = find_cost(p, "???", 0x4000100);
+	assert_int_equal(c->v[MP_SIM_BI], 1);
+	assert_int_equal(c->v[MP_SIM_BIM], 1);
+
+	static const uint64_t want[MP_SIM_NQ] = { 49, 18, 12, 2, 9, 2, 2, 9, 2, 11, 3, 1, 1 };
+	const uint64_t *t = mp_sim_profile_totals(p);
+	for (int q = 0; q < MP_SIM_NQ; q++) {
+		assert_int_equal(t[q], want[q]);
+		assert_true(mp_sim_profile_has(p, q));
+	}
+	/* sorted by (object, address) */
+	const struct mp_sim_cost *cs = mp_sim_profile_costs(p);
+	for (size_t i = 1; i < mp_sim_profile_ncosts(p); i++)
+		assert_true(cs[i - 1].obj < cs[i].obj ||
+			    (cs[i - 1].obj == cs[i].obj && cs[i - 1].addr < cs[i].addr));
+	mp_sim_profile_free(p);
+}
+
+static const struct {
+	const char *file, *msg;
+	int line;
+} bad_profiles[] = {
+	{ "bad-totals.callgrind", "bad-totals.callgrind: self costs add up to 49 Ir but the totals: line says 50", __LINE__ },
+	{ "bad-cost.callgrind", "bad-cost.callgrind:25: bad cost 'x", __LINE__ },
+	{ "bad-ref.callgrind", "bad-ref.callgrind:21: object (1) used before it is named", __LINE__ },
+	{ "no-instr.callgrind", "no-instr.callgrind:16: positions: 'line' has no instr", __LINE__ },
+	{ "small.log", "small.log: not a callgrind output file", __LINE__ },
+	{ "missing.callgrind", "missing.callgrind: No such file or directory", __LINE__ },
+};
+
+static void mp_sim_profile_read__bad_files__one_line_with_position(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_profiles) / sizeof(bad_profiles[0]); i++) {
+		struct mp_err err = { 0 };
+		mp_sim_profile *p = mp_sim_profile_read(data(bad_profiles[i].file), &err);
+		if (p)
+			fail_msg("line %d: %s parsed", bad_profiles[i].line, bad_profiles[i].file);
+		if (!strstr(err.msg, bad_profiles[i].msg) || strchr(err.msg, '\n') || !err.code)
+			fail_msg("line %d: message '%s'", bad_profiles[i].line, err.msg);
+	}
+}
+
+static void mp_sim_read_log__small__bias_per_object(void **state)
+{
+	struct mp_sim_load *l;
+	size_t n;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_read_log(data("small.log"), &l, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(l[0].path, "/opt/prog");
+	assert_int_equal(l[0].bias, 0x108000);
+	assert_string_equal(l[1].path, "/lib/libc.so.6");
+	assert_int_equal(l[1].bias, 0x4847000);
+	assert_int_equal(l[2].bias, 0);
+	mp_sim_loads_free(l, n);
+	assert_int_equal(mp_sim_read_log(data("none.log"), &l, &n, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "none.log"));
+}
+
+/* ---- the perf.data file ---- */
+
+struct readback {
+	uint64_t period[8];
+	uint64_t samples[8];
+	uint64_t ip_sum[8];
+	int comm, mmaps;
+	uint32_t pid;
+};
+
+static int rb_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct readback *rb = ctx;
+	if (s->attr_idx < 8) {
+		rb->period[s->attr_idx] += s->period;
+		rb->samples[s->attr_idx]++;
+		rb->ip_sum[s->attr_idx] += s->ip;
+	}
+	rb->pid = s->pid;
+	return 0;
+}
+
+static int rb_comm(void *ctx, const struct mp_pd_task *t)
+{
+	struct readback *rb = ctx;
+	rb->comm += !strcmp(t->comm, "prog") && t->pid == 4242;
+	return 0;
+}
+
+static int rb_mmap(void *ctx, const struct mp_pd_mmap *m)
+{
+	(void)m;
+	((struct readback *)ctx)->mmaps++;
+	return 0;
+}
+
+static void mp_sim_write__small__samples_carry_exact_counts(void **state)
+{
+	struct mp_err err = { 0 };
+	struct mp_sim_event *evs;
+	size_t nev;
+	struct mp_sim_load *l;
+	size_t nl;
+	char out[] = "/tmp/test_sim.XXXXXX";
+	(void)state;
+	int fd = mkstemp(out);
+	assert_true(fd >= 0);
+	close(fd);
+	mp_sim_profile *p = mp_sim_profile_read(data("small.callgrind"), &err);
+	assert_non_null(p);
+	assert_int_equal(mp_sim_read_log(data("small.log"), &l, &nl, &err), 0);
+	assert_int_equal(mp_sim_events_parse("INST_RETIRED,L1D_REPL,branch-misses", &evs, &nev, &err), 0);
+	struct mp_sim_opts o = { .events = evs, .nevents = nev, .output = out };
+	struct mp_sim_result res;
+	if (mp_sim_write(&o, p, l, nl, &res, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.totals[0], 49);
+	assert_int_equal(res.totals[1], 9 + 2);
+	assert_int_equal(res.totals[2], 3 + 1);
+	/* Ir at all 9 addresses, D1 misses at 0x1004, 0x1100 and 0x2000 (D1mw), branch
+	 * misses at 0x1007, 0x1102 and 0x4000100 */
+	assert_int_equal(res.samples, 9 + 3 + 3);
+
+	mp_pd *pd = mp_pd_open(out, &err);
+	if (!pd)
+		fail_msg("%s", err.msg);
+	assert_int_equal(mp_pd_nattrs(pd), 3);
+	assert_string_equal(mp_pd_attr(pd, 0)->name, "INST_RETIRED");
+	assert_string_equal(mp_pd_attr(pd, 1)->name, "L1D_REPL");
+	assert_string_equal(mp_pd_attr(pd, 2)->name, "branch-misses");
+	assert_string_equal(mp_pd_meta(pd, "simulated"), "callgrind");
+	assert_string_equal(mp_pd_meta(pd, "sim.D1"), "49152,12,64");
+	assert_string_equal(mp_pd_meta(pd, "sim.I1"), "32768,8,64");
+	assert_string_equal(mp_pd_meta(pd, "sim.LL"), "1048576,16,64");
+	assert_string_equal(mp_pd_meta(pd, "sim.valgrind"), "callgrind-3.19.0");
+	assert_string_equal(mp_pd_meta(pd, "sim.event.L1D_REPL"), "D1mr+D1mw");
+	struct readback rb = { 0 };
+	struct mp_pd_handler h = { .ctx = &rb, .sample = rb_sample, .comm = rb_comm, .mmap = rb_mmap };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(rb.period[0], 49);
+	assert_int_equal(rb.period[1], 11);
+	assert_int_equal(rb.period[2], 4);
+	assert_int_equal(rb.samples[0], 9);
+	assert_int_equal(rb.samples[1], 3);
+	assert_int_equal(rb.samples[2], 3);
+	/* branch misses at 0x108000 + 0x1007, 0x108000 + 0x1102 and the absolute 0x4000100 */
+	assert_int_equal(rb.ip_sum[2], 0x109007 + 0x109102 + 0x4000100);
+	assert_int_equal(rb.pid, 4242);
+	assert_int_equal(rb.comm, 1);
+	assert_int_equal(rb.mmaps, 0); /* /opt/prog and /lib/libc.so.6 are not on this machine */
+	const struct mp_pd_attr *a = mp_pd_attr(pd, 1);
+	assert_true(a->has_counts);
+	assert_int_equal(a->count_value, 11);
+	assert_int_equal(a->total_period, 11);
+	mp_pd_close(pd);
+	unlink(out);
+	free(res.totals);
+	free(evs);
+	mp_sim_loads_free(l, nl);
+	mp_sim_profile_free(p);
+}
+
+static void mp_sim_write__missing_quantity__refused(void **state)
+{
+	struct mp_err err = { 0 };
+	struct mp_sim_event ev;
+	char dir[] = "/tmp/test_sim.XXXXXX", prof[64], out[64];
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(prof, sizeof(prof), "%s/ir.callgrind", dir);
+	snprintf(out, sizeof(out), "%s/out.data", dir);
+	FILE *f = fopen(prof, "w");
+	assert_non_null(f);
+	fputs("# callgrind format\nversion: 1\npid: 7\npositions: instr line\nevents: Ir\n"
+	      "ob=(1) /x\nfn=(1) f\n0x10 1 5\n+2 * 6\ntotals: 11\n", f);
+	fclose(f);
+	mp_sim_profile *p = mp_sim_profile_read(prof, &err);
+	if (!p)
+		fail_msg("%s", err.msg);
+	assert_int_equal(mp_sim_profile_totals(p)[MP_SIM_IR], 11);
+	assert_false(mp_sim_profile_has(p, MP_SIM_D1MR));
+	assert_int_equal(mp_sim_event_parse("L1D_REPL", &ev, &err), 0);
+	struct mp_sim_opts o = { .events = &ev, .nevents = 1, .output = out };
+	struct mp_sim_result res;
+	assert_int_equal(mp_sim_write(&o, p, NULL, 0, &res, &err), -MP_ENOTSUP);
+	assert_non_null(strstr(err.msg, "no D1mr counts"));
+	assert_int_equal(access(out, F_OK), -1);
+	mp_sim_profile_free(p);
+	unlink(prof);
+	rmdir(dir);
+}
+
+static void mp_sim_record__no_valgrind__names_the_package(void **state)
+{
+	struct mp_err err = { 0 };
+	struct mp_sim_event ev;
+	char *argv[] = { "true", NULL };
+	(void)state;
+	assert_int_equal(mp_sim_event_parse("INST_RETIRED", &ev, &err), 0);
+	struct mp_sim_opts o = { .events = &ev, .nevents = 1, .output = "/tmp/test_sim-never.data",
+				 .argv = argv, .valgrind = "/nonexistent/valgrind" };
+	struct mp_sim_result res;
+	assert_int_equal(mp_sim_record(&o, &res, &err), -MP_ENOTSUP);
+	assert_non_null(strstr(err.msg, "/nonexistent/valgrind: not found"));
+	assert_non_null(strstr(err.msg, "package 'valgrind'"));
+	assert_int_equal(res.workload_started, 0);
+	char *bad[] = { "/nonexistent/prog", NULL };
+	o.valgrind = NULL;
+	o.argv = bad;
+	if (access("/usr/bin/valgrind", X_OK) == 0) {
+		assert_int_equal(mp_sim_record(&o, &res, &err), -ENOENT);
+		assert_non_null(strstr(err.msg, "cannot run '/nonexistent/prog'"));
+	}
+}
+
+int main(void)
+{
+	const char *d = getenv("TESTS_DATA");
+	snprintf(data_dir, sizeof(data_dir), "%s", d ? d : "tests/data");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mp_sim_event_parse__table__names_masks_and_refusals),
+		cmocka_unit_test(mp_sim_event_parse__alias__formula_and_config),
+		cmocka_unit_test(mp_sim_events_parse__list__in_order),
+		cmocka_unit_test(mp_sim_events_parse__bad_lists__error_names_event),
+		cmocka_unit_test(mp_sim_parse_cache__table__valgrind_rules),
+		cmocka_unit_test(mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2),
+		cmocka_unit_test(mp_sim_host_geometry__no_dir__enoent_and_message),
+		cmocka_unit_test(mp_sim_setup__overrides__win_over_host),
+		cmocka_unit_test(mp_sim_profile_read__small__self_costs_per_address),
+		cmocka_unit_test(mp_sim_profile_read__bad_files__one_line_with_position),
+		cmocka_unit_test(mp_sim_read_log__small__bias_per_object),
+		cmocka_unit_test(mp_sim_write__small__samples_carry_exact_counts),
+		cmocka_unit_test(mp_sim_write__missing_quantity__refused),
+		cmocka_unit_test(mp_sim_record__no_valgrind__names_the_package),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
