@@ -53,10 +53,18 @@ int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, si
  * samples hit it, and add it. Called by mp_pdw_close() unless disabled. */
 void mp_pdw_set_auto_build_ids(mp_pdw *w, int on);
 
+/* pid/tid written into the PERF_RECORD_READ records of mp_pdw_add_counts() (the
+ * workload's pid; -1 = none, the default). */
+void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
+
 /* Exact final counts of an event (value, time enabled, time running), stored in the file
  * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
 int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
 		      uint64_t run);
+
+/* Header feature bit of memprof's own section (key=value lines, see collector/README.md).
+ * perf ignores feature bits it does not know. */
+#define MP_PDW_FEAT_MEMPROF 200
 
 /* memprof key=value metadata kept in memprof's own feature section, e.g.
  * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
@@ -84,6 +92,8 @@ struct mp_record_opts {
 	int quiet;
 	volatile sig_atomic_t *stop; /* set by the CLI's SIGINT/SIGTERM handler */
 	int argc_all; char *const *argv_all; /* memprof's own command line for HEADER_CMDLINE */
+	const struct mp_evopts *evopts; /* how the events were parsed (for error messages);
+					   may be NULL */
 };
 
 struct mp_event_result {
@@ -97,7 +107,26 @@ struct mp_record_result {
 	int workload_status;        /* wait() status; exit code = mp_exit_code(status) */
 	int workload_started;
 	uint64_t bytes_written;
+	uint64_t wall_ns;           /* from the workload's start to the end of the run */
+	int exec_errno;             /* the workload could not be started: execvp's errno */
 };
+
+/* What the kernel allows, read before a run (perf_event_paranoid, kptr_restrict, PMUs
+ * under /sys/bus/event_source/devices). */
+struct mp_precheck {
+	int paranoid;          /* kernel.perf_event_paranoid, -100 when unreadable */
+	int kptr_restrict;     /* kernel.kptr_restrict, -1 when unreadable */
+	int privileged;        /* root, CAP_PERFMON or CAP_SYS_ADMIN */
+	int kernel_syms;       /* /proc/kallsyms gives real addresses */
+	int hw_pmu;            /* a hardware PMU (cpu, cpu_core, armv8_*, ...) exists */
+	char pmus[256];        /* space-separated PMU names */
+};
+
+/* Fill pc. Returns 0, or a negative code with err saying in one line why the run cannot
+ * work as asked and the sysctl that fixes it (e.g. -a with perf_event_paranoid > 0 for an
+ * unprivileged user). Warnings that do not stop the run go to mp_log(MP_LOG_WARN). */
+int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
+			  struct mp_precheck *pc, struct mp_err *err);
 
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		  struct mp_err *err);

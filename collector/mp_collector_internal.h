@@ -1,0 +1,97 @@
+/* mp_collector_internal.h - the collector's inner pieces (event list, ring buffers, the
+ * syscall), shared by its .c files and by tests/test_collector.c. Not a public contract. */
+#ifndef MP_COLLECTOR_INTERNAL_H
+#define MP_COLLECTOR_INTERNAL_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mp_collector.h"
+
+/* perf's user record types (tools/lib/perf/include/perf/event.h), not in the uapi. */
+#define PERF_RECORD_FINISHED_ROUND 68
+
+/* The perf_event_open(2) syscall, alone in mp_sys.c so that tests can replace it with
+ * -Wl,--wrap=mp_sys_perf_event_open. Returns an fd, or -1 with errno set. */
+int mp_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			   unsigned long flags);
+
+/* ---- ring buffer (mp_ring.c) ---- */
+
+struct mp_ring {
+	int fd;                         /* the event whose buffer this is (borrowed) */
+	void *base;                     /* control page + data, mmap'ed */
+	size_t map_len;
+	struct perf_event_mmap_page *pc;
+	unsigned char *data;
+	uint64_t size, mask;            /* data area size (power of two) */
+	uint64_t head, cur;             /* snapshot of data_head, read position */
+	uint32_t last_size;             /* size of the record returned by read_event */
+	unsigned char *bounce;          /* copy of a record that wraps */
+	size_t bounce_cap;
+};
+
+/* mmap pages (power of two) data pages plus the control page of fd. 0 or -errno. */
+int mp_ring_mmap(struct mp_ring *r, int fd, unsigned pages, struct mp_err *err);
+void mp_ring_munmap(struct mp_ring *r);
+/* Snapshot data_head; returns the number of unread bytes. */
+uint64_t mp_ring_read_init(struct mp_ring *r);
+/* The next record, or NULL when none is left. Borrowed: valid until mp_ring_consume().
+ * A record that wraps around the end of the buffer is copied into a bounce buffer. */
+const struct perf_event_header *mp_ring_read_event(struct mp_ring *r);
+void mp_ring_consume(struct mp_ring *r);
+/* Publish data_tail: the kernel may overwrite what was consumed. */
+void mp_ring_read_done(struct mp_ring *r);
+
+/* ---- event list (mp_evlist.c) ---- */
+
+struct mp_evlist_opts {
+	int sampling;        /* record: sample_type, mmap rings; 0 = counting (stat) */
+	int callgraph;       /* PERF_SAMPLE_CALLCHAIN */
+	int inherit;         /* follow threads and children */
+	int enable_on_exec;  /* leader starts on the workload's exec */
+	int tracking;        /* first event carries mmap/comm/task records */
+	unsigned mmap_pages; /* data pages per ring */
+};
+
+typedef struct mp_evlist mp_evlist;
+
+/* One group of nev events per (thread, cpu). threads: pids/tids, or {-1} for -a. cpus:
+ * cpu numbers, or {-1} for per-thread counting. NULL on error. */
+mp_evlist *mp_evlist_new(const struct mp_event *evs, size_t nev, const pid_t *threads,
+			 size_t nthreads, const int *cpus, size_t ncpus,
+			 const struct mp_evlist_opts *o, struct mp_err *err);
+/* Open every group: leader disabled=1, group_fd=-1, members in the leader's group. On a
+ * refused open, close everything and return -errno with *bad_event set to the event index
+ * (err holds a raw message; mp_record_run() asks the events module to explain it). */
+int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err);
+/* mmap one ring per cpu and route the other events of that cpu into it. */
+int mp_evlist_mmap(mp_evlist *l, struct mp_err *err);
+int mp_evlist_enable(mp_evlist *l);
+int mp_evlist_disable(mp_evlist *l);
+/* Final attr of event i, and the ids the kernel gave its fds (OUT: *n). */
+const struct perf_event_attr *mp_evlist_attr(const mp_evlist *l, size_t i);
+const uint64_t *mp_evlist_ids(const mp_evlist *l, size_t i, size_t *n);
+size_t mp_evlist_nrings(const mp_evlist *l);
+struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i);
+/* Sum of value/ena/run over every fd of event i; per fd with fd_idx/id when wanted. */
+int mp_evlist_read(mp_evlist *l, size_t i, uint64_t *value, uint64_t *ena, uint64_t *run);
+/* Per-fd counts of event i, fd j (j < number of ids). */
+int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
+		       uint64_t *ena, uint64_t *run);
+void mp_evlist_free(mp_evlist *l);
+
+/* ---- perf.data writer extras (mp_perfdata_write.c) ---- */
+
+/* Samples and throttle records written so far for attr idx; lost samples in total. */
+int mp_pdw_get_stats(const mp_pdw *w, int attr_idx, uint64_t *samples, uint64_t *throttled,
+		     uint64_t *lost);
+uint64_t mp_pdw_lost_total(const mp_pdw *w);
+uint64_t mp_pdw_bytes(const mp_pdw *w);
+/* Size of the sample_id trailer of attr idx and its encoding (buf >= 64 bytes). */
+size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint32_t cpu, void *buf);
+
+#endif

@@ -1,0 +1,269 @@
+/* mp_evlist.c - open one event group per (thread, cpu), route them into per-cpu rings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "mp_collector_internal.h"
+
+struct mp_evlist {
+	size_t nev, nthreads, ncpus;
+	struct perf_event_attr *attrs; /* nev */
+	pid_t *threads;
+	int *cpus;
+	int *fds;       /* [thread][cpu][ev] */
+	uint64_t *ids;  /* [ev][thread*ncpus + cpu] */
+	struct mp_ring *rings; /* ncpus when sampling */
+	size_t nrings;
+	struct mp_evlist_opts o;
+};
+
+#define FD(l, t, c, e) ((l)->fds[((t) * (l)->ncpus + (c)) * (l)->nev + (e)])
+#define ID(l, e, t, c) ((l)->ids[(e) * (l)->nthreads * (l)->ncpus + (t) * (l)->ncpus + (c)])
+
+static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, size_t i,
+			const struct mp_evlist_opts *o)
+{
+	*a = ev->attr;
+	a->size = sizeof(*a);
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			 PERF_FORMAT_ID;
+	a->disabled = i == 0;
+	a->enable_on_exec = i == 0 && o->enable_on_exec;
+	a->inherit = o->inherit ? 1 : 0;
+	if (o->sampling) {
+		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		if (o->callgraph)
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_id_all = 1;
+		/* Wake the poll loop when a quarter of the ring is full, not per sample. */
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)((size_t)o->mmap_pages *
+						 (size_t)sysconf(_SC_PAGESIZE) / 4);
+		if (i == 0 && o->tracking) {
+			a->mmap = 1;
+			a->mmap2 = 1;
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+		}
+	} else {
+		a->sample_type = 0;
+		a->sample_period = 0;
+		a->freq = 0;
+	}
+}
+
+mp_evlist *mp_evlist_new(const struct mp_event *evs, size_t nev, const pid_t *threads,
+			 size_t nthreads, const int *cpus, size_t ncpus,
+			 const struct mp_evlist_opts *o, struct mp_err *err)
+{
+	mp_evlist *l = calloc(1, sizeof(*l));
+	size_t nfd = nev * nthreads * ncpus;
+
+	if (!l || !nev || !nthreads || !ncpus)
+		goto nomem;
+	l->nev = nev;
+	l->nthreads = nthreads;
+	l->ncpus = ncpus;
+	l->o = *o;
+	if (l->o.sampling && !l->o.mmap_pages)
+		l->o.mmap_pages = 128;
+	l->attrs = calloc(nev, sizeof(*l->attrs));
+	l->threads = calloc(nthreads, sizeof(*l->threads));
+	l->cpus = calloc(ncpus, sizeof(*l->cpus));
+	l->fds = malloc(nfd * sizeof(*l->fds));
+	l->ids = calloc(nfd, sizeof(*l->ids));
+	if (!l->attrs || !l->threads || !l->cpus || !l->fds || !l->ids)
+		goto nomem;
+	memcpy(l->threads, threads, nthreads * sizeof(*threads));
+	memcpy(l->cpus, cpus, ncpus * sizeof(*cpus));
+	for (size_t i = 0; i < nfd; i++)
+		l->fds[i] = -1;
+	for (size_t i = 0; i < nev; i++)
+		evlist_attr(&l->attrs[i], &evs[i], i, &l->o);
+	return l;
+nomem:
+	if (!l || nev)
+		mp_err_set(err, -ENOMEM, "out of memory for %zu events", nev);
+	else
+		mp_err_set(err, -EINVAL, "no events to open");
+	mp_evlist_free(l);
+	return NULL;
+}
+
+static void evlist_close(mp_evlist *l)
+{
+	for (size_t r = 0; r < l->nrings; r++)
+		mp_ring_munmap(&l->rings[r]);
+	free(l->rings);
+	l->rings = NULL;
+	l->nrings = 0;
+	for (size_t i = 0; i < l->nev * l->nthreads * l->ncpus; i++)
+		if (l->fds[i] >= 0) {
+			close(l->fds[i]);
+			l->fds[i] = -1;
+		}
+}
+
+int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
+{
+	for (size_t t = 0; t < l->nthreads; t++)
+		for (size_t c = 0; c < l->ncpus; c++)
+			for (size_t e = 0; e < l->nev; e++) {
+				int group = e ? FD(l, t, c, 0) : -1;
+				int fd = mp_sys_perf_event_open(&l->attrs[e], l->threads[t],
+								l->cpus[c], group,
+								PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0) {
+					int er = errno ? errno : EINVAL;
+					if (bad_event)
+						*bad_event = (int)e;
+					evlist_close(l);
+					return mp_err_set(err, -er,
+							  "perf_event_open (pid %d, cpu %d): %s",
+							  (int)l->threads[t], l->cpus[c],
+							  strerror(er));
+				}
+				FD(l, t, c, e) = fd;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &ID(l, e, t, c)) < 0) {
+					int er = errno;
+					if (bad_event)
+						*bad_event = (int)e;
+					evlist_close(l);
+					return mp_err_set(err, -er, "PERF_EVENT_IOC_ID: %s",
+							  strerror(er));
+				}
+			}
+	return 0;
+}
+
+int mp_evlist_mmap(mp_evlist *l, struct mp_err *err)
+{
+	int rc;
+
+	l->rings = calloc(l->ncpus, sizeof(*l->rings));
+	if (!l->rings)
+		return mp_err_set(err, -ENOMEM, "out of memory for ring buffers");
+	for (size_t c = 0; c < l->ncpus; c++) {
+		int out = FD(l, 0, c, 0);
+		rc = mp_ring_mmap(&l->rings[c], out, l->o.mmap_pages, err);
+		if (rc)
+			goto fail;
+		l->nrings++;
+		for (size_t t = 0; t < l->nthreads; t++)
+			for (size_t e = 0; e < l->nev; e++) {
+				int fd = FD(l, t, c, e);
+				if (fd == out)
+					continue;
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out) < 0) {
+					rc = mp_err_set(err, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+							strerror(errno));
+					goto fail;
+				}
+			}
+	}
+	return 0;
+fail:
+	evlist_close(l);
+	return rc;
+}
+
+static int evlist_ioctl_leaders(mp_evlist *l, unsigned long req)
+{
+	int rc = 0;
+	for (size_t t = 0; t < l->nthreads; t++)
+		for (size_t c = 0; c < l->ncpus; c++)
+			if (FD(l, t, c, 0) >= 0 &&
+			    ioctl(FD(l, t, c, 0), req, PERF_IOC_FLAG_GROUP) < 0)
+				rc = -errno;
+	return rc;
+}
+
+int mp_evlist_enable(mp_evlist *l)
+{
+	return evlist_ioctl_leaders(l, PERF_EVENT_IOC_ENABLE);
+}
+
+int mp_evlist_disable(mp_evlist *l)
+{
+	return evlist_ioctl_leaders(l, PERF_EVENT_IOC_DISABLE);
+}
+
+const struct perf_event_attr *mp_evlist_attr(const mp_evlist *l, size_t i)
+{
+	return i < l->nev ? &l->attrs[i] : NULL;
+}
+
+const uint64_t *mp_evlist_ids(const mp_evlist *l, size_t i, size_t *n)
+{
+	*n = l->nthreads * l->ncpus;
+	return &l->ids[i * *n];
+}
+
+size_t mp_evlist_nrings(const mp_evlist *l)
+{
+	return l->nrings;
+}
+
+struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i)
+{
+	return i < l->nrings ? &l->rings[i] : NULL;
+}
+
+int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
+		       uint64_t *ena, uint64_t *run)
+{
+	uint64_t v[4];
+	int fd;
+	ssize_t n;
+
+	if (i >= l->nev || j >= l->nthreads * l->ncpus)
+		return -EINVAL;
+	fd = l->fds[j * l->nev + i];
+	if (fd < 0)
+		return -EBADF;
+	n = read(fd, v, sizeof(v));
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(v))
+		return -EIO;
+	*value = v[0];
+	*ena = v[1];
+	*run = v[2];
+	*id = v[3];
+	return 0;
+}
+
+int mp_evlist_read(mp_evlist *l, size_t i, uint64_t *value, uint64_t *ena, uint64_t *run)
+{
+	uint64_t id = 0, v = 0, e = 0, r = 0;
+	int rc;
+
+	*value = *ena = *run = 0;
+	for (size_t j = 0; j < l->nthreads * l->ncpus; j++) {
+		rc = mp_evlist_read_one(l, i, j, &id, &v, &e, &r);
+		if (rc)
+			return rc;
+		*value += v;
+		*ena += e;
+		*run += r;
+	}
+	return 0;
+}
+
+void mp_evlist_free(mp_evlist *l)
+{
+	if (!l)
+		return;
+	if (l->fds)
+		evlist_close(l);
+	free(l->attrs);
+	free(l->threads);
+	free(l->cpus);
+	free(l->fds);
+	free(l->ids);
+	free(l);
+}

@@ -1,0 +1,1160 @@
+/* mp_perfdata_write.c - write a PERFILE2 perf.data file that perf 6.1 reads.
+ *
+ * Layout: header (104 bytes) | ids of every attr | attrs (attr.size 128 + ids section) |
+ * data | feature section table | feature blobs. The data goes through one large buffer;
+ * every record written is also parsed to count samples, lost and throttle records per
+ * event and to note which mmapped objects got samples (for HEADER_BUILD_ID). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "mp_collector_internal.h"
+
+#define PDW_ATTR_SIZE PERF_ATTR_SIZE_VER7 /* perf 6.1 refuses larger attrs in files */
+#define PDW_BUF_SIZE (4u << 20)
+#define PDW_NAME_ALIGN 64
+#define PDW_HEADER_SIZE 104
+
+enum {
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
+	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
+};
+/* memprof's own feature (key=value text); see collector/README.md. */
+#define FEAT_MEMPROF MP_PDW_FEAT_MEMPROF
+
+_Static_assert(sizeof(struct perf_event_attr) >= PDW_ATTR_SIZE, "perf_event_attr too small");
+
+struct pdw_attr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t nids;
+	char *name, *spec;
+	uint64_t samples, throttled, lost;
+};
+
+struct pdw_id { uint64_t id; int attr; };
+
+struct pdw_file {
+	char *name;
+	int kernel;
+	int hit;
+};
+
+struct pdw_map {
+	int32_t pid;
+	uint64_t start, end;
+	int file;
+};
+
+struct pdw_fork { int32_t pid, ppid; };
+
+struct pdw_bid {
+	int32_t pid;
+	int cpumode;
+	uint8_t id[20];
+	size_t len;
+	char *file;
+};
+
+struct pdw_count {
+	int attr;
+	uint64_t id, value, ena, run;
+};
+
+struct pdw_kv { char *key, *value; };
+
+struct mp_pdw {
+	int fd;
+	char *path, *tmp;
+	struct pdw_attr *attrs;
+	size_t nattrs;
+	struct pdw_id *idmap; /* sorted by id */
+	size_t nidmap;
+	int frozen;
+	uint64_t data_off, flushed;
+	unsigned char *buf;
+	size_t blen;
+	int error; /* first write error (negative errno) */
+	char *str[16];
+	char **cmdline;
+	int ncmdline;
+	uint32_t cpus_online, cpus_avail;
+	int have_nrcpus;
+	uint64_t total_mem_kb;
+	struct pdw_kv *meta;
+	size_t nmeta;
+	struct pdw_count *counts;
+	size_t ncounts;
+	struct pdw_bid *bids;
+	size_t nbids;
+	int auto_bids;
+	struct pdw_file *files;
+	size_t nfiles;
+	struct pdw_map *maps;
+	size_t nmaps;
+	struct pdw_fork *forks;
+	size_t nforks;
+	size_t last_map;
+	int kernel_hit;
+	uint64_t lost_total, nrecords;
+	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
+	int mp_feature;   /* write FEAT_MEMPROF */
+	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
+	uint64_t sample_type;
+	int sample_id_all;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	while (nc <= n)
+		nc *= 2;
+	void *q = realloc(*p, nc * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+#define PUSH(arr, n, capvar)                                                                \
+	grow((void **)&(arr), &(capvar), (n), sizeof(*(arr)))
+
+/* Capacities kept apart from struct mp_pdw to keep the struct readable. */
+struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks; };
+static struct pdw_caps *caps_of(mp_pdw *w);
+
+struct pdw_with_caps {
+	struct mp_pdw w;
+	struct pdw_caps caps;
+};
+
+static struct pdw_caps *caps_of(mp_pdw *w)
+{
+	return &((struct pdw_with_caps *)w)->caps;
+}
+
+mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
+{
+	struct pdw_with_caps *wc = calloc(1, sizeof(*wc));
+	mp_pdw *w = &wc->w;
+
+	if (!wc) {
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	w->fd = -1;
+	w->auto_bids = 1;
+	w->read_pid = -1;
+	w->mp_feature = 1;
+	w->path = strdup(path);
+	w->buf = malloc(PDW_BUF_SIZE);
+	if (!w->path || !w->buf || asprintf(&w->tmp, "%s.tmp", path) < 0) {
+		w->tmp = NULL;
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		mp_err_set(err, -errno, "%s: cannot create: %s", w->tmp, strerror(errno));
+		goto fail;
+	}
+	return w;
+fail:
+	free(w->path);
+	free(w->tmp);
+	free(w->buf);
+	free(wc);
+	return NULL;
+}
+
+int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_t *ids,
+		    size_t nids, const char *name, const char *spec)
+{
+	struct pdw_attr *a;
+
+	if (w->frozen)
+		return -EBUSY;
+	if (w->nattrs && (attr->sample_type != w->sample_type ||
+			  (int)attr->sample_id_all != w->sample_id_all))
+		return -EINVAL; /* perf needs one sample layout for every event */
+	if (PUSH(w->attrs, w->nattrs, caps_of(w)->attrs))
+		return -ENOMEM;
+	a = &w->attrs[w->nattrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size
+									 : sizeof(*attr));
+	a->attr.size = PDW_ATTR_SIZE;
+	a->ids = nids ? malloc(nids * sizeof(*ids)) : NULL;
+	if (nids && !a->ids)
+		return -ENOMEM;
+	if (nids)
+		memcpy(a->ids, ids, nids * sizeof(*ids));
+	a->nids = nids;
+	a->name = strdup(name ? name : "");
+	a->spec = strdup(spec ? spec : (name ? name : ""));
+	if (!a->name || !a->spec) {
+		free(a->ids);
+		free(a->name);
+		free(a->spec);
+		return -ENOMEM;
+	}
+	if (!w->nattrs) {
+		w->sample_type = attr->sample_type;
+		w->sample_id_all = attr->sample_id_all;
+	}
+	return (int)w->nattrs++;
+}
+
+static int idcmp(const void *a, const void *b)
+{
+	const struct pdw_id *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int attr_of_id(const mp_pdw *w, uint64_t id)
+{
+	size_t lo = 0, hi = w->nidmap;
+
+	if (w->nattrs == 1)
+		return 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->idmap[mid].id == id)
+			return w->idmap[mid].attr;
+		if (w->idmap[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = pwrite(fd, c, n, (off_t)off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Write ids and attrs after the header; data starts after them. */
+static int pdw_freeze(mp_pdw *w)
+{
+	uint64_t off = PDW_HEADER_SIZE;
+	size_t n = 0;
+	int rc;
+
+	if (w->frozen)
+		return 0;
+	w->frozen = 1;
+	for (size_t i = 0; i < w->nattrs; i++)
+		n += w->attrs[i].nids;
+	w->idmap = calloc(n ? n : 1, sizeof(*w->idmap));
+	if (!w->idmap)
+		return w->error = -ENOMEM;
+	for (size_t i = 0; i < w->nattrs; i++)
+		for (size_t j = 0; j < w->attrs[i].nids; j++)
+			w->idmap[w->nidmap++] = (struct pdw_id){ w->attrs[i].ids[j], (int)i };
+	qsort(w->idmap, w->nidmap, sizeof(*w->idmap), idcmp);
+
+	uint64_t *idoff = calloc(w->nattrs ? w->nattrs : 1, sizeof(*idoff));
+	if (!idoff)
+		return w->error = -ENOMEM;
+	for (size_t i = 0; i < w->nattrs; i++) {
+		idoff[i] = off;
+		if (w->attrs[i].nids &&
+		    (rc = pwrite_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8, off))) {
+			free(idoff);
+			return w->error = rc;
+		}
+		off += w->attrs[i].nids * 8;
+	}
+	for (size_t i = 0; i < w->nattrs; i++) {
+		unsigned char ent[PDW_ATTR_SIZE + 16];
+		uint64_t sec[2] = { idoff[i], w->attrs[i].nids * 8 };
+		memcpy(ent, &w->attrs[i].attr, PDW_ATTR_SIZE);
+		memcpy(ent + PDW_ATTR_SIZE, sec, sizeof(sec));
+		if ((rc = pwrite_all(w->fd, ent, sizeof(ent), off))) {
+			free(idoff);
+			return w->error = rc;
+		}
+		off += sizeof(ent);
+	}
+	free(idoff);
+	w->data_off = off;
+	w->flushed = 0;
+	return 0;
+}
+
+static int pdw_flush(mp_pdw *w)
+{
+	int rc;
+
+	if (!w->blen)
+		return w->error;
+	rc = pwrite_all(w->fd, w->buf, w->blen, w->data_off + w->flushed);
+	if (rc)
+		return w->error = rc;
+	w->flushed += w->blen;
+	w->blen = 0;
+	return 0;
+}
+
+static int file_index(mp_pdw *w, const char *name, int kernel)
+{
+	for (size_t i = 0; i < w->nfiles; i++)
+		if (w->files[i].kernel == kernel && !strcmp(w->files[i].name, name))
+			return (int)i;
+	if (PUSH(w->files, w->nfiles, caps_of(w)->files))
+		return -1;
+	w->files[w->nfiles].name = strdup(name);
+	if (!w->files[w->nfiles].name)
+		return -1;
+	w->files[w->nfiles].kernel = kernel;
+	w->files[w->nfiles].hit = 0;
+	return (int)w->nfiles++;
+}
+
+static void note_mmap(mp_pdw *w, int32_t pid, uint64_t start, uint64_t len, const char *name,
+		      int kernel)
+{
+	int f;
+
+	if (!kernel && name[0] != '/')
+		return; /* [vdso], //anon, [stack]: no file to read a build-id from */
+	f = file_index(w, name, kernel);
+	if (f < 0 || PUSH(w->maps, w->nmaps, caps_of(w)->maps))
+		return;
+	w->maps[w->nmaps++] = (struct pdw_map){ pid, start, start + len, f };
+}
+
+static int32_t parent_of(const mp_pdw *w, int32_t pid)
+{
+	for (size_t i = 0; i < w->nforks; i++)
+		if (w->forks[i].pid == pid)
+			return w->forks[i].ppid;
+	return -2;
+}
+
+static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
+{
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		w->kernel_hit = 1;
+		return;
+	}
+	if (w->last_map < w->nmaps) {
+		struct pdw_map *m = &w->maps[w->last_map];
+		if (m->pid == pid && ip >= m->start && ip < m->end) {
+			w->files[m->file].hit = 1;
+			return;
+		}
+	}
+	/* Look in the process, then in its fork parents (a child shares their maps). */
+	for (int depth = 0; depth < 8 && pid >= -1; depth++) {
+		for (size_t i = w->nmaps; i-- > 0;) {
+			struct pdw_map *m = &w->maps[i];
+			if (m->pid == pid && ip >= m->start && ip < m->end) {
+				w->files[m->file].hit = 1;
+				if (depth == 0)
+					w->last_map = i;
+				return;
+			}
+		}
+		pid = parent_of(w, pid);
+	}
+}
+
+/* Position (in u64 words) of the id of a non-sample record's sample_id trailer, counted
+ * back from its end; 0 when there is none. */
+static size_t trailer_id_back(uint64_t st)
+{
+	size_t back = 0;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERF_SAMPLE_ID))
+		return 0;
+	if (st & PERF_SAMPLE_CPU)
+		back++;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		back++;
+	return back + 1;
+}
+
+static int record_attr(const mp_pdw *w, const struct perf_event_header *h)
+{
+	const uint64_t *u = (const void *)(h + 1);
+	size_t words = (h->size - sizeof(*h)) / 8;
+
+	if (w->nattrs <= 1)
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		size_t pos = 0;
+		uint64_t st = w->sample_type;
+		if (!(st & PERF_SAMPLE_IDENTIFIER)) {
+			if (!(st & PERF_SAMPLE_ID))
+				return 0;
+			pos += !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+			       !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+		}
+		return pos < words ? attr_of_id(w, u[pos]) : -1;
+	}
+	if (!w->sample_id_all)
+		return -1;
+	size_t back = trailer_id_back(w->sample_type);
+	return back && back <= words ? attr_of_id(w, u[words - back]) : -1;
+}
+
+static void pdw_parse(mp_pdw *w, const struct perf_event_header *h)
+{
+	const uint64_t *u = (const void *)(h + 1);
+	size_t words = (h->size - sizeof(*h)) / 8;
+	int a;
+
+	w->nrecords++;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		a = record_attr(w, h);
+		if (a >= 0)
+			w->attrs[a].samples++;
+		if (!w->auto_bids)
+			break;
+		size_t pos = !!(w->sample_type & PERF_SAMPLE_IDENTIFIER);
+		uint64_t ip = 0;
+		int32_t pid = -1;
+		if (w->sample_type & PERF_SAMPLE_IP) {
+			if (pos >= words)
+				break;
+			ip = u[pos++];
+		}
+		if ((w->sample_type & PERF_SAMPLE_TID) && pos < words)
+			pid = (int32_t)(uint32_t)u[pos];
+		if (w->sample_type & PERF_SAMPLE_IP)
+			note_hit(w, pid, ip, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+		break;
+	}
+	case PERF_RECORD_LOST:
+		if (words >= 2) {
+			a = w->nattrs <= 1 ? 0 : attr_of_id(w, u[0]);
+			if (a >= 0)
+				w->attrs[a].lost += u[1];
+			w->lost_total += u[1];
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (words >= 1) {
+			a = record_attr(w, h);
+			if (a >= 0)
+				w->attrs[a].lost += u[0];
+			w->lost_total += u[0];
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		if (words >= 2) {
+			a = w->nattrs <= 1 ? 0 : attr_of_id(w, u[1]);
+			if (a >= 0)
+				w->attrs[a].throttled++;
+		}
+		break;
+	case PERF_RECORD_FORK:
+		if (words >= 2) {
+			const uint32_t *p = (const void *)u;
+			if (p[0] != p[1] && !PUSH(w->forks, w->nforks, caps_of(w)->forks))
+				w->forks[w->nforks++] = (struct pdw_fork){ (int32_t)p[0],
+									   (int32_t)p[1] };
+		}
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		if (!w->auto_bids)
+			break;
+		size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+		size_t body = h->size - sizeof(*h);
+		if (body <= fixed)
+			break;
+		const unsigned char *b = (const void *)u;
+		uint32_t pid;
+		uint64_t start, len;
+		memcpy(&pid, b, 4);
+		memcpy(&start, b + 8, 8);
+		memcpy(&len, b + 16, 8);
+		if (h->type == PERF_RECORD_MMAP2) {
+			uint32_t prot;
+			memcpy(&prot, b + 56, 4);
+			if (prot && !(prot & PROT_EXEC))
+				break;
+		}
+		char name[4096];
+		size_t nl = strnlen((const char *)b + fixed, body - fixed);
+		if (nl >= sizeof(name))
+			break;
+		memcpy(name, b + fixed, nl);
+		name[nl] = 0;
+		int cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		if (cpumode == PERF_RECORD_MISC_KERNEL)
+			break; /* the kernel's own build-id comes from /sys/kernel/notes */
+		note_mmap(w, (int32_t)pid, start, len, name, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
+{
+	const unsigned char *p = rec;
+
+	if (w->error)
+		return w->error;
+	if (!w->frozen && pdw_freeze(w))
+		return w->error;
+	/* rec may hold several consecutive records: parse each. */
+	for (size_t off = 0; off < len;) {
+		const struct perf_event_header *h = (const void *)(p + off);
+		if (len - off < sizeof(*h) || h->size < sizeof(*h) || h->size > len - off ||
+		    (h->size & 7))
+			return -EINVAL;
+		struct perf_event_header hc;
+		memcpy(&hc, h, sizeof(hc));
+		if (((uintptr_t)h & 7) == 0) {
+			pdw_parse(w, h);
+		} else {
+			uint64_t tmp[8192]; /* 64 KiB: any record fits */
+			memcpy(tmp, h, hc.size);
+			pdw_parse(w, (const void *)tmp);
+		}
+		off += hc.size;
+	}
+	while (len) {
+		size_t n = PDW_BUF_SIZE - w->blen;
+		if (n > len)
+			n = len;
+		memcpy(w->buf + w->blen, p, n);
+		w->blen += n;
+		p += n;
+		len -= n;
+		if (w->blen == PDW_BUF_SIZE && pdw_flush(w))
+			return w->error;
+	}
+	return 0;
+}
+
+int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
+{
+	if (feature < 0 || feature >= 16 || feature == FEAT_BUILD_ID || feature == FEAT_NRCPUS ||
+	    feature == FEAT_CMDLINE || feature == FEAT_EVENT_DESC || feature == FEAT_TOTAL_MEM)
+		return -EINVAL;
+	char *s = strdup(value ? value : "");
+	if (!s)
+		return -ENOMEM;
+	free(w->str[feature]);
+	w->str[feature] = s;
+	return 0;
+}
+
+static void cpuinfo_field(const char *info, const char *key, char *out, size_t len)
+{
+	const char *p = info;
+	size_t kl = strlen(key);
+
+	out[0] = 0;
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t' || p[kl] == ':')) {
+			const char *c = strchr(p, ':');
+			const char *e = strchr(p, '\n');
+			if (!c || (e && c > e))
+				return;
+			c++;
+			while (*c == ' ' || *c == '\t')
+				c++;
+			size_t n = e ? (size_t)(e - c) : strlen(c);
+			if (n >= len)
+				n = len - 1;
+			memcpy(out, c, n);
+			out[n] = 0;
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+int mp_pdw_set_host_features(mp_pdw *w)
+{
+	struct utsname u;
+	char *info = mp_read_file("/proc/cpuinfo", NULL, NULL);
+	char *mem = mp_read_file("/proc/meminfo", NULL, NULL);
+	char desc[256], vendor[64], fam[32], model[32], step[32], cpuid[256];
+	int rc = 0;
+
+	if (uname(&u) == 0) {
+		rc |= mp_pdw_set_string(w, FEAT_HOSTNAME, u.nodename);
+		rc |= mp_pdw_set_string(w, FEAT_OSRELEASE, u.release);
+		rc |= mp_pdw_set_string(w, FEAT_ARCH, u.machine);
+	}
+	rc |= mp_pdw_set_string(w, FEAT_VERSION, "memprof 0.1.0");
+	cpuinfo_field(info, "model name", desc, sizeof(desc));
+	if (!desc[0])
+		cpuinfo_field(info, "Processor", desc, sizeof(desc));
+	if (desc[0])
+		rc |= mp_pdw_set_string(w, FEAT_CPUDESC, desc);
+	cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor));
+	cpuinfo_field(info, "cpu family", fam, sizeof(fam));
+	cpuinfo_field(info, "model", model, sizeof(model));
+	cpuinfo_field(info, "stepping", step, sizeof(step));
+	if (vendor[0]) {
+		snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", vendor, fam, model, step);
+		rc |= mp_pdw_set_string(w, FEAT_CPUID, cpuid);
+	} else {
+		char impl[32], part[32], var[32], rev[32];
+		cpuinfo_field(info, "CPU implementer", impl, sizeof(impl));
+		cpuinfo_field(info, "CPU part", part, sizeof(part));
+		cpuinfo_field(info, "CPU variant", var, sizeof(var));
+		cpuinfo_field(info, "CPU revision", rev, sizeof(rev));
+		if (impl[0]) {
+			/* perf's arm64 MIDR form: 0x00000000IIVPPPPR */
+			unsigned long i = strtoul(impl, NULL, 0), p = strtoul(part, NULL, 0),
+				      v = strtoul(var, NULL, 0), r = strtoul(rev, NULL, 0);
+			snprintf(cpuid, sizeof(cpuid), "0x%016lx",
+				 (i << 24) | (v << 20) | (0xfUL << 16) | (p << 4) | r);
+			rc |= mp_pdw_set_string(w, FEAT_CPUID, cpuid);
+		}
+	}
+	if (mem) {
+		const char *m = strstr(mem, "MemTotal:");
+		if (m)
+			w->total_mem_kb = strtoull(m + 9, NULL, 10);
+	}
+	long on = sysconf(_SC_NPROCESSORS_ONLN), conf = sysconf(_SC_NPROCESSORS_CONF);
+	if (on > 0)
+		rc |= mp_pdw_set_nrcpus(w, (uint32_t)on, (uint32_t)(conf > on ? conf : on));
+	free(info);
+	free(mem);
+	return rc ? -ENOMEM : 0;
+}
+
+int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[])
+{
+	char **v = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < argc; i++)
+		if (!(v[i] = strdup(argv[i] ? argv[i] : ""))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return -ENOMEM;
+		}
+	for (int i = 0; i < w->ncmdline; i++)
+		free(w->cmdline[i]);
+	free(w->cmdline);
+	w->cmdline = v;
+	w->ncmdline = argc;
+	return 0;
+}
+
+int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail)
+{
+	w->cpus_online = online;
+	w->cpus_avail = avail;
+	w->have_nrcpus = 1;
+	return 0;
+}
+
+int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
+			const char *filename)
+{
+	if (id_len == 0 || id_len > 20)
+		return -EINVAL;
+	for (size_t i = 0; i < w->nbids; i++)
+		if (w->bids[i].cpumode == cpumode && !strcmp(w->bids[i].file, filename))
+			return 0;
+	if (PUSH(w->bids, w->nbids, caps_of(w)->bids))
+		return -ENOMEM;
+	struct pdw_bid *b = &w->bids[w->nbids];
+	memset(b, 0, sizeof(*b));
+	b->pid = pid;
+	b->cpumode = cpumode;
+	memcpy(b->id, id, id_len);
+	b->len = id_len;
+	if (!(b->file = strdup(filename)))
+		return -ENOMEM;
+	w->nbids++;
+	return 0;
+}
+
+void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid)
+{
+	w->read_pid = (int32_t)pid;
+}
+
+void mp_pdw_set_auto_build_ids(mp_pdw *w, int on)
+{
+	w->auto_bids = on;
+}
+
+int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
+		      uint64_t run)
+{
+	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs)
+		return -EINVAL;
+	if (PUSH(w->counts, w->ncounts, caps_of(w)->counts))
+		return -ENOMEM;
+	w->counts[w->ncounts++] = (struct pdw_count){ attr_idx, id, value, ena, run };
+	return 0;
+}
+
+int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value)
+{
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (!strcmp(w->meta[i].key, key)) {
+			char *v = strdup(value);
+			if (!v)
+				return -ENOMEM;
+			free(w->meta[i].value);
+			w->meta[i].value = v;
+			return 0;
+		}
+	if (PUSH(w->meta, w->nmeta, caps_of(w)->meta))
+		return -ENOMEM;
+	w->meta[w->nmeta].key = strdup(key);
+	w->meta[w->nmeta].value = strdup(value);
+	if (!w->meta[w->nmeta].key || !w->meta[w->nmeta].value) {
+		free(w->meta[w->nmeta].key);
+		free(w->meta[w->nmeta].value);
+		return -ENOMEM;
+	}
+	w->nmeta++;
+	return 0;
+}
+
+size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint32_t cpu, void *buf)
+{
+	uint64_t *o = buf;
+	size_t n = 0;
+	uint64_t st, id;
+
+	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs || !w->sample_id_all)
+		return 0;
+	st = w->attrs[attr_idx].attr.sample_type;
+	id = w->attrs[attr_idx].nids ? w->attrs[attr_idx].ids[0] : 0;
+	if (st & PERF_SAMPLE_TID)
+		o[n++] = (uint64_t)pid | (uint64_t)tid << 32;
+	if (st & PERF_SAMPLE_TIME)
+		o[n++] = time;
+	if (st & PERF_SAMPLE_ID)
+		o[n++] = id;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		o[n++] = id;
+	if (st & PERF_SAMPLE_CPU)
+		o[n++] = cpu;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		o[n++] = id;
+	return n * 8;
+}
+
+static void pdw_write_header(mp_pdw *w, const uint64_t flags[4], uint64_t data_size)
+{
+	struct {
+		char magic[8];
+		uint64_t size, attr_size;
+		uint64_t attrs_off, attrs_size, data_off, data_size, et_off, et_size;
+		uint64_t flags[4];
+	} h;
+	uint64_t ids = 0;
+
+	_Static_assert(sizeof(h) == PDW_HEADER_SIZE, "perf_file_header is 104 bytes");
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, "PERFILE2", 8);
+	h.size = sizeof(h);
+	h.attr_size = PDW_ATTR_SIZE + 16;
+	for (size_t i = 0; i < w->nattrs; i++)
+		ids += w->attrs[i].nids * 8;
+	h.attrs_off = PDW_HEADER_SIZE + ids;
+	h.attrs_size = w->nattrs * h.attr_size;
+	h.data_off = w->data_off;
+	h.data_size = data_size;
+	if (flags)
+		memcpy(h.flags, flags, sizeof(h.flags));
+	int rc = pwrite_all(w->fd, &h, sizeof(h), 0);
+	if (rc && !w->error)
+		w->error = rc;
+}
+
+int mp_pdw_sync(mp_pdw *w, struct mp_err *err)
+{
+	if (!w->frozen)
+		pdw_freeze(w);
+	if (!w->error)
+		pdw_flush(w);
+	if (!w->error)
+		pdw_write_header(w, NULL, w->flushed);
+	if (w->error)
+		return mp_err_set(err, w->error, "%s: write failed: %s", w->tmp,
+				  strerror(-w->error));
+	return 0;
+}
+
+/* ---- features ---- */
+
+static int put_string(struct mp_buf *b, const char *s)
+{
+	uint32_t len = (uint32_t)strlen(s) + 1;
+	uint32_t padded = (len + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
+	static const char zeros[PDW_NAME_ALIGN];
+	if (mp_buf_append(b, &padded, 4) || mp_buf_append(b, s, len) ||
+	    mp_buf_append(b, zeros, padded - len))
+		return -ENOMEM;
+	return 0;
+}
+
+static int read_note_build_id(const unsigned char *p, size_t n, uint8_t *out, size_t *outlen)
+{
+	size_t off = 0;
+
+	while (off + 12 <= n) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		off += 12;
+		size_t nameoff = off;
+		off += (namesz + 3) & ~3u;
+		size_t descoff = off;
+		off += (descsz + 3) & ~3u;
+		if (off > n)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(p + nameoff, "GNU", 4) &&
+		    descsz > 0 && descsz <= 20) {
+			memcpy(out, p + descoff, descsz);
+			*outlen = descsz;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = -ENOENT;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (rc && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_buf)
+			rc = read_note_build_id(d->d_buf, d->d_size, out, outlen);
+	}
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static void pdw_collect_build_ids(mp_pdw *w)
+{
+	uint8_t id[20];
+	size_t len;
+
+	for (size_t i = 0; i < w->nfiles; i++) {
+		if (!w->files[i].hit)
+			continue;
+		if (elf_build_id(w->files[i].name, id, &len) == 0)
+			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, len, w->files[i].name);
+	}
+	if (w->kernel_hit) {
+		size_t n = 0;
+		char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
+		if (notes && read_note_build_id((unsigned char *)notes, n, id, &len) == 0)
+			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, len,
+					    "[kernel.kallsyms]");
+		free(notes);
+	}
+}
+
+static int feat_build_id(mp_pdw *w, struct mp_buf *b)
+{
+	for (size_t i = 0; i < w->nbids; i++) {
+		struct pdw_bid *bi = &w->bids[i];
+		struct {
+			struct perf_event_header h;
+			int32_t pid;
+			uint8_t id[24];
+		} __attribute__((packed)) e;
+		uint32_t len = (uint32_t)strlen(bi->file) + 1;
+		uint32_t padded = (len + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
+		static const char zeros[PDW_NAME_ALIGN];
+		memset(&e, 0, sizeof(e));
+		e.h.type = 0;
+		/* PERF_RECORD_MISC_BUILD_ID_SIZE: id[20] holds the length */
+		e.h.misc = (uint16_t)(bi->cpumode | (1 << 15));
+		e.h.size = (uint16_t)(sizeof(e) + padded);
+		e.pid = bi->pid;
+		memcpy(e.id, bi->id, bi->len);
+		e.id[20] = (uint8_t)bi->len;
+		if (mp_buf_append(b, &e, sizeof(e)) || mp_buf_append(b, bi->file, len) ||
+		    mp_buf_append(b, zeros, padded - len))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int feat_event_desc(mp_pdw *w, struct mp_buf *b)
+{
+	uint32_t nr = (uint32_t)w->nattrs, sz = PDW_ATTR_SIZE;
+	if (mp_buf_append(b, &nr, 4) || mp_buf_append(b, &sz, 4))
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nattrs; i++) {
+		uint32_t nids = (uint32_t)w->attrs[i].nids;
+		if (mp_buf_append(b, &w->attrs[i].attr, PDW_ATTR_SIZE) ||
+		    mp_buf_append(b, &nids, 4) || put_string(b, w->attrs[i].name) ||
+		    (nids && mp_buf_append(b, w->attrs[i].ids, nids * 8)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int feat_cmdline(mp_pdw *w, struct mp_buf *b)
+{
+	uint32_t nr = (uint32_t)w->ncmdline;
+	if (mp_buf_append(b, &nr, 4))
+		return -ENOMEM;
+	for (int i = 0; i < w->ncmdline; i++)
+		if (put_string(b, w->cmdline[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* PERF_RECORD_READ per event id with the exact final counts. */
+static int pdw_write_counts(mp_pdw *w)
+{
+	for (size_t i = 0; i < w->ncounts; i++) {
+		struct pdw_count *c = &w->counts[i];
+		struct pdw_attr *a = &w->attrs[c->attr];
+		uint64_t rec[64];
+		struct perf_event_header *h = (void *)rec;
+		uint32_t *pt = (uint32_t *)(rec + 1);
+		size_t n = 2;
+		uint64_t rf = a->attr.read_format;
+		int32_t pid = w->read_pid;
+		pt[0] = (uint32_t)pid;
+		pt[1] = (uint32_t)pid;
+		rec[n++] = c->value;
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			rec[n++] = c->ena;
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			rec[n++] = c->run;
+		if (rf & PERF_FORMAT_ID)
+			rec[n++] = c->id;
+		if (rf & PERF_FORMAT_LOST)
+			rec[n++] = 0;
+		/* The trailer names this id, so perf and memprof's reader find the event. */
+		size_t tl = mp_pdw_id_trailer(w, c->attr, (uint32_t)pid, (uint32_t)pid, 0, 0,
+					      rec + n);
+		uint64_t *tr = rec + n;
+		for (size_t k = 0; k < tl / 8; k++)
+			if ((a->attr.sample_type & PERF_SAMPLE_IDENTIFIER) && k == tl / 8 - 1)
+				tr[k] = c->id;
+		n += tl / 8;
+		h->type = PERF_RECORD_READ;
+		h->misc = 0;
+		h->size = (uint16_t)(n * 8);
+		int rc = mp_pdw_write(w, rec, n * 8);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* memprof's own metadata, as key=value lines (documented in collector/README.md). */
+static int pdw_meta_text(mp_pdw *w, struct mp_buf *b)
+{
+	for (size_t i = 0; i < w->nattrs; i++)
+		if (mp_buf_printf(b, "event.%zu.spec=%s\nevent.%zu.name=%s\n", i, w->attrs[i].spec,
+				  i, w->attrs[i].name))
+			return -ENOMEM;
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (mp_buf_printf(b, "%s=%s\n", w->meta[i].key, w->meta[i].value))
+			return -ENOMEM;
+	return 0;
+}
+
+int mp_pdw_close(mp_pdw *w, struct mp_err *err)
+{
+	struct mp_buf feat[16] = { 0 };
+	uint64_t flags[4] = { 0 };
+	int rc = 0;
+
+	if (!w->frozen)
+		pdw_freeze(w);
+	if (!w->error)
+		pdw_write_counts(w);
+	if (!w->error)
+		pdw_flush(w);
+	if (w->error)
+		goto out;
+	if (w->auto_bids)
+		pdw_collect_build_ids(w);
+	if (w->nbids && !feat_build_id(w, &feat[FEAT_BUILD_ID]))
+		flags[0] |= 1ull << FEAT_BUILD_ID;
+	for (int f = FEAT_HOSTNAME; f <= FEAT_CPUID; f++)
+		if (w->str[f] && f != FEAT_NRCPUS && !put_string(&feat[f], w->str[f]))
+			flags[0] |= 1ull << f;
+	if (w->have_nrcpus) {
+		uint32_t v[2] = { w->cpus_avail, w->cpus_online };
+		if (!mp_buf_append(&feat[FEAT_NRCPUS], v, sizeof(v)))
+			flags[0] |= 1ull << FEAT_NRCPUS;
+	}
+	if (w->total_mem_kb && !mp_buf_append(&feat[FEAT_TOTAL_MEM], &w->total_mem_kb, 8))
+		flags[0] |= 1ull << FEAT_TOTAL_MEM;
+	if (w->cmdline && !feat_cmdline(w, &feat[FEAT_CMDLINE]))
+		flags[0] |= 1ull << FEAT_CMDLINE;
+	if (w->nattrs && !feat_event_desc(w, &feat[FEAT_EVENT_DESC]))
+		flags[0] |= 1ull << FEAT_EVENT_DESC;
+	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
+		flags[FEAT_MEMPROF / 64] |= 1ull << (FEAT_MEMPROF % 64);
+
+	/* Feature section table right after the data, then the blobs in bit order. */
+	{
+		uint64_t table = w->data_off + w->flushed, off;
+		int nf = 0;
+		for (int f = 0; f < 256; f++)
+			nf += !!(flags[f / 64] & (1ull << (f % 64)));
+		off = table + (uint64_t)nf * 16;
+		int k = 0;
+		for (int f = 0; f < 256 && !w->error; f++) {
+			if (!(flags[f / 64] & (1ull << (f % 64))))
+				continue;
+			/* slot 15 (unused by perf here) holds memprof's blob */
+			struct mp_buf *fb = f == FEAT_MEMPROF ? &feat[15] : &feat[f];
+			uint64_t sec[2] = { off, fb->len };
+			if ((rc = pwrite_all(w->fd, sec, sizeof(sec), table + (uint64_t)k * 16)) ||
+			    (rc = pwrite_all(w->fd, fb->data, fb->len, off)))
+				w->error = rc;
+			off += fb->len;
+			k++;
+		}
+		if (!w->error && ftruncate(w->fd, (off_t)off) < 0)
+			w->error = -errno;
+	}
+	if (!w->error)
+		pdw_write_header(w, flags, w->flushed);
+out:
+	for (int f = 0; f < 16; f++)
+		mp_buf_fini(&feat[f]);
+	rc = w->error;
+	if (rc)
+		mp_err_set(err, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+	else if (close(w->fd) < 0)
+		rc = mp_err_set(err, -errno, "%s: close failed: %s", w->tmp, strerror(errno));
+	else if (rename(w->tmp, w->path) < 0)
+		rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s", w->tmp, w->path,
+				strerror(errno));
+	if (rc) {
+		if (w->fd >= 0)
+			close(w->fd);
+		unlink(w->tmp);
+	}
+	w->fd = -1;
+	mp_pdw_abort(w);
+	return rc;
+}
+
+uint64_t mp_pdw_lost_total(const mp_pdw *w)
+{
+	return w->lost_total;
+}
+
+uint64_t mp_pdw_bytes(const mp_pdw *w)
+{
+	return w->data_off + w->flushed + w->blen;
+}
+
+int mp_pdw_get_stats(const mp_pdw *w, int attr_idx, uint64_t *samples, uint64_t *throttled,
+		     uint64_t *lost)
+{
+	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs)
+		return -EINVAL;
+	if (samples)
+		*samples = w->attrs[attr_idx].samples;
+	if (throttled)
+		*throttled = w->attrs[attr_idx].throttled;
+	if (lost)
+		*lost = w->attrs[attr_idx].lost;
+	return 0;
+}
+
+void mp_pdw_abort(mp_pdw *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0) {
+		close(w->fd);
+		unlink(w->tmp);
+	}
+	for (size_t i = 0; i < w->nattrs; i++) {
+		free(w->attrs[i].ids);
+		free(w->attrs[i].name);
+		free(w->attrs[i].spec);
+	}
+	free(w->attrs);
+	free(w->idmap);
+	for (int i = 0; i < 16; i++)
+		free(w->str[i]);
+	for (int i = 0; i < w->ncmdline; i++)
+		free(w->cmdline[i]);
+	free(w->cmdline);
+	for (size_t i = 0; i < w->nmeta; i++) {
+		free(w->meta[i].key);
+		free(w->meta[i].value);
+	}
+	free(w->meta);
+	free(w->counts);
+	for (size_t i = 0; i < w->nbids; i++)
+		free(w->bids[i].file);
+	free(w->bids);
+	for (size_t i = 0; i < w->nfiles; i++)
+		free(w->files[i].name);
+	free(w->files);
+	free(w->maps);
+	free(w->forks);
+	free(w->buf);
+	free(w->path);
+	free(w->tmp);
+	free((struct pdw_with_caps *)w);
+}

@@ -1,0 +1,861 @@
+/* mp_record.c - the record and stat runs: fork the workload held on a pipe, open the
+ * group, let it exec, drain the rings into the perf.data writer until it exits. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mp_collector_internal.h"
+
+int mp_exit_code(int st)
+{
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int read_int_file(const char *path, int dflt)
+{
+	char *s = mp_read_file(path, NULL, NULL);
+	int v = dflt;
+	if (s) {
+		v = atoi(s);
+		free(s);
+	}
+	return v;
+}
+
+/* ---- precheck ---- */
+
+static int privileged(void)
+{
+	char *st;
+	const char *c;
+	int priv = 0;
+
+	if (geteuid() == 0)
+		return 1;
+	st = mp_read_file("/proc/self/status", NULL, NULL);
+	if (st && (c = strstr(st, "CapEff:"))) {
+		unsigned long long caps = strtoull(c + 7, NULL, 16);
+		priv = !!(caps & (1ull << 38 /* CAP_PERFMON */)) ||
+		       !!(caps & (1ull << 21 /* CAP_SYS_ADMIN */));
+	}
+	free(st);
+	return priv;
+}
+
+static uint64_t kallsyms_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	uint64_t addr = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[256];
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    (!strcmp(name, "_text") || !strcmp(name, "_stext"))) {
+			addr = a;
+			if (!strcmp(name, "_text"))
+				break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
+int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
+			  struct mp_precheck *pc, struct mp_err *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int want_kernel = 0;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", -100);
+	pc->kptr_restrict = read_int_file("/proc/sys/kernel/kptr_restrict", -1);
+	pc->privileged = privileged();
+	pc->kernel_syms = kallsyms_text() != 0;
+	if ((d = opendir("/sys/bus/event_source/devices"))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			size_t l = strlen(pc->pmus);
+			snprintf(pc->pmus + l, sizeof(pc->pmus) - l, "%s%s", l ? " " : "",
+				 de->d_name);
+			if (!strcmp(de->d_name, "cpu") || !strncmp(de->d_name, "cpu_", 4) ||
+			    !strncmp(de->d_name, "armv", 4) || strstr(de->d_name, "pmu"))
+				pc->hw_pmu = 1;
+		}
+		closedir(d);
+	}
+	mp_log(MP_LOG_INFO, "perf_event_paranoid=%d kptr_restrict=%d%s; PMUs: %s%s",
+	       pc->paranoid, pc->kptr_restrict, pc->privileged ? " (privileged)" : "",
+	       pc->pmus[0] ? pc->pmus : "none", pc->hw_pmu ? "" : " (no hardware PMU)");
+	for (size_t i = 0; i < n; i++)
+		want_kernel |= !evs[i].attr.exclude_kernel;
+	if (pc->paranoid == -100)
+		return mp_err_set(err, -ENOSYS,
+				  "/proc/sys/kernel/perf_event_paranoid is missing: this kernel "
+				  "has no perf events (CONFIG_PERF_EVENTS)");
+	if (!pc->privileged) {
+		if (pc->paranoid >= 3)
+			return mp_err_set(err, -EACCES,
+					  "kernel.perf_event_paranoid=%d forbids perf events to "
+					  "unprivileged users: run 'sysctl kernel.perf_event_paranoid=2' "
+					  "(or 1) as root",
+					  pc->paranoid);
+		if (system_wide && pc->paranoid > 0)
+			return mp_err_set(err, -EACCES,
+					  "system-wide recording (-a) needs kernel.perf_event_paranoid "
+					  "<= 0 (it is %d) or CAP_PERFMON: run 'sysctl "
+					  "kernel.perf_event_paranoid=0' as root",
+					  pc->paranoid);
+		if (want_kernel && pc->paranoid >= 2)
+			mp_log(MP_LOG_WARN,
+			       "kernel.perf_event_paranoid=%d allows only user-space events to "
+			       "unprivileged users: add ':u' to the events, or run 'sysctl "
+			       "kernel.perf_event_paranoid=1' as root",
+			       pc->paranoid);
+	}
+	if (want_kernel && !pc->kernel_syms)
+		mp_log(MP_LOG_WARN,
+		       "kernel symbols are hidden (kernel.kptr_restrict=%d): kernel samples "
+		       "will show as [unknown]; run 'sysctl kernel.kptr_restrict=0' to name them",
+		       pc->kptr_restrict);
+	return 0;
+}
+
+/* ---- cpus and threads ---- */
+
+static int online_cpus(int **out, size_t *n)
+{
+	char *s = mp_read_file("/sys/devices/system/cpu/online", NULL, NULL);
+	size_t cap = 16;
+	int *v = malloc(cap * sizeof(*v));
+	const char *p = s;
+
+	*n = 0;
+	if (!v) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (!s) {
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+		for (long i = 0; i < nc && i < 16; i++)
+			v[(*n)++] = (int)i;
+	}
+	while (p && *p && *p != '\n') {
+		char *e;
+		long a = strtol(p, &e, 10), b = a;
+		if (e == p)
+			break;
+		if (*e == '-')
+			b = strtol(e + 1, &e, 10);
+		for (long c = a; c <= b; c++) {
+			if (*n == cap) {
+				int *nv = realloc(v, cap * 2 * sizeof(*v));
+				if (!nv)
+					break;
+				v = nv;
+				cap *= 2;
+			}
+			v[(*n)++] = (int)c;
+		}
+		p = *e == ',' ? e + 1 : e;
+	}
+	free(s);
+	if (!*n) {
+		free(v);
+		return -ENOENT;
+	}
+	*out = v;
+	return 0;
+}
+
+static int task_threads(pid_t pid, pid_t **out, size_t *n, struct mp_err *err)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 16;
+	pid_t *v;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return mp_err_set(err, -ESRCH, "process %d: no such process", (int)pid);
+	v = malloc(cap * sizeof(*v));
+	*n = 0;
+	while (v && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, cap * 2 * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	if (!v || !*n) {
+		free(v);
+		return mp_err_set(err, -ESRCH, "process %d: no threads", (int)pid);
+	}
+	*out = v;
+	return 0;
+}
+
+/* ---- the held workload ---- */
+
+struct workload {
+	pid_t pid;
+	int go_fd;  /* write a byte to let it exec */
+	int err_fd; /* execvp's errno, or EOF on a successful exec */
+	int pidfd;
+};
+
+static int workload_fork(struct workload *wl, char *const *argv, struct mp_err *err)
+{
+	int go[2], ep[2];
+
+	wl->pid = -1;
+	wl->go_fd = wl->err_fd = wl->pidfd = -1;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
+	}
+	wl->pid = fork();
+	if (wl->pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		return mp_err_set(err, -e, "fork: %s", strerror(e));
+	}
+	if (wl->pid == 0) {
+		char c;
+		close(go[1]);
+		close(ep[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* memprof gave up before the start */
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	wl->go_fd = go[1];
+	wl->err_fd = ep[0];
+	wl->pidfd = (int)syscall(SYS_pidfd_open, wl->pid, 0);
+	return 0;
+}
+
+/* Let it exec; 0 when it runs, else execvp's errno. */
+static int workload_start(struct workload *wl)
+{
+	char c = 1;
+	int e = 0;
+	ssize_t n;
+
+	if (write(wl->go_fd, &c, 1) != 1)
+		e = errno ? errno : EIO;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	do
+		n = read(wl->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(e))
+		e = 0;
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	return e;
+}
+
+static void workload_cancel(struct workload *wl, int *status)
+{
+	int st = 0;
+	if (wl->pid <= 0)
+		return;
+	if (wl->go_fd >= 0)
+		close(wl->go_fd); /* the child reads EOF and exits 127 */
+	wl->go_fd = -1;
+	while (waitpid(wl->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status)
+		*status = st;
+	if (wl->err_fd >= 0)
+		close(wl->err_fd);
+	if (wl->pidfd >= 0)
+		close(wl->pidfd);
+	wl->err_fd = wl->pidfd = -1;
+	wl->pid = -1;
+}
+
+/* ---- synthesized records ---- */
+
+static int synth_kernel_mmap(mp_pdw *w, uint64_t text)
+{
+	uint64_t rec[64];
+	struct perf_event_header *h = (void *)rec;
+	unsigned char *b = (unsigned char *)(h + 1);
+	const char *name = "[kernel.kallsyms]_text";
+	uint32_t pid = (uint32_t)-1, tid = 0;
+	uint64_t start = text, len = ~0ull - text, pgoff = text;
+	size_t nl = (strlen(name) + 1 + 7) & ~(size_t)7;
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(b, &pid, 4);
+	memcpy(b + 4, &tid, 4);
+	memcpy(b + 8, &start, 8);
+	memcpy(b + 16, &len, 8);
+	memcpy(b + 24, &pgoff, 8);
+	memcpy(b + 32, name, strlen(name));
+	size_t sz = sizeof(*h) + 32 + nl;
+	sz += mp_pdw_id_trailer(w, 0, pid, tid, 0, 0, (unsigned char *)rec + sz);
+	h->type = PERF_RECORD_MMAP;
+	h->misc = PERF_RECORD_MISC_KERNEL;
+	h->size = (uint16_t)sz;
+	return mp_pdw_write(w, rec, sz);
+}
+
+static int synth_comm(mp_pdw *w, pid_t pid, pid_t tid, const char *comm)
+{
+	uint64_t rec[16];
+	struct perf_event_header *h = (void *)rec;
+	uint32_t *p = (uint32_t *)(h + 1);
+	size_t cl = strnlen(comm, 15);
+	size_t nl = (cl + 1 + 7) & ~(size_t)7;
+
+	memset(rec, 0, sizeof(rec));
+	p[0] = (uint32_t)pid;
+	p[1] = (uint32_t)tid;
+	memcpy(p + 2, comm, cl);
+	size_t sz = sizeof(*h) + 8 + nl;
+	sz += mp_pdw_id_trailer(w, 0, (uint32_t)pid, (uint32_t)tid, 0, 0,
+				(unsigned char *)rec + sz);
+	h->type = PERF_RECORD_COMM;
+	h->misc = 0;
+	h->size = (uint16_t)sz;
+	return mp_pdw_write(w, rec, sz);
+}
+
+static int synth_maps(mp_pdw *w, pid_t pid)
+{
+	char path[64], line[4608];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned maj, min;
+		char perms[8];
+		int off = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
+			   &maj, &min, &ino, &off) < 7 || perms[2] != 'x')
+			continue;
+		char *name = line + off;
+		name[strcspn(name, "\n")] = 0;
+		if (!*name)
+			name = "//anon";
+		uint64_t rec[600];
+		struct perf_event_header *h = (void *)rec;
+		unsigned char *b = (unsigned char *)(h + 1);
+		size_t nlen = strlen(name);
+		if (nlen > 4000)
+			continue;
+		size_t nl = (nlen + 1 + 7) & ~(size_t)7;
+		uint32_t v32[2] = { (uint32_t)pid, (uint32_t)pid };
+		uint64_t v64[3] = { start, end - start, pgoff };
+		uint32_t mm[2] = { maj, min };
+		uint64_t ig[2] = { ino, 0 };
+		uint32_t pf[2] = { 0, 0 };
+		pf[0] = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4;
+		pf[1] = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */;
+		memset(rec, 0, 72 + nl + 8);
+		memcpy(b, v32, 8);
+		memcpy(b + 8, v64, 24);
+		memcpy(b + 32, mm, 8);
+		memcpy(b + 40, ig, 16);
+		memcpy(b + 56, pf, 8);
+		memcpy(b + 64, name, nlen);
+		size_t sz = sizeof(*h) + 64 + nl;
+		sz += mp_pdw_id_trailer(w, 0, (uint32_t)pid, (uint32_t)pid, 0, 0,
+					(unsigned char *)rec + sz);
+		h->type = PERF_RECORD_MMAP2;
+		h->misc = PERF_RECORD_MISC_USER;
+		h->size = (uint16_t)sz;
+		mp_pdw_write(w, rec, sz);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void read_comm(pid_t pid, pid_t tid, char *out, size_t len)
+{
+	char path[64];
+	char *s;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	s = mp_read_file(path, NULL, NULL);
+	snprintf(out, len, "%s", s ? s : ":unknown");
+	out[strcspn(out, "\n")] = 0;
+	free(s);
+}
+
+/* COMM per thread and MMAP2 per executable mapping of an already running process. */
+static void synth_process(mp_pdw *w, pid_t pid)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+	char comm[64];
+
+	if (task_threads(pid, &tids, &n, NULL))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		read_comm(pid, tids[i], comm, sizeof(comm));
+		synth_comm(w, pid, tids[i], comm);
+	}
+	free(tids);
+	synth_maps(w, pid);
+}
+
+static void synth_all(mp_pdw *w)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			synth_process(w, (pid_t)atoi(de->d_name));
+	closedir(d);
+}
+
+/* ---- draining ---- */
+
+static int drain(mp_evlist *l, mp_pdw *w, int *wrote)
+{
+	int rc = 0;
+
+	*wrote = 0;
+	for (size_t r = 0; r < mp_evlist_nrings(l); r++) {
+		struct mp_ring *ring = mp_evlist_ring(l, r);
+		const struct perf_event_header *h;
+		if (!mp_ring_read_init(ring))
+			continue;
+		while ((h = mp_ring_read_event(ring))) {
+			if (!rc)
+				rc = mp_pdw_write(w, h, h->size);
+			mp_ring_consume(ring);
+			*wrote = 1;
+		}
+		mp_ring_read_done(ring);
+	}
+	if (*wrote && !rc) {
+		struct perf_event_header fr = { PERF_RECORD_FINISHED_ROUND, 0, sizeof(fr) };
+		rc = mp_pdw_write(w, &fr, sizeof(fr));
+	}
+	return rc;
+}
+
+static int explain(const struct mp_event *ev, int rc, const struct mp_evopts *eo,
+		   struct mp_err *err)
+{
+	struct mp_err raw = *err;
+	int e = -rc;
+
+	if (e <= 0 || e >= 4096)
+		return rc;
+	mp_event_explain_open_error(ev, e, eo, err);
+	if (!err->msg[0])
+		*err = raw;
+	return rc;
+}
+
+int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
+		  struct mp_err *err)
+{
+	struct workload wl = { -1, -1, -1, -1 };
+	struct mp_precheck pc;
+	struct mp_evlist_opts eo = { 0 };
+	mp_evlist *l = NULL;
+	mp_pdw *w = NULL;
+	int *cpus = NULL;
+	size_t ncpus = 0, nthreads = 0;
+	pid_t *threads = NULL, sys_thread = -1;
+	int rc, bad = 0, status = 0, have_status = 0;
+	uint64_t t0 = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!o->nevents)
+		return mp_err_set(err, -EINVAL, "no events to record");
+	if (!o->argv && !o->pid && !o->system_wide)
+		return mp_err_set(err, -EINVAL, "nothing to record: give a command, -p PID or -a");
+	if (o->mmap_pages & (o->mmap_pages - 1))
+		return mp_err_set(err, -EINVAL, "-m %u: the ring size must be a power of two pages",
+				  o->mmap_pages);
+	res->ev = calloc(o->nevents, sizeof(*res->ev));
+	if (!res->ev)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	if ((rc = mp_collector_precheck(o->events, o->nevents, o->system_wide, &pc, err)))
+		return rc;
+	if ((rc = online_cpus(&cpus, &ncpus))) {
+		rc = mp_err_set(err, rc, "cannot read the online CPUs");
+		goto out;
+	}
+	if (!(w = mp_pdw_create(o->output, err))) {
+		rc = err->code;
+		goto out;
+	}
+	if (o->system_wide) {
+		threads = &sys_thread;
+		nthreads = 1;
+	} else if (o->pid) {
+		if ((rc = task_threads(o->pid, &threads, &nthreads, err)))
+			goto out;
+	}
+	if (o->argv && (rc = workload_fork(&wl, o->argv, err)))
+		goto out;
+	if (o->argv && !o->system_wide) {
+		threads = &wl.pid;
+		nthreads = 1;
+	}
+	eo.sampling = 1;
+	eo.callgraph = o->callgraph;
+	eo.inherit = !o->no_inherit && !o->system_wide;
+	eo.enable_on_exec = o->argv && !o->system_wide;
+	eo.tracking = 1;
+	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
+	 * ring then holds seconds of samples between two drains. */
+	eo.mmap_pages = o->mmap_pages ? o->mmap_pages : (pc.privileged ? 512 : 128);
+	if (!(l = mp_evlist_new(o->events, o->nevents, threads, nthreads, cpus, ncpus, &eo,
+				err))) {
+		rc = err->code;
+		goto out;
+	}
+	if ((rc = mp_evlist_open(l, &bad, err))) {
+		explain(&o->events[bad], rc, o->evopts, err);
+		goto out;
+	}
+	if ((rc = mp_evlist_mmap(l, err)))
+		goto out;
+	for (size_t i = 0; i < o->nevents; i++) {
+		size_t nids;
+		const uint64_t *ids = mp_evlist_ids(l, i, &nids);
+		const char *name = o->events[i].resolved[0] ? o->events[i].resolved
+							     : o->events[i].spec;
+		if (mp_pdw_add_attr(w, mp_evlist_attr(l, i), ids, nids, name,
+				    o->events[i].spec) < 0) {
+			rc = mp_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	mp_pdw_set_host_features(w);
+	if (o->argv_all)
+		mp_pdw_set_cmdline(w, o->argc_all, o->argv_all);
+	for (size_t i = 0; i < o->nevents; i++) {
+		char key[64];
+		if (o->events[i].alias[0]) {
+			snprintf(key, sizeof(key), "event.%zu.alias", i);
+			mp_pdw_set_meta(w, key, o->events[i].alias);
+		}
+	}
+	if (pc.kernel_syms)
+		synth_kernel_mmap(w, kallsyms_text());
+	if (o->system_wide)
+		synth_all(w);
+	else if (o->pid)
+		synth_process(w, o->pid);
+	if ((rc = mp_pdw_sync(w, err)))
+		goto out;
+
+	t0 = now_ns();
+	if (o->argv) {
+		int e = workload_start(&wl);
+		if (e) {
+			workload_cancel(&wl, NULL);
+			res->exec_errno = e;
+			rc = mp_err_set(err, -e, "cannot run '%s': %s", o->argv[0], strerror(e));
+			goto out;
+		}
+		res->workload_started = 1;
+	}
+	if (!eo.enable_on_exec)
+		mp_evlist_enable(l);
+
+	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 2, sizeof(*pfd));
+	size_t npfd = 0;
+	if (!pfd) {
+		rc = mp_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t r = 0; r < mp_evlist_nrings(l); r++)
+		pfd[npfd++] = (struct pollfd){ .fd = mp_evlist_ring(l, r)->fd, .events = POLLIN };
+	int target_pidfd = wl.pidfd;
+	if (o->pid && !o->argv)
+		target_pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+	if (target_pidfd >= 0)
+		pfd[npfd++] = (struct pollfd){ .fd = target_pidfd, .events = POLLIN };
+	int forwarded = 0, done = 0, wrote;
+	uint64_t last_sync = t0;
+	while (!done) {
+		int timeout = target_pidfd >= 0 ? 1000 : 100;
+		poll(pfd, npfd, timeout);
+		if ((rc = drain(l, w, &wrote))) {
+			mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
+			break;
+		}
+		if (o->stop && *o->stop) {
+			int sig = *o->stop;
+			*o->stop = 0;
+			if (wl.pid > 0) {
+				/* The first Ctrl-C goes to the workload; a second one kills it. */
+				kill(wl.pid, forwarded ? SIGKILL : sig);
+				forwarded = 1;
+			} else {
+				done = 1;
+			}
+		}
+		if (wl.pid > 0) {
+			pid_t p = waitpid(wl.pid, &status, WNOHANG);
+			if (p == wl.pid) {
+				have_status = 1;
+				done = 1;
+			}
+		} else if (o->pid && !o->argv && kill(o->pid, 0) < 0 && errno == ESRCH) {
+			done = 1;
+		}
+		uint64_t t = now_ns();
+		if (t - last_sync > 1000000000ull) {
+			mp_pdw_sync(w, NULL);
+			last_sync = t;
+		}
+	}
+	free(pfd);
+	if (o->pid && !o->argv && target_pidfd >= 0)
+		close(target_pidfd);
+	if (rc)
+		goto out;
+	res->wall_ns = now_ns() - t0;
+	mp_evlist_disable(l);
+	if ((rc = drain(l, w, &wrote))) {
+		mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
+		goto out;
+	}
+	/* Exact totals: one PERF_RECORD_READ per fd, and the summary in res. */
+	mp_pdw_set_read_pid(w, wl.pid > 0 ? wl.pid : o->pid ? o->pid : -1);
+	for (size_t i = 0; i < o->nevents; i++) {
+		size_t nids;
+		mp_evlist_ids(l, i, &nids);
+		uint64_t vs = 0, es = 0, rs = 0, emax = 0;
+		for (size_t j = 0; j < nids; j++) {
+			uint64_t id, v, e, r;
+			if (mp_evlist_read_one(l, i, j, &id, &v, &e, &r))
+				continue;
+			mp_pdw_add_counts(w, (int)i, id, v, e, r);
+			vs += v;
+			es += e;
+			rs += r;
+			if (e > emax)
+				emax = e;
+		}
+		res->ev[i].value = vs;
+		/* A task's event on cpu N is enabled for all the task's run time but runs only
+		 * while it is on N: the enabled time is the longest, the running time the sum.
+		 * System-wide events each have their own enabled time. */
+		res->ev[i].ena = o->system_wide ? es : emax;
+		res->ev[i].run = rs;
+	}
+	if (have_status) {
+		res->workload_status = status;
+		wl.pid = -1;
+	}
+	for (size_t i = 0; i < o->nevents; i++)
+		mp_pdw_get_stats(w, (int)i, &res->ev[i].samples, &res->ev[i].throttled,
+				 &res->ev[i].lost);
+	res->lost_total = mp_pdw_lost_total(w);
+	res->bytes_written = mp_pdw_bytes(w);
+	mp_evlist_free(l);
+	l = NULL;
+	rc = mp_pdw_close(w, err);
+	w = NULL;
+out:
+	if (wl.pid > 0) {
+		if (res->workload_started) {
+			kill(wl.pid, SIGKILL);
+			while (waitpid(wl.pid, &status, 0) < 0 && errno == EINTR)
+				;
+			res->workload_status = status;
+		} else {
+			workload_cancel(&wl, NULL);
+		}
+	}
+	if (wl.pidfd >= 0)
+		close(wl.pidfd);
+	if (wl.go_fd >= 0)
+		close(wl.go_fd);
+	if (wl.err_fd >= 0)
+		close(wl.err_fd);
+	mp_evlist_free(l);
+	mp_pdw_abort(w);
+	if (threads != &sys_thread && threads != &wl.pid)
+		free(threads);
+	free(cpus);
+	return rc;
+}
+
+int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err)
+{
+	struct workload wl = { -1, -1, -1, -1 };
+	struct mp_precheck pc;
+	struct mp_evlist_opts eo = { 0 };
+	mp_evlist *l = NULL;
+	int *cpus = NULL, one_cpu = -1;
+	size_t ncpus = 1, nthreads = 0;
+	pid_t *threads = NULL, sys_thread = -1;
+	int rc, bad = 0, status = 0;
+	uint64_t t0;
+
+	memset(res, 0, sizeof(*res));
+	if (!o->nevents)
+		return mp_err_set(err, -EINVAL, "no events to count");
+	if (!o->argv && !o->pid && !o->system_wide)
+		return mp_err_set(err, -EINVAL, "nothing to count: give a command, -p PID or -a");
+	res->ev = calloc(o->nevents, sizeof(*res->ev));
+	if (!res->ev)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	if ((rc = mp_collector_precheck(o->events, o->nevents, o->system_wide, &pc, err)))
+		return rc;
+	if (o->system_wide) {
+		if ((rc = online_cpus(&cpus, &ncpus)))
+			return mp_err_set(err, rc, "cannot read the online CPUs");
+		threads = &sys_thread;
+		nthreads = 1;
+	} else {
+		cpus = &one_cpu;
+		ncpus = 1;
+		if (o->pid && (rc = task_threads(o->pid, &threads, &nthreads, err)))
+			goto out;
+	}
+	if (o->argv && (rc = workload_fork(&wl, o->argv, err)))
+		goto out;
+	if (o->argv && !o->system_wide) {
+		threads = &wl.pid;
+		nthreads = 1;
+	}
+	eo.inherit = !o->no_inherit && !o->system_wide;
+	eo.enable_on_exec = o->argv && !o->system_wide;
+	if (!(l = mp_evlist_new(o->events, o->nevents, threads, nthreads, cpus, ncpus, &eo,
+				err))) {
+		rc = err->code;
+		goto out;
+	}
+	if ((rc = mp_evlist_open(l, &bad, err))) {
+		explain(&o->events[bad], rc, NULL, err);
+		goto out;
+	}
+	t0 = now_ns();
+	if (o->argv) {
+		int e = workload_start(&wl);
+		if (e) {
+			workload_cancel(&wl, NULL);
+			res->exec_errno = e;
+			rc = mp_err_set(err, -e, "cannot run '%s': %s", o->argv[0], strerror(e));
+			goto out;
+		}
+		res->workload_started = 1;
+	}
+	if (!eo.enable_on_exec)
+		mp_evlist_enable(l);
+	int forwarded = 0;
+	for (;;) {
+		if (o->stop && *o->stop) {
+			int sig = *o->stop;
+			*o->stop = 0;
+			if (wl.pid <= 0)
+				break;
+			kill(wl.pid, forwarded ? SIGKILL : sig);
+			forwarded = 1;
+		}
+		if (wl.pid > 0) {
+			pid_t p = waitpid(wl.pid, &status, 0);
+			if (p == wl.pid) {
+				res->workload_status = status;
+				wl.pid = -1;
+				break;
+			}
+			if (p < 0 && errno != EINTR)
+				break;
+		} else {
+			if (o->pid && kill(o->pid, 0) < 0 && errno == ESRCH)
+				break;
+			usleep(100000);
+		}
+	}
+	res->wall_ns = now_ns() - t0;
+	mp_evlist_disable(l);
+	for (size_t i = 0; i < o->nevents; i++)
+		if ((rc = mp_evlist_read(l, i, &res->ev[i].value, &res->ev[i].ena,
+					 &res->ev[i].run))) {
+			rc = mp_err_set(err, rc, "cannot read the count of '%s': %s",
+					o->events[i].spec, strerror(-rc));
+			goto out;
+		}
+	rc = 0;
+out:
+	if (wl.pid > 0) {
+		if (res->workload_started) {
+			kill(wl.pid, SIGKILL);
+			while (waitpid(wl.pid, &status, 0) < 0 && errno == EINTR)
+				;
+			res->workload_status = status;
+		} else {
+			workload_cancel(&wl, NULL);
+		}
+	}
+	if (wl.pidfd >= 0)
+		close(wl.pidfd);
+	if (wl.go_fd >= 0)
+		close(wl.go_fd);
+	if (wl.err_fd >= 0)
+		close(wl.err_fd);
+	mp_evlist_free(l);
+	if (threads != &sys_thread && threads != &wl.pid)
+		free(threads);
+	if (cpus != &one_cpu)
+		free(cpus);
+	return rc;
+}
