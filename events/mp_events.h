@@ -46,6 +46,7 @@ struct mp_evopts {
 	unsigned freq_hz;       /* -F HZ; 0 = period mode. -c wins when both are given */
 	const char *pmu_model;  /* --pmu MODEL / LIBPFM_FORCE_PMU override; NULL = detected */
 	int count_only;         /* memprof stat: no sample period needed */
+	const char *sysfs_root; /* NULL = $MEMPROF_SYSFS_ROOT, else "/sys" (tests use a fake tree) */
 };
 
 /* Parse a comma-separated event list. On success *out is a malloc'd array of *n events
@@ -83,5 +84,45 @@ const char *mp_event_attr_name(const struct perf_event_attr *attr, char *buf, si
 /* memprof list: print events (filtered by glob/substring PATTERN, NULL = all) for model
  * (NULL = host) to f. Returns 0 or negative code. */
 int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_err *err);
+/* memprof list --models: the libpfm4 models known, the detected one marked. Returns the
+ * number listed or a negative code. */
+int mp_events_list_models(FILE *f, struct mp_err *err);
+
+/* ---- the portable alias table (events/aliases.tsv, embedded in the binary) ----
+ * One row per (alias, model): the article's Core 2 event and what the model calls it.
+ * model is a libpfm4 model name, "perf" (generic events) or "cachegrind" (simulated).
+ * status is "exact", "approx" or "none"; event may be a sum ("A + B") or "none". */
+struct mp_alias_row {
+	char alias[64];    /* "L2_LINES_IN.SELF.ANY" */
+	char model[32];
+	char event[512];   /* "L2_LINES_IN:ALL", "D1mr + D1mw", "none" */
+	char status[8];
+	char closest[256]; /* for "none": what comes closest, or "" */
+	char note[256];
+};
+
+/* Look up a spelling (separators ':' or '.', case-insensitive) for model. A spelling
+ * matches an alias when equal to it or to a leading part of it ("L2_LINES_IN" and
+ * "L2_LINES_IN.SELF" match "L2_LINES_IN.SELF.ANY"); the first row in table order wins.
+ * Returns 1 and fills row, 0 when the spelling is no alias, -1 when it is an alias
+ * but the table has no row for model (row then holds the "perf" row). */
+int mp_alias_find(const char *spelling, const char *model, struct mp_alias_row *row);
+/* Rows in table order: 0..mp_alias_count()-1. Returns 0, or -ERANGE. */
+size_t mp_alias_count(void);
+int mp_alias_get(size_t i, struct mp_alias_row *row);
+/* The embedded table text (aliases.tsv as installed to share/memprof/). */
+const char *mp_alias_table_text(void);
+
+/* What the kernel allows here, read from procfs/sysfs (-1 where unreadable). */
+struct mp_host_caps {
+	int perf_event_paranoid;
+	int kptr_restrict;
+	int max_sample_rate;       /* kernel.perf_event_max_sample_rate */
+	int has_cpu_pmu;           /* a cpu/armv8_pmuv3/... PMU under bus/event_source */
+	char cpu_pmu[64];          /* its name, or "" */
+	char model[64];            /* mp_events_host_model() */
+};
+/* Fill caps; never fails (unknown values are -1). proc root: $MEMPROF_PROC_ROOT or /proc. */
+void mp_events_host_caps(const struct mp_evopts *opts, struct mp_host_caps *caps);
 
 #endif

@@ -1,0 +1,144 @@
+/* mp_alias.c - the article's Core 2 event names and what each PMU model calls them.
+ * The table is events/aliases.tsv, embedded at build time (mp_embed) and parsed once. */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mp_events_internal.h"
+
+extern const char mp_aliases_tsv[];
+
+static struct mp_alias_row *rows;
+static size_t nrows;
+static pthread_once_t alias_once = PTHREAD_ONCE_INIT;
+
+const char *mp_alias_table_text(void)
+{
+	return mp_aliases_tsv;
+}
+
+static void copy_field(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
+
+/* Columns: alias model event status closest note. '#' lines and the header are skipped;
+ * the table is checked by tests/test_events.c, so a malformed line is only skipped. */
+static void alias_load(void)
+{
+	const char *p = mp_aliases_tsv;
+	size_t cap = 0;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		const char *f[6];
+		size_t fl[6], nf = 0;
+		const char *q = p, *end = p + len;
+
+		if (len && *p != '#' && strncmp(p, "alias\t", 6)) {
+			while (nf < 6) {
+				const char *t = memchr(q, '\t', (size_t)(end - q));
+				f[nf] = q;
+				fl[nf] = t ? (size_t)(t - q) : (size_t)(end - q);
+				nf++;
+				if (!t)
+					break;
+				q = t + 1;
+			}
+		}
+		if (nf >= 4) {
+			if (nrows == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct mp_alias_row *r = realloc(rows, nc * sizeof(*r));
+				if (!r)
+					return;
+				rows = r;
+				cap = nc;
+			}
+			struct mp_alias_row *r = &rows[nrows++];
+			memset(r, 0, sizeof(*r));
+			copy_field(r->alias, sizeof(r->alias), f[0], fl[0]);
+			copy_field(r->model, sizeof(r->model), f[1], fl[1]);
+			copy_field(r->event, sizeof(r->event), f[2], fl[2]);
+			copy_field(r->status, sizeof(r->status), f[3], fl[3]);
+			if (nf > 4)
+				copy_field(r->closest, sizeof(r->closest), f[4], fl[4]);
+			if (nf > 5)
+				copy_field(r->note, sizeof(r->note), f[5], fl[5]);
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+size_t mp_alias_count(void)
+{
+	pthread_once(&alias_once, alias_load);
+	return nrows;
+}
+
+int mp_alias_get(size_t i, struct mp_alias_row *row)
+{
+	if (i >= mp_alias_count())
+		return -ERANGE;
+	*row = rows[i];
+	return 0;
+}
+
+/* Compare with ':' and '.' equivalent, case-insensitive; 1 = equal, 2 = spelling is a
+ * leading part of the alias (ends where the alias has a separator). */
+static int spelling_match(const char *spell, const char *alias)
+{
+	size_t i = 0;
+	for (; spell[i] && alias[i]; i++) {
+		int a = spell[i] == ':' ? '.' : spell[i];
+		int b = alias[i] == ':' ? '.' : alias[i];
+		if (toupper(a) != toupper(b))
+			return 0;
+	}
+	if (!spell[i] && !alias[i])
+		return 1;
+	if (!spell[i] && alias[i] == '.')
+		return 2;
+	return 0;
+}
+
+int mp_alias_find(const char *spelling, const char *model, struct mp_alias_row *row)
+{
+	const char *alias = NULL;
+	size_t n = mp_alias_count();
+
+	/* An exact spelling wins over a leading part ("L2_LINES_IN.SELF.DEMAND"). */
+	for (int pass = 1; pass <= 2 && !alias; pass++)
+		for (size_t i = 0; i < n && !alias; i++)
+			if (spelling_match(spelling, rows[i].alias) == pass)
+				alias = rows[i].alias;
+	if (!alias)
+		return 0;
+	const struct mp_alias_row *perf = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rows[i].alias, alias))
+			continue;
+		if (model && !strcasecmp(rows[i].model, model)) {
+			*row = rows[i];
+			return 1;
+		}
+		if (!strcmp(rows[i].model, "perf"))
+			perf = &rows[i];
+	}
+	if (perf)
+		*row = *perf;
+	else {
+		memset(row, 0, sizeof(*row));
+		snprintf(row->alias, sizeof(row->alias), "%s", alias);
+	}
+	return -1;
+}
