@@ -1,0 +1,651 @@
+/* test_tui.c - the browser's model driven by keys, on synthetic data: navigation, sorting,
+ * filter, search, hot-line jumps, following calls and jumps, the view stack, rendering. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mp_tui.h"
+
+/* Two events: cpu-clock (period 100000 per sample) and page-faults (period 1). */
+static const struct {
+	const char *name;
+	uint64_t clock, faults;
+	uint64_t addr;
+} syms[] = {
+	{ "main", 10, 40, 0x1000 },
+	{ "walk", 900, 2, 0x2000 },
+	{ "addnext", 30, 1, 0x3000 },
+	{ "inc", 60, 5, 0x4000 },
+	{ "build_list", 0, 52, 0x5000 },
+};
+#define NSYMS (sizeof(syms) / sizeof(syms[0]))
+#define CLOCK_TOTAL 1000 /* samples, more than the symbols hold: some have none */
+#define FAULT_TOTAL 100
+
+/* Annotation of walk(): lines 51..55 of cachebench.c, the pointer chase hottest. Line 53
+ * holds a backward jump to line 54's load; main's line 20 calls walk. */
+static int annotate_cb(void *ctx, const struct tui_sym_ref *sym, tui_annot **out,
+		       struct mp_err *err)
+{
+	int *calls = ctx;
+	(*calls)++;
+	if (!strcmp(sym->name, "walk") || !strcmp(sym->name, "inc")) {
+		tui_annot *a = tui_annot_new(2, sym->name, "cachebench.c");
+		static const struct {
+			unsigned lineno;
+			const char *text;
+			uint64_t clock;
+		} lines[] = {
+			{ 51, "__attribute__((noinline)) struct l *walk(struct l *p, uint64_t steps)", 0 },
+			{ 52, "{", 2 },
+			{ 53, "\twhile (steps--)", 90 },
+			{ 54, "\t\tp = p->n; /* HOT: pointer chase */", 800 },
+			{ 55, "\treturn p;", 8 },
+		};
+		for (size_t i = 0; i < 5; i++) {
+			long l = tui_annot_add_line(a, lines[i].lineno, NULL, lines[i].text);
+			assert_int_equal(l, (long)i);
+			tui_annot_set_line_count(a, (size_t)l, 0, lines[i].clock,
+						 lines[i].clock * 100000);
+		}
+		long i0 = tui_annot_add_insn(a, 1, 0x2000, "endbr64", TUI_INSN_PLAIN, 0, NULL);
+		long i1 = tui_annot_add_insn(a, 2, 0x2004, "test   %rsi,%rsi", TUI_INSN_PLAIN, 0, NULL);
+		long i2 = tui_annot_add_insn(a, 3, 0x2010, "mov    (%rdi),%rdi", TUI_INSN_PLAIN, 0, NULL);
+		long i3 = tui_annot_add_insn(a, 2, 0x2013, "sub    $0x1,%rsi", TUI_INSN_PLAIN, 0, NULL);
+		long i4 = tui_annot_add_insn(a, 2, 0x2017, "jne    2010 <walk+0x10>", TUI_INSN_JUMP,
+					     0x2010, NULL);
+		long i5 = tui_annot_add_insn(a, 4, 0x2019, "mov    %rdi,%rax", TUI_INSN_PLAIN, 0, NULL);
+		long i6 = tui_annot_add_insn(a, 4, 0x201c, "ret", TUI_INSN_RET, 0, NULL);
+		assert_true(i0 >= 0 && i1 >= 0 && i2 >= 0 && i3 >= 0 && i4 >= 0 && i5 >= 0 && i6 >= 0);
+		tui_annot_set_insn_count(a, (size_t)i1, 0, 10, 1000000);
+		tui_annot_set_insn_count(a, (size_t)i2, 0, 800, 80000000);
+		tui_annot_set_insn_count(a, (size_t)i3, 0, 50, 5000000);
+		tui_annot_set_insn_count(a, (size_t)i4, 0, 30, 3000000);
+		tui_annot_set_insn_count(a, (size_t)i6, 0, 8, 800000);
+		tui_annot_set_insn_count(a, (size_t)i0, 0, 2, 200000);
+		tui_annot_set_line_count(a, 3, 1, 2, 2);
+		*out = a;
+		return 0;
+	}
+	if (!strcmp(sym->name, "main")) {
+		tui_annot *a = tui_annot_new(2, "main", "cachebench.c");
+		long l0 = tui_annot_add_line(a, 19, NULL, "\tstruct l *head = build_list(base, esize, n, 1);");
+		long l1 = tui_annot_add_line(a, 20, NULL, "\tp = walk(head, steps);");
+		tui_annot_set_line_count(a, (size_t)l1, 0, 10, 1000000);
+		tui_annot_add_insn(a, (size_t)l0, 0x1000, "call   5000 <build_list>", TUI_INSN_CALL,
+				   0x5000, "build_list");
+		tui_annot_add_insn(a, (size_t)l1, 0x1010, "call   2000 <walk>", TUI_INSN_CALL, 0x2000,
+				   "walk");
+		tui_annot_add_insn(a, (size_t)l1, 0x1015, "call   *%rax", TUI_INSN_CALL, 0, NULL);
+		*out = a;
+		return 0;
+	}
+	return mp_err_set(err, -ENOENT, "%s: no debug information", sym->name);
+}
+
+/* faults per 1000 clock samples; flagged above 100, few below 5 fault samples */
+static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
+		    struct tui_ratio_val *out)
+{
+	(void)ctx;
+	(void)periods;
+	assert_int_equal(ratio, 0);
+	if (!samples[0])
+		return -1;
+	out->value = 1000.0 * (double)samples[1] / (double)samples[0];
+	out->lo = out->value * 0.9;
+	out->hi = out->value * 1.1;
+	out->flags = TUI_RV_VALID | (samples[1] < 5 ? TUI_RV_FEW : 0) |
+		     (out->value > 100 ? TUI_RV_FLAGGED : 0);
+	return 0;
+}
+
+struct fx {
+	tui_model *m;
+	int annot_calls;
+};
+
+static tui_model *make_model(int *calls, int cols, int rows)
+{
+	tui_data *d = tui_data_new();
+	assert_non_null(d);
+	assert_int_equal(tui_data_add_info(d, "command", "cachebench -m walk"), 0);
+	assert_int_equal(tui_data_add_event(d, "cpu-clock", CLOCK_TOTAL, CLOCK_TOTAL * 100000ull, 0,
+					    0, 0), 0);
+	assert_int_equal(tui_data_add_event(d, "page-faults", FAULT_TOTAL, FAULT_TOTAL, 3, 1, 100),
+			 1);
+	for (size_t i = 0; i < NSYMS; i++) {
+		long s = tui_data_add_sym(d, syms[i].name, "/usr/bin/cachebench", syms[i].addr);
+		assert_int_equal(s, (long)i);
+		assert_int_equal(tui_data_set_sym_count(d, (size_t)s, 0, syms[i].clock,
+							syms[i].clock * 100000), 0);
+		assert_int_equal(tui_data_set_sym_count(d, (size_t)s, 1, syms[i].faults,
+							syms[i].faults), 0);
+	}
+	assert_int_equal(tui_data_set_sym_count(d, NSYMS, 0, 1, 1), -EINVAL);
+	assert_int_equal(tui_data_add_event(d, "late", 1, 1, 0, 0, 0), -EINVAL);
+	assert_int_equal(tui_data_add_ratio(d, "faults/kclock", "page faults per 1000 clock samples",
+					    100), 0);
+	tui_data_set_ratio_fn(d, ratio_cb, NULL);
+	tui_data_set_annotate_fn(d, annotate_cb, calls);
+	struct mp_err err = { 0 };
+	tui_model *m = tui_model_new(d, cols, rows, &err);
+	assert_non_null(m);
+	return m;
+}
+
+static int setup(void **state)
+{
+	static struct fx f;
+	memset(&f, 0, sizeof(f));
+	f.m = make_model(&f.annot_calls, 80, 24);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tui_model_free(f->m);
+	return 0;
+}
+
+static void keys(tui_model *m, const char *s)
+{
+	for (; *s; s++)
+		tui_model_key(m, *s == '\n' ? TUI_KEY_ENTER : *s);
+}
+
+static void test_model_new__symbols__sorted_by_first_event(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	assert_int_equal(tui_model_depth(m), 1);
+	assert_int_equal(tui_model_nrows(m), NSYMS);
+	assert_string_equal(tui_model_symbol(m), "walk");
+	/* walk: 900 of 1000 samples = 90.00%, faults 2 of 100 = 2.00% */
+	const char *r0 = tui_model_row_text(m, 0);
+	assert_non_null(strstr(r0, "90.00%"));
+	assert_non_null(strstr(r0, "2.00%"));
+	assert_non_null(strstr(r0, "[#########"));
+	assert_int_equal(r0[0], '>');
+	assert_non_null(strstr(tui_model_row_text(m, 1), "inc"));
+	assert_non_null(strstr(tui_model_row_text(m, 1), "6.00%"));
+	assert_non_null(strstr(tui_model_row_text(m, 2), "addnext"));
+	assert_non_null(strstr(tui_model_row_text(m, 3), "main"));
+	/* build_list has no clock samples: last, and its clock cell is blank */
+	const char *r4 = tui_model_row_text(m, 4);
+	assert_non_null(strstr(r4, "build_list"));
+	assert_non_null(strstr(r4, "52.00%"));
+	assert_null(strstr(r4, "0.00%"));
+	assert_null(tui_model_row_text(m, 5));
+	assert_int_equal(f->annot_calls, 0); /* nothing annotated before it is asked for */
+}
+
+static void test_model_key__navigation__cursor_and_scroll_clamped(void **state)
+{
+	int calls = 0;
+	(void)state;
+	tui_model *m = make_model(&calls, 80, 6); /* 3 body rows */
+	assert_int_equal(tui_model_key(m, TUI_KEY_UP), TUI_HANDLED);
+	assert_int_equal(tui_model_cursor(m), 0);
+	assert_int_equal(tui_model_key(m, TUI_KEY_DOWN), TUI_HANDLED | TUI_REDRAW);
+	tui_model_key(m, 'j');
+	assert_int_equal(tui_model_cursor(m), 2);
+	assert_int_equal(tui_model_top(m), 0);
+	tui_model_key(m, 'j');
+	assert_int_equal(tui_model_cursor(m), 3);
+	assert_int_equal(tui_model_top(m), 1);
+	tui_model_key(m, 'k');
+	tui_model_key(m, 'k');
+	tui_model_key(m, 'k');
+	assert_int_equal(tui_model_cursor(m), 0);
+	assert_int_equal(tui_model_top(m), 0);
+	tui_model_key(m, TUI_KEY_END);
+	assert_int_equal(tui_model_cursor(m), NSYMS - 1);
+	assert_int_equal(tui_model_top(m), NSYMS - 3);
+	assert_string_equal(tui_model_symbol(m), "build_list");
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_int_equal(tui_model_cursor(m), 0);
+	tui_model_key(m, TUI_KEY_PGDN);
+	assert_int_equal(tui_model_cursor(m), 3);
+	tui_model_key(m, TUI_KEY_PGDN);
+	assert_int_equal(tui_model_cursor(m), NSYMS - 1);
+	tui_model_key(m, TUI_KEY_PGUP);
+	assert_int_equal(tui_model_cursor(m), 1);
+	/* the cursor row is the one marked and selected on screen */
+	const struct tui_screen *s = tui_model_render(m);
+	int sel = -1;
+	for (int r = 0; r < s->rows; r++)
+		if (s->row[r].selected)
+			sel = r;
+	assert_int_equal(sel, 2 + (int)(tui_model_cursor(m) - tui_model_top(m)));
+	assert_int_equal(s->row[sel].text[0], '>');
+	assert_non_null(strstr(s->row[sel].text, "inc"));
+	tui_model_free(m);
+}
+
+static void test_model_key__sort__by_event_ratio_and_name(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	/* x: sort and colour by page-faults */
+	assert_true(tui_model_key(m, 'x') & TUI_RESCAN);
+	assert_int_equal(tui_model_color_event(m), 1);
+	assert_int_equal(tui_model_sort_col(m), 1);
+	assert_string_equal(tui_model_symbol(m), "walk"); /* the cursor stays on its symbol */
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_string_equal(tui_model_symbol(m), "build_list");
+	assert_non_null(strstr(tui_model_row_text(m, 1), "main"));
+	assert_non_null(strstr(tui_model_row_text(m, 2), "inc"));
+	assert_non_null(strstr(tui_model_row_text(m, 3), "walk"));
+	assert_non_null(strstr(tui_model_row_text(m, 4), "addnext"));
+	/* x again: the ratio column (faults per 1000 clock samples), highest first; build_list
+	 * has no clock samples so no ratio: last */
+	tui_model_key(m, 'x');
+	assert_int_equal(tui_model_sort_col(m), 2);
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_string_equal(tui_model_symbol(m), "main"); /* 4000 */
+	assert_non_null(strstr(tui_model_row_text(m, 0), "4e+03+-4e+02!"));
+	assert_non_null(strstr(tui_model_row_text(m, 1), "inc"));   /* 83.3 */
+	assert_non_null(strstr(tui_model_row_text(m, 1), "83.3+-8.3 "));
+	assert_non_null(strstr(tui_model_row_text(m, 2), "addnext")); /* 33.3, few */
+	assert_non_null(strstr(tui_model_row_text(m, 2), "~"));
+	assert_non_null(strstr(tui_model_row_text(m, 3), "walk"));  /* 2.2 */
+	assert_non_null(strstr(tui_model_row_text(m, 4), "build_list"));
+	/* o: symbol name, then dso, then back to the first event */
+	tui_model_key(m, 'o');
+	assert_int_equal(tui_model_sort_col(m), TUI_COL_SYMBOL);
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_string_equal(tui_model_symbol(m), "addnext");
+	assert_non_null(strstr(tui_model_row_text(m, 4), "walk"));
+	tui_model_key(m, 'o');
+	assert_int_equal(tui_model_sort_col(m), TUI_COL_DSO);
+	tui_model_key(m, 'o');
+	assert_int_equal(tui_model_sort_col(m), 0);
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_string_equal(tui_model_symbol(m), "walk");
+	tui_model_key(m, 'O');
+	assert_int_equal(tui_model_sort_col(m), TUI_COL_DSO);
+	/* X goes back: from the ratio to page-faults; TAB as in perf switches events */
+	tui_model_key(m, 'X');
+	assert_int_equal(tui_model_color_event(m), 1);
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_color_event(m), 2);
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_color_event(m), 0);
+	assert_int_equal(tui_model_sort_col(m), 0);
+}
+
+static void test_model_key__filter__narrows_and_clears(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, '/');
+	keys(m, "IN");
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[s->rows - 1].text, "Filter: IN_"));
+	tui_model_key(m, TUI_KEY_ENTER);
+	/* case-insensitive substring: inc, main (sorted by cpu-clock) */
+	assert_int_equal(tui_model_nrows(m), 2);
+	assert_string_equal(tui_model_symbol(m), "inc");
+	assert_non_null(strstr(tui_model_row_text(m, 1), "main"));
+	assert_non_null(strstr(tui_model_message(m), "2 of 5"));
+	/* edit the filter: it starts from the current text */
+	tui_model_key(m, '/');
+	tui_model_key(m, TUI_KEY_BACKSPACE);
+	tui_model_key(m, TUI_KEY_BACKSPACE);
+	keys(m, "zzz\n");
+	assert_int_equal(tui_model_nrows(m), 0);
+	assert_null(tui_model_symbol(m));
+	assert_int_equal(tui_model_key(m, TUI_KEY_ENTER), TUI_HANDLED); /* nothing to open */
+	assert_int_equal(tui_model_depth(m), 1);
+	/* a cancelled prompt leaves the filter alone */
+	tui_model_key(m, '/');
+	keys(m, "a");
+	tui_model_key(m, TUI_KEY_ESC);
+	assert_int_equal(tui_model_nrows(m), 0);
+	/* ESC zooms out of the filter, and does not quit */
+	assert_false(tui_model_key(m, TUI_KEY_ESC) & TUI_QUIT);
+	assert_int_equal(tui_model_nrows(m), NSYMS);
+	assert_false(tui_model_key(m, TUI_KEY_ESC) & TUI_QUIT);
+	assert_string_equal(tui_model_symbol(m), "walk");
+}
+
+static void test_model_key__enter__annotates_at_hottest_line(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	unsigned r = tui_model_key(m, TUI_KEY_ENTER);
+	assert_true(r & TUI_RESCAN);
+	assert_int_equal(f->annot_calls, 1);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_string_equal(tui_model_symbol(m), "walk");
+	assert_int_equal(tui_model_nrows(m), 5); /* source lines only */
+	assert_int_equal(tui_model_cur_line(m), 54);
+	const char *row = tui_model_row_text(m, tui_model_cursor(m));
+	assert_int_equal(row[0], '>');
+	/* 800 of 900 samples of the function: 88.89% */
+	assert_non_null(strstr(row, "88.89%"));
+	assert_non_null(strstr(row, "    54  "));
+	assert_non_null(strstr(row, "p = p->n; /* HOT: pointer chase */"));
+	assert_non_null(strstr(tui_model_message(m), "hot 1/4: line 54"));
+	/* the title names the function and file */
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, "Annotate walk"));
+	assert_non_null(strstr(s->row[0].text, "cachebench.c"));
+	/* the hot line is coloured hot */
+	int sel = 2 + (int)(tui_model_cursor(m) - tui_model_top(m));
+	assert_true(s->row[sel].selected);
+	assert_true(s->row[sel].nspans > 0);
+	assert_int_equal(s->row[sel].span[0].heat, TUI_HEAT_MAX);
+}
+
+static void test_model_key__tab__cycles_hot_lines(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER);
+	/* hot order: 54 (800), 53 (90), 55 (8), 52 (2); 51 has no samples */
+	static const unsigned order[] = { 53, 55, 52, 54, 53 };
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(tui_model_key(m, TUI_KEY_TAB), TUI_HANDLED | TUI_REDRAW);
+		assert_int_equal(tui_model_cur_line(m), order[i]);
+	}
+	tui_model_key(m, TUI_KEY_BTAB);
+	assert_int_equal(tui_model_cur_line(m), 54);
+	tui_model_key(m, TUI_KEY_BTAB);
+	assert_int_equal(tui_model_cur_line(m), 52);
+	assert_non_null(strstr(tui_model_message(m), "hot 4/4: line 52"));
+	tui_model_key(m, 'H');
+	assert_int_equal(tui_model_cur_line(m), 54);
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_int_equal(tui_model_cur_line(m), 51);
+	/* moving clears the hot message; H always goes back to the hottest */
+	tui_model_key(m, 'j');
+	assert_string_equal(tui_model_message(m), "");
+	tui_model_key(m, 'H');
+	assert_int_equal(tui_model_cur_line(m), 54);
+}
+
+static void test_model_key__asm__on_demand_and_source_toggle(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER);
+	/* Enter on line 54 shows its one instruction under it */
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_nrows(m), 6);
+	assert_int_equal(tui_model_cur_line(m), 54);
+	const char *insn = tui_model_row_text(m, tui_model_cursor(m) + 1);
+	assert_non_null(strstr(insn, "2010:  mov    (%rdi),%rdi"));
+	/* 800 of 900 instruction samples */
+	assert_non_null(strstr(insn, "88.89%"));
+	tui_model_key(m, TUI_KEY_ENTER); /* and hides it again */
+	assert_int_equal(tui_model_nrows(m), 5);
+	/* a: all assembly */
+	tui_model_key(m, 'a');
+	assert_int_equal(tui_model_nrows(m), 12);
+	assert_int_equal(tui_model_cur_line(m), 54);
+	tui_model_key(m, 'a');
+	assert_int_equal(tui_model_nrows(m), 5);
+	/* s: assembly only, hot instructions hottest first */
+	tui_model_key(m, 's');
+	assert_int_equal(tui_model_nrows(m), 7);
+	tui_model_key(m, 'H');
+	assert_int_equal(tui_model_cur_addr(m), 0x2010);
+	assert_int_equal(tui_model_cur_line(m), 54);
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_cur_addr(m), 0x2013);
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_cur_addr(m), 0x2017);
+	/* t: samples, then period */
+	tui_model_key(m, 't');
+	assert_int_equal(tui_model_show(m), TUI_SHOW_SAMPLES);
+	assert_non_null(strstr(tui_model_row_text(m, tui_model_cursor(m)), " 30 "));
+	tui_model_key(m, 't');
+	assert_non_null(strstr(tui_model_row_text(m, tui_model_cursor(m)), "3000000"));
+	tui_model_key(m, 't');
+	assert_int_equal(tui_model_show(m), TUI_SHOW_PERCENT);
+	tui_model_key(m, 's');
+	assert_int_equal(tui_model_nrows(m), 5);
+	assert_int_equal(tui_model_cur_line(m), 53); /* the jump's line */
+}
+
+static void test_model_key__enter_on_jump__goes_to_target(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER);
+	tui_model_key(m, TUI_KEY_TAB); /* line 53 */
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_nrows(m), 8);
+	tui_model_key(m, 'j');
+	tui_model_key(m, 'j');
+	tui_model_key(m, 'j');
+	assert_int_equal(tui_model_cur_addr(m), 0x2017);
+	tui_model_key(m, TUI_KEY_ENTER);
+	/* the target, 0x2010, is under line 54, which opens */
+	assert_int_equal(tui_model_cur_addr(m), 0x2010);
+	assert_int_equal(tui_model_cur_line(m), 54);
+	assert_int_equal(tui_model_nrows(m), 9);
+	assert_int_equal(tui_model_depth(m), 2);
+	/* Enter on a plain instruction does nothing but say so */
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_string_equal(tui_model_message(m), "not a call or a jump");
+	assert_int_equal(tui_model_depth(m), 2);
+}
+
+static void test_model_key__enter_on_call__opens_callee(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	keys(m, "jjj"); /* main */
+	assert_string_equal(tui_model_symbol(m), "main");
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_cur_line(m), 20);
+	tui_model_key(m, 'a');
+	assert_int_equal(tui_model_nrows(m), 5);
+	tui_model_key(m, 'j');
+	assert_int_equal(tui_model_cur_addr(m), 0x1010);
+	tui_model_key(m, TUI_KEY_RIGHT);
+	assert_int_equal(tui_model_depth(m), 3);
+	assert_string_equal(tui_model_symbol(m), "walk");
+	assert_int_equal(tui_model_cur_line(m), 54);
+	/* back to main where we were */
+	tui_model_key(m, TUI_KEY_LEFT);
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_string_equal(tui_model_symbol(m), "main");
+	assert_int_equal(tui_model_cur_addr(m), 0x1010);
+	/* an indirect call has no known callee */
+	tui_model_key(m, 'j');
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_non_null(strstr(tui_model_message(m), "indirect call"));
+	/* a callee without annotation: the error is shown, the view stays */
+	keys(m, "kkk");
+	assert_int_equal(tui_model_cur_addr(m), 0x1000);
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_string_equal(tui_model_message(m), "build_list: no debug information");
+}
+
+static void test_model_key__search__forward_backward_next(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER); /* at 54 */
+	tui_model_key(m, '/');
+	keys(m, "p");
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[s->rows - 1].text, "Search: p_"));
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_cur_line(m), 55); /* "return p;" */
+	tui_model_key(m, 'n');
+	assert_int_equal(tui_model_cur_line(m), 51); /* wraps to the signature (struct l *p) */
+	assert_non_null(strstr(tui_model_message(m), "wrapped"));
+	tui_model_key(m, 'n');
+	assert_int_equal(tui_model_cur_line(m), 53); /* "steps" */
+	tui_model_key(m, 'n');
+	assert_int_equal(tui_model_cur_line(m), 54);
+	/* ? searches backwards, and n then keeps going backwards */
+	tui_model_key(m, '?');
+	keys(m, "steps\n");
+	assert_int_equal(tui_model_cur_line(m), 53);
+	tui_model_key(m, 'n');
+	assert_int_equal(tui_model_cur_line(m), 51);
+	tui_model_key(m, '/');
+	keys(m, "nothere\n");
+	assert_int_equal(tui_model_cur_line(m), 51);
+	assert_string_equal(tui_model_message(m), "not found: 'nothere'");
+	/* in the assembly too */
+	tui_model_key(m, 's');
+	tui_model_key(m, '/');
+	keys(m, "ret\n");
+	assert_int_equal(tui_model_cur_addr(m), 0x201c);
+	/* ? in annotate is search, not help */
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+}
+
+static void test_model_key__prev_next_symbol__follow_list_order(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER);
+	tui_model_key(m, '<');
+	assert_string_equal(tui_model_symbol(m), "walk");
+	assert_string_equal(tui_model_message(m), "first symbol of the list");
+	tui_model_key(m, '>');
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_string_equal(tui_model_symbol(m), "inc");
+	assert_int_equal(tui_model_cur_line(m), 54);
+	/* addnext has no annotation: the error shows and inc stays */
+	tui_model_key(m, '>');
+	assert_string_equal(tui_model_symbol(m), "inc");
+	assert_string_equal(tui_model_message(m), "addnext: no debug information");
+	tui_model_key(m, '<');
+	assert_string_equal(tui_model_symbol(m), "walk");
+	/* the list's cursor followed */
+	tui_model_key(m, 'q');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	assert_string_equal(tui_model_symbol(m), "walk");
+}
+
+static void test_model_key__view_stack__push_pop_quit(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, 'i');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SUMMARY);
+	int found_cmd = 0, found_ev = 0, found_ratio = 0;
+	for (size_t i = 0; i < tui_model_nrows(m); i++) {
+		const char *t = tui_model_row_text(m, i);
+		found_cmd |= strstr(t, "cachebench -m walk") != NULL;
+		found_ev |= strstr(t, "page-faults") && strstr(t, " 100 ") && strstr(t, " 3 ");
+		/* program level: 100 faults per 1000 clock samples: not past 100 */
+		found_ratio |= strstr(t, "faults/kclock") && strstr(t, "100+-10 ");
+	}
+	assert_true(found_cmd);
+	assert_true(found_ev);
+	assert_true(found_ratio);
+	tui_model_key(m, 'h');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_HELP);
+	assert_int_equal(tui_model_depth(m), 3);
+	assert_non_null(strstr(tui_model_row_text(m, 0), "Everywhere"));
+	tui_model_key(m, 'h');
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_int_equal(tui_model_key(m, 'q'), TUI_HANDLED | TUI_RESCAN);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	/* ? in a list is help */
+	tui_model_key(m, '?');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_HELP);
+	tui_model_key(m, TUI_KEY_ESC);
+	/* R: the per-symbol ratios, Enter annotates from there too */
+	tui_model_key(m, 'R');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_RATIOS);
+	assert_string_equal(tui_model_symbol(m), "main");
+	assert_non_null(strstr(tui_model_row_text(m, 0), "4e+03+-4e+02!"));
+	keys(m, "j\n");
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+	assert_string_equal(tui_model_symbol(m), "inc");
+	assert_int_equal(tui_model_depth(m), 3);
+	tui_model_key(m, 'q');
+	tui_model_key(m, 'q');
+	assert_int_equal(tui_model_depth(m), 1);
+	assert_int_equal(tui_model_key(m, 'q'), TUI_HANDLED | TUI_QUIT);
+	assert_int_equal(tui_model_key(m, TUI_KEY_CTRL_C), TUI_HANDLED | TUI_QUIT);
+	assert_int_equal(tui_model_key(m, 'Z'), 0);
+}
+
+static void test_model_render__sizes__every_row_full_width(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	static const int sizes[][2] = { { 80, 24 }, { 40, 10 }, { 200, 60 }, { 5, 2 } };
+	for (size_t k = 0; k < 4; k++) {
+		tui_model_resize(m, sizes[k][0], sizes[k][1]);
+		for (int v = 0; v < 3; v++) {
+			const struct tui_screen *s = tui_model_render(m);
+			int cols = sizes[k][0] < 20 ? 20 : sizes[k][0];
+			int rows = sizes[k][1] < 5 ? 5 : sizes[k][1];
+			assert_int_equal(s->cols, cols);
+			assert_int_equal(s->rows, rows);
+			for (int r = 0; r < s->rows; r++)
+				assert_int_equal(strlen(s->row[r].text), (size_t)cols);
+			assert_int_equal(s->row[0].kind, TUI_ROW_TITLE);
+			assert_int_equal(s->row[rows - 1].kind, TUI_ROW_STATUS);
+			tui_model_key(m, v == 0 ? TUI_KEY_ENTER : 'a');
+		}
+		while (tui_model_depth(m) > 1)
+			tui_model_key(m, 'q');
+	}
+	tui_model_resize(m, 80, 24);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, "1000 samples of 'cpu-clock'"));
+	assert_non_null(strstr(s->row[1].text, "cpu-clock"));
+	assert_non_null(strstr(s->row[1].text, "page-fau"));
+	assert_non_null(strstr(s->row[2].text, "walk"));
+	assert_non_null(strstr(s->row[23].text, "h help"));
+}
+
+static void test_model_new__no_events__error(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	tui_data *d = tui_data_new();
+	assert_null(tui_model_new(d, 80, 24, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_string_equal(err.msg, "tui: the data has no events");
+	for (int i = 0; tui_help_lines[i]; i++)
+		assert_true(strlen(tui_help_lines[i]) < 80);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_model_new__symbols__sorted_by_first_event, setup, teardown),
+		cmocka_unit_test(test_model_key__navigation__cursor_and_scroll_clamped),
+		cmocka_unit_test_setup_teardown(test_model_key__sort__by_event_ratio_and_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__filter__narrows_and_clears, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__enter__annotates_at_hottest_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__tab__cycles_hot_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__asm__on_demand_and_source_toggle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__enter_on_jump__goes_to_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__enter_on_call__opens_callee, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__search__forward_backward_next, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__prev_next_symbol__follow_list_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__view_stack__push_pop_quit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
+		cmocka_unit_test(test_model_new__no_events__error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

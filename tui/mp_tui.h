@@ -1,0 +1,213 @@
+/* mp_tui.h - the tui module: an interactive browser from hot symbols to annotated source
+ * and assembly, in the style of perf report's TUI.
+ *
+ * Three layers:
+ *  - data (tui_data_*, tui_annot_*): what the browser shows, filled by an adapter from the
+ *    analyzer's aggregates (cli/cmd_tui.c) or by tests with synthetic numbers. The TUI
+ *    never sees samples: rows of symbols with per-event counts, and on demand the lines
+ *    and instructions of one function with their counts.
+ *  - model (tui_model_*): plain C state (view stack, cursor, scroll, sort, filter, search,
+ *    hot-line jumps). It takes enum tui_key values and renders rows into text buffers, so
+ *    tests drive it without a terminal.
+ *  - terminal (tui_run): ncurses drawing of the rendered rows and the key loop.
+ */
+#ifndef MP_TUI_H
+#define MP_TUI_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_util.h"
+
+/* ===== data ============================================================================ */
+
+typedef struct tui_data tui_data;
+typedef struct tui_annot tui_annot;
+
+#define TUI_MAX_EVENTS 32
+
+/* A symbol as the annotate callback sees it (borrowed from tui_data). */
+struct tui_sym_ref {
+	const char *name;
+	const char *dso;  /* may be NULL */
+	uint64_t addr;    /* start address, 0 when unknown */
+};
+
+/* One ratio value with its 95% interval. */
+enum {
+	TUI_RV_VALID = 1,     /* value is meaningful */
+	TUI_RV_FEW = 2,       /* rests on too few samples: shown, marked '~' */
+	TUI_RV_FLAGGED = 4,   /* past the ratio's threshold: shown, marked '!' */
+};
+struct tui_ratio_val {
+	double value, lo, hi;
+	unsigned flags; /* TUI_RV_* ; 0 = not computable (missing event, zero denominator) */
+};
+
+/* Evaluate ratio number `ratio` on per-event counts (arrays of tui_data_nevents() values,
+ * in the order the events were added). Return 0 and fill out, or non-zero when the ratio
+ * cannot be computed here (out->flags = 0). Called when a table is built, never per
+ * sample. */
+typedef int (*tui_ratio_eval_fn)(void *ctx, size_t ratio, const uint64_t *samples,
+				 const uint64_t *periods, struct tui_ratio_val *out);
+
+/* Build the annotation of a symbol: return 0 and *out (ownership passes to the caller,
+ * freed with tui_annot_free()), or a negative code with err filled (one line naming the
+ * symbol or file at fault). */
+typedef int (*tui_annotate_fn)(void *ctx, const struct tui_sym_ref *sym, tui_annot **out,
+			       struct mp_err *err);
+
+/* A new, empty data set (NULL on ENOMEM). Add events first, then symbols. */
+tui_data *tui_data_new(void);
+void tui_data_free(tui_data *d); /* NULL-safe */
+
+/* Summary facts shown in the summary view ("command", "host", ...), copied. 0/-ENOMEM. */
+int tui_data_add_info(tui_data *d, const char *key, const char *value);
+/* An event: name, samples, total period ("event count"), lost samples; when has_count, the
+ * exact count read from the file. Returns the event index, or negative (-E2BIG past
+ * TUI_MAX_EVENTS, -EINVAL after a symbol was added, -ENOMEM). */
+int tui_data_add_event(tui_data *d, const char *name, uint64_t samples, uint64_t period,
+		       uint64_t lost, int has_count, uint64_t count);
+/* A symbol (strings copied). Returns its index or -ENOMEM. Counts start at zero. */
+long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr);
+/* Set one event's counts of a symbol. 0, or -EINVAL for a bad index. */
+int tui_data_set_sym_count(tui_data *d, size_t sym, size_t ev, uint64_t samples,
+			   uint64_t period);
+/* A ratio column: name, what it means, a threshold (or NAN) past which values are flagged.
+ * Returns its index or a negative code. */
+int tui_data_add_ratio(tui_data *d, const char *name, const char *desc, double threshold);
+/* The whole-program value of a ratio when the adapter knows better than an evaluation on
+ * the event totals (exact counts). */
+int tui_data_set_program_ratio(tui_data *d, size_t ratio, const struct tui_ratio_val *v);
+void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx);
+void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx);
+
+size_t tui_data_nevents(const tui_data *d);
+size_t tui_data_nsyms(const tui_data *d);
+size_t tui_data_nratios(const tui_data *d);
+
+/* Annotation of one function: source lines in display order, each with its instructions.
+ * nevents must equal the data's event count. file may be NULL (no debug info). */
+tui_annot *tui_annot_new(size_t nevents, const char *name, const char *file);
+void tui_annot_free(tui_annot *a); /* NULL-safe */
+/* A source line (lineno 0 = no line information: instructions without a line). file NULL
+ * = the annotation's file. Returns the line index or -ENOMEM. */
+long tui_annot_add_line(tui_annot *a, unsigned lineno, const char *file, const char *text);
+int tui_annot_set_line_count(tui_annot *a, size_t line, size_t ev, uint64_t samples,
+			     uint64_t period);
+enum tui_insn_kind { TUI_INSN_PLAIN, TUI_INSN_CALL, TUI_INSN_JUMP, TUI_INSN_RET };
+/* An instruction under source line `line`. For calls and jumps, target is the destination
+ * address (0 = indirect) and target_name the callee (may be NULL). Returns its index. */
+long tui_annot_add_insn(tui_annot *a, size_t line, uint64_t addr, const char *text,
+			enum tui_insn_kind kind, uint64_t target, const char *target_name);
+int tui_annot_set_insn_count(tui_annot *a, size_t insn, size_t ev, uint64_t samples,
+			     uint64_t period);
+
+/* ===== model =========================================================================== */
+
+typedef struct tui_model tui_model;
+
+/* Keys: printable ASCII characters are their own value; the rest are below. */
+enum tui_key {
+	TUI_KEY_NONE = 0,
+	TUI_KEY_UP = 0x100,
+	TUI_KEY_DOWN,
+	TUI_KEY_LEFT,
+	TUI_KEY_RIGHT,
+	TUI_KEY_PGUP,
+	TUI_KEY_PGDN,
+	TUI_KEY_HOME,
+	TUI_KEY_END,
+	TUI_KEY_ENTER,
+	TUI_KEY_ESC,
+	TUI_KEY_TAB,
+	TUI_KEY_BTAB, /* shift-TAB */
+	TUI_KEY_BACKSPACE,
+	TUI_KEY_F1,
+	TUI_KEY_CTRL_C,
+};
+
+/* Result bits of tui_model_key(). */
+enum {
+	TUI_HANDLED = 1, /* the key meant something here */
+	TUI_REDRAW = 2,  /* the screen changed */
+	TUI_RESCAN = 4,  /* rows were rebuilt (new view, sort, filter): clear and redraw all */
+	TUI_QUIT = 8,    /* leave the browser */
+};
+
+enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_VIEW_SUMMARY,
+		     TUI_VIEW_HELP };
+enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD };
+
+/* How a rendered row is drawn. */
+enum tui_row_kind { TUI_ROW_TEXT, TUI_ROW_TITLE, TUI_ROW_HEADER, TUI_ROW_STATUS,
+		    TUI_ROW_ASM };
+/* Heat of a span: 0 none, 1 some, 2 warm (>= 0.5%), 3 hot (>= 5%), or a flagged ratio. */
+#define TUI_HEAT_MAX 3
+#define TUI_ROW_SPANS 8
+struct tui_span {
+	int col, len;
+	int heat;
+};
+struct tui_row {
+	char *text;            /* exactly cols characters, NUL-terminated, ASCII */
+	enum tui_row_kind kind;
+	int selected;          /* the cursor row */
+	int nspans;
+	struct tui_span span[TUI_ROW_SPANS];
+};
+struct tui_screen {
+	int cols, rows;
+	struct tui_row *row;   /* rows entries */
+};
+
+/* A model over d (ownership of d passes to the model). cols x rows is the initial size
+ * (clamped to at least 20x5). NULL with err on error. */
+tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err);
+void tui_model_free(tui_model *m); /* NULL-safe */
+void tui_model_resize(tui_model *m, int cols, int rows);
+/* Handle one key: TUI_* result bits (0 = the key means nothing here). */
+unsigned tui_model_key(tui_model *m, int key);
+/* Render the current view (borrowed, valid until the next call on m). */
+const struct tui_screen *tui_model_render(tui_model *m);
+
+/* State, for tests and the loop. */
+enum tui_view_kind tui_model_view(const tui_model *m);
+size_t tui_model_depth(const tui_model *m);      /* views on the stack, >= 1 */
+size_t tui_model_cursor(const tui_model *m);     /* row index in the current view */
+size_t tui_model_nrows(const tui_model *m);      /* rows in the current view */
+size_t tui_model_top(const tui_model *m);        /* first row shown */
+/* The symbol under the cursor (lists) or being annotated; NULL when none. */
+const char *tui_model_symbol(const tui_model *m);
+/* Annotate: source line number of the cursor row (for an instruction, its line), 0 when
+ * none. addr: the instruction's address, 0 on a source row. */
+unsigned tui_model_cur_line(const tui_model *m);
+uint64_t tui_model_cur_addr(const tui_model *m);
+/* The event that sorts and colours; the sort column (0..nev-1 events, then ratios, then
+ * TUI_COL_SYMBOL, TUI_COL_DSO); the count display mode. */
+size_t tui_model_color_event(const tui_model *m);
+int tui_model_sort_col(const tui_model *m);
+enum tui_show tui_model_show(const tui_model *m);
+const char *tui_model_message(const tui_model *m); /* status line message, "" when none */
+/* Text of row i of the current view as rendered (borrowed, valid until the next call). */
+const char *tui_model_row_text(tui_model *m, size_t i);
+#define TUI_COL_SYMBOL 1000
+#define TUI_COL_DSO 1001
+
+/* The key map, one "keys  meaning" line each, NULL-terminated (for --help and docs). */
+extern const char *const tui_help_lines[];
+
+/* ===== terminal ======================================================================== */
+
+struct tui_run_opts {
+	volatile sig_atomic_t *stop; /* set by the caller's SIGINT/SIGTERM handler: leave */
+	int no_color;                /* draw without colour even if the terminal has it */
+};
+
+/* Run the browser on the terminal until the user quits or *stop is set. Always restores
+ * the terminal (endwin) before returning. 0 on a normal exit; negative with err when the
+ * terminal cannot be used (not a tty, unknown TERM). */
+int tui_run(tui_model *m, const struct tui_run_opts *opts, struct mp_err *err);
+
+#endif

@@ -1,0 +1,270 @@
+/* tui_data.c - the data the browser shows: symbols with per-event counts, and annotations
+ * of single functions. Filled by an adapter; the model only reads it. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+tui_data *tui_data_new(void)
+{
+	return calloc(1, sizeof(tui_data));
+}
+
+void tui_data_free(tui_data *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nev; i++)
+		free(d->ev[i].name);
+	for (size_t i = 0; i < d->nsyms; i++) {
+		free(d->syms[i].name);
+		free(d->syms[i].dso);
+		free(d->syms[i].cnt);
+	}
+	free(d->syms);
+	for (size_t i = 0; i < d->ninfo; i++) {
+		free(d->info[i].key);
+		free(d->info[i].value);
+	}
+	free(d->info);
+	for (size_t i = 0; i < d->nratios; i++) {
+		free(d->ratios[i].name);
+		free(d->ratios[i].desc);
+	}
+	free(d->ratios);
+	free(d);
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *q = realloc(*p, nc * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+int tui_data_add_info(tui_data *d, const char *key, const char *value)
+{
+	if (grow((void **)&d->info, &d->capinfo, d->ninfo, sizeof(*d->info)))
+		return -ENOMEM;
+	char *k = mp_strdup(key), *v = mp_strdup(value ? value : "");
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	d->info[d->ninfo].key = k;
+	d->info[d->ninfo].value = v;
+	d->ninfo++;
+	return 0;
+}
+
+int tui_data_add_event(tui_data *d, const char *name, uint64_t samples, uint64_t period,
+		       uint64_t lost, int has_count, uint64_t count)
+{
+	if (d->nsyms)
+		return -EINVAL;
+	if (d->nev >= TUI_MAX_EVENTS)
+		return -E2BIG;
+	struct tui_event *e = &d->ev[d->nev];
+	e->name = mp_strdup(name ? name : "?");
+	if (!e->name)
+		return -ENOMEM;
+	e->samples = samples;
+	e->period = period;
+	e->lost = lost;
+	e->has_count = has_count;
+	e->count = count;
+	return (int)d->nev++;
+}
+
+long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr)
+{
+	if (grow((void **)&d->syms, &d->capsyms, d->nsyms, sizeof(*d->syms)))
+		return -ENOMEM;
+	struct tui_sym *s = &d->syms[d->nsyms];
+	memset(s, 0, sizeof(*s));
+	s->name = mp_strdup(name ? name : "[unknown]");
+	s->dso = mp_strdup(dso ? dso : "");
+	s->cnt = calloc(2 * (d->nev ? d->nev : 1), sizeof(uint64_t));
+	if (!s->name || !s->dso || !s->cnt) {
+		free(s->name);
+		free(s->dso);
+		free(s->cnt);
+		return -ENOMEM;
+	}
+	s->addr = addr;
+	return (long)d->nsyms++;
+}
+
+int tui_data_set_sym_count(tui_data *d, size_t sym, size_t ev, uint64_t samples,
+			   uint64_t period)
+{
+	if (sym >= d->nsyms || ev >= d->nev)
+		return -EINVAL;
+	d->syms[sym].cnt[ev] = samples;
+	d->syms[sym].cnt[d->nev + ev] = period;
+	return 0;
+}
+
+int tui_data_add_ratio(tui_data *d, const char *name, const char *desc, double threshold)
+{
+	if (grow((void **)&d->ratios, &d->capratios, d->nratios, sizeof(*d->ratios)))
+		return -ENOMEM;
+	struct tui_ratio *r = &d->ratios[d->nratios];
+	memset(r, 0, sizeof(*r));
+	r->name = mp_strdup(name ? name : "?");
+	r->desc = mp_strdup(desc ? desc : "");
+	if (!r->name || !r->desc) {
+		free(r->name);
+		free(r->desc);
+		return -ENOMEM;
+	}
+	r->threshold = threshold;
+	return (int)d->nratios++;
+}
+
+int tui_data_set_program_ratio(tui_data *d, size_t ratio, const struct tui_ratio_val *v)
+{
+	if (ratio >= d->nratios)
+		return -EINVAL;
+	d->ratios[ratio].prog = *v;
+	d->ratios[ratio].prog_set = 1;
+	return 0;
+}
+
+void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx)
+{
+	d->rfn = fn;
+	d->rctx = ctx;
+}
+
+void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx)
+{
+	d->afn = fn;
+	d->actx = ctx;
+}
+
+size_t tui_data_nevents(const tui_data *d)
+{
+	return d->nev;
+}
+
+size_t tui_data_nsyms(const tui_data *d)
+{
+	return d->nsyms;
+}
+
+size_t tui_data_nratios(const tui_data *d)
+{
+	return d->nratios;
+}
+
+/* ---- annotations ---- */
+
+tui_annot *tui_annot_new(size_t nevents, const char *name, const char *file)
+{
+	tui_annot *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->nev = nevents ? nevents : 1;
+	a->name = mp_strdup(name ? name : "");
+	a->file = mp_strdup(file ? file : "");
+	if (!a->name || !a->file) {
+		tui_annot_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void tui_annot_free(tui_annot *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nlines; i++) {
+		free(a->lines[i].file);
+		free(a->lines[i].text);
+		free(a->lines[i].cnt);
+	}
+	for (size_t i = 0; i < a->ninsns; i++) {
+		free(a->insns[i].text);
+		free(a->insns[i].tname);
+		free(a->insns[i].cnt);
+	}
+	free(a->lines);
+	free(a->insns);
+	free(a->name);
+	free(a->file);
+	free(a);
+}
+
+long tui_annot_add_line(tui_annot *a, unsigned lineno, const char *file, const char *text)
+{
+	if (grow((void **)&a->lines, &a->caplines, a->nlines, sizeof(*a->lines)))
+		return -ENOMEM;
+	struct tui_aline *l = &a->lines[a->nlines];
+	memset(l, 0, sizeof(*l));
+	l->lineno = lineno;
+	l->file = file ? mp_strdup(file) : NULL;
+	l->text = mp_strdup(text ? text : "");
+	l->cnt = calloc(2 * a->nev, sizeof(uint64_t));
+	if ((file && !l->file) || !l->text || !l->cnt) {
+		free(l->file);
+		free(l->text);
+		free(l->cnt);
+		return -ENOMEM;
+	}
+	return (long)a->nlines++;
+}
+
+int tui_annot_set_line_count(tui_annot *a, size_t line, size_t ev, uint64_t samples,
+			     uint64_t period)
+{
+	if (line >= a->nlines || ev >= a->nev)
+		return -EINVAL;
+	a->lines[line].cnt[ev] = samples;
+	a->lines[line].cnt[a->nev + ev] = period;
+	return 0;
+}
+
+long tui_annot_add_insn(tui_annot *a, size_t line, uint64_t addr, const char *text,
+			enum tui_insn_kind kind, uint64_t target, const char *target_name)
+{
+	if (line >= a->nlines)
+		return -EINVAL;
+	if (grow((void **)&a->insns, &a->capinsns, a->ninsns, sizeof(*a->insns)))
+		return -ENOMEM;
+	struct tui_ainsn *in = &a->insns[a->ninsns];
+	memset(in, 0, sizeof(*in));
+	in->line = line;
+	in->addr = addr;
+	in->kind = kind;
+	in->target = target;
+	in->text = mp_strdup(text ? text : "");
+	in->tname = target_name ? mp_strdup(target_name) : NULL;
+	in->cnt = calloc(2 * a->nev, sizeof(uint64_t));
+	if (!in->text || (target_name && !in->tname) || !in->cnt) {
+		free(in->text);
+		free(in->tname);
+		free(in->cnt);
+		return -ENOMEM;
+	}
+	return (long)a->ninsns++;
+}
+
+int tui_annot_set_insn_count(tui_annot *a, size_t insn, size_t ev, uint64_t samples,
+			     uint64_t period)
+{
+	if (insn >= a->ninsns || ev >= a->nev)
+		return -EINVAL;
+	a->insns[insn].cnt[ev] = samples;
+	a->insns[insn].cnt[a->nev + ev] = period;
+	return 0;
+}
