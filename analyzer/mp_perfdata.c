@@ -772,9 +772,19 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 		uint32_t type = ld32(r);
 		uint16_t size = ld16(r + 6);
 		if (size < 8)
-			return pd_err_rec(pd, err, off, size ? "size smaller than its header" : "size 0");
+		{
+			char why[80];
+			if (size)
+				snprintf(why, sizeof(why), "size %u is smaller than the record header", size);
+			else
+				snprintf(why, sizeof(why), "size 0");
+			return pd_err_rec(pd, err, off, why);
+		}
 		if (size > pd->size - off)
-			break; /* mp_pd_process reports the truncation */
+			return PD_ERR(pd, err, -MP_ETRUNC,
+				      "truncated: record at offset %#" PRIx64 " (type %u, size %u) ends at %#" PRIx64
+				      " but the file ends at %#zx",
+				      off, type, size, off + size, pd->size);
 		if (type < MP_PD_REC_USER_START || type == MP_PD_REC_COMPRESSED ||
 		    type == MP_PD_REC_COMPRESSED2)
 			break;
@@ -823,6 +833,10 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 		off += adv;
 	}
 	pd->prescan_end = off;
+	if (!pd->nattrs && pd->size - off < 8)
+		return PD_ERR(pd, err, -MP_ETRUNC,
+			      "truncated: the file ends at %zu bytes before any event attribute (HEADER_ATTR)",
+			      pd->size);
 	if (!pd->nattrs)
 		return PD_ERR(pd, err, -MP_EFORMAT, "pipe-mode file without event attributes (no HEADER_ATTR record)");
 	return 0;
