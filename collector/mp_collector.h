@@ -187,20 +187,21 @@ struct mp_sim_event {
 	uint64_t config;    /* event when it is one, else PERF_TYPE_RAW with config = mask */
 };
 
-/* Parse one event spec for the simulator: the article's aliases (INST_RETIRED,
- * L1D_REPL, L1I_MISSES, L2_LINES_IN, L1D_CACHE_LD, BR_INST_RETIRED, ... with or without
- * their .SUFFIX) and perf's generic names (instructions, branches, branch-misses,
- * cache-references, cache-misses, L1-dcache-loads, L1-dcache-load-misses, ...),
- * case-insensitive, with an optional :u modifier or oprofile :COUNT:... fields (ignored:
- * the counts are exact). Events the simulator cannot give (cycles, TLB, prefetch, stall
- * events, kernel-only counting) fail with MP_ENOTSUP and a message saying why. */
+/* Parse one event spec for the simulator: callgrind's quantity names (Ir, D1mr, ...),
+ * the article's aliases (INST_RETIRED, L1D_REPL, L1I_MISSES, L2_LINES_IN, L1D_CACHE_LD,
+ * BR_INST_RETIRED, ... with or without their .SUFFIX, or libpfm4's :SUFFIX) and perf's
+ * generic names (instructions, branches, branch-misses, cache-references, cache-misses,
+ * L1-dcache-loads, L1-dcache-load-misses, ...), case-insensitive, with an optional :u
+ * modifier or oprofile :COUNT:... fields (ignored: the counts are exact). Events the
+ * simulator cannot give (cycles, TLB, prefetch, stall events, kernel-only counting) fail
+ * with MP_ENOTSUP and a message saying why. */
 int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err *err);
 /* Comma-separated list; *out malloc'd (free()), *n entries. */
 int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 			struct mp_err *err);
-/* The events recorded when --sim is given without -e. */
-#define MP_SIM_DEFAULT_EVENTS \
-	"INST_RETIRED,L1D_REPL,L1D_CACHE_LD,L1I_MISSES,L2_LINES_IN,BR_INST_RETIRED,BR_MISSP_EXEC"
+/* The events recorded when --sim is given without -e: everything callgrind counts, by
+ * its own names (the ratio definitions' "cachegrind" variants use them). */
+#define MP_SIM_DEFAULT_EVENTS "Ir,Dr,Dw,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw,Bc,Bcm,Bi,Bim"
 
 /* One simulated cache: total bytes, ways, line bytes (valgrind's --D1=SIZE,ASSOC,LINE). */
 struct mp_sim_cache {

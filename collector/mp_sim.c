@@ -40,10 +40,26 @@ struct sim_alias {
  * BR_INST_RETIRED also counts direct jumps and calls, which callgrind does not
  * simulate (they cannot mispredict): branches here are conditional + indirect. */
 static const struct sim_alias sim_aliases[] = {
-	{ "INST_RETIRED|INST_RETIRED.ANY|INST_RETIRED.ANY_P|INST_RETIRED.ANY_P.ANY", Q(IR), PERF_TYPE_RAW, 0, NULL },
+	/* callgrind's own quantities, by its names (the "cachegrind" variants of the ratio
+	 * definitions are written in these) */
+	{ "Ir", Q(IR), PERF_TYPE_RAW, 0, NULL },
+	{ "Dr", Q(DR), PERF_TYPE_RAW, 0, NULL },
+	{ "Dw", Q(DW), PERF_TYPE_RAW, 0, NULL },
+	{ "I1mr", Q(I1MR), PERF_TYPE_RAW, 0, NULL },
+	{ "D1mr", Q(D1MR), PERF_TYPE_RAW, 0, NULL },
+	{ "D1mw", Q(D1MW), PERF_TYPE_RAW, 0, NULL },
+	{ "ILmr", Q(ILMR), PERF_TYPE_RAW, 0, NULL },
+	{ "DLmr", Q(DLMR), PERF_TYPE_RAW, 0, NULL },
+	{ "DLmw", Q(DLMW), PERF_TYPE_RAW, 0, NULL },
+	{ "Bc", Q(BC), PERF_TYPE_RAW, 0, NULL },
+	{ "Bcm", Q(BCM), PERF_TYPE_RAW, 0, NULL },
+	{ "Bi", Q(BI), PERF_TYPE_RAW, 0, NULL },
+	{ "Bim", Q(BIM), PERF_TYPE_RAW, 0, NULL },
+	/* the article's Core 2 events (and libpfm4's names for them) */
+	{ "INST_RETIRED|INST_RETIRED.ANY|INST_RETIRED.ANY_P|INSTRUCTION_RETIRED|INSTRUCTIONS_RETIRED", Q(IR), PERF_TYPE_RAW, 0, NULL },
 	{ "L1D_REPL|L1D_REPL.ANY", Q(D1MR) | Q(D1MW), PERF_TYPE_RAW, 0, NULL },
 	{ "L1I_MISSES", Q(I1MR), PERF_TYPE_RAW, 0, NULL },
-	{ "L2_LINES_IN|L2_LINES_IN.SELF|L2_LINES_IN.SELF.ANY|L2_LINES_IN.ANY|L2_LINES_IN.SELF.DEMAND|L2_LINES_IN.DEMAND",
+	{ "L2_LINES_IN|L2_LINES_IN.SELF|L2_LINES_IN.SELF.ANY|L2_LINES_IN.ANY|L2_LINES_IN.SELF.DEMAND|L2_LINES_IN.DEMAND|L2_LINES_IN.SELF.EXCL_PREFETCH",
 	  Q(ILMR) | Q(DLMR) | Q(DLMW), PERF_TYPE_RAW, 0, NULL },
 	{ "L2_IFETCH.SELF.I_STATE|L2_IFETCH.I_STATE", Q(ILMR), PERF_TYPE_RAW, 0, NULL },
 	{ "L2_IFETCH|L2_IFETCH.SELF|L2_IFETCH.SELF.MESI", Q(I1MR), PERF_TYPE_RAW, 0, NULL },
@@ -73,7 +89,7 @@ static const struct sim_alias sim_aliases[] = {
 	{ "LLC-stores", Q(D1MW), PERF_TYPE_HW_CACHE, HWC(LL, WRITE, ACCESS), NULL },
 	{ "LLC-store-misses", Q(DLMW), PERF_TYPE_HW_CACHE, HWC(LL, WRITE, MISS), NULL },
 	/* what the simulator cannot give */
-	{ "cycles|cpu-cycles|ref-cycles|bus-cycles|CPU_CLK_UNHALTED|CPU_CLK_UNHALTED.CORE|CPU_CLK_UNHALTED.CORE_P|CPU_CLK_UNHALTED.BUS|CPU_CLK_UNHALTED.REF|CPU_CLK_UNHALTED.THREAD|CPU_CLK_UNHALTED.THREAD_P",
+	{ "cycles|cpu-cycles|ref-cycles|bus-cycles|UNHALTED_CORE_CYCLES|UNHALTED_REFERENCE_CYCLES|CPU_CLK_UNHALTED|CPU_CLK_UNHALTED.CORE|CPU_CLK_UNHALTED.CORE_P|CPU_CLK_UNHALTED.BUS|CPU_CLK_UNHALTED.REF|CPU_CLK_UNHALTED.THREAD|CPU_CLK_UNHALTED.THREAD_P",
 	  0, 0, 0, "the simulator has no timing model: it counts instructions, cache and branch events, not cycles" },
 	{ "CYCLES_L1I_MEM_STALLED|stalled-cycles-frontend|stalled-cycles-backend|idle-cycles-frontend|idle-cycles-backend|RESOURCE_STALLS|RESOURCE_STALLS.ANY",
 	  0, 0, 0, "the simulator has no pipeline model, so it cannot count stall cycles" },
@@ -88,7 +104,7 @@ static const struct sim_alias sim_aliases[] = {
 };
 
 static const char *sim_offer =
-	"INST_RETIRED, L1D_REPL, L1I_MISSES, L2_LINES_IN, L2_IFETCH.SELF.I_STATE, L1D_CACHE_LD, "
+	"callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi, Bim; INST_RETIRED, L1D_REPL, L1I_MISSES, L2_LINES_IN, L2_IFETCH.SELF.I_STATE, L1D_CACHE_LD, "
 	"L1D_CACHE_ST, BR_INST_RETIRED, BR_MISSP_EXEC, BR_CND_EXEC, BR_IND_EXEC, instructions, "
 	"branches, branch-misses, cache-references, cache-misses, L1-dcache-loads, "
 	"L1-dcache-load-misses, L1-icache-load-misses, LLC-loads, LLC-load-misses";
@@ -121,9 +137,46 @@ static void mask_formula(uint32_t mask, char *buf, size_t len)
 					      mp_sim_quantity_name(q));
 }
 
+/* Look name up in the table; NULL when unknown. */
+static const struct sim_alias *alias_find(const char *name, char *canon, size_t len)
+{
+	for (size_t i = 0; i < sizeof(sim_aliases) / sizeof(sim_aliases[0]); i++)
+		if (alias_match(sim_aliases[i].names, name, canon, len))
+			return &sim_aliases[i];
+	return NULL;
+}
+
+/* Modifiers after the name: perf's ":u" letters, or oprofile's COUNT:UNITMASK:KERNEL:USER
+ * (the count is ignored: simulated counts are exact). Sets *user = 0 when user-space
+ * counting is off. */
+static int parse_mods(const char *spec, char *mods, int *user, int *kernel_only,
+		      struct mp_err *err)
+{
+	*user = 1;
+	*kernel_only = 0;
+	if (!mods[0])
+		return 0;
+	if (mods[0] >= '0' && mods[0] <= '9') {
+		char *f[4] = { 0 }, *save;
+		int nf = 0;
+		for (char *t = strtok_r(mods, ":", &save); t && nf < 4; t = strtok_r(NULL, ":", &save))
+			f[nf++] = t;
+		if (nf == 4 && !strcmp(f[3], "0"))
+			*user = 0, *kernel_only = strcmp(f[2], "0") != 0;
+		return 0;
+	}
+	for (const char *m = mods; *m; m++)
+		if (!strchr("ukphHGIDSP", *m))
+			return mp_err_set(err, -MP_EPARSE, "event '%s': unknown modifier '%c'", spec, *m);
+	if (strchr(mods, 'k') && !strchr(mods, 'u'))
+		*user = 0, *kernel_only = 1;
+	return 0;
+}
+
 int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err *err)
 {
 	char name[256], mods[256] = "";
+	const struct sim_alias *a = NULL;
 
 	memset(ev, 0, sizeof(*ev));
 	while (*spec == ' ')
@@ -138,49 +191,46 @@ int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err 
 		return mp_err_set(err, -MP_ENOTSUP,
 				  "event '%s': raw PMU events and groups are not simulated; "
 				  "--sim takes the events it can simulate: %s", ev->spec, sim_offer);
-	const char *colon = strchr(ev->spec, ':');
-	size_t nl = colon ? (size_t)(colon - ev->spec) : sl;
-	snprintf(name, sizeof(name), "%.*s", (int)nl, ev->spec);
-	if (colon)
-		snprintf(mods, sizeof(mods), "%s", colon + 1);
-
-	/* oprofile NAME:COUNT:UNITMASK:KERNEL:USER, or perf modifiers NAME:u */
-	int user = 1, kernel_only = 0;
-	if (mods[0] >= '0' && mods[0] <= '9') {
-		char *f[4] = { 0 }, *save;
-		int nf = 0;
-		for (char *t = strtok_r(mods, ":", &save); t && nf < 4; t = strtok_r(NULL, ":", &save))
-			f[nf++] = t;
-		if (nf == 4 && !strcmp(f[3], "0"))
-			user = 0, kernel_only = f[2] && strcmp(f[2], "0");
-	} else if (mods[0]) {
-		for (const char *m = mods; *m; m++)
-			if (!strchr("ukphHGIDSP", *m))
-				return mp_err_set(err, -MP_EPARSE, "event '%s': unknown modifier '%c'",
-						  ev->spec, *m);
-		if (strchr(mods, 'k') && !strchr(mods, 'u'))
-			user = 0, kernel_only = 1;
+	/* The longest prefix of ':'-separated fields that names an event wins, with ':'
+	 * read as '.', so that libpfm's L2_LINES_IN:SELF:ANY is the article's
+	 * L2_LINES_IN.SELF.ANY; what follows are modifiers. */
+	snprintf(name, sizeof(name), "%s", ev->spec);
+	for (;;) {
+		char dotted[256];
+		snprintf(dotted, sizeof(dotted), "%s", name);
+		for (char *c = dotted; *c; c++)
+			if (*c == ':')
+				*c = '.';
+		if ((a = alias_find(dotted, ev->name, sizeof(ev->name))))
+			break;
+		char *last = strrchr(name, ':');
+		if (!last)
+			break;
+		*last = 0;
 	}
-	for (size_t i = 0; i < sizeof(sim_aliases) / sizeof(sim_aliases[0]); i++) {
-		const struct sim_alias *a = &sim_aliases[i];
-		if (!alias_match(a->names, name, ev->name, sizeof(ev->name)))
-			continue;
-		if (!a->mask)
-			return mp_err_set(err, -MP_ENOTSUP, "event '%s': cannot be simulated: %s",
-					  ev->spec, a->why);
-		if (!user)
-			return mp_err_set(err, -MP_ENOTSUP,
-					  "event '%s': the simulator sees only user-space code, "
-					  "so it cannot count %s", ev->spec,
-					  kernel_only ? "kernel-only events" : "with user counting off");
-		ev->mask = a->mask;
-		ev->type = a->type;
-		ev->config = a->type == PERF_TYPE_RAW ? a->mask : a->config;
-		mask_formula(ev->mask, ev->formula, sizeof(ev->formula));
-		return 0;
+	if (!a) {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(ev->spec, ":"), ev->spec);
+		return mp_err_set(err, -MP_ENOTSUP, "event '%s': not an event the simulator counts; "
+				  "--sim offers %s", ev->spec, sim_offer);
 	}
-	return mp_err_set(err, -MP_ENOTSUP, "event '%s': not an event the simulator counts; "
-			  "--sim offers %s", ev->spec, sim_offer);
+	if (ev->spec[strlen(name)] == ':')
+		snprintf(mods, sizeof(mods), "%s", ev->spec + strlen(name) + 1);
+	int user, kernel_only, rc;
+	if ((rc = parse_mods(ev->spec, mods, &user, &kernel_only, err)))
+		return rc;
+	if (!a->mask)
+		return mp_err_set(err, -MP_ENOTSUP, "event '%s': cannot be simulated: %s", ev->spec,
+				  a->why);
+	if (!user)
+		return mp_err_set(err, -MP_ENOTSUP,
+				  "event '%s': the simulator sees only user-space code, so it cannot "
+				  "count %s", ev->spec,
+				  kernel_only ? "kernel-only events" : "with user counting off");
+	ev->mask = a->mask;
+	ev->type = a->type;
+	ev->config = a->type == PERF_TYPE_RAW ? a->mask : a->config;
+	mask_formula(ev->mask, ev->formula, sizeof(ev->formula));
+	return 0;
 }
 
 int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,

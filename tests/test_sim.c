@@ -40,6 +40,13 @@ static const struct {
 	int line;
 } event_cases[] = {
 	{ "L1D_REPL", 0, "L1D_REPL", M(D1MR) | M(D1MW), PERF_TYPE_RAW, __LINE__ },
+	{ "D1mr", 0, "D1mr", M(D1MR), PERF_TYPE_RAW, __LINE__ },
+	{ "ilmr", 0, "ILmr", M(ILMR), PERF_TYPE_RAW, __LINE__ },
+	{ "Bim:u", 0, "Bim", M(BIM), PERF_TYPE_RAW, __LINE__ },
+	{ "L2_LINES_IN:SELF:ANY", 0, "L2_LINES_IN.SELF.ANY", M(ILMR) | M(DLMR) | M(DLMW), PERF_TYPE_RAW, __LINE__ },
+	{ "L1D_CACHE_LD:MESI:u", 0, "L1D_CACHE_LD.MESI", M(DR), PERF_TYPE_RAW, __LINE__ },
+	{ "INSTRUCTION_RETIRED", 0, "INSTRUCTION_RETIRED", M(IR), PERF_TYPE_RAW, __LINE__ },
+	{ "UNHALTED_CORE_CYCLES", -MP_ENOTSUP, "not cycles", 0, 0, __LINE__ },
 	{ "inst_retired.any", 0, "INST_RETIRED.ANY", M(IR), PERF_TYPE_RAW, __LINE__ },
 	{ "INST_RETIRED:6000:0:0:1", 0, "INST_RETIRED", M(IR), PERF_TYPE_RAW, __LINE__ },
 	{ "L1I_MISSES", 0, "L1I_MISSES", M(I1MR), PERF_TYPE_RAW, __LINE__ },
@@ -121,7 +128,11 @@ static void mp_sim_events_parse__list__in_order(void **state)
 	assert_string_equal(evs[2].name, "branch-misses");
 	free(evs);
 	assert_int_equal(mp_sim_events_parse(MP_SIM_DEFAULT_EVENTS, &evs, &n, &err), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, MP_SIM_NQ);
+	for (int q = 0; q < MP_SIM_NQ; q++) {
+		assert_string_equal(evs[q].name, mp_sim_quantity_name(q));
+		assert_int_equal(evs[q].mask, 1u << q);
+	}
 	free(evs);
 }
 
@@ -223,7 +234,7 @@ static void mp_sim_setup__overrides__win_over_host(void **state)
 	(void)state;
 	assert_int_equal(mp_sim_setup(NULL, NULL, "16K,4,64", NULL, data("cache"), &evs, &n, &g,
 				      &warn, &err), 0);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, MP_SIM_NQ);
 	assert_int_equal(g.d1.size, 16384);
 	assert_int_equal(g.i1.size, 32768);
 	assert_int_equal(g.ll.size, 1280 * 1024);
