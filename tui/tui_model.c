@@ -371,13 +371,13 @@ static int push_summary(tui_model *m)
 	for (size_t i = 0; i < d->ninfo; i++)
 		rc |= add_text(v, "%-12s %s", d->info[i].key, d->info[i].value);
 	rc |= add_text(v, "%s", "");
-	rc |= add_text(v, "%-28s %12s %18s %8s %18s", "event", "samples", "event count", "lost",
+	rc |= add_text(v, "%-22s %10s %15s %7s %15s", "event", "samples", "event count", "lost",
 		       "exact count");
 	for (size_t e = 0; e < d->nev; e++) {
 		char exact[32] = "-";
 		if (d->ev[e].has_count)
 			snprintf(exact, sizeof(exact), "%" PRIu64, d->ev[e].count);
-		rc |= add_text(v, "%-28.28s %12" PRIu64 " %18" PRIu64 " %8" PRIu64 " %18s",
+		rc |= add_text(v, "%-22.22s %10" PRIu64 " %15" PRIu64 " %7" PRIu64 " %15s",
 			       d->ev[e].name, d->ev[e].samples, d->ev[e].period, d->ev[e].lost,
 			       exact);
 		samples += d->ev[e].samples;
@@ -392,8 +392,8 @@ static int push_summary(tui_model *m)
 			p[e] = d->ev[e].period;
 		}
 		rc |= add_text(v, "%s", "");
-		rc |= add_text(v, "%-28s %-20s %s", "ratio (whole program)", "value",
-			       "meaning ('!' past threshold, '~' few samples)");
+		rc |= add_text(v, "%-28s %-16s %s", "ratio (whole program)", "value",
+			       "('!' past threshold, '~' few samples)");
 		for (size_t r = 0; r < d->nratios; r++) {
 			struct tui_ratio_val val = { 0 };
 			char buf[64];
@@ -402,7 +402,7 @@ static int push_summary(tui_model *m)
 			else if (d->rfn && d->rfn(d->rctx, r, s, p, &val))
 				val.flags = 0;
 			fmt_ratio(buf, sizeof(buf), &val);
-			rc |= add_text(v, "%-28.28s %-20s %s", d->ratios[r].name, buf,
+			rc |= add_text(v, "%-28.28s %-16s %s", d->ratios[r].name, buf,
 				       d->ratios[r].desc);
 		}
 	}
@@ -1358,7 +1358,9 @@ static void render_header(tui_model *m, struct line *l, const struct view *v)
 		if ((size_t)m->metric >= d->nev)
 			putf(l, " %13.13s", col_name(m, m->metric));
 		if (v->kind == TUI_VIEW_SYMBOLS)
-			put(l, "              symbol");
+			put(l, l->cols - l->pos >= 50 ? "              symbol" : "  symbol");
+		else if (v->hide_src)
+			put(l, "     address  instruction");
 		else
 			put(l, "   line  source");
 	} else if (v->kind == TUI_VIEW_RATIOS) {
@@ -1387,30 +1389,35 @@ static void render_sym_row(tui_model *m, struct line *l, const struct view *v, s
 		putf(l, " %13s", buf);
 		span(l, col, ratio_heat(rv));
 	}
-	/* a bar of the colouring event's share */
+	/* a bar of the colouring event's share, when there is room for it */
 	size_t e = (size_t)hot_event(m);
-	double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period : 0;
-	int n = (int)(share * 10 + 0.5), col;
-	put(l, " [");
+	int col;
+	if (l->cols - l->pos >= 50) {
+		double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period
+					       : 0;
+		int n = (int)(share * 10 + 0.5);
+		put(l, " [");
+		col = l->pos;
+		for (int k = 0; k < 10; k++)
+			put(l, k < n ? "#" : " ");
+		span(l, col, hot);
+		put(l, "]");
+	}
+	put(l, "  ");
 	col = l->pos;
-	for (int k = 0; k < 10; k++)
-		put(l, k < n ? "#" : " ");
-	span(l, col, hot);
-	put(l, "]  ");
-	col = l->pos;
-	int room = l->cols - l->pos - (s->dso[0] ? 2 : 0);
-	int dsow = (int)strlen(s->dso);
-	if (dsow > room / 3)
-		dsow = room / 3;
+	const char *base = strrchr(s->dso, '/');
+	base = base ? base + 1 : s->dso;
+	int room = l->cols - l->pos - (base[0] ? 2 : 0);
+	int dsow = (int)strlen(base);
+	if (dsow > room / 4)
+		dsow = room / 4;
 	int namew = room - dsow;
 	if (namew < 1)
 		namew = 1;
 	putf(l, "%-*.*s", namew, namew, s->name);
 	span(l, col, hot);
-	if (s->dso[0] && dsow > 0) {
-		const char *base = strrchr(s->dso, '/');
-		putf(l, "  %.*s", dsow, base ? base + 1 : s->dso);
-	}
+	if (base[0] && dsow > 0)
+		putf(l, "  %.*s", dsow, base);
 }
 
 static void render_ratio_row(tui_model *m, struct line *l, const struct view *v, size_t i)
