@@ -370,6 +370,26 @@ struct mp_hist_missing {
  * -ENOMEM. Needs mp_hist_resolve(). want_line: report missing debug info too. */
 long mp_hist_missing(mp_hist *h, mp_sym *s, int want_line, struct mp_hist_missing **out);
 
+/* One call that opens a recording, reads it into a symbol context and a histogram:
+ * what report, annotate, ratios and the TUI all start with. */
+struct mp_session_opts {
+	const char *symfs;        /* as mp_sym_opts */
+	const char *kallsyms;
+	int want_comm;            /* key samples by comm too (MP_HK_COMM queries) */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+struct mp_session {
+	mp_pd *pd;
+	mp_sym *sym;
+	mp_hist *hist;
+};
+/* 0, or a negative code with err naming the file (bad file, truncated data, no memory);
+ * on error nothing is left open. Symbols are not resolved yet (mp_hist_query does it). */
+int mp_session_open(struct mp_session *ss /* OUT */, const char *path,
+		    const struct mp_session_opts *opts, struct mp_err *err);
+void mp_session_close(struct mp_session *ss); /* NULL-safe, idempotent */
+
 /* --- (2c) annotate model: one function's source and instructions (mp_ann_*) ----------- */
 
 typedef struct mp_ann mp_ann;

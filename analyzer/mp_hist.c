@@ -1,0 +1,800 @@
+/* mp_hist.c - aggregation of samples per place: a hash table keyed by
+ * (attr, pid, tid, comm, map, ip), then each distinct (map, ip) resolved once, then
+ * grouping by any key combination. Memory grows with distinct places, not with samples. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_analyzer.h"
+#include "mp_anint.h"
+
+struct place {
+	uint64_t ip;
+	uint64_t samples, period;
+	uint32_t pid, tid, comm, map;
+	uint32_t attr;
+	uint16_t cpumode;
+	uint16_t used;
+	uint32_t loc;
+};
+
+struct loc {
+	struct mp_sym_loc l;
+	uint64_t symhash, filehash;
+	uint64_t ip;
+	uint32_t map;
+	uint16_t cpumode;
+	uint16_t has_line;
+};
+
+struct mp_hist {
+	size_t nattrs;
+	struct place *tab;
+	size_t cap, n;
+	struct mp_hist_counts *total;
+	/* resolution */
+	struct loc *locs;
+	size_t nlocs, caplocs;
+	int resolved, resolved_lines;
+};
+
+mp_hist *mp_hist_new(size_t nattrs)
+{
+	mp_hist *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->nattrs = nattrs ? nattrs : 1;
+	h->total = calloc(h->nattrs, sizeof(*h->total));
+	h->cap = 1024;
+	h->tab = calloc(h->cap, sizeof(*h->tab));
+	if (!h->total || !h->tab) {
+		mp_hist_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void mp_hist_free(mp_hist *h)
+{
+	if (!h)
+		return;
+	free(h->tab);
+	free(h->total);
+	free(h->locs);
+	free(h);
+}
+
+static inline uint64_t place_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t comm,
+				  uint32_t map, uint32_t attr, uint16_t cpumode)
+{
+	uint64_t k = ip * 0x9e3779b97f4a7c15ULL;
+	k ^= ((uint64_t)tid << 32 | pid) * 0xc2b2ae3d27d4eb4fULL;
+	k ^= ((uint64_t)map << 32 | comm) * 0x165667b19e3779f9ULL;
+	k ^= ((uint64_t)attr << 16 | cpumode) * 0x27d4eb2f165667c5ULL;
+	return mp_mix64(k);
+}
+
+static int hist_grow(mp_hist *h)
+{
+	size_t ncap = h->cap * 2;
+	struct place *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->cap; i++) {
+		struct place *p = &h->tab[i];
+		if (!p->used)
+			continue;
+		size_t j = place_hash(p->ip, p->pid, p->tid, p->comm, p->map, p->attr, p->cpumode) &
+			   (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = *p;
+	}
+	free(h->tab);
+	h->tab = nt;
+	h->cap = ncap;
+	return 0;
+}
+
+int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
+{
+	if (attr >= h->nattrs)
+		return -EINVAL;
+	uint32_t a = (uint32_t)attr;
+	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode) & (h->cap - 1);
+	for (;;) {
+		struct place *p = &h->tab[j];
+		if (!p->used)
+			break;
+		if (p->ip == ip && p->pid == pid && p->tid == tid && p->map == map_id &&
+		    p->comm == comm_id && p->attr == a && p->cpumode == cpumode) {
+			p->samples++;
+			p->period += period;
+			h->total[attr].samples++;
+			h->total[attr].period += period;
+			return 0;
+		}
+		j = (j + 1) & (h->cap - 1);
+	}
+	if ((h->n + 1) * 4 > h->cap * 3) {
+		if (hist_grow(h))
+			return -ENOMEM;
+		return mp_hist_add(h, attr, pid, tid, comm_id, map_id, cpumode, ip, period);
+	}
+	struct place *p = &h->tab[j];
+	*p = (struct place){ .ip = ip, .samples = 1, .period = period, .pid = pid, .tid = tid,
+			     .comm = comm_id, .map = map_id, .attr = a, .cpumode = cpumode,
+			     .used = 1, .loc = UINT32_MAX };
+	h->n++;
+	h->total[attr].samples++;
+	h->total[attr].period += period;
+	h->resolved = 0;
+	return 0;
+}
+
+/* ---- feeding from the reader ---- */
+
+static int feed_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct mp_hist_feed *f = ctx;
+	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
+	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
+	int rc = mp_hist_add(f->hist, s->attr_idx, s->pid, s->tid, comm, map, s->cpumode, s->ip,
+			     s->period);
+	if (rc == -EINVAL)
+		return 0; /* attr index beyond what the hist was made for: cannot happen */
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
+{
+	struct mp_hist_feed *f = ctx;
+	int rc = mp_sym_mmap(f->sym, m);
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+static int feed_comm(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	int rc = mp_sym_comm(f->sym, t);
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+static int feed_fork(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	int rc = mp_sym_fork(f->sym, t);
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+static int feed_exit(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	return mp_sym_exit(f->sym, t);
+}
+
+static void feed_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct mp_hist_feed *f = ctx;
+	if (f->progress)
+		f->progress(f->progress_ctx, done, total);
+}
+
+void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ctx = feed;
+	h->sample = feed_sample;
+	h->mmap = feed_mmap;
+	h->comm = feed_comm;
+	h->fork = feed_fork;
+	h->exit = feed_exit;
+	h->progress = feed_progress;
+}
+
+/* ---- resolution ---- */
+
+static uint64_t lockey(uint32_t map, uint16_t cpumode, uint64_t ip)
+{
+	return mp_mix64(ip ^ ((uint64_t)map << 20) ^ ((uint64_t)cpumode << 58)) ^ ip;
+}
+
+/* Find or create the loc of (map, cpumode, ip) in idx; the 64-bit key is a hash, so the
+ * stored fields are compared and the next key probed on a collision. */
+static int loc_lookup(mp_hist *h, struct mp_u64map *idx, const struct place *p, int *created,
+		      uint32_t *out)
+{
+	uint64_t k = lockey(p->map, p->cpumode, p->ip);
+	for (;;) {
+		if (k == UINT64_MAX)
+			k--;
+		int found;
+		uint32_t *slot = mp_u64map_slot(idx, k, &found);
+		if (!slot)
+			return -ENOMEM;
+		if (found) {
+			const struct loc *L = &h->locs[*slot];
+			if (L->map == p->map && L->cpumode == p->cpumode && L->ip == p->ip) {
+				*created = 0;
+				*out = *slot;
+				return 0;
+			}
+			k = mp_mix64(k + 1);
+			continue;
+		}
+		if (mp_grow((void **)&h->locs, &h->caplocs, h->nlocs + 1, sizeof(struct loc))) {
+			/* the slot was taken: point it at a loc that can never match */
+			*slot = 0;
+			return -ENOMEM;
+		}
+		struct loc *L = &h->locs[h->nlocs];
+		memset(L, 0, sizeof(*L));
+		L->map = p->map;
+		L->cpumode = p->cpumode;
+		L->ip = p->ip;
+		*slot = (uint32_t)h->nlocs;
+		*out = (uint32_t)h->nlocs++;
+		*created = 1;
+		return 0;
+	}
+}
+
+int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line)
+{
+	if (h->resolved && (!want_line || h->resolved_lines))
+		return 0;
+	int rc = 0;
+	if (h->resolved && want_line) {
+		/* every place has its loc already: add the lines */
+		for (size_t i = 0; i < h->nlocs; i++) {
+			struct loc *L = &h->locs[i];
+			if (L->has_line)
+				continue;
+			mp_sym_resolve(s, L->map, L->cpumode, L->ip, 1, &L->l);
+			L->has_line = 1;
+			L->symhash = mp_strhash(L->l.sym);
+			L->filehash = mp_strhash(L->l.srcfile);
+		}
+		h->resolved_lines = 1;
+		return 0;
+	}
+	struct mp_u64map idx = { 0 };
+	for (size_t i = 0; i < h->cap && !rc; i++) {
+		struct place *p = &h->tab[i];
+		if (!p->used || p->loc != UINT32_MAX)
+			continue;
+		int created;
+		uint32_t li;
+		rc = loc_lookup(h, &idx, p, &created, &li);
+		if (rc)
+			break;
+		p->loc = li;
+		if (created) {
+			struct loc *L = &h->locs[li];
+			mp_sym_resolve(s, p->map, p->cpumode, p->ip, want_line, &L->l);
+			L->has_line = want_line;
+			L->symhash = mp_strhash(L->l.sym);
+			L->filehash = mp_strhash(L->l.srcfile);
+		}
+	}
+	mp_u64map_fini(&idx);
+	if (rc)
+		return rc;
+	h->resolved = 1;
+	if (want_line) {
+		for (size_t i = 0; i < h->nlocs; i++) {
+			struct loc *L = &h->locs[i];
+			if (!L->has_line) {
+				mp_sym_resolve(s, L->map, L->cpumode, L->ip, 1, &L->l);
+				L->has_line = 1;
+				L->symhash = mp_strhash(L->l.sym);
+				L->filehash = mp_strhash(L->l.srcfile);
+			}
+		}
+		h->resolved_lines = 1;
+	}
+	return 0;
+}
+
+size_t mp_hist_nattrs(const mp_hist *h)
+{
+	return h->nattrs;
+}
+
+size_t mp_hist_nplaces(const mp_hist *h)
+{
+	return h->n;
+}
+
+const struct mp_hist_counts *mp_hist_total(const mp_hist *h, size_t attr)
+{
+	static const struct mp_hist_counts zero;
+	return attr < h->nattrs ? &h->total[attr] : &zero;
+}
+
+/* ---- queries ---- */
+
+struct qctx {
+	const struct mp_hist_query *q;
+	unsigned keys;
+	size_t nattrs;
+	const mp_hist *h;
+	struct mp_hist_result *res;
+	const uint64_t *order_tot; /* per attr total period, for share sorting */
+};
+
+static uint64_t row_hash(unsigned keys, const struct place *p, const struct loc *L)
+{
+	uint64_t k = 0x12345;
+	if (keys & MP_HK_COMM)
+		k = mp_mix64(k ^ p->comm);
+	if (keys & MP_HK_PID)
+		k = mp_mix64(k ^ ((uint64_t)p->pid << 1));
+	if (keys & MP_HK_TID)
+		k = mp_mix64(k ^ ((uint64_t)p->tid << 2));
+	if (keys & MP_HK_DSO)
+		k = mp_mix64(k ^ ((uint64_t)L->l.dso_idx << 3));
+	if (keys & MP_HK_SYM)
+		k = mp_mix64(k ^ L->symhash ^ (uint64_t)(unsigned char)L->l.level);
+	if (keys & MP_HK_SRCLINE)
+		k = mp_mix64(k ^ L->filehash ^ ((uint64_t)L->l.line << 7));
+	if (keys & MP_HK_ADDR)
+		k = mp_mix64(k ^ L->l.addr ^ ((uint64_t)L->l.dso_idx << 40));
+	return k;
+}
+
+static int row_eq(unsigned keys, const struct mp_hist_row *r, const struct place *p,
+		  const struct loc *L, const mp_sym *s)
+{
+	if ((keys & MP_HK_COMM) && !mp_streq(r->comm, mp_sym_comm_name(s, p->comm)))
+		return 0;
+	if ((keys & MP_HK_PID) && r->pid != p->pid)
+		return 0;
+	if ((keys & MP_HK_TID) && r->tid != p->tid)
+		return 0;
+	if ((keys & MP_HK_DSO) && r->dso_idx != L->l.dso_idx)
+		return 0;
+	if ((keys & MP_HK_SYM) && (r->level != L->l.level || !mp_streq(r->sym, L->l.sym)))
+		return 0;
+	if ((keys & MP_HK_SRCLINE) && (r->line != L->l.line || !mp_streq(r->srcfile, L->l.srcfile)))
+		return 0;
+	if ((keys & MP_HK_ADDR) && (r->addr != L->l.addr || r->dso_idx != L->l.dso_idx))
+		return 0;
+	return 1;
+}
+
+static int cmpstr(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return 1;
+	if (!b)
+		return -1;
+	return strcmp(a, b);
+}
+
+static int key_cmp(unsigned keys, const struct mp_hist_row *a, const struct mp_hist_row *b)
+{
+	int c;
+	if ((keys & MP_HK_COMM) && (c = cmpstr(a->comm, b->comm)))
+		return c;
+	if ((keys & MP_HK_PID) && a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if ((keys & MP_HK_TID) && a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if ((keys & MP_HK_DSO) && (c = cmpstr(a->dso, b->dso)))
+		return c;
+	if ((keys & MP_HK_SRCLINE)) {
+		if ((c = cmpstr(a->srcfile, b->srcfile)))
+			return c;
+		if (a->line != b->line)
+			return a->line < b->line ? -1 : 1;
+	}
+	if ((keys & MP_HK_ADDR) && a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if ((keys & MP_HK_SYM) && (c = cmpstr(a->sym, b->sym)))
+		return c;
+	return 0;
+}
+
+/* qsort has no context argument in C11: sort an index array with a file-local comparator
+ * through a small explicit merge sort instead. */
+static int row_cmp(const struct qctx *qc, size_t ia, size_t ib)
+{
+	const struct mp_hist_row *a = &qc->res->rows[ia], *b = &qc->res->rows[ib];
+	size_t n = qc->nattrs;
+
+	if (!qc->q->sort_by_key) {
+		if (qc->q->sort_attr == SIZE_MAX) {
+			double sa = 0, sb = 0;
+			for (size_t k = 0; k < n; k++) {
+				double t = qc->order_tot[k] ? (double)qc->order_tot[k] : 1.0;
+				sa += (double)a->c[k].period / t;
+				sb += (double)b->c[k].period / t;
+			}
+			if (sa != sb)
+				return sa > sb ? -1 : 1;
+		} else {
+			size_t first = qc->q->sort_attr < n ? qc->q->sort_attr : 0;
+			if (a->c[first].period != b->c[first].period)
+				return a->c[first].period > b->c[first].period ? -1 : 1;
+			for (size_t k = 0; k < n; k++) {
+				if (k == first)
+					continue;
+				if (a->c[k].period != b->c[k].period)
+					return a->c[k].period > b->c[k].period ? -1 : 1;
+			}
+			if (a->c[first].samples != b->c[first].samples)
+				return a->c[first].samples > b->c[first].samples ? -1 : 1;
+		}
+	}
+	int c = key_cmp(qc->keys, a, b);
+	if (c)
+		return c;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static void msort(const struct qctx *qc, size_t *v, size_t *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n < 12) {
+		for (size_t i = 1; i < n; i++) {
+			size_t x = v[i], j = i;
+			while (j > 0 && row_cmp(qc, v[j - 1], x) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	msort(qc, v, tmp, h);
+	msort(qc, v + h, tmp, n - h);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = row_cmp(qc, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+static int dso_matches(mp_sym *s, uint32_t dso_idx, const char *want)
+{
+	if (!want)
+		return 1;
+	if (dso_idx == UINT32_MAX)
+		return !strcmp(want, "[unknown]");
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, dso_idx, 0);
+	if (!d)
+		return 0;
+	if (!strcmp(d->name, want) || !strcmp(d->path, want))
+		return 1;
+	return 0;
+}
+
+int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
+		  struct mp_hist_result *res)
+{
+	struct mp_hist_query dq = { 0 };
+	unsigned keys;
+
+	memset(res, 0, sizeof(*res));
+	if (!q)
+		q = &dq;
+	keys = q->keys ? q->keys : (MP_HK_DSO | MP_HK_SYM);
+	int rc = mp_hist_resolve(h, s, (keys & MP_HK_SRCLINE) != 0);
+	if (rc)
+		return rc;
+	size_t na = h->nattrs;
+	size_t cap = 0, gcap = 64, nrows = 0;
+	struct mp_hist_row *rows = NULL;
+	struct mp_hist_counts *counts = NULL;
+	size_t ccap = 0;
+	uint32_t *gtab = malloc(gcap * sizeof(uint32_t));
+	if (!gtab)
+		return -ENOMEM;
+	memset(gtab, 0xff, gcap * sizeof(uint32_t));
+	uint64_t *ghash = NULL;
+	size_t ghcap = 0;
+
+	for (size_t i = 0; i < h->cap; i++) {
+		const struct place *p = &h->tab[i];
+		if (!p->used)
+			continue;
+		const struct loc *L = &h->locs[p->loc];
+		if (q->dso && !dso_matches(s, L->l.dso_idx, q->dso))
+			continue;
+		if (q->sym && !mp_streq(L->l.sym, q->sym))
+			continue;
+		uint64_t rh = row_hash(keys, p, L);
+		size_t j = rh & (gcap - 1);
+		uint32_t r = UINT32_MAX;
+		while (gtab[j] != UINT32_MAX) {
+			if (ghash[gtab[j]] == rh && row_eq(keys, &rows[gtab[j]], p, L, s)) {
+				r = gtab[j];
+				break;
+			}
+			j = (j + 1) & (gcap - 1);
+		}
+		if (r == UINT32_MAX) {
+			if (mp_grow((void **)&rows, &cap, nrows + 1, sizeof(*rows)) ||
+			    mp_grow((void **)&ghash, &ghcap, nrows + 1, sizeof(*ghash)) ||
+			    mp_grow((void **)&counts, &ccap, (nrows + 1) * na, sizeof(*counts)))
+				goto nomem;
+			struct mp_hist_row *R = &rows[nrows];
+			memset(R, 0, sizeof(*R));
+			R->dso_idx = UINT32_MAX;
+			if (keys & MP_HK_COMM)
+				R->comm = mp_sym_comm_name(s, p->comm);
+			if (keys & MP_HK_PID)
+				R->pid = p->pid;
+			if (keys & MP_HK_TID)
+				R->tid = p->tid;
+			if (keys & (MP_HK_DSO | MP_HK_SYM | MP_HK_ADDR | MP_HK_SRCLINE)) {
+				R->dso = L->l.dso;
+				R->dso_idx = L->l.dso_idx;
+				R->kernel = L->l.kernel;
+				R->level = L->l.level;
+			}
+			if (keys & MP_HK_SYM) {
+				R->sym = L->l.sym;
+				R->sym_resolved = L->l.sym_resolved;
+			}
+			if (keys & MP_HK_SRCLINE) {
+				R->srcfile = L->l.srcfile;
+				R->line = L->l.line;
+			}
+			if (keys & MP_HK_ADDR) {
+				R->addr = L->l.addr;
+				R->elf_addr = L->l.elf_addr;
+				if (!(keys & MP_HK_SYM)) {
+					R->sym = L->l.sym;
+					R->sym_resolved = L->l.sym_resolved;
+				}
+			}
+			memset(&counts[nrows * na], 0, na * sizeof(*counts));
+			ghash[nrows] = rh;
+			r = (uint32_t)nrows++;
+			gtab[j] = r;
+			if (nrows * 2 > gcap) {
+				size_t ngcap = gcap * 2;
+				uint32_t *ng = malloc(ngcap * sizeof(uint32_t));
+				if (!ng)
+					goto nomem;
+				memset(ng, 0xff, ngcap * sizeof(uint32_t));
+				for (size_t t = 0; t < nrows; t++) {
+					size_t u = ghash[t] & (ngcap - 1);
+					while (ng[u] != UINT32_MAX)
+						u = (u + 1) & (ngcap - 1);
+					ng[u] = (uint32_t)t;
+				}
+				free(gtab);
+				gtab = ng;
+				gcap = ngcap;
+			}
+		}
+		counts[(size_t)r * na + p->attr].samples += p->samples;
+		counts[(size_t)r * na + p->attr].period += p->period;
+	}
+	free(gtab);
+	gtab = NULL;
+	free(ghash);
+	ghash = NULL;
+	for (size_t i = 0; i < nrows; i++)
+		rows[i].c = &counts[i * na];
+
+	/* sort */
+	size_t *ord = malloc((nrows + 1) * sizeof(size_t));
+	size_t *tmp = malloc((nrows + 1) * sizeof(size_t));
+	uint64_t *tot = malloc(na * sizeof(uint64_t));
+	struct mp_hist_row *sorted = malloc((nrows + 1) * sizeof(*sorted));
+	struct mp_hist_counts *scounts = malloc((nrows * na + 1) * sizeof(*scounts));
+	if (!ord || !tmp || !tot || !sorted || !scounts) {
+		free(ord);
+		free(tmp);
+		free(tot);
+		free(sorted);
+		free(scounts);
+		goto nomem;
+	}
+	for (size_t k = 0; k < na; k++)
+		tot[k] = h->total[k].period;
+	for (size_t i = 0; i < nrows; i++)
+		ord[i] = i;
+	struct qctx qc = { .q = q, .keys = keys, .nattrs = na, .h = h, .res = res,
+			   .order_tot = tot };
+	res->rows = rows;
+	msort(&qc, ord, tmp, nrows);
+	for (size_t i = 0; i < nrows; i++) {
+		sorted[i] = rows[ord[i]];
+		memcpy(&scounts[i * na], &counts[ord[i] * na], na * sizeof(*scounts));
+		sorted[i].c = &scounts[i * na];
+	}
+	free(ord);
+	free(tmp);
+	free(tot);
+	free(rows);
+	free(counts);
+	res->rows = sorted;
+	res->counts = scounts;
+	res->nrows = nrows;
+	res->nattrs = na;
+	return 0;
+nomem:
+	free(gtab);
+	free(ghash);
+	free(rows);
+	free(counts);
+	memset(res, 0, sizeof(*res));
+	return -ENOMEM;
+}
+
+void mp_hist_result_fini(struct mp_hist_result *res)
+{
+	if (!res)
+		return;
+	free(res->rows);
+	free(res->counts);
+	memset(res, 0, sizeof(*res));
+}
+
+int mp_hist_parse_sort(const char *list, unsigned *keys, struct mp_err *err)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "comm", MP_HK_COMM },	  { "pid", MP_HK_PID },	    { "tid", MP_HK_TID },
+		{ "dso", MP_HK_DSO },	  { "sym", MP_HK_SYM },	    { "symbol", MP_HK_SYM },
+		{ "srcline", MP_HK_SRCLINE }, { "addr", MP_HK_ADDR },
+	};
+	unsigned k = 0;
+	const char *p = list;
+
+	if (!list || !*list)
+		return mp_err_set(err, -EINVAL, "empty sort key list");
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && !strncmp(names[i].name, p, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return mp_err_set(err, -EINVAL,
+					  "unknown sort key '%.*s' (comm, pid, tid, dso, sym, "
+					  "srcline, addr)", (int)n, p);
+		k |= names[i].bit;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	*keys = k;
+	return 0;
+}
+
+static int missing_cmp(const void *pa, const void *pb)
+{
+	const struct mp_hist_missing *a = pa, *b = pb;
+	if (a->pct_max != b->pct_max)
+		return a->pct_max > b->pct_max ? -1 : 1;
+	return strcmp(a->dso, b->dso);
+}
+
+long mp_hist_missing(mp_hist *h, mp_sym *s, int want_line, struct mp_hist_missing **out)
+{
+	struct mp_hist_query q = { .keys = MP_HK_DSO };
+	struct mp_hist_result r;
+	*out = NULL;
+	int rc = mp_hist_query(h, s, &q, &r);
+	if (rc)
+		return rc;
+	struct mp_hist_missing *v = calloc(r.nrows + 1, sizeof(*v));
+	if (!v) {
+		mp_hist_result_fini(&r);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < r.nrows; i++) {
+		const struct mp_hist_row *R = &r.rows[i];
+		unsigned flags = 0;
+		if (R->dso_idx != UINT32_MAX) {
+			const struct mp_sym_dso_info *d = mp_sym_dso(s, R->dso_idx, 1);
+			flags = d ? d->flags : 0;
+		}
+		int nosym = !(flags & MP_DSO_SYMTAB);
+		int nodbg = want_line && !(flags & MP_DSO_KERNEL) && !(flags & MP_DSO_DEBUGINFO);
+		if (!nosym && !nodbg)
+			continue;
+		struct mp_hist_missing *m = &v[n++];
+		m->dso = R->dso_idx == UINT32_MAX ? "[unknown]" : mp_sym_dso(s, R->dso_idx, 0)->name;
+		m->flags = flags;
+		m->no_symbols = nosym;
+		m->no_debuginfo = nodbg;
+		for (size_t k = 0; k < r.nattrs && k < 8; k++) {
+			uint64_t t = h->total[k].period;
+			m->pct[k] = t ? 100.0 * (double)R->c[k].period / (double)t : 0;
+			if (m->pct[k] > m->pct_max)
+				m->pct_max = m->pct[k];
+		}
+	}
+	mp_hist_result_fini(&r);
+	qsort(v, n, sizeof(*v), missing_cmp);
+	*out = v;
+	return (long)n;
+}
+
+/* ---- session ---- */
+
+int mp_session_open(struct mp_session *ss, const char *path, const struct mp_session_opts *o,
+		    struct mp_err *err)
+{
+	struct mp_session_opts none = { 0 };
+	memset(ss, 0, sizeof(*ss));
+	if (!o)
+		o = &none;
+	ss->pd = mp_pd_open(path, err);
+	if (!ss->pd)
+		return err && err->code ? err->code : -EINVAL;
+	size_t nb = mp_pd_nbuild_ids(ss->pd);
+	struct mp_pd_build_id *bids = nb ? calloc(nb, sizeof(*bids)) : NULL;
+	if (nb && !bids)
+		goto nomem;
+	for (size_t i = 0; i < nb; i++)
+		bids[i] = *mp_pd_build_id(ss->pd, i);
+	struct mp_sym_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms,
+				  .osrelease = mp_pd_feature_str(ss->pd, 4 /* HEADER_OSRELEASE */) };
+	ss->sym = mp_sym_new(&so, bids, nb, err);
+	free(bids);
+	if (!ss->sym)
+		goto fail;
+	ss->hist = mp_hist_new(mp_pd_nattrs(ss->pd));
+	if (!ss->hist)
+		goto nomem;
+	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
+				     .progress = o->progress, .progress_ctx = o->progress_ctx };
+	struct mp_pd_handler h;
+	mp_hist_feed_handler(&feed, &h);
+	int rc = mp_pd_process(ss->pd, &h, err);
+	if (feed.err) {
+		rc = feed.err;
+		mp_err_set(err, rc, "%s: out of memory while aggregating samples", path);
+	}
+	if (rc) {
+		if (err && !err->msg[0])
+			mp_err_set(err, rc, "%s: %s", path, mp_strerror(rc));
+		mp_session_close(ss);
+		return rc;
+	}
+	return 0;
+nomem:
+	mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+fail:
+	mp_session_close(ss);
+	return err && err->code ? err->code : -ENOMEM;
+}
+
+void mp_session_close(struct mp_session *ss)
+{
+	if (!ss)
+		return;
+	mp_hist_free(ss->hist);
+	mp_sym_free(ss->sym);
+	mp_pd_close(ss->pd);
+	memset(ss, 0, sizeof(*ss));
+}

@@ -1,0 +1,220 @@
+/* Unit tests for mp_hist_*: aggregation per place, grouping, sorting, filters, missing
+ * symbol shares. Symbols come from ../shared/perfdata/bin/vector_static_gcc_v9.1.0 (nm -S:
+ * main 0x4014e0+0x149, __cos_fma 0x418790). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_analyzer.h"
+
+static char vec_path[4096];
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *sd = getenv("SHARED_DIR");
+	snprintf(vec_path, sizeof(vec_path), "%s/perfdata/bin/vector_static_gcc_v9.1.0",
+		 sd ? sd : "/work/shared");
+	return 0;
+}
+
+struct fixture {
+	mp_sym *s;
+	mp_hist *h;
+	uint32_t vec_map, foo_map;
+};
+
+static void mk(struct fixture *f, size_t nattrs)
+{
+	struct mp_sym_opts o = { .kallsyms = "/dev/null" };
+	struct mp_err err = { 0 };
+	f->s = mp_sym_new(&o, NULL, 0, &err);
+	assert_non_null(f->s);
+	f->h = mp_hist_new(nattrs);
+	assert_non_null(f->h);
+	struct mp_pd_mmap m = { .pid = 1, .tid = 1, .start = 0x400000, .len = 0xc5000,
+				.cpumode = PERF_RECORD_MISC_USER, .filename = vec_path };
+	assert_int_equal(mp_sym_mmap(f->s, &m), 0);
+	struct mp_pd_mmap m2 = { .pid = 1, .tid = 1, .start = 0x7f0000000000, .len = 0x1000,
+				 .cpumode = PERF_RECORD_MISC_USER, .filename = "/gone/libfoo.so" };
+	assert_int_equal(mp_sym_mmap(f->s, &m2), 0);
+	f->vec_map = mp_sym_map_find(f->s, 1, PERF_RECORD_MISC_USER, 0x4014fb);
+	f->foo_map = mp_sym_map_find(f->s, 1, PERF_RECORD_MISC_USER, 0x7f0000000010);
+}
+
+static void rm(struct fixture *f)
+{
+	mp_hist_free(f->h);
+	mp_sym_free(f->s);
+}
+
+static void add(struct fixture *f, size_t attr, uint32_t tid, uint64_t ip, uint64_t period,
+		int times)
+{
+	uint32_t map = ip >= 0x7f0000000000 ? f->foo_map : f->vec_map;
+	for (int i = 0; i < times; i++)
+		assert_int_equal(mp_hist_add(f->h, attr, 1, tid, 0, map, PERF_RECORD_MISC_USER, ip,
+					     period), 0);
+}
+
+static void mp_hist_query__dso_sym__sums_and_order(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 2);
+	add(&f, 0, 1, 0x4014fb, 10, 3);      /* main, line 10 */
+	add(&f, 0, 2, 0x401520, 10, 2);      /* main, inlined stl_vector.h:95 */
+	add(&f, 0, 1, 0x418794, 100, 1);     /* __cos_fma */
+	add(&f, 0, 1, 0x7f0000000010, 5, 4); /* libfoo.so, no file */
+	add(&f, 1, 1, 0x4014fb, 7, 1);
+	assert_int_equal(mp_hist_total(f.h, 0)->samples, 10);
+	assert_int_equal(mp_hist_total(f.h, 0)->period, 170);
+	assert_int_equal(mp_hist_total(f.h, 1)->samples, 1);
+	/* places: (attr, tid, ip) distinct */
+	assert_int_equal(mp_hist_nplaces(f.h), 5);
+
+	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = 0 };
+	struct mp_hist_result r;
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_int_equal(r.nrows, 3);
+	/* sorted by period of attr 0: __cos_fma 100, main 50, libfoo 20 */
+	assert_string_equal(r.rows[0].sym, "__cos_fma");
+	assert_int_equal(r.rows[0].c[0].samples, 1);
+	assert_int_equal(r.rows[0].c[0].period, 100);
+	assert_string_equal(r.rows[1].sym, "main");
+	assert_int_equal(r.rows[1].c[0].samples, 5);
+	assert_int_equal(r.rows[1].c[0].period, 50);
+	assert_int_equal(r.rows[1].c[1].samples, 1);
+	assert_int_equal(r.rows[1].c[1].period, 7);
+	assert_string_equal(r.rows[2].dso, "libfoo.so");
+	assert_string_equal(r.rows[2].sym, "0x0000000000000010");
+	assert_int_equal(r.rows[2].sym_resolved, 0);
+	mp_hist_result_fini(&r);
+
+	/* sorted by the second event first */
+	q.sort_attr = 1;
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_string_equal(r.rows[0].sym, "main");
+	mp_hist_result_fini(&r);
+	rm(&f);
+}
+
+static void mp_hist_query__srcline_and_filter__lines_of_one_symbol(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 1);
+	add(&f, 0, 1, 0x4014fb, 1, 3);
+	add(&f, 0, 1, 0x401500, 1, 2); /* also vector.cpp:10 */
+	add(&f, 0, 1, 0x401520, 1, 4); /* stl_vector.h:95, inlined into main */
+	add(&f, 0, 1, 0x418794, 1, 1);
+	struct mp_hist_query q = { .keys = MP_HK_SRCLINE, .dso = "vector_static_gcc_v9.1.0",
+				   .sym = "main" };
+	struct mp_hist_result r;
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_int_equal(r.nrows, 2);
+	assert_non_null(strstr(r.rows[0].srcfile, "vector.cpp"));
+	assert_int_equal(r.rows[0].line, 10);
+	assert_int_equal(r.rows[0].c[0].samples, 5);
+	assert_non_null(strstr(r.rows[1].srcfile, "stl_vector.h"));
+	assert_int_equal(r.rows[1].line, 95);
+	assert_int_equal(r.rows[1].c[0].samples, 4);
+	mp_hist_result_fini(&r);
+
+	/* per instruction */
+	q.keys = MP_HK_ADDR;
+	q.sort_by_key = 1;
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_int_equal(r.nrows, 3);
+	assert_int_equal(r.rows[0].elf_addr, 0x4014fb);
+	assert_int_equal(r.rows[0].addr, 0x14fb);
+	assert_int_equal(r.rows[2].elf_addr, 0x401520);
+	assert_int_equal(r.rows[2].c[0].samples, 4);
+	mp_hist_result_fini(&r);
+
+	/* by tid and comm */
+	q = (struct mp_hist_query){ .keys = MP_HK_TID | MP_HK_DSO };
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_int_equal(r.nrows, 1);
+	assert_int_equal(r.rows[0].tid, 1);
+	assert_int_equal(r.rows[0].c[0].samples, 10);
+	mp_hist_result_fini(&r);
+	rm(&f);
+}
+
+static void mp_hist_add__many_samples__memory_bounded_by_places(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 1);
+	for (int i = 0; i < 200000; i++)
+		assert_int_equal(mp_hist_add(f.h, 0, 1, 1, 0, f.vec_map, PERF_RECORD_MISC_USER,
+					     0x401500 + (uint64_t)(i % 16), 1), 0);
+	assert_int_equal(mp_hist_nplaces(f.h), 16);
+	assert_int_equal(mp_hist_total(f.h, 0)->samples, 200000);
+	assert_int_equal(mp_hist_add(f.h, 3, 1, 1, 0, f.vec_map, 2, 0x401500, 1), -EINVAL);
+	rm(&f);
+}
+
+static void mp_hist_missing__no_file__share_reported(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 1);
+	add(&f, 0, 1, 0x4014fb, 1, 3);
+	add(&f, 0, 1, 0x7f0000000010, 1, 1);
+	struct mp_hist_missing *m;
+	long n = mp_hist_missing(f.h, f.s, 1, &m);
+	assert_int_equal(n, 1);
+	assert_string_equal(m[0].dso, "libfoo.so");
+	assert_int_equal(m[0].no_symbols, 1);
+	assert_true(m[0].pct[0] > 24.99 && m[0].pct[0] < 25.01);
+	free(m);
+	rm(&f);
+}
+
+static void mp_hist_parse_sort__table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		int rc;
+		unsigned keys;
+		int line;
+	} t[] = {
+		{ "dso,sym", 0, MP_HK_DSO | MP_HK_SYM, __LINE__ },
+		{ "srcline", 0, MP_HK_SRCLINE, __LINE__ },
+		{ "comm,pid,tid", 0, MP_HK_COMM | MP_HK_PID | MP_HK_TID, __LINE__ },
+		{ "symbol,addr", 0, MP_HK_SYM | MP_HK_ADDR, __LINE__ },
+		{ "dso,bogus", -EINVAL, 0, __LINE__ },
+		{ "", -EINVAL, 0, __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unsigned k = 0;
+		struct mp_err err = { 0 };
+		int rc = mp_hist_parse_sort(t[i].in, &k, &err);
+		if (rc != t[i].rc || (!rc && k != t[i].keys))
+			fail_msg("line %d: '%s' rc %d keys %#x", t[i].line, t[i].in, rc, k);
+		if (rc && (!strstr(t[i].in, "bogus")) != (!strstr(err.msg, "bogus")))
+			fail_msg("line %d: message '%s'", t[i].line, err.msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mp_hist_query__dso_sym__sums_and_order),
+		cmocka_unit_test(mp_hist_query__srcline_and_filter__lines_of_one_symbol),
+		cmocka_unit_test(mp_hist_add__many_samples__memory_bounded_by_places),
+		cmocka_unit_test(mp_hist_missing__no_file__share_reported),
+		cmocka_unit_test(mp_hist_parse_sort__table),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

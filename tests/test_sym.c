@@ -1,0 +1,338 @@
+/* Unit tests for mp_sym_*: maps from MMAP/COMM/FORK, ELF symbols, DWARF lines, kallsyms.
+ * Uses the static, debug-info binary ../shared/perfdata/bin/vector_static_gcc_v9.1.0
+ * (values cross-checked with nm -S and addr2line -f -i). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_analyzer.h"
+
+#define VEC_REC_PATH "/rec/dir/vector_static_gcc_v9.1.0"
+
+static char vec_path[4096];
+static char symfs[4096];
+
+static int setup_paths(void **state)
+{
+	(void)state;
+	const char *sd = getenv("SHARED_DIR");
+	if (!sd)
+		sd = "/work/shared";
+	snprintf(vec_path, sizeof(vec_path), "%s/perfdata/bin/vector_static_gcc_v9.1.0", sd);
+	if (access(vec_path, R_OK))
+		return -1;
+	/* a symfs with the binary at its recorded path */
+	char tmpl[] = "/tmp/test_sym_XXXXXX";
+	if (!mkdtemp(tmpl))
+		return -1;
+	snprintf(symfs, sizeof(symfs), "%s", tmpl);
+	char d[4200], l[4300];
+	snprintf(d, sizeof(d), "mkdir -p %s/rec/dir", symfs);
+	if (system(d))
+		return -1;
+	snprintf(l, sizeof(l), "%s%s", symfs, VEC_REC_PATH);
+	if (symlink(vec_path, l))
+		return -1;
+	return 0;
+}
+
+static int teardown_paths(void **state)
+{
+	(void)state;
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", symfs);
+	return system(cmd) ? -1 : 0;
+}
+
+static struct mp_pd_mmap mk_mmap(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+				 const char *fn)
+{
+	struct mp_pd_mmap m;
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.start = start;
+	m.len = len;
+	m.pgoff = pgoff;
+	m.cpumode = PERF_RECORD_MISC_USER;
+	m.filename = fn;
+	return m;
+}
+
+static mp_sym *new_sym(const char *sfs, const char *kallsyms)
+{
+	struct mp_sym_opts o = { .symfs = sfs, .kallsyms = kallsyms ? kallsyms : "/dev/null" };
+	struct mp_err err = { 0 };
+	mp_sym *s = mp_sym_new(&o, NULL, 0, &err);
+	assert_non_null(s);
+	return s;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suf);
+	return s && a >= b && !strcmp(s + a - b, suf);
+}
+
+static void mp_sym_resolve__static_exec__main_and_line(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	uint32_t map = mp_sym_map_find(s, 100, PERF_RECORD_MISC_USER, 0x4014fb);
+	assert_int_not_equal(map, MP_SYM_NO_MAP);
+	struct mp_sym_loc l;
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x4014fb, 1, &l);
+	assert_string_equal(l.dso, "vector_static_gcc_v9.1.0");
+	assert_string_equal(l.sym, "main");
+	assert_int_equal(l.sym_resolved, 1);
+	assert_int_equal(l.sym_start, 0x4014e0);
+	assert_int_equal(l.sym_size, 0x149);
+	assert_int_equal(l.elf_addr, 0x4014fb);
+	assert_int_equal(l.addr, 0x14fb); /* perf's map-relative address */
+	assert_true(ends_with(l.srcfile, "manual/clients/vector.cpp"));
+	assert_int_equal(l.line, 10);
+	assert_null(l.inline_fn);
+	assert_int_equal(l.level, '.');
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, l.dso_idx, 0);
+	assert_true(d->flags & MP_DSO_FOUND);
+	assert_true(d->flags & MP_DSO_SYMTAB);
+	assert_true(d->flags & MP_DSO_DEBUGINFO);
+	mp_sym_free(s);
+}
+
+static void mp_sym_resolve__inlined_code__own_file_and_line(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	uint32_t map = mp_sym_map_find(s, 100, PERF_RECORD_MISC_USER, 0x401520);
+	struct mp_sym_loc l;
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x401520, 1, &l);
+	assert_string_equal(l.sym, "main");
+	/* addr2line -i: innermost is stl_vector.h:95 inlined into main */
+	assert_true(ends_with(l.srcfile, "bits/stl_vector.h"));
+	assert_int_equal(l.line, 95);
+	assert_non_null(l.inline_fn);
+	mp_sym_free(s);
+}
+
+static void mp_sym_resolve__relocated_map_with_pgoff__file_offset_to_vaddr(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	/* as for a PIE under ASLR: text mapped at a random base, mapping starts at offset
+	 * 0x1000 of the file */
+	struct mp_pd_mmap m = mk_mmap(7, 0x555555555000, 0xc4000, 0x1000, vec_path);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	uint64_t ip = 0x555555555000 + (0x418790 - 0x400000 - 0x1000) + 4;
+	uint32_t map = mp_sym_map_find(s, 7, PERF_RECORD_MISC_USER, ip);
+	struct mp_sym_loc l;
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, ip, 0, &l);
+	assert_string_equal(l.sym, "__cos_fma");
+	assert_int_equal(l.elf_addr, 0x418794);
+	assert_int_equal(l.addr, 0x18794);
+	mp_sym_free(s);
+}
+
+static void mp_sym_resolve__no_map_and_missing_file__address_not_lost(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(5, 0x7f0000000000, 0x10000, 0x2000, "/nonexistent/libfoo.so");
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	struct mp_sym_loc l;
+	uint32_t map = mp_sym_map_find(s, 5, PERF_RECORD_MISC_USER, 0x7f0000000123);
+	assert_int_not_equal(map, MP_SYM_NO_MAP);
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x7f0000000123, 1, &l);
+	assert_string_equal(l.dso, "libfoo.so");
+	assert_string_equal(l.sym, "0x0000000000002123");
+	assert_int_equal(l.sym_resolved, 0);
+	assert_null(l.srcfile);
+	/* another process, and an address in no map */
+	assert_int_equal(mp_sym_map_find(s, 6, PERF_RECORD_MISC_USER, 0x7f0000000123),
+			 MP_SYM_NO_MAP);
+	map = mp_sym_map_find(s, 5, PERF_RECORD_MISC_USER, 0x7f0000010000);
+	assert_int_equal(map, MP_SYM_NO_MAP);
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x7f0000010000, 1, &l);
+	assert_string_equal(l.dso, "[unknown]");
+	assert_string_equal(l.sym, "0x00007f0000010000");
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, 0, 1);
+	assert_false(d->flags & MP_DSO_FOUND);
+	mp_sym_free(s);
+}
+
+static void mp_sym_map__fork_exec_overlap__perf_semantics(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap a = mk_mmap(10, 0x1000, 0x3000, 0, "/x/a.so");
+	struct mp_pd_mmap b = mk_mmap(10, 0x2000, 0x1000, 0, "/x/b.so");
+	assert_int_equal(mp_sym_mmap(s, &a), 0);
+	assert_int_equal(mp_sym_mmap(s, &b), 0);
+	struct mp_sym_loc l;
+	/* b cut a into [0x1000,0x2000) and [0x3000,0x4000) */
+	mp_sym_resolve(s, mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x1800), 2, 0x1800, 0, &l);
+	assert_string_equal(l.dso, "a.so");
+	mp_sym_resolve(s, mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x2800), 2, 0x2800, 0, &l);
+	assert_string_equal(l.dso, "b.so");
+	mp_sym_resolve(s, mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x3800), 2, 0x3800, 0, &l);
+	assert_string_equal(l.dso, "a.so");
+	assert_int_equal(l.addr, 0x2800); /* pgoff of the right part moved with it */
+
+	/* fork: the child sees the parent's maps; a thread shares them */
+	struct mp_pd_task f = { .pid = 11, .tid = 11, .ppid = 10, .ptid = 10 };
+	assert_int_equal(mp_sym_fork(s, &f), 0);
+	assert_int_not_equal(mp_sym_map_find(s, 11, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
+	struct mp_pd_task c = { .pid = 10, .tid = 10, .comm = "newprog", .exec = 1 };
+	assert_int_equal(mp_sym_comm(s, &c), 0);
+	assert_string_equal(mp_sym_comm_of(s, 10, 10), "newprog");
+	/* exec dropped pid 10's maps, not the child's copy */
+	assert_int_equal(mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
+	assert_int_not_equal(mp_sym_map_find(s, 11, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
+	/* comm of a thread never named */
+	assert_string_equal(mp_sym_comm_of(s, 12, 13), ":13");
+	/* a data mmap (MMAP2 prot without exec) is ignored */
+	struct mp_pd_mmap dm = mk_mmap(11, 0x2000, 0x1000, 0, "/x/data.bin");
+	dm.prot = 3;
+	assert_int_equal(mp_sym_mmap(s, &dm), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 11, PERF_RECORD_MISC_USER, 0x2800), 2, 0x2800, 0, &l);
+	assert_string_equal(l.dso, "b.so");
+	mp_sym_free(s);
+}
+
+static void mp_sym_resolve__symfs_and_build_id_mismatch(void **state)
+{
+	(void)state;
+	/* found through --symfs at the recorded path */
+	mp_sym *s = new_sym(symfs, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, VEC_REC_PATH);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	struct mp_sym_loc l;
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x4014f3), 2, 0x4014f3, 0, &l);
+	assert_string_equal(l.sym, "main");
+	mp_sym_free(s);
+
+	/* the recording says another build-id: warning, no symbols */
+	struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_USER, .id_len = 20,
+				      .filename = VEC_REC_PATH };
+	memset(bid.id, 0xab, 20);
+	struct mp_sym_opts o = { .symfs = symfs, .kallsyms = "/dev/null" };
+	struct mp_err err = { 0 };
+	s = mp_sym_new(&o, &bid, 1, &err);
+	assert_non_null(s);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x4014f3), 2, 0x4014f3, 1, &l);
+	assert_string_equal(l.sym, "0x00000000000014f3");
+	assert_null(l.srcfile);
+	assert_true(mp_sym_dso(s, l.dso_idx, 0)->flags & MP_DSO_BUILDID_MISMATCH);
+	mp_sym_free(s);
+
+	/* the right build-id (db3f64e2...) is accepted */
+	static const uint8_t good[20] = { 0xdb, 0x3f, 0x64, 0xe2, 0x3e, 0x81, 0xc6, 0x29, 0x54, 0xfc,
+					  0xff, 0x03, 0x88, 0xac, 0xee, 0x87, 0x97, 0x60, 0x12, 0x0f };
+	memcpy(bid.id, good, 20);
+	s = mp_sym_new(&o, &bid, 1, &err);
+	assert_non_null(s);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x4014f3), 2, 0x4014f3, 0, &l);
+	assert_string_equal(l.sym, "main");
+	mp_sym_free(s);
+}
+
+static void mp_sym_resolve__kallsyms_file__kernel_and_module_symbols(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_kallsyms_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "ffffffff81000000 T _text\n"
+		   "ffffffff81000100 T do_one\n"
+		   "ffffffff81000200 t do_two\n"
+		   "ffffffff81000300 D some_data\n"
+		   "ffffffffc0001000 t mod_fn\t[my_mod]\n");
+	fclose(f);
+	mp_sym *s = new_sym(NULL, path);
+	struct mp_pd_mmap k = mk_mmap(UINT32_MAX, 0xffffffff81000000, 0x1000000,
+				      0xffffffff81000000, "[kernel.kallsyms]_text");
+	k.cpumode = PERF_RECORD_MISC_KERNEL;
+	struct mp_pd_mmap mod = mk_mmap(UINT32_MAX, 0xffffffffc0000000, 0x4000, 0,
+					"/lib/modules/6.1/kernel/my-mod.ko");
+	mod.cpumode = PERF_RECORD_MISC_KERNEL;
+	assert_int_equal(mp_sym_mmap(s, &k), 0);
+	assert_int_equal(mp_sym_mmap(s, &mod), 0);
+	struct mp_sym_loc l;
+	uint64_t ip = 0xffffffff81000234;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1234, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.dso, "[kernel.kallsyms]");
+	assert_string_equal(l.sym, "do_two");
+	assert_int_equal(l.level, 'k');
+	assert_int_equal(l.addr, ip);
+	ip = 0xffffffffc0001010;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1234, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.dso, "[my_mod]");
+	assert_string_equal(l.sym, "mod_fn");
+	mp_sym_free(s);
+
+	/* --kallsyms /dev/null: raw addresses */
+	s = new_sym(NULL, "/dev/null");
+	assert_int_equal(mp_sym_mmap(s, &k), 0);
+	ip = 0xffffffff81000234;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.sym, "0xffffffff81000234");
+	mp_sym_free(s);
+	unlink(path);
+}
+
+static void mp_sym_lookup__name_srcline_code(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	long di = mp_sym_dso_find(s, "vector_static_gcc_v9.1.0");
+	assert_true(di >= 0);
+	uint64_t st, sz;
+	assert_int_equal(mp_sym_lookup_name(s, (size_t)di, "main", &st, &sz), 0);
+	assert_int_equal(st, 0x4014e0);
+	assert_int_equal(sz, 0x149);
+	assert_int_equal(mp_sym_lookup_name(s, (size_t)di, "no_such_fn", &st, &sz), -ENOENT);
+	const char *file;
+	unsigned line;
+	assert_int_equal(mp_sym_srcline(s, (size_t)di, 0x4014e0, &file, &line), 0);
+	assert_int_equal(line, 10);
+	uint8_t code[8];
+	assert_int_equal(mp_sym_read_code(s, (size_t)di, 0x4014ef, code, 4), 4);
+	/* objdump: 4014ef: 48 83 ec 40  sub $0x40,%rsp */
+	assert_int_equal(code[0], 0x48);
+	assert_int_equal(code[3], 0x40);
+	int is64 = 0;
+	assert_int_equal(mp_sym_machine(s, (size_t)di, &is64), 62 /* EM_X86_64 */);
+	assert_int_equal(is64, 1);
+	mp_sym_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mp_sym_resolve__static_exec__main_and_line),
+		cmocka_unit_test(mp_sym_resolve__inlined_code__own_file_and_line),
+		cmocka_unit_test(mp_sym_resolve__relocated_map_with_pgoff__file_offset_to_vaddr),
+		cmocka_unit_test(mp_sym_resolve__no_map_and_missing_file__address_not_lost),
+		cmocka_unit_test(mp_sym_map__fork_exec_overlap__perf_semantics),
+		cmocka_unit_test(mp_sym_resolve__symfs_and_build_id_mismatch),
+		cmocka_unit_test(mp_sym_resolve__kallsyms_file__kernel_and_module_symbols),
+		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
+	};
+	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
+}
