@@ -909,7 +909,8 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 		mp_sim_loads_free(loads, nw);
 		goto out_dir;
 	}
-	if (o->keep_callgrind && (rc = copy_file(cg, o->keep_callgrind, err))) {
+	if (o->keep_callgrind && *o->keep_callgrind &&
+	    (rc = copy_file(cg, o->keep_callgrind, err))) {
 		mp_sim_profile_free(p);
 		mp_sim_loads_free(loads, nw);
 		goto out_dir;
