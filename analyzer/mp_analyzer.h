@@ -433,6 +433,22 @@ struct mp_ann_info {
  * with >= hot_pct of the function's attr-0 samples. NULL + err when the symbol is unknown. */
 mp_ann *mp_ann_new(mp_hist *h, mp_sym *s, const char *dso, const char *sym, double hot_pct,
 		   struct mp_err *err);
+/* Options of mp_ann_new_opts(). */
+struct mp_ann_opts {
+	double hot_pct;          /* as mp_ann_new() */
+	/* skid[attr] != 0: the event's sampled IP is the instruction after the one that was
+	 * executing (interrupt skid), so each sample is moved back to the instruction before
+	 * it in the function's code. NULL = no correction. See mp_ann_event_skids(). */
+	const unsigned char *skid;
+};
+/* 1 for events whose sampled IP skids past the instruction at fault: cpu-clock,
+ * task-clock, and hardware/raw events with precise_ip < 2. 0 for exact ones
+ * (page-faults and other software events report the faulting instruction). */
+int mp_ann_event_skids(const struct perf_event_attr *attr);
+/* mp_ann_new() with options (skid correction). */
+mp_ann *mp_ann_new_opts(mp_hist *h, mp_sym *s, const char *dso, const char *sym,
+			const struct mp_ann_opts *opts, struct mp_err *err);
+
 /* The whole source file srcfile (path as in the DWARF line table, or its basename when
  * unique): every line, with the samples of every instruction attributed to it (any object,
  * any function). Instructions are those of the functions with samples in that file. */

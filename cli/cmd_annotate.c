@@ -1,9 +1,315 @@
-/* Placeholder until the annotate command lands; replaced by its owner. */
+/* memprof annotate: the source of a function (or a whole file) with per-line samples and
+ * percentages per event, the hottest lines marked, optionally the disassembly under each
+ * line with per-instruction counts, like opannotate --source [--assembly]. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "mp_analyzer.h"
+
+#define CMD "annotate"
+
+struct ann_opts {
+	const char *input, *symfs, *kallsyms;
+	int asm_, quiet, no_skid;
+	double threshold, hot;
+};
+
+static double pct(uint64_t v, uint64_t t)
+{
+	return t ? 100.0 * (double)v / (double)t : 0.0;
+}
+
+static void print_counts(FILE *f, const struct mp_hist_counts *c, const struct mp_ann_info *in,
+			 const size_t *ev, size_t nev)
+{
+	for (size_t j = 0; j < nev; j++) {
+		if (c[ev[j]].samples)
+			fprintf(f, " %9" PRIu64 " %7.2f%%", c[ev[j]].samples,
+				pct(c[ev[j]].period, in->evtotal[ev[j]].period));
+		else
+			fprintf(f, " %9s %8s", "", "");
+	}
+}
+
+static void print_insn(FILE *f, const struct mp_ann_insn *ins, const struct mp_ann_info *in,
+		       const size_t *ev, size_t nev)
+{
+	fputs("  ", f);
+	print_counts(f, ins->c, in, ev, nev);
+	fprintf(f, " :   %12" PRIx64 ":  %s\n", ins->addr, ins->text);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	if (a == b)
+		return 1;
+	return a && b && !strcmp(a, b);
+}
+
+/* Print one model. ev: the events shown (columns). */
+static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *ev, size_t nev,
+		      int with_asm)
+{
+	const struct mp_ann_info *in = mp_ann_info(a);
+	size_t nl = mp_ann_nlines(a), ni = mp_ann_ninsns(a);
+
+	if (in->sym)
+		fprintf(f, "# %s:%s  [0x%" PRIx64 "-0x%" PRIx64 ")\n", in->dso ? in->dso : "?",
+			in->sym, in->start, in->start + in->size);
+	else
+		fprintf(f, "# source file %s\n", in->srcfile);
+	if (in->sym && in->srcfile)
+		fprintf(f, "# source: %s\n", in->srcfile);
+	if (in->note)
+		fprintf(f, "# note: %s\n", in->note);
+	fprintf(f, "# total:");
+	for (size_t j = 0; j < nev; j++) {
+		const struct mp_pd_attr *at = mp_pd_attr(pd, ev[j]);
+		fprintf(f, "%s %s %" PRIu64 " samples (%.2f%%)", j ? "," : "",
+			at->spec && *at->spec ? at->spec : at->name, in->total[ev[j]].samples,
+			pct(in->total[ev[j]].period, in->evtotal[ev[j]].period));
+	}
+	fprintf(f, "\n#\n#  ");
+	for (size_t j = 0; j < nev; j++) {
+		const struct mp_pd_attr *at = mp_pd_attr(pd, ev[j]);
+		fprintf(f, " %-18.18s", at->spec && *at->spec ? at->spec : at->name);
+	}
+	fprintf(f, "\n#  ");
+	for (size_t j = 0; j < nev; j++)
+		fprintf(f, " %9s %8s", "samples", "%");
+	fprintf(f, " : %5s  %s\n", "line", "source  (=> hottest line, * hot line)");
+
+	/* the hottest line by the first event */
+	uint64_t best = 0;
+	for (size_t i = 0; i < nl; i++)
+		if (mp_ann_line(a, i)->c[ev[0]].period > best)
+			best = mp_ann_line(a, i)->c[ev[0]].period;
+	int printed_total = 0;
+	const char *cur_file = in->srcfile;
+	int src_lines = in->has_debuginfo && (in->src_readable || in->srcfile);
+	if (!src_lines) {
+		/* assembly only */
+		for (size_t i = 0; i < ni; i++)
+			print_insn(f, mp_ann_insn(a, i), in, ev, nev);
+		fputc('\n', f);
+		return;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		const struct mp_ann_line *L = mp_ann_line(a, i);
+		if (!same_file(L->srcfile, cur_file)) {
+			fprintf(f, "#\n# %s\n", L->srcfile ? L->srcfile : "(no line information)");
+			cur_file = L->srcfile;
+		}
+		const char *mark = "  ";
+		if (L->hot && L->c[ev[0]].period == best && best)
+			mark = "=>";
+		else if (L->hot)
+			mark = "* ";
+		fputs(mark, f);
+		print_counts(f, L->c, in, ev, nev);
+		if (L->line)
+			fprintf(f, " : %5u  %s", L->line, L->text ? L->text : "");
+		else
+			fprintf(f, " : %5s  %s", "?", "(addresses without line information)");
+		if (!printed_total && in->sym) {
+			/* opannotate's "function total" on the function's first line */
+			fprintf(f, "  /* %s total:", in->sym);
+			for (size_t j = 0; j < nev; j++)
+				fprintf(f, " %" PRIu64 " %.2f%%", in->total[ev[j]].samples,
+					pct(in->total[ev[j]].period, in->evtotal[ev[j]].period));
+			fprintf(f, " */");
+			printed_total = 1;
+		}
+		fputc('\n', f);
+		if (with_asm)
+			for (size_t k = 0; k < L->ninsns; k++)
+				print_insn(f, mp_ann_insn(a, L->insns[k]), in, ev, nev);
+	}
+	fputc('\n', f);
+}
+
+static size_t pick_events(const mp_pd *pd, const mp_hist *h, size_t *ev)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
+		if (mp_hist_total(h, i)->samples)
+			ev[n++] = i;
+	if (!n)
+		ev[n++] = 0;
+	return n;
+}
+
+/* "dso:sym": split at a single ':' (not C++'s "::") when dso names an object. */
+static int split_target(mp_sym *s, const char *arg, char **dso, const char **sym)
+{
+	for (const char *p = arg; (p = strchr(p, ':')); p++) {
+		if (p[1] == ':') {
+			p++;
+			continue;
+		}
+		if (p > arg && p[-1] == ':')
+			continue;
+		char *d = strndup(arg, (size_t)(p - arg));
+		if (!d)
+			return -ENOMEM;
+		if (mp_sym_dso_find(s, d) >= 0) {
+			*dso = d;
+			*sym = p + 1;
+			return 0;
+		}
+		free(d);
+		break;
+	}
+	*dso = NULL;
+	*sym = arg;
+	return 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "memprof annotate: not built yet\n");
-	return 1;
+	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
+	const struct cli_opt opts[] = {
+		{ 'i', "input", CLI_STR, &o.input, "FILE",
+		  "input file (default memprof.data, else perf.data)" },
+		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
+		  "interleave the disassembly with per-instruction counts" },
+		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
+		  "without SYMBOL: annotate the symbols above PCT percent (default 1)" },
+		{ 0, "hot", CLI_DOUBLE, &o.hot, "PCT",
+		  "mark lines with PCT percent of the function or more (default 10)" },
+		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
+		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE",
+		  "kernel symbols from FILE (/dev/null: none)" },
+		{ 0, "no-skid", CLI_FLAG, &o.no_skid, NULL,
+		  "count samples at the sampled IP, without moving skidding events' samples back "
+		  "one instruction" },
+		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
+		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
+	};
+	int nargs = 0;
+	int rc = cli_parse(CMD, "[-i FILE] [--asm] [SYMBOL | DSO:SYMBOL | SOURCE-FILE]",
+			   "Source lines (and instructions) of a function or file with their "
+			   "samples per event, the hottest lines marked.",
+			   opts, argc, argv, 0, &nargs);
+	if (rc == 1)
+		return 0;
+	if (rc)
+		return 2;
+	if (nargs > 1) {
+		cli_error(CMD, "one SYMBOL or source file at a time ('%s' is extra)", argv[2]);
+		return 2;
+	}
+	if (o.threshold < 0 || o.threshold > 100 || isnan(o.threshold) || o.hot < 0 ||
+	    o.hot > 100 || isnan(o.hot)) {
+		cli_error(CMD, "--threshold and --hot take a percentage between 0 and 100");
+		return 2;
+	}
+	if (!o.input)
+		o.input = cli_default_input();
+	if (o.symfs) {
+		struct stat st;
+		if (stat(o.symfs, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error(CMD, "--symfs %s: not a directory", o.symfs);
+			return 1;
+		}
+	}
+	if (o.kallsyms && strcmp(o.kallsyms, "/dev/null") && access(o.kallsyms, R_OK)) {
+		cli_error(CMD, "--kallsyms %s: %s", o.kallsyms, strerror(errno));
+		return 1;
+	}
+	struct mp_err err = { 0 };
+	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms };
+	struct mp_session ss;
+	rc = mp_session_open(&ss, o.input, &so, &err);
+	if (rc) {
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		return 1;
+	}
+	unsigned char *skid = NULL;
+	size_t *ev = calloc(mp_pd_nattrs(ss.pd) + 1, sizeof(size_t));
+	if (!ev) {
+		mp_session_close(&ss);
+		cli_error(CMD, "out of memory");
+		return 1;
+	}
+	size_t nev = pick_events(ss.pd, ss.hist, ev);
+	int status = 0;
+	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
+	if (!skid) {
+		cli_error(CMD, "out of memory");
+		status = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && !o.no_skid; i++)
+		skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(ss.pd, i)->attr);
+	struct mp_ann_opts ao = { .hot_pct = o.hot, .skid = skid };
+	if (nargs == 1) {
+		const char *arg = argv[1];
+		char *dso = NULL;
+		const char *sym;
+		if (split_target(ss.sym, arg, &dso, &sym)) {
+			cli_error(CMD, "out of memory");
+			status = 1;
+			goto out;
+		}
+		mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, dso, sym, &ao, &err);
+		if (!a && !dso) {
+			struct mp_err ferr = { 0 };
+			a = mp_ann_new_file(ss.hist, ss.sym, arg, o.hot, &ferr);
+			if (!a && strpbrk(arg, "./"))
+				err = ferr;
+		}
+		free(dso);
+		if (!a) {
+			cli_error(CMD, "%s: %s", o.input, err.msg);
+			status = 1;
+			goto out;
+		}
+		print_ann(stdout, a, ss.pd, ev, nev, o.asm_);
+		mp_ann_free(a);
+	} else {
+		/* the hot symbols, hottest first */
+		struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0] };
+		struct mp_hist_result r;
+		if (mp_hist_query(ss.hist, ss.sym, &q, &r)) {
+			cli_error(CMD, "out of memory");
+			status = 1;
+			goto out;
+		}
+		size_t shown = 0;
+		uint64_t tot = mp_hist_total(ss.hist, ev[0])->period;
+		for (size_t i = 0; i < r.nrows; i++) {
+			const struct mp_hist_row *R = &r.rows[i];
+			if (!R->sym_resolved || pct(R->c[ev[0]].period, tot) < o.threshold)
+				continue;
+			mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, R->dso, R->sym, &ao, &err);
+			if (!a) {
+				cli_warn(CMD, "%s", err.msg);
+				continue;
+			}
+			print_ann(stdout, a, ss.pd, ev, nev, o.asm_);
+			mp_ann_free(a);
+			shown++;
+		}
+		mp_hist_result_fini(&r);
+		if (!shown)
+			printf("# no symbol with symbols resolved above %.2f%% of the samples\n",
+			       o.threshold);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error(CMD, "writing: %s", strerror(errno));
+		status = 1;
+	}
+out:
+	free(skid);
+	free(ev);
+	mp_session_close(&ss);
+	return status;
 }
