@@ -1,9 +1,187 @@
-/* Placeholder until the tui command lands; replaced by its owner. */
+/* cmd_tui.c - memprof tui: browse a recording's hot symbols, source and assembly. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "mp_tui.h"
+
+static const char tui_usage[] = "[-i FILE] [options]";
+static const char tui_summary[] =
+	"Browse the hot symbols of a recording, their annotated source and assembly, and the\n"
+	"memory ratios, with perf report's keys. Without a terminal, --batch KEYS prints the\n"
+	"screen after the keys.";
+
+/* The terminal as it was before the browser started, for the fatal-signal handler: the
+ * CLI owns this state (libraries keep none). */
+static struct termios tui_saved_tty;
+static volatile sig_atomic_t tui_tty_saved;
+
+static void tui_on_fatal(int sig)
+{
+	static const char restore[] = "\033[0m\033[?25h\033[?1049l\r\n";
+	if (tui_tty_saved) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &tui_saved_tty);
+		if (write(STDOUT_FILENO, restore, sizeof(restore) - 1) < 0)
+			tui_tty_saved = 0;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void tui_install_fatal_handlers(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tui_on_fatal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int key_of(const char **p)
+{
+	const char *s = *p;
+	static const struct {
+		const char *name;
+		int key;
+	} names[] = {
+		{ "<UP>", TUI_KEY_UP },     { "<DOWN>", TUI_KEY_DOWN }, { "<LEFT>", TUI_KEY_LEFT },
+		{ "<RIGHT>", TUI_KEY_RIGHT }, { "<PGUP>", TUI_KEY_PGUP }, { "<PGDN>", TUI_KEY_PGDN },
+		{ "<HOME>", TUI_KEY_HOME }, { "<END>", TUI_KEY_END },   { "<ENTER>", TUI_KEY_ENTER },
+		{ "<ESC>", TUI_KEY_ESC },   { "<TAB>", TUI_KEY_TAB },   { "<BTAB>", TUI_KEY_BTAB },
+		{ "<BS>", TUI_KEY_BACKSPACE }, { "<F1>", TUI_KEY_F1 },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i].name);
+		if (!strncmp(s, names[i].name, n)) {
+			*p = s + n;
+			return names[i].key;
+		}
+	}
+	*p = s + 1;
+	return *s == '\n' ? TUI_KEY_ENTER : (unsigned char)*s;
+}
+
+/* --batch: feed keys to the model and print the screen it renders (no terminal). */
+static int tui_batch(tui_model *m, const char *keys, int cols, int rows)
+{
+	tui_model_resize(m, cols, rows);
+	for (const char *p = keys; *p;) {
+		unsigned r = tui_model_key(m, key_of(&p));
+		if (r & TUI_QUIT)
+			break;
+	}
+	const struct tui_screen *s = tui_model_render(m);
+	if (!s)
+		return 1;
+	for (int y = 0; y < s->rows; y++) {
+		int n = s->cols;
+		while (n > 0 && s->row[y].text[n - 1] == ' ')
+			n--;
+		printf("%.*s\n", n, s->row[y].text);
+	}
+	return 0;
+}
+
 int cmd_tui(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "memprof tui: not built yet\n");
-	return 1;
+	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
+	const char *size = NULL;
+	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0;
+	double hot_pct = 5.0;
+	const struct cli_opt opts[] = {
+		{ 'i', "input", CLI_STR, &input, "FILE", "recording to browse (default memprof.data, else perf.data)" },
+		{ 0, "symfs", CLI_STR, &symfs, "DIR", "look for objects and debug info under DIR" },
+		{ 'k', "kallsyms", CLI_STR, &kallsyms, "FILE", "kernel symbols (default /proc/kallsyms)" },
+		{ 0, "ratios", CLI_STR, &ratios, "FILE", "also load ratio definitions from FILE" },
+		{ 0, "no-ratios", CLI_FLAG, &no_ratios, NULL, "do not compute ratios" },
+		{ 0, "hot", CLI_DOUBLE, &hot_pct, "PCT", "annotate: lines with >= PCT% of samples are hot (5)" },
+		{ 0, "no-skid", CLI_FLAG, &no_skid, NULL, "annotate: count samples at the sampled IP, without skid correction" },
+		{ 0, "no-color", CLI_FLAG, &no_color, NULL, "draw without colour (also NO_COLOR=1, TERM=vt100)" },
+		{ 0, "batch", CLI_STR, &batch, "KEYS", "no terminal: apply KEYS (<ENTER>, <TAB>, ...) and print the screen" },
+		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
+		{ 0, NULL, CLI_END, NULL, NULL, NULL },
+	};
+	int rc = cli_parse("tui", tui_usage, tui_summary, opts, argc, argv, 0, &nargs);
+	if (rc == 1) {
+		printf("\nkeys:\n");
+		for (size_t i = 0; tui_help_lines[i]; i++)
+			printf("  %s\n", tui_help_lines[i]);
+		return 0;
+	}
+	if (rc)
+		return 2;
+	if (nargs > 0) {
+		cli_error("tui", "unexpected argument '%s' (the file goes with -i)", argv[1]);
+		return 2;
+	}
+	int cols = 80, rows = 24;
+	if (size) {
+		char x;
+		if (sscanf(size, "%d%c%d", &cols, &x, &rows) != 3 || x != 'x' || cols < 20 ||
+		    rows < 5 || cols > 1000 || rows > 1000) {
+			cli_error("tui", "--size '%s': expected COLSxROWS, at least 20x5", size);
+			return 2;
+		}
+	}
+	if (!(hot_pct > 0 && hot_pct <= 100)) {
+		cli_error("tui", "--hot %g: expected a percentage in (0, 100]", hot_pct);
+		return 2;
+	}
+	if (!input)
+		input = cli_default_input();
+	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		cli_error("tui", "needs a terminal on stdin and stdout (use memprof report, or --batch)");
+		return 1;
+	}
+
+	struct mp_err err = { 0 };
+	struct tui_source_opts so = { symfs, kallsyms, ratios, no_ratios, hot_pct, no_skid };
+	tui_data *d = NULL;
+	tui_source *src = tui_source_open(input, &so, &d, &err);
+	if (!src) {
+		cli_error("tui", "%s", err.msg);
+		return 1;
+	}
+	if (!tui_data_nsyms(d)) {
+		cli_error("tui", "%s: no samples to browse", input);
+		tui_data_free(d);
+		tui_source_free(src);
+		return 1;
+	}
+	tui_model *m = tui_model_new(d, cols, rows, &err);
+	if (!m) {
+		cli_error("tui", "%s", err.msg);
+		tui_source_free(src);
+		return 1;
+	}
+	if (batch) {
+		rc = tui_batch(m, batch, cols, rows);
+	} else {
+		const char *term = getenv("TERM");
+		struct tui_run_opts ro = { &cli_stop_flag, no_color };
+		if (term && (!strcmp(term, "vt100") || !strcmp(term, "dumb")))
+			ro.no_color = 1;
+		if (tcgetattr(STDIN_FILENO, &tui_saved_tty) == 0)
+			tui_tty_saved = 1;
+		tui_install_fatal_handlers();
+		cli_install_stop_handler();
+		rc = tui_run(m, &ro, &err);
+		if (rc) {
+			cli_error("tui", "%s", err.msg);
+			rc = 1;
+		} else if (cli_stop_flag && cli_stop_flag != SIGINT) {
+			rc = 128 + cli_stop_flag;
+		}
+	}
+	tui_model_free(m);
+	tui_source_free(src);
+	return rc;
 }

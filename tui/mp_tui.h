@@ -198,6 +198,27 @@ const char *tui_model_row_text(tui_model *m, size_t i);
 /* The key map, one "keys  meaning" line each, NULL-terminated (for --help and docs). */
 extern const char *const tui_help_lines[];
 
+/* ===== source: a recording through the analyzer (tui_source.c) ======================== */
+
+typedef struct tui_source tui_source;
+
+struct tui_source_opts {
+	const char *symfs;    /* as perf --symfs; NULL = "/" */
+	const char *kallsyms; /* NULL = /proc/kallsyms when it fits, "/dev/null" = none */
+	const char *ratios;   /* an extra ratio definition file, or NULL */
+	int no_ratios;        /* do not load or evaluate ratios */
+	double hot_pct;       /* annotate: lines at or above this share are hot (0 = 5%) */
+	int no_skid;          /* annotate: no skid correction (see mp_ann_event_skids()) */
+};
+
+/* Read a perf.data file, let the analyzer aggregate it per symbol, and fill *data (a new
+ * tui_data with the annotate and ratio callbacks bound to the returned source). The source
+ * keeps the analyzer's state for annotations, so free it after the model that owns *data.
+ * NULL with err (naming the file) on error. */
+tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts,
+			    tui_data **data /* OUT */, struct mp_err *err);
+void tui_source_free(tui_source *src); /* NULL-safe */
+
 /* ===== terminal ======================================================================== */
 
 struct tui_run_opts {

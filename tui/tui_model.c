@@ -1332,8 +1332,10 @@ static void render_title(tui_model *m, struct line *l, const struct view *v)
 		putf(l, " Annotate %s", v->name);
 		if (v->dso && v->dso[0])
 			putf(l, " (%s)", v->dso);
-		if (f && f[0])
-			putf(l, "  %s", f);
+		if (f && f[0]) {
+			const char *b = strrchr(f, '/');
+			putf(l, "  %s", b ? b + 1 : f);
+		}
 		putf(l, " | %s, %s", col_name(m, m->metric), show_name(m));
 		break;
 	}

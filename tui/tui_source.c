@@ -1,0 +1,408 @@
+/* tui_source.c - the adapter from the analyzer (and ratios) to the browser's data: one pass
+ * over the file by the analyzer, one query per symbol, annotations and ratio evaluations
+ * on demand. Nothing here runs per sample. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_analyzer.h"
+#include "tui_internal.h"
+#ifdef MP_RATIOS_HAVE_GLUE
+#include "mp_ratios.h"
+#endif
+
+/* perf's header.h feature numbers */
+enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5, FEAT_ARCH = 6,
+       FEAT_CPUDESC = 8, FEAT_CPUID = 9, FEAT_CMDLINE = 11 };
+
+#define RATIO_MIN_SAMPLES 10
+
+struct fn_range {
+	uint32_t dso_idx;
+	uint64_t start, size;
+	const char *name; /* borrowed from the hist result */
+};
+
+struct tui_source {
+	char *path;
+	mp_pd *pd;
+	mp_sym *sym;
+	mp_hist *hist;
+	size_t nattrs;
+	struct mp_hist_result res; /* one row per (dso, symbol) */
+	struct fn_range *fns;
+	size_t nfns;
+	int fns_done, lines_done;
+	double hot_pct;
+	unsigned char skid[TUI_MAX_EVENTS];
+#ifdef MP_RATIOS_HAVE_GLUE
+	mp_ratio_set *rset;
+	struct mp_ratio_event *rev;
+	struct mp_ratio_binding *bind;
+	size_t nbind;
+#endif
+};
+
+void tui_source_free(tui_source *src)
+{
+	if (!src)
+		return;
+	mp_hist_result_fini(&src->res);
+	mp_hist_free(src->hist);
+	mp_sym_free(src->sym);
+	mp_pd_close(src->pd);
+	free(src->fns);
+	free(src->path);
+#ifdef MP_RATIOS_HAVE_GLUE
+	mp_ratio_set_free(src->rset);
+	free(src->rev);
+	free(src->bind);
+#endif
+	free(src);
+}
+
+/* Function ranges of the symbols with samples, to name call targets. */
+static void build_fns(tui_source *src)
+{
+	if (src->fns_done)
+		return;
+	src->fns_done = 1;
+	src->fns = calloc(src->res.nrows + 1, sizeof(*src->fns));
+	if (!src->fns)
+		return;
+	for (size_t i = 0; i < src->res.nrows; i++) {
+		const struct mp_hist_row *r = &src->res.rows[i];
+		struct fn_range *f = &src->fns[src->nfns];
+		if (r->dso_idx == UINT32_MAX || !r->sym_resolved || !r->sym)
+			continue;
+		if (mp_sym_lookup_name(src->sym, r->dso_idx, r->sym, &f->start, &f->size))
+			continue;
+		f->dso_idx = r->dso_idx;
+		f->name = r->sym;
+		src->nfns++;
+	}
+}
+
+static const char *fn_at(tui_source *src, uint32_t dso_idx, uint64_t addr)
+{
+	build_fns(src);
+	for (size_t i = 0; i < src->nfns; i++)
+		if (src->fns[i].dso_idx == dso_idx && addr >= src->fns[i].start &&
+		    addr < src->fns[i].start + (src->fns[i].size ? src->fns[i].size : 1))
+			return src->fns[i].name;
+	return NULL;
+}
+
+/* "call 0x1139", "jne 0x1150", "bl 0x4005d0", "b.ne 0x...", "ret" */
+static enum tui_insn_kind insn_kind(const char *text, uint64_t *target)
+{
+	char mn[16];
+	size_t n = strcspn(text, " \t");
+	const char *op = text + n;
+
+	*target = 0;
+	if (n == 0 || n >= sizeof(mn))
+		return TUI_INSN_PLAIN;
+	memcpy(mn, text, n);
+	mn[n] = 0;
+	while (*op == ' ' || *op == '\t')
+		op++;
+	if (!strncmp(op, "0x", 2))
+		*target = strtoull(op, NULL, 16);
+	if (!strcmp(mn, "call") || !strcmp(mn, "bl") || !strcmp(mn, "blr") || !strcmp(mn, "callq"))
+		return TUI_INSN_CALL;
+	if (!strcmp(mn, "ret") || !strcmp(mn, "retq"))
+		return TUI_INSN_RET;
+	if (mn[0] == 'j' || !strcmp(mn, "b") || !strncmp(mn, "b.", 2) || !strcmp(mn, "cbz") ||
+	    !strcmp(mn, "cbnz") || !strcmp(mn, "tbz") || !strcmp(mn, "tbnz") || !strcmp(mn, "br"))
+		return TUI_INSN_JUMP;
+	return TUI_INSN_PLAIN;
+}
+
+static int annotate_cb(void *ctx, const struct tui_sym_ref *ref, tui_annot **out,
+		       struct mp_err *err)
+{
+	tui_source *src = ctx;
+	struct mp_err e = { 0 };
+
+	if (!src->lines_done) {
+		if (mp_hist_resolve(src->hist, src->sym, 1))
+			return mp_err_set(err, -ENOMEM, "%s: out of memory resolving lines", src->path);
+		src->lines_done = 1;
+	}
+	struct mp_ann_opts ao = { .hot_pct = src->hot_pct, .skid = src->skid };
+	mp_ann *a = mp_ann_new_opts(src->hist, src->sym, ref->dso && ref->dso[0] ? ref->dso : NULL,
+				    ref->name, &ao, &e);
+	if (!a)
+		return mp_err_set(err, e.code ? e.code : -ENOENT, "%s",
+				  e.msg[0] ? e.msg : "cannot annotate this symbol");
+	const struct mp_ann_info *info = mp_ann_info(a);
+	size_t nl = mp_ann_nlines(a), ni = mp_ann_ninsns(a);
+	size_t *line_of = malloc((ni + 1) * sizeof(size_t));
+	tui_annot *t = tui_annot_new(src->nattrs, ref->name, info->srcfile);
+	int rc = 0;
+	if (!line_of || !t) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ni; i++)
+		line_of[i] = SIZE_MAX;
+	for (size_t l = 0; l < nl && !rc; l++) {
+		const struct mp_ann_line *ln = mp_ann_line(a, l);
+		long tl = tui_annot_add_line(t, ln->line,
+					     ln->srcfile && info->srcfile &&
+							     strcmp(ln->srcfile, info->srcfile)
+						     ? ln->srcfile : NULL,
+					     ln->text ? ln->text : "");
+		if (tl < 0) {
+			rc = (int)tl;
+			break;
+		}
+		for (size_t e2 = 0; e2 < src->nattrs; e2++)
+			tui_annot_set_line_count(t, (size_t)tl, e2, ln->c[e2].samples, ln->c[e2].period);
+		for (size_t k = 0; k < ln->ninsns; k++)
+			if (ln->insns[k] < ni)
+				line_of[ln->insns[k]] = (size_t)tl;
+	}
+	/* instructions without a source line go under one line of their own */
+	size_t orphan = SIZE_MAX;
+	for (size_t i = 0; i < ni && !rc; i++) {
+		if (line_of[i] != SIZE_MAX)
+			continue;
+		if (orphan == SIZE_MAX) {
+			long tl = tui_annot_add_line(t, 0, NULL, info->note ? info->note : "");
+			if (tl < 0) {
+				rc = (int)tl;
+				break;
+			}
+			orphan = (size_t)tl;
+		}
+		line_of[i] = orphan;
+	}
+	long dso_idx = info->dso ? mp_sym_dso_find(src->sym, info->dso) : -1;
+	for (size_t i = 0; i < ni && !rc; i++) {
+		const struct mp_ann_insn *in = mp_ann_insn(a, i);
+		uint64_t target;
+		enum tui_insn_kind kind = insn_kind(in->text, &target);
+		const char *tname = NULL;
+		if (kind == TUI_INSN_CALL && target && dso_idx >= 0)
+			tname = fn_at(src, (uint32_t)dso_idx, target);
+		long ti = tui_annot_add_insn(t, line_of[i], in->addr, in->text, kind, target, tname);
+		if (ti < 0) {
+			rc = (int)ti;
+			break;
+		}
+		for (size_t e2 = 0; e2 < src->nattrs; e2++)
+			tui_annot_set_insn_count(t, (size_t)ti, e2, in->c[e2].samples, in->c[e2].period);
+	}
+out:
+	free(line_of);
+	mp_ann_free(a);
+	if (rc) {
+		tui_annot_free(t);
+		return mp_err_set(err, rc, "%s: out of memory", ref->name);
+	}
+	*out = t;
+	return 0;
+}
+
+#ifdef MP_RATIOS_HAVE_GLUE
+static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
+		    struct tui_ratio_val *out)
+{
+	tui_source *src = ctx;
+	struct mp_ratio_cell cells[TUI_MAX_EVENTS];
+	struct mp_ratio_value v;
+	struct mp_err err = { 0 };
+
+	if (ratio >= src->nbind)
+		return -EINVAL;
+	for (size_t e = 0; e < src->nattrs && e < TUI_MAX_EVENTS; e++)
+		cells[e] = (struct mp_ratio_cell){ samples[e], (double)periods[e], 0 };
+	if (mp_ratio_eval(&src->bind[ratio], src->rev, cells, 0, RATIO_MIN_SAMPLES, &v, &err) ||
+	    !v.defined)
+		return -EDOM;
+	out->value = v.value;
+	out->lo = v.lo;
+	out->hi = v.hi;
+	out->flags = TUI_RV_VALID | (v.few ? TUI_RV_FEW : 0) | (v.flagged ? TUI_RV_FLAGGED : 0);
+	return 0;
+}
+
+/* Bind the ratios whose events the recording has; the others are not shown. */
+static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opts *o,
+		       struct mp_err *err)
+{
+	const char *models[16];
+	size_t nm = mp_ratio_models_for(mp_pd_feature_str(src->pd, FEAT_CPUID)
+					? mp_pd_feature_str(src->pd, FEAT_CPUID) : "",
+					models, 16);
+
+	src->rset = mp_ratio_set_new();
+	src->rev = calloc(src->nattrs + 1, sizeof(*src->rev));
+	if (!src->rset || !src->rev)
+		return mp_err_set(err, -ENOMEM, "%s: out of memory", src->path);
+	if (mp_ratio_set_load_default(src->rset, o ? o->ratios : NULL, err))
+		return err->code ? err->code : -EINVAL;
+	for (size_t i = 0; i < src->nattrs; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(src->pd, i);
+		src->rev[i].attr = a->attr;
+		src->rev[i].name = a->name;
+		src->rev[i].has_count = a->has_counts;
+		src->rev[i].count = a->has_counts && a->count_run && a->count_ena
+				    ? (double)a->count_value * (double)a->count_ena / (double)a->count_run
+				    : (double)a->count_value;
+		src->rev[i].mean_period = a->nr_samples ? (double)a->total_period / (double)a->nr_samples : 0;
+	}
+	size_t n = mp_ratio_set_count(src->rset);
+	src->bind = calloc(n + 1, sizeof(*src->bind));
+	if (!src->bind)
+		return mp_err_set(err, -ENOMEM, "%s: out of memory", src->path);
+	for (size_t i = 0; i < n; i++) {
+		const struct mp_ratio_def *def = mp_ratio_set_get(src->rset, i);
+		struct mp_err e = { 0 };
+		struct mp_ratio_binding *b = &src->bind[src->nbind];
+		if (mp_ratio_bind(def, models, nm, src->rev, src->nattrs, mp_ratio_resolve_events, NULL,
+				  b, &e))
+			continue;
+		if (tui_data_add_ratio(d, def->name && def->name[0] ? def->name : def->id, def->what,
+				       def->has_threshold ? def->threshold : NAN) < 0)
+			return mp_err_set(err, -ENOMEM, "%s: out of memory", src->path);
+		src->nbind++;
+	}
+	if (src->nbind) {
+		/* program level: exact counts where the file has them */
+		struct mp_ratio_cell cells[TUI_MAX_EVENTS];
+		for (size_t e = 0; e < src->nattrs && e < TUI_MAX_EVENTS; e++) {
+			const struct mp_pd_attr *a = mp_pd_attr(src->pd, e);
+			cells[e] = (struct mp_ratio_cell){ a->nr_samples, (double)a->total_period, 0 };
+		}
+		for (size_t r = 0; r < src->nbind; r++) {
+			struct mp_ratio_value v;
+			struct mp_err e = { 0 };
+			if (mp_ratio_eval(&src->bind[r], src->rev, cells, 1, RATIO_MIN_SAMPLES, &v, &e))
+				continue;
+			struct tui_ratio_val tv = { v.value, v.lo, v.hi,
+						    v.defined ? TUI_RV_VALID | (v.few ? TUI_RV_FEW : 0) |
+								(v.flagged ? TUI_RV_FLAGGED : 0) : 0 };
+			tui_data_set_program_ratio(d, r, &tv);
+		}
+		tui_data_set_ratio_fn(d, ratio_cb, src);
+	}
+	return 0;
+}
+#endif
+
+static int fill_info(tui_source *src, tui_data *d)
+{
+	static const struct {
+		const char *key;
+		int feat;
+	} feats[] = {
+		{ "command", FEAT_CMDLINE }, { "host", FEAT_HOSTNAME }, { "kernel", FEAT_OSRELEASE },
+		{ "arch", FEAT_ARCH },       { "cpu", FEAT_CPUDESC },   { "cpuid", FEAT_CPUID },
+		{ "perf", FEAT_VERSION },
+	};
+	char buf[32];
+	int rc = tui_data_add_info(d, "file", src->path);
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		const char *v = mp_pd_feature_str(src->pd, feats[i].feat);
+		if (v)
+			rc |= tui_data_add_info(d, feats[i].key, v);
+	}
+	if (mp_pd_nr_cpus(src->pd)) {
+		snprintf(buf, sizeof(buf), "%" PRIu32, mp_pd_nr_cpus(src->pd));
+		rc |= tui_data_add_info(d, "cpus", buf);
+	}
+	return rc;
+}
+
+tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts,
+			    tui_data **data, struct mp_err *err)
+{
+	tui_source *src = calloc(1, sizeof(*src));
+	tui_data *d = NULL;
+	struct mp_pd_build_id *bids = NULL;
+	struct mp_pd_handler h;
+	struct mp_hist_feed feed;
+
+	*data = NULL;
+	if (!src || !(src->path = mp_strdup(path))) {
+		free(src);
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
+	}
+	src->hot_pct = opts && opts->hot_pct > 0 ? opts->hot_pct : 5.0;
+	if (!(src->pd = mp_pd_open(path, err)))
+		goto fail;
+	src->nattrs = mp_pd_nattrs(src->pd);
+	if (src->nattrs == 0 || src->nattrs > TUI_MAX_EVENTS) {
+		mp_err_set(err, -MP_EFORMAT, "%s: %zu events (the browser shows 1 to %d)", path,
+			   src->nattrs, TUI_MAX_EVENTS);
+		goto fail;
+	}
+	for (size_t i = 0; i < src->nattrs && !(opts && opts->no_skid); i++)
+		src->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(src->pd, i)->attr);
+	size_t nb = mp_pd_nbuild_ids(src->pd);
+	bids = calloc(nb + 1, sizeof(*bids));
+	if (!bids)
+		goto nomem;
+	for (size_t i = 0; i < nb; i++)
+		bids[i] = *mp_pd_build_id(src->pd, i);
+	struct mp_sym_opts so = {
+		.symfs = opts ? opts->symfs : NULL,
+		.kallsyms = opts ? opts->kallsyms : NULL,
+		.osrelease = mp_pd_feature_str(src->pd, FEAT_OSRELEASE),
+	};
+	src->sym = mp_sym_new(&so, bids, nb, err);
+	free(bids);
+	if (!src->sym)
+		goto fail;
+	if (!(src->hist = mp_hist_new(src->nattrs)))
+		goto nomem;
+	memset(&feed, 0, sizeof(feed));
+	feed.sym = src->sym;
+	feed.hist = src->hist;
+	mp_hist_feed_handler(&feed, &h);
+	if (mp_pd_process(src->pd, &h, err))
+		goto fail;
+	if (feed.err || mp_hist_resolve(src->hist, src->sym, 0))
+		goto nomem;
+	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = 0 };
+	if (mp_hist_query(src->hist, src->sym, &q, &src->res))
+		goto nomem;
+	if (!(d = tui_data_new()))
+		goto nomem;
+	for (size_t i = 0; i < src->nattrs; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(src->pd, i);
+		if (tui_data_add_event(d, a->name, a->nr_samples,
+				       a->total_period, a->lost, a->has_counts, a->count_value) < 0)
+			goto nomem;
+	}
+	for (size_t i = 0; i < src->res.nrows; i++) {
+		const struct mp_hist_row *r = &src->res.rows[i];
+		long s = tui_data_add_sym(d, r->sym, r->dso, r->elf_addr);
+		if (s < 0)
+			goto nomem;
+		for (size_t e = 0; e < src->nattrs; e++)
+			tui_data_set_sym_count(d, (size_t)s, e, r->c[e].samples, r->c[e].period);
+	}
+	if (fill_info(src, d))
+		goto nomem;
+	tui_data_set_annotate_fn(d, annotate_cb, src);
+#ifdef MP_RATIOS_HAVE_GLUE
+	if (!(opts && opts->no_ratios) && bind_ratios(src, d, opts, err))
+		goto fail;
+#endif
+	*data = d;
+	return src;
+nomem:
+	mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+fail:
+	tui_data_free(d);
+	tui_source_free(src);
+	return NULL;
+}
