@@ -32,6 +32,7 @@ struct mp_hist {
 	struct place *tab;
 	size_t cap, n;
 	struct mp_hist_counts *total;
+	size_t last;  /* slot of the last place added (consecutive samples often repeat) */
 	/* resolution */
 	struct loc *locs;
 	size_t nlocs, caplocs;
@@ -95,6 +96,7 @@ static int hist_grow(mp_hist *h)
 	free(h->tab);
 	h->tab = nt;
 	h->cap = ncap;
+	h->last = 0;
 	return 0;
 }
 
@@ -104,6 +106,15 @@ int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t co
 	if (attr >= h->nattrs)
 		return -EINVAL;
 	uint32_t a = (uint32_t)attr;
+	struct place *lp = &h->tab[h->last];
+	if (lp->ip == ip && lp->used && lp->tid == tid && lp->map == map_id && lp->attr == a &&
+	    lp->pid == pid && lp->comm == comm_id && lp->cpumode == cpumode) {
+		lp->samples++;
+		lp->period += period;
+		h->total[attr].samples++;
+		h->total[attr].period += period;
+		return 0;
+	}
 	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode) & (h->cap - 1);
 	for (;;) {
 		struct place *p = &h->tab[j];
@@ -115,6 +126,7 @@ int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t co
 			p->period += period;
 			h->total[attr].samples++;
 			h->total[attr].period += period;
+			h->last = j;
 			return 0;
 		}
 		j = (j + 1) & (h->cap - 1);
@@ -129,6 +141,7 @@ int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t co
 			     .comm = comm_id, .map = map_id, .attr = a, .cpumode = cpumode,
 			     .used = 1, .loc = UINT32_MAX };
 	h->n++;
+	h->last = j;
 	h->total[attr].samples++;
 	h->total[attr].period += period;
 	h->resolved = 0;

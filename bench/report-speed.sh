@@ -1,0 +1,51 @@
+#!/bin/bash
+# Times memprof report against perf report on the same recordings and prints the ratios
+# and both peak memory figures (never run by ctest).
+#   1e6 and 1e7 samples: perf record -e page-faults -c 1 on bench/pagetouch.c
+#   1e5 cpu-clock samples of a kernel: --sort srcline (perf runs addr2line)
+# usage: bench/report-speed.sh [BUILD_DIR]   (default: build)
+# Needs GNU time (/usr/bin/time, Debian package "time") for the peak memory.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+B=${1:-$HERE/../build}
+MEMPROF=$B/memprof
+KERNELS=$B/kernels
+PERF=${PERF:-perf}
+[ -x "$MEMPROF" ] || { echo "no $MEMPROF (build first)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "need /usr/bin/time: apt-get install time"; exit 1; }
+W=${WORK:-$(mktemp -d /tmp/report-speed.XXXXXX)}
+trap '[ -z "${KEEP:-}" ] && rm -rf "$W"' EXIT
+cc -O2 -g -o "$W/pagetouch" "$HERE/pagetouch.c"
+
+# run LABEL CMD...: prints wall seconds and peak RSS (MiB) into $W/LABEL.t
+run() {
+	local lbl=$1; shift
+	/usr/bin/time -f '%e %M' -o "$W/$lbl.t" "$@" >"$W/$lbl.out" 2>"$W/$lbl.err" ||
+		{ echo "$lbl failed: $(tail -2 "$W/$lbl.err")"; return 1; }
+	read -r sec kib <"$W/$lbl.t"
+	printf '%-34s %8.2f s %8.1f MiB\n' "$lbl" "$sec" "$(echo "$kib / 1024" | bc -l)"
+	eval "${lbl//[-.]/_}_s=$sec; ${lbl//[-.]/_}_m=$kib"
+}
+
+ratio() { echo "scale=1; $1 / $2" | bc -l; }
+
+echo "# recordings in $W"
+for n in 1000000 10000000; do
+	"$PERF" record -q -e page-faults -c 1 -o "$W/pf$n.data" "$W/pagetouch" "$n" >/dev/null 2>&1
+	s=$("$MEMPROF" report -q -i "$W/pf$n.data" --csv --sort dso | awk -F, 'NR>1 {s+=$2} END {print s}')
+	echo "# pf$n.data: $(du -m "$W/pf$n.data" | cut -f1) MiB, $s samples"
+	# warm the page cache for both
+	cat "$W/pf$n.data" >/dev/null
+	run "perf-sym-$n" "$PERF" report -i "$W/pf$n.data" --stdio --sort dso,sym
+	run "memprof-sym-$n" "$MEMPROF" report -q -i "$W/pf$n.data" --sort dso,sym
+	eval "ps=\$perf_sym_${n}_s pm=\$perf_sym_${n}_m ms=\$memprof_sym_${n}_s mm=\$memprof_sym_${n}_m"
+	echo "  => memprof is $(ratio "$ps" "$ms")x faster than perf by symbol; peak memory perf $((pm / 1024)) MiB, memprof $((mm / 1024)) MiB"
+done
+
+# srcline on ~1e5 cpu-clock samples (20 kHz for ~5 s of matmul)
+"$PERF" record -q -e cpu-clock -c 50000 -o "$W/cpu.data" "$KERNELS/matmul" -N 512 -a all -r 3 >/dev/null 2>&1
+s=$("$MEMPROF" report -q -i "$W/cpu.data" --csv --sort dso | awk -F, 'NR>1 {s+=$2} END {print s}')
+echo "# cpu.data: $s samples"
+run perf-report-srcline "$PERF" report -i "$W/cpu.data" --stdio --sort srcline
+run memprof-report-srcline "$MEMPROF" report -q -i "$W/cpu.data" --sort srcline
+echo "  => memprof is $(ratio "$perf_report_srcline_s" "$memprof_report_srcline_s")x faster than perf by source line; peak memory perf $((perf_report_srcline_m / 1024)) MiB, memprof $((memprof_report_srcline_m / 1024)) MiB"
