@@ -45,6 +45,22 @@ static void tui_install_fatal_handlers(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* While curses owns the screen, log lines must not go to stderr: warnings go to the
+ * status line and are printed once the terminal is back. */
+struct tui_log {
+	tui_model *m;
+	struct mp_buf held;
+};
+
+static void tui_log_fn(enum mp_log_level lvl, const char *msg, void *ctx)
+{
+	struct tui_log *tl = ctx;
+	if (lvl > MP_LOG_WARN)
+		return;
+	tui_model_set_message(tl->m, msg);
+	mp_buf_printf(&tl->held, "memprof tui: %s%s\n", lvl == MP_LOG_WARN ? "warning: " : "", msg);
+}
+
 static int key_of(const char **p)
 {
 	const char *s = *p;
@@ -173,7 +189,13 @@ int cmd_tui(int argc, char **argv)
 			tui_tty_saved = 1;
 		tui_install_fatal_handlers();
 		cli_install_stop_handler();
+		struct tui_log tl = { m, { 0 } };
+		mp_log_set_fn(tui_log_fn, &tl);
 		rc = tui_run(m, &ro, &err);
+		mp_log_set_fn(NULL, NULL);
+		if (tl.held.len)
+			fwrite(tl.held.data, 1, tl.held.len, stderr);
+		mp_buf_fini(&tl.held);
 		if (rc) {
 			cli_error("tui", "%s", err.msg);
 			rc = 1;

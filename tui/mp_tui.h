@@ -190,6 +190,8 @@ size_t tui_model_color_event(const tui_model *m);
 int tui_model_sort_col(const tui_model *m);
 enum tui_show tui_model_show(const tui_model *m);
 const char *tui_model_message(const tui_model *m); /* status line message, "" when none */
+/* Put a message on the status line (copied; replaced by the next key's message). */
+void tui_model_set_message(tui_model *m, const char *msg);
 /* Text of row i of the current view as rendered (borrowed, valid until the next call). */
 const char *tui_model_row_text(tui_model *m, size_t i);
 #define TUI_COL_SYMBOL 1000

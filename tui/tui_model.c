@@ -163,10 +163,14 @@ static void fmt_ratio(char *out, size_t n, const struct tui_ratio_val *v)
 	}
 	char mark = (v->flags & TUI_RV_FLAGGED) ? '!' : (v->flags & TUI_RV_FEW) ? '~' : ' ';
 	double half = (v->hi - v->lo) / 2;
-	if (isfinite(half) && half > 0)
-		snprintf(out, n, "%.3g+-%.2g%c", v->value, half, mark);
-	else
-		snprintf(out, n, "%.4g%c", v->value, mark);
+	/* the interval only when it fits a 13-column cell */
+	if (isfinite(half) && half > 0 &&
+	    snprintf(out, n, "%.3g+-%.2g%c", v->value, half, mark) <= 13)
+		return;
+	if (isfinite(half) && half > 0 &&
+	    snprintf(out, n, "%.2g+-%.1g%c", v->value, half, mark) <= 13)
+		return;
+	snprintf(out, n, "%.4g%c", v->value, mark);
 }
 
 static int ratio_heat(const struct tui_ratio_val *v)
@@ -1656,4 +1660,9 @@ enum tui_show tui_model_show(const tui_model *m)
 const char *tui_model_message(const tui_model *m)
 {
 	return m->msg;
+}
+
+void tui_model_set_message(tui_model *m, const char *msg)
+{
+	set_msg(m, "%s", msg ? msg : "");
 }
