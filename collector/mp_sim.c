@@ -614,6 +614,9 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		a.enable_on_exec = 1;
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
+		/* The counts belong to the very instruction that caused them: zero skid, so
+		 * that annotators do not move them back an instruction as for interrupts. */
+		a.precise_ip = 3;
 		if (i == 0) {
 			a.mmap = 1;
 			a.comm = 1;

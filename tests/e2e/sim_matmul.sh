@@ -37,4 +37,9 @@ for f in mm_naive mm_transposed mm_blocked; do
 	esac
 	case " $hot " in *" $n "*) ;; *) fail "$f: most L1d misses on $line, not a HOT line ($hot)" ;; esac
 done
+# memprof annotate marks the inner loop as the hottest line for L1D_REPL (the first event).
+for f in mm_naive mm_transposed; do
+	"$MEMPROF" annotate -i mm.data $f >$f.ann 2>$f.err || fail "annotate $f: $(cat $f.err)"
+	grep '^=>' $f.ann | grep -q 'HOT: inner loop' || fail "annotate $f: hottest line: $(grep '^=>' $f.ann)"
+done
 echo "ok"
