@@ -1,9 +1,901 @@
-/* Placeholder until the ratios command lands; replaced by its owner. */
+/* cmd_ratios.c - memprof ratios: the article's ratio table (and everyday ratios) for a
+ * recording, per program, object, symbol or source line, with 95% intervals. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "cli.h"
+#include "mp_events.h"
+#include "mp_ratios.h"
+
+static const char ratios_usage[] =
+	"[-i FILE] [--level program|dso|symbol|line] [--sort RATIO] [RATIO...]\n"
+	"       memprof ratios --record-cmd [--pmu MODEL] [RATIO...] [-- COMMAND...]\n"
+	"       memprof ratios --list | --check";
+static const char ratios_summary[] =
+	"Compute memory ratios (L1D Miss Rate, IPC, ...) from a recording. Each event's count is\n"
+	"the sum of its sample periods, so events recorded with different overruns compare;\n"
+	"each value carries a 95% interval from its sample counts.";
+
+struct ropts {
+	const char *input, *level, *sort, *ratios, *baseline, *pmu, *symfs, *kallsyms;
+	int csv, json, record_cmd, list, check, counters, top;
+	uint64_t min_samples;
+};
+
+/* ---- output helpers -------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+/* ---- evaluation ------------------------------------------------------------------------ */
+
+struct row {               /* one ratio at one place */
+	const struct mp_ratio_place *place;
+	struct mp_ratio_value v;
+	int have_base;
+	struct mp_ratio_value base;
+};
+
+struct rres {              /* one ratio over the places of a run */
+	const struct mp_ratio_def *def;
+	struct mp_ratio_binding b;
+	int complete;
+	int base_complete;
+	struct mp_ratio_binding bb;
+	struct row *rows;
+	size_t nrows;
+	char samples_prog[128]; /* per-event samples "100/400" at the program level */
+	int exact_counts;
+};
+
+static int cmp_double_desc(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static const struct rres *sort_by;
+
+static int cmp_place(const void *pa, const void *pb)
+{
+	const struct mp_ratio_place *a = *(const struct mp_ratio_place *const *)pa;
+	const struct mp_ratio_place *b = *(const struct mp_ratio_place *const *)pb;
+	const struct row *ra = NULL, *rb = NULL;
+	for (size_t i = 0; i < sort_by->nrows; i++) {
+		if (sort_by->rows[i].place == a)
+			ra = &sort_by->rows[i];
+		if (sort_by->rows[i].place == b)
+			rb = &sort_by->rows[i];
+	}
+	int da = ra && ra->v.defined, db = rb && rb->v.defined;
+	if (da != db)
+		return db - da;
+	if (!da)
+		return 0;
+	int c = cmp_double_desc(ra->v.value, rb->v.value);
+	return c ? c : (a < b ? -1 : a > b);
+}
+
+static void samples_str(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
+			char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < b->n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%llu", i ? "/" : "",
+				 (unsigned long long)cells[b->ev[i]].samples);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static const char *level_name(enum mp_ratio_level l)
+{
+	static const char *const n[] = { "program", "dso", "symbol", "line" };
+	return n[l];
+}
+
+static int parse_level(const char *s, enum mp_ratio_level *l)
+{
+	static const char *const n[] = { "program", "dso", "symbol", "line" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, n[i]) || (i == 2 && !strcmp(s, "sym")) ||
+		    (i == 3 && !strcmp(s, "srcline"))) {
+			*l = (enum mp_ratio_level)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* The record command for one missing ratio (using its preferred variant). */
+static void record_line(const struct mp_ratio_binding *b, const char *workload,
+			struct mp_buf *out)
+{
+	const struct mp_ratio_variant *v = b->var;
+	const char *name = b->def->name;
+	struct mp_err err = { 0, "" };
+	struct mp_buf tmp = { 0 };
+	if (!v)
+		return;
+	mp_ratio_record_cmd(&v, &name, 1, v->model, 0, 0, workload, &tmp, &err);
+	/* keep only the command lines, not the "# run" comments */
+	for (char *p = tmp.data; p && *p;) {
+		char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (*p != '#') {
+			mp_buf_append(out, p, n);
+			mp_buf_append(out, "\n", 1);
+		}
+		p = e ? e + 1 : p + n;
+	}
+	mp_buf_fini(&tmp);
+}
+
+static const struct mp_ratio_def *find_ratio(const mp_ratio_set *set, const char *name)
+{
+	const struct mp_ratio_def *d = mp_ratio_set_find(set, name);
+	if (d)
+		return d;
+	char hint[128] = "";
+	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
+		const struct mp_ratio_def *c = mp_ratio_set_get(set, i);
+		if (strcasestr(c->id, name) || strcasestr(c->name, name)) {
+			snprintf(hint, sizeof(hint), " (did you mean %s?)", c->id);
+			break;
+		}
+	}
+	cli_error("ratios", "unknown ratio '%s'%s; memprof ratios --list shows the %zu known ratios",
+		  name, hint, mp_ratio_set_count(set));
+	return NULL;
+}
+
+/* ---- --list, --check, --record-cmd ------------------------------------------------------ */
+
+static int do_list(const mp_ratio_set *set)
+{
+	printf("%-26s %-28s %s\n", "id", "name", "models (status)");
+	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
+		const struct mp_ratio_def *d = mp_ratio_set_get(set, i);
+		printf("%-26s %-28s", d->id, d->name);
+		for (size_t k = 0; k < d->nv; k++)
+			printf(" %s%s", d->v[k].model, d->v[k].status == MP_RATIO_APPROX ? "~" : "");
+		printf("\n");
+	}
+	printf("\n~ = approximate equivalent (see the note: memprof ratios --list NAME)\n");
+	return 0;
+}
+
+static void describe(const struct mp_ratio_def *d)
+{
+	printf("%s (%s)  from %s:%u%s\n", d->name, d->id, d->src, d->line,
+	       d->article ? "  [the article's table]" : "");
+	if (d->what[0])
+		printf("  what: %s\n", d->what);
+	if (d->high[0])
+		printf("  high: %s\n", d->high);
+	if (d->low[0])
+		printf("  low:  %s\n", d->low);
+	if (d->has_threshold)
+		printf("  flagged when %s %g\n", d->threshold_below ? "<" : ">", d->threshold);
+	for (size_t k = 0; k < d->nv; k++) {
+		printf("  %-18s %-6s %s\n", d->v[k].model,
+		       d->v[k].status == MP_RATIO_EXACT ? "exact" : "approx", mp_formula_src(d->v[k].f));
+		if (d->v[k].note[0])
+			printf("  %-18s        note: %s\n", "", d->v[k].note);
+	}
+}
+
+struct check_ctx {
+	const char *model;
+	char first_err[MP_ERR_MSG_MAX];
+};
+
+static int check_known(void *ctx, const char *name)
+{
+	struct check_ctx *c = ctx;
+	struct perf_event_attr a;
+	struct mp_err err = { 0, "" };
+	if (mp_ratio_resolve_events(NULL, name, c->model, &a, &err) == 0)
+		return 1;
+	snprintf(c->first_err, sizeof(c->first_err), "%s", err.msg);
+	return 0;
+}
+
+static int do_check(const mp_ratio_set *set)
+{
+	int bad = 0, checked = 0;
+	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
+		const struct mp_ratio_def *d = mp_ratio_set_get(set, i);
+		for (size_t k = 0; k < d->nv; k++) {
+			struct check_ctx c = { d->v[k].model, "" };
+			struct mp_err err = { 0, "" };
+			if (!strcmp(d->v[k].model, "cachegrind"))
+				continue; /* simulated names: no PMU encoding */
+			checked++;
+			if (mp_formula_check(d->v[k].f, check_known, &c, &err)) {
+				cli_error("ratios", "%s (%s)", err.msg, c.first_err);
+				bad++;
+			}
+		}
+	}
+	if (!bad)
+		printf("%d formulas of %zu ratios: every event resolves for its model\n", checked,
+		       mp_ratio_set_count(set));
+	return bad ? 1 : 0;
+}
+
+static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **names,
+			 int nnames, const char *workload)
+{
+	char host[64];
+	struct mp_evopts eo;
+	const char *model = o->pmu, *keys[8];
+	size_t nk, n = 0;
+	const struct mp_ratio_variant **vars;
+	const char **rn;
+	struct mp_buf out = { 0 };
+	struct mp_err err = { 0, "" };
+	int rc = 0;
+
+	memset(&eo, 0, sizeof(eo));
+	eo.pmu_model = o->pmu;
+	if (!model)
+		model = mp_events_host_model(&eo, host, sizeof(host));
+	nk = mp_ratio_models_for(model, keys, 8);
+	size_t total = nnames ? (size_t)nnames : mp_ratio_set_count(set);
+	vars = calloc(total ? total : 1, sizeof(*vars));
+	rn = calloc(total ? total : 1, sizeof(*rn));
+	if (!vars || !rn) {
+		free(vars);
+		free(rn);
+		cli_error("ratios", "out of memory");
+		return 1;
+	}
+	for (size_t i = 0; i < total; i++) {
+		const struct mp_ratio_def *d = nnames ? find_ratio(set, names[i]) :
+						       mp_ratio_set_get(set, i);
+		const struct mp_ratio_variant *v = NULL;
+		if (!d) {
+			rc = 2;
+			goto out;
+		}
+		for (size_t k = 0; k < nk && !v; k++)
+			for (size_t j = 0; j < d->nv && !v; j++)
+				if (!strcmp(d->v[j].model, keys[k]))
+					v = &d->v[j];
+		if (!v) {
+			printf("# %s: no formula for %s (nor for perf's generic events)\n", d->name, model);
+			continue;
+		}
+		vars[n] = v;
+		rn[n++] = d->name;
+	}
+	if (n && mp_ratio_record_cmd(vars, rn, n, model, (unsigned)o->counters, 0, workload,
+				     &out, &err)) {
+		cli_error("ratios", "%s", err.msg);
+		rc = 1;
+		goto out;
+	}
+	if (out.data)
+		fputs(out.data, stdout);
+out:
+	mp_buf_fini(&out);
+	free(vars);
+	free(rn);
+	return rc;
+}
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+static void fmt_val(const struct mp_ratio_def *d, const struct mp_ratio_value *v, char *buf,
+		    size_t len)
+{
+	char t[48];
+	if (!v->defined) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	mp_ratio_format_value(d, v->value, t, sizeof(t));
+	snprintf(buf, len, "%s%s", v->few ? "~" : "", t);
+}
+
+static void fmt_ival(const struct mp_ratio_def *d, const struct mp_ratio_value *v, char *buf,
+		     size_t len)
+{
+	char a[48], b[48];
+	if (!v->defined) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	if (v->exact) {
+		snprintf(buf, len, "[exact count]");
+		return;
+	}
+	mp_ratio_format_value(d, v->lo, a, sizeof(a));
+	mp_ratio_format_value(d, v->hi, b, sizeof(b));
+	snprintf(buf, len, "[%s, %s]", a, b);
+}
+
+static void fmt_change(const struct row *r, char *buf, size_t len)
+{
+	if (!r->have_base || !r->base.defined || !r->v.defined)
+		snprintf(buf, len, "-");
+	else if (r->base.value == 0)
+		snprintf(buf, len, r->v.value == 0 ? "+0.0%%" : "new");
+	else
+		snprintf(buf, len, "%+.1f%%", (r->v.value - r->base.value) / fabs(r->base.value) * 100);
+}
+
+static void flags_str(const struct rres *rr, const struct row *r, char *buf, size_t len)
+{
+	const struct mp_ratio_def *d = rr->def;
+	snprintf(buf, len, "%s%s", r->v.few ? "  few samples" : "",
+		 r->v.flagged ? (d->threshold_below ? "   <==== WARNING (below threshold)" :
+					"   <==== WARNING (above threshold)") : "");
+}
+
+static const struct row *find_row(const struct rres *rr, const struct mp_ratio_place *p)
+{
+	for (size_t i = 0; i < rr->nrows; i++)
+		if (rr->rows[i].place == p)
+			return &rr->rows[i];
+	return NULL;
+}
+
+static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+		       struct rres *rr, size_t nrr, const struct mp_ratio_place *pl, size_t npl,
+		       const struct mp_ratio_place **order, const struct ropts *o,
+		       struct mp_buf *missing)
+{
+	size_t nev;
+	const struct mp_ratio_event *ev = mp_ratio_run_events(run, &nev);
+	int any_exact = 0;
+	for (size_t i = 0; i < nrr; i++)
+		any_exact |= rr[i].exact_counts;
+
+	printf("# file: %s  model: %s%s%s%s  level: %s\n", mp_ratio_run_path(run),
+	       mp_ratio_run_model(run), mp_ratio_run_cpu(run)[0] ? " (" : "",
+	       mp_ratio_run_cpu(run), mp_ratio_run_cpu(run)[0] ? ")" : "", level_name(lvl));
+	if (base)
+		printf("# baseline: %s  model: %s\n", mp_ratio_run_path(base), mp_ratio_run_model(base));
+	printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",
+	       any_exact ? "exact counts from the file (program level)" :
+			   "sums of sample periods (events with different overruns compare)",
+	       (unsigned long long)o->min_samples);
+	if (mp_ratio_run_lost(run))
+		printf("# lost samples: %llu (counts are low where samples were lost)\n",
+		       (unsigned long long)mp_ratio_run_lost(run));
+	(void)ev;
+	(void)npl;
+
+	if (lvl == MP_RATIO_PROGRAM) {
+		if (nrr)
+			printf("\n%-27s %12s  %-27s %11s  %s%s\n", "ratio", "value", "95% interval",
+			       "samples", base ? "baseline     change  " : "", "formula (model, status)");
+		for (size_t i = 0; i < nrr; i++) {
+			const struct row *r = &rr[i].rows[0];
+			char val[64], iv[128], fl[96], bv[64] = "-", ch[32];
+			fmt_val(rr[i].def, &r->v, val, sizeof(val));
+			fmt_ival(rr[i].def, &r->v, iv, sizeof(iv));
+			flags_str(&rr[i], r, fl, sizeof(fl));
+			printf("%-27s %12s  %-27s %11s  ", rr[i].def->name, val, iv,
+			       rr[i].samples_prog);
+			if (base) {
+				if (r->have_base)
+					fmt_val(rr[i].def, &r->base, bv, sizeof(bv));
+				fmt_change(r, ch, sizeof(ch));
+				printf("%-12s %-8s ", bv, ch);
+			}
+			printf("%s (%s, %s)%s\n", mp_formula_src(rr[i].b.var->f), rr[i].b.var->model,
+			       rr[i].b.var->status == MP_RATIO_EXACT ? "exact" : "approx", fl);
+		}
+	} else {
+		for (size_t i = 0; i < nrr; i++) {
+			const struct rres *x = &rr[i];
+			size_t shown = 0;
+			printf("\n%s = %s (%s, %s)\n", x->def->name, mp_formula_src(x->b.var->f),
+			       x->b.var->model, x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+			printf("  %12s  %-27s %11s  %s%s\n", "value", "95% interval", "samples",
+			       base ? "baseline     change   " : "", level_name(lvl));
+			for (size_t k = 0; k < npl; k++) {
+				const struct row *r = find_row(x, order[k]);
+				char val[64], iv[128], fl[96], smp[128], bv[64] = "-", ch[32];
+				if (!r || !r->v.defined)
+					continue;
+				if (o->top && shown >= (size_t)o->top)
+					break;
+				shown++;
+				fmt_val(x->def, &r->v, val, sizeof(val));
+				fmt_ival(x->def, &r->v, iv, sizeof(iv));
+				flags_str(x, r, fl, sizeof(fl));
+				samples_str(&x->b, r->place->cells, smp, sizeof(smp));
+				printf("  %12s  %-27s %11s  ", val, iv, smp);
+				if (base) {
+					if (r->have_base)
+						fmt_val(x->def, &r->base, bv, sizeof(bv));
+					fmt_change(r, ch, sizeof(ch));
+					printf("%-12s %-8s ", bv, ch);
+				}
+				if (lvl == MP_RATIO_DSO)
+					printf("%s%s\n", r->place->label, fl);
+				else if (lvl == MP_RATIO_SYMBOL)
+					printf("%s  [%s]%s\n", r->place->label, r->place->dso ? r->place->dso : "?", fl);
+				else
+					printf("%s  %s  [%s]%s\n", r->place->label,
+					       r->place->sym ? r->place->sym : "?",
+					       r->place->dso ? r->place->dso : "?", fl);
+			}
+			if (!shown)
+				printf("  (no place with samples of the denominator)\n");
+		}
+	}
+	if (missing->len)
+		printf("\nnot computable from this recording:\n%s", missing->data);
+	if (!nrr && !missing->len)
+		printf("\nno ratio selected\n");
+	(void)pl;
+}
+
+static void print_csv(mp_ratio_run *base, enum mp_ratio_level lvl, struct rres *rr, size_t nrr,
+		      const struct mp_ratio_place **order, size_t npl)
+{
+	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status%s\n",
+	       base ? ",baseline,change" : "");
+	for (size_t i = 0; i < nrr; i++) {
+		const struct rres *x = &rr[i];
+		for (size_t k = 0; k < npl; k++) {
+			const struct row *r = find_row(x, order[k]);
+			char smp[128], ch[32];
+			if (!r || !r->v.defined)
+				continue;
+			samples_str(&x->b, r->place->cells, smp, sizeof(smp));
+			csv_str(stdout, x->def->id);
+			putchar(',');
+			csv_str(stdout, x->def->name);
+			printf(",%s,", level_name(lvl));
+			csv_str(stdout, r->place->label);
+			putchar(',');
+			csv_str(stdout, r->place->dso);
+			putchar(',');
+			csv_str(stdout, r->place->sym);
+			printf(",%.17g,%.17g,%.17g,%s,%d,%d,%d,%s,%s", r->v.value, r->v.lo, r->v.hi, smp,
+			       r->v.few, r->v.exact, r->v.flagged, x->b.var->model,
+			       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+			if (base) {
+				fmt_change(r, ch, sizeof(ch));
+				if (r->have_base && r->base.defined)
+					printf(",%.17g,%s", r->base.value, ch);
+				else
+					printf(",,");
+			}
+			putchar('\n');
+		}
+	}
+}
+
+static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+		       struct rres *rr, size_t nrr, const struct mp_ratio_place **order,
+		       size_t npl, struct rres *miss, size_t nmiss, const char *workload,
+		       const struct ropts *o)
+{
+	printf("{\"file\":");
+	json_str(stdout, mp_ratio_run_path(run));
+	printf(",\"model\":");
+	json_str(stdout, mp_ratio_run_model(run));
+	printf(",\"cpu\":");
+	json_str(stdout, mp_ratio_run_cpu(run));
+	printf(",\"level\":\"%s\",\"min_samples\":%llu", level_name(lvl),
+	       (unsigned long long)o->min_samples);
+	if (base) {
+		printf(",\"baseline\":");
+		json_str(stdout, mp_ratio_run_path(base));
+	}
+	printf(",\"ratios\":[");
+	for (size_t i = 0; i < nrr; i++) {
+		const struct rres *x = &rr[i];
+		size_t shown = 0;
+		printf("%s{\"id\":", i ? "," : "");
+		json_str(stdout, x->def->id);
+		printf(",\"name\":");
+		json_str(stdout, x->def->name);
+		printf(",\"formula\":");
+		json_str(stdout, mp_formula_src(x->b.var->f));
+		printf(",\"model\":");
+		json_str(stdout, x->b.var->model);
+		printf(",\"status\":\"%s\",\"places\":[",
+		       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+		for (size_t k = 0; k < npl; k++) {
+			const struct row *r = find_row(x, order[k]);
+			if (!r || !r->v.defined)
+				continue;
+			printf("%s{\"place\":", shown++ ? "," : "");
+			json_str(stdout, r->place->label);
+			if (r->place->dso) {
+				printf(",\"dso\":");
+				json_str(stdout, r->place->dso);
+			}
+			if (r->place->sym) {
+				printf(",\"symbol\":");
+				json_str(stdout, r->place->sym);
+			}
+			if (lvl == MP_RATIO_LINE) {
+				printf(",\"srcfile\":");
+				json_str(stdout, r->place->srcfile);
+				printf(",\"line\":%u", r->place->line);
+			}
+			printf(",\"value\":");
+			json_num(stdout, r->v.value);
+			printf(",\"lo\":");
+			json_num(stdout, r->v.lo);
+			printf(",\"hi\":");
+			json_num(stdout, r->v.hi);
+			printf(",\"samples\":[");
+			for (size_t e = 0; e < x->b.n; e++)
+				printf("%s%llu", e ? "," : "",
+				       (unsigned long long)r->place->cells[x->b.ev[e]].samples);
+			printf("],\"counts\":[");
+			for (size_t e = 0; e < x->b.n; e++) {
+				printf("%s", e ? "," : "");
+				json_num(stdout, r->place->cells[x->b.ev[e]].period);
+			}
+			printf("],\"few\":%s,\"exact\":%s,\"flagged\":%s", r->v.few ? "true" : "false",
+			       r->v.exact ? "true" : "false", r->v.flagged ? "true" : "false");
+			if (base && r->have_base && r->base.defined) {
+				printf(",\"baseline\":");
+				json_num(stdout, r->base.value);
+			}
+			printf("}");
+		}
+		printf("]}");
+	}
+	printf("],\"missing\":[");
+	for (size_t i = 0; i < nmiss; i++) {
+		struct mp_buf cmd = { 0 };
+		printf("%s{\"id\":", i ? "," : "");
+		json_str(stdout, miss[i].def->id);
+		printf(",\"name\":");
+		json_str(stdout, miss[i].def->name);
+		printf(",\"missing\":");
+		json_str(stdout, miss[i].b.missing);
+		record_line(&miss[i].b, workload, &cmd);
+		if (cmd.len && cmd.data[cmd.len - 1] == '\n')
+			cmd.data[--cmd.len] = 0;
+		printf(",\"record\":");
+		json_str(stdout, cmd.data ? cmd.data : "");
+		mp_buf_fini(&cmd);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names, int nnames)
+{
+	struct mp_ratio_run_opts ro;
+	struct mp_err err = { 0, "" };
+	enum mp_ratio_level lvl = MP_RATIO_PROGRAM;
+	mp_ratio_run *run = NULL, *base = NULL;
+	const struct mp_ratio_place *pl = NULL, *bpl = NULL;
+	const struct mp_ratio_place **order = NULL;
+	size_t npl = 0, nbpl = 0, nrr = 0, nmiss = 0, nev, nbev = 0;
+	struct rres *rr = NULL, *miss = NULL;
+	struct mp_buf missing = { 0 };
+	const char *keys[8], *bkeys[8];
+	size_t nk, nbk = 0;
+	int rc = 0, explicit_missing = 0;
+
+	if (o->level && parse_level(o->level, &lvl)) {
+		cli_error("ratios", "--level '%s': expected program, dso, symbol or line", o->level);
+		return 2;
+	}
+	const struct mp_ratio_def **defs = calloc(mp_ratio_set_count(set) + (size_t)nnames + 1,
+						  sizeof(*defs));
+	size_t ndefs = 0;
+	if (!defs) {
+		cli_error("ratios", "out of memory");
+		return 1;
+	}
+	for (int i = 0; i < nnames; i++) {
+		if (!(defs[ndefs] = find_ratio(set, names[i]))) {
+			free(defs);
+			return 2;
+		}
+		ndefs++;
+	}
+	if (!nnames)
+		for (size_t i = 0; i < mp_ratio_set_count(set); i++)
+			defs[ndefs++] = mp_ratio_set_get(set, i);
+	const struct mp_ratio_def *sortdef = NULL;
+	if (o->sort && !(sortdef = find_ratio(set, o->sort))) {
+		free(defs);
+		return 2;
+	}
+
+	memset(&ro, 0, sizeof(ro));
+	ro.symfs = o->symfs;
+	ro.kallsyms = o->kallsyms;
+	ro.model = o->pmu;
+	ro.level = lvl;
+	run = mp_ratio_run_open(o->input, &ro, &err);
+	if (!run) {
+		cli_error("ratios", "%s", err.msg);
+		rc = 1;
+		goto out;
+	}
+	if (o->baseline) {
+		base = mp_ratio_run_open(o->baseline, &ro, &err);
+		if (!base) {
+			cli_error("ratios", "baseline: %s", err.msg);
+			rc = 1;
+			goto out;
+		}
+	}
+	const struct mp_ratio_event *ev = mp_ratio_run_events(run, &nev);
+	const struct mp_ratio_event *bev = base ? mp_ratio_run_events(base, &nbev) : NULL;
+	nk = mp_ratio_run_models(run, keys, 8);
+	if (base)
+		nbk = mp_ratio_run_models(base, bkeys, 8);
+	const struct mp_ratio_place *tmp;
+	if (mp_ratio_run_places(run, lvl, &tmp, &npl, &err)) {
+		cli_error("ratios", "%s", err.msg);
+		rc = 1;
+		goto out;
+	}
+	pl = tmp;
+	if (base) {
+		if (mp_ratio_run_places(base, lvl, &tmp, &nbpl, &err)) {
+			cli_error("ratios", "baseline: %s", err.msg);
+			rc = 1;
+			goto out;
+		}
+		bpl = tmp;
+	}
+	rr = calloc(ndefs ? ndefs : 1, sizeof(*rr));
+	miss = calloc(ndefs ? ndefs : 1, sizeof(*miss));
+	order = calloc(npl ? npl : 1, sizeof(*order));
+	if (!rr || !miss || !order) {
+		cli_error("ratios", "out of memory");
+		rc = 1;
+		goto out;
+	}
+	const char *workload = mp_ratio_run_workload(run);
+	for (size_t i = 0; i < ndefs; i++) {
+		struct rres *x = &rr[nrr];
+		memset(x, 0, sizeof(*x));
+		x->def = defs[i];
+		int brc = mp_ratio_bind(defs[i], keys, nk, ev, nev, mp_ratio_resolve_events, NULL,
+					&x->b, &err);
+		if (brc == -ENOENT) {
+			miss[nmiss].def = defs[i];
+			miss[nmiss].b = x->b;
+			if (x->b.var) {
+				mp_buf_printf(&missing, "  %s: the recording has no %s (%s, %s); record it with:\n    ",
+					      defs[i]->name, x->b.missing, x->b.var->model,
+					      x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+				record_line(&x->b, workload, &missing);
+			} else {
+				mp_buf_printf(&missing, "  %s: %s\n", defs[i]->name, x->b.missing);
+			}
+			nmiss++;
+			explicit_missing |= nnames > 0;
+			continue;
+		}
+		if (brc) {
+			cli_error("ratios", "%s", err.msg);
+			rc = 1;
+			goto out;
+		}
+		if (base)
+			x->base_complete = mp_ratio_bind(defs[i], bkeys, nbk, bev, nbev,
+							 mp_ratio_resolve_events, NULL, &x->bb, &err) == 0;
+		x->rows = calloc(npl ? npl : 1, sizeof(*x->rows));
+		if (!x->rows) {
+			cli_error("ratios", "out of memory");
+			rc = 1;
+			goto out;
+		}
+		for (size_t k = 0; k < npl; k++) {
+			struct row *r = &x->rows[x->nrows];
+			r->place = &pl[k];
+			if (mp_ratio_eval(&x->b, ev, pl[k].cells, lvl == MP_RATIO_PROGRAM,
+					  o->min_samples, &r->v, &err)) {
+				cli_error("ratios", "%s", err.msg);
+				rc = 1;
+				goto out;
+			}
+			if (x->base_complete) {
+				for (size_t j = 0; j < nbpl; j++) {
+					if (strcmp(bpl[j].label, pl[k].label) ||
+					    ((bpl[j].dso || pl[k].dso) &&
+					     (!bpl[j].dso || !pl[k].dso || strcmp(bpl[j].dso, pl[k].dso))))
+						continue;
+					r->have_base = !mp_ratio_eval(&x->bb, bev, bpl[j].cells,
+								      lvl == MP_RATIO_PROGRAM,
+								      o->min_samples, &r->base, &err);
+					break;
+				}
+			}
+			x->nrows++;
+		}
+		if (lvl == MP_RATIO_PROGRAM && npl) {
+			samples_str(&x->b, pl[0].cells, x->samples_prog, sizeof(x->samples_prog));
+			x->exact_counts = x->rows[0].v.exact;
+			if (x->exact_counts)
+				snprintf(x->samples_prog, sizeof(x->samples_prog), "counted");
+		}
+		nrr++;
+	}
+	for (size_t k = 0; k < npl; k++)
+		order[k] = &pl[k];
+	if (sortdef) {
+		size_t s;
+		for (s = 0; s < nrr && rr[s].def != sortdef; s++)
+			;
+		if (s == nrr) {
+			cli_error("ratios", "--sort %s: that ratio cannot be computed from %s", sortdef->id,
+				  o->input);
+			rc = 1;
+			goto out;
+		}
+		sort_by = &rr[s];
+		qsort(order, npl, sizeof(*order), cmp_place);
+	}
+	if (o->json)
+		print_json(run, base, lvl, rr, nrr, order, npl, miss, nmiss, workload, o);
+	else if (o->csv)
+		print_csv(base, lvl, rr, nrr, order, npl);
+	else
+		print_text(run, base, lvl, rr, nrr, pl, npl, order, o, &missing);
+	if (o->csv && missing.len)
+		fprintf(stderr, "not computable from %s:\n%s", o->input, missing.data);
+	if (explicit_missing)
+		rc = 1;
+out:
+	for (size_t i = 0; rr && i < nrr; i++)
+		free(rr[i].rows);
+	free(rr);
+	free(miss);
+	free(order);
+	free(defs);
+	mp_buf_fini(&missing);
+	mp_ratio_run_free(run);
+	mp_ratio_run_free(base);
+	return rc;
+}
+
 int cmd_ratios(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "memprof ratios: not built yet\n");
-	return 1;
+	struct ropts o;
+	struct mp_err err = { 0, "" };
+	int nargs = 0, rc, dd = -1;
+	char **workload = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.min_samples = 10;
+	o.top = 20;
+	const struct cli_opt opts[] = {
+		{ 'i', "input", CLI_STR, &o.input, "FILE", "recording to read (default memprof.data, else perf.data)" },
+		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
+		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio, highest first" },
+		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
+		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event (default 10)" },
+		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change" },
+		{ 0, "ratios", CLI_STR, &o.ratios, "FILE", "more ratio definitions (after the shipped ones and ~/.config/memprof/ratios)" },
+		{ 0, "record-cmd", CLI_FLAG, &o.record_cmd, NULL, "print the memprof record command(s) that measure the ratios" },
+		{ 0, "pmu", CLI_STR, &o.pmu, "MODEL", "PMU model for --record-cmd, or instead of the recording's" },
+		{ 0, "counters", CLI_INT, &o.counters, "N", "programmable counters for --record-cmd (default: the model's)" },
+		{ 0, "list", CLI_FLAG, &o.list, NULL, "list the known ratios (with RATIO: describe it)" },
+		{ 0, "check", CLI_FLAG, &o.check, NULL, "check that every formula's events resolve for its model" },
+		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated output" },
+		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON output" },
+		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
+		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE", "kernel symbols (default /proc/kallsyms when it fits)" },
+		{ 0 },
+	};
+
+	/* A workload after "--" belongs to --record-cmd; ratio names come before it. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dd = i;
+			break;
+		}
+	if (dd > 0) {
+		workload = argv + dd + 1;
+		argc = dd;
+	}
+	rc = cli_parse("ratios", ratios_usage, ratios_summary, opts, argc, argv, 0, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (o.csv && o.json) {
+		cli_error("ratios", "--csv and --json exclude each other");
+		return 2;
+	}
+	if (o.top < 0) {
+		cli_error("ratios", "--top %d: must be 0 or more", o.top);
+		return 2;
+	}
+	mp_ratio_set *set = mp_ratio_set_new();
+	if (!set) {
+		cli_error("ratios", "out of memory");
+		return 1;
+	}
+	if (mp_ratio_set_load_default(set, o.ratios, &err)) {
+		cli_error("ratios", "%s", err.msg);
+		mp_ratio_set_free(set);
+		return 1;
+	}
+	if (o.list && nargs) {
+		rc = 0;
+		for (int i = 1; i <= nargs && !rc; i++) {
+			const struct mp_ratio_def *d = find_ratio(set, argv[i]);
+			if (!d)
+				rc = 2;
+			else
+				describe(d);
+		}
+	} else if (o.list) {
+		rc = do_list(set);
+	} else if (o.check) {
+		rc = do_check(set);
+	} else if (o.record_cmd) {
+		char wl[4096] = "";
+		size_t used = 0;
+		for (char **w = workload; w && *w && used < sizeof(wl); w++) {
+			int n = snprintf(wl + used, sizeof(wl) - used, "%s%s", used ? " " : "", *w);
+			if (n > 0)
+				used += (size_t)n;
+		}
+		rc = do_record_cmd(set, &o, argv + 1, nargs, wl[0] ? wl : NULL);
+	} else {
+		if (workload) {
+			cli_error("ratios", "a command after '--' only goes with --record-cmd");
+			mp_ratio_set_free(set);
+			return 2;
+		}
+		if (!o.input)
+			o.input = cli_default_input();
+		rc = analyze(set, &o, argv + 1, nargs);
+	}
+	mp_ratio_set_free(set);
+	return rc;
 }

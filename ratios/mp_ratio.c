@@ -712,7 +712,8 @@ int mp_ratio_bind(const struct mp_ratio_def *d, const char *const *models, size_
 		  const struct mp_ratio_event *ev, size_t nev, mp_ratio_resolve_fn resolve,
 		  void *rctx, struct mp_ratio_binding *b, struct mp_err *err)
 {
-	const struct mp_ratio_variant *first = NULL;
+	const struct mp_ratio_variant *best = NULL;
+	size_t best_missing = SIZE_MAX;
 
 	memset(b, 0, sizeof(*b));
 	b->def = d;
@@ -720,13 +721,18 @@ int mp_ratio_bind(const struct mp_ratio_def *d, const char *const *models, size_
 		for (size_t i = 0; i < d->nv; i++) {
 			if (strcmp(d->v[i].model, models[m]))
 				continue;
-			if (!first)
-				first = &d->v[i];
 			if (bind_variant(&d->v[i], ev, nev, resolve, rctx, b) == 0)
 				return 0;
+			size_t nmiss = 0;
+			for (size_t k = 0; k < b->n; k++)
+				nmiss += b->ev[k] < 0;
+			if (nmiss < best_missing) {
+				best_missing = nmiss;
+				best = &d->v[i];
+			}
 		}
-	if (first) {
-		bind_variant(first, ev, nev, resolve, rctx, b);
+	if (best) {
+		bind_variant(best, ev, nev, resolve, rctx, b);
 		return -ENOENT;
 	}
 	b->var = NULL;

@@ -169,7 +169,8 @@ struct mp_ratio_binding {
 };
 
 /* Choose the first variant (in models order) whose events all occur in ev; when none is
- * complete, b describes the first variant that exists (for the "missing" message).
+ * complete, b describes the variant that lacks the fewest events (the first of those in
+ * models order), for the "missing" message.
  * Returns 0 when complete, -ENOENT when incomplete or no variant fits (b filled), or
  * another negative code when resolving failed (err). Events that do not resolve for the
  * model (also a model without libpfm support here) count as missing, except that a name
@@ -241,5 +242,55 @@ int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev
  * "perf" and "cachegrind" resolve with the host model). */
 int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
 			    struct perf_event_attr *attr, struct mp_err *err);
+
+/* ===== (5) a recording as the ratios see it (perf.data through the analyzer) ============ */
+
+typedef struct mp_ratio_run mp_ratio_run;
+
+enum mp_ratio_level { MP_RATIO_PROGRAM, MP_RATIO_DSO, MP_RATIO_SYMBOL, MP_RATIO_LINE };
+
+struct mp_ratio_run_opts {
+	const char *symfs;          /* as perf --symfs; NULL = "/" */
+	const char *kallsyms;       /* NULL = /proc/kallsyms when it fits, "/dev/null" = none */
+	const char *model;          /* override the model detected from the file, or NULL */
+	enum mp_ratio_level level;  /* deepest level wanted (symbols and lines cost time) */
+};
+
+/* Read a perf.data file: its events (attrs, names, exact counts where the file has them,
+ * mean periods), the CPU model (HEADER_CPUID, else the libpfm prefix of the event names,
+ * else "perf"), and the samples per place down to opts->level. NULL + err on error. */
+mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts *opts,
+				struct mp_err *err);
+void mp_ratio_run_free(mp_ratio_run *r); /* NULL-safe */
+
+const char *mp_ratio_run_path(const mp_ratio_run *r);
+/* The detected (or given) model, "perf" when unknown; CPU description or "". */
+const char *mp_ratio_run_model(const mp_ratio_run *r);
+const char *mp_ratio_run_cpu(const mp_ratio_run *r);
+/* Variant keys to try for this run, best first (mp_ratio_models_for()). */
+size_t mp_ratio_run_models(const mp_ratio_run *r, const char **keys, size_t max);
+/* The run's events; borrowed until mp_ratio_run_free(). */
+const struct mp_ratio_event *mp_ratio_run_events(const mp_ratio_run *r, size_t *n);
+/* The workload of the recording (what follows " -- " in HEADER_CMDLINE), or NULL. */
+const char *mp_ratio_run_workload(const mp_ratio_run *r);
+/* Samples that went to an attr (all events together), and lost samples. */
+uint64_t mp_ratio_run_samples(const mp_ratio_run *r);
+uint64_t mp_ratio_run_lost(const mp_ratio_run *r);
+
+struct mp_ratio_place {
+	const char *label;   /* "program", "libc.so.6", "walk", "cachebench.c:42" */
+	const char *dso;     /* object (NULL at program level) */
+	const char *sym;     /* symbol (symbol and line levels) */
+	const char *srcfile; /* line level, NULL = unknown */
+	unsigned line;
+	const struct mp_ratio_cell *cells; /* [nevents] */
+	uint64_t samples;    /* all events' samples at the place */
+};
+
+/* The places of a level, most samples first. level must not be deeper than opts->level.
+ * Program level: one place, with sums of squared periods. Borrowed until the next call
+ * or mp_ratio_run_free(). */
+int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
+			const struct mp_ratio_place **out, size_t *n, struct mp_err *err);
 
 #endif

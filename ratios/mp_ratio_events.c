@@ -1,0 +1,76 @@
+/* mp_ratio_events.c - glue to the events module: resolve a formula's event names for a
+ * PMU model, and the exact-count table of `memprof stat --ratios`. */
+#include "mp_ratios.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mp_events.h"
+
+int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
+			    struct perf_event_attr *attr, struct mp_err *err)
+{
+	struct mp_evopts o;
+	struct mp_event ev;
+	char spec[512];
+	int rc;
+
+	(void)ctx;
+	memset(&o, 0, sizeof(o));
+	o.count_only = 1;
+	if (!model || !strcmp(model, "perf") || !strcmp(model, "cachegrind")) {
+		snprintf(spec, sizeof(spec), "%s", event);
+	} else {
+		/* model::EVENT pins the name to the model's table, so the article's Core 2
+		 * names are taken as libpfm core events, not as aliases for the host. */
+		o.pmu_model = model;
+		if (strstr(event, "::"))
+			snprintf(spec, sizeof(spec), "%s", event);
+		else
+			snprintf(spec, sizeof(spec), "%s::%s", model, event);
+	}
+	rc = mp_event_parse(spec, &o, &ev, err);
+	if (rc)
+		return rc;
+	*attr = ev.attr;
+	return 0;
+}
+
+int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev, size_t nev,
+			const char *model, mp_ratio_resolve_fn resolve, void *rctx,
+			struct mp_buf *out, struct mp_err *err)
+{
+	const char *models[8];
+	size_t nm = mp_ratio_models_for(model, models, 8), shown = 0;
+
+	if (!resolve)
+		resolve = mp_ratio_resolve_events;
+	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
+		const struct mp_ratio_def *d = mp_ratio_set_get(set, i);
+		struct mp_ratio_binding b;
+		struct mp_ratio_value v;
+		char val[64];
+
+		if (mp_ratio_bind(d, models, nm, ev, nev, resolve, rctx, &b, err) != 0)
+			continue;
+		int rc = mp_ratio_eval(&b, ev, NULL, 1, 0, &v, err);
+		if (rc)
+			return rc;
+		if (!v.exact)
+			continue;
+		if (!shown++)
+			mp_buf_printf(out, "\n %-28s %14s  %s\n", "ratio", "value", "formula");
+		if (v.defined)
+			mp_ratio_format_value(d, v.value, val, sizeof(val));
+		else
+			snprintf(val, sizeof(val), "-");
+		mp_buf_printf(out, " %-28s %14s  %s (%s, %s)%s\n", d->name, val,
+			      mp_formula_src(b.var->f), b.var->model,
+			      b.var->status == MP_RATIO_EXACT ? "exact" : "approx",
+			      v.flagged ? "   <==== WARNING" : "");
+	}
+	if (!shown)
+		mp_buf_printf(out, "\nno ratio can be computed from these events (memprof ratios --list shows what each needs)\n");
+	return 0;
+}

@@ -1,0 +1,374 @@
+/* mp_ratio_run.c - a perf.data file as the ratios see it: events, model, and samples
+ * per program, object, symbol and source line (through the analyzer's mp_sym/mp_hist). */
+#include "mp_ratios.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_analyzer.h"
+
+#define FEAT_OSRELEASE 4
+#define FEAT_CPUDESC 8
+#define FEAT_CPUID 9
+#define FEAT_CMDLINE 11
+
+struct mp_ratio_run {
+	char *path;
+	char model[64];
+	char *cpu;
+	char *workload;
+	struct mp_ratio_event *ev;
+	char **names;
+	size_t nev;
+	uint64_t samples, lost;
+	enum mp_ratio_level deepest;
+	/* program level */
+	struct mp_ratio_cell *prog;
+	/* deeper levels */
+	mp_pd *pd;
+	mp_sym *sym;
+	mp_hist *hist;
+	struct mp_hist_result res;
+	int have_res;
+	struct mp_ratio_place *places;
+	struct mp_ratio_cell *cells;
+	char **labels;
+	size_t nplaces;
+};
+
+struct feed_ctx {
+	mp_ratio_run *r;
+	struct mp_pd_handler inner;
+	int use_inner;
+};
+
+static int on_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct feed_ctx *f = ctx;
+	if (s->attr_idx < f->r->nev) {
+		struct mp_ratio_cell *c = &f->r->prog[s->attr_idx];
+		c->samples++;
+		c->period += (double)s->period;
+		c->period_sq += (double)s->period * (double)s->period;
+		f->r->samples++;
+	}
+	if (f->use_inner && f->inner.sample)
+		return f->inner.sample(f->inner.ctx, s);
+	return 0;
+}
+
+#define FWD(name, type)                                                                  \
+	static int fwd_##name(void *ctx, const type *m)                                   \
+	{                                                                                \
+		struct feed_ctx *f = ctx;                                                \
+		return f->inner.name ? f->inner.name(f->inner.ctx, m) : 0;               \
+	}
+FWD(mmap, struct mp_pd_mmap)
+FWD(comm, struct mp_pd_task)
+FWD(fork, struct mp_pd_task)
+FWD(exit, struct mp_pd_task)
+
+static void detect_model(mp_ratio_run *r, const char *forced)
+{
+	const char *cpuid = mp_pd_feature_str(r->pd, FEAT_CPUID);
+	const char *keys[4];
+
+	if (forced && *forced) {
+		snprintf(r->model, sizeof(r->model), "%s", forced);
+		return;
+	}
+	/* memprof writes resolved names ("skl::L1D:REPLACEMENT"): what was recorded wins
+	 * over the CPU the file was written on (simulated PMUs, --pmu). */
+	for (size_t i = 0; i < r->nev; i++) {
+		const char *n = r->ev[i].name, *c = n ? strstr(n, "::") : NULL;
+		if (c && c > n && (size_t)(c - n) < sizeof(r->model) && strncmp(n, "perf::", 6)) {
+			memcpy(r->model, n, (size_t)(c - n));
+			r->model[c - n] = 0;
+			return;
+		}
+	}
+	if (cpuid && mp_ratio_models_for(cpuid, keys, 4) > 1) {
+		snprintf(r->model, sizeof(r->model), "%s", keys[0]);
+		return;
+	}
+	snprintf(r->model, sizeof(r->model), "perf");
+}
+
+mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts *opts,
+				struct mp_err *err)
+{
+	struct mp_ratio_run_opts dflt;
+	struct mp_hist_feed feed;
+	struct feed_ctx fc;
+	struct mp_pd_handler h;
+	mp_ratio_run *r;
+	int rc;
+
+	if (!opts) {
+		memset(&dflt, 0, sizeof(dflt));
+		opts = &dflt;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		mp_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->deepest = opts->level;
+	r->path = strdup(path);
+	r->pd = mp_pd_open(path, err);
+	if (!r->pd || !r->path)
+		goto fail;
+	r->nev = mp_pd_nattrs(r->pd);
+	r->ev = calloc(r->nev ? r->nev : 1, sizeof(*r->ev));
+	r->prog = calloc(r->nev ? r->nev : 1, sizeof(*r->prog));
+	r->names = calloc(r->nev ? r->nev : 1, sizeof(*r->names));
+	if (!r->ev || !r->prog || !r->names) {
+		mp_err_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(r->pd, i);
+		r->ev[i].attr = a->attr;
+		r->names[i] = strdup(a->name ? a->name : "");
+		if (!r->names[i]) {
+			mp_err_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		r->ev[i].name = r->names[i];
+	}
+	const char *cpu = mp_pd_feature_str(r->pd, FEAT_CPUDESC);
+	r->cpu = strdup(cpu ? cpu : "");
+	const char *cmd = mp_pd_feature_str(r->pd, FEAT_CMDLINE), *dd;
+	if (cmd && (dd = strstr(cmd, " -- ")) && dd[4])
+		r->workload = strdup(dd + 4);
+
+	memset(&fc, 0, sizeof(fc));
+	fc.r = r;
+	memset(&h, 0, sizeof(h));
+	h.ctx = &fc;
+	h.sample = on_sample;
+	if (opts->level > MP_RATIO_PROGRAM) {
+		struct mp_sym_opts so;
+		memset(&so, 0, sizeof(so));
+		so.symfs = opts->symfs;
+		so.kallsyms = opts->kallsyms;
+		so.no_srcline = opts->level < MP_RATIO_LINE;
+		so.osrelease = mp_pd_feature_str(r->pd, FEAT_OSRELEASE);
+		size_t nb = mp_pd_nbuild_ids(r->pd);
+		struct mp_pd_build_id *bids = calloc(nb ? nb : 1, sizeof(*bids));
+		if (!bids) {
+			mp_err_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < nb; i++)
+			bids[i] = *mp_pd_build_id(r->pd, i);
+		r->sym = mp_sym_new(&so, bids, nb, err);
+		free(bids);
+		r->hist = mp_hist_new(r->nev);
+		if (!r->sym || !r->hist) {
+			if (r->sym)
+				mp_err_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		memset(&feed, 0, sizeof(feed));
+		feed.sym = r->sym;
+		feed.hist = r->hist;
+		mp_hist_feed_handler(&feed, &fc.inner);
+		fc.use_inner = 1;
+		h.mmap = fwd_mmap;
+		h.comm = fwd_comm;
+		h.fork = fwd_fork;
+		h.exit = fwd_exit;
+	}
+	rc = mp_pd_process(r->pd, &h, err);
+	if (rc)
+		goto fail;
+	if (fc.use_inner && feed.err) {
+		mp_err_set(err, feed.err, "%s: %s", path, mp_strerror(feed.err));
+		goto fail;
+	}
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(r->pd, i);
+		r->lost += a->lost;
+		if (r->prog[i].samples)
+			r->ev[i].mean_period = r->prog[i].period / (double)r->prog[i].samples;
+		else if (!a->attr.freq && a->attr.sample_period)
+			r->ev[i].mean_period = (double)a->attr.sample_period;
+		if (a->has_counts) {
+			double v = (double)a->count_value;
+			/* multiplexed: scale by enabled/running, as perf stat does */
+			if (a->count_run && a->count_run < a->count_ena)
+				v = v * (double)a->count_ena / (double)a->count_run;
+			r->ev[i].has_count = a->count_run > 0 || a->count_value > 0;
+			r->ev[i].count = v;
+		}
+	}
+	detect_model(r, opts->model);
+	if (r->hist && mp_hist_resolve(r->hist, r->sym, opts->level >= MP_RATIO_LINE)) {
+		mp_err_set(err, -ENOMEM, "%s: out of memory resolving symbols", path);
+		goto fail;
+	}
+	return r;
+fail:
+	mp_ratio_run_free(r);
+	return NULL;
+}
+
+static void free_places(mp_ratio_run *r)
+{
+	if (r->have_res)
+		mp_hist_result_fini(&r->res);
+	r->have_res = 0;
+	for (size_t i = 0; r->labels && i < r->nplaces; i++)
+		free(r->labels[i]);
+	free(r->labels);
+	free(r->places);
+	free(r->cells);
+	r->labels = NULL;
+	r->places = NULL;
+	r->cells = NULL;
+	r->nplaces = 0;
+}
+
+void mp_ratio_run_free(mp_ratio_run *r)
+{
+	if (!r)
+		return;
+	free_places(r);
+	mp_hist_free(r->hist);
+	mp_sym_free(r->sym);
+	mp_pd_close(r->pd);
+	for (size_t i = 0; r->names && i < r->nev; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->ev);
+	free(r->prog);
+	free(r->cpu);
+	free(r->workload);
+	free(r->path);
+	free(r);
+}
+
+const char *mp_ratio_run_path(const mp_ratio_run *r)
+{
+	return r->path;
+}
+
+const char *mp_ratio_run_model(const mp_ratio_run *r)
+{
+	return r->model;
+}
+
+const char *mp_ratio_run_cpu(const mp_ratio_run *r)
+{
+	return r->cpu ? r->cpu : "";
+}
+
+size_t mp_ratio_run_models(const mp_ratio_run *r, const char **keys, size_t max)
+{
+	return mp_ratio_models_for(r->model, keys, max);
+}
+
+const struct mp_ratio_event *mp_ratio_run_events(const mp_ratio_run *r, size_t *n)
+{
+	*n = r->nev;
+	return r->ev;
+}
+
+const char *mp_ratio_run_workload(const mp_ratio_run *r)
+{
+	return r->workload;
+}
+
+uint64_t mp_ratio_run_samples(const mp_ratio_run *r)
+{
+	return r->samples;
+}
+
+uint64_t mp_ratio_run_lost(const mp_ratio_run *r)
+{
+	return r->lost;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
+			const struct mp_ratio_place **out, size_t *n, struct mp_err *err)
+{
+	struct mp_hist_query q;
+	int rc;
+
+	free_places(r);
+	if (level > r->deepest)
+		return mp_err_set(err, -EINVAL, "%s: read for level %d, asked for %d", r->path,
+				  (int)r->deepest, (int)level);
+	if (level == MP_RATIO_PROGRAM) {
+		r->places = calloc(1, sizeof(*r->places));
+		r->labels = calloc(1, sizeof(*r->labels));
+		if (!r->places || !r->labels)
+			return mp_err_set(err, -ENOMEM, "out of memory");
+		r->labels[0] = strdup("program");
+		if (!r->labels[0])
+			return mp_err_set(err, -ENOMEM, "out of memory");
+		r->nplaces = 1;
+		r->places[0].label = r->labels[0];
+		r->places[0].cells = r->prog;
+		r->places[0].samples = r->samples;
+		*out = r->places;
+		*n = 1;
+		return 0;
+	}
+	memset(&q, 0, sizeof(q));
+	q.keys = level == MP_RATIO_DSO ? MP_HK_DSO :
+		 level == MP_RATIO_SYMBOL ? MP_HK_DSO | MP_HK_SYM :
+		 MP_HK_DSO | MP_HK_SYM | MP_HK_SRCLINE;
+	q.sort_attr = SIZE_MAX;
+	rc = mp_hist_query(r->hist, r->sym, &q, &r->res);
+	if (rc)
+		return mp_err_set(err, rc, "%s: %s", r->path, mp_strerror(rc));
+	r->have_res = 1;
+	size_t nr = r->res.nrows;
+	r->places = calloc(nr ? nr : 1, sizeof(*r->places));
+	r->labels = calloc(nr ? nr : 1, sizeof(*r->labels));
+	r->cells = calloc((nr ? nr : 1) * (r->nev ? r->nev : 1), sizeof(*r->cells));
+	if (!r->places || !r->labels || !r->cells)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < nr; i++) {
+		const struct mp_hist_row *row = &r->res.rows[i];
+		struct mp_ratio_place *p = &r->places[i];
+		struct mp_ratio_cell *c = r->cells + i * r->nev;
+		char *lab = NULL;
+		for (size_t k = 0; k < r->nev; k++) {
+			c[k].samples = row->c[k].samples;
+			c[k].period = (double)row->c[k].period;
+			p->samples += row->c[k].samples;
+		}
+		if (level == MP_RATIO_DSO)
+			lab = strdup(row->dso ? row->dso : "[unknown]");
+		else if (level == MP_RATIO_SYMBOL)
+			lab = strdup(row->sym ? row->sym : "[unknown]");
+		else if (row->srcfile && asprintf(&lab, "%s:%u", base_name(row->srcfile), row->line) < 0)
+			lab = NULL;
+		else if (!row->srcfile)
+			lab = strdup("??:0");
+		if (!lab)
+			return mp_err_set(err, -ENOMEM, "out of memory");
+		r->labels[i] = lab;
+		r->nplaces = i + 1;
+		p->label = lab;
+		p->dso = row->dso;
+		p->sym = level >= MP_RATIO_SYMBOL ? row->sym : NULL;
+		p->srcfile = row->srcfile;
+		p->line = row->line;
+		p->cells = c;
+	}
+	*out = r->places;
+	*n = r->nplaces;
+	return 0;
+}
