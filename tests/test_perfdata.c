@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "mp_analyzer.h"
+#include "mp_collector.h"
 #include "mp_perfdata_internal.h"
 
 #include <unistd.h>
@@ -942,6 +945,218 @@ static void hostile__bit_flips__no_crash(void **state)
 	}
 }
 
+/* ---- zstd records (synthetic): a record split across two COMPRESSED records,
+ * COMPRESSED2, a bomb, garbage --------------------------------------------------------- */
+
+static void put_compressed(struct fb *f, const uint8_t *raw, size_t n, int v2)
+{
+	uint8_t z[4096];
+	size_t zn = ZSTD_compress(z, sizeof(z), raw, n, 3);
+	assert_false(ZSTD_isError(zn));
+	if (v2) {
+		size_t sz = (16 + zn + 7) & ~(size_t)7;
+		put_hdr(f, MP_PD_REC_COMPRESSED2, 0, (uint16_t)sz);
+		put64(f, zn);
+		put(f, z, zn);
+		uint8_t pad[8] = { 0 };
+		put(f, pad, sz - 16 - zn);
+	} else {
+		put_hdr(f, MP_PD_REC_COMPRESSED, 0, (uint16_t)(8 + zn));
+		put(f, z, zn);
+	}
+}
+
+static void synthetic__zstd_records__decoded_across_boundaries(void **state)
+{
+	(void)state;
+	struct fb *f = calloc(1, sizeof(*f)), *raw = calloc(1, sizeof(*raw));
+	struct mp_err err = { 0 };
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 0, 1);
+	raw->n = 0;
+	for (int i = 0; i < 6; i++) {
+		put_hdr(raw, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 24);
+		put64(raw, 0x5000 + (uint64_t)i);
+		put64(raw, 10 * (uint64_t)(i + 1));
+	}
+	/* 6 records of 24 bytes: split at 50 (inside record 3), at 100, rest in COMPRESSED2 */
+	put_compressed(f, raw->b, 50, 0);
+	put_compressed(f, raw->b + 50, 50, 0);
+	put_compressed(f, raw->b + 100, raw->n - 100, 1);
+	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "z.data", &err);
+	assert_non_null(pd);
+	struct collect c = { 0 };
+	struct mp_pd_handler h = { .ctx = &c, .sample = c_sample };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.n, 6);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(c.s[i].ip, 0x5000 + (uint64_t)i);
+		assert_int_equal(c.s[i].period, 10 * (uint64_t)(i + 1));
+	}
+	assert_int_equal(mp_pd_attr(pd, 0)->total_period, 210);
+	assert_int_equal(mp_pd_record_count(pd, MP_PD_REC_COMPRESSED), 2);
+	assert_int_equal(mp_pd_record_count(pd, MP_PD_REC_COMPRESSED2), 1);
+	assert_int_equal(mp_pd_record_count(pd, PERF_RECORD_SAMPLE), 6);
+	mp_pd_close(pd);
+	free(c.s);
+
+	/* the stream ends inside a decompressed record */
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 0, 1);
+	put_compressed(f, raw->b, 50, 0);
+	assert_int_equal(open_and_process_mem(f->b, f->n, "z.data", &err), -2);
+	assert_msg(&err, "z.data: ", "compressed data ends inside a record");
+
+	/* garbage instead of a zstd frame */
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 0, 1);
+	size_t off = f->n;
+	put_hdr(f, MP_PD_REC_COMPRESSED, 0, 40);
+	for (int i = 0; i < 4; i++)
+		put64(f, 0x0123456789abcdefULL);
+	assert_int_equal(open_and_process_mem(f->b, f->n, "z.data", &err), -2);
+	char want[80];
+	snprintf(want, sizeof(want), "record at offset %#zx: zstd: ", off);
+	assert_msg(&err, "z.data: ", want);
+	free(raw);
+	free(f);
+}
+
+static void synthetic__zstd_bomb__bounded(void **state)
+{
+	(void)state;
+	size_t big = 80u << 20; /* more than the per-record bound */
+	uint8_t *zeros = calloc(1, big);
+	size_t zcap = ZSTD_compressBound(big);
+	uint8_t *z = malloc(zcap);
+	size_t zn = ZSTD_compress(z, zcap, zeros, big, 19);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn < 60000);
+	struct fb *f = calloc(1, sizeof(*f));
+	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
+	put_hdr(f, MP_PD_REC_COMPRESSED, 0, (uint16_t)(8 + zn));
+	put(f, z, zn);
+	struct mp_err err = { 0 };
+	assert_int_equal(open_and_process_mem(f->b, f->n, "bomb.data", &err), -2);
+	assert_msg(&err, "bomb.data: ", "expands beyond the size limit");
+	free(f);
+	free(z);
+	free(zeros);
+}
+
+/* Pipe-mode TRACING_DATA carries its payload after the record; AUXTRACE too. */
+static void synthetic__payload_after_record__skipped(void **state)
+{
+	(void)state;
+	struct fb *f = calloc(1, sizeof(*f));
+	struct mp_err err = { 0 };
+	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
+	put_hdr(f, MP_PD_REC_HEADER_TRACING_DATA, 0, 16);
+	uint32_t tsz[2] = { 13, 0 };
+	put(f, tsz, 8);
+	uint8_t junk[16];
+	memset(junk, 0, sizeof(junk)); /* size 0 "records" if the payload were not skipped */
+	put(f, junk, 16);              /* 13 bytes padded to 16 */
+	put_hdr(f, PERF_RECORD_SAMPLE, 0, 16);
+	put64(f, 0x77);
+	put_hdr(f, MP_PD_REC_AUXTRACE, 0, 48);
+	put64(f, 24); /* size of the aux payload */
+	for (int i = 0; i < 4; i++)
+		put64(f, 0);
+	put(f, junk, 16);
+	put64(f, 0);
+	put_hdr(f, PERF_RECORD_SAMPLE, 0, 16);
+	put64(f, 0x78);
+	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "t.data", &err);
+	assert_non_null(pd);
+	struct collect c = { 0 };
+	struct mp_pd_handler h = { .ctx = &c, .sample = c_sample };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.s[1].ip, 0x78);
+	mp_pd_close(pd);
+	free(c.s);
+
+	/* an AUXTRACE payload running past the end */
+	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
+	size_t off = f->n;
+	put_hdr(f, MP_PD_REC_AUXTRACE, 0, 48);
+	put64(f, 1u << 30);
+	for (int i = 0; i < 4; i++)
+		put64(f, 0);
+	assert_true(open_and_process_mem(f->b, f->n, "t.data", &err) < 0);
+	char want[80];
+	snprintf(want, sizeof(want), "t.data: record at offset %#zx: payload of 1073741824 bytes", off);
+	assert_msg(&err, want, "runs past the end");
+	free(f);
+}
+
+/* ---- memprof's own files: collector's writer -> this reader ------------------------- */
+
+static void writer_roundtrip__counts_meta_spec(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/mp-pd-rt-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct mp_err err = { 0 };
+	mp_pdw *w = mp_pdw_create(path, &err);
+	if (!w)
+		fail_msg("%s", err.msg);
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 100000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	a.sample_id_all = 1;
+	a.exclude_kernel = 1;
+	uint64_t id = 77;
+	assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, "task-clock:u", "tclock:u"), 0);
+	mp_pdw_set_auto_build_ids(w, 0);
+	mp_pdw_set_meta(w, "simulated", "callgrind");
+	for (int i = 0; i < 5; i++) {
+		uint64_t r[6];
+		struct perf_event_header *h = (void *)r;
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = PERF_RECORD_MISC_USER;
+		h->size = sizeof(r);
+		r[1] = 0x400000 + 16 * (uint64_t)i;
+		r[2] = 42ull << 32 | 42;
+		r[3] = 1000 + (uint64_t)i;
+		r[4] = id;
+		r[5] = 100000 + (uint64_t)i;
+		assert_int_equal(mp_pdw_write(w, r, sizeof(r)), 0);
+	}
+	assert_int_equal(mp_pdw_add_counts(w, 0, id, 555555, 9000, 8000), 0);
+	if (mp_pdw_close(w, &err))
+		fail_msg("%s", err.msg);
+	mp_pd *pd = mp_pd_open(path, &err);
+	if (!pd)
+		fail_msg("%s", err.msg);
+	struct collect c = { 0 };
+	struct mp_pd_handler h = { .ctx = &c, .sample = c_sample, .mmap = c_mmap };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	const struct mp_pd_attr *pa = mp_pd_attr(pd, 0);
+	assert_string_equal(pa->name, "task-clock:u");
+	assert_string_equal(pa->spec, "tclock:u");
+	assert_int_equal(pa->nr_samples, 5);
+	assert_int_equal(pa->total_period, 500010);
+	assert_true(pa->has_counts);
+	assert_int_equal(pa->count_value, 555555);
+	assert_int_equal(pa->count_ena, 9000);
+	assert_int_equal(pa->count_run, 8000);
+	assert_string_equal(mp_pd_meta(pd, "simulated"), "callgrind");
+	assert_int_equal(c.s[4].time, 1004);
+	assert_int_equal(c.s[4].pid, 42);
+	mp_pd_close(pd);
+	free(c.s);
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *sd = getenv("SHARED_DIR");
@@ -965,6 +1180,10 @@ int main(void)
 		cmocka_unit_test(synthetic__group_read__split_with_deltas),
 		cmocka_unit_test(synthetic__read_records__exact_counts),
 		cmocka_unit_test(synthetic__memprof_feature__meta_and_spec),
+		cmocka_unit_test(synthetic__zstd_records__decoded_across_boundaries),
+		cmocka_unit_test(synthetic__zstd_bomb__bounded),
+		cmocka_unit_test(synthetic__payload_after_record__skipped),
+		cmocka_unit_test(writer_roundtrip__counts_meta_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
