@@ -120,7 +120,6 @@ struct mp_pd {
 
 	struct pd_bid *bids;
 	size_t nbids, cbids;
-	struct mp_pd_build_id *bid_pub; /* rebuilt on demand */
 
 	struct pd_meta *meta;
 	size_t nmeta, cmeta;
@@ -128,6 +127,12 @@ struct mp_pd {
 	uint64_t counts[PD_NTYPES];
 	uint64_t nr_unknown;
 	int ordered;
+	int runs;                   /* mp_pd_process() calls so far */
+
+	/* strings replaced while callers may still hold them (names from EVENT_UPDATE,
+	 * features repeated in the stream): freed at close only */
+	char **gc;
+	size_t ngc, cgc;
 
 	/* scratch (grown once, reused: no per-sample allocation) */
 	uint64_t *scratch_cc;
@@ -314,6 +319,23 @@ static char *derive_name(const struct perf_event_attr *a)
 	return strdup(buf);
 }
 
+/* Retire a string callers may hold; NULL-safe. On allocation failure it leaks, which
+ * is the lesser evil next to a dangling pointer. */
+static void retire(mp_pd *pd, char *str)
+{
+	if (!str)
+		return;
+	if (pd->ngc == pd->cgc) {
+		size_t nc = pd->cgc ? pd->cgc * 2 : 8;
+		char **ng = realloc(pd->gc, nc * sizeof(*ng));
+		if (!ng)
+			return;
+		pd->gc = ng;
+		pd->cgc = nc;
+	}
+	pd->gc[pd->ngc++] = str;
+}
+
 static void set_name(mp_pd *pd, size_t i, const uint8_t *s, size_t max)
 {
 	size_t len = strnlen((const char *)s, max);
@@ -322,7 +344,11 @@ static void set_name(mp_pd *pd, size_t i, const uint8_t *s, size_t max)
 		return;
 	memcpy(n, s, len);
 	n[len] = 0;
-	free(pd->ia[i].name);
+	if (pd->ia[i].name && !strcmp(pd->ia[i].name, n)) {
+		free(n);
+		return;
+	}
+	retire(pd, pd->ia[i].name);
 	pd->ia[i].name = n;
 }
 
@@ -474,8 +500,6 @@ static int add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
 	b->fname[fl] = 0;
 	b->pub.filename = b->fname;
 	pd->nbids++;
-	free(pd->bid_pub);
-	pd->bid_pub = NULL;
 	return 0;
 }
 
@@ -496,7 +520,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_PD_FEAT_CPUDESC:
 	case MP_PD_FEAT_CPUID:
 		if (feat_string(p, n, &used, &s) == 0) {
-			free(pd->fstr[feat]);
+			retire(pd, pd->fstr[feat]);
 			pd->fstr[feat] = s;
 		}
 		return 0;
@@ -522,7 +546,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 			off += used;
 		}
 		if (mp_buf_append(&b, "", 1) == 0) {
-			free(pd->fstr[feat]);
+			retire(pd, pd->fstr[feat]);
 			pd->fstr[feat] = b.data;
 		} else {
 			mp_buf_fini(&b);
@@ -974,12 +998,14 @@ void mp_pd_close(mp_pd *pd)
 	for (size_t i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].fname);
 	free(pd->bids);
-	free(pd->bid_pub);
 	for (size_t i = 0; i < pd->nmeta; i++) {
 		free(pd->meta[i].key);
 		free(pd->meta[i].val);
 	}
 	free(pd->meta);
+	for (size_t i = 0; i < pd->ngc; i++)
+		free(pd->gc[i]);
+	free(pd->gc);
 	free(pd->scratch_cc);
 	free(pd->scratch_br);
 	free(pd->scratch_str);
@@ -2026,16 +2052,18 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 				if (size >= 16)
 					adv += ld64(r + 8);
 				break;
+			/* header-like records after the pipe-mode prescan (or in a file's data):
+			 * applied once, on the first run */
 			case MP_PD_REC_EVENT_UPDATE:
-				if (!pd->pipe || base + pos >= pd->prescan_end)
+				if (pd->runs == 1 && (!pd->pipe || inner || base + pos >= pd->prescan_end))
 					handle_event_update(pd, r, size);
 				break;
 			case MP_PD_REC_HEADER_BUILD_ID:
-				if (!inner && pd->pipe && base + pos >= pd->prescan_end)
+				if (pd->runs == 1 && !inner && pd->pipe && base + pos >= pd->prescan_end)
 					add_build_id(pd, r, size);
 				break;
 			case MP_PD_REC_HEADER_FEATURE:
-				if (!inner && pd->pipe && base + pos >= pd->prescan_end && size >= 16 &&
+				if (pd->runs == 1 && !inner && pd->pipe && base + pos >= pd->prescan_end && size >= 16 &&
 				    ld64(r + 8) < MP_PD_FEAT_BITS)
 					parse_feature(pd, (unsigned)ld64(r + 8), r + 16, size - 16u);
 				break;
@@ -2075,6 +2103,7 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 
 	memset(pd->counts, 0, sizeof(pd->counts));
 	pd->nr_unknown = 0;
+	pd->runs++;
 	for (size_t i = 0; i < pd->nattrs; i++) {
 		struct mp_pd_attr *a = &pd->attrs[i];
 		a->nr_samples = a->total_period = a->lost = 0;
