@@ -471,6 +471,11 @@ static void test_model_key__enter_on_call__opens_callee(void **state)
 	tui_model_key(m, TUI_KEY_ENTER);
 	assert_int_equal(tui_model_depth(m), 2);
 	assert_non_null(strstr(tui_model_message(m), "indirect call"));
+	/* search finds a call by its callee's name */
+	tui_model_key(m, '?');
+	keys(m, "walk\n");
+	assert_int_equal(tui_model_cur_addr(m), 0x1010);
+	tui_model_key(m, 'j');
 	/* a callee without annotation: the error is shown, the view stays */
 	keys(m, "kkk");
 	assert_int_equal(tui_model_cur_addr(m), 0x1000);
@@ -586,6 +591,45 @@ static void test_model_key__view_stack__push_pop_quit(void **state)
 	assert_int_equal(tui_model_key(m, 'Z'), 0);
 }
 
+static void test_model_key__ratio_metric__colours_and_ranks_lines(void **state)
+{
+	struct fx *f = *state;
+	tui_model *m = f->m;
+	tui_model_key(m, TUI_KEY_ENTER);
+	tui_model_key(m, 'x');
+	tui_model_key(m, 'x');
+	assert_int_equal(tui_model_color_event(m), 2);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[1].text, "faults/kclock"));
+	/* line 54: 2 faults per 800 clock samples = 2.5 per 1000, few samples; lines 52, 53
+	 * and 55 have clock samples and no faults: 0; line 51 has no clock samples: none */
+	tui_model_key(m, 'H');
+	assert_int_equal(tui_model_cur_line(m), 54);
+	const char *row = tui_model_row_text(m, tui_model_cursor(m));
+	assert_non_null(strstr(row, "2.5+-0.25~"));
+	static const unsigned order[] = { 52, 53, 55, 54 };
+	for (size_t i = 0; i < 4; i++) {
+		tui_model_key(m, TUI_KEY_TAB);
+		assert_int_equal(tui_model_cur_line(m), order[i]);
+	}
+	assert_non_null(strstr(tui_model_message(m), "hot 1/4: line 54"));
+	tui_model_key(m, TUI_KEY_HOME);
+	assert_non_null(strstr(tui_model_row_text(m, 0), "            -  "));
+	/* the hot line's ratio cell is coloured as a few-samples value, not as flagged */
+	tui_model_key(m, 'H');
+	s = tui_model_render(m);
+	int sel = 2 + (int)(tui_model_cursor(m) - tui_model_top(m));
+	assert_true(s->row[sel].nspans >= 3);
+	assert_int_equal(s->row[sel].span[2].heat, 1);
+	/* and back to the event: the first event ranks again */
+	tui_model_key(m, 'x');
+	tui_model_key(m, 'H');
+	assert_int_equal(tui_model_cur_line(m), 54);
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_cur_line(m), 53);
+}
+
 static void test_model_render__sizes__every_row_full_width(void **state)
 {
 	struct fx *f = *state;
@@ -644,6 +688,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_key__search__forward_backward_next, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_key__prev_next_symbol__follow_list_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_key__view_stack__push_pop_quit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_key__ratio_metric__colours_and_ranks_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
 	};

@@ -716,6 +716,11 @@ static unsigned annot_follow(tui_model *m, struct view *v)
 			return TUI_HANDLED | TUI_REDRAW;
 		}
 		long s = find_sym(m, in->tname, in->target);
+		if (s < 0 && !in->tname) {
+			set_msg(m, "the callee at %" PRIx64 " has no samples in this recording",
+				in->target);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
 		struct tui_sym_ref ref = { in->tname ? in->tname : "?", v->dso, in->target };
 		char *keep = mp_strdup(ref.name);
 		if (!keep)
@@ -763,7 +768,9 @@ static unsigned annot_search(tui_model *m, struct view *v, const char *s, int di
 		return TUI_HANDLED | TUI_REDRAW;
 	for (size_t k = 1; k <= n; k++) {
 		size_t i = dir > 0 ? (v->cur + k) % n : (v->cur + n - k % n) % n;
-		if (strstr(item_text(v, &v->items[i]), s)) {
+		const struct item *it = &v->items[i];
+		const char *callee = it->kind == IT_INSN ? v->an->insns[it->idx].tname : NULL;
+		if (strstr(item_text(v, it), s) || (callee && strstr(callee, s))) {
 			int wrapped = dir > 0 ? i <= v->cur : i >= v->cur;
 			v->cur = i;
 			center_cursor(m, v);
