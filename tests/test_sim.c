@@ -439,6 +439,16 @@ static void mp_sim_write__small__samples_carry_exact_counts(void **state)
 	assert_string_equal(mp_pd_attr(pd, 0)->name, "INST_RETIRED");
 	assert_string_equal(mp_pd_attr(pd, 1)->name, "L1D_REPL");
 	assert_string_equal(mp_pd_attr(pd, 2)->name, "branch-misses");
+	assert_string_equal(mp_pd_attr(pd, 0)->spec, "INST_RETIRED");
+	/* RAW with the quantity mask for aliases, perf's own encoding for generic names;
+	 * zero skid (the counts belong to their instruction); period 1 */
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.type, PERF_TYPE_RAW);
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.config, M(D1MR) | M(D1MW));
+	assert_int_equal(mp_pd_attr(pd, 2)->attr.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(mp_pd_attr(pd, 2)->attr.config, PERF_COUNT_HW_BRANCH_MISSES);
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.precise_ip, 3);
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.sample_period, 1);
+	assert_true(mp_pd_attr(pd, 1)->attr.exclude_kernel);
 	assert_string_equal(mp_pd_meta(pd, "simulated"), "callgrind");
 	assert_string_equal(mp_pd_meta(pd, "sim.D1"), "49152,12,64");
 	assert_string_equal(mp_pd_meta(pd, "sim.I1"), "32768,8,64");
