@@ -23,7 +23,9 @@ struct mp_pd_attr {
 	uint32_t file_attr_size;     /* attr.size as stored */
 	const uint64_t *ids;         /* borrowed, valid until mp_pd_close() */
 	size_t nids;
-	const char *name;            /* EVENT_DESC name, or one derived from type/config */
+	const char *name;            /* EVENT_DESC (pipe: EVENT_UPDATE) name, or one derived
+	                              * from type/config/modifiers as perf does ("cycles:u");
+	                              * valid until mp_pd_close() */
 	const char *spec;            /* memprof: what the user typed; else == name */
 	uint64_t nr_samples;         /* filled by mp_pd_process() as it goes */
 	uint64_t total_period;       /* sum of sample periods (perf's "Event count (approx.)") */
@@ -51,7 +53,9 @@ int mp_pd_is_pipe(const mp_pd *pd);
  * spaces). feature = the HEADER_* number from perf's header.h. */
 const char *mp_pd_feature_str(const mp_pd *pd, int feature);
 uint32_t mp_pd_nr_cpus(const mp_pd *pd);
-/* memprof meta key (see mp_pdw_set_meta), NULL when absent. */
+/* memprof meta key (see mp_pdw_set_meta), NULL when absent. Read from memprof's own
+ * feature (bit MP_PDW_FEAT_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
+ * also fill mp_pd_attr.spec. Strings stay valid until mp_pd_close(). */
 const char *mp_pd_meta(const mp_pd *pd, const char *key);
 
 struct mp_pd_build_id {
