@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,13 @@
 #define PD_ZSTD_RATIO_MAX 512
 #define PD_QUEUE_MAX (1u << 20)
 #define PD_CHUNK_SIZE (1u << 20)
+/* sample fields after READ: a sample with none of them skips that part in one test */
+#define PD_TAIL_BITS                                                                          \
+	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                  \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT |                  \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |           \
+	 PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |                   \
+	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -58,6 +66,8 @@ struct pd_iattr {               /* decoding facts cached per attr */
 	unsigned trailer;           /* bytes of the sample_id trailer of non-sample records */
 	unsigned nregs_user, nregs_intr;
 	int branch_hw_idx;
+	unsigned time_off;          /* offset of TIME in a sample record, 0 = none */
+	unsigned trailer_time;      /* offset of TIME from the trailer start, UINT_MAX = none */
 	char *name;                 /* owned */
 	char *spec;                 /* owned, memprof only */
 	uint64_t *ids;              /* owned */
@@ -405,6 +415,12 @@ static int add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t 
 		ia->trailer = 8 * popcount64(ia->st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 						       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
 						       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+	ia->time_off = (ia->st & PERF_SAMPLE_TIME)
+			       ? 8 + 8 * popcount64(ia->st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+							      PERF_SAMPLE_TID))
+			       : 0;
+	ia->trailer_time = ia->sid_all && (ia->st & PERF_SAMPLE_TIME) ? ((ia->st & PERF_SAMPLE_TID) ? 8 : 0)
+								      : UINT_MAX;
 	ia->nregs_user = popcount64(a->attr.sample_regs_user);
 	ia->nregs_intr = popcount64(a->attr.sample_regs_intr);
 	ia->branch_hw_idx = !!(a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
@@ -1137,20 +1153,17 @@ static uint64_t rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_
 		size_t ai = sample_attr(pd, r, size);
 		if (ai == SIZE_MAX)
 			ai = 0;
-		uint64_t st = pd->ia[ai].st;
-		if (!(st & PERF_SAMPLE_TIME))
-			return UINT64_MAX;
-		size_t o = 8 + 8 * popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
-		if (o + 8 > size)
+		size_t o = pd->ia[ai].time_off;
+		if (!o || o + 8 > size)
 			return UINT64_MAX;
 		uint64_t t = ld64(r + o);
 		return t ? t : UINT64_MAX;
 	}
 	size_t ai = other_attr(pd, r, size);
 	const struct pd_iattr *ia = &pd->ia[ai];
-	if (!ia->sid_all || !(ia->st & PERF_SAMPLE_TIME) || ia->trailer + 8 > size)
+	if (ia->trailer_time == UINT_MAX || ia->trailer > size)
 		return UINT64_MAX;
-	size_t o = size - ia->trailer + ((ia->st & PERF_SAMPLE_TID) ? 8 : 0);
+	size_t o = size - ia->trailer + ia->trailer_time;
 	uint64_t t = ld64(r + o);
 	return t ? t : UINT64_MAX;
 }
@@ -1338,7 +1351,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 			p += n;
 		}
 	}
-	if (!full)
+	if (!full || !(st & PD_TAIL_BITS))
 		goto deliver;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		NEED(8);
