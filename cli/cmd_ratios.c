@@ -1,5 +1,6 @@
 /* cmd_ratios.c - memprof ratios: the article's ratio table (and everyday ratios) for a
  * recording, per program, object, symbol or source line, with 95% intervals. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -172,17 +173,48 @@ static void record_line(const struct mp_ratio_binding *b, const char *workload,
 	mp_buf_fini(&tmp);
 }
 
+/* Levenshtein distance, case-insensitive, ' ' and '-' equal to '_' (for "did you mean"). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[128];
+	if (la >= 127 || lb >= 127)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = a[i - 1] == ' ' || a[i - 1] == '-' ? '_' : tolower((unsigned char)a[i - 1]);
+			int cb = b[j - 1] == ' ' || b[j - 1] == '-' ? '_' : tolower((unsigned char)b[j - 1]);
+			unsigned up = row[j], v = diag + (ca != cb);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+		}
+	}
+	return row[lb];
+}
+
 static const struct mp_ratio_def *find_ratio(const mp_ratio_set *set, const char *name)
 {
 	const struct mp_ratio_def *d = mp_ratio_set_find(set, name);
 	if (d)
 		return d;
 	char hint[128] = "";
+	unsigned best = 3;
 	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
 		const struct mp_ratio_def *c = mp_ratio_set_get(set, i);
-		if (strcasestr(c->id, name) || strcasestr(c->name, name)) {
+		unsigned dist = edit_distance(c->id, name);
+		if (strcasestr(c->id, name) || strcasestr(c->name, name))
+			dist = dist < 2 ? dist : 2;
+		if (dist < best) {
+			best = dist;
 			snprintf(hint, sizeof(hint), " (did you mean %s?)", c->id);
-			break;
 		}
 	}
 	cli_error("ratios", "unknown ratio '%s'%s; memprof ratios --list shows the %zu known ratios",
