@@ -55,6 +55,8 @@ static int annotate_cb(void *ctx, const struct tui_sym_ref *sym, tui_annot **out
 			tui_annot_set_line_count(a, (size_t)l, 0, lines[i].clock,
 						 lines[i].clock * 100000);
 		}
+		assert_int_equal(tui_annot_set_line_hot(a, 3, 1), 0);
+		assert_int_equal(tui_annot_set_line_hot(a, 5, 1), -EINVAL);
 		long i0 = tui_annot_add_insn(a, 1, 0x2000, "endbr64", TUI_INSN_PLAIN, 0, NULL);
 		long i1 = tui_annot_add_insn(a, 2, 0x2004, "test   %rsi,%rsi", TUI_INSN_PLAIN, 0, NULL);
 		long i2 = tui_annot_add_insn(a, 3, 0x2010, "mov    (%rdi),%rdi", TUI_INSN_PLAIN, 0, NULL);
@@ -336,9 +338,10 @@ static void test_model_key__enter__annotates_at_hottest_line(void **state)
 	assert_int_equal(row[0], '>');
 	/* 800 of 900 samples of the function: 88.89% */
 	assert_non_null(strstr(row, "88.89%"));
-	assert_non_null(strstr(row, "    54  "));
+	assert_non_null(strstr(row, " *   54  ")); /* marked hot */
 	assert_non_null(strstr(row, "p = p->n; /* HOT: pointer chase */"));
 	assert_non_null(strstr(tui_model_message(m), "hot 1/4: line 54"));
+	assert_non_null(strstr(tui_model_row_text(m, tui_model_cursor(m) - 1), "     53  "));
 	/* the title names the function and file */
 	const struct tui_screen *s = tui_model_render(m);
 	assert_non_null(strstr(s->row[0].text, "Annotate walk"));

@@ -96,6 +96,9 @@ void tui_annot_free(tui_annot *a); /* NULL-safe */
 long tui_annot_add_line(tui_annot *a, unsigned lineno, const char *file, const char *text);
 int tui_annot_set_line_count(tui_annot *a, size_t line, size_t ev, uint64_t samples,
 			     uint64_t period);
+/* Mark a line hot (the analyzer's verdict: the hottest line, and lines past --hot): drawn
+ * with a '*' before its number. */
+int tui_annot_set_line_hot(tui_annot *a, size_t line, int hot);
 enum tui_insn_kind { TUI_INSN_PLAIN, TUI_INSN_CALL, TUI_INSN_JUMP, TUI_INSN_RET };
 /* An instruction under source line `line`. For calls and jumps, target is the destination
  * address (0 = indirect) and target_name the callee (may be NULL). Returns its index. */

@@ -234,6 +234,14 @@ int tui_annot_set_line_count(tui_annot *a, size_t line, size_t ev, uint64_t samp
 	return 0;
 }
 
+int tui_annot_set_line_hot(tui_annot *a, size_t line, int hot)
+{
+	if (line >= a->nlines)
+		return -EINVAL;
+	a->lines[line].hot = hot != 0;
+	return 0;
+}
+
 long tui_annot_add_insn(tui_annot *a, size_t line, uint64_t addr, const char *text,
 			enum tui_insn_kind kind, uint64_t target, const char *target_name)
 {

@@ -42,6 +42,7 @@ struct tui_data {
 
 struct tui_aline {
 	unsigned lineno;
+	int hot;
 	char *file, *text;
 	uint64_t *cnt; /* samples[nev] then periods[nev] */
 };

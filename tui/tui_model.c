@@ -1476,7 +1476,7 @@ static void render_annot_row(tui_model *m, struct line *l, const struct view *v,
 	if (it->kind == IT_LINE) {
 		const struct tui_aline *ln = &a->lines[it->idx];
 		if (ln->lineno)
-			putf(l, " %6u  ", ln->lineno);
+			putf(l, " %c%5u  ", ln->hot ? '*' : ' ', ln->lineno);
 		else
 			put(l, "      -  ");
 		l->tab0 = l->pos;

@@ -163,6 +163,7 @@ static int annotate_cb(void *ctx, const struct tui_sym_ref *ref, tui_annot **out
 		}
 		for (size_t e2 = 0; e2 < src->nattrs; e2++)
 			tui_annot_set_line_count(t, (size_t)tl, e2, ln->c[e2].samples, ln->c[e2].period);
+		tui_annot_set_line_hot(t, (size_t)tl, ln->hot);
 		for (size_t k = 0; k < ln->ninsns; k++)
 			if (ln->insns[k] < ni)
 				line_of[ln->insns[k]] = (size_t)tl;

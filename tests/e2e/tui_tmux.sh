@@ -77,6 +77,7 @@ echo "hottest: $row"
 [[ "$row" =~ HOT:\ pointer\ chase ]] || fail "the cursor is not on the HOT line: '$row'"
 [[ "$row" =~ [[:space:]]$HOT[[:space:]] ]] || fail "the cursor row is not line $HOT: '$row'"
 grep -q "hot 1/[0-9]*: line $HOT" "$T/screen" || fail "status does not name hot line $HOT"
+[[ "$row" =~ \*\ +$HOT[[:space:]] ]] || fail "line $HOT is not marked hot (*): '$row'"
 hotpct=$(echo "$row" | grep -oE '[0-9]+\.[0-9]+%' | head -1 | tr -d %)
 
 # 3. TAB: the next hot line, with fewer samples
