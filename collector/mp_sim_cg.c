@@ -256,6 +256,12 @@ static int parse_costs(struct cg_parse *cp, const char *s, uint64_t v[MP_SIM_NQ]
 	return 0;
 }
 
+/* Positions are decimal, or hex with 0x (never octal: "010" is ten). */
+static int num_base(const char *s)
+{
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 /* A position or cost line: npos positions, then costs. */
 static int parse_cost_line(struct cg_parse *cp, const char *s, struct mp_err *err)
 {
@@ -272,12 +278,12 @@ static int parse_cost_line(struct cg_parse *cp, const char *s, struct mp_err *er
 			pos[i] = cp->last[i];
 			end = (char *)s + 1;
 		} else if (*s == '+' || *s == '-') {
-			unsigned long long d = strtoull(s + 1, &end, 0);
+			unsigned long long d = strtoull(s + 1, &end, num_base(s + 1));
 			if (end == s + 1)
 				return perr(cp, err, "bad position '%.32s'", s);
 			pos[i] = *s == '+' ? cp->last[i] + d : cp->last[i] - d;
 		} else if (isdigit((unsigned char)*s)) {
-			pos[i] = strtoull(s, &end, 0);
+			pos[i] = strtoull(s, &end, num_base(s));
 		} else {
 			return perr(cp, err, "bad position '%.32s'", s);
 		}

@@ -494,12 +494,15 @@ static void mp_sim_write__missing_quantity__refused(void **state)
 	FILE *f = fopen(prof, "w");
 	assert_non_null(f);
 	fputs("# callgrind format\nversion: 1\npid: 7\npositions: instr line\nevents: Ir\n"
-	      "ob=(1) /x\nfn=(1) f\n0x10 1 5\n+2 * 6\ntotals: 11\n", f);
+	      "ob=(1) /x\nfn=(1) f\n0x10 010 5\n+010 * 6\ntotals: 11\n", f);
 	fclose(f);
 	mp_sim_profile *p = mp_sim_profile_read(prof, &err);
 	if (!p)
 		fail_msg("%s", err.msg);
 	assert_int_equal(mp_sim_profile_totals(p)[MP_SIM_IR], 11);
+	/* "+010" is ten bytes on, not octal */
+	assert_non_null(find_cost(p, "/x", 0x1a));
+	assert_int_equal(find_cost(p, "/x", 0x1a)->v[MP_SIM_IR], 6);
 	assert_false(mp_sim_profile_has(p, MP_SIM_D1MR));
 	assert_int_equal(mp_sim_event_parse("L1D_REPL", &ev, &err), 0);
 	struct mp_sim_opts o = { .events = &ev, .nevents = 1, .output = out };
