@@ -231,7 +231,8 @@ int mp_sym_exit(mp_sym *s, const struct mp_pd_task *t);
 uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip);
 
 /* Resolve ip in map map_id (from mp_sym_map_find(); MP_SYM_NO_MAP gives "[unknown]").
- * want_line = 0 skips DWARF. Loads the object on first use. Never fails: what cannot be
+ * want_line = 0 skips DWARF, 1 gives the source file and line, 2 also inline_fn (slower:
+ * it walks the DWARF scopes). Loads the object on first use. Never fails: what cannot be
  * resolved shows as object+offset. */
 void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, int want_line,
 		    struct mp_sym_loc *out /* OUT */);
@@ -303,6 +304,10 @@ struct mp_hist_row {
 	uint64_t addr;           /* MP_HK_ADDR: address as perf prints it */
 	uint64_t elf_addr;       /* MP_HK_ADDR: ELF vaddr (for disassembly / line lookup) */
 	const struct mp_hist_counts *c; /* [nattrs], borrowed from the result */
+	/* MP_HK_SRCLINE rows of addresses without line information are kept per address, as
+	 * perf does ("exc_page_fault+215"): sym, sym_resolved and addr are set, and sym_off is
+	 * the offset in the symbol. */
+	uint64_t sym_off;
 };
 
 struct mp_hist_query {

@@ -360,8 +360,11 @@ static uint64_t row_hash(unsigned keys, const struct place *p, const struct loc 
 		k = mp_mix64(k ^ ((uint64_t)L->l.dso_idx << 3));
 	if (keys & MP_HK_SYM)
 		k = mp_mix64(k ^ L->symhash ^ (uint64_t)(unsigned char)L->l.level);
-	if (keys & MP_HK_SRCLINE)
+	if (keys & MP_HK_SRCLINE) {
 		k = mp_mix64(k ^ L->filehash ^ ((uint64_t)L->l.line << 7));
+		if (!L->l.srcfile)
+			k = mp_mix64(k ^ L->l.addr ^ ((uint64_t)L->l.dso_idx << 40));
+	}
 	if (keys & MP_HK_ADDR)
 		k = mp_mix64(k ^ L->l.addr ^ ((uint64_t)L->l.dso_idx << 40));
 	return k;
@@ -381,6 +384,9 @@ static int row_eq(unsigned keys, const struct mp_hist_row *r, const struct place
 	if ((keys & MP_HK_SYM) && (r->level != L->l.level || !mp_streq(r->sym, L->l.sym)))
 		return 0;
 	if ((keys & MP_HK_SRCLINE) && (r->line != L->l.line || !mp_streq(r->srcfile, L->l.srcfile)))
+		return 0;
+	if ((keys & MP_HK_SRCLINE) && !L->l.srcfile &&
+	    (r->addr != L->l.addr || r->dso_idx != L->l.dso_idx))
 		return 0;
 	if ((keys & MP_HK_ADDR) && (r->addr != L->l.addr || r->dso_idx != L->l.dso_idx))
 		return 0;
@@ -572,6 +578,16 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 			if (keys & MP_HK_SRCLINE) {
 				R->srcfile = L->l.srcfile;
 				R->line = L->l.line;
+				if (!L->l.srcfile) {
+					R->dso = L->l.dso;
+					R->dso_idx = L->l.dso_idx;
+					R->level = L->l.level;
+					R->sym = L->l.sym;
+					R->sym_resolved = L->l.sym_resolved;
+					R->addr = L->l.addr;
+					R->elf_addr = L->l.elf_addr;
+					R->sym_off = L->l.elf_addr - L->l.sym_start;
+				}
 			}
 			if (keys & MP_HK_ADDR) {
 				R->addr = L->l.addr;

@@ -1549,7 +1549,7 @@ void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, i
 		const char *f;
 		unsigned ln;
 		const char *inl = NULL;
-		if (!dso_srcline(d, out->elf_addr, &f, &ln, &inl)) {
+		if (!dso_srcline(d, out->elf_addr, &f, &ln, want_line > 1 ? &inl : NULL)) {
 			out->srcfile = f;
 			out->line = ln;
 			out->inline_fn = inl;

@@ -42,10 +42,42 @@ for n in 1000000 10000000; do
 	echo "  => memprof is $(ratio "$ps" "$ms")x faster than perf by symbol; peak memory perf $((pm / 1024)) MiB, memprof $((mm / 1024)) MiB"
 done
 
-# srcline on ~1e5 cpu-clock samples (20 kHz for ~5 s of matmul)
-"$PERF" record -q -e cpu-clock -c 50000 -o "$W/cpu.data" "$KERNELS/matmul" -N 512 -a all -r 3 >/dev/null 2>&1
+# srcline on ~1e5 cpu-clock samples (20 kHz). perf runs addr2line for each distinct
+# address, so the cost shows with many of them: a python3 run (a big interpreter, with
+# debug info where installed) when there is one, else matmul.
+cat >"$W/work.py" <<'PY'
+import json, re
+d = {}
+for i in range(300000):
+    d[str(i)] = [i, str(i) * 3, {"a": i}]
+s = json.dumps(d)
+x = json.loads(s)
+r = re.findall(r"\d+", s)
+sorted(r)
+PY
+if command -v python3 >/dev/null; then
+	"$PERF" record -q -e cpu-clock -c 50000 -o "$W/cpu.data" python3 "$W/work.py" >/dev/null 2>&1
+else
+	"$PERF" record -q -e cpu-clock -c 50000 -o "$W/cpu.data" "$KERNELS/matmul" -N 512 -a all -r 3 >/dev/null 2>&1
+fi
 s=$("$MEMPROF" report -q -i "$W/cpu.data" --csv --sort dso | awk -F, 'NR>1 {s+=$2} END {print s}')
 echo "# cpu.data: $s samples"
-run perf-report-srcline "$PERF" report -i "$W/cpu.data" --stdio --sort srcline
+run perf-report-srcline "$PERF" report -i "$W/cpu.data" --stdio --sort srcline --no-children -g none
 run memprof-report-srcline "$MEMPROF" report -q -i "$W/cpu.data" --sort srcline
 echo "  => memprof is $(ratio "$perf_report_srcline_s" "$memprof_report_srcline_s")x faster than perf by source line; peak memory perf $((perf_report_srcline_m / 1024)) MiB, memprof $((memprof_report_srcline_m / 1024)) MiB"
+
+# memory that is memprof's own (anonymous), apart from the mapped file: peak RssAnon
+anon_peak() { # CMD...: prints the peak RssAnon in MiB
+	"$@" >/dev/null 2>&1 &
+	local pid=$! peak=0 v
+	while kill -0 $pid 2>/dev/null; do
+		v=$(awk '/^RssAnon:/ {print $2}' /proc/$pid/status 2>/dev/null || echo 0)
+		[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
+		sleep 0.01
+	done
+	wait $pid || true
+	echo $((peak / 1024))
+}
+for n in 1000000 10000000; do
+	echo "# pf$n.data: peak anonymous memory (RssAnon, MiB): memprof $(anon_peak "$MEMPROF" report -q -i "$W/pf$n.data"), perf $(anon_peak "$PERF" report -i "$W/pf$n.data" --stdio --sort dso,sym)"
+done

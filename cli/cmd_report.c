@@ -178,6 +178,10 @@ static void fmt_srcline(const struct mp_hist_row *r, char *buf, size_t n, int fu
 {
 	if (r->srcfile && r->line)
 		snprintf(buf, n, "%s:%u", full ? r->srcfile : base_name(r->srcfile), r->line);
+	else if (r->sym && r->sym_resolved)
+		snprintf(buf, n, "%s+%" PRIu64, r->sym, r->sym_off); /* as perf shows them */
+	else if (r->sym)
+		snprintf(buf, n, "%s", r->sym);
 	else
 		snprintf(buf, n, "??:0");
 }
@@ -343,7 +347,12 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		}
 		if (keys & MP_HK_SRCLINE) {
 			SEP();
-			csv_str(f, r->srcfile ? r->srcfile : "??");
+			if (r->srcfile) {
+				csv_str(f, r->srcfile);
+			} else {
+				fmt_srcline(r, buf, sizeof(buf), 1);
+				csv_str(f, buf);
+			}
 			fprintf(f, ",%u", r->line);
 		}
 		for (size_t j = 0; j < nev; j++) {

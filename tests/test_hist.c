@@ -207,6 +207,125 @@ static void mp_hist_parse_sort__table(void **state)
 	}
 }
 
+
+static void mp_ann_new__x86_main__lines_sum_to_total(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 1);
+	add(&f, 0, 1, 0x4014fb, 1, 3); /* vector.cpp:10 */
+	add(&f, 0, 1, 0x401520, 1, 4); /* stl_vector.h:95, inlined */
+	add(&f, 0, 1, 0x418794, 1, 5); /* another function */
+	struct mp_err err = { 0 };
+	mp_ann *a = mp_ann_new(f.h, f.s, "vector_static_gcc_v9.1.0", "main", 0, &err);
+	assert_non_null(a);
+	const struct mp_ann_info *in = mp_ann_info(a);
+	assert_int_equal(in->start, 0x4014e0);
+	assert_int_equal(in->size, 0x149);
+	assert_int_equal(in->total[0].samples, 7);
+	assert_int_equal(in->evtotal[0].samples, 12);
+	assert_true(in->has_debuginfo);
+	assert_non_null(strstr(in->srcfile, "vector.cpp"));
+	/* every instruction of main, in order, x86-64 */
+	size_t ni = mp_ann_ninsns(a);
+	assert_true(ni > 20);
+	assert_int_equal(mp_ann_insn(a, 0)->addr, 0x4014e0);
+	uint64_t isum = 0;
+	for (size_t i = 0; i < ni; i++) {
+		isum += mp_ann_insn(a, i)->c[0].samples;
+		if (i)
+			assert_true(mp_ann_insn(a, i)->addr > mp_ann_insn(a, i - 1)->addr);
+	}
+	assert_int_equal(isum, 7);
+	/* objdump: 4014ef: sub $0x40,%rsp */
+	int found = 0;
+	for (size_t i = 0; i < ni; i++)
+		if (mp_ann_insn(a, i)->addr == 0x4014ef)
+			found = !strcmp(mp_ann_insn(a, i)->text, "sub rsp, 0x40");
+	assert_true(found);
+	uint64_t lsum = 0;
+	int hot10 = 0, has95 = 0;
+	for (size_t i = 0; i < mp_ann_nlines(a); i++) {
+		const struct mp_ann_line *l = mp_ann_line(a, i);
+		lsum += l->c[0].samples;
+		if (l->line == 95 && strstr(l->srcfile, "stl_vector.h")) {
+			has95 = 1;
+			assert_int_equal(l->c[0].samples, 4);
+			assert_int_equal(l->hot, 1); /* the hottest line */
+		}
+		if (l->line == 10 && strstr(l->srcfile, "vector.cpp")) {
+			hot10 = l->hot;
+			assert_int_equal(l->c[0].samples, 3);
+		}
+	}
+	assert_int_equal(lsum, 7);
+	assert_true(has95);
+	assert_false(hot10);
+	mp_ann_free(a);
+
+	/* unknown symbol: an error naming it */
+	assert_null(mp_ann_new(f.h, f.s, NULL, "no_such_fn", 0, &err));
+	assert_non_null(strstr(err.msg, "no_such_fn"));
+	rm(&f);
+}
+
+/* aarch64: a tiny static program built with the cross compiler when it is installed. */
+static void mp_ann_new__aarch64__capstone_arm64(void **state)
+{
+	(void)state;
+	if (system("command -v aarch64-linux-gnu-gcc >/dev/null 2>&1")) {
+		skip();
+		return;
+	}
+	char dir[] = "/tmp/test_ann_a64_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmd[1024], exe[256];
+	snprintf(exe, sizeof(exe), "%s/chase", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "printf 'long chase(long *p, long n)\\n{\\n\\twhile (n--)\\n\\t\\tp = (long *)*p;\\n"
+		 "\\treturn (long)p;\\n}\\n' > %s/chase.c && aarch64-linux-gnu-gcc -O2 -g -static "
+		 "-nostdlib -Wl,-e,chase -Wl,--build-id -o %s %s/chase.c", dir, exe, dir);
+	assert_int_equal(system(cmd), 0);
+	struct mp_sym_opts o = { .kallsyms = "/dev/null" };
+	struct mp_err err = { 0 };
+	mp_sym *s = mp_sym_new(&o, NULL, 0, &err);
+	mp_hist *h = mp_hist_new(1);
+	struct mp_pd_mmap m = { .pid = 9, .tid = 9, .start = 0x400000, .len = 0x10000,
+				.cpumode = PERF_RECORD_MISC_USER, .filename = exe };
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	long di = mp_sym_dso_find(s, "chase");
+	assert_true(di >= 0);
+	uint64_t st, sz;
+	assert_int_equal(mp_sym_lookup_name(s, (size_t)di, "chase", &st, &sz), 0);
+	int is64;
+	assert_int_equal(mp_sym_machine(s, (size_t)di, &is64), 183 /* EM_AARCH64 */);
+	uint32_t map = mp_sym_map_find(s, 9, PERF_RECORD_MISC_USER, st);
+	/* find the load and put samples on it */
+	mp_ann *a0 = mp_ann_new(h, s, "chase", "chase", 0, &err);
+	assert_non_null(a0);
+	uint64_t ldr = 0;
+	for (size_t i = 0; i < mp_ann_ninsns(a0); i++)
+		if (!strncmp(mp_ann_insn(a0, i)->text, "ldr", 3))
+			ldr = mp_ann_insn(a0, i)->addr;
+	mp_ann_free(a0);
+	assert_int_not_equal(ldr, 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(mp_hist_add(h, 0, 9, 9, 0, map, PERF_RECORD_MISC_USER, ldr, 1), 0);
+	mp_ann *a = mp_ann_new(h, s, "chase", "chase", 0, &err);
+	assert_non_null(a);
+	assert_int_equal(mp_ann_info(a)->total[0].samples, 10);
+	int hot_line = 0;
+	for (size_t i = 0; i < mp_ann_nlines(a); i++)
+		if (mp_ann_line(a, i)->hot)
+			hot_line = (int)mp_ann_line(a, i)->line;
+	assert_int_equal(hot_line, 4); /* p = (long *)*p; */
+	mp_ann_free(a);
+	mp_hist_free(h);
+	mp_sym_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +334,8 @@ int main(void)
 		cmocka_unit_test(mp_hist_add__many_samples__memory_bounded_by_places),
 		cmocka_unit_test(mp_hist_missing__no_file__share_reported),
 		cmocka_unit_test(mp_hist_parse_sort__table),
+		cmocka_unit_test(mp_ann_new__x86_main__lines_sum_to_total),
+		cmocka_unit_test(mp_ann_new__aarch64__capstone_arm64),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -117,7 +117,7 @@ static void mp_sym_resolve__inlined_code__own_file_and_line(void **state)
 	assert_int_equal(mp_sym_mmap(s, &m), 0);
 	uint32_t map = mp_sym_map_find(s, 100, PERF_RECORD_MISC_USER, 0x401520);
 	struct mp_sym_loc l;
-	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x401520, 1, &l);
+	mp_sym_resolve(s, map, PERF_RECORD_MISC_USER, 0x401520, 2, &l);
 	assert_string_equal(l.sym, "main");
 	/* addr2line -i: innermost is stl_vector.h:95 inlined into main */
 	assert_true(ends_with(l.srcfile, "bits/stl_vector.h"));

@@ -52,5 +52,30 @@ rec two-events walk -e cpu-clock -e task-clock -F 2000 -- \
 	"$KERNELS/cachebench" -m walk -s 32M -o random -t 0.5
 rec group inc -e '{cpu-clock,task-clock}' -F 2000 -- \
 	"$KERNELS/cachebench" -m inc -s 32M -o random -t 0.5
+# by source line: perf report --sort srcline (through addr2line) on the matmul recording
+if [ -f matmul.perf.data ]; then
+	"$PERF" report -i matmul.perf.data --stdio --sort srcline --no-children -g none 2>/dev/null \
+		>srcline.perf.txt
+	"$MEMPROF" report -q -i matmul.perf.data --sort srcline --csv >srcline.csv
+	python3 - srcline.perf.txt srcline.csv <<'PY' || fail=1
+import csv, os, re, sys
+perf = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'\s+([\d.]+)%\s+(\S.*)$', l)
+    if m:
+        perf[m.group(2).strip()] = float(m.group(1))
+mp = {}
+rows = list(csv.reader(open(sys.argv[2])))
+for r in rows[1:]:
+    key = '%s:%s' % (os.path.basename(r[0]), r[1]) if r[1] != '0' else r[0]
+    mp[key] = mp.get(key, 0.0) + float(r[4])
+bad = [(k, v, mp.get(k, 0.0)) for k, v in perf.items() if v >= 0.5 and abs(v - mp.get(k, 0.0)) > 0.1]
+hot = [k for k, v in perf.items() if v >= 0.5 and k.startswith('matmul.c:')]
+if bad or not hot:
+    print('FAIL srcline: %s (matmul.c lines above 0.5%%: %d)' % (bad[:10], len(hot)))
+    sys.exit(1)
+PY
+	n=$((n + 1))
+fi
 [ $fail -eq 0 ] && echo "OK: $n recordings agree with perf report"
 exit $fail
