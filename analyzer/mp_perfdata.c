@@ -1786,65 +1786,56 @@ static const uint8_t *chunk_copy(struct pd_run *R, const uint8_t *r, size_t size
 	return d;
 }
 
-/* Stable merge of q[0..mid) and q[mid..n) (both sorted by ts). */
-static void q_merge(struct pd_run *R, size_t mid, size_t n)
+/* Stable merge of q[0..mid) and q[mid..n) (both sorted by ts), through tmp. */
+static void q_merge(struct pd_qent *q, struct pd_qent *tmp, size_t mid, size_t n)
 {
-	struct pd_qent *q = R->q, *t = R->tmp;
 	if (mid == 0 || mid == n || q[mid - 1].ts <= q[mid].ts)
 		return;
-	memcpy(t, q, n * sizeof(*q));
+	memcpy(tmp, q, n * sizeof(*q));
 	size_t i = 0, j = mid, k = 0;
 	while (i < mid && j < n)
-		q[k++] = t[j].ts < t[i].ts ? t[j++] : t[i++];
+		q[k++] = tmp[j].ts < tmp[i].ts ? tmp[j++] : tmp[i++];
 	while (i < mid)
-		q[k++] = t[i++];
+		q[k++] = tmp[i++];
 	while (j < n)
-		q[k++] = t[j++];
+		q[k++] = tmp[j++];
 }
 
-/* Natural merge sort of q[from..n): per-CPU buffers give long sorted runs. */
-static void q_sort_tail(struct pd_run *R, size_t from, size_t n)
+/* Natural merge sort of q[0..len): records of one ring buffer come in time order, so a
+ * round is a few long sorted runs (one per CPU buffer) and this is nearly linear. Runs
+ * are merged as in a binary counter (merge while the newest run is at least as long as
+ * the one below it), which keeps the stack of pending runs logarithmic. */
+static void q_sort(struct pd_qent *q, struct pd_qent *tmp, size_t len)
 {
-	struct pd_qent *q = R->q + from;
-	size_t len = n - from;
-	size_t runs[64];
-	size_t nr = 0;
-	if (len < 2)
-		return;
-	/* find run boundaries, merging eagerly to keep the stack short (like timsort's
-	 * invariant: each run at least as long as the sum of the ones above it, roughly) */
-	struct pd_qent *saveq = R->q;
-	R->q = q;
-	size_t start = 0;
+	size_t ends[72]; /* end of each pending run; run k starts at ends[k-1] (or 0) */
+	size_t nr = 0, start = 0;
+
 	while (start < len) {
 		size_t e = start + 1;
 		while (e < len && q[e - 1].ts <= q[e].ts)
 			e++;
-		runs[nr++] = e;
-		/* runs[] holds run end positions; merge while the top run is >= the one below */
+		ends[nr++] = e;
+		start = e;
 		while (nr >= 2) {
-			size_t b2 = nr >= 3 ? runs[nr - 3] : 0;
-			size_t l1 = runs[nr - 2] - b2, l2 = runs[nr - 1] - runs[nr - 2];
-			if (l2 < l1 && nr < 60)
+			size_t b = nr >= 3 ? ends[nr - 3] : 0;
+			size_t l1 = ends[nr - 2] - b, l2 = ends[nr - 1] - ends[nr - 2];
+			if (l2 < l1 && nr < 64 && start < len)
 				break;
-			/* merge q[b2..runs[nr-2]) and q[runs[nr-2]..runs[nr-1]) */
-			R->q = q + b2;
-			q_merge(R, runs[nr - 2] - b2, runs[nr - 1] - b2);
-			R->q = q;
-			runs[nr - 2] = runs[nr - 1];
+			q_merge(q + b, tmp, l1, ends[nr - 1] - b);
+			ends[nr - 2] = ends[nr - 1];
 			nr--;
 		}
-		start = e;
 	}
-	while (nr >= 2) {
-		size_t b2 = nr >= 3 ? runs[nr - 3] : 0;
-		R->q = q + b2;
-		q_merge(R, runs[nr - 2] - b2, runs[nr - 1] - b2);
-		R->q = q;
-		runs[nr - 2] = runs[nr - 1];
-		nr--;
+}
+
+/* Sort the unsorted tail of the queue and merge it into the sorted head. */
+static void q_settle(struct pd_run *R)
+{
+	if (R->nsorted < R->nq) {
+		q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
+		q_merge(R->q, R->tmp, R->nsorted, R->nq);
+		R->nsorted = R->nq;
 	}
-	R->q = saveq;
 }
 
 /* Deliver queued records with ts <= limit (all when limit == UINT64_MAX). */
@@ -1852,9 +1843,7 @@ static int q_flush(struct pd_run *R, uint64_t limit)
 {
 	if (R->nq == 0)
 		return 0;
-	q_sort_tail(R, R->nsorted, R->nq);
-	q_merge(R, R->nsorted, R->nq);
-	R->nsorted = R->nq;
+	q_settle(R);
 	size_t k = 0;
 	int rc = 0;
 	while (k < R->nq && R->q[k].ts <= limit) {
@@ -1875,9 +1864,7 @@ static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
 	if (R->nq == R->cq) {
 		if (R->nq >= PD_QUEUE_MAX) {
 			/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
-			q_sort_tail(R, R->nsorted, R->nq);
-			q_merge(R, R->nsorted, R->nq);
-			R->nsorted = R->nq;
+			q_settle(R);
 			uint64_t lo = R->q[0].ts, hi = R->q[R->nq - 1].ts;
 			int rc = q_flush(R, lo + (hi - lo) / 2);
 			if (rc)

@@ -1157,6 +1157,77 @@ static void writer_roundtrip__counts_meta_spec(void **state)
 	unlink(path);
 }
 
+/* ---- ordering (synthetic): perf's FINISHED_ROUND rule and a large shuffled round ---- */
+
+static void put_tsample(struct fb *f, uint64_t ip, uint64_t t)
+{
+	put_hdr(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 24);
+	put64(f, ip);
+	put64(f, t);
+}
+
+static void synthetic__ordering__perf_round_rule(void **state)
+{
+	(void)state;
+	struct fb *f = calloc(1, sizeof(*f));
+	struct mp_err err = { 0 };
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TIME, 0, 1);
+	put_tsample(f, 5, 5);
+	put_tsample(f, 3, 3);
+	put_hdr(f, MP_PD_REC_FINISHED_ROUND, 0, 8);
+	put_tsample(f, 4, 4);
+	put_tsample(f, 10, 10);
+	put_hdr(f, MP_PD_REC_FINISHED_ROUND, 0, 8); /* flushes up to 5, the first round's newest */
+	put_tsample(f, 1, 1);                        /* late: after what was flushed */
+	put_tsample(f, 7, 7);
+	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "o.data", &err);
+	assert_non_null(pd);
+	struct collect c = { 0 };
+	struct mp_pd_handler h = { .ctx = &c, .sample = c_sample, .mmap = c_mmap };
+	assert_int_equal(mp_pd_process(pd, &h, &err), 0);
+	static const uint64_t want[] = { 3, 4, 5, 1, 7, 10 };
+	assert_int_equal(c.n, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(c.s[i].ip, want[i]);
+	/* ordering off: file order */
+	free(c.s);
+	memset(&c, 0, sizeof(c));
+	mp_pd_set_ordered(pd, 0);
+	assert_int_equal(mp_pd_process(pd, &h, &err), 0);
+	static const uint64_t file_order[] = { 5, 3, 4, 10, 1, 7 };
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(c.s[i].ip, file_order[i]);
+	mp_pd_close(pd);
+	free(c.s);
+
+	/* 2000 samples, 7 interleaved "CPU buffers" plus random ties: sorted, stable */
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TIME, 0, 1);
+	uint64_t seed = 99;
+	for (int i = 0; i < 2000; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint64_t t = (uint64_t)(i % 7) * 100 + (uint64_t)(i / 7) * 3 + ((seed >> 40) & 3);
+		put_tsample(f, (uint64_t)i, t);
+	}
+	pd = mp_pd_open_mem(f->b, f->n, "o.data", &err);
+	assert_non_null(pd);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(mp_pd_process(pd, &h, &err), 0);
+	assert_int_equal(c.n, 2000);
+	uint64_t seen = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		seen += c.s[i].ip;
+		if (i) {
+			assert_true(c.s[i - 1].time <= c.s[i].time);
+			if (c.s[i - 1].time == c.s[i].time)
+				assert_true(c.s[i - 1].ip < c.s[i].ip); /* ties keep file order */
+		}
+	}
+	assert_int_equal(seen, 1999 * 2000 / 2);
+	mp_pd_close(pd);
+	free(c.s);
+	free(f);
+}
+
 int main(void)
 {
 	const char *sd = getenv("SHARED_DIR");
@@ -1184,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(synthetic__zstd_bomb__bounded),
 		cmocka_unit_test(synthetic__payload_after_record__skipped),
 		cmocka_unit_test(writer_roundtrip__counts_meta_spec),
+		cmocka_unit_test(synthetic__ordering__perf_round_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
