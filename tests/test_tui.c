@@ -133,6 +133,8 @@ static tui_model *make_model(int *calls, int cols, int rows)
 	}
 	assert_int_equal(tui_data_set_sym_count(d, NSYMS, 0, 1, 1), -EINVAL);
 	assert_int_equal(tui_data_add_event(d, "late", 1, 1, 0, 0, 0), -EINVAL);
+	assert_int_equal(tui_data_set_event_sampling(d, 0, 0, 100000), 0);
+	assert_int_equal(tui_data_set_event_sampling(d, 2, 0, 1), -EINVAL);
 	assert_int_equal(tui_data_add_ratio(d, "faults/kclock", "page faults per 1000 clock samples",
 					    100), 0);
 	tui_data_set_ratio_fn(d, ratio_cb, NULL);
@@ -554,16 +556,19 @@ static void test_model_key__view_stack__push_pop_quit(void **state)
 	tui_model *m = f->m;
 	tui_model_key(m, 'i');
 	assert_int_equal(tui_model_view(m), TUI_VIEW_SUMMARY);
-	int found_cmd = 0, found_ev = 0, found_ratio = 0;
+	int found_cmd = 0, found_ev = 0, found_ratio = 0, found_clock = 0;
 	for (size_t i = 0; i < tui_model_nrows(m); i++) {
 		const char *t = tui_model_row_text(m, i);
 		found_cmd |= strstr(t, "cachebench -m walk") != NULL;
 		found_ev |= strstr(t, "page-faults") && strstr(t, " 100 ") && strstr(t, " 3 ");
+		found_clock |= strstr(t, "cpu-clock") && strstr(t, "-c 100000") &&
+			       strstr(t, " 1000 ") && strstr(t, " 100000000 ");
 		/* program level: 100 faults per 1000 clock samples: not past 100 */
 		found_ratio |= strstr(t, "faults/kclock") && strstr(t, "100+-10 ");
 	}
 	assert_true(found_cmd);
 	assert_true(found_ev);
+	assert_true(found_clock);
 	assert_true(found_ratio);
 	tui_model_key(m, 'h');
 	assert_int_equal(tui_model_view(m), TUI_VIEW_HELP);

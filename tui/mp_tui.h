@@ -69,6 +69,9 @@ int tui_data_add_info(tui_data *d, const char *key, const char *value);
  * TUI_MAX_EVENTS, -EINVAL after a symbol was added, -ENOMEM). */
 int tui_data_add_event(tui_data *d, const char *name, uint64_t samples, uint64_t period,
 		       uint64_t lost, int has_count, uint64_t count);
+/* How an event was sampled, for the summary: every `value` events (freq 0, perf's -c) or
+ * `value` times a second (freq 1, perf's -F). 0 or -EINVAL. */
+int tui_data_set_event_sampling(tui_data *d, size_t ev, int freq, uint64_t value);
 /* A symbol (strings copied). Returns its index or -ENOMEM. Counts start at zero. */
 long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr);
 /* Set one event's counts of a symbol. 0, or -EINVAL for a bad index. */

@@ -82,7 +82,17 @@ int tui_data_add_event(tui_data *d, const char *name, uint64_t samples, uint64_t
 	e->lost = lost;
 	e->has_count = has_count;
 	e->count = count;
+	e->freq = -1;
 	return (int)d->nev++;
+}
+
+int tui_data_set_event_sampling(tui_data *d, size_t ev, int freq, uint64_t value)
+{
+	if (ev >= d->nev)
+		return -EINVAL;
+	d->ev[ev].freq = freq != 0;
+	d->ev[ev].rate = value;
+	return 0;
 }
 
 long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr)

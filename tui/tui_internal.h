@@ -8,6 +8,8 @@ struct tui_event {
 	char *name;
 	uint64_t samples, period, lost, count;
 	int has_count;
+	int freq;          /* sampling: -1 unknown, 0 every `rate` events, 1 `rate` per second */
+	uint64_t rate;
 };
 
 struct tui_sym {

@@ -375,14 +375,17 @@ static int push_summary(tui_model *m)
 	for (size_t i = 0; i < d->ninfo; i++)
 		rc |= add_text(v, "%-12s %s", d->info[i].key, d->info[i].value);
 	rc |= add_text(v, "%s", "");
-	rc |= add_text(v, "%-22s %10s %15s %7s %15s", "event", "samples", "event count", "lost",
-		       "exact count");
+	rc |= add_text(v, "%-18s %-10s %9s %14s %6s %14s", "event", "sampling", "samples",
+		       "event count", "lost", "exact count");
 	for (size_t e = 0; e < d->nev; e++) {
-		char exact[32] = "-";
+		char exact[32] = "-", how[32] = "";
 		if (d->ev[e].has_count)
 			snprintf(exact, sizeof(exact), "%" PRIu64, d->ev[e].count);
-		rc |= add_text(v, "%-22.22s %10" PRIu64 " %15" PRIu64 " %7" PRIu64 " %15s",
-			       d->ev[e].name, d->ev[e].samples, d->ev[e].period, d->ev[e].lost,
+		if (d->ev[e].freq >= 0)
+			snprintf(how, sizeof(how), "%s %" PRIu64, d->ev[e].freq ? "-F" : "-c",
+				 d->ev[e].rate);
+		rc |= add_text(v, "%-18.18s %-10s %9" PRIu64 " %14" PRIu64 " %6" PRIu64 " %14s",
+			       d->ev[e].name, how, d->ev[e].samples, d->ev[e].period, d->ev[e].lost,
 			       exact);
 		samples += d->ev[e].samples;
 		lost += d->ev[e].lost;

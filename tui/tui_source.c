@@ -382,6 +382,7 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 		if (tui_data_add_event(d, a->name, a->nr_samples,
 				       a->total_period, a->lost, a->has_counts, a->count_value) < 0)
 			goto nomem;
+		tui_data_set_event_sampling(d, i, (int)a->attr.freq, a->attr.sample_period);
 	}
 	for (size_t i = 0; i < src->res.nrows; i++) {
 		const struct mp_hist_row *r = &src->res.rows[i];
