@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_events.h"
@@ -73,4 +74,33 @@ int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev
 	if (!shown)
 		mp_buf_printf(out, "\nno ratio can be computed from these events (memprof ratios --list shows what each needs)\n");
 	return 0;
+}
+
+int mp_ratio_stat_report(const struct mp_ratio_counted *c, size_t n, const char *model,
+			 const char *extra, struct mp_buf *out, struct mp_err *err)
+{
+	mp_ratio_set *set = mp_ratio_set_new();
+	struct mp_ratio_event *ev = calloc(n ? n : 1, sizeof(*ev));
+	int rc;
+
+	if (!set || !ev) {
+		mp_ratio_set_free(set);
+		free(ev);
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		ev[i].attr = c[i].attr;
+		ev[i].name = c[i].name;
+		/* an event that never ran has no count (perf stat's <not counted>) */
+		ev[i].has_count = c[i].run > 0 || (c[i].ena == 0 && c[i].value > 0);
+		ev[i].count = (double)c[i].value;
+		if (c[i].run && c[i].run < c[i].ena)
+			ev[i].count = (double)c[i].value * (double)c[i].ena / (double)c[i].run;
+	}
+	rc = mp_ratio_set_load_default(set, extra, err);
+	if (!rc)
+		rc = mp_ratio_stat_table(set, ev, n, model, NULL, NULL, out, err);
+	mp_ratio_set_free(set);
+	free(ev);
+	return rc;
 }

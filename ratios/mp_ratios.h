@@ -238,6 +238,20 @@ int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev
 			const char *model, mp_ratio_resolve_fn resolve, void *rctx,
 			struct mp_buf *out, struct mp_err *err);
 
+/* One counted event of a `memprof stat` run. */
+struct mp_ratio_counted {
+	struct perf_event_attr attr;
+	const char *name;               /* the resolved name, borrowed */
+	uint64_t value, ena, run;       /* final count, time enabled, time running */
+};
+
+/* `memprof stat --ratios` in one call: load the shipped and user ratios (plus extra, a
+ * --ratios FILE, may be NULL), scale multiplexed counts by ena/run, and append the table
+ * of mp_ratio_stat_table() to out. model = the host model (NULL: "perf" fallbacks only).
+ * 0, or a negative code with err (a bad definition file). */
+int mp_ratio_stat_report(const struct mp_ratio_counted *c, size_t n, const char *model,
+			 const char *extra, struct mp_buf *out, struct mp_err *err);
+
 /* A resolver backed by the events module (mp_event_parse with opts.pmu_model = model;
  * "perf" and "cachegrind" resolve with the host model). */
 int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,

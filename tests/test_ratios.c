@@ -697,6 +697,42 @@ static void record_cmd__core__split_into_runs_by_counters(void **state)
 	mp_ratio_set_free(s);
 }
 
+static void stat_report__exact_counts__ipc_and_scaling(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	struct mp_ratio_counted c[3];
+	struct mp_buf out = { 0 };
+	memset(c, 0, sizeof(c));
+	c[0].attr.type = PERF_TYPE_HARDWARE;
+	c[0].attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	c[0].name = "instructions";
+	c[0].value = 3000000;
+	c[0].ena = c[0].run = 1000;
+	c[1].attr.type = PERF_TYPE_HARDWARE;
+	c[1].attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	c[1].name = "cycles";
+	c[1].value = 1000000; /* multiplexed: counted half the time -> 2000000 */
+	c[1].ena = 1000;
+	c[1].run = 500;
+	c[2].attr.type = PERF_TYPE_SOFTWARE;
+	c[2].attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	c[2].name = "task-clock";
+	c[2].value = 5;
+	c[2].ena = c[2].run = 1000;
+	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+	assert_int_equal(mp_ratio_stat_report(c, 3, NULL, NULL, &out, &err), 0);
+	/* IPC = 3000000 / 2000000 = 1.5 */
+	assert_non_null(strstr(out.data, " IPC                                  1.5000  instructions / cycles (perf, exact)\n"));
+	assert_null(strstr(out.data, "Branch"));
+	mp_buf_fini(&out);
+	/* nothing computable */
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(mp_ratio_stat_report(c + 2, 1, NULL, NULL, &out, &err), 0);
+	assert_non_null(strstr(out.data, "no ratio can be computed from these events"));
+	mp_buf_fini(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +753,7 @@ int main(void)
 		cmocka_unit_test(models_for__cpuid__libpfm_model_then_perf),
 		cmocka_unit_test(attr_same__libpfm_bits_and_hybrid__equal),
 		cmocka_unit_test(record_cmd__core__split_into_runs_by_counters),
+		cmocka_unit_test(stat_report__exact_counts__ipc_and_scaling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,5 +65,27 @@ fi
 "$MEMPROF" ratios -i "$SHARED_DIR/perfdata/pdc-group-precise-lost-4.4.data" --kallsyms /dev/null IPC > "$T/lost.txt"
 grep -q "^# lost samples: " "$T/lost.txt" || { echo "FAIL lost samples not reported"; cat "$T/lost.txt"; fail=1; }
 
+# 5. object level: IPC per dso of the ARMv7 file = instructions / cycles of perf's per-dso
+#    periods (perf report --sort dso -F period,dso), for every dso with both events
+if command -v "$PERF" >/dev/null; then
+	f="$SHARED_DIR/perfdata/pdc-armv7-3.4.data"
+	PERF_BUILDID_DIR="$T/empty" "$PERF" report -i "$f" --stdio --symfs="$T/empty" --kallsyms=/dev/null \
+		--sort dso --no-group -F period,dso 2>/dev/null |
+		awk '/^# Samples:/ { ev = $NF; gsub(/'"'"'/, "", ev) } /^ +[0-9]+ / { p[ev, $2] = $1; d[$2] = 1 }
+		     END { for (k in d) if (p["cycles", k] > 0 && p["instructions", k] > 0)
+			printf "%s %.15g\n", k, p["instructions", k] / p["cycles", k] }' | sort > "$T/dso.want"
+	"$MEMPROF" ratios -i "$f" --kallsyms /dev/null --level dso --top 0 --min-samples 0 --csv IPC |
+		awk -F, 'NR > 1 { print $4, $7 }' | sort > "$T/dso.got"
+	n=0
+	while read -r dso want; do
+		got=$(awk -v d="$dso" '$1 == d { print $2 }' "$T/dso.got")
+		if [ -z "$got" ] || ! awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 1e-12 * w) }'; then
+			echo "FAIL dso $dso: IPC '$got', want $want"; fail=1
+		fi
+		n=$((n + 1))
+	done < "$T/dso.want"
+	[ $n -ge 5 ] && echo "ok   pdc-armv7-3.4: IPC of $n objects = perf's per-dso periods" || { echo "FAIL only $n dsos"; fail=1; }
+fi
+
 [ $checked -ge 13 ] || { echo "FAIL only $checked ratios checked"; fail=1; }
 exit $fail
