@@ -1,9 +1,258 @@
-/* Placeholder until the stat command lands; replaced by its owner. */
+/* cmd_stat.c - memprof stat: count events of a command, like perf stat / ocount. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
 #include "cli.h"
+#include "mp_collector.h"
+#include "mp_events.h"
+
+static const char stat_usage[] = "[-e EVENTS] [-a | -p PID] [-i] [--csv | --json | -x SEP] "
+				 "[-o FILE] [--] [COMMAND [ARGS...]]";
+static const char stat_summary[] =
+	"Run COMMAND and count the events (default: task-clock, context-switches,\n"
+	"cpu-migrations, page-faults, and cycles, instructions, branches, branch-misses where\n"
+	"the machine has them). When the kernel multiplexes the counters, counts are scaled\n"
+	"by time enabled / time running and the share of time counted is shown.";
+
+static const char *const stat_defaults[] = {
+	"task-clock", "context-switches", "cpu-migrations", "page-faults",
+	"cycles", "instructions", "branches", "branch-misses",
+};
+
+static int is_clock(const struct mp_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* The default set: each event that parses and that the kernel can open here. */
+static int default_events(const struct mp_evopts *eo, struct mp_event **evs, size_t *n)
+{
+	size_t k = sizeof(stat_defaults) / sizeof(stat_defaults[0]);
+	struct mp_event *v = calloc(k, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++) {
+		struct mp_err err = { 0 };
+		if (mp_event_parse(stat_defaults[i], eo, &v[*n], &err))
+			continue;
+		memset(&err, 0, sizeof(err));
+		if (mp_event_probe(&v[*n], &err))
+			continue;
+		(*n)++;
+	}
+	*evs = v;
+	return *n ? 0 : -ENOENT;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char *ev_name(const struct mp_event *e)
+{
+	return e->resolved[0] ? e->resolved : e->spec;
+}
+
 int cmd_stat(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "memprof stat: not built yet\n");
-	return 1;
+	char *events = NULL;
+	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
+	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, nargs, rc;
+	const struct cli_opt opts[] = {
+		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
+		  "events to count, comma-separated or repeated (see memprof list)" },
+		{ 'a', "all-cpus", CLI_FLAG, &all, NULL, "count on every CPU (system-wide)" },
+		{ 'p', "pid", CLI_INT, &pid, "PID", "attach to a running process until it exits "
+						     "or Ctrl-C" },
+		{ 'i', "no-inherit", CLI_FLAG, &no_inherit, NULL,
+		  "do not count new threads and child processes" },
+		{ 0, "csv", CLI_FLAG, &csv, NULL, "print CSV (event,value,unit,...)" },
+		{ 0, "json", CLI_FLAG, &json, NULL, "print one JSON document" },
+		{ 'x', "field-separator", CLI_STR, &sep, "SEP", "CSV with SEP between fields" },
+		{ 'o', "output", CLI_STR, &outpath, "FILE", "write the counts to FILE" },
+		{ 0, "pmu", CLI_STR, &pmu, "MODEL", "resolve event names for this libpfm4 model" },
+		{ 0 },
+	};
+
+	rc = cli_parse("stat", stat_usage, stat_summary, opts, argc, argv, 1, &nargs);
+	if (rc) {
+		free(events);
+		return rc == 1 ? 0 : 2;
+	}
+	rc = 2;
+	if (sep)
+		csv = 1;
+	else
+		sep = ",";
+	if (csv && json) {
+		cli_error("stat", "give either --csv (-x) or --json, not both");
+		goto out;
+	}
+	if (pid < 0) {
+		cli_error("stat", "-p %d: not a process id", pid);
+		goto out;
+	}
+	if (!nargs && !pid && !all) {
+		cli_error("stat", "no command to count (see memprof stat --help)");
+		goto out;
+	}
+	if ((nargs && pid) || (pid && all)) {
+		cli_error("stat", "give one of a command, -p PID or -a");
+		goto out;
+	}
+
+	struct mp_evopts eo = { 0 };
+	struct mp_event *evs = NULL;
+	size_t nev = 0;
+	struct mp_err err = { 0 };
+	eo.count_only = 1;
+	eo.pmu_model = pmu;
+	if (events) {
+		if (mp_events_parse(events, &eo, &evs, &nev, &err)) {
+			cli_error("stat", "%s", err.msg);
+			goto out;
+		}
+	} else if (default_events(&eo, &evs, &nev)) {
+		cli_error("stat", "the kernel can open none of the default events here");
+		free(evs);
+		rc = 1;
+		goto out;
+	}
+
+	FILE *f = NULL;
+	if (outpath && !(f = fopen(outpath, "w"))) {
+		cli_error("stat", "%s: cannot create: %s", outpath, strerror(errno));
+		free(evs);
+		rc = 1;
+		goto out;
+	}
+	struct mp_stat_opts so = { 0 };
+	struct mp_record_result res = { 0 };
+	so.events = evs;
+	so.nevents = nev;
+	so.argv = nargs ? argv + 1 : NULL;
+	so.pid = pid;
+	so.system_wide = all;
+	so.no_inherit = no_inherit;
+	so.stop = &cli_stop_flag;
+	cli_install_stop_handler();
+	if (mp_stat_run(&so, &res, &err)) {
+		cli_error("stat", "%s", err.msg);
+		rc = res.exec_errno ? 127 : 1;
+		if (f)
+			fclose(f);
+		if (outpath)
+			remove(outpath);
+		free(res.ev);
+		free(evs);
+		goto out;
+	}
+	if (!f)
+		f = stderr; /* like perf stat: stdout stays the workload's */
+
+	char cmd[512] = "";
+	if (nargs)
+		for (int i = 1; i <= nargs; i++) {
+			size_t l = strlen(cmd);
+			snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i > 1 ? " " : "", argv[i]);
+		}
+	else if (pid)
+		snprintf(cmd, sizeof(cmd), "process %d", pid);
+	else
+		snprintf(cmd, sizeof(cmd), "system wide");
+
+	if (json) {
+		fprintf(f, "{\"command\": ");
+		json_str(f, cmd);
+		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res.wall_ns);
+		if (res.workload_started)
+			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res.workload_status));
+		fprintf(f, ", \"events\": [");
+	} else if (csv) {
+		fprintf(f, "event%svalue%sunit%sraw%stime_enabled%stime_running%spercent_running\n",
+			sep, sep, sep, sep, sep, sep);
+	} else {
+		fprintf(f, "\n Performance counter stats for '%s':\n\n", cmd);
+	}
+	for (size_t i = 0; i < nev; i++) {
+		const struct mp_event_result *r = &res.ev[i];
+		int counted = r->run > 0;
+		double scaled = counted ? (double)r->value * ((double)r->ena / (double)r->run) : 0;
+		double pct = r->ena ? 100.0 * (double)r->run / (double)r->ena : 0;
+		int clock = is_clock(&evs[i]);
+		const char *unit = clock ? "msec" : "";
+		double shown = clock ? scaled / 1e6 : scaled;
+		if (json) {
+			fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
+			json_str(f, ev_name(&evs[i]));
+			fprintf(f, ", \"spec\": ");
+			json_str(f, evs[i].spec);
+			if (counted)
+				fprintf(f, ", \"value\": %.2f", scaled);
+			else
+				fprintf(f, ", \"value\": null");
+			fprintf(f,
+				", \"unit\": \"%s\", \"raw\": %" PRIu64 ", \"time_enabled\": %" PRIu64
+				", \"time_running\": %" PRIu64 ", \"percent_running\": %.2f}",
+				clock ? "ns" : "", r->value, r->ena, r->run, pct);
+		} else if (csv) {
+			if (counted)
+				fprintf(f, "%s%s%.0f%s%s%s", ev_name(&evs[i]), sep,
+					clock ? scaled : scaled, sep, clock ? "ns" : "", sep);
+			else
+				fprintf(f, "%s%s<not counted>%s%s%s", ev_name(&evs[i]), sep, sep,
+					clock ? "ns" : "", sep);
+			fprintf(f, "%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%.2f\n", r->value, sep,
+				r->ena, sep, r->run, sep, pct);
+		} else if (!counted) {
+			fprintf(f, "   %18s %-5s %-28s\n", "<not counted>", unit, ev_name(&evs[i]));
+		} else {
+			char num[64];
+			if (clock)
+				snprintf(num, sizeof(num), "%.2f", shown);
+			else
+				snprintf(num, sizeof(num), "%.0f", shown);
+			fprintf(f, "   %18s %-5s %-28s", num, unit, ev_name(&evs[i]));
+			if (r->run < r->ena)
+				fprintf(f, " (%.2f%% counted, scaled)", pct);
+			fputc('\n', f);
+		}
+	}
+	if (json)
+		fprintf(f, "\n]}\n");
+	else if (!csv)
+		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res.wall_ns / 1e9);
+	if (outpath)
+		fclose(f);
+	rc = 0;
+	if (res.workload_started) {
+		rc = mp_exit_code(res.workload_status);
+		if (WIFSIGNALED(res.workload_status))
+			fprintf(stderr, "memprof stat: %s was killed by signal %d (%s)\n", argv[1],
+				WTERMSIG(res.workload_status),
+				strsignal(WTERMSIG(res.workload_status)));
+	}
+	free(res.ev);
+	free(evs);
+out:
+	free(events);
+	return rc;
 }

@@ -1,0 +1,16 @@
+# collector: unit tests (writer round trips, ring, evlist with a fake perf_event_open)
+# and end-to-end record/stat runs checked with perf.
+mp_add_cmocka_test(test_collector SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collector.c
+                   LIBS mp_collector)
+target_link_options(test_collector PRIVATE -Wl,--wrap=mp_sys_perf_event_open,--wrap=ioctl)
+target_include_directories(test_collector PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+
+foreach(t record_basic record_two_events record_threads record_refused record_signals
+          record_options stat_basic)
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
+    add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
+    set_tests_properties(e2e_${t} PROPERTIES
+      ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf"
+      TIMEOUT 120)
+  endif()
+endforeach()

@@ -1,0 +1,27 @@
+# record_lib.sh - shared helpers of the record_*.sh / stat_*.sh e2e tests (sourced).
+set -u
+: "${MEMPROF:?set MEMPROF}" "${KERNELS:?set KERNELS}"
+PERF=${PERF:-perf}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+need_perf() { command -v "$PERF" >/dev/null 2>&1 || { echo "SKIP: no perf"; exit 0; }; }
+# perf report must read the file without a warning or error on stderr.
+perf_reads() {
+	"$PERF" report -i "$1" --stdio >"$W/report.out" 2>"$W/report.err" ||
+		fail "perf report -i $1 failed: $(cat "$W/report.err")"
+	[ -s "$W/report.err" ] && fail "perf report -i $1 warns: $(cat "$W/report.err")"
+	grep -qi 'warning' "$W/report.out" && fail "perf report -i $1 warns: $(grep -i warning "$W/report.out")"
+	return 0
+}
+# The sample count memprof printed for EVENT in stderr file ERR.
+mp_samples() { sed -n "s/^\[ memprof record: $2: \([0-9]*\) samples.*/\1/p" "$1"; }
+# Number of samples of EVENT in perf's view: the sum of the -n column.
+perf_samples() {
+	"$PERF" report -i "$1" --stdio -n --sort pid 2>/dev/null | awk -v ev="$2" '
+		/^# Samples: .* of event/ { cur = $0; sub(/.*of event \047/, "", cur); sub(/\047.*/, "", cur) }
+		/^#/ || NF < 2 { next }
+		cur == ev { s += $2 }
+		END { print s + 0 }'
+}
