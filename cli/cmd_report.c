@@ -95,12 +95,15 @@ static void event_mode(const struct mp_pd_attr *a, char *buf, size_t n)
 		snprintf(buf, n, "counting only");
 }
 
-/* exact count, scaled for multiplexing as perf stat does */
-static double exact_count(const struct mp_pd_attr *a)
+/* The exact count as stored. It is not scaled by enabled/running time here: the stored
+ * times are sums over the per-CPU counters of the event, whose ratio is not the
+ * multiplexing ratio of any one counter; they are shown beside the value instead. */
+static void print_exact(FILE *f, const struct mp_pd_attr *a)
 {
-	if (a->count_run && a->count_ena && a->count_run < a->count_ena)
-		return (double)a->count_value * (double)a->count_ena / (double)a->count_run;
-	return (double)a->count_value;
+	fprintf(f, ", exact count %" PRIu64, a->count_value);
+	if (a->count_ena && a->count_run && a->count_run != a->count_ena)
+		fprintf(f, " (time running %" PRIu64 " of %" PRIu64 " ns enabled, summed over "
+			"its counters)", a->count_run, a->count_ena);
 }
 
 /* The attrs that had samples or are sampling events; counting-only and dummy events
@@ -147,7 +150,7 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 			", estimated count %" PRIu64, j, a->spec && *a->spec ? a->spec : a->name,
 			mode, t->samples, a->lost, t->period);
 		if (a->has_counts)
-			fprintf(f, ", exact count %.0f", exact_count(a));
+			print_exact(f, a);
 		fputc('\n', f);
 		lost += a->lost;
 	}
@@ -384,7 +387,9 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 			a->attr.freq ? "true" : "false", a->attr.freq ? "frequency" : "period",
 			(uint64_t)a->attr.sample_period, t->samples, a->lost, t->period);
 		if (a->has_counts)
-			fprintf(f, ", \"exact_count\": %.0f", exact_count(a));
+			fprintf(f, ", \"exact_count\": %" PRIu64 ", \"time_enabled\": %" PRIu64
+				", \"time_running\": %" PRIu64, a->count_value, a->count_ena,
+				a->count_run);
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"sort\": [");

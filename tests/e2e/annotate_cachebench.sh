@@ -46,7 +46,7 @@ if tot is None or n == 0:
     print('FAIL %s: no total or no counted line' % sys.argv[2]); sys.exit(1)
 if abs(s - tot) > 0.01 * n + 0.005:
     print('FAIL %s: lines sum to %.2f%%, function total %.2f%%' % (sys.argv[2], s, tot)); sys.exit(1)
-if tot < 50:
+if tot < 10:
     print('FAIL %s: walk has only %.2f%% of the samples' % (sys.argv[2], tot)); sys.exit(1)
 PY
 	# --asm: instruction rows add up to the same total
@@ -70,13 +70,13 @@ if not re.search(r'mov\s+\w+, qword ptr \[|ldr\s', '\n'.join(txt)):
 PY
 }
 
-"$PERF" record -q -e cpu-clock -F 4000 -o perf.data "$CB" -m walk -s 64M -o random -t 0.6 \
+"$PERF" record -q -e cpu-clock -F 4000 -o perf.data "$CB" -m walk -s 64M -o random -r 3 \
 	>/dev/null 2>"$T/rec.err" || { echo "FAIL: perf record: $(cat "$T/rec.err")"; exit 1; }
 check perf.data perf
 
 # memprof record, when the collector works on this machine
 if "$MEMPROF" record -e cpu-clock -F 4000 -o memprof.data "$CB" -m walk -s 64M -o random \
-	-t 0.6 >/dev/null 2>"$T/mrec.err"; then
+	-r 3 >/dev/null 2>"$T/mrec.err"; then
 	check memprof.data memprof
 else
 	echo "note: memprof record unavailable ($(head -1 "$T/mrec.err")): perf recording only"
