@@ -123,6 +123,8 @@ static void samples_str(const struct mp_ratio_binding *b, const struct mp_ratio_
 	size_t used = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < b->n && used < len; i++) {
+		if (b->ev[i] < 0)
+			continue; /* folded into another member's event */
 		int w = snprintf(buf + used, len - used, "%s%llu", i ? "/" : "",
 				 (unsigned long long)cells[b->ev[i]].samples);
 		if (w < 0)
@@ -282,8 +284,6 @@ static int do_check(const mp_ratio_set *set)
 		for (size_t k = 0; k < d->nv; k++) {
 			struct check_ctx c = { d->v[k].model, "" };
 			struct mp_err err = { 0, "" };
-			if (!strcmp(d->v[k].model, "cachegrind"))
-				continue; /* simulated names: no PMU encoding */
 			checked++;
 			if (mp_formula_check(d->v[k].f, check_known, &c, &err)) {
 				cli_error("ratios", "%s (%s)", err.msg, c.first_err);
@@ -381,7 +381,7 @@ static void fmt_ival(const struct mp_ratio_def *d, const struct mp_ratio_value *
 		return;
 	}
 	if (v->exact) {
-		snprintf(buf, len, "[exact count]");
+		snprintf(buf, len, "[exact count]"); /* counted, or simulated */
 		return;
 	}
 	mp_ratio_format_value(d, v->lo, a, sizeof(a));
@@ -603,12 +603,15 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 			printf(",\"hi\":");
 			json_num(stdout, r->v.hi);
 			printf(",\"samples\":[");
-			for (size_t e = 0; e < x->b.n; e++)
-				printf("%s%llu", e ? "," : "",
-				       (unsigned long long)r->place->cells[x->b.ev[e]].samples);
+			for (size_t e = 0, k = 0; e < x->b.n; e++)
+				if (x->b.ev[e] >= 0)
+					printf("%s%llu", k++ ? "," : "",
+					       (unsigned long long)r->place->cells[x->b.ev[e]].samples);
 			printf("],\"counts\":[");
-			for (size_t e = 0; e < x->b.n; e++) {
-				printf("%s", e ? "," : "");
+			for (size_t e = 0, k = 0; e < x->b.n; e++) {
+				if (x->b.ev[e] < 0)
+					continue;
+				printf("%s", k++ ? "," : "");
 				json_num(stdout, r->place->cells[x->b.ev[e]].period);
 			}
 			printf("],\"few\":%s,\"exact\":%s,\"flagged\":%s", r->v.few ? "true" : "false",

@@ -455,3 +455,61 @@ out:
 	free(g);
 	return rc;
 }
+
+size_t mp_formula_sum_groups(const mp_formula *f, unsigned *group_of)
+{
+	unsigned *uses = calloc(f->nev ? f->nev : 1, sizeof(*uses));
+	/* pure[i]: node i is an event or a '+' of pure nodes */
+	char *pure = calloc((size_t)f->nn ? (size_t)f->nn : 1, 1);
+	unsigned ng = 0;
+
+	for (size_t i = 0; i < f->nev; i++)
+		group_of[i] = 0;
+	if (!uses || !pure) {
+		free(uses);
+		free(pure);
+		return 0;
+	}
+	for (int i = 0; i < f->nn; i++) {
+		const struct node *n = &f->nodes[i];
+		if (n->kind == N_EV)
+			uses[n->ev]++;
+		pure[i] = n->kind == N_EV || (n->kind == N_ADD && pure[n->a] && pure[n->b]);
+	}
+	/* a maximal pure '+' node: pure, a sum, and not the operand of a pure parent */
+	for (int i = 0; i < f->nn; i++) {
+		const struct node *n = &f->nodes[i];
+		int parent_pure = 0;
+		if (!pure[i] || n->kind != N_ADD)
+			continue;
+		for (int k = i + 1; k < f->nn; k++)
+			if ((f->nodes[k].a == i || f->nodes[k].b == i) && pure[k])
+				parent_pure = 1;
+		if (parent_pure)
+			continue;
+		/* collect the leaves: every node below i in the pure subtree */
+		int stack[FORMULA_MAX_NODES], sp = 0, ok = 1;
+		unsigned id = ++ng;
+		stack[sp++] = i;
+		while (sp) {
+			const struct node *m = &f->nodes[stack[--sp]];
+			if (m->kind == N_EV) {
+				if (uses[m->ev] != 1)
+					ok = 0;
+				group_of[m->ev] = id;
+			} else {
+				stack[sp++] = m->a;
+				stack[sp++] = m->b;
+			}
+		}
+		if (!ok) { /* an event used elsewhere too: cannot be folded */
+			for (size_t e = 0; e < f->nev; e++)
+				if (group_of[e] == id)
+					group_of[e] = 0;
+			ng--;
+		}
+	}
+	free(uses);
+	free(pure);
+	return ng;
+}

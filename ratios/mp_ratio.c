@@ -669,6 +669,51 @@ void mp_ratio_model_counters(const char *model, unsigned *prog, unsigned *fixed)
 
 /* ---- binding and evaluation ------------------------------------------------------------ */
 
+/* Simulated recordings hold one event for a sum of simulated quantities (L1D_REPL =
+ * D1mr + D1mw, written as a raw config with one bit per quantity). A sum in the formula
+ * whose members are missing one by one is matched as a whole to such an event: the first
+ * member takes its count, the others are folded (count 0). Returns 1 when complete. */
+static int fold_sums(const struct mp_ratio_variant *v, const struct mp_ratio_event *ev,
+		     size_t nev, mp_ratio_resolve_fn resolve, void *rctx,
+		     struct mp_ratio_binding *b)
+{
+	unsigned group_of[MP_RATIO_MAX_EVENTS];
+	size_t ng = mp_formula_sum_groups(v->f, group_of);
+
+	for (unsigned g = 1; g <= ng; g++) {
+		uint64_t mask = 0;
+		int missing = 0, first = -1, ok = 1;
+		for (size_t i = 0; i < b->n; i++) {
+			struct perf_event_attr a;
+			struct mp_err e = { 0, "" };
+			if (group_of[i] != g)
+				continue;
+			if (first < 0)
+				first = (int)i;
+			missing |= b->ev[i] < 0;
+			memset(&a, 0, sizeof(a));
+			if (resolve(rctx, mp_formula_event(v->f, i), v->model, &a, &e) ||
+			    a.type != PERF_TYPE_RAW)
+				ok = 0;
+			mask |= a.config;
+		}
+		if (!missing || !ok || first < 0)
+			continue;
+		for (size_t k = 0; k < nev; k++) {
+			if (ev[k].attr.type != PERF_TYPE_RAW || ev[k].attr.config != mask)
+				continue;
+			for (size_t i = 0; i < b->n; i++)
+				if (group_of[i] == g)
+					b->ev[i] = (int)i == first ? (int)k : MP_RATIO_FOLDED;
+			break;
+		}
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (b->ev[i] == -1)
+			return 0;
+	return 1;
+}
+
 static int bind_variant(const struct mp_ratio_variant *v, const struct mp_ratio_event *ev,
 			size_t nev, mp_ratio_resolve_fn resolve, void *rctx,
 			struct mp_ratio_binding *b)
@@ -688,7 +733,7 @@ static int bind_variant(const struct mp_ratio_variant *v, const struct mp_ratio_
 		for (size_t k = 0; k < nev && found < 0; k++)
 			if (ev[k].name && !strcmp(ev[k].name, name))
 				found = (int)k;
-		if (found < 0 && resolve && strcmp(v->model, "cachegrind")) {
+		if (found < 0 && resolve) {
 			memset(&attr, 0, sizeof(attr));
 			if (resolve(rctx, name, v->model, &attr, &e) == 0)
 				for (size_t k = 0; k < nev && found < 0; k++)
@@ -704,7 +749,11 @@ static int bind_variant(const struct mp_ratio_variant *v, const struct mp_ratio_
 				used += (size_t)w;
 		}
 	}
+	if (!complete && resolve && !strcmp(v->model, "cachegrind"))
+		complete = fold_sums(v, ev, nev, resolve, rctx, b);
 	b->complete = complete;
+	if (complete)
+		b->missing[0] = 0;
 	return complete ? 0 : -ENOENT;
 }
 
@@ -756,19 +805,27 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 	if (!b->complete || !b->var)
 		return mp_err_set(err, -EINVAL, "ratio %s: events missing: %s", d->id, b->missing);
 	for (size_t i = 0; i < b->n && exact; i++)
-		if (!ev[b->ev[i]].has_count)
+		if (b->ev[i] >= 0 && !ev[b->ev[i]].has_count)
 			exact = 0;
 	if (!exact && !cells)
 		return 0;
 	out->min_samples = UINT64_MAX;
 	for (size_t i = 0; i < b->n; i++) {
 		int k = b->ev[i];
+		if (k < 0) {
+			vals[i] = 0; /* folded into another member's event */
+			continue;
+		}
 		vals[i] = exact ? ev[k].count : cells[k].period;
 		if (!exact && cells[k].samples < out->min_samples)
 			out->min_samples = cells[k].samples;
 	}
 	if (exact)
 		out->min_samples = 0;
+	int simulated = !exact;
+	for (size_t i = 0; i < b->n && simulated; i++)
+		if (b->ev[i] >= 0 && !ev[b->ev[i]].exact_samples)
+			simulated = 0;
 	rc = mp_formula_eval(b->var->f, vals, &r, grad, NULL);
 	if (rc == -EDOM || rc == -ERANGE)
 		return 0; /* undefined here, e.g. no instructions sampled at this line */
@@ -776,10 +833,12 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 		return mp_err_set(err, rc, "ratio %s: %s", d->id, mp_strerror(rc));
 	out->defined = 1;
 	out->value = out->lo = out->hi = r;
-	out->exact = exact;
-	if (!exact) {
+	out->exact = exact || simulated;
+	if (!exact && !simulated) {
 		double var = 0;
 		for (size_t i = 0; i < b->n; i++) {
+			if (b->ev[i] < 0)
+				continue;
 			const struct mp_ratio_cell *c = &cells[b->ev[i]];
 			double vi;
 			if (c->samples == 0)
@@ -913,7 +972,7 @@ int mp_ratio_record_cmd(const struct mp_ratio_variant *const *vars,
 			      need, programmable,
 			      need > programmable ? ": more than the PMU has, the kernel will multiplex" : "");
 		rc = mp_buf_printf(out, "memprof record%s -e ",
-				   !strcmp(v0->model, "cachegrind") ? " --sim cachegrind" : "");
+				   !strcmp(v0->model, "cachegrind") ? " --sim" : "");
 		for (size_t k = 0; k < ru->nev; k++) {
 			if (model_is_pfm(v0->model) && !strstr(ru->ev[k], "::"))
 				mp_buf_printf(out, "%s%s::%s", k ? "," : "", v0->model, ru->ev[k]);

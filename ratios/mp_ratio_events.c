@@ -9,6 +9,26 @@
 
 #include "mp_events.h"
 
+/* callgrind's quantities in the order of its events: line; the simulator
+ * (collector/mp_sim.c) writes an event for a sum of them as PERF_TYPE_RAW with one bit
+ * per quantity, bit i = quantity i (enum mp_sim_quantity). */
+static const char *const sim_quantities[] = {
+	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
+};
+
+static int resolve_sim(const char *event, struct perf_event_attr *attr, struct mp_err *err)
+{
+	for (size_t i = 0; i < sizeof(sim_quantities) / sizeof(sim_quantities[0]); i++)
+		if (!strcmp(event, sim_quantities[i])) {
+			memset(attr, 0, sizeof(*attr));
+			attr->type = PERF_TYPE_RAW;
+			attr->config = 1ULL << i;
+			return 0;
+		}
+	return mp_err_set(err, -ENOENT, "event '%s': not a simulated quantity (Ir, Dr, Dw, I1mr, "
+			  "D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi, Bim)", event);
+}
+
 int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
 			    struct perf_event_attr *attr, struct mp_err *err)
 {
@@ -18,6 +38,8 @@ int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
 	int rc;
 
 	(void)ctx;
+	if (model && !strcmp(model, "cachegrind"))
+		return resolve_sim(event, attr, err);
 	memset(&o, 0, sizeof(o));
 	o.count_only = 1;
 	if (!model || !strcmp(model, "perf") || !strcmp(model, "cachegrind")) {

@@ -79,6 +79,11 @@ static void detect_model(mp_ratio_run *r, const char *forced)
 		snprintf(r->model, sizeof(r->model), "%s", forced);
 		return;
 	}
+	/* memprof record --sim: callgrind's simulated caches, whatever the host */
+	if (mp_pd_meta(r->pd, "simulated")) {
+		snprintf(r->model, sizeof(r->model), "cachegrind");
+		return;
+	}
 	/* memprof writes resolved names ("skl::L1D:REPLACEMENT"): what was recorded wins
 	 * over the CPU the file was written on (simulated PMUs, --pmu). */
 	for (size_t i = 0; i < r->nev; i++) {
@@ -206,6 +211,9 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		}
 	}
 	detect_model(r, opts->model);
+	if (mp_pd_meta(r->pd, "simulated"))
+		for (size_t i = 0; i < r->nev; i++)
+			r->ev[i].exact_samples = 1;
 	if (r->hist && mp_hist_resolve(r->hist, r->sym, opts->level >= MP_RATIO_LINE)) {
 		mp_err_set(err, -ENOMEM, "%s: out of memory resolving symbols", path);
 		goto fail;

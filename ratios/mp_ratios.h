@@ -51,6 +51,11 @@ const char *mp_formula_src(const mp_formula *f);
 /* 1 when the formula has a binary or unary '-' (the estimate may then go negative). */
 int mp_formula_has_minus(const mp_formula *f);
 
+/* Maximal sums of events only ("( D1mr + D1mw )"), each of whose events occurs once in
+ * the formula: group_of[i] = 1.. the group of event i, 0 = in no such sum. Returns the
+ * number of groups. (A simulated event can stand for such a sum as a whole.) */
+size_t mp_formula_sum_groups(const mp_formula *f, unsigned *group_of /* OUT: [nevents] */);
+
 /* Check that every event name is known: known(ctx, name) returns non-zero for a known
  * name. First unknown name -> -MP_EPARSE, err "src:line:col: unknown event 'cyles'". */
 int mp_formula_check(const mp_formula *f, int (*known)(void *ctx, const char *name),
@@ -145,6 +150,8 @@ struct mp_ratio_event {
 	int has_count;          /* exact count below is valid */
 	double count;           /* exact count, already scaled for multiplexing */
 	double mean_period;     /* the run's mean sample period of this event (0: unknown) */
+	int exact_samples;      /* the periods are exact counts, not samples (simulation):
+				 * values at every place are exact, no interval */
 };
 
 /* Do two attrs count the same thing? Compares type and config: for raw x86 configs
@@ -158,13 +165,16 @@ int mp_ratio_attr_same(const struct perf_event_attr *a, const struct perf_event_
 size_t mp_ratio_models_for(const char *cpuid_or_model, const char **keys, size_t max);
 
 #define MP_RATIO_MAX_EVENTS 16
+#define MP_RATIO_FOLDED (-2)
 
 struct mp_ratio_binding {
 	const struct mp_ratio_def *def;
 	const struct mp_ratio_variant *var;  /* the chosen variant (NULL: no variant at all) */
 	int complete;                        /* every event found */
 	size_t n;                            /* mp_formula_nevents(var->f) */
-	int ev[MP_RATIO_MAX_EVENTS];         /* index into the run's events, -1 = missing */
+	int ev[MP_RATIO_MAX_EVENTS];         /* index into the run's events, -1 = missing,
+					      * MP_RATIO_FOLDED = counted in another member's
+					      * event (one simulated event for a whole sum) */
 	char missing[512];                   /* "L1D_REPL, INSTRUCTION_RETIRED" when incomplete */
 };
 
