@@ -733,6 +733,78 @@ static void stat_report__exact_counts__ipc_and_scaling(void **state)
 	mp_buf_fini(&out);
 }
 
+static void formula_sum_groups__pure_sums__grouped(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	unsigned g[8];
+	mp_formula *f = mp_formula_parse("( a + b + c ) / ( d + e ) - f", "t", 1, 1, &err);
+	assert_non_null(f);
+	assert_int_equal(mp_formula_sum_groups(f, g), 2);
+	assert_true(g[0] == 1 && g[1] == 1 && g[2] == 1);
+	assert_true(g[3] == 2 && g[4] == 2);
+	assert_int_equal(g[5], 0);
+	mp_formula_free(f);
+	/* an event used twice cannot be folded; a '*' breaks a sum */
+	f = mp_formula_parse("( a + b ) / ( a * c + d )", "t", 1, 1, &err);
+	assert_non_null(f);
+	assert_int_equal(mp_formula_sum_groups(f, g), 0);
+	mp_formula_free(f);
+}
+
+static int sim_resolve(void *ctx, const char *event, const char *model,
+		       struct perf_event_attr *attr, struct mp_err *err)
+{
+	static const char *const q[] = { "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw" };
+	(void)ctx;
+	assert_string_equal(model, "cachegrind");
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		if (!strcmp(event, q[i])) {
+			attr->type = PERF_TYPE_RAW;
+			attr->config = 1ULL << i;
+			return 0;
+		}
+	return mp_err_set(err, -ENOENT, "no %s", event);
+}
+
+static void ratio_bind__simulated_sum_event__folded(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = builtin();
+	struct mp_ratio_event ev[2];
+	struct mp_ratio_binding b;
+	struct mp_ratio_value v;
+	const char *models[2] = { "cachegrind", "perf" };
+	memset(ev, 0, sizeof(ev));
+	/* what memprof record --sim writes for L1D_REPL (D1mr+D1mw) and INST_RETIRED (Ir) */
+	ev[0].attr.type = PERF_TYPE_RAW;
+	ev[0].attr.config = 0x30;
+	ev[0].name = "L1D_REPL";
+	ev[0].exact_samples = 1;
+	ev[1].attr.type = PERF_TYPE_RAW;
+	ev[1].attr.config = 0x1;
+	ev[1].name = "INST_RETIRED";
+	ev[1].exact_samples = 1;
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L1D_MISS_RATE"), models, 2, ev, 2,
+				       sim_resolve, NULL, &b, &err), 0);
+	assert_string_equal(mp_formula_src(b.var->f), "( D1mr + D1mw ) / Ir");
+	assert_int_equal(b.ev[0], 0);
+	assert_int_equal(b.ev[1], MP_RATIO_FOLDED);
+	assert_int_equal(b.ev[2], 1);
+	/* 3 instructions with 2 + 1 replacements over 12 + 8 instructions: exact, 3/20 */
+	struct mp_ratio_cell c[2] = { { 2, 3, 5 }, { 2, 20, 208 } };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && v.exact && !v.few);
+	assert_true(v.value == 0.15 && v.lo == 0.15 && v.hi == 0.15);
+	/* D1mr alone recorded: the sum cannot be made up, D1mw is missing */
+	ev[0].attr.config = 0x10;
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L1D_MISS_RATE"), models, 1, ev, 2,
+				       sim_resolve, NULL, &b, &err), -ENOENT);
+	assert_string_equal(b.missing, "D1mw");
+	mp_ratio_set_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +826,8 @@ int main(void)
 		cmocka_unit_test(attr_same__libpfm_bits_and_hybrid__equal),
 		cmocka_unit_test(record_cmd__core__split_into_runs_by_counters),
 		cmocka_unit_test(stat_report__exact_counts__ipc_and_scaling),
+		cmocka_unit_test(formula_sum_groups__pure_sums__grouped),
+		cmocka_unit_test(ratio_bind__simulated_sum_event__folded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

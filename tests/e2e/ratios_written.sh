@@ -136,4 +136,27 @@ memprof record -e core::L1D_REPL,core::INSTRUCTION_RETIRED,core::L2_LINES_IN:SEL
 memprof record -e core::L1I_MISSES,core::INSTRUCTION_RETIRED -o memprof-2.data -- ./cachebench -s 1M
 W
 diff -u "$T/rec.want" "$T/rec.txt" || err "--record-cmd"
+# user definitions: ~/.config/memprof/ratios/*.ratios (XDG_CONFIG_HOME) and --ratios FILE
+mkdir -p "$T/cfg/memprof/ratios"
+cat > "$T/cfg/memprof/ratios/mine.ratios" <<'R'
+# per thousand instructions, as a user might prefer
+[L1D_MPKI]
+name = L1D MPKI
+what = L1D lines allocated per 1000 instructions
+threshold = > 100
+core = exact 1000 * L1D_REPL / INSTRUCTION_RETIRED
+R
+XDG_CONFIG_HOME="$T/cfg" "$MEMPROF" ratios -i "$T/a.data" --level symbol L1D_MPKI > "$T/mpki.txt"
+# walk: 1000 * 0.1 = 100 (not past 100); inc: 8; program level: 42.5
+grep -Eq '^ +100\.0000 +\[80\.4004, 119\.5996\] +300/150 +walk +\[cachebench\]$' "$T/mpki.txt" || { err "user folder ratio"; cat "$T/mpki.txt"; }
+printf '[BAD]\nname = Bad\ncore = exact L1D_REPL /* INSTRUCTION_RETIRED\n' > "$T/bad.ratios"
+"$MEMPROF" ratios -i "$T/a.data" --ratios "$T/bad.ratios" > "$T/bad.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -qx "memprof ratios: $T/bad.ratios:3:23: operator '/' needs a space after it" "$T/bad.txt" ||
+	{ err "bad --ratios file: exit $rc"; cat "$T/bad.txt"; }
+# thresholds flag like the article's branch-debug WARNING
+printf '[HOT_L1D]\nname = Hot L1D\nthreshold = > 0.1\ncore = exact L1D_REPL / INSTRUCTION_RETIRED\n' > "$T/hot.ratios"
+"$MEMPROF" ratios -i "$T/a.data" --ratios "$T/hot.ratios" --level line HOT_L1D > "$T/hot.txt"
+grep -q "0.1500 .*cachebench.c:$hot .*<==== WARNING (above threshold)" "$T/hot.txt" &&
+	! grep -q "cachebench.c:$hot_inc .*WARNING" "$T/hot.txt" || { err "threshold flag"; cat "$T/hot.txt"; }
 exit $fail
