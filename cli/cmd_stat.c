@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "mp_collector.h"
 #include "mp_events.h"
+#include "mp_ratios.h"
 
 static const char stat_usage[] = "[-e EVENTS] [-a | -p PID] [-i] [--csv | --json | -x SEP] "
 				 "[-o FILE] [--] [COMMAND [ARGS...]]";
@@ -71,11 +72,40 @@ static const char *ev_name(const struct mp_event *e)
 	return e->resolved[0] ? e->resolved : e->spec;
 }
 
+/* --ratios: the ratio table of memprof ratios, from the exact counts (ratios module). */
+static void stat_print_ratios(FILE *f, const struct mp_event *evs,
+			      const struct mp_event_result *res, size_t nev, const char *pmu)
+{
+	struct mp_ratio_counted *c = calloc(nev ? nev : 1, sizeof(*c));
+	struct mp_evopts eo = { 0 };
+	struct mp_buf out = { 0 };
+	struct mp_err err = { 0 };
+	char model[64];
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < nev; i++) {
+		c[i].attr = evs[i].attr;
+		c[i].name = evs[i].resolved;
+		c[i].value = res[i].value;
+		c[i].ena = res[i].ena;
+		c[i].run = res[i].run;
+	}
+	eo.pmu_model = pmu;
+	if (mp_ratio_stat_report(c, nev, mp_events_host_model(&eo, model, sizeof(model)), NULL,
+				 &out, &err))
+		cli_warn("stat", "--ratios: %s", err.msg);
+	else if (out.data)
+		fputs(out.data, f);
+	mp_buf_fini(&out);
+	free(c);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	char *events = NULL;
 	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
-	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, nargs, rc;
+	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, nargs, rc;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
 		  "events to count, comma-separated or repeated (see memprof list)" },
@@ -89,6 +119,8 @@ int cmd_stat(int argc, char **argv)
 		{ 'x', "field-separator", CLI_STR, &sep, "SEP", "CSV with SEP between fields" },
 		{ 'o', "output", CLI_STR, &outpath, "FILE", "write the counts to FILE" },
 		{ 0, "pmu", CLI_STR, &pmu, "MODEL", "resolve event names for this libpfm4 model" },
+		{ 0, "ratios", CLI_FLAG, &ratios, NULL,
+		  "then the ratios the counts give (IPC, L1D Miss Rate, ...: memprof ratios)" },
 		{ 0 },
 	};
 
@@ -240,6 +272,8 @@ int cmd_stat(int argc, char **argv)
 		fprintf(f, "\n]}\n");
 	else if (!csv)
 		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res.wall_ns / 1e9);
+	if (ratios && !json && !csv)
+		stat_print_ratios(f, evs, res.ev, nev, pmu);
 	if (outpath)
 		fclose(f);
 	rc = 0;
