@@ -20,11 +20,12 @@ cc -O2 -g -o "$W/pagetouch" "$HERE/pagetouch.c"
 # run LABEL CMD...: prints wall seconds and peak RSS (MiB) into $W/LABEL.t
 run() {
 	local lbl=$1; shift
-	/usr/bin/time -f '%e %M' -o "$W/$lbl.t" "$@" >"$W/$lbl.out" 2>"$W/$lbl.err" ||
+	/usr/bin/time -f '%e %M %U %S' -o "$W/$lbl.t" "$@" >"$W/$lbl.out" 2>"$W/$lbl.err" ||
 		{ echo "$lbl failed: $(tail -2 "$W/$lbl.err")"; return 1; }
-	read -r sec kib <"$W/$lbl.t"
-	printf '%-34s %8.2f s %8.1f MiB\n' "$lbl" "$sec" "$(echo "$kib / 1024" | bc -l)"
-	eval "${lbl//[-.]/_}_s=$sec; ${lbl//[-.]/_}_m=$kib"
+	read -r sec kib us ss <"$W/$lbl.t"
+	printf '%-28s %7.2f s wall %7.2f s cpu %8.1f MiB peak RSS\n' "$lbl" "$sec" \
+		"$(echo "$us + $ss" | bc -l)" "$(echo "$kib / 1024" | bc -l)"
+	eval "${lbl//[-.]/_}_s=$sec; ${lbl//[-.]/_}_m=$kib; ${lbl//[-.]/_}_c=$(echo "$us + $ss" | bc -l)"
 }
 
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
@@ -39,7 +40,8 @@ for n in 1000000 10000000; do
 	run "perf-sym-$n" "$PERF" report -i "$W/pf$n.data" --stdio --sort dso,sym
 	run "memprof-sym-$n" "$MEMPROF" report -q -i "$W/pf$n.data" --sort dso,sym
 	eval "ps=\$perf_sym_${n}_s pm=\$perf_sym_${n}_m ms=\$memprof_sym_${n}_s mm=\$memprof_sym_${n}_m"
-	echo "  => memprof is $(ratio "$ps" "$ms")x faster than perf by symbol; peak memory perf $((pm / 1024)) MiB, memprof $((mm / 1024)) MiB"
+	eval "pc=\$perf_sym_${n}_c mc=\$memprof_sym_${n}_c"
+	echo "  => memprof is $(ratio "$ps" "$ms")x faster than perf by symbol (cpu time: $(ratio "$pc" "$mc")x); peak RSS perf $((pm / 1024)) MiB, memprof $((mm / 1024)) MiB"
 done
 
 # srcline on ~1e5 cpu-clock samples (20 kHz). perf runs addr2line for each distinct
@@ -64,9 +66,9 @@ s=$("$MEMPROF" report -q -i "$W/cpu.data" --csv --sort dso | awk -F, 'NR>1 {s+=$
 echo "# cpu.data: $s samples"
 run perf-report-srcline "$PERF" report -i "$W/cpu.data" --stdio --sort srcline --no-children -g none
 run memprof-report-srcline "$MEMPROF" report -q -i "$W/cpu.data" --sort srcline
-echo "  => memprof is $(ratio "$perf_report_srcline_s" "$memprof_report_srcline_s")x faster than perf by source line; peak memory perf $((perf_report_srcline_m / 1024)) MiB, memprof $((memprof_report_srcline_m / 1024)) MiB"
+echo "  => memprof is $(ratio "$perf_report_srcline_s" "$memprof_report_srcline_s")x faster than perf by source line (cpu time: $(ratio "$perf_report_srcline_c" "$memprof_report_srcline_c")x); peak RSS perf $((perf_report_srcline_m / 1024)) MiB, memprof $((memprof_report_srcline_m / 1024)) MiB"
 
-# memory that is memprof's own (anonymous), apart from the mapped file: peak RssAnon
+# memory of its own (anonymous), apart from the mapped recording: peak RssAnon
 anon_peak() { # CMD...: prints the peak RssAnon in MiB
 	"$@" >/dev/null 2>&1 &
 	local pid=$! peak=0 v

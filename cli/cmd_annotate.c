@@ -300,7 +300,7 @@ int cmd_annotate(int argc, char **argv)
 		}
 		mp_hist_result_fini(&r);
 		if (!shown)
-			printf("# no symbol with symbols resolved above %.2f%% of the samples\n",
+			printf("# no resolved symbol holds %.2f%% of the samples or more\n",
 			       o.threshold);
 	}
 	if (fflush(stdout) || ferror(stdout)) {

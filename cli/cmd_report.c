@@ -537,7 +537,11 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 
-	struct progress_state ps = { .on = !o.quiet && isatty(2), .last_pct = -1, .path = o.input };
+	/* progress only where it helps: on a terminal, for files that take a moment */
+	struct stat ist;
+	int big = stat(o.input, &ist) == 0 && ist.st_size > (16 << 20);
+	struct progress_state ps = { .on = !o.quiet && big && isatty(2), .last_pct = -1,
+				     .path = o.input };
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms,
 				      .want_comm = (keys & MP_HK_COMM) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
