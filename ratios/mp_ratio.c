@@ -934,9 +934,7 @@ int mp_ratio_record_cmd(const struct mp_ratio_variant *const *vars,
 	mp_ratio_model_counters(model, &mp, &mf);
 	if (!programmable)
 		programmable = mp;
-	if (!programmable && !fixed)
-		fixed = mf;
-	else if (!fixed && programmable == mp)
+	if (!fixed)
 		fixed = mf;
 	if (!workload)
 		workload = "COMMAND";
