@@ -322,6 +322,61 @@ static void mp_sym_lookup__name_srcline_code(void **state)
 	mp_sym_free(s);
 }
 
+
+/* Debug info elsewhere: a stripped object finds its DWARF through .gnu_debuglink, and one
+ * without the link through /usr/lib/debug/.build-id (both under --symfs). */
+static void mp_sym_resolve__stripped__debuglink_and_build_id_dirs(void **state)
+{
+	(void)state;
+	if (system("command -v objcopy >/dev/null 2>&1")) {
+		skip();
+		return;
+	}
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; mkdir -p a b/usr/lib/debug/.build-id/db b/rec;"
+		 "objcopy --only-keep-debug %s a/vec.debug;"
+		 "objcopy --strip-debug --strip-unneeded %s a/vec;"
+		 "objcopy --add-gnu-debuglink=a/vec.debug a/vec;"
+		 "cp a/vec.debug b/usr/lib/debug/.build-id/db/3f64e23e81c62954fcff0388acee879760120f.debug;"
+		 "objcopy --strip-debug --strip-unneeded %s b/rec/vec",
+		 symfs, vec_path, vec_path, vec_path);
+	assert_int_equal(system(cmd), 0);
+	char sfs[4200];
+	struct mp_sym_loc l;
+	/* debuglink: the link is looked up beside the object */
+	snprintf(sfs, sizeof(sfs), "%s", symfs);
+	mp_sym *s = new_sym(sfs, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, "/a/vec");
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x4014fb), 2, 0x4014fb, 1, &l);
+	assert_string_equal(l.sym, "main"); /* .symtab comes from the debug file */
+	assert_int_equal(l.line, 10);
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, l.dso_idx, 0);
+	assert_true(ends_with(d->debug_file, "/a/vec.debug"));
+	mp_sym_free(s);
+	/* build-id directory (the recording's build-id table names the id) */
+	snprintf(sfs, sizeof(sfs), "%s/b", symfs);
+	static const uint8_t id[20] = { 0xdb, 0x3f, 0x64, 0xe2, 0x3e, 0x81, 0xc6, 0x29, 0x54, 0xfc,
+					0xff, 0x03, 0x88, 0xac, 0xee, 0x87, 0x97, 0x60, 0x12, 0x0f };
+	struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_USER, .id_len = 20,
+				      .filename = "/rec/vec" };
+	memcpy(bid.id, id, 20);
+	struct mp_sym_opts o = { .symfs = sfs, .kallsyms = "/dev/null" };
+	struct mp_err err = { 0 };
+	s = mp_sym_new(&o, &bid, 1, &err);
+	assert_non_null(s);
+	struct mp_pd_mmap m2 = mk_mmap(100, 0x400000, 0xc5000, 0, "/rec/vec");
+	assert_int_equal(mp_sym_mmap(s, &m2), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x401520), 2, 0x401520, 1, &l);
+	assert_string_equal(l.sym, "main");
+	assert_int_equal(l.line, 95);
+	d = mp_sym_dso(s, l.dso_idx, 0);
+	assert_true(d->flags & MP_DSO_DEBUGINFO);
+	assert_non_null(strstr(d->debug_file, ".build-id/db/3f64"));
+	mp_sym_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +388,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_resolve__symfs_and_build_id_mismatch),
 		cmocka_unit_test(mp_sym_resolve__kallsyms_file__kernel_and_module_symbols),
 		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
+		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
 	};
 	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
 }
