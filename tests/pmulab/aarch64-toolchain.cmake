@@ -25,7 +25,9 @@ if(MEMPROF_STATIC)
   # Prefer the .a archives, and append what the static archives themselves need
   # (libdw -> libelf, zlib, lzma, bzip2, zstd; ncursesw -> tinfo) at the end of
   # every link line, after the libraries the targets name.
-  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+  # CMake's platform files reset CMAKE_FIND_LIBRARY_SUFFIXES after this file is read:
+  # aarch64-static.cmake sets it again right after project().
+  set(CMAKE_PROJECT_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/aarch64-static.cmake)
   set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
   set(CMAKE_C_STANDARD_LIBRARIES
       "-Wl,--start-group -ldw -lelf -lz -llzma -lbz2 -lzstd -ltinfo -lpthread -ldl -lm -Wl,--end-group")

@@ -7,7 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 bld=${PMULAB_BUILD:-$src/build-aarch64}
 dir=${PMULAB_DIR:-$bld/pmulab}
-die() { echo "pmulab build: $*" >&2; exit 1; }
+die() { # The host reads the guest's recordings with --symfs: the objects at their guest paths.
+rm -rf "$dir/symfs"; mkdir -p "$dir/symfs/pmulab"
+cp -a "$dir/guest-bin" "$dir/symfs/pmulab/bin"
+echo "pmulab build: $*" >&2; exit 1; }
 command -v aarch64-linux-gnu-gcc >/dev/null || die "aarch64-linux-gnu-gcc not found (run setup.sh)"
 
 mkdir -p "$bld"
@@ -24,4 +27,7 @@ cp "$bld"/kernels/cachebench "$bld"/kernels/matmul "$bld"/kernels/falseshare "$d
 for f in "$dir"/guest-bin/*; do
   file -b "$f" | grep -q 'ARM aarch64.*statically linked' || die "$f is not a static aarch64 program: $(file -b "$f")"
 done
+# The host reads the guest's recordings with --symfs: the objects at their guest paths.
+rm -rf "$dir/symfs"; mkdir -p "$dir/symfs/pmulab"
+cp -a "$dir/guest-bin" "$dir/symfs/pmulab/bin"
 echo "pmulab build: $(ls "$dir/guest-bin" | tr '\n' ' ')in $dir/guest-bin"

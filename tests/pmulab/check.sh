@@ -5,7 +5,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-dir=${PMULAB_DIR:-$src/build-aarch64/pmulab}
+dir=${PMULAB_DIR:-${PMULAB_BUILD:-$src/build-aarch64}/pmulab}
 o=$dir/out
 MEMPROF=${MEMPROF:-$src/build/memprof}
 PERF=${PERF:-perf}
@@ -62,6 +62,180 @@ check "pmucheck: generic cycles, instructions and raw r08, r11 count the 5e6 loo
 check "pmucheck: generic cache-misses, branch-misses and HW_CACHE L1D read misses are refused" \
 	eval '[ "$(ev 0 0x3)" = "No such file or directory" ] && [ "$(ev 0 0x5)" = "No such file or directory" ] &&
 	      [ "$(ev 3 0x10000)" = "No such file or directory" ]'
+
+# --- memprof on the guest's PMU ------------------------------------------------------
+symfs=$dir/symfs
+empty=$(mktemp -d)
+trap 'rm -rf "$empty"' EXIT
+CMP=$src/tests/e2e/report_perfcmp.py
+[ -x "$MEMPROF" ] || fail "host memprof $MEMPROF missing (set MEMPROF)"
+# summ STEP EVENT FIELD: from memprof record's summary line
+#   "[ memprof record: EVENT: N samples (every P), L lost, T throttled, count C ]"
+summ() {
+	awk -v ev="$2" -v f="$3" '
+		index($0, "[ memprof record: " ev ": ") == 1 {
+			s = substr($0, length("[ memprof record: " ev ": ") + 1)
+			n = split(s, w, /[ (),]+/)
+			for (i = 1; i < n; i++) {
+				if (w[i + 1] == "samples") v["samples"] = w[i]
+				if (w[i] == "every") v["period"] = w[i + 1]
+				if (w[i + 1] == "lost") v["lost"] = w[i]
+				if (w[i] == "count") v["count"] = w[i + 1]
+			}
+			print v[f]; exit
+		}' "$o/$1.err"
+}
+# hreport DATA: the host memprof report of a guest recording, CSV (cached)
+hreport() {
+	[ -f "$empty/$1.csv" ] || "$MEMPROF" report -q -i "$o/$1.data" --symfs "$symfs" \
+		--kallsyms /dev/null --csv >"$empty/$1.csv" 2>"$empty/$1.csv.err"
+	cat "$empty/$1.csv"
+}
+# col DATA N ROWSPEC: column N of the report row; ROWSPEC "top" = first row sorted by
+# column N, "sum" = the column's total
+top_of() { # DATA EVENT_INDEX -> "dso,sym,pct" of the row with most samples of that event
+	hreport "$1" | awk -F, -v e="$2" 'NR > 1 { c = 4 + 3 * e; if ($c + 0 > best) { best = $c + 0; r = $1 "," $3 "," $(c + 2) } } END { print r }'
+}
+sum_of() { # DATA EVENT_INDEX samples|period -> total over the rows
+	hreport "$1" | awk -F, -v e="$2" -v w="$3" 'NR > 1 { c = 4 + 3 * e + (w == "period"); t += $c } END { printf "%d\n", t }'
+}
+perf_vs_memprof() { # DATA: perf report on the host agrees with memprof report
+	local d=$1
+	PERF_BUILDID_DIR=$empty/buildid "$PERF" report -i "$o/$d.data" --stdio --sort dso,sym \
+		--no-children -g none --symfs="$symfs" --kallsyms=/dev/null 2>"$empty/$d.perf.err" |
+		grep -v '^# (Tip' >"$empty/$d.perf.txt"
+	if ! grep -q '^# Samples' "$empty/$d.perf.txt"; then
+		fail "$d: perf report reads the guest's recording ($(head -2 "$empty/$d.perf.err" | tr '\n' ' '))"
+		return
+	fi
+	hreport "$d" >/dev/null
+	if python3 "$CMP" "$empty/$d.perf.txt" "$empty/$d.csv" rows 0.1 0.5 >"$empty/$d.cmp" 2>&1; then
+		pass "$d: perf report and memprof report agree (samples, counts, symbols within 0.1 point)"
+	else
+		fail "$d: perf report and memprof report differ: $(head -5 "$empty/$d.cmp" | tr '\n' ' ')"
+	fi
+}
+guest_vs_host() { # DATA: the guest's own memprof report has the same user-space rows
+	local d=$1
+	if [ "$(rc_of report-$d)" != 0 ]; then fail "$d: memprof report in the guest (rc $(rc_of report-$d))"; return; fi
+	hreport "$d" | grep -v '^\[kernel' | sort >"$empty/$d.host.rows"
+	grep -v '^\[kernel' "$o/report-$d.out" | sort >"$empty/$d.guest.rows"
+	check "$d: the guest's memprof report has the host's user-space rows" \
+		cmp -s "$empty/$d.host.rows" "$empty/$d.guest.rows"
+}
+
+# memprof list shows the guest's PMU.
+for s in list list-pmu; do
+	check "$s: rc 0 and armv8_pmuv3 cpu_cycles and inst_retired listed (rc $(rc_of $s))" \
+		eval '[ "$(rc_of $s)" = 0 ] && grep -q armv8_pmuv3 "$o/$s.out" &&
+		      grep -q inst_retired "$o/$s.out" && grep -q cpu_cycles "$o/$s.out"'
+done
+
+# Sampling cachebench with cycles and instructions, under three spellings.
+for spec in "generic cycles instructions" "raw r11 r08" "sysfs armv8_pmuv3/cpu_cycles/ armv8_pmuv3/inst_retired/"; do
+	set -- $spec
+	d=$1 ec=$2 ei=$3 st=rec-$1
+	if [ "$(rc_of $st)" != 0 ]; then
+		fail "$st: memprof record -e $ec,$ei (rc $(rc_of $st)): $(head -1 "$o/$st.err")"
+		continue
+	fi
+	nc=$(summ $st "$ec" samples) ni=$(summ $st "$ei" samples) cnt=$(summ $st "$ec" count)
+	check "$st: $ec sampled exactly: $nc samples = count $cnt / 100000, every 100000, none lost" \
+		eval '[ "$(summ $st "$ec" period)" = 100000 ] && [ "$(summ $st "$ec" lost)" = 0 ] &&
+		      [ $(( ${cnt:-0} / 100000 - ${nc:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 100000 - ${nc:-0} )) -le 1 ] &&
+		      [ "${nc:-0}" -ge 100 ]'
+	check "$st: $ei in the same group: $ni samples every 100000 (= the cycle samples under icount)" \
+		eval '[ "$(summ $st "$ei" period)" = 100000 ] && [ $(( ${ni:-0} - ${nc:-0} )) -ge -1 ] && [ $(( ${ni:-0} - ${nc:-0} )) -le 1 ]'
+	for e in 0 1; do
+		t=$(top_of $d $e)
+		check "$d: event $e: hot function walk on top with >= 90% ($t)" \
+			eval '[ "${t%,*}" = "cachebench,walk" ] && ge "${t##*,}" 90'
+	done
+	check "$d: host memprof report: samples and periods equal the recording's summary" \
+		eval '[ "$(sum_of $d 0 samples)" = "$nc" ] && [ "$(sum_of $d 0 period)" = $((nc * 100000)) ] &&
+		      [ "$(sum_of $d 1 samples)" = "$ni" ]'
+	perf_vs_memprof $d
+	guest_vs_host $d
+done
+
+# instructions alone: the late overflow of qemu's event counters (docs/pmulab.md).
+st=rec-inst
+ni=$(summ $st instructions samples) cnt=$(summ $st instructions count)
+check "$st: instructions alone: rc 0, $ni samples every 100000, at most count/period ($cnt)" \
+	eval '[ "$(rc_of $st)" = 0 ] && [ "$(summ $st instructions period)" = 100000 ] &&
+	      [ "${ni:-0}" -ge 1 ] && [ "${ni:-0}" -le $(( ${cnt:-0} / 100000 + 1 )) ] &&
+	      [ "$(sum_of inst 0 period)" = $(( ni * 100000 )) ]'
+t=$(top_of inst 0)
+check "inst: walk is the top symbol ($t)" [ "${t%,*}" = "cachebench,walk" ]
+
+# One group, each event on its own period.
+st=rec-periods
+nc=$(summ $st cycles samples) ni=$(summ $st instructions samples) cnt=$(summ $st cycles count)
+check "$st: cycles:25000 and instructions:100000: $nc and $ni samples = count $cnt / period" \
+	eval '[ "$(rc_of $st)" = 0 ] && [ "$(summ $st cycles period)" = 25000 ] &&
+	      [ "$(summ $st instructions period)" = 100000 ] &&
+	      [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -le 1 ] &&
+	      [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -le 1 ]'
+for e in 0 1; do
+	t=$(top_of periods $e)
+	check "periods: event $e: pmucheck spin on top with >= 90% ($t)" \
+		eval '[ "${t%,*}" = "pmucheck,spin" ] && ge "${t##*,}" 90'
+done
+check "periods: estimated counts (sum of periods) of both events agree within 2%" \
+	within "$(sum_of periods 0 period)" "$(sum_of periods 1 period)" 2
+perf_vs_memprof periods
+guest_vs_host periods
+
+# System-wide.
+t=$(top_of all 0)
+check "rec-all: memprof record -a: rc 0 and walk on top ($t)" \
+	eval '[ "$(rc_of rec-all)" = 0 ] && [ "${t%,*}" = "cachebench,walk" ]'
+perf_vs_memprof all
+
+# Ratios computed in the guest.
+r=$(grep '^IPC,IPC,program,' "$o/ratios-ipc.out")
+check "ratios-ipc: IPC at program level from exact counts is 1 (icount) ($r)" \
+	eval '[ "$(rc_of ratios-ipc)" = 0 ] && [ "$(echo "$r" | cut -d, -f7)" = 1 ] && [ "$(echo "$r" | cut -d, -f12)" = 1 ]'
+r=$(grep '^IPC,IPC,symbol,spin,pmucheck,spin,' "$o/ratios-sym.out")
+check "ratios-sym: IPC of spin from samples of different overruns is 1 within 10%, interval around it ($r)" \
+	eval '[ "$(rc_of ratios-sym)" = 0 ] && within "$(echo "$r" | cut -d, -f7)" 1 10 &&
+	      lt "$(echo "$r" | cut -d, -f8)" 1 && lt 1 "$(echo "$r" | cut -d, -f9)"'
+
+# Counting: alone, in a group, multiplexed.
+# sv STEP EVENT FIELD(2 value, 4 raw, 5 enabled, 6 running, 7 percent)
+# (memprof stat writes its counts to stderr, as perf stat does)
+sv() { awk -F, -v e="$2" -v f="$3" '$1 == e { print $f; exit }' "$o/$1.err"; }
+a=$(sv stat-alone instructions 2) g=$(sv stat-group instructions 2) gc=$(sv stat-group cycles 2)
+check "stat: instructions alone ($a) and in a group ($g) agree within 1%, = 5 x $((2000000)) within 5%" \
+	eval 'within "${a:-0}" "${g:-1}" 1 && within "${a:-0}" 10000000 5'
+check "stat: cycles = instructions under icount ($gc, $g)" within "${gc:-0}" "${g:-1}" 0.1
+u=$(sv stat-all instructions 2) m=$(sv stat-mux instructions 2) mr=$(sv stat-mux instructions 4)
+mp=$(sv stat-mux instructions 7) up=$(sv stat-all instructions 7)
+check "stat -a: not multiplexed alone ($up% running)" [ "$up" = 100.00 ]
+check "stat -a beside 6 held counters: multiplexed ($mp% running, raw $mr < scaled $m)" \
+	eval 'lt 0 "${mp:-0}" && lt "${mp:-100}" 100 && lt "${mr:-0}" "${m:-0}" &&
+	      [ "$(sv stat-mux cycles 6)" = "$(sv stat-mux instructions 6)" ]'
+check "stat -a multiplexed, scaled ($m) = unmultiplexed ($u) within 10%" within "${m:-0}" "${u:-1}" 10
+# More events than counters in memprof's one group: either counted by multiplexing and
+# scaled right, or refused with one line that names the event.
+if [ "$(rc_of stat-many)" = 0 ]; then
+	bad=$(awk -F, -v ref="$a" 'NR > 1 { d = $2 - ref; if (d < 0) d = -d; if ($7 + 0 >= 100 || d > ref / 10) n++ } END { print n + 0 }' "$o/stat-many.err")
+	check "stat-many: 8 instructions events multiplexed and scaled within 10% of $a" [ "$bad" = 0 ]
+else
+	check "stat-many: 8 events in one group refused with one line naming the event ($(head -1 "$o/stat-many.err"))" \
+		eval '[ "$(wc -l < "$o/stat-many.err")" = 1 ] && grep -q "instructions" "$o/stat-many.err"'
+fi
+
+# What the guest's PMU lacks.
+check "missing: record -e SSE_PRE_MISS fails with one line naming it, no file left ($(head -1 "$o/missing.err"))" \
+	eval '[ "$(rc_of missing)" != 0 ] && [ "$(wc -l < "$o/missing.err")" = 1 ] && grep -q SSE_PRE_MISS "$o/missing.err" &&
+	      ! grep -q "^missing.data" "$o/files.txt"'
+check "missing-stat: stat -e L1D_REPL fails with one line naming it and armv8_pmuv3 ($(head -1 "$o/missing-stat.err"))" \
+	eval '[ "$(rc_of missing-stat)" != 0 ] && [ "$(wc -l < "$o/missing-stat.err")" = 1 ] &&
+	      grep -q L1D_REPL "$o/missing-stat.err" && grep -q armv8_pmuv3 "$o/missing-stat.err"'
+check "refused: record -e cache-misses fails with one line naming it, no file left ($(head -1 "$o/refused.err"))" \
+	eval '[ "$(rc_of refused)" != 0 ] && [ "$(wc -l < "$o/refused.err")" = 1 ] && grep -q cache-misses "$o/refused.err" &&
+	      ! grep -q "^refused.data" "$o/files.txt"'
 
 echo "$npass passed, $nfail failed"
 [ $nfail = 0 ]

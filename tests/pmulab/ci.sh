@@ -27,6 +27,6 @@ part() {
 part setup bash "$here/setup.sh"
 part build bash "$here/build.sh"
 part initramfs bash "$here/mkinitramfs.sh"
-part guest bash "$here/run.sh" "${PMULAB_SMP:-2}"
+part guest bash "$here/run.sh" "${PMULAB_SMP:-1}"
 part check bash "$here/check.sh"
 echo "pmulab wall time: ${times}total $(awk -v a="$t_all" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"

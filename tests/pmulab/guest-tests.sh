@@ -18,6 +18,7 @@ step() {
 # The workloads, small: TCG runs 10 to 50 times slower than the host.
 CB="$B/cachebench -s 64K -r 3000"     # ~3M list steps in walk()
 SPIN=2000000                          # pmucheck spin: exactly 5 instructions an iteration
+MUXSPIN=20000000                      # 1e8 instructions: 25 rotations of the 4 ms mux timer
 
 # The guest's PMU as the kernel presents it, and memprof-independent probes of it.
 step sysfs ls /sys/bus/event_source/devices /sys/bus/event_source/devices/armv8_pmuv3/events
@@ -32,23 +33,46 @@ step pmucheck-ins pmucheck 2000000 100000 1
 	pmucheck count 3 0x10000
 } > $out/pmucheck-events.out 2>&1
 
-if [ -x $B/memprof ]; then
-	step list memprof list
-	step list-pmu memprof list armv8_pmuv3
-	# Sampling: generic names, raw codes, sysfs names.
-	step rec-generic memprof record -e cycles,instructions -c 100000 -o $out/generic.data $CB
-	step rec-raw memprof record -e r11,r08 -c 100000 -o $out/raw.data $CB
-	step rec-sysfs memprof record -e armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/ -c 100000 -o $out/sysfs.data $CB
-	step rec-period memprof record -e cycles:20000 -o $out/period.data $B/pmucheck spin $SPIN
-	# Counting: one event alone, in a group, and multiplexed with more events than counters.
-	step stat-alone memprof stat --csv -e instructions $B/pmucheck spin $SPIN
-	step stat-group memprof stat --csv -e cycles,instructions $B/pmucheck spin $SPIN
-	step stat-mux memprof stat --csv -e instructions,instructions,instructions,instructions,instructions,instructions,instructions,instructions,instructions,instructions $B/pmucheck spin $SPIN
-	# An article alias with no arm64 equivalent.
-	step missing memprof record -e SSE_PRE_MISS -o $out/missing.data $CB
-	step missing-stat memprof stat -e L1D_REPL $CB
-	ls $out > $out/files.txt
-fi
+# memprof on the guest's PMU.
+step list memprof list
+step list-pmu memprof list armv8_pmuv3
+# Sampling: generic names, raw codes, sysfs names; cycles and instructions in one group.
+step rec-generic memprof record -e cycles,instructions -c 100000 -o $out/generic.data $CB
+step rec-raw memprof record -e r11,r08 -c 100000 -o $out/raw.data $CB
+step rec-sysfs memprof record -e armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/ -c 100000 -o $out/sysfs.data $CB
+# Instructions alone: qemu takes the event counter's overflow late (see docs/pmulab.md).
+step rec-inst memprof record -e instructions -c 100000 -o $out/inst.data $CB
+# One group, each event on its own period (NAME:COUNT): 4 cycle samples per instruction one.
+step rec-periods memprof record -e '{cycles:25000,instructions:100000}' -o $out/periods.data $B/pmucheck spin $SPIN
+# System-wide on every CPU.
+step rec-all memprof record -a -e cycles -c 100000 -o $out/all.data $CB
+# The guest's own memprof report of its recordings (compared with the host's).
+for r in generic raw sysfs periods; do
+	step report-$r memprof report -q -i $out/$r.data --csv
+done
+# Ratios computed in the guest: IPC at program level (exact counts) and per symbol from
+# samples with different overruns (cycles every 25000, instructions every 100000).
+step ratios-ipc memprof ratios -i $out/generic.data --csv IPC
+step ratios-sym memprof ratios -i $out/periods.data --level symbol --csv IPC
+# Counting: one event alone and in a group.
+step stat-alone memprof stat --csv -e instructions $B/pmucheck spin $SPIN
+step stat-group memprof stat --csv -e cycles,instructions $B/pmucheck spin $SPIN
+# Multiplexing: 6 system-wide counters held on every CPU by another program take the
+# PMU's 6 event counters; memprof's system-wide group shares them by rotation.
+step stat-all memprof stat -a --csv -e cycles,instructions $B/pmucheck spin $MUXSPIN
+pmucheck hold 6 600 > $out/hold.out 2>&1 &
+hold=$!
+sleep 1
+step stat-mux memprof stat -a --csv -e cycles,instructions $B/pmucheck spin $MUXSPIN
+kill $hold
+wait $hold 2>/dev/null
+# More events than the PMU has counters, in memprof's one group.
+step stat-many memprof stat --csv -e instructions,instructions,instructions,instructions,instructions,instructions,instructions,instructions $B/pmucheck spin $SPIN
+# Article aliases with no arm64 equivalent, and an event the kernel refuses.
+step missing memprof record -e SSE_PRE_MISS -o $out/missing.data $CB
+step missing-stat memprof stat -e L1D_REPL $CB
+step refused memprof record -e cache-misses -o $out/refused.data $CB
+ls -a $out > $out/files.txt
 
 for f in $out/*; do
 	[ -f "$f" ] || continue

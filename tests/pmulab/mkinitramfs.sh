@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-dir=${PMULAB_DIR:-$src/build-aarch64/pmulab}
+dir=${PMULAB_DIR:-${PMULAB_BUILD:-$src/build-aarch64}/pmulab}
 out=${1:-$dir/initrd.gz}
 die() { echo "pmulab mkinitramfs: $*" >&2; exit 1; }
 [ -x "$dir/busybox" ] || die "$dir/busybox missing (run setup.sh)"

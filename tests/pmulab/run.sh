@@ -2,12 +2,12 @@
 # Boot the pmulab guest under qemu-system-aarch64 (TCG, -cpu max, PMUv3, -icount shift=0),
 # save the serial console to $PMULAB_DIR/console.log and unpack the files the guest sent
 # back (blocks "PMULAB-FILE <name>" ... "PMULAB-END <name>" of base64) into $PMULAB_DIR/out.
-# Usage: run.sh [SMP]   (default 2). Environment: PMULAB_TIMEOUT seconds (default 420).
+# Usage: run.sh [SMP]   (default 1). Environment: PMULAB_TIMEOUT seconds (default 420).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-dir=${PMULAB_DIR:-$src/build-aarch64/pmulab}
-smp=${1:-2}
+dir=${PMULAB_DIR:-${PMULAB_BUILD:-$src/build-aarch64}/pmulab}
+smp=${1:-1}
 die() { echo "pmulab run: $*" >&2; exit 1; }
 [ -f "$dir/vmlinuz" ] || die "$dir/vmlinuz missing (run setup.sh)"
 [ -f "$dir/initrd.gz" ] || die "$dir/initrd.gz missing (run mkinitramfs.sh)"

@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-out=${PMULAB_DIR:-$src/build-aarch64/pmulab}
+out=${PMULAB_DIR:-${PMULAB_BUILD:-$src/build-aarch64}/pmulab}
 mkdir -p "$out"
 
 die() { echo "pmulab setup: $*" >&2; exit 1; }
