@@ -467,7 +467,8 @@ mp_sim_profile *mp_sim_profile_read(const char *path, struct mp_err *err)
 						path, p->totals[q], quantity_names[q], cp.file_totals[q]);
 				goto out;
 			}
-	qsort(p->costs, p->ncosts, sizeof(*p->costs), cmp_cost);
+	if (p->ncosts)
+		qsort(p->costs, p->ncosts, sizeof(*p->costs), cmp_cost);
 	free(p->hash); /* the order changed: lookups are over */
 	p->hash = NULL;
 	p->hash_cap = 0;
