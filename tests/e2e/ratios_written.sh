@@ -111,6 +111,10 @@ check "$T/b.data" symbol walk "0.1 False False 0.0804003601546 0.119599639845"
 "$MEMPROF" ratios -i "$T/b.data" --baseline "$T/a.data" L1D_MISS_RATE > "$T/base.txt"
 grep -Eq '^L1D Miss Rate +0\.0432 +\[exact count\] +counted +0\.0425 +\+1\.7% ' "$T/base.txt" || { err "baseline"; cat "$T/base.txt"; }
 
+# ... and below program level, places matched by name (same samples: no change)
+"$MEMPROF" ratios -i "$T/b.data" --baseline "$T/a.data" --level symbol L1D_MISS_RATE > "$T/base2.txt"
+grep -Eq '^ +0\.1000 +\[0\.0804, 0\.1196\] +300/150 +0\.1000 +\+0\.0% +walk +\[cachebench\]$' "$T/base2.txt" || { err "baseline symbol"; cat "$T/base2.txt"; }
+
 # a missing event: named, with the record command (workload from the recording's cmdline)
 grep -v '^sample 0\|^attr core::L1D_REPL' "$T/spec" | sed 's/^sample 1/sample 0/' > "$T/spec3"
 "$MKDATA" "$T/c.data" < "$T/spec3" || err "mkdata c"
