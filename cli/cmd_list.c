@@ -1,9 +1,41 @@
-/* Placeholder until the list command lands; replaced by its owner. */
+/* memprof list [--pmu MODEL] [--models] [PATTERN]: the events memprof can resolve. */
 #include <stdio.h>
+
 #include "cli.h"
+#include "mp_events.h"
+
 int cmd_list(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "memprof list: not built yet\n");
-	return 1;
+	const char *pmu = NULL;
+	int models = 0, nargs = 0;
+	const struct cli_opt opts[] = {
+		{ 0, "pmu", CLI_STR, &pmu, "MODEL",
+		  "list the events of this libpfm4 model (skl, amd64_fam19h_zen4, ...) instead of the host's" },
+		{ 0, "models", CLI_FLAG, &models, NULL, "list the libpfm4 models memprof knows" },
+		{ 0, NULL, CLI_END, NULL, NULL, NULL },
+	};
+	struct mp_err err = { 0, "" };
+	int rc = cli_parse("list", "[--pmu MODEL] [--models] [PATTERN]",
+			   "Events with descriptions and unit masks, the portable aliases and what they\n"
+			   "resolve to, default and minimum counts, and whether each opens on this machine.\n"
+			   "PATTERN is a substring or a glob (*, ?), matched without regard to case.",
+			   opts, argc, argv, 0, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (nargs > 1) {
+		cli_error("list", "one PATTERN at most (got '%s' and '%s')", argv[1], argv[2]);
+		return 2;
+	}
+	if (models) {
+		if (mp_events_list_models(stdout, &err) < 0) {
+			cli_error("list", "%s", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (mp_events_list(stdout, pmu, nargs ? argv[1] : NULL, &err)) {
+		cli_error("list", "%s", err.msg);
+		return 1;
+	}
+	return 0;
 }

@@ -121,13 +121,13 @@ static void list_generic(struct cat *c)
 			char h[96], cn[32];
 			section(c, kinds[k].title);
 			if (c->header_done == 1) {
-				fprintf(c->f, "  %-34s %-40s %7s %6s  %s\n", "name", "description", "default",
+				fprintf(c->f, "  %-34s %-50s %7s %6s  %s\n", "name", "description", "default",
 					"min", "opens here");
 				c->header_done = 2;
 			}
 			here(c, &ev, h, sizeof(h));
 			counts(&ev, cn, sizeof(cn));
-			fprintf(c->f, "  %-34s %-40s %s  %s\n", names, g->desc, cn, h);
+			fprintf(c->f, "  %-34s %-50s %s  %s\n", names, g->desc, cn, h);
 			c->matched++;
 		}
 	}
@@ -150,7 +150,7 @@ static void list_generic(struct cat *c)
 				section(c, "Hardware cache events (perf names: CACHE-OP[-misses]; not every combination exists):");
 				here(c, &ev, h, sizeof(h));
 				counts(&ev, cn, sizeof(cn));
-				fprintf(c->f, "  %-34s %-40s %s  %s\n", name, "", cn, h);
+				fprintf(c->f, "  %-34s %-50s %s  %s\n", name, "", cn, h);
 				c->matched++;
 			}
 }

@@ -87,9 +87,9 @@ const char *mp_ev_class_name(enum mp_evclass c)
 
 static int name_is_frequent(const char *n)
 {
-	static const char *const words[] = { "CYCLES", "CLK", "CYCLE", "INST_RETIRED",
+	static const char *const words[] = { "CYCLE", "CLK", "INST_RETIRED",
 					     "INSTRUCTION_RETIRED", "RETIRED_INSTRUCTIONS",
-					     "INSTRUCTIONS", "STALL", "UOPS", "INST_RETIRED" };
+					     "STALL", "UOPS", "INST_RETIRED" };
 	char up[256];
 	size_t i;
 	for (i = 0; n[i] && i < sizeof(up) - 1; i++)
@@ -414,6 +414,15 @@ static int resolve_pfm(const char *spec, const char *model, const char *name,
 	ev->attr.exclude_hv = (unsigned)enc.exclude_hv;
 	ev->attr.precise_ip = (unsigned)enc.precise_ip;
 	snprintf(ev->resolved, sizeof(ev->resolved), "%s", enc.fstr[0] ? enc.fstr : str);
+	if (enc.type == PERF_TYPE_HARDWARE || enc.type == PERF_TYPE_SOFTWARE ||
+	    enc.type == PERF_TYPE_HW_CACHE) {
+		/* libpfm's perf:: names: say them as perf does ("cpu-clock") */
+		struct perf_event_attr plain;
+		memset(&plain, 0, sizeof(plain));
+		plain.type = enc.type;
+		plain.config = enc.config;
+		mp_event_attr_name(&plain, ev->resolved, sizeof(ev->resolved));
+	}
 	snprintf(ev->pmu, sizeof(ev->pmu), "%s", enc.pmu[0] ? enc.pmu : (model ? model : ""));
 	return 0;
 }
@@ -549,9 +558,14 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 			snprintf(ev->resolved, sizeof(ev->resolved), "%s", sh->name);
 			return 0;
 		}
-		rc = resolve_generic(spec, sh->name, sh, ev, err);
-		if (rc <= 0)
-			return rc;
+		/* "L1D:REPLACEMENT" is libpfm's, though bare "l1d" is perf's L1-dcache. */
+		struct mp_err gen_err = { 0, "" };
+		int generic = resolve_generic(spec, sh->name, sh, ev, &gen_err);
+		if (generic == 0 || (generic < 0 && !sh->nattrs)) {
+			if (err)
+				*err = gen_err;
+			return generic;
+		}
 		mp_events_host_model(opts, host, sizeof(host));
 		rc = resolve_alias(spec, sh, host, ev, err);
 		if (rc <= 0)
@@ -575,6 +589,11 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 			rc = mp_sysfs_find_named(spec, sh->name, opts, ev, err);
 			if (rc)
 				return rc < 0 ? rc : 0;
+		}
+		if (generic < 0) {
+			if (err)
+				*err = gen_err;
+			return generic;
 		}
 		if (!is_model_name(host))
 			return mp_err_set(err, -MP_EPARSE,

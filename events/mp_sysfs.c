@@ -350,15 +350,17 @@ int mp_sysfs_has_cpu_pmu(const struct mp_evopts *opts, char *name, size_t len)
 	d = opendir(dir);
 	if (!d)
 		return 0;
-	while (!found && (de = readdir(d))) {
+	/* "cpu" wins; else the first other core PMU in name order (readdir order varies). */
+	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 		if (!strcmp(n, "cpu") || !strncmp(n, "cpu_", 4) || !strncmp(n, "armv8", 5) ||
 		    !strncmp(n, "armv7", 5) || strstr(n, "_pmu") || !strncmp(n, "power", 5)) {
 			if (!strcmp(n, "power")) /* the RAPL energy PMU is not a core PMU */
 				continue;
-			found = 1;
-			if (name && len)
+			if (name && len && (!found || !strcmp(n, "cpu") ||
+					    (strcmp(name, "cpu") && strcmp(n, name) < 0)))
 				snprintf(name, len, "%s", n);
+			found = 1;
 		}
 	}
 	closedir(d);

@@ -1,0 +1,941 @@
+/* test_events.c - the events module: spec parser, libpfm4 encodings against
+ * tests/data/events/pfm-encodings.tsv (check_events output), the alias table, sysfs
+ * PMUs from a fake tree, attr names, open-error explanations and memprof list.
+ *
+ * With LIBPFM_FORCE_PMU set (ctest runs test_events_force_core/_skl/_zen4), only the
+ * unprefixed encodings of that model are checked: libpfm reads the variable itself. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mp_events.h"
+#include "mp_events_internal.h"
+
+static char data_dir[512];
+
+static void data_path(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/events/%s", data_dir, rel);
+}
+
+/* ---- the pfm-encodings table ---- */
+struct enc_row {
+	char pmu[40];
+	char event[200];
+	uint64_t code[2];
+	int ncodes;
+};
+
+static struct enc_row *load_encodings(size_t *n)
+{
+	char path[600], line[512];
+	data_path(path, sizeof(path), "pfm-encodings.tsv");
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	struct enc_row *rows = calloc(400, sizeof(*rows));
+	assert_non_null(rows);
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2 || !strncmp(line, "pmu\t", 4))
+			continue;
+		assert_true(*n < 400);
+		struct enc_row *r = &rows[(*n)++];
+		snprintf(r->pmu, sizeof(r->pmu), "%.*s", (int)(t1 - line), line);
+		snprintf(r->event, sizeof(r->event), "%.*s", (int)(t2 - t1 - 1), t1 + 1);
+		char *e;
+		r->code[0] = strtoull(t2 + 1, &e, 16);
+		r->ncodes = 1;
+		if (*e == ' ') {
+			r->code[1] = strtoull(e + 1, NULL, 16);
+			r->ncodes = 2;
+		}
+	}
+	fclose(f);
+	return rows;
+}
+
+static const struct enc_row *find_enc(const struct enc_row *rows, size_t n, const char *pmu,
+				      const char *event)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].pmu, pmu) && !strcmp(rows[i].event, event))
+			return &rows[i];
+	return NULL;
+}
+
+/* check_events prints the register value with USR|OS|INT|EN (0x53 in bits 16-23); the
+ * perf encoding leaves those to the kernel. */
+static uint64_t perf_config_of(uint64_t code)
+{
+	return code & ~0x530000ULL;
+}
+
+static void expect_encoding(const char *spec, const struct enc_row *r, const char *model)
+{
+	struct mp_evopts o = { 0 };
+	struct mp_event ev;
+	struct mp_err err = { 0, "" };
+	o.pmu_model = model;
+	int rc = mp_event_parse(spec, &o, &ev, &err);
+	if (rc)
+		fail_msg("%s (%s): %s", spec, r->pmu, err.msg);
+	if (ev.attr.type != PERF_TYPE_RAW || ev.attr.config != perf_config_of(r->code[0]))
+		fail_msg("%s: type %u config 0x%llx, expected raw 0x%llx (check_events 0x%llx)", spec,
+			 ev.attr.type, (unsigned long long)ev.attr.config,
+			 (unsigned long long)perf_config_of(r->code[0]), (unsigned long long)r->code[0]);
+	if (r->ncodes == 2 && ev.attr.config1 != r->code[1])
+		fail_msg("%s: config1 0x%llx, expected 0x%llx", spec,
+			 (unsigned long long)ev.attr.config1, (unsigned long long)r->code[1]);
+	if (r->ncodes == 1)
+		assert_int_equal(ev.attr.config1, 0);
+	assert_int_equal(ev.kind, MP_EV_PMU);
+}
+
+/* perf:: rows: libpfm's name -> the perf spelling a user types. */
+static const struct { const char *pfm, *perf; } perf_names[] = {
+	{ "PERF_COUNT_HW_CPU_CYCLES", "cycles" },
+	{ "PERF_COUNT_HW_INSTRUCTIONS", "instructions" },
+	{ "PERF_COUNT_HW_STALLED_CYCLES_FRONTEND", "stalled-cycles-frontend" },
+	{ "PERF_COUNT_HW_CACHE_MISSES", "cache-misses" },
+	{ "PERF_COUNT_HW_CACHE_ITLB:READ:MISS", "iTLB-load-misses" },
+	{ "PERF_COUNT_HW_CACHE_L1I:READ:MISS", "L1-icache-load-misses" },
+	{ "PERF_COUNT_HW_CACHE_L1D:READ:ACCESS", "L1-dcache-loads" },
+	{ "PERF_COUNT_HW_CACHE_L1D:READ:MISS", "L1-dcache-load-misses" },
+	{ "PERF_COUNT_HW_CACHE_LL:READ:MISS", "LLC-load-misses" },
+	{ "PERF_COUNT_HW_CACHE_LL:WRITE:MISS", "LLC-store-misses" },
+};
+
+static void encodings__every_tsv_row_prefixed__equal_check_events(void **state)
+{
+	(void)state;
+	size_t n, checked = 0, perf_checked = 0;
+	struct enc_row *rows = load_encodings(&n);
+	assert_true(n > 180);
+	for (size_t i = 0; i < n; i++) {
+		char spec[300];
+		if (!strcmp(rows[i].pmu, "perf")) {
+			const char *name = NULL;
+			for (size_t k = 0; k < sizeof(perf_names) / sizeof(perf_names[0]); k++)
+				if (!strcmp(perf_names[k].pfm, rows[i].event))
+					name = perf_names[k].perf;
+			if (!name)
+				fail_msg("perf row %s has no perf spelling in this test", rows[i].event);
+			struct mp_event ev;
+			struct mp_err err = { 0, "" };
+			assert_int_equal(mp_event_parse(name, NULL, &ev, &err), 0);
+			assert_int_equal(ev.attr.config, rows[i].code[0]);
+			assert_int_equal(ev.attr.type, strstr(rows[i].event, "HW_CACHE_") &&
+							       strchr(rows[i].event, ':')
+						       ? PERF_TYPE_HW_CACHE
+						       : PERF_TYPE_HARDWARE);
+			/* and libpfm's own perf:: spelling gives the same */
+			snprintf(spec, sizeof(spec), "perf::%s", rows[i].event);
+			assert_int_equal(mp_event_parse(spec, NULL, &ev, &err), 0);
+			assert_int_equal(ev.attr.config, rows[i].code[0]);
+			perf_checked++;
+			continue;
+		}
+		snprintf(spec, sizeof(spec), "%s::%s", rows[i].pmu, rows[i].event);
+		expect_encoding(spec, &rows[i], NULL);
+		/* the article's dotted spelling encodes the same */
+		char dotted[300];
+		snprintf(dotted, sizeof(dotted), "%s::%s", rows[i].pmu, rows[i].event);
+		for (char *p = strstr(dotted, "::") + 2; *p; p++)
+			if (*p == ':' && !strchr(p, '='))
+				*p = '.';
+		expect_encoding(dotted, &rows[i], NULL);
+		/* --pmu MODEL without a prefix */
+		expect_encoding(rows[i].event, &rows[i], rows[i].pmu);
+		checked++;
+	}
+	assert_int_equal(perf_checked, 10);
+	assert_int_equal(checked, n - 10);
+	free(rows);
+}
+
+/* Run by the test_events_force_* ctest entries with LIBPFM_FORCE_PMU in the environment. */
+static void encodings__forced_model_unprefixed__equal_check_events(void **state)
+{
+	(void)state;
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+	size_t n, checked = 0;
+	char host[64];
+	assert_non_null(forced);
+	assert_string_equal(mp_events_host_model(NULL, host, sizeof(host)), forced);
+	struct enc_row *rows = load_encodings(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rows[i].pmu, forced))
+			continue;
+		expect_encoding(rows[i].event, &rows[i], NULL);
+		checked++;
+	}
+	assert_true(checked >= 15);
+	/* The article's events under their Core 2 names, as the host model resolves them. */
+	static const struct { const char *model, *spec, *tsv_event; } art[] = {
+		{ "core", "CPU_CLK_UNHALTED", "CPU_CLK_UNHALTED:CORE_P" },
+		{ "core", "INST_RETIRED", "INST_RETIRED:ANY_P" },
+		{ "core", "L1D_REPL", "L1D_REPL" },
+		{ "core", "ITLB_MISS_RETIRED", "ITLB_MISS_RETIRED" },
+		{ "core", "L1I_MISSES", "L1I_MISSES" },
+		{ "core", "L2_IFETCH.SELF.I_STATE", "L2_IFETCH:SELF:I_STATE" },
+		{ "core", "L1D_CACHE_LD.MESI", "L1D_CACHE_LD:MESI" },
+		{ "core", "STORE_BLOCK.ORDER", "STORE_BLOCK:ORDER" },
+		{ "core", "LOAD_BLOCK.L1D", "LOAD_BLOCK:L1D" },
+		{ "core", "L2_LINES_IN.SELF.ANY", "L2_LINES_IN:SELF:ANY" },
+		{ "core", "L2_LINES_IN.SELF.DEMAND", "L2_LINES_IN:SELF:EXCL_PREFETCH" },
+		{ "core", "SSE_PRE_MISS.NTA", "SSE_PRE_MISS:NTA" },
+		{ "core", "SSE_PRE_EXEC.NTA", "SSE_PRE_EXEC:NTA" },
+		{ "core", "LOAD_HIT_PRE", "LOAD_HIT_PRE" },
+		{ "core", "CYCLES_L1I_MEM_STALLED", "CYCLES_L1I_MEM_STALLED" },
+		{ "skl", "CPU_CLK_UNHALTED", "UNHALTED_CORE_CYCLES" },
+		{ "skl", "INST_RETIRED", "INSTRUCTION_RETIRED" },
+		{ "skl", "L1D_REPL", "L1D:REPLACEMENT" },
+		{ "skl", "ITLB_MISS_RETIRED", "FRONTEND_RETIRED:ITLB_MISS" },
+		{ "skl", "L1I_MISSES", "ICACHE_64B:IFTAG_MISS" },
+		{ "skl", "L2_IFETCH.SELF.I_STATE", "L2_RQSTS:CODE_RD_MISS" },
+		{ "skl", "L1D_CACHE_LD.MESI", "MEM_INST_RETIRED:ALL_LOADS" },
+		{ "skl", "STORE_BLOCK.ORDER", "RESOURCE_STALLS:SB" },
+		{ "skl", "LOAD_BLOCK.L1D", "L1D_PEND_MISS:FB_FULL" },
+		{ "skl", "L2_LINES_IN", "L2_LINES_IN:ALL" },
+		{ "skl", "L2_LINES_IN.SELF.DEMAND", "L2_RQSTS:ALL_DEMAND_MISS" },
+		{ "skl", "SSE_PRE_EXEC.NTA", "SW_PREFETCH_ACCESS:NTA" },
+		{ "skl", "LOAD_HIT_PRE", "LOAD_HIT_PRE:SW_PF" },
+		{ "amd64_fam19h_zen4", "CPU_CLK_UNHALTED", "CYCLES_NOT_IN_HALT" },
+		{ "amd64_fam19h_zen4", "INST_RETIRED", "RETIRED_INSTRUCTIONS" },
+		{ "amd64_fam19h_zen4", "L1D_REPL",
+		  "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:LCL_L2:LOCAL_CCX:NEAR_CACHE_NEAR_FAR:DRAM_IO_NEAR:FAR_CACHE_NEAR_FAR:DRAM_IO_FAR:ALT_MEM_NEAR_FAR" },
+		{ "amd64_fam19h_zen4", "ITLB_MISS_RETIRED", "L1_ITLB_MISS_L2_ITLB_MISS:IF4K:IF2M:IF1G:COALESCED4K" },
+		{ "amd64_fam19h_zen4", "L1I_MISSES", "IC_TAG_HIT_MISS:IC_MISS" },
+		{ "amd64_fam19h_zen4", "L2_IFETCH.SELF.I_STATE", "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_MISS" },
+		{ "amd64_fam19h_zen4", "L1D_CACHE_LD.MESI", "LS_DISPATCH:LD_DISPATCH:LD_ST_DISPATCH" },
+		{ "amd64_fam19h_zen4", "STORE_BLOCK.ORDER", "DISPATCH_RESOURCE_STALL_CYCLES_1:STORE_QUEUE_RSRC_STALL" },
+		{ "amd64_fam19h_zen4", "L2_LINES_IN.SELF.ANY", "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS" },
+		{ "amd64_fam19h_zen4", "SSE_PRE_MISS.NTA", "SOFTWARE_PREFETCH_DATA_CACHE_FILLS:DRAM_IO_NEAR:DRAM_IO_FAR" },
+		{ "amd64_fam19h_zen4", "SSE_PRE_EXEC.NTA", "PREFETCH_INSTRUCTIONS_DISPATCHED:PREFETCHNTA" },
+		{ "amd64_fam19h_zen4", "CYCLES_L1I_MEM_STALLED", "DISPATCH_STALLS_1:FE_NO_OPS:c=6" },
+	};
+	size_t art_checked = 0;
+	for (size_t i = 0; i < sizeof(art) / sizeof(art[0]); i++) {
+		if (strcmp(art[i].model, forced))
+			continue;
+		const struct enc_row *r = find_enc(rows, n, forced, art[i].tsv_event);
+		if (!r)
+			fail_msg("%s %s not in pfm-encodings.tsv", forced, art[i].tsv_event);
+		expect_encoding(art[i].spec, r, NULL);
+		art_checked++;
+	}
+	if (!strcmp(forced, "core") || !strcmp(forced, "skl") ||
+	    !strcmp(forced, "amd64_fam19h_zen4"))
+		assert_true(art_checked >= 12);
+	free(rows);
+}
+
+/* ---- the alias table, row by row, against the check_events codes ---- */
+static void aliases__every_row__resolves_as_the_table_says(void **state)
+{
+	(void)state;
+	size_t n, nenc, checked = 0, none = 0, sums = 0;
+	struct enc_row *rows = load_encodings(&nenc);
+	n = mp_alias_count();
+	assert_int_equal(n, 15 * 11);
+	for (size_t i = 0; i < n; i++) {
+		struct mp_alias_row r;
+		struct mp_evopts o = { 0 };
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		assert_int_equal(mp_alias_get(i, &r), 0);
+		assert_true(!strcmp(r.status, "exact") || !strcmp(r.status, "approx") ||
+			    !strcmp(r.status, "none"));
+		o.pmu_model = r.model;
+		int rc = mp_event_parse(r.alias, &o, &ev, &err);
+		if (!strcmp(r.model, "cachegrind")) {
+			assert_int_not_equal(rc, 0);
+			if (strcmp(r.status, "none"))
+				assert_non_null(strstr(err.msg, "--sim"));
+			continue;
+		}
+		if (!strcmp(r.status, "none")) {
+			if (rc)
+				assert_non_null(strstr(err.msg, "has no equivalent"));
+			if (rc && r.closest[0])
+				assert_non_null(strstr(err.msg, r.closest));
+			none++;
+			continue;
+		}
+		if (strstr(r.event, " + ") || strstr(r.event, " - ")) {
+			assert_int_equal(rc, -MP_ENOTSUP);
+			assert_non_null(strstr(err.msg, "combination"));
+			sums++;
+			continue;
+		}
+		if (rc)
+			fail_msg("%s on %s: %s", r.alias, r.model, err.msg);
+		assert_string_equal(ev.alias, r.alias);
+		assert_int_equal(ev.approx, !strcmp(r.status, "approx"));
+		if (!strcmp(r.model, "perf")) {
+			char canon[64];
+			uint32_t t;
+			uint64_t c;
+			assert_true(mp_generic_lookup(r.event, &t, &c, canon, sizeof(canon)));
+			assert_int_equal(ev.attr.type, t);
+			assert_int_equal(ev.attr.config, c);
+			continue;
+		}
+		const struct enc_row *e = find_enc(rows, nenc, r.model, r.event);
+		if (!e)
+			fail_msg("aliases.tsv %s/%s: %s not in pfm-encodings.tsv", r.alias, r.model,
+				 r.event);
+		expect_encoding(r.alias, e, r.model);
+		checked++;
+	}
+	assert_true(checked >= 100);
+	assert_int_equal(none, 16);
+	assert_int_equal(sums, 6);
+	free(rows);
+}
+
+struct alias_case {
+	const char *spec, *model;
+	int rc;
+	uint32_t type;
+	uint64_t config, config1;
+	int approx;
+	const char *msg; /* substring of err or of ev.resolved/alias */
+	int line;
+};
+
+static void aliases__key_cases__resolve_per_model(void **state)
+{
+	(void)state;
+	static const struct alias_case cases[] = {
+		{ "L1D_REPL", "amd64_fam19h_zen4", 0, 4, 0xdf44, 0, 0, "ANY_DATA_CACHE_FILLS_FROM_SYSTEM", __LINE__ },
+		{ "L1D_REPL", "skl", 0, 4, 0x151, 0, 0, "skl::L1D:REPLACEMENT", __LINE__ },
+		{ "L1D_REPL", "core", 0, 4, 0xf45, 0, 0, "core::L1D_REPL", __LINE__ },
+		{ "L1D_REPL", "amd64_fam17h_zen2", 0, 4, 0xc860, 0, 1, "REQUESTS_TO_L2_GROUP1", __LINE__ },
+		{ "l1d_repl", "skl", 0, 4, 0x151, 0, 0, "L1D:REPLACEMENT", __LINE__ },
+		{ "INST_RETIRED.ANY", "skl", 0, 4, 0xc0, 0, 0, "INSTRUCTION_RETIRED", __LINE__ },
+		{ "CPU_CLK_UNHALTED.CORE", "core", 0, 4, 0x3c, 0, 0, "CPU_CLK_UNHALTED:CORE_P", __LINE__ },
+		{ "L2_LINES_IN", "spr", 0, 4, 0x1f25, 0, 0, "L2_LINES_IN:ALL", __LINE__ },
+		{ "L2_LINES_IN.SELF", "skl", 0, 4, 0x1ff1, 0, 0, "L2_LINES_IN:ALL", __LINE__ },
+		{ "L2_LINES_IN:SELF:DEMAND", "core", 0, 4, 0x4024, 0, 0, "EXCL_PREFETCH", __LINE__ },
+		{ "ITLB_MISS_RETIRED", "skl", 0, 4, 0x1c6, 0x14, 0, "FRONTEND_RETIRED:ITLB_MISS", __LINE__ },
+		{ "L1I_MISSES", "amd64_fam19h_zen4", 0, 4, 0x10000188eULL, 0, 0, "IC_TAG_HIT_MISS", __LINE__ },
+		{ "CYCLES_L1I_MEM_STALLED", "amd64_fam19h_zen4", 0, 4, 0x1060001a0ULL, 0, 1, "c=6", __LINE__ },
+		{ "LOAD_HIT_PRE", "nhm", 0, 4, 0x14c, 0, 0, "nhm::LOAD_HIT_PRE", __LINE__ },
+		{ "LOAD_BLOCK.L1D", "snb", 0, 4, 0x1000248, 0, 1, "FB_FULL", __LINE__ },
+		{ "L1D_REPL", "perf", 0, PERF_TYPE_HW_CACHE, 0x10000, 0, 1, "L1-dcache-load-misses", __LINE__ },
+		{ "CPU_CLK_UNHALTED", "perf", 0, PERF_TYPE_HARDWARE, 0, 0, 1, "cycles", __LINE__ },
+		/* a model the table does not cover: its own event first, else perf's */
+		{ "INST_RETIRED", "hsw", 0, 4, 0xc0, 0, 0, "hsw::INST_RETIRED:ANY_P", __LINE__ },
+		{ "L1D_REPL", "hsw", 0, PERF_TYPE_HW_CACHE, 0x10000, 0, 1, "L1-dcache-load-misses", __LINE__ },
+		/* a libpfm modifier rides along */
+		{ "L1I_MISSES:c=2", "amd64_fam19h_zen4", 0, 4, 0x10200188eULL, 0, 0, "c=2", __LINE__ },
+		{ "CPU_CLK_UNHALTED:30000:0:1:1", "core", 0, 4, 0x3c, 0, 0, "CORE_P", __LINE__ },
+		{ "LOAD_BLOCK", "amd64_fam19h_zen4", -MP_ENOTSUP, 0, 0, 0, 0,
+		  "event 'LOAD_BLOCK': model amd64_fam19h_zen4 has no equivalent of LOAD_BLOCK.L1D (no L1D-blocked-load or miss-buffer-full event); closest: ALLOC_MAB_COUNT", __LINE__ },
+		{ "LOAD_HIT_PRE", "amd64_fam17h_zen2", -MP_ENOTSUP, 0, 0, 0, 0, "closest: INEFFECTIVE_SOFTWARE_PREFETCH:MAB_MCH_CNT", __LINE__ },
+		{ "SSE_PRE_MISS", "snb", -MP_ENOTSUP, 0, 0, 0, 0, "model snb has no equivalent of SSE_PRE_MISS.NTA", __LINE__ },
+		{ "L2_IFETCH", "perf", -MP_ENOTSUP, 0, 0, 0, 0, "closest: L1-icache-load-misses", __LINE__ },
+		{ "CYCLES_L1I_MEM_STALLED", "skl", -MP_ENOTSUP, 0, 0, 0, 0,
+		  "the combination 'ICACHE_16B:IFDATA_STALL + ICACHE_64B:IFTAG_STALL'", __LINE__ },
+		{ "L1D_REPL", "cachegrind", -MP_ENOTSUP, 0, 0, 0, 0, "'D1mr + D1mw': use --sim", __LINE__ },
+		{ "L1D_REPL:BOGUS", "skl", -MP_EPARSE, 0, 0, 0, 0, "unknown event for model skl", __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct alias_case *c = &cases[i];
+		struct mp_evopts o = { 0 };
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		o.pmu_model = c->model;
+		int rc = mp_event_parse(c->spec, &o, &ev, &err);
+		if (rc != c->rc)
+			fail_msg("line %d: %s on %s: rc %d, expected %d (%s)", c->line, c->spec, c->model,
+				 rc, c->rc, err.msg);
+		if (rc) {
+			if (!strstr(err.msg, c->msg))
+				fail_msg("line %d: message '%s' lacks '%s'", c->line, err.msg, c->msg);
+			continue;
+		}
+		if (ev.attr.type != c->type || ev.attr.config != c->config ||
+		    ev.attr.config1 != c->config1 || ev.approx != c->approx)
+			fail_msg("line %d: %s on %s: type %u config 0x%llx config1 0x%llx approx %d", c->line,
+				 c->spec, c->model, ev.attr.type, (unsigned long long)ev.attr.config,
+				 (unsigned long long)ev.attr.config1, ev.approx);
+		if (!strstr(ev.resolved, c->msg))
+			fail_msg("line %d: resolved '%s' lacks '%s'", c->line, ev.resolved, c->msg);
+	}
+}
+
+/* ---- the spec parser ---- */
+struct spec_case {
+	const char *spec;
+	uint64_t c;      /* opts.default_count */
+	unsigned f;      /* opts.freq_hz */
+	int rc;
+	uint32_t type;
+	uint64_t config;
+	uint64_t period; /* sample_period, or sample_freq when freq */
+	int freq, eu, ek, precise;
+	const char *expect; /* resolved name, or a substring of the error */
+	int line;
+};
+
+static void parse__table__accepts_forms_and_names_bad_parts(void **state)
+{
+	(void)state;
+	static const struct spec_case cases[] = {
+		/* generic hardware and software names, perf's default period per kind */
+		{ "cycles", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 0, "cycles", __LINE__ },
+		{ "cpu-cycles", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 0, "cpu-cycles", __LINE__ },
+		{ "instructions", 0, 0, 0, 0, 1, 100000, 0, 0, 0, 0, "instructions", __LINE__ },
+		{ "cache-references", 0, 0, 0, 0, 2, 10000, 0, 0, 0, 0, "cache-references", __LINE__ },
+		{ "cache-misses", 0, 0, 0, 0, 3, 10000, 0, 0, 0, 0, "cache-misses", __LINE__ },
+		{ "branches", 0, 0, 0, 0, 4, 10000, 0, 0, 0, 0, "branches", __LINE__ },
+		{ "branch-misses", 0, 0, 0, 0, 5, 10000, 0, 0, 0, 0, "branch-misses", __LINE__ },
+		{ "bus-cycles", 0, 0, 0, 0, 6, 100000, 0, 0, 0, 0, "bus-cycles", __LINE__ },
+		{ "stalled-cycles-frontend", 0, 0, 0, 0, 7, 100000, 0, 0, 0, 0, "stalled-cycles-frontend", __LINE__ },
+		{ "stalled-cycles-backend", 0, 0, 0, 0, 8, 100000, 0, 0, 0, 0, "stalled-cycles-backend", __LINE__ },
+		{ "ref-cycles", 0, 0, 0, 0, 9, 100000, 0, 0, 0, 0, "ref-cycles", __LINE__ },
+		{ "cpu-clock", 0, 0, 0, 1, 0, 100000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "task-clock", 0, 0, 0, 1, 1, 100000, 0, 0, 0, 0, "task-clock", __LINE__ },
+		{ "page-faults", 0, 0, 0, 1, 2, 100, 0, 0, 0, 0, "page-faults", __LINE__ },
+		{ "faults", 0, 0, 0, 1, 2, 100, 0, 0, 0, 0, "faults", __LINE__ },
+		{ "context-switches", 0, 0, 0, 1, 3, 1, 0, 0, 0, 0, "context-switches", __LINE__ },
+		{ "cs", 0, 0, 0, 1, 3, 1, 0, 0, 0, 0, "cs", __LINE__ },
+		{ "cpu-migrations", 0, 0, 0, 1, 4, 1, 0, 0, 0, 0, "cpu-migrations", __LINE__ },
+		{ "minor-faults", 0, 0, 0, 1, 5, 100, 0, 0, 0, 0, "minor-faults", __LINE__ },
+		{ "major-faults", 0, 0, 0, 1, 6, 1, 0, 0, 0, 0, "major-faults", __LINE__ },
+		{ "alignment-faults", 0, 0, 0, 1, 7, 1, 0, 0, 0, 0, "alignment-faults", __LINE__ },
+		{ "emulation-faults", 0, 0, 0, 1, 8, 1, 0, 0, 0, 0, "emulation-faults", __LINE__ },
+		{ "dummy", 0, 0, 0, 1, 9, 1, 0, 0, 0, 0, "dummy", __LINE__ },
+		/* the HW_CACHE family: id | op << 8 | result << 16 */
+		{ "L1-dcache-load-misses", 0, 0, 0, 3, 0x10000, 10000, 0, 0, 0, 0, "L1-dcache-load-misses", __LINE__ },
+		{ "L1-dcache-loads", 0, 0, 0, 3, 0x0, 10000, 0, 0, 0, 0, "L1-dcache-loads", __LINE__ },
+		{ "L1-dcache-stores", 0, 0, 0, 3, 0x100, 10000, 0, 0, 0, 0, "L1-dcache-stores", __LINE__ },
+		{ "L1-dcache-prefetch-misses", 0, 0, 0, 3, 0x10200, 10000, 0, 0, 0, 0, "L1-dcache-prefetch-misses", __LINE__ },
+		{ "L1-icache-load-misses", 0, 0, 0, 3, 0x10001, 10000, 0, 0, 0, 0, "L1-icache-load-misses", __LINE__ },
+		{ "LLC-loads", 0, 0, 0, 3, 0x2, 10000, 0, 0, 0, 0, "LLC-loads", __LINE__ },
+		{ "LLC-store-misses", 0, 0, 0, 3, 0x10102, 10000, 0, 0, 0, 0, "LLC-store-misses", __LINE__ },
+		{ "dTLB-load-misses", 0, 0, 0, 3, 0x10003, 10000, 0, 0, 0, 0, "dTLB-load-misses", __LINE__ },
+		{ "dTLB-store-misses", 0, 0, 0, 3, 0x10103, 10000, 0, 0, 0, 0, "dTLB-store-misses", __LINE__ },
+		{ "iTLB-load-misses", 0, 0, 0, 3, 0x10004, 10000, 0, 0, 0, 0, "iTLB-load-misses", __LINE__ },
+		{ "iTLB-loads", 0, 0, 0, 3, 0x4, 10000, 0, 0, 0, 0, "iTLB-loads", __LINE__ },
+		{ "branch-loads", 0, 0, 0, 3, 0x5, 10000, 0, 0, 0, 0, "branch-loads", __LINE__ },
+		{ "branch-load-misses", 0, 0, 0, 3, 0x10005, 10000, 0, 0, 0, 0, "branch-load-misses", __LINE__ },
+		{ "node-loads", 0, 0, 0, 3, 0x6, 10000, 0, 0, 0, 0, "node-loads", __LINE__ },
+		{ "l1d-load-miss", 0, 0, 0, 3, 0x10000, 10000, 0, 0, 0, 0, "L1-dcache-load-misses", __LINE__ },
+		{ "L1-dcache", 0, 0, 0, 3, 0x0, 10000, 0, 0, 0, 0, "L1-dcache-loads", __LINE__ },
+		/* modifiers */
+		{ "cycles:u", 0, 0, 0, 0, 0, 100000, 0, 0, 1, 0, "cycles:u", __LINE__ },
+		{ "cycles:k", 0, 0, 0, 0, 0, 100000, 0, 1, 0, 0, "cycles:k", __LINE__ },
+		{ "cycles:uk", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 0, "cycles", __LINE__ },
+		{ "cycles:u:k", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 0, "cycles", __LINE__ },
+		{ "cycles:p", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 1, "cycles:p", __LINE__ },
+		{ "cycles:upp", 0, 0, 0, 0, 0, 100000, 0, 0, 1, 2, "cycles:upp", __LINE__ },
+		{ "instructions:ppp", 0, 0, 0, 0, 1, 100000, 0, 0, 0, 3, "instructions:ppp", __LINE__ },
+		{ "cpu-clock:u", 0, 0, 0, 1, 0, 100000, 0, 0, 1, 0, "cpu-clock:u", __LINE__ },
+		/* counts: -c, per-event NAME:COUNT, -F, minimums */
+		{ "cpu-clock", 250000, 0, 0, 1, 0, 250000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "cpu-clock:500000", 100000, 0, 0, 1, 0, 500000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "task-clock:200000:u", 0, 0, 0, 1, 1, 200000, 0, 0, 1, 0, "task-clock:u", __LINE__ },
+		{ "cpu-clock:u:20000", 0, 0, 0, 1, 0, 20000, 0, 0, 1, 0, "cpu-clock:u", __LINE__ },
+		{ "cpu-clock", 0, 1000, 0, 1, 0, 1000, 1, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "cpu-clock", 200000, 1000, 0, 1, 0, 200000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "cpu-clock:300000", 0, 4000, 0, 1, 0, 300000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "page-faults:1", 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, "page-faults", __LINE__ },
+		{ "cpu-clock:10000", 0, 0, 0, 1, 0, 10000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "cpu-clock:9999", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0,
+		  "event 'cpu-clock:9999': count 9999 is below the minimum 10000 for a timer (ns)", __LINE__ },
+		{ "cycles", 100, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "count 100 is below the minimum 6000", __LINE__ },
+		{ "L1-dcache-load-misses:499", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "below the minimum 500", __LINE__ },
+		{ "cpu-clock:0", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "count 0", __LINE__ },
+		/* oprofile NAME:COUNT:UNITMASK:KERNEL:USER */
+		{ "cycles:30000:0:1:1", 0, 0, 0, 0, 0, 30000, 0, 0, 0, 0, "cycles", __LINE__ },
+		{ "cycles:30000:0:0:1", 0, 0, 0, 0, 0, 30000, 0, 0, 1, 0, "cycles:u", __LINE__ },
+		{ "cycles:30000:0:1:0", 0, 0, 0, 0, 0, 30000, 0, 1, 0, 0, "cycles:k", __LINE__ },
+		{ "cpu-clock:30000:0", 0, 0, 0, 1, 0, 30000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "cycles:30000:0:0:0", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "counts neither user nor kernel", __LINE__ },
+		{ "cycles:30000:0:2:1", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "kernel flag '2' must be 0 or 1", __LINE__ },
+		{ "cycles:30000:0:1:1:1", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "too many fields after the count: '1'", __LINE__ },
+		{ "cycles:30000:0x41", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "takes no unit masks", __LINE__ },
+		{ "cycles:30000:0x1ff", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "bad unit mask '0x1ff'", __LINE__ },
+		{ "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS:30000:0x41:1:1", 0, 0, 0, 4, 0x41c0, 30000, 0, 0, 0, 0, "umask=0x41", __LINE__ },
+		{ "core::L2_LINES_IN:100000:0:1:0", 0, 0, 0, 4, 0x7024, 100000, 0, 1, 0, 0, "core::L2_LINES_IN:SELF:ANY", __LINE__ },
+		{ "core::L2_LINES_IN:100000:SELF:1:1", 0, 0, 0, 4, 0x7024, 100000, 0, 0, 0, 0, "L2_LINES_IN", __LINE__ },
+		/* libpfm4 names, ':' and '.' unit masks, modifiers */
+		{ "skl::L1D:REPLACEMENT", 0, 0, 0, 4, 0x151, 10000, 0, 0, 0, 0, "skl::L1D:REPLACEMENT", __LINE__ },
+		{ "skl::L1D.REPLACEMENT", 0, 0, 0, 4, 0x151, 10000, 0, 0, 0, 0, "skl::L1D:REPLACEMENT", __LINE__ },
+		{ "core::L2_LINES_IN.SELF.ANY", 0, 0, 0, 4, 0x7024, 10000, 0, 0, 0, 0, "core::L2_LINES_IN:SELF:ANY", __LINE__ },
+		{ "skl::L1D:REPLACEMENT:u", 0, 0, 0, 4, 0x151, 10000, 0, 0, 1, 0, "skl::L1D:REPLACEMENT:u", __LINE__ },
+		{ "skl::L1D:REPLACEMENT:c=2:i=1", 0, 0, 0, 4, 0x2800151, 10000, 0, 0, 0, 0, "c=2", __LINE__ },
+		{ "skl::INST_RETIRED:ANY_P:5000000", 0, 0, 0, 4, 0xc0, 5000000, 0, 0, 0, 0, "skl::INST_RETIRED:ANY_P", __LINE__ },
+		{ "skl::UNHALTED_CORE_CYCLES:5000", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "below the minimum 6000 for a cycle/instruction counter", __LINE__ },
+		{ "skl::L1D:REPLACEMENT:499", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "below the minimum 500 for a hardware event", __LINE__ },
+		{ "skl::L1D:REPLX", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0,
+		  "event 'skl::L1D:REPLX': unknown unit mask 'REPLX' for skl::L1D (unit masks: REPLACEMENT)", __LINE__ },
+		{ "skl::L1DX", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "event 'skl::L1DX': unknown event for model skl (did you mean L1D", __LINE__ },
+		{ "nosuch::L1D", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "unknown PMU model 'nosuch'", __LINE__ },
+		{ "nhm::L2_RQSTS:LD_MISS:RFO_MISS", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "libpfm cannot encode nhm::L2_RQSTS", __LINE__ },
+		{ "perf::PERF_COUNT_SW_CPU_CLOCK", 0, 0, 0, 1, 0, 100000, 0, 0, 0, 0, "cpu-clock", __LINE__ },
+		{ "perf::cycles", 0, 0, 0, 0, 0, 100000, 0, 0, 0, 0, "cycles", __LINE__ },
+		/* raw */
+		{ "r01c2", 0, 0, 0, 4, 0x1c2, 10000, 0, 0, 0, 0, "r01c2", __LINE__ },
+		{ "r53003c:u", 0, 0, 0, 4, 0x53003c, 10000, 0, 0, 1, 0, "r53003c:u", __LINE__ },
+		{ "r1c2:20000", 0, 0, 0, 4, 0x1c2, 20000, 0, 0, 0, 0, "r1c2", __LINE__ },
+		/* bad specs name the bad part */
+		{ "", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "empty event", __LINE__ },
+		{ "cycles:", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "event 'cycles:': empty field after 'cycles'", __LINE__ },
+		{ ":u", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "empty event name", __LINE__ },
+		{ "cycles:pppp", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "modifier 'pppp': at most ppp", __LINE__ },
+		{ "cycles:foo", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "event 'cycles:foo': 'foo' is not a modifier", __LINE__ },
+		{ "cpu-clock:10000:x", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "", __LINE__ },
+		{ "cpu-clock:u:q", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "'q' is not a modifier", __LINE__ },
+		{ "cyclez", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "event 'cyclez': unknown event for model amd64_fam19h_zen4 (did you mean cycles", __LINE__ },
+		{ "L1D_REPLX", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "event 'L1D_REPLX': unknown event for model amd64_fam19h_zen4 (did you mean L1D_REPL", __LINE__ },
+		{ "a::b::c", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "more than one '::'", __LINE__ },
+		{ "::L1D", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "empty PMU model", __LINE__ },
+		{ "cycles u", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "unexpected character 0x20", __LINE__ },
+		{ "cpu-clock:99999999999999999999999", 0, 0, -MP_EPARSE, 0, 0, 0, 0, 0, 0, 0, "bad count", __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct spec_case *c = &cases[i];
+		struct mp_evopts o = { 0 };
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		o.default_count = c->c;
+		o.freq_hz = c->f;
+		o.pmu_model = "amd64_fam19h_zen4"; /* so that messages do not depend on the host */
+		int rc = mp_event_parse(c->spec, &o, &ev, &err);
+		if (rc != c->rc)
+			fail_msg("line %d: '%s': rc %d, expected %d (%s)", c->line, c->spec, rc, c->rc,
+				 err.msg);
+		if (rc) {
+			if (!err.msg[0] || !strstr(err.msg, c->expect))
+				fail_msg("line %d: message '%s' lacks '%s'", c->line, err.msg, c->expect);
+			continue;
+		}
+		uint64_t per = c->freq ? ev.attr.sample_freq : ev.attr.sample_period;
+		if (ev.attr.type != c->type || ev.attr.config != c->config || per != c->period ||
+		    (int)ev.attr.freq != c->freq || (int)ev.attr.exclude_user != c->eu ||
+		    (int)ev.attr.exclude_kernel != c->ek || (int)ev.attr.precise_ip != c->precise)
+			fail_msg("line %d: '%s': type %u config 0x%llx period %llu freq %d eu %d ek %d p %d",
+				 c->line, c->spec, ev.attr.type, (unsigned long long)ev.attr.config,
+				 (unsigned long long)per, ev.attr.freq, ev.attr.exclude_user,
+				 ev.attr.exclude_kernel, ev.attr.precise_ip);
+		if (strcmp(ev.resolved, c->expect) && !strstr(ev.resolved, c->expect))
+			fail_msg("line %d: resolved '%s', expected '%s'", c->line, ev.resolved, c->expect);
+		assert_string_equal(ev.spec, c->spec);
+		assert_int_equal(ev.attr.size, sizeof(ev.attr));
+		assert_int_equal(ev.min_count, mp_ev_class_min(mp_ev_class(&ev)));
+	}
+}
+
+static void parse__count_only__no_period_no_minimum(void **state)
+{
+	(void)state;
+	struct mp_evopts o = { 0 };
+	struct mp_event ev;
+	struct mp_err err = { 0, "" };
+	o.count_only = 1;
+	o.freq_hz = 1000;
+	assert_int_equal(mp_event_parse("cycles", &o, &ev, &err), 0);
+	assert_int_equal(ev.attr.sample_period, 0);
+	assert_int_equal(ev.attr.freq, 0);
+	assert_int_equal(ev.min_count, 6000);
+	assert_int_equal(mp_event_default_count(&ev), 100000);
+}
+
+static void parse_list__groups_and_commas__split_right(void **state)
+{
+	(void)state;
+	struct mp_evopts o = { 0 };
+	struct mp_event *ev;
+	size_t n;
+	struct mp_err err = { 0, "" };
+	o.default_count = 100000;
+	o.sysfs_root = NULL;
+	char root[600];
+	data_path(root, sizeof(root), "sysfs");
+	o.sysfs_root = root;
+	assert_int_equal(mp_events_parse("cpu-clock,task-clock:200000,page-faults:1", &o, &ev, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].attr.sample_period, 100000);
+	assert_int_equal(ev[1].attr.sample_period, 200000);
+	assert_int_equal(ev[2].attr.sample_period, 1);
+	assert_int_equal(ev[2].attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	free(ev);
+	assert_int_equal(mp_events_parse("{cpu-clock,task-clock}:u,cpu/event=0x3c,umask=0x1/k", &o, &ev, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].attr.exclude_kernel, 1);
+	assert_int_equal(ev[1].attr.exclude_kernel, 1);
+	assert_int_equal(ev[1].attr.config, PERF_COUNT_SW_TASK_CLOCK);
+	assert_int_equal(ev[2].attr.config, 0x13c);
+	assert_int_equal(ev[2].attr.exclude_user, 1);
+	free(ev);
+	static const struct { const char *list, *msg; } bad[] = {
+		{ "cpu-clock,", "trailing comma" },
+		{ "cpu-clock,,task-clock", "empty event between commas" },
+		{ "{cpu-clock,task-clock", "unbalanced '{'" },
+		{ "cpu-clock,L1D_REPLX", "event 'L1D_REPLX'" },
+		{ "{cpu-clock}x", "bad group modifier 'x'" },
+		{ "", "empty event list" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ev = (struct mp_event *)&err; /* must be reset to NULL on error */
+		o.pmu_model = "amd64_fam19h_zen4";
+		assert_int_not_equal(mp_events_parse(bad[i].list, &o, &ev, &n, &err), 0);
+		assert_null(ev);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].list, err.msg, bad[i].msg);
+	}
+}
+
+/* ---- sysfs PMUs, from tests/data/events/sysfs ---- */
+static void sysfs__fake_tree__terms_placed_by_format(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *spec;
+		int rc;
+		uint32_t type;
+		uint64_t config, config1;
+		uint64_t period;
+		int eu, ek;
+		const char *msg;
+		int line;
+	} cases[] = {
+		{ "cpu/event=0x3c/", 0, 4, 0x3c, 0, 10000, 0, 0, "cpu/event=0x3c/", __LINE__ },
+		{ "cpu/event=0xc0,umask=0x01/", 0, 4, 0x1c0, 0, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/event=0x3c,umask=0x1,cmask=2,inv,edge/", 0, 4, 0x3c | 1 << 8 | 2ULL << 24 | 1 << 23 | 1 << 18, 0, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/event=0x3c/u", 0, 4, 0x3c, 0, 10000, 0, 1, "cpu/event=0x3c/:u", __LINE__ },
+		{ "cpu/event=0x3c/:k:20000", 0, 4, 0x3c, 0, 20000, 1, 0, "", __LINE__ },
+		{ "cpu/event=0x3c,period=50000/", 0, 4, 0x3c, 0, 50000, 0, 0, "", __LINE__ },
+		{ "cpu/event_ext=0x18e/", 0, 4, 0x10000008eULL, 0, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/config=0x1234,config1=5/", 0, 4, 0x1234, 5, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/mem-loads/", 0, 4, 0x1cd, 3, 10000, 0, 0, "cpu/mem-loads/", __LINE__ },
+		{ "cpu/mem-loads,ldlat=30/", 0, 4, 0x1cd, 30, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/mem-stores/", 0, 4, 0x2cd, 0, 10000, 0, 0, "", __LINE__ },
+		{ "cpu/cpu-cycles/", 0, 4, 0x3c, 0, 100000, 0, 0, "", __LINE__ },
+		{ "cpu/frontend=0x14,event=0xc6,umask=1/", 0, 4, 0x1c6, 0x14, 10000, 0, 0, "", __LINE__ },
+		{ "armv8_pmuv3/inst_retired/", 0, 10, 0x8, 0, 100000, 0, 0, "armv8_pmuv3/inst_retired/", __LINE__ },
+		{ "armv8_pmuv3/cpu_cycles/", 0, 10, 0x11, 0, 100000, 0, 0, "", __LINE__ },
+		{ "armv8_pmuv3/event=0x23,long/", 0, 10, 0x23, 1, 10000, 0, 0, "", __LINE__ },
+		{ "stall_frontend", 0, 10, 0x23, 0, 100000, 0, 0, "armv8_pmuv3/stall_frontend/", __LINE__ },
+		/* a bare name that is also an alias: the alias wins */
+		{ "inst_retired", 0, 4, 0xc0, 0, 100000, 0, 0, "RETIRED_INSTRUCTIONS", __LINE__ },
+		{ "msr/tsc/", 0, 9, 0, 0, 10000, 0, 0, "msr/tsc/", __LINE__ },
+		{ "cpu/event=0x1ff/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "value 0x1ff too large for term 'event' (8 bits)", __LINE__ },
+		{ "cpu/evnt=0x3c/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "event 'cpu/evnt=0x3c/': unknown term 'evnt' for PMU cpu (formats:", __LINE__ },
+		{ "cpu/mem-loadz/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "unknown term 'mem-loadz'", __LINE__ },
+		{ "nopmu/event=1/", -ENOENT, 0, 0, 0, 0, 0, 0, "event 'nopmu/event=1/': no PMU 'nopmu' under", __LINE__ },
+		{ "cpu/event=0x3c", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "expected PMU/terms/", __LINE__ },
+		{ "cpu//", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "no terms between the slashes", __LINE__ },
+		{ "cpu/event=/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "bad value '' for term 'event'", __LINE__ },
+		{ "cpu/event=zz/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "bad value 'zz' for term 'event'", __LINE__ },
+		{ "cpu/event=1,,umask=1/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "", __LINE__ },
+		{ "cpu/broken/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "bad value '0xqq'", __LINE__ },
+		{ "cpu/event=0x3c/x", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "'x' after the PMU terms is not a modifier", __LINE__ },
+		{ "../../etc/event=1/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "bad PMU name", __LINE__ },
+		{ "cpu/../type/", -MP_EPARSE, 0, 0, 0, 0, 0, 0, "", __LINE__ },
+	};
+	char root[600];
+	data_path(root, sizeof(root), "sysfs");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mp_evopts o = { 0 };
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		o.sysfs_root = root;
+		o.pmu_model = "amd64_fam19h_zen4";
+		int rc = mp_event_parse(cases[i].spec, &o, &ev, &err);
+		if (rc != cases[i].rc)
+			fail_msg("line %d: '%s': rc %d, expected %d (%s)", cases[i].line, cases[i].spec, rc,
+				 cases[i].rc, err.msg);
+		if (rc) {
+			if (!strstr(err.msg, cases[i].msg))
+				fail_msg("line %d: '%s' lacks '%s'", cases[i].line, err.msg, cases[i].msg);
+			continue;
+		}
+		if (ev.attr.type != cases[i].type || ev.attr.config != cases[i].config ||
+		    ev.attr.config1 != cases[i].config1 || ev.attr.sample_period != cases[i].period ||
+		    (int)ev.attr.exclude_user != cases[i].eu || (int)ev.attr.exclude_kernel != cases[i].ek)
+			fail_msg("line %d: '%s': type %u config 0x%llx config1 0x%llx period %llu eu %d ek %d",
+				 cases[i].line, cases[i].spec, ev.attr.type, (unsigned long long)ev.attr.config,
+				 (unsigned long long)ev.attr.config1, (unsigned long long)ev.attr.sample_period,
+				 ev.attr.exclude_user, ev.attr.exclude_kernel);
+		if (!strstr(ev.resolved, cases[i].msg))
+			fail_msg("line %d: resolved '%s' lacks '%s'", cases[i].line, ev.resolved, cases[i].msg);
+		assert_int_equal(ev.kind, MP_EV_PMU);
+	}
+}
+
+/* ---- names of attrs read back from a file ---- */
+static void attr_name__kinds__perf_spellings(void **state)
+{
+	(void)state;
+	char root[600];
+	data_path(root, sizeof(root), "sysfs");
+	setenv("MEMPROF_SYSFS_ROOT", root, 1);
+	static const struct {
+		uint32_t type;
+		uint64_t config, config1;
+		int eu, ek, p;
+		const char *name;
+	} cases[] = {
+		{ PERF_TYPE_HARDWARE, 0, 0, 0, 0, 0, "cycles" },
+		{ PERF_TYPE_HARDWARE, 1, 0, 0, 1, 0, "instructions:u" },
+		{ PERF_TYPE_HARDWARE, 9, 0, 1, 0, 0, "ref-cycles:k" },
+		{ PERF_TYPE_HARDWARE, 0, 0, 0, 0, 2, "cycles:pp" },
+		{ PERF_TYPE_SOFTWARE, 0, 0, 0, 0, 0, "cpu-clock" },
+		{ PERF_TYPE_SOFTWARE, 1, 0, 0, 0, 0, "task-clock" },
+		{ PERF_TYPE_SOFTWARE, 2, 0, 0, 0, 0, "page-faults" },
+		{ PERF_TYPE_SOFTWARE, 5, 0, 0, 0, 0, "minor-faults" },
+		{ PERF_TYPE_SOFTWARE, 9, 0, 0, 0, 0, "dummy" },
+		{ PERF_TYPE_HW_CACHE, 0x10000, 0, 0, 0, 0, "L1-dcache-load-misses" },
+		{ PERF_TYPE_HW_CACHE, 0x0, 0, 0, 0, 0, "L1-dcache-loads" },
+		{ PERF_TYPE_HW_CACHE, 0x10102, 0, 0, 0, 0, "LLC-store-misses" },
+		{ PERF_TYPE_HW_CACHE, 0x10004, 0, 0, 0, 0, "iTLB-load-misses" },
+		{ PERF_TYPE_HW_CACHE, 0x10203, 0, 0, 0, 0, "dTLB-prefetch-misses" },
+		{ PERF_TYPE_HW_CACHE, 0x30000, 0, 0, 0, 0, "type3/config=0x30000/" },
+		{ PERF_TYPE_RAW, 0x53003c, 0, 0, 0, 0, "r53003c" },
+		{ PERF_TYPE_RAW, 0x1c6, 0x14, 0, 1, 0, "r1c6:u" },
+		{ 10, 0x8, 0, 0, 0, 0, "armv8_pmuv3/config=0x8/" },
+		{ 4, 0x1cd, 3, 0, 0, 0, "r1cd" },
+		{ 77, 0x5, 0x6, 0, 0, 0, "type77/config=0x5,config1=0x6/" },
+		{ PERF_TYPE_SOFTWARE, 99, 0, 0, 0, 0, "software/config=0x63/" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct perf_event_attr a;
+		char buf[128];
+		memset(&a, 0, sizeof(a));
+		a.type = cases[i].type;
+		a.config = cases[i].config;
+		a.config1 = cases[i].config1;
+		a.exclude_user = (unsigned)cases[i].eu;
+		a.exclude_kernel = (unsigned)cases[i].ek;
+		a.precise_ip = (unsigned)cases[i].p;
+		assert_string_equal(mp_event_attr_name(&a, buf, sizeof(buf)), cases[i].name);
+	}
+	/* round trip: every generic name parses back to the attr that names it */
+	for (size_t i = 0; i < mp_generic_nevents; i++) {
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		char buf[128];
+		struct mp_event back;
+		assert_int_equal(mp_event_parse(mp_generic_events[i].name, NULL, &ev, &err), 0);
+		assert_int_equal(mp_event_parse(mp_event_attr_name(&ev.attr, buf, sizeof(buf)), NULL, &back, &err), 0);
+		assert_int_equal(back.attr.config, ev.attr.config);
+		assert_int_equal(back.attr.type, ev.attr.type);
+	}
+	unsetenv("MEMPROF_SYSFS_ROOT");
+}
+
+/* ---- one-line explanations of refused opens ---- */
+static void explain__errnos__name_event_model_and_fix(void **state)
+{
+	(void)state;
+	char nopmu[600], withpmu[600], p2[600], p3[600], p0[600];
+	data_path(nopmu, sizeof(nopmu), "sysfs-nopmu");
+	data_path(withpmu, sizeof(withpmu), "sysfs");
+	data_path(p2, sizeof(p2), "proc-paranoid2");
+	data_path(p3, sizeof(p3), "proc-paranoid3");
+	data_path(p0, sizeof(p0), "proc-paranoid0");
+	static const struct {
+		const char *spec;
+		int use_pmu_tree;
+		const char *proc;
+		unsigned freq;
+		int errnum;
+		const char *msg[3];
+		int line;
+	} cases[] = {
+		{ "L1D_REPL", 0, "2", 0, ENOENT,
+		  { "event 'L1D_REPL' (amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:",
+		    "the kernel offers no hardware counters on this machine (host PMU model amd64_fam19h_zen4; no cpu PMU under",
+		    "software events such as cpu-clock, task-clock, page-faults can be recorded instead, or use --sim for simulated cache events" }, __LINE__ },
+		{ "cycles", 0, "2", 0, EOPNOTSUPP, { "event 'cycles': the kernel offers no hardware counters", NULL, NULL }, __LINE__ },
+		{ "cycles", 1, "2", 0, ENOENT, { "the kernel's PMU cpu does not know this event", NULL, NULL }, __LINE__ },
+		{ "cycles:pp", 1, "2", 0, EOPNOTSUPP, { "precise_ip=2", "drop the 'p' modifier", NULL }, __LINE__ },
+		{ "cycles", 1, "2", 0, EACCES,
+		  { "kernel.perf_event_paranoid is 2", "add ':u' (e.g. -e cycles:u)", "sysctl kernel.perf_event_paranoid=1" }, __LINE__ },
+		{ "cycles", 1, "3", 0, EACCES, { "perf_event_paranoid is 3", "sysctl kernel.perf_event_paranoid=1", NULL }, __LINE__ },
+		{ "cycles:u", 1, "2", 0, EPERM, { "system-wide (-a)", NULL, NULL }, __LINE__ },
+		{ "cpu-clock", 0, "0", 0, EACCES, { "CAP_PERFMON", NULL, NULL }, __LINE__ },
+		{ "cpu-clock", 0, "2", 5000, EINVAL,
+		  { "frequency 5000 Hz is above kernel.perf_event_max_sample_rate=1000", "use -F 1000 or less", NULL }, __LINE__ },
+		{ "cpu-clock", 0, "2", 0, EINVAL, { "rejected the attributes (EINVAL)", "period 100000", NULL }, __LINE__ },
+		{ "cpu-clock", 0, "2", 0, EMFILE, { "too many open files", "ulimit -n", NULL }, __LINE__ },
+		{ "cycles", 1, "2", 0, EBUSY, { "busy (EBUSY)", "kernel.nmi_watchdog=0", NULL }, __LINE__ },
+		{ "cycles", 1, "2", 0, ENOSPC, { "no free counter", NULL, NULL }, __LINE__ },
+		{ "cpu-clock", 0, "2", 0, ESRCH, { "no such process", NULL, NULL }, __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mp_evopts o = { 0 };
+		struct mp_event ev;
+		struct mp_err err = { 0, "" };
+		o.sysfs_root = cases[i].use_pmu_tree ? withpmu : nopmu;
+		o.pmu_model = "amd64_fam19h_zen4";
+		o.freq_hz = cases[i].freq;
+		setenv("MEMPROF_PROC_ROOT", cases[i].proc[0] == '2' ? p2 : cases[i].proc[0] == '3' ? p3 : p0, 1);
+		assert_int_equal(mp_event_parse(cases[i].spec, &o, &ev, &err), 0);
+		assert_int_equal(mp_event_explain_open_error(&ev, cases[i].errnum, &o, &err), -cases[i].errnum);
+		assert_int_equal(err.code, -cases[i].errnum);
+		assert_null(strchr(err.msg, '\n'));
+		for (int k = 0; k < 3 && cases[i].msg[k]; k++)
+			if (!strstr(err.msg, cases[i].msg[k]))
+				fail_msg("line %d: '%s' lacks '%s'", cases[i].line, err.msg, cases[i].msg[k]);
+		if (cases[i].errnum == EACCES && cases[i].proc[0] == '3')
+			assert_null(strstr(err.msg, ":u"));
+	}
+	unsetenv("MEMPROF_PROC_ROOT");
+}
+
+static void host_caps__fake_trees__read(void **state)
+{
+	(void)state;
+	char nopmu[600], withpmu[600], p3[600];
+	struct mp_host_caps caps;
+	struct mp_evopts o = { 0 };
+	data_path(nopmu, sizeof(nopmu), "sysfs-nopmu");
+	data_path(withpmu, sizeof(withpmu), "sysfs");
+	data_path(p3, sizeof(p3), "proc-paranoid3");
+	setenv("MEMPROF_PROC_ROOT", p3, 1);
+	o.sysfs_root = nopmu;
+	o.pmu_model = "skl";
+	mp_events_host_caps(&o, &caps);
+	assert_int_equal(caps.perf_event_paranoid, 3);
+	assert_int_equal(caps.kptr_restrict, 1);
+	assert_int_equal(caps.max_sample_rate, 1000);
+	assert_int_equal(caps.has_cpu_pmu, 0);
+	assert_string_equal(caps.model, "skl");
+	o.sysfs_root = withpmu;
+	mp_events_host_caps(&o, &caps);
+	assert_int_equal(caps.has_cpu_pmu, 1);
+	assert_true(!strcmp(caps.cpu_pmu, "cpu") || !strcmp(caps.cpu_pmu, "armv8_pmuv3"));
+	unsetenv("MEMPROF_PROC_ROOT");
+}
+
+/* ---- the live kernel: software events open; hardware ones do where a PMU exists ---- */
+static void probe__live_kernel__software_opens_hardware_explained(void **state)
+{
+	(void)state;
+	struct mp_event ev;
+	struct mp_err err = { 0, "" };
+	assert_int_equal(mp_event_parse("cpu-clock", NULL, &ev, &err), 0);
+	int rc = mp_event_probe(&ev, &err);
+	if (rc == -EACCES || rc == -EPERM)
+		skip();
+	assert_int_equal(rc, 0);
+	assert_int_equal(mp_event_parse("page-faults:1", NULL, &ev, &err), 0);
+	assert_int_equal(mp_event_probe(&ev, &err), 0);
+	if (mp_sysfs_has_cpu_pmu(NULL, NULL, 0))
+		return; /* a real PMU: whether cycles opens depends on the machine */
+	assert_int_equal(mp_event_parse("cycles", NULL, &ev, &err), 0);
+	rc = mp_event_probe(&ev, &err);
+	assert_true(rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV);
+	assert_non_null(strstr(err.msg, "the kernel offers no hardware counters on this machine"));
+}
+
+/* ---- memprof list ---- */
+static char *list_to_string(const char *model, const char *pattern, int *rc, struct mp_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	*rc = mp_events_list(f, model, pattern, err);
+	fclose(f);
+	return buf;
+}
+
+static void list__skl_pattern__aliases_and_umasks(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	int rc;
+	char *s = list_to_string("skl", "L1D", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(s, "Events for model skl"));
+	assert_non_null(strstr(s, "  L1D_REPL                 -> L1D:REPLACEMENT [exact]"));
+	assert_non_null(strstr(s, "= skl::L1D:REPLACEMENT  default/min   10000    500  opens here: n/a"));
+	assert_non_null(strstr(s, "skl events (libpfm4"));
+	assert_non_null(strstr(s, ":REPLACEMENT"));
+	assert_non_null(strstr(s, "  L1D_PEND_MISS "));
+	assert_non_null(strstr(s, "timer (ns)                   default  100000  minimum  10000"));
+	assert_null(strstr(s, "cpu-clock "));
+	free(s);
+	s = list_to_string("amd64_fam19h_zen4", "LOAD_BLOCK", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(s, "LOAD_BLOCK.L1D           -> none; closest: ALLOC_MAB_COUNT"));
+	free(s);
+	s = list_to_string("skl", "no-such-event-anywhere", &rc, &err);
+	assert_int_equal(rc, -ENOENT);
+	assert_string_equal(err.msg, "no event matches 'no-such-event-anywhere' for model skl");
+	free(s);
+	s = list_to_string("nosuchmodel", NULL, &rc, &err);
+	assert_int_equal(rc, -ENOENT);
+	assert_non_null(strstr(err.msg, "unknown PMU model 'nosuchmodel'"));
+	free(s);
+	s = list_to_string("skl", "cpu-clock", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(s, "  cpu-clock "));
+	free(s);
+}
+
+static void alias_table__embedded__matches_source_file(void **state)
+{
+	(void)state;
+	char path[600];
+	snprintf(path, sizeof(path), "%s/../../events/aliases.tsv", data_dir);
+	size_t len;
+	struct mp_err err = { 0, "" };
+	char *text = mp_read_file(path, &len, &err);
+	assert_non_null(text);
+	assert_string_equal(text, mp_alias_table_text());
+	free(text);
+	struct mp_alias_row r;
+	assert_int_equal(mp_alias_find("l2_lines_in", "skl", &r), 1);
+	assert_string_equal(r.alias, "L2_LINES_IN.SELF.ANY");
+	assert_int_equal(mp_alias_find("L2_LINES_IN:SELF:DEMAND", "skl", &r), 1);
+	assert_string_equal(r.event, "L2_RQSTS:ALL_DEMAND_MISS");
+	assert_int_equal(mp_alias_find("L2_LINES", "skl", &r), 0);
+	assert_int_equal(mp_alias_find("L1D_REPL", "hsw", &r), -1);
+	assert_string_equal(r.model, "perf");
+	assert_int_equal(mp_alias_get(100000, &r), -ERANGE);
+}
+
+int main(void)
+{
+	const char *td = getenv("TESTS_DATA");
+	snprintf(data_dir, sizeof(data_dir), "%s", td ? td : "tests/data");
+	if (getenv("LIBPFM_FORCE_PMU")) {
+		const struct CMUnitTest forced[] = {
+			cmocka_unit_test(encodings__forced_model_unprefixed__equal_check_events),
+		};
+		return cmocka_run_group_tests(forced, NULL, NULL);
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parse__table__accepts_forms_and_names_bad_parts),
+		cmocka_unit_test(parse__count_only__no_period_no_minimum),
+		cmocka_unit_test(parse_list__groups_and_commas__split_right),
+		cmocka_unit_test(encodings__every_tsv_row_prefixed__equal_check_events),
+		cmocka_unit_test(aliases__every_row__resolves_as_the_table_says),
+		cmocka_unit_test(aliases__key_cases__resolve_per_model),
+		cmocka_unit_test(alias_table__embedded__matches_source_file),
+		cmocka_unit_test(sysfs__fake_tree__terms_placed_by_format),
+		cmocka_unit_test(attr_name__kinds__perf_spellings),
+		cmocka_unit_test(explain__errnos__name_event_model_and_fix),
+		cmocka_unit_test(host_caps__fake_trees__read),
+		cmocka_unit_test(probe__live_kernel__software_opens_hardware_explained),
+		cmocka_unit_test(list__skl_pattern__aliases_and_umasks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
