@@ -163,10 +163,10 @@ static int parse_terms(const char *spec, const char *pmu, const char *terms, int
 		       int *has_period, struct mp_err *err)
 {
 	char buf[512];
-	char *save = NULL, *t;
+	char *rest = buf, *t;
 
 	snprintf(buf, sizeof(buf), "%s", terms);
-	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	while ((t = strsep(&rest, ","))) {
 		while (isspace((unsigned char)*t))
 			t++;
 		if (!*t)
