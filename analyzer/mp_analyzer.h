@@ -165,6 +165,9 @@ struct mp_sym_opts {
 	int no_srcline;        /* do not open DWARF at all (faster when lines are not wanted) */
 	const char *osrelease; /* the recording's HEADER_OSRELEASE (or NULL): the default
 	                        * /proc/kallsyms is only used when it matches this kernel */
+	const char *buildid_dir; /* perf's build-id cache (~/.debug, $PERF_BUILDID_DIR), tried
+	                          * by build-id for objects not found otherwise (and [vdso]);
+	                          * NULL = none */
 };
 
 #define MP_SYM_NO_MAP UINT32_MAX /* map id of an address in no known mapping */
@@ -384,6 +387,7 @@ long mp_hist_missing(mp_hist *h, mp_sym *s, int want_line, struct mp_hist_missin
 struct mp_session_opts {
 	const char *symfs;        /* as mp_sym_opts */
 	const char *kallsyms;
+	const char *buildid_dir;  /* as mp_sym_opts */
 	int want_comm;            /* key samples by comm too (MP_HK_COMM queries) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -787,6 +787,7 @@ int mp_session_open(struct mp_session *ss, const char *path, const struct mp_ses
 	for (size_t i = 0; i < nb; i++)
 		bids[i] = *mp_pd_build_id(ss->pd, i);
 	struct mp_sym_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms,
+				  .buildid_dir = o->buildid_dir,
 				  .osrelease = mp_pd_feature_str(ss->pd, 4 /* HEADER_OSRELEASE */) };
 	ss->sym = mp_sym_new(&so, bids, nb, err);
 	free(bids);

@@ -76,6 +76,7 @@ struct proc {
 
 struct mp_sym {
 	char *symfs;
+	char *buildid_dir;
 	char *kallsyms;
 	int no_srcline;
 	char *osrelease;
@@ -655,6 +656,43 @@ out:
 static void dso_load_kernel(mp_sym *s, struct dso *d);
 static void demangle_symtab(mp_sym *s, struct symtab *t);
 
+/* perf's build-id cache: <dir>/.build-id/xx/yyyy links to the copy perf record kept of
+ * the object (the file itself in the old layout, else a folder holding elf, vdso or debug).
+ * On success d->elf/d->fd/d->file are set. */
+static int try_buildid_cache(mp_sym *s, struct dso *d)
+{
+	if (!s->buildid_dir || !d->info.build_id_len)
+		return 0;
+	char hex[41];
+	hex_id(d->info.build_id, d->info.build_id_len, hex);
+	free(d->file);
+	d->file = NULL;
+	static const char *const leaf[] = { "", "/elf", "/vdso", "/debug" };
+	for (size_t k = 0; k < 4 && !d->elf; k++) {
+		free(d->file);
+		if (asprintf(&d->file, "%s/.build-id/%.2s/%s%s", s->buildid_dir, hex, hex + 2,
+			     leaf[k]) < 0) {
+			d->file = NULL;
+			break;
+		}
+		if (!(d->elf = open_elf(d->file, &d->fd)))
+			continue;
+		uint8_t got[20];
+		int n = elf_build_id(d->elf, got, sizeof(got));
+		if (n != d->info.build_id_len || memcmp(got, d->info.build_id, (size_t)n)) {
+			elf_end(d->elf);
+			close(d->fd);
+			d->elf = NULL;
+			d->fd = -1;
+		}
+	}
+	if (!d->elf) {
+		free(d->file);
+		d->file = NULL;
+	}
+	return d->elf != NULL;
+}
+
 static void dso_load(mp_sym *s, struct dso *d)
 {
 	if (d->loaded)
@@ -664,12 +702,18 @@ static void dso_load(mp_sym *s, struct dso *d)
 		dso_load_kernel(s, d);
 		return;
 	}
-	if (d->anon || d->path[0] == '[')
+	if (d->anon)
 		return;
-	d->file = join_symfs(s, d->path);
-	if (!d->file)
+	if (d->path[0] != '[') {
+		d->file = join_symfs(s, d->path);
+		if (!d->file)
+			return;
+		d->elf = open_elf(d->file, &d->fd);
+	}
+	if (!d->elf)
+		try_buildid_cache(s, d);
+	if (!d->elf && d->path[0] == '[')
 		return;
-	d->elf = open_elf(d->file, &d->fd);
 	if (!d->elf) {
 		/* a debug file by build-id alone still gives symbols and lines */
 		free(d->file);
@@ -693,6 +737,7 @@ static void dso_load(mp_sym *s, struct dso *d)
 		if (!d->elf)
 			return;
 	}
+opened:
 	d->info.file = d->file;
 	d->info.flags |= MP_DSO_FOUND;
 	GElf_Ehdr eh;
@@ -708,14 +753,21 @@ static void dso_load(mp_sym *s, struct dso *d)
 		char h1[41], h2[41];
 		hex_id(d->info.build_id, d->info.build_id_len, h1);
 		hex_id(bid, (size_t)bl, h2);
-		mp_log(MP_LOG_WARN, "%s: build-id %s differs from the recording's %s: not used "
-		       "(its symbols and lines would be wrong)", d->file, h2, h1);
-		d->info.flags |= MP_DSO_BUILDID_MISMATCH;
-		d->info.flags &= ~(unsigned)MP_DSO_FOUND;
 		elf_end(d->elf);
 		close(d->fd);
 		d->elf = NULL;
 		d->fd = -1;
+		/* perf record may have kept the recorded version in its build-id cache */
+		if (try_buildid_cache(s, d)) {
+			mp_log(MP_LOG_INFO, "%s: using %s from perf's build-id cache", d->path,
+			       d->file);
+			goto opened;
+		}
+		mp_log(MP_LOG_WARN, "%s: build-id %s differs from the recording's %s: not used "
+		       "(its symbols and lines would be wrong)", d->file ? d->file : d->path, h2,
+		       h1);
+		d->info.flags |= MP_DSO_BUILDID_MISMATCH;
+		d->info.flags &= ~(unsigned)MP_DSO_FOUND;
 		return;
 	}
 	const uint8_t *use_bid = d->info.build_id_len ? d->info.build_id : bid;
@@ -1155,7 +1207,8 @@ mp_sym *mp_sym_new(const struct mp_sym_opts *opts, const struct mp_pd_build_id *
 	if (opts) {
 		if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||
 		    (opts->kallsyms && !(s->kallsyms = strdup(opts->kallsyms))) ||
-		    (opts->osrelease && !(s->osrelease = strdup(opts->osrelease))))
+		    (opts->osrelease && !(s->osrelease = strdup(opts->osrelease))) ||
+		    (opts->buildid_dir && !(s->buildid_dir = strdup(opts->buildid_dir))))
 			goto nomem;
 		s->no_srcline = opts->no_srcline;
 	}
@@ -1225,6 +1278,7 @@ void mp_sym_free(mp_sym *s)
 		free((char *)s->bids[i].filename);
 	free(s->bids);
 	free(s->symfs);
+	free(s->buildid_dir);
 	free(s->kallsyms);
 	free(s->osrelease);
 	free(s);

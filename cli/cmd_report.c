@@ -471,6 +471,21 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* perf's build-id cache, as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; not
+ * with --symfs, which is meant to be the only place objects come from. */
+static char *default_buildid_dir(const char *symfs)
+{
+	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char *out = NULL;
+	if (symfs)
+		return NULL;
+	if (e && *e)
+		return strdup(e);
+	if (home && *home && asprintf(&out, "%s/.debug", home) < 0)
+		out = NULL;
+	return out;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .sort = NULL };
@@ -542,11 +557,13 @@ int cmd_report(int argc, char **argv)
 	int big = stat(o.input, &ist) == 0 && ist.st_size > (16 << 20);
 	struct progress_state ps = { .on = !o.quiet && big && isatty(2), .last_pct = -1,
 				     .path = o.input };
-	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms,
+	char *bdir = default_buildid_dir(o.symfs);
+	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir,
 				      .want_comm = (keys & MP_HK_COMM) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
 	struct mp_session ss;
 	rc = mp_session_open(&ss, o.input, &so, &err);
+	free(bdir); /* copied by the session */
 	if (rc) {
 		if (ps.on)
 			fprintf(stderr, "\r\033[K");

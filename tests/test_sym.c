@@ -377,6 +377,47 @@ static void mp_sym_resolve__stripped__debuglink_and_build_id_dirs(void **state)
 	mp_sym_free(s);
 }
 
+
+/* perf's build-id cache: the recorded object is found there when the path is gone or
+ * holds another build (rebuilt since the recording). */
+static void mp_sym_resolve__build_id_cache__missing_and_rebuilt(void **state)
+{
+	(void)state;
+	char cmd[8192];
+	const char *sd = getenv("SHARED_DIR");
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; mkdir -p cache/.build-id/db/3f64e23e81c62954fcff0388acee879760120f "
+		 "root/bin; cp %s cache/.build-id/db/3f64e23e81c62954fcff0388acee879760120f/elf; "
+		 "cp %s/perfdata/bin/parallel_static_gcc root/bin/vec",
+		 symfs, vec_path, sd ? sd : "/work/shared");
+	assert_int_equal(system(cmd), 0);
+	char cache[4200], root[4200];
+	snprintf(cache, sizeof(cache), "%s/cache", symfs);
+	snprintf(root, sizeof(root), "%s/root", symfs);
+	static const uint8_t id[20] = { 0xdb, 0x3f, 0x64, 0xe2, 0x3e, 0x81, 0xc6, 0x29, 0x54, 0xfc,
+					0xff, 0x03, 0x88, 0xac, 0xee, 0x87, 0x97, 0x60, 0x12, 0x0f };
+	const char *paths[] = { "/gone/vec", "/bin/vec" };
+	for (int k = 0; k < 2; k++) {
+		struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_USER,
+					      .id_len = 20, .filename = paths[k] };
+		memcpy(bid.id, id, 20);
+		struct mp_sym_opts o = { .symfs = root, .kallsyms = "/dev/null", .buildid_dir = cache };
+		struct mp_err err = { 0 };
+		mp_sym *s = mp_sym_new(&o, &bid, 1, &err);
+		assert_non_null(s);
+		struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, paths[k]);
+		assert_int_equal(mp_sym_mmap(s, &m), 0);
+		struct mp_sym_loc l;
+		mp_sym_resolve(s, mp_sym_map_find(s, 100, 2, 0x4014fb), 2, 0x4014fb, 1, &l);
+		assert_string_equal(l.sym, "main");
+		assert_int_equal(l.line, 10);
+		const struct mp_sym_dso_info *d = mp_sym_dso(s, l.dso_idx, 0);
+		assert_false(d->flags & MP_DSO_BUILDID_MISMATCH);
+		assert_true(ends_with(d->file, "120f/elf"));
+		mp_sym_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +430,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_resolve__kallsyms_file__kernel_and_module_symbols),
 		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
 		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
+		cmocka_unit_test(mp_sym_resolve__build_id_cache__missing_and_rebuilt),
 	};
 	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
 }
