@@ -18,15 +18,21 @@ part() {
 	local name=$1; shift
 	local t0; t0=$(now)
 	echo "--- pmulab: $name"
-	if ! "$@"; then
-		echo "pmulab: $name FAILED" >&2
+	local rc=0
+	"$@" || rc=$?
+	times="$times$(awk -v a="$t0" -v b="$(now)" -v n="$name" 'BEGIN { printf "%s %.1f s, ", n, b - a }')"
+	if [ $rc != 0 ]; then
+		summary
+		echo "pmulab: $name FAILED (exit $rc)" >&2
 		exit 1
 	fi
-	times="$times$(awk -v a="$t0" -v b="$(now)" -v n="$name" 'BEGIN { printf "%s %.1f s, ", n, b - a }')"
+}
+summary() {
+	echo "pmulab wall time: ${times}total $(awk -v a="$t_all" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
 }
 part setup bash "$here/setup.sh"
 part build bash "$here/build.sh"
 part initramfs bash "$here/mkinitramfs.sh"
 part guest bash "$here/run.sh" "${PMULAB_SMP:-1}"
 part check bash "$here/check.sh"
-echo "pmulab wall time: ${times}total $(awk -v a="$t_all" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }')"
+summary
