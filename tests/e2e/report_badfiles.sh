@@ -24,6 +24,23 @@ for f in empty magic trunc-data trunc-header trunc-mid missing; do
 		fi
 	done
 done
+# the reader's fuzz corpus (real files, cut and hostile ones): report and annotate read
+# them or fail with one line naming the file; never a crash or sanitizer report
+CORPUS=$(cd "$(dirname "$0")/../fuzz/corpus/perfdata" 2>/dev/null && pwd)
+mkdir -p "$T/empty"
+for f in "${CORPUS:-/nonexistent}"/*; do
+	[ -f "$f" ] || continue
+	for cmd in report annotate; do
+		"$MEMPROF" $cmd -q -i "$f" --symfs "$T/empty" --kallsyms /dev/null >/dev/null 2>"$T/err"
+		rc=$?
+		if grep -q 'Sanitizer\|runtime error' "$T/err" || [ $rc -gt 1 ] ||
+			{ [ $rc -eq 1 ] && { [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "$f" "$T/err"; }; }; then
+			echo "FAIL $cmd on corpus file $(basename "$f"): rc=$rc"
+			head -5 "$T/err"
+			fail=1
+		fi
+	done
+done
 # the default input: memprof.data, then perf.data, in the current directory
 cd "$T" && "$MEMPROF" report >/dev/null 2>"$T/err"
 [ $? -eq 1 ] && grep -q 'memprof.data' "$T/err" || { echo "FAIL default input:"; cat "$T/err"; fail=1; }
