@@ -1157,7 +1157,8 @@ static int dso_cudie(struct dso *d, uint64_t addr, Dwarf_Die *cu)
 	return -1;
 }
 
-static int dso_srcline(struct dso *d, uint64_t addr, const char **file, unsigned *line,
+static int dso_srcline(mp_sym *s, struct dso *d, uint64_t addr, const char **file,
+		       unsigned *line,
 		       const char **inl)
 {
 	Dwarf_Die cu;
@@ -1173,6 +1174,16 @@ static int dso_srcline(struct dso *d, uint64_t addr, const char **file, unsigned
 	dwarf_lineno(l, &ln);
 	if (!f || ln <= 0)
 		return -ENOENT;
+	if (f[0] != '/') {
+		/* a path relative to the compilation directory */
+		Dwarf_Attribute at;
+		const char *cd = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		char *full;
+		if (cd && cd[0] == '/' && asprintf(&full, "%s/%s", cd, f) >= 0) {
+			f = intern_str(s, full);
+			free(full);
+		}
+	}
 	*file = f;
 	*line = (unsigned)ln;
 	if (inl) {
@@ -1603,7 +1614,7 @@ void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, i
 		const char *f;
 		unsigned ln;
 		const char *inl = NULL;
-		if (!dso_srcline(d, out->elf_addr, &f, &ln, want_line > 1 ? &inl : NULL)) {
+		if (!dso_srcline(s, d, out->elf_addr, &f, &ln, want_line > 1 ? &inl : NULL)) {
 			out->srcfile = f;
 			out->line = ln;
 			out->inline_fn = inl;
@@ -1685,7 +1696,7 @@ int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **fi
 	dso_load(s, d);
 	if (d->kernel || !d->elf)
 		return -ENOENT;
-	return dso_srcline(d, elf_addr, file, line, NULL);
+	return dso_srcline(s, d, elf_addr, file, line, NULL);
 }
 
 long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_t len)

@@ -93,8 +93,11 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 			best = mp_ann_line(a, i)->c[ev[0]].period;
 	int printed_total = 0;
 	const char *cur_file = in->srcfile;
-	int src_lines = in->has_debuginfo && (in->src_readable || in->srcfile);
-	if (!src_lines) {
+	/* without the source text: the lines that have code, each with its instructions */
+	int no_text = in->has_debuginfo && !in->src_readable;
+	if (no_text)
+		with_asm = 1;
+	if (!in->has_debuginfo) {
 		/* assembly only */
 		for (size_t i = 0; i < ni; i++)
 			print_insn(f, mp_ann_insn(a, i), in, ev, nev);
@@ -103,6 +106,8 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 	}
 	for (size_t i = 0; i < nl; i++) {
 		const struct mp_ann_line *L = mp_ann_line(a, i);
+		if (no_text && !L->ninsns && (printed_total || !in->sym))
+			continue;
 		if (!same_file(L->srcfile, cur_file)) {
 			fprintf(f, "#\n# %s\n", L->srcfile ? L->srcfile : "(no line information)");
 			cur_file = L->srcfile;
