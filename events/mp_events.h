@@ -125,4 +125,12 @@ struct mp_host_caps {
 /* Fill caps; never fails (unknown values are -1). proc root: $MEMPROF_PROC_ROOT or /proc. */
 void mp_events_host_caps(const struct mp_evopts *opts, struct mp_host_caps *caps);
 
+/* Before a run: one line per thing the kernel settings will spoil for these events
+ * (kernel samples without symbols under kptr_restrict, kernel space refused under
+ * perf_event_paranoid), each with the sysctl or modifier that helps, appended to out.
+ * privileged: the caller runs as root / with CAP_PERFMON. Returns the number of lines
+ * (0 = nothing to say) or -ENOMEM. */
+int mp_events_host_warnings(const struct mp_event *evs, size_t n, const struct mp_evopts *opts,
+			    int privileged, struct mp_buf *out);
+
 #endif

@@ -53,6 +53,36 @@ void mp_events_host_caps(const struct mp_evopts *opts, struct mp_host_caps *caps
 	mp_events_host_model(opts, caps->model, sizeof(caps->model));
 }
 
+int mp_events_host_warnings(const struct mp_event *evs, size_t n, const struct mp_evopts *opts,
+			    int privileged, struct mp_buf *out)
+{
+	struct mp_host_caps caps;
+	const struct mp_event *kern = NULL;
+	int lines = 0;
+
+	for (size_t i = 0; i < n && !kern; i++)
+		if (!evs[i].attr.exclude_kernel)
+			kern = &evs[i];
+	if (!kern)
+		return 0;
+	mp_events_host_caps(opts, &caps);
+	if (!privileged && caps.perf_event_paranoid >= 2) {
+		if (mp_buf_printf(out,
+				  "kernel.perf_event_paranoid is %d: event '%s' counts kernel space, which needs root, CAP_PERFMON or 'sysctl kernel.perf_event_paranoid=1'; add ':u' to count user space only\n",
+				  caps.perf_event_paranoid, kern->spec) < 0)
+			return -ENOMEM;
+		lines++;
+	}
+	if (caps.kptr_restrict >= 2 || (caps.kptr_restrict == 1 && !privileged)) {
+		if (mp_buf_printf(out,
+				  "kernel.kptr_restrict is %d: kernel addresses are hidden, so kernel samples of '%s' get no symbols; 'sysctl kernel.kptr_restrict=0' shows them, or add ':u'\n",
+				  caps.kptr_restrict, kern->spec) < 0)
+			return -ENOMEM;
+		lines++;
+	}
+	return lines;
+}
+
 /* "event 'L1D_REPL' (amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:...)" */
 static int ev_head(const struct mp_event *ev, char *buf, size_t len)
 {

@@ -823,6 +823,35 @@ static void host_caps__fake_trees__read(void **state)
 	unsetenv("MEMPROF_PROC_ROOT");
 }
 
+static void host_warnings__paranoid_and_kptr__name_the_sysctl(void **state)
+{
+	(void)state;
+	char p3[600], p0[600];
+	struct mp_event ev[2];
+	struct mp_err err = { 0, "" };
+	struct mp_buf b = { 0 };
+	data_path(p3, sizeof(p3), "proc-paranoid3");
+	data_path(p0, sizeof(p0), "proc-paranoid0");
+	assert_int_equal(mp_event_parse("cpu-clock", NULL, &ev[0], &err), 0);
+	assert_int_equal(mp_event_parse("task-clock:u", NULL, &ev[1], &err), 0);
+	setenv("MEMPROF_PROC_ROOT", p3, 1);
+	assert_int_equal(mp_events_host_warnings(ev, 2, NULL, 0, &b), 2);
+	assert_non_null(b.data);
+	assert_non_null(strstr(b.data, "kernel.perf_event_paranoid is 3: event 'cpu-clock' counts kernel space"));
+	assert_non_null(strstr(b.data, "'sysctl kernel.perf_event_paranoid=1'; add ':u'"));
+	assert_non_null(strstr(b.data, "kernel.kptr_restrict is 1: kernel addresses are hidden"));
+	mp_buf_fini(&b);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(mp_events_host_warnings(ev, 2, NULL, 1, &b), 0); /* root: both fine */
+	assert_int_equal(mp_events_host_warnings(&ev[1], 1, NULL, 0, &b), 0); /* :u only */
+	setenv("MEMPROF_PROC_ROOT", p0, 1);
+	assert_int_equal(mp_events_host_warnings(ev, 1, NULL, 0, &b), 1); /* kptr only */
+	assert_non_null(strstr(b.data, "kptr_restrict is 1"));
+	assert_null(strstr(b.data, "paranoid"));
+	mp_buf_fini(&b);
+	unsetenv("MEMPROF_PROC_ROOT");
+}
+
 /* ---- the live kernel: software events open; hardware ones do where a PMU exists ---- */
 static void probe__live_kernel__software_opens_hardware_explained(void **state)
 {
@@ -934,6 +963,7 @@ int main(void)
 		cmocka_unit_test(attr_name__kinds__perf_spellings),
 		cmocka_unit_test(explain__errnos__name_event_model_and_fix),
 		cmocka_unit_test(host_caps__fake_trees__read),
+		cmocka_unit_test(host_warnings__paranoid_and_kptr__name_the_sysctl),
 		cmocka_unit_test(probe__live_kernel__software_opens_hardware_explained),
 		cmocka_unit_test(list__skl_pattern__aliases_and_umasks),
 	};
