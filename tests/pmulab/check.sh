@@ -131,8 +131,12 @@ for s in list list-pmu; do
 		      grep -q inst_retired "$o/$s.out" && grep -q cpu_cycles "$o/$s.out"'
 done
 
+check "list: libpfm4 detects the guest's CPU as arm_n1 ($(head -1 "$o/list.out"))" \
+	grep -q '^Events for model arm_n1 ' "$o/list.out"
+
 # Sampling cachebench with cycles and instructions, under three spellings.
-for spec in "generic cycles instructions" "raw r11 r08" "sysfs armv8_pmuv3/cpu_cycles/ armv8_pmuv3/inst_retired/"; do
+for spec in "generic cycles instructions" "raw r11 r08" "sysfs armv8_pmuv3/cpu_cycles/ armv8_pmuv3/inst_retired/" \
+	"pfm arm_n1::CPU_CYCLES arm_n1::INST_RETIRED"; do
 	set -- $spec
 	d=$1 ec=$2 ei=$3 st=rec-$1
 	if [ "$(rc_of $st)" != 0 ]; then

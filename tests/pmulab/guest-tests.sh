@@ -40,6 +40,8 @@ step list-pmu memprof list armv8_pmuv3
 step rec-generic memprof record -e cycles,instructions -c 100000 -o $out/generic.data $CB
 step rec-raw memprof record -e r11,r08 -c 100000 -o $out/raw.data $CB
 step rec-sysfs memprof record -e armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/ -c 100000 -o $out/sysfs.data $CB
+# libpfm4 names of the detected model (qemu's neoverse-n1 is libpfm4's arm_n1).
+step rec-pfm memprof record -e arm_n1::CPU_CYCLES,arm_n1::INST_RETIRED -c 100000 -o $out/pfm.data $CB
 # Instructions alone: qemu takes the event counter's overflow late (see docs/pmulab.md).
 step rec-inst memprof record -e instructions -c 100000 -o $out/inst.data $CB
 # One group, each event on its own period (NAME:COUNT): 4 cycle samples per instruction one.
@@ -47,7 +49,7 @@ step rec-periods memprof record -e '{cycles:25000,instructions:100000}' -o $out/
 # System-wide on every CPU.
 step rec-all memprof record -a -e cycles -c 100000 -o $out/all.data $CB
 # The guest's own memprof report of its recordings (compared with the host's).
-for r in generic raw sysfs periods; do
+for r in generic raw sysfs pfm periods; do
 	step report-$r memprof report -q -i $out/$r.data --csv
 done
 # Ratios computed in the guest: IPC at program level (exact counts) and per symbol from

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Boot the pmulab guest under qemu-system-aarch64 (TCG, -cpu max, PMUv3, -icount shift=0),
+# Boot the pmulab guest under qemu-system-aarch64 (TCG, -cpu neoverse-n1 or $PMULAB_CPU,
+# PMUv3, -icount shift=0),
 # save the serial console to $PMULAB_DIR/console.log and unpack the files the guest sent
 # back (blocks "PMULAB-FILE <name>" ... "PMULAB-END <name>" of base64) into $PMULAB_DIR/out.
 # Usage: run.sh [SMP]   (default 1). Environment: PMULAB_TIMEOUT seconds (default 420).
@@ -17,7 +18,7 @@ log=$dir/console.log
 t0=$(date +%s.%N)
 rc=0
 timeout --foreground -k 5 "${PMULAB_TIMEOUT:-420}" qemu-system-aarch64 \
-  -M virt -cpu max,pauth-impdef=on -smp "$smp" -m 1024 -icount shift=0 -nographic -no-reboot -nic none \
+  -M virt -cpu ${PMULAB_CPU:-neoverse-n1} -smp "$smp" -m 1024 -icount shift=0 -nographic -no-reboot -nic none \
   -kernel "$dir/vmlinuz" -initrd "$dir/initrd.gz" \
   -append "console=ttyAMA0 rdinit=/init quiet loglevel=1" \
   </dev/null > "$log" 2>&1 || rc=$?
