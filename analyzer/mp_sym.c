@@ -112,6 +112,11 @@ struct mp_sym {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	int cxx_tried;
 
+	/* the running kernel's code (/proc/kcore), for disassembly */
+	int kcore_tried, kcore_fd, kcore_machine;
+	Elf64_Phdr *kcore_ph;
+	size_t kcore_nph;
+
 	/* kernel symbols */
 	int ksyms_tried;
 	struct symtab ksyms;
@@ -1215,6 +1220,7 @@ mp_sym *mp_sym_new(const struct mp_sym_opts *opts, const struct mp_pd_build_id *
 		goto nomem;
 	elf_version(EV_CURRENT);
 	s->last_pid = UINT32_MAX - 1;
+	s->kcore_fd = -1;
 	if (opts) {
 		if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||
 		    (opts->kallsyms && !(s->kallsyms = strdup(opts->kallsyms))) ||
@@ -1283,6 +1289,9 @@ void mp_sym_free(mp_sym *s)
 	mp_u64map_fini(&s->str_by_hash);
 	mp_u64map_fini(&s->comm_by_tid);
 	symtab_fini(&s->ksyms);
+	free(s->kcore_ph);
+	if (s->kcore_fd >= 0)
+		close(s->kcore_fd);
 	if (s->cxx_lib)
 		dlclose(s->cxx_lib);
 	for (size_t i = 0; i < s->nbids; i++)
@@ -1699,12 +1708,54 @@ int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **fi
 	return dso_srcline(s, d, elf_addr, file, line, NULL);
 }
 
+/* Kernel code comes from /proc/kcore, only when the kernel symbols are the running
+ * kernel's own (/proc/kallsyms accepted for this recording). */
+static long read_kcore(mp_sym *s, uint64_t addr, void *buf, size_t len)
+{
+	if (!s->ksyms_ok || s->kallsyms)
+		return -ENOENT;
+	if (!s->kcore_tried) {
+		/* /proc/kcore is a (huge, sparse) ELF64 core: read its program headers by hand,
+		 * libelf would want to map or read the whole file */
+		s->kcore_tried = 1;
+		int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+		Elf64_Ehdr eh;
+		if (fd >= 0 && pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+		    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+		    eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum && eh.e_phnum < 4096) {
+			s->kcore_ph = calloc(eh.e_phnum, sizeof(Elf64_Phdr));
+			if (s->kcore_ph &&
+			    pread(fd, s->kcore_ph, eh.e_phnum * sizeof(Elf64_Phdr), (off_t)eh.e_phoff) ==
+				    (ssize_t)(eh.e_phnum * sizeof(Elf64_Phdr))) {
+				s->kcore_nph = eh.e_phnum;
+				s->kcore_machine = eh.e_machine;
+				s->kcore_fd = fd;
+				fd = -1;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	for (size_t i = 0; i < s->kcore_nph; i++) {
+		const Elf64_Phdr *ph = &s->kcore_ph[i];
+		if (ph->p_type != PT_LOAD || addr < ph->p_vaddr || addr >= ph->p_vaddr + ph->p_filesz)
+			continue;
+		uint64_t avail = ph->p_vaddr + ph->p_filesz - addr;
+		size_t n = len < avail ? len : (size_t)avail;
+		ssize_t r = pread(s->kcore_fd, buf, n, (off_t)(ph->p_offset + (addr - ph->p_vaddr)));
+		return r < 0 ? -errno : (long)r;
+	}
+	return -ENOENT;
+}
+
 long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_t len)
 {
 	if (dso_idx >= s->ndsos)
 		return -ENOENT;
 	struct dso *d = &s->dsos[dso_idx];
 	dso_load(s, d);
+	if (d->kernel)
+		return read_kcore(s, addr, buf, len);
 	if (!d->elf)
 		return -ENOENT;
 	for (size_t i = 0; i < d->nsegs; i++) {
@@ -1725,6 +1776,10 @@ int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64)
 		return 0;
 	struct dso *d = &s->dsos[dso_idx];
 	dso_load(s, d);
+	if (d->kernel && s->kcore_machine) {
+		*is64 = 1;
+		return s->kcore_machine;
+	}
 	*is64 = d->is64;
 	return d->machine;
 }
