@@ -7,15 +7,17 @@
 int cmd_list(int argc, char **argv)
 {
 	const char *pmu = NULL;
-	int models = 0, nargs = 0;
+	int models = 0, verbose = 0, nargs = 0;
 	const struct cli_opt opts[] = {
 		{ 0, "pmu", CLI_STR, &pmu, "MODEL",
 		  "list the events of this libpfm4 model (skl, amd64_fam19h_zen4, ...) instead of the host's" },
 		{ 0, "models", CLI_FLAG, &models, NULL, "list the libpfm4 models memprof knows" },
+		{ 'v', "verbose", CLI_FLAG, &verbose, NULL,
+		  "also print each event's perf_event_attr (type, config, config1, config2)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	struct mp_err err = { 0, "" };
-	int rc = cli_parse("list", "[--pmu MODEL] [--models] [PATTERN]",
+	int rc = cli_parse("list", "[--pmu MODEL] [--models] [-v] [PATTERN]",
 			   "Events with descriptions and unit masks, the portable aliases and what they\n"
 			   "resolve to, default and minimum counts, and whether each opens on this machine.\n"
 			   "PATTERN is a substring or a glob (*, ?), matched without regard to case.",
@@ -33,7 +35,7 @@ int cmd_list(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (mp_events_list(stdout, pmu, nargs ? argv[1] : NULL, &err)) {
+	if (mp_events_list_ex(stdout, pmu, nargs ? argv[1] : NULL, verbose ? MP_LIST_ATTR : 0, &err)) {
 		cli_error("list", "%s", err.msg);
 		return 1;
 	}

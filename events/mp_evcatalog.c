@@ -20,7 +20,17 @@ struct cat {
 	struct mp_evopts opts;
 	int matched;
 	int header_done;
+	unsigned flags;
 };
+
+static void attr_line(const struct cat *c, const struct mp_event *ev, const char *indent)
+{
+	if (!(c->flags & MP_LIST_ATTR))
+		return;
+	fprintf(c->f, "%sattr: type %u config 0x%llx config1 0x%llx config2 0x%llx\n", indent,
+		ev->attr.type, (unsigned long long)ev->attr.config,
+		(unsigned long long)ev->attr.config1, (unsigned long long)ev->attr.config2);
+}
 
 static int matches(const struct cat *c, const char *s)
 {
@@ -121,13 +131,14 @@ static void list_generic(struct cat *c)
 			char h[96], cn[32];
 			section(c, kinds[k].title);
 			if (c->header_done == 1) {
-				fprintf(c->f, "  %-34s %-50s %7s %6s  %s\n", "name", "description", "default",
+				fprintf(c->f, "  %-46s %-44s %7s %6s  %s\n", "name", "description", "default",
 					"min", "opens here");
 				c->header_done = 2;
 			}
 			here(c, &ev, h, sizeof(h));
 			counts(&ev, cn, sizeof(cn));
-			fprintf(c->f, "  %-34s %-50s %s  %s\n", names, g->desc, cn, h);
+			fprintf(c->f, "  %-46s %-44.44s %s  %s\n", names, g->desc, cn, h);
+			attr_line(c, &ev, "      ");
 			c->matched++;
 		}
 	}
@@ -140,17 +151,18 @@ static void list_generic(struct cat *c)
 				char name[64];
 				uint64_t cfg = ci | (oi << 8) | ((uint64_t)ri << 16);
 				mp_generic_cache_name(cfg, name, sizeof(name));
-				if (!matches(c, name))
+				if (!mp_generic_cache_valid(cfg) || !matches(c, name))
 					continue;
 				struct mp_event ev;
 				struct mp_err e = { 0, "" };
 				if (mp_event_parse(name, &c->opts, &ev, &e))
 					continue;
 				char h[96], cn[32];
-				section(c, "Hardware cache events (perf names: CACHE-OP[-misses]; not every combination exists):");
+				section(c, "Hardware cache events (perf names: CACHE-OP[-misses]):");
 				here(c, &ev, h, sizeof(h));
 				counts(&ev, cn, sizeof(cn));
-				fprintf(c->f, "  %-34s %-50s %s  %s\n", name, "", cn, h);
+				fprintf(c->f, "  %-46s %-44s %s  %s\n", name, "", cn, h);
+				attr_line(c, &ev, "      ");
 				c->matched++;
 			}
 }
@@ -202,6 +214,7 @@ static void list_aliases(struct cat *c)
 				counts(&ev, cn, sizeof(cn));
 				fprintf(c->f, "  %-24s    = %s  default/min %s  opens here: %s\n", "",
 					ev.resolved, cn, h);
+				attr_line(c, &ev, "                              ");
 			} else {
 				fprintf(c->f, "  %-24s    cannot encode: %s\n", "", e.msg);
 			}
@@ -244,6 +257,7 @@ static int pfm_event_cb(int idx, void *ctx)
 		here(c, &ev, h, sizeof(h));
 		counts(&ev, cn, sizeof(cn));
 		fprintf(c->f, "  %-40s default/min %s  opens here: %s\n", ei.name, cn, h);
+		attr_line(c, &ev, "      ");
 	} else {
 		fprintf(c->f, "  %-40s (needs a unit mask)\n", ei.name);
 	}
@@ -343,6 +357,12 @@ static void list_sysfs(struct cat *c)
 
 int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_err *err)
 {
+	return mp_events_list_ex(f, model, pattern, 0, err);
+}
+
+int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned flags,
+		      struct mp_err *err)
+{
 	struct cat c;
 	char host[64], detected[64];
 	struct mp_host_caps caps;
@@ -350,6 +370,7 @@ int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_er
 	memset(&c, 0, sizeof(c));
 	c.f = f;
 	c.pattern = pattern;
+	c.flags = flags;
 	mp_events_host_model(NULL, host, sizeof(host));
 	if (model && *model && strcmp(model, "perf") && !mp_pfm_model_known(model))
 		return mp_err_set(err, -ENOENT, "unknown PMU model '%s' (memprof list --models names them)",

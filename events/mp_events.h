@@ -84,6 +84,10 @@ const char *mp_event_attr_name(const struct perf_event_attr *attr, char *buf, si
 /* memprof list: print events (filtered by glob/substring PATTERN, NULL = all) for model
  * (NULL = host) to f. Returns 0 or negative code. */
 int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_err *err);
+/* The same with flags: MP_LIST_ATTR adds each event's perf_event_attr type and config. */
+#define MP_LIST_ATTR 1u
+int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned flags,
+		      struct mp_err *err);
 /* memprof list --models: the libpfm4 models known, the detected one marked. Returns the
  * number listed or a negative code. */
 int mp_events_list_models(FILE *f, struct mp_err *err);

@@ -33,6 +33,8 @@ int mp_generic_lookup(const char *name, uint32_t *type, uint64_t *config, char *
 		      size_t canon_len);
 /* The perf name of a HW_CACHE config ("L1-dcache-load-misses"); NULL if invalid. */
 const char *mp_generic_cache_name(uint64_t config, char *buf, size_t len);
+/* 1 when perf accepts the cache/op pair of a HW_CACHE config (iTLB has loads only). */
+int mp_generic_cache_valid(uint64_t config);
 /* The number of HW_CACHE caches/ops/results, for listing. */
 void mp_generic_cache_dims(unsigned *ncache, unsigned *nop, unsigned *nresult);
 

@@ -437,6 +437,11 @@ static int resolve_generic(const char *spec, const char *name, const struct shap
 
 	if (!mp_generic_lookup(name, &type, &config, canon, sizeof(canon)))
 		return 1;
+	if (type == PERF_TYPE_HW_CACHE && !mp_generic_cache_valid(config))
+		return mp_err_set(err, -MP_EPARSE,
+				  "event '%s': perf has no such cache event ('%s': that cache has no %s operations)",
+				  spec, canon,
+				  ((config >> 8) & 0xff) == PERF_COUNT_HW_CACHE_OP_WRITE ? "store" : "prefetch");
 	if (sh && sh->nattrs)
 		return mp_err_set(err, -MP_EPARSE,
 				  "event '%s': '%s' is not a modifier (u, k, h, p) or count: the generic event '%s' takes no unit masks",

@@ -63,6 +63,20 @@ static const char *const result_names[PERF_COUNT_HW_CACHE_RESULT_MAX][5] = {
 	[PERF_COUNT_HW_CACHE_RESULT_MISS] = { "misses", "miss", NULL },
 };
 
+/* perf's evsel__is_cache_op_valid(): which ops each cache has (bit per op). */
+static const unsigned cache_ops[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1D] = 7, [PERF_COUNT_HW_CACHE_L1I] = 5, [PERF_COUNT_HW_CACHE_LL] = 7,
+	[PERF_COUNT_HW_CACHE_DTLB] = 7, [PERF_COUNT_HW_CACHE_ITLB] = 1, [PERF_COUNT_HW_CACHE_BPU] = 1,
+	[PERF_COUNT_HW_CACHE_NODE] = 7,
+};
+
+int mp_generic_cache_valid(uint64_t config)
+{
+	unsigned c = config & 0xff, op = (config >> 8) & 0xff;
+	return c < PERF_COUNT_HW_CACHE_MAX && op < PERF_COUNT_HW_CACHE_OP_MAX &&
+	       (cache_ops[c] >> op & 1);
+}
+
 void mp_generic_cache_dims(unsigned *ncache, unsigned *nop, unsigned *nresult)
 {
 	*ncache = PERF_COUNT_HW_CACHE_MAX;

@@ -10,3 +10,5 @@ endforeach()
 add_test(NAME events_list_e2e COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/events_list.sh)
 set_tests_properties(events_list_e2e PROPERTIES ENVIRONMENT
   "MEMPROF=${MEMPROF_BIN};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data")
+add_test(NAME events_generic_vs_perf COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/events_vs_perf.sh)
+set_tests_properties(events_generic_vs_perf PROPERTIES ENVIRONMENT "MEMPROF=${MEMPROF_BIN};PERF=perf")
