@@ -261,8 +261,9 @@ int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *sta
  * borrowed. */
 int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **file /* OUT */,
 		   unsigned *line /* OUT */);
-/* The object's bytes at ELF vaddr [addr, addr+len) (from the file's PT_LOAD segments), for
- * disassembly. Returns bytes copied (may be short), or a negative error. */
+/* The object's bytes at ELF vaddr [addr, addr+len) (from the file's PT_LOAD segments; for
+ * the running kernel from /proc/kcore where it exists), for disassembly. Returns bytes
+ * copied (may be short), or a negative error. */
 long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_t len);
 /* ELF e_machine of the object (EM_X86_64, EM_AARCH64, ...), 0 when unknown; *is64 OUT. */
 int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
