@@ -64,6 +64,16 @@ static void here(const struct cat *c, const struct mp_event *ev, char *buf, size
 		snprintf(buf, len, "yes");
 		return;
 	}
+	if (rc == -EINVAL || rc == -EOPNOTSUPP) {
+		/* some PMUs count but cannot sample (msr/tsc/) */
+		struct mp_event counting = *ev;
+		counting.attr.sample_period = 0;
+		counting.attr.freq = 0;
+		if (!mp_event_probe(&counting, &e)) {
+			snprintf(buf, len, "count only (memprof stat)");
+			return;
+		}
+	}
 	mp_events_host_caps(&c->opts, &caps);
 	switch (-rc) {
 	case ENOENT:

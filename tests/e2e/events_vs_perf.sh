@@ -28,4 +28,13 @@ while IFS=$'\t' read -r name type config; do
   checked=$((checked + 1))
 done < "$tmp/mine"
 [ "$checked" -eq "$count" ] || fail "only $checked of $count names cross-checked with perf"
-echo "ok: $checked generic names agree with perf"
+# the named events of this machine's sysfs PMUs (msr/tsc/ on the VMs)
+"$MEMPROF" list / | awk '/^  [^ ]+\/ +type [0-9]+ config / { print $1, $3, $5 }' > "$tmp/sysfs"
+while read -r name type config; do
+  attr=$("$PERF" stat -vv -e "$name" true 2>&1 | awk '/^perf_event_attr:/ { on = 1; t = 0; c = "0x0"; next }
+    on && /^  type / { t = $2 } on && /^  config / { c = $2 } on && /^-----/ { print t, c; exit }')
+  [ -n "$attr" ] || continue
+  [ "$attr" = "$type $config" ] || fail "'$name': memprof type $type config $config, perf $attr"
+  checked=$((checked + 1))
+done < "$tmp/sysfs"
+echo "ok: $checked generic and sysfs events agree with perf"
