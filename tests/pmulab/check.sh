@@ -231,6 +231,9 @@ else
 fi
 
 # What the guest's PMU lacks.
+check "stat-zero: arm_n1::L1D_CACHE_REFILL and BR_MIS_PRED open and count 0 beside instructions ($(sv stat-zero arm_n1::L1D_CACHE_REFILL 2), $(sv stat-zero arm_n1::BR_MIS_PRED 2), $(sv stat-zero instructions 2))" \
+	eval '[ "$(rc_of stat-zero)" = 0 ] && [ "$(sv stat-zero arm_n1::L1D_CACHE_REFILL 4)" = 0 ] &&
+	      [ "$(sv stat-zero arm_n1::BR_MIS_PRED 4)" = 0 ] && within "$(sv stat-zero instructions 2)" "${a:-0}" 1'
 check "missing: record -e SSE_PRE_MISS fails with one line naming it, no file left ($(head -1 "$o/missing.err"))" \
 	eval '[ "$(rc_of missing)" != 0 ] && [ "$(wc -l < "$o/missing.err")" = 1 ] && grep -q SSE_PRE_MISS "$o/missing.err" &&
 	      ! grep -q "^missing.data" "$o/files.txt"'
