@@ -11,6 +11,11 @@
  *   per-event count: NAME:COUNT beside -c COUNT
  *   aliases:        the article's Core 2 names (L1D_REPL, INST_RETIRED, ...) mapped to the
  *                   host model's equivalent through events/aliases.tsv
+ * A name is tried as: perf generic, alias, libpfm4 event of the host model, named sysfs
+ * event. Defaults, minimums and the reasons: docs/events.md. libpfm4 is initialised on
+ * first use, with LIBPFM_ENCODE_INACTIVE=1 (unless set) so that any model:: encodes.
+ * The sysfs root is opts->sysfs_root, else $MEMPROF_SYSFS_ROOT, else /sys; the procfs
+ * root (perf_event_paranoid, ...) is $MEMPROF_PROC_ROOT, else /proc.
  */
 #ifndef MP_EVENTS_H
 #define MP_EVENTS_H
@@ -59,7 +64,8 @@ int mp_events_parse(const char *list, const struct mp_evopts *opts, struct mp_ev
 int mp_event_parse(const char *spec, const struct mp_evopts *opts, struct mp_event *ev,
 		   struct mp_err *err);
 
-/* Default sample period for an event of this kind (documented in memprof-record(1)). */
+/* Default sample period for an event of this kind (docs/events.md; ev->min_count is the
+ * smallest count mp_event_parse accepts). */
 uint64_t mp_event_default_count(const struct mp_event *ev);
 
 /* The libpfm4 model memprof resolves against: LIBPFM_FORCE_PMU or --pmu, else the
