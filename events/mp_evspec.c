@@ -572,13 +572,13 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 			return generic;
 		}
 		mp_events_host_model(opts, host, sizeof(host));
-		rc = resolve_alias(spec, sh, host, ev, err);
-		if (rc <= 0)
-			return rc;
 		if (is_model_name(host) && !mp_pfm_model_known(host))
 			return mp_err_set(err, -MP_EPARSE,
 					  "event '%s': unknown PMU model '%s' (memprof list --models names them)",
 					  spec, host);
+		rc = resolve_alias(spec, sh, host, ev, err);
+		if (rc <= 0)
+			return rc;
 		if (is_model_name(host)) {
 			rc = resolve_pfm(spec, host, sh->name, sh, NULL, ev, err, 1);
 			if (rc <= 0)

@@ -348,6 +348,8 @@ static void aliases__key_cases__resolve_per_model(void **state)
 		{ "CYCLES_L1I_MEM_STALLED", "skl", -MP_ENOTSUP, 0, 0, 0, 0,
 		  "the combination 'ICACHE_16B:IFDATA_STALL + ICACHE_64B:IFTAG_STALL'", __LINE__ },
 		{ "L1D_REPL", "cachegrind", -MP_ENOTSUP, 0, 0, 0, 0, "'D1mr + D1mw': use --sim", __LINE__ },
+		{ "L1D_REPL", "nosuchmodel", -MP_EPARSE, 0, 0, 0, 0, "event 'L1D_REPL': unknown PMU model 'nosuchmodel'", __LINE__ },
+		{ "cpu-clock", "nosuchmodel", 0, 1, 0, 0, 0, "cpu-clock", __LINE__ },
 		{ "L1D_REPL:BOGUS", "skl", -MP_EPARSE, 0, 0, 0, 0, "unknown event for model skl", __LINE__ },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
