@@ -278,7 +278,7 @@ static void print_table_stdio(FILE *f, const char *title, unsigned keys,
 }
 
 static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, const mp_pd *pd,
-			  const size_t *ev, size_t nev, int csv_style)
+			  const mp_hist *h, const size_t *ev, size_t nev, int csv_style)
 {
 	if (n <= 0)
 		return;
@@ -299,10 +299,14 @@ static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, cons
 		fprintf(f, "#   no %s for %s%s%s%s: ",
 			m[i].no_symbols ? "symbols" : "debug info", m[i].dso, why ? " (" : "",
 			why ? why : "", why ? ")" : "");
+		int first = 1;
 		for (size_t j = 0; j < nev && ev[j] < 8; j++) {
 			const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
-			fprintf(f, "%s%.2f%% of %s", j ? ", " : "", m[i].pct[ev[j]],
+			if (!mp_hist_total(h, ev[j])->samples)
+				continue; /* nothing to hide */
+			fprintf(f, "%s%.2f%% of %s", first ? "" : ", ", m[i].pct[ev[j]],
 				a->spec && *a->spec ? a->spec : a->name);
+			first = 0;
 		}
 		fprintf(f, " samples\n");
 	}
@@ -605,7 +609,7 @@ int cmd_report(int argc, char **argv)
 		print_json(f, o.input, keys, &res, ss.hist, ss.pd, ev, nev, o.threshold, miss, nmiss);
 	} else {
 		print_header(f, o.input, ss.pd, ss.hist, ev, nev);
-		print_missing(f, miss, nmiss, ss.pd, ev, nev, 0);
+		print_missing(f, miss, nmiss, ss.pd, ss.hist, ev, nev, 0);
 		if (want_objs)
 			print_table_stdio(f, "Objects", MP_HK_DSO, &objs, ss.hist, ss.pd, ev, nev,
 					  o.threshold);
