@@ -26,6 +26,14 @@ for f in "$P"/*.data; do
 		echo "FAIL $name: unexpected messages: $(cat "$T/$name.err")"
 		fail=1
 	fi
+	# lost samples: perf's "Total Lost Samples" against memprof's header
+	want_lost=$(sed -n 's/^# Total Lost Samples: \([0-9]*\)$/\1/p' "$ref" | head -1)
+	got_lost=$("$MEMPROF" report -q -i "$f" --symfs "$T/empty" --kallsyms /dev/null 2>/dev/null |
+		sed -n 's/^# Total lost samples: \([0-9]*\)$/\1/p')
+	if [ -n "$want_lost" ] && [ "$want_lost" != "$got_lost" ]; then
+		echo "FAIL $name: lost samples: perf $want_lost, memprof '$got_lost'"
+		fail=1
+	fi
 	if ! python3 "$CMP" "$ref" "$T/$name.csv" rows 0.01 >"$T/$name.cmp"; then
 		echo "FAIL $name vs $(basename "$ref"):"
 		head -20 "$T/$name.cmp"
