@@ -448,6 +448,13 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 			else
 				fputs("null", f);
 			fprintf(f, ", \"line\": %u", r->line);
+			if (!r->srcfile && r->sym && !(keys & MP_HK_SYM)) {
+				/* no line information: the place as perf names it */
+				char where[4096];
+				fmt_srcline(r, where, sizeof(where), 1);
+				fprintf(f, ", \"where\": ");
+				json_str(f, where);
+			}
 			sep = ", ";
 		}
 		fprintf(f, "%s\"samples\": [", sep);
