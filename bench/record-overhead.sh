@@ -4,13 +4,13 @@
 # perf's. Also times recording `true`. Not run by ctest (timings vary with the machine).
 #
 # usage: bench/record-overhead.sh [BUILD_DIR]   (default: build)
-#   env: RUNS (default 3: the median of RUNS runs is shown), PERF (default perf)
+#   env: RUNS (default 5: runs are interleaved and the best of RUNS is shown), PERF
 set -u
 B=${1:-build}
 M=${MEMPROF:-$B/memprof}
 K=${KERNELS:-$B/kernels}
 PERF=${PERF:-perf}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -32,53 +32,60 @@ timeit() {
 	printf '%s\n' "${v[@]}" | sort -n | sed -n "$(((RUNS + 1) / 2))p"
 }
 
-# Calibrate the work so that a bare run takes about 2 s.
-one=(cachebench -s 16K -r)
-calib() { # prog args... ; last arg is the knob
-	local t
-	t=$(timeit "$@")
-	echo "$t"
+# Calibrate the work so that a bare run takes about 2 s (two passes: start-up is not linear).
+scale() { # VALUE MS -> VALUE scaled to 2000 ms
+	echo $(($1 * 2000 / ($2 > 0 ? $2 : 1)))
 }
-R=20000
-t=$(calib "$K/cachebench" -s 16K -r $R)
-R=$((R * 2000 / (t > 0 ? t : 1)))
-I=50000000
-t=$(calib "$K/falseshare" -T 2 -d 64 -i $I)
-I=$((I * 2000 / (t > 0 ? t : 1)))
+R=200000
+for _ in 1 2; do R=$(scale $R "$(RUNS=1 timeit "$K/cachebench" -s 16K -r $R)"); done
+I=300000000
+for _ in 1 2; do I=$(scale $I "$(RUNS=1 timeit "$K/falseshare" -T 2 -d 64 -i $I)"); done
 
 WL1=("$K/cachebench" -s 16K -r $R)
 WL2=("$K/falseshare" -T 2 -d 64 -i $I)
 
-printf '%-34s %8s %8s %8s %9s %9s %6s %6s\n' "workload / event" bare memprof perf "mp/bare" "mp/perf" lost lostp
+# One run of "$@": wall ms.
+once() {
+	local t0 t1
+	t0=$(now)
+	"$@" >/dev/null 2>"$T/err" || { echo "record-overhead: failed: $*" >&2; cat "$T/err" >&2; }
+	t1=$(now)
+	echo $(((t1 - t0) / 1000000))
+}
+min() { printf '%s\n' "$@" | sort -n | head -1; }
+
+printf '%-38s %9s %9s %9s %8s %8s %5s %5s\n' "workload / event" bare memprof perf "mp/bare" "mp/perf" lost lostp
 for threads in 1 2; do
 	if [ $threads = 1 ]; then WL=("${WL1[@]}"); else WL=("${WL2[@]}"); fi
-	bare=$(timeit "${WL[@]}")
 	for c in 1000000 100000; do
 		for g in "" -g; do
 			hz=$((1000000000 / c))
 			label="$threads thr cpu-clock -c $c ($((hz / 1000)) kHz) $g"
-			mp=$(timeit "$M" record -q -e cpu-clock -c $c $g -o "$T/m.data" "${WL[@]}")
+			b=() m=() p=()
+			# Interleaved, best of RUNS: other load on the machine hits all three alike.
+			for ((i = 0; i < RUNS; i++)); do
+				b+=($(once "${WL[@]}"))
+				m+=($(once "$M" record -q -e cpu-clock -c $c $g -o "$T/m.data" "${WL[@]}"))
+				[ $have_perf = 1 ] && p+=($(once "$PERF" record -q -e cpu-clock -c $c $g -o "$T/p.data" "${WL[@]}"))
+			done
+			bare=$(min "${b[@]}") mp=$(min "${m[@]}") pf=0
+			[ $have_perf = 1 ] && pf=$(min "${p[@]}")
 			"$M" record -e cpu-clock -c $c $g -o "$T/m.data" "${WL[@]}" >/dev/null 2>"$T/m.err"
 			lost=$(sed -n 's/.*, \([0-9]*\) lost,.*/\1/p' "$T/m.err" | awk '{s+=$1} END {print s+0}')
-			if [ $have_perf = 1 ]; then
-				pf=$(timeit "$PERF" record -q -e cpu-clock -c $c $g -o "$T/p.data" "${WL[@]}")
-				lostp=$("$PERF" report -i "$T/p.data" --stats 2>/dev/null |
-					awk '/LOST events/ {print $3; f=1} END {if (!f) print 0}')
-			else
-				pf=0 lostp=-
-			fi
+			lostp=-
+			[ $have_perf = 1 ] && lostp=$("$PERF" report -i "$T/p.data" --stats 2>/dev/null |
+				awk '/LOST events/ {print $3; f=1} END {if (!f) print 0}')
 			awk -v l="$label" -v b="$bare" -v m="$mp" -v p="$pf" -v lo="$lost" -v lp="$lostp" \
-				'BEGIN { printf "%-34s %6d ms %6d ms %6d ms %8.3fx %8.3fx %6s %6s\n", l, b, m, p,
+				'BEGIN { printf "%-38s %6d ms %6d ms %6d ms %7.3fx %7.3fx %5s %5s\n", l, b, m, p,
 					 m / b, (p > 0 ? m / p : 0), lo, lp }'
 		done
 	done
 done
-mt=$(timeit "$M" record -q -e cpu-clock -o "$T/t.data" true)
-bt=$(timeit true)
-if [ $have_perf = 1 ]; then
-	pt=$(timeit "$PERF" record -q -e cpu-clock -o "$T/tp.data" true)
-else
-	pt=0
-fi
+t=() tp=() tb=()
+for ((i = 0; i < RUNS; i++)); do
+	tb+=($(once true))
+	t+=($(once "$M" record -q -e cpu-clock -o "$T/t.data" true))
+	[ $have_perf = 1 ] && tp+=($(once "$PERF" record -q -e cpu-clock -o "$T/tp.data" true))
+done
 echo
-echo "recording 'true': memprof $mt ms, perf $pt ms (bare $bt ms)"
+echo "recording 'true' (best of $RUNS): memprof $(min "${t[@]}") ms, perf $([ $have_perf = 1 ] && min "${tp[@]}" || echo -) ms, bare $(min "${tb[@]}") ms"

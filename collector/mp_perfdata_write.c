@@ -1049,26 +1049,31 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
 		flags[FEAT_MEMPROF / 64] |= 1ull << (FEAT_MEMPROF % 64);
 
-	/* Feature section table right after the data, then the blobs in bit order. */
+	/* Feature section table right after the data, then the blobs in bit order; all in
+	 * one write. */
 	{
 		uint64_t table = w->data_off + w->flushed, off;
+		struct mp_buf all = { 0 };
 		int nf = 0;
 		for (int f = 0; f < 256; f++)
 			nf += !!(flags[f / 64] & (1ull << (f % 64)));
 		off = table + (uint64_t)nf * 16;
-		int k = 0;
-		for (int f = 0; f < 256 && !w->error; f++) {
-			if (!(flags[f / 64] & (1ull << (f % 64))))
-				continue;
-			/* slot 15 (unused by perf here) holds memprof's blob */
-			struct mp_buf *fb = f == FEAT_MEMPROF ? &feat[15] : &feat[f];
-			uint64_t sec[2] = { off, fb->len };
-			if ((rc = pwrite_all(w->fd, sec, sizeof(sec), table + (uint64_t)k * 16)) ||
-			    (rc = pwrite_all(w->fd, fb->data, fb->len, off)))
-				w->error = rc;
-			off += fb->len;
-			k++;
-		}
+		for (int pass = 0; pass < 2 && !w->error; pass++)
+			for (int f = 0; f < 256; f++) {
+				if (!(flags[f / 64] & (1ull << (f % 64))))
+					continue;
+				/* slot 15 (unused by perf here) holds memprof's blob */
+				struct mp_buf *fb = f == FEAT_MEMPROF ? &feat[15] : &feat[f];
+				uint64_t sec[2] = { off, fb->len };
+				if (pass == 0 ? mp_buf_append(&all, sec, sizeof(sec))
+					      : mp_buf_append(&all, fb->data, fb->len))
+					w->error = -ENOMEM;
+				if (pass == 0)
+					off += fb->len;
+			}
+		if (!w->error && (rc = pwrite_all(w->fd, all.data, all.len, table)))
+			w->error = rc;
+		mp_buf_fini(&all);
 		if (!w->error && ftruncate(w->fd, (off_t)off) < 0)
 			w->error = -errno;
 	}

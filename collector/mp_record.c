@@ -133,8 +133,9 @@ int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
 					  "<= 0 (it is %d) or CAP_PERFMON: run 'sysctl "
 					  "kernel.perf_event_paranoid=0' as root",
 					  pc->paranoid);
+		/* Info only: a refused open says the same in its one error line. */
 		if (want_kernel && pc->paranoid >= 2)
-			mp_log(MP_LOG_WARN,
+			mp_log(MP_LOG_INFO,
 			       "kernel.perf_event_paranoid=%d allows only user-space events to "
 			       "unprivileged users: add ':u' to the events, or run 'sysctl "
 			       "kernel.perf_event_paranoid=1' as root",
