@@ -74,6 +74,7 @@ static void json_num(FILE *f, double v)
 struct row {               /* one ratio at one place */
 	const struct mp_ratio_place *place;
 	struct mp_ratio_value v;
+	double num, den;   /* counts of the numerator's and the denominator's events */
 	int have_base;
 	struct mp_ratio_value base;
 };
@@ -84,8 +85,9 @@ struct rres {              /* one ratio over the places of a run */
 	int complete;
 	int base_complete;
 	struct mp_ratio_binding bb;
-	struct row *rows;
+	struct row *rows;  /* rows[k] is at place k (most samples first) */
 	size_t nrows;
+	size_t *perm;      /* the order shown: indices into rows */
 	char samples_prog[128]; /* per-event samples "100/400" at the program level */
 	int exact_counts;
 };
@@ -95,26 +97,33 @@ static int cmp_double_desc(double a, double b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-static const struct rres *sort_by;
+/* Places in the order shown. With --sort: by that ratio's value, highest first (places
+ * where it is undefined last). Else by the count of the ratio's numerator (the misses,
+ * not the accesses), highest first: the places that matter come first. Ties keep the
+ * most-samples-first order. */
+struct sort_ctx {
+	const struct rres *by;   /* --sort ratio, or NULL */
+	const struct rres *self;
+};
 
-static int cmp_place(const void *pa, const void *pb)
+static int cmp_perm(const void *pa, const void *pb, void *arg)
 {
-	const struct mp_ratio_place *a = *(const struct mp_ratio_place *const *)pa;
-	const struct mp_ratio_place *b = *(const struct mp_ratio_place *const *)pb;
-	const struct row *ra = NULL, *rb = NULL;
-	for (size_t i = 0; i < sort_by->nrows; i++) {
-		if (sort_by->rows[i].place == a)
-			ra = &sort_by->rows[i];
-		if (sort_by->rows[i].place == b)
-			rb = &sort_by->rows[i];
+	const struct sort_ctx *c = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	int r = 0;
+	if (c->by) {
+		const struct row *ra = &c->by->rows[a], *rb = &c->by->rows[b];
+		int da = ra->v.defined, db = rb->v.defined;
+		r = da != db ? db - da : da ? cmp_double_desc(ra->v.value, rb->v.value) : 0;
+	} else {
+		r = cmp_double_desc(c->self->rows[a].num, c->self->rows[b].num);
 	}
-	int da = ra && ra->v.defined, db = rb && rb->v.defined;
-	if (da != db)
-		return db - da;
-	if (!da)
-		return 0;
-	int c = cmp_double_desc(ra->v.value, rb->v.value);
-	return c ? c : (a < b ? -1 : a > b);
+	return r ? r : (a < b ? -1 : a > b);
+}
+
+static void counts_str(const struct row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.0f/%.0f", r->num, r->den);
 }
 
 static void samples_str(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
@@ -315,6 +324,11 @@ static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **
 	if (!model)
 		model = mp_events_host_model(&eo, host, sizeof(host));
 	nk = mp_ratio_models_for(model, keys, 8);
+	/* simulated: only cachegrind formulas can be recorded with --sim (no perf fallback) */
+	int sim = !strcmp(model, "cachegrind");
+	struct mp_buf nosim = { 0 };
+	if (sim)
+		nk = 1;
 	size_t total = nnames ? (size_t)nnames : mp_ratio_set_count(set);
 	vars = calloc(total ? total : 1, sizeof(*vars));
 	rn = calloc(total ? total : 1, sizeof(*rn));
@@ -336,6 +350,10 @@ static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **
 			for (size_t j = 0; j < d->nv && !v; j++)
 				if (!strcmp(d->v[j].model, keys[k]))
 					v = &d->v[j];
+		if (!v && sim) {
+			mp_buf_printf(&nosim, "%s%s", nosim.len ? ", " : "", d->name);
+			continue;
+		}
 		if (!v) {
 			printf("# %s: no formula for %s (nor for perf's generic events)\n", d->name, model);
 			continue;
@@ -349,9 +367,13 @@ static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **
 		rc = 1;
 		goto out;
 	}
+	if (nosim.len)
+		printf("# cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
+		       nosim.data);
 	if (out.data)
 		fputs(out.data, stdout);
 out:
+	mp_buf_fini(&nosim);
 	mp_buf_fini(&out);
 	free(vars);
 	free(rn);
@@ -407,52 +429,70 @@ static void flags_str(const struct rres *rr, const struct row *r, char *buf, siz
 					"   <==== WARNING (above threshold)") : "");
 }
 
-static const struct row *find_row(const struct rres *rr, const struct mp_ratio_place *p)
+/* The one line that says a file's counts were simulated ("" for measured files). */
+static void sim_desc(const mp_ratio_run *run, char *buf, size_t len)
 {
-	for (size_t i = 0; i < rr->nrows; i++)
-		if (rr->rows[i].place == p)
-			return &rr->rows[i];
-	return NULL;
+	const char *sim = mp_ratio_run_simulated(run);
+	const char *i1 = mp_ratio_run_meta(run, "sim.I1"), *d1 = mp_ratio_run_meta(run, "sim.D1");
+	const char *ll = mp_ratio_run_meta(run, "sim.LL");
+	buf[0] = 0;
+	if (!sim)
+		return;
+	snprintf(buf, len, "counts from valgrind's %s cache simulation (I1 %s D1 %s LL %s), not measured by a PMU",
+		 sim, i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
 }
 
 static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
-		       struct rres *rr, size_t nrr, const struct mp_ratio_place *pl, size_t npl,
-		       const struct mp_ratio_place **order, const struct ropts *o,
+		       struct rres *rr, size_t nrr, size_t npl, const struct ropts *o,
 		       struct mp_buf *missing)
 {
-	size_t nev;
-	const struct mp_ratio_event *ev = mp_ratio_run_events(run, &nev);
-	int any_exact = 0;
+	int any_exact = 0, sim = mp_ratio_run_simulated(run) != NULL;
+	char sd[512];
 	for (size_t i = 0; i < nrr; i++)
 		any_exact |= rr[i].exact_counts;
 
+	sim_desc(run, sd, sizeof(sd));
 	printf("# file: %s  model: %s%s%s%s  level: %s\n", mp_ratio_run_path(run),
-	       mp_ratio_run_model(run), mp_ratio_run_cpu(run)[0] ? " (" : "",
+	       mp_ratio_run_model(run), mp_ratio_run_cpu(run)[0] ? (sim ? " (simulated; recorded on " : " (") : "",
 	       mp_ratio_run_cpu(run), mp_ratio_run_cpu(run)[0] ? ")" : "", level_name(lvl));
 	if (base)
-		printf("# baseline: %s  model: %s\n", mp_ratio_run_path(base), mp_ratio_run_model(base));
-	printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",
-	       any_exact ? "exact counts from the file (program level)" :
-			   "sums of sample periods (events with different overruns compare)",
-	       (unsigned long long)o->min_samples);
+		printf("# baseline: %s  model: %s%s\n", mp_ratio_run_path(base), mp_ratio_run_model(base),
+		       mp_ratio_run_simulated(base) ? "  (SIMULATED)" : "");
+	if (sim) {
+		printf("# SIMULATED: %s\n", sd);
+		printf("# counts: exact simulated counts at every level (no sampling: no intervals, no few-sample marks); counts = numerator/denominator\n");
+	} else {
+		printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",
+		       any_exact ? "exact counts from the file (program level)" :
+				   "sums of sample periods (events with different overruns compare)",
+		       (unsigned long long)o->min_samples);
+	}
 	if (mp_ratio_run_lost(run))
 		printf("# lost samples: %llu (counts are low where samples were lost)\n",
 		       (unsigned long long)mp_ratio_run_lost(run));
-	(void)ev;
-	(void)npl;
+	if (lvl != MP_RATIO_PROGRAM && !o->sort)
+		printf("# order: by the count of each ratio's numerator, highest first (--sort RATIO: by a ratio's value)\n");
 
 	if (lvl == MP_RATIO_PROGRAM) {
-		if (nrr)
+		if (nrr && sim)
+			printf("\n%-27s %12s  %23s  %s%s\n", "ratio", "value", "counts",
+			       base ? "baseline     change  " : "", "formula (model, status)");
+		else if (nrr)
 			printf("\n%-27s %12s  %-27s %11s  %s%s\n", "ratio", "value", "95% interval",
 			       "samples", base ? "baseline     change  " : "", "formula (model, status)");
 		for (size_t i = 0; i < nrr; i++) {
 			const struct row *r = &rr[i].rows[0];
-			char val[64], iv[128], fl[96], bv[64] = "-", ch[32];
+			char val[64], iv[128], fl[96], bv[64] = "-", ch[32], cn[64];
 			fmt_val(rr[i].def, &r->v, val, sizeof(val));
 			fmt_ival(rr[i].def, &r->v, iv, sizeof(iv));
 			flags_str(&rr[i], r, fl, sizeof(fl));
-			printf("%-27s %12s  %-27s %11s  ", rr[i].def->name, val, iv,
-			       rr[i].samples_prog);
+			if (sim) {
+				counts_str(r, cn, sizeof(cn));
+				printf("%-27s %12s  %23s  ", rr[i].def->name, val, cn);
+			} else {
+				printf("%-27s %12s  %-27s %11s  ", rr[i].def->name, val, iv,
+				       rr[i].samples_prog);
+			}
 			if (base) {
 				if (r->have_base)
 					fmt_val(rr[i].def, &r->base, bv, sizeof(bv));
@@ -466,14 +506,19 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		for (size_t i = 0; i < nrr; i++) {
 			const struct rres *x = &rr[i];
 			size_t shown = 0;
-			printf("\n%s = %s (%s, %s)\n", x->def->name, mp_formula_src(x->b.var->f),
-			       x->b.var->model, x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
-			printf("  %12s  %-27s %11s  %s%s\n", "value", "95% interval", "samples",
-			       base ? "baseline     change   " : "", level_name(lvl));
+			printf("\n%s = %s (%s, %s)%s\n", x->def->name, mp_formula_src(x->b.var->f),
+			       x->b.var->model, x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx",
+			       sim ? "  SIMULATED" : "");
+			if (sim)
+				printf("  %12s  %23s  %s%s\n", "value", "counts",
+				       base ? "baseline     change   " : "", level_name(lvl));
+			else
+				printf("  %12s  %-27s %11s  %s%s\n", "value", "95% interval", "samples",
+				       base ? "baseline     change   " : "", level_name(lvl));
 			for (size_t k = 0; k < npl; k++) {
-				const struct row *r = find_row(x, order[k]);
+				const struct row *r = &x->rows[x->perm[k]];
 				char val[64], iv[128], fl[96], smp[128], bv[64] = "-", ch[32];
-				if (!r || !r->v.defined)
+				if (!r->v.defined)
 					continue;
 				if (o->top && shown >= (size_t)o->top)
 					break;
@@ -481,8 +526,13 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 				fmt_val(x->def, &r->v, val, sizeof(val));
 				fmt_ival(x->def, &r->v, iv, sizeof(iv));
 				flags_str(x, r, fl, sizeof(fl));
-				samples_str(&x->b, r->place->cells, smp, sizeof(smp));
-				printf("  %12s  %-27s %11s  ", val, iv, smp);
+				if (sim) {
+					counts_str(r, smp, sizeof(smp));
+					printf("  %12s  %23s  ", val, smp);
+				} else {
+					samples_str(&x->b, r->place->cells, smp, sizeof(smp));
+					printf("  %12s  %-27s %11s  ", val, iv, smp);
+				}
 				if (base) {
 					if (r->have_base)
 						fmt_val(x->def, &r->base, bv, sizeof(bv));
@@ -506,20 +556,27 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		printf("\nnot computable from this recording:\n%s", missing->data);
 	if (!nrr && !missing->len)
 		printf("\nno ratio selected\n");
-	(void)pl;
 }
 
-static void print_csv(mp_ratio_run *base, enum mp_ratio_level lvl, struct rres *rr, size_t nrr,
-		      const struct mp_ratio_place **order, size_t npl)
+static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+		      struct rres *rr, size_t nrr, size_t npl)
 {
-	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status%s\n",
+	char sd[512] = "";
+	const char *sim = mp_ratio_run_simulated(run);
+	if (sim) {
+		const char *i1 = mp_ratio_run_meta(run, "sim.I1"), *d1 = mp_ratio_run_meta(run, "sim.D1");
+		const char *ll = mp_ratio_run_meta(run, "sim.LL");
+		snprintf(sd, sizeof(sd), "SIMULATED by valgrind's %s (I1 %s D1 %s LL %s)", sim,
+			 i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
+	}
+	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status,numerator,denominator,simulated%s\n",
 	       base ? ",baseline,change" : "");
 	for (size_t i = 0; i < nrr; i++) {
 		const struct rres *x = &rr[i];
 		for (size_t k = 0; k < npl; k++) {
-			const struct row *r = find_row(x, order[k]);
+			const struct row *r = &x->rows[x->perm[k]];
 			char smp[128], ch[32];
-			if (!r || !r->v.defined)
+			if (!r->v.defined)
 				continue;
 			samples_str(&x->b, r->place->cells, smp, sizeof(smp));
 			csv_str(stdout, x->def->id);
@@ -531,9 +588,10 @@ static void print_csv(mp_ratio_run *base, enum mp_ratio_level lvl, struct rres *
 			csv_str(stdout, r->place->dso);
 			putchar(',');
 			csv_str(stdout, r->place->sym);
-			printf(",%.17g,%.17g,%.17g,%s,%d,%d,%d,%s,%s", r->v.value, r->v.lo, r->v.hi, smp,
-			       r->v.few, r->v.exact, r->v.flagged, x->b.var->model,
-			       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+			printf(",%.17g,%.17g,%.17g,%s,%d,%d,%d,%s,%s,%.17g,%.17g,", r->v.value, r->v.lo,
+			       r->v.hi, smp, r->v.few, r->v.exact, r->v.flagged, x->b.var->model,
+			       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx", r->num, r->den);
+			csv_str(stdout, sd);
 			if (base) {
 				fmt_change(r, ch, sizeof(ch));
 				if (r->have_base && r->base.defined)
@@ -546,10 +604,34 @@ static void print_csv(mp_ratio_run *base, enum mp_ratio_level lvl, struct rres *
 	}
 }
 
+static void json_sim(const mp_ratio_run *run)
+{
+	static const char *const keys[] = { "sim.I1", "sim.D1", "sim.LL", "sim.valgrind" };
+	static const char *const names[] = { "I1", "D1", "LL", "valgrind" };
+	const char *sim = mp_ratio_run_simulated(run);
+	char sd[512];
+	if (!sim) {
+		fputs("null", stdout);
+		return;
+	}
+	sim_desc(run, sd, sizeof(sd));
+	printf("{\"by\":");
+	json_str(stdout, sim);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = mp_ratio_run_meta(run, keys[i]);
+		if (!v)
+			continue;
+		printf(",\"%s\":", names[i]);
+		json_str(stdout, v);
+	}
+	printf(",\"note\":");
+	json_str(stdout, sd);
+	printf("}");
+}
+
 static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
-		       struct rres *rr, size_t nrr, const struct mp_ratio_place **order,
-		       size_t npl, struct rres *miss, size_t nmiss, const char *workload,
-		       const struct ropts *o)
+		       struct rres *rr, size_t nrr, size_t npl, struct rres *miss, size_t nmiss,
+		       const char *workload, const struct ropts *o)
 {
 	printf("{\"file\":");
 	json_str(stdout, mp_ratio_run_path(run));
@@ -557,11 +639,15 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 	json_str(stdout, mp_ratio_run_model(run));
 	printf(",\"cpu\":");
 	json_str(stdout, mp_ratio_run_cpu(run));
+	printf(",\"simulated\":");
+	json_sim(run);
 	printf(",\"level\":\"%s\",\"min_samples\":%llu", level_name(lvl),
 	       (unsigned long long)o->min_samples);
 	if (base) {
 		printf(",\"baseline\":");
 		json_str(stdout, mp_ratio_run_path(base));
+		printf(",\"baseline_simulated\":");
+		json_sim(base);
 	}
 	printf(",\"ratios\":[");
 	for (size_t i = 0; i < nrr; i++) {
@@ -578,8 +664,8 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		printf(",\"status\":\"%s\",\"places\":[",
 		       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
 		for (size_t k = 0; k < npl; k++) {
-			const struct row *r = find_row(x, order[k]);
-			if (!r || !r->v.defined)
+			const struct row *r = &x->rows[x->perm[k]];
+			if (!r->v.defined)
 				continue;
 			printf("%s{\"place\":", shown++ ? "," : "");
 			json_str(stdout, r->place->label);
@@ -602,6 +688,10 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 			json_num(stdout, r->v.lo);
 			printf(",\"hi\":");
 			json_num(stdout, r->v.hi);
+			printf(",\"numerator\":");
+			json_num(stdout, r->num);
+			printf(",\"denominator\":");
+			json_num(stdout, r->den);
 			printf(",\"samples\":[");
 			for (size_t e = 0, k = 0; e < x->b.n; e++)
 				if (x->b.ev[e] >= 0)
@@ -625,9 +715,11 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		printf("]}");
 	}
 	printf("],\"missing\":[");
-	for (size_t i = 0; i < nmiss; i++) {
+	for (size_t i = 0, k = 0; i < nmiss; i++) {
 		struct mp_buf cmd = { 0 };
-		printf("%s{\"id\":", i ? "," : "");
+		if (miss[i].def && !miss[i].b.var && mp_ratio_run_simulated(run))
+			continue; /* listed under not_simulable */
+		printf("%s{\"id\":", k++ ? "," : "");
 		json_str(stdout, miss[i].def->id);
 		printf(",\"name\":");
 		json_str(stdout, miss[i].def->name);
@@ -641,7 +733,38 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		mp_buf_fini(&cmd);
 		printf("}");
 	}
-	printf("]}\n");
+	printf("]");
+	if (mp_ratio_run_simulated(run)) {
+		printf(",\"not_simulable\":[");
+		for (size_t i = 0, k = 0; i < nmiss; i++)
+			if (!miss[i].b.var) {
+				printf("%s", k++ ? "," : "");
+				json_str(stdout, miss[i].def->id);
+			}
+		printf("]");
+	}
+	printf("}\n");
+}
+
+/* Numerator and denominator from the events' exact counts (program level of a file with
+ * counts), like mp_ratio_numerator() on cells. */
+static void prog_counts(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
+			double *num, double *den)
+{
+	struct mp_ratio_cell cells[64];
+	size_t n = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->ev[i] >= 0 && (size_t)b->ev[i] + 1 > n)
+			n = (size_t)b->ev[i] + 1;
+	if (n > 64) {
+		*num = *den = 0;
+		return;
+	}
+	memset(cells, 0, sizeof(cells));
+	for (size_t i = 0; i < b->n; i++)
+		if (b->ev[i] >= 0)
+			cells[b->ev[i]].period = ev[b->ev[i]].count;
+	*num = mp_ratio_numerator(b, cells, den);
 }
 
 static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names, int nnames)
@@ -651,10 +774,10 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	enum mp_ratio_level lvl = MP_RATIO_PROGRAM;
 	mp_ratio_run *run = NULL, *base = NULL;
 	const struct mp_ratio_place *pl = NULL, *bpl = NULL;
-	const struct mp_ratio_place **order = NULL;
 	size_t npl = 0, nbpl = 0, nrr = 0, nmiss = 0, nev, nbev = 0;
 	struct rres *rr = NULL, *miss = NULL;
-	struct mp_buf missing = { 0 };
+	struct mp_buf missing = { 0 }, nosim = { 0 };
+	const char *simkeys[1] = { "cachegrind" };
 	const char *keys[8], *bkeys[8];
 	size_t nk, nbk = 0;
 	int rc = 0, explicit_missing = 0;
@@ -727,8 +850,7 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	}
 	rr = calloc(ndefs ? ndefs : 1, sizeof(*rr));
 	miss = calloc(ndefs ? ndefs : 1, sizeof(*miss));
-	order = calloc(npl ? npl : 1, sizeof(*order));
-	if (!rr || !miss || !order) {
+	if (!rr || !miss) {
 		cli_error("ratios", "out of memory");
 		rc = 1;
 		goto out;
@@ -740,6 +862,26 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 		x->def = defs[i];
 		int brc = mp_ratio_bind(defs[i], keys, nk, ev, nev, mp_ratio_resolve_events, NULL,
 					&x->b, &err);
+		if (brc == -ENOENT && mp_ratio_run_simulated(run)) {
+			/* only a cachegrind formula can be recorded with --sim */
+			int has_sim = 0;
+			for (size_t k = 0; k < defs[i]->nv; k++)
+				has_sim |= !strcmp(defs[i]->v[k].model, "cachegrind");
+			memset(&x->b, 0, sizeof(x->b));
+			if (has_sim)
+				mp_ratio_bind(defs[i], simkeys, 1, ev, nev, mp_ratio_resolve_events, NULL,
+					      &x->b, &err);
+			x->b.def = defs[i];
+			if (!has_sim || !x->b.var) {
+				x->b.var = NULL;
+				mp_buf_printf(&nosim, "%s%s", nosim.len ? ", " : "", defs[i]->name);
+				miss[nmiss].def = defs[i];
+				miss[nmiss].b = x->b;
+				nmiss++;
+				explicit_missing |= nnames > 0;
+				continue;
+			}
+		}
 		if (brc == -ENOENT) {
 			miss[nmiss].def = defs[i];
 			miss[nmiss].b = x->b;
@@ -778,6 +920,11 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 				rc = 1;
 				goto out;
 			}
+			r->num = mp_ratio_numerator(&x->b, lvl == MP_RATIO_PROGRAM && r->v.exact &&
+							   !mp_ratio_run_simulated(run) ? NULL : pl[k].cells,
+						    &r->den);
+			if (lvl == MP_RATIO_PROGRAM && r->v.exact && !mp_ratio_run_simulated(run))
+				prog_counts(&x->b, ev, &r->num, &r->den);
 			if (x->base_complete) {
 				for (size_t j = 0; j < nbpl; j++) {
 					if (strcmp(bpl[j].label, pl[k].label) ||
@@ -800,10 +947,8 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 		}
 		nrr++;
 	}
-	for (size_t k = 0; k < npl; k++)
-		order[k] = &pl[k];
+	size_t s = nrr;
 	if (sortdef) {
-		size_t s;
 		for (s = 0; s < nrr && rr[s].def != sortdef; s++)
 			;
 		if (s == nrr) {
@@ -812,27 +957,42 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 			rc = 1;
 			goto out;
 		}
-		sort_by = &rr[s];
-		qsort(order, npl, sizeof(*order), cmp_place);
 	}
+	for (size_t i = 0; i < nrr; i++) {
+		struct sort_ctx sc = { s < nrr ? &rr[s] : NULL, &rr[i] };
+		if (!(rr[i].perm = calloc(npl ? npl : 1, sizeof(*rr[i].perm)))) {
+			cli_error("ratios", "out of memory");
+			rc = 1;
+			goto out;
+		}
+		for (size_t k = 0; k < npl; k++)
+			rr[i].perm[k] = k;
+		if (lvl != MP_RATIO_PROGRAM)
+			qsort_r(rr[i].perm, npl, sizeof(*rr[i].perm), cmp_perm, &sc);
+	}
+	if (nosim.len)
+		mp_buf_printf(&missing, "  cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
+			      nosim.data);
 	if (o->json)
-		print_json(run, base, lvl, rr, nrr, order, npl, miss, nmiss, workload, o);
+		print_json(run, base, lvl, rr, nrr, npl, miss, nmiss, workload, o);
 	else if (o->csv)
-		print_csv(base, lvl, rr, nrr, order, npl);
+		print_csv(run, base, lvl, rr, nrr, npl);
 	else
-		print_text(run, base, lvl, rr, nrr, pl, npl, order, o, &missing);
+		print_text(run, base, lvl, rr, nrr, npl, o, &missing);
 	if (o->csv && missing.len)
 		fprintf(stderr, "not computable from %s:\n%s", o->input, missing.data);
 	if (explicit_missing)
 		rc = 1;
 out:
-	for (size_t i = 0; rr && i < nrr; i++)
+	for (size_t i = 0; rr && i < nrr; i++) {
 		free(rr[i].rows);
+		free(rr[i].perm);
+	}
 	free(rr);
 	free(miss);
-	free(order);
 	free(defs);
 	mp_buf_fini(&missing);
+	mp_buf_fini(&nosim);
 	mp_ratio_run_free(run);
 	mp_ratio_run_free(base);
 	return rc;

@@ -513,3 +513,66 @@ size_t mp_formula_sum_groups(const mp_formula *f, unsigned *group_of)
 	free(pure);
 	return ng;
 }
+
+/* Mark the events below node i with mark (events already marked keep theirs). */
+static void mark_events(const mp_formula *f, int i, int mark, int *side)
+{
+	int stack[FORMULA_MAX_NODES], sp = 0;
+	stack[sp++] = i;
+	while (sp) {
+		const struct node *m = &f->nodes[stack[--sp]];
+		if (m->kind == N_EV) {
+			if (!side[m->ev])
+				side[m->ev] = mark;
+		} else if (m->kind != N_NUM && sp + 2 <= FORMULA_MAX_NODES) {
+			stack[sp++] = m->a;
+			if (m->kind != N_NEG)
+				stack[sp++] = m->b;
+		}
+	}
+}
+
+static int has_events(const mp_formula *f, int i)
+{
+	int stack[FORMULA_MAX_NODES], sp = 0;
+	stack[sp++] = i;
+	while (sp) {
+		const struct node *m = &f->nodes[stack[--sp]];
+		if (m->kind == N_EV)
+			return 1;
+		if (m->kind != N_NUM && sp + 2 <= FORMULA_MAX_NODES) {
+			stack[sp++] = m->a;
+			if (m->kind != N_NEG)
+				stack[sp++] = m->b;
+		}
+	}
+	return 0;
+}
+
+int mp_formula_sides(const mp_formula *f, int *side)
+{
+	int i = f->root;
+
+	for (size_t e = 0; e < f->nev; e++)
+		side[e] = 0;
+	/* through scale factors ("100 * a / b", "a / b * 6") and signs to the main '/' */
+	for (;;) {
+		const struct node *n = &f->nodes[i];
+		if (n->kind == N_NEG) {
+			i = n->a;
+		} else if (n->kind == N_MUL && !has_events(f, n->a)) {
+			i = n->b;
+		} else if (n->kind == N_MUL && !has_events(f, n->b)) {
+			i = n->a;
+		} else {
+			break;
+		}
+	}
+	if (f->nodes[i].kind == N_DIV) {
+		mark_events(f, f->nodes[i].a, 1, side);
+		mark_events(f, f->nodes[i].b, -1, side);
+		return 1;
+	}
+	mark_events(f, f->root, 1, side);
+	return 0;
+}

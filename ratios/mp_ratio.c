@@ -793,6 +793,31 @@ int mp_ratio_bind(const struct mp_ratio_def *d, const char *const *models, size_
 	return -ENOENT;
 }
 
+double mp_ratio_numerator(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
+			  double *den)
+{
+	int side[MP_RATIO_MAX_EVENTS];
+	double num = 0, dd = 0;
+
+	if (den)
+		*den = 0;
+	if (!b->complete || !b->var || !cells || b->n > MP_RATIO_MAX_EVENTS ||
+	    mp_formula_nevents(b->var->f) != b->n)
+		return 0;
+	mp_formula_sides(b->var->f, side);
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->ev[i] < 0)
+			continue; /* folded into another member's event */
+		if (side[i] > 0)
+			num += cells[b->ev[i]].period;
+		else if (side[i] < 0)
+			dd += cells[b->ev[i]].period;
+	}
+	if (den)
+		*den = dd;
+	return num;
+}
+
 int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
 		  const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
 		  struct mp_ratio_value *out, struct mp_err *err)
@@ -946,8 +971,10 @@ int mp_ratio_record_cmd(const struct mp_ratio_variant *const *vars,
 			const struct mp_ratio_variant *v0 = vars[runs[r].ratios[0]];
 			if (strcmp(v0->model, vars[i]->model))
 				continue;
+			/* simulated events need no counters: one valgrind run takes them all */
 			if (runs[r].nev + mp_formula_nevents(f) <= 64 &&
-			    run_need(&runs[r], f, fixed) <= programmable)
+			    (!strcmp(v0->model, "cachegrind") ||
+			     run_need(&runs[r], f, fixed) <= programmable))
 				break;
 		}
 		if (r == nruns)
@@ -966,9 +993,12 @@ int mp_ratio_record_cmd(const struct mp_ratio_variant *const *vars,
 		mp_buf_printf(out, "# run %zu of %zu: ", r + 1, nruns);
 		for (size_t k = 0; k < ru->nratios; k++)
 			mp_buf_printf(out, "%s%s", k ? ", " : "", ratio_names[ru->ratios[k]]);
-		mp_buf_printf(out, " (%s events, %u of %u programmable counters%s)\n", v0->model,
-			      need, programmable,
-			      need > programmable ? ": more than the PMU has, the kernel will multiplex" : "");
+		if (!strcmp(v0->model, "cachegrind"))
+			mp_buf_printf(out, " (cachegrind events, SIMULATED by valgrind: no counter limit)\n");
+		else
+			mp_buf_printf(out, " (%s events, %u of %u programmable counters%s)\n", v0->model,
+				      need, programmable,
+				      need > programmable ? ": more than the PMU has, the kernel will multiplex" : "");
 		rc = mp_buf_printf(out, "memprof record%s -e ",
 				   !strcmp(v0->model, "cachegrind") ? " --sim" : "");
 		for (size_t k = 0; k < ru->nev; k++) {

@@ -290,6 +290,16 @@ const char *mp_ratio_run_workload(const mp_ratio_run *r)
 	return r->workload;
 }
 
+const char *mp_ratio_run_meta(const mp_ratio_run *r, const char *key)
+{
+	return r->pd ? mp_pd_meta(r->pd, key) : NULL;
+}
+
+const char *mp_ratio_run_simulated(const mp_ratio_run *r)
+{
+	return mp_ratio_run_meta(r, "simulated");
+}
+
 uint64_t mp_ratio_run_samples(const mp_ratio_run *r)
 {
 	return r->samples;

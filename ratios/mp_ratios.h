@@ -56,6 +56,13 @@ int mp_formula_has_minus(const mp_formula *f);
  * number of groups. (A simulated event can stand for such a sum as a whole.) */
 size_t mp_formula_sum_groups(const mp_formula *f, unsigned *group_of /* OUT: [nevents] */);
 
+/* Which side of the formula's main division each event is on: side[i] = 1 numerator,
+ * -1 denominator, 0 neither (only when an event is in both: it counts as numerator). The
+ * main division is the root, or the one under constant factors and signs ("100 * a / b",
+ * "- a / b"). Returns 1 when there is such a division, else 0 with every event marked as
+ * numerator. (The numerator's count orders places: the misses, not the accesses.) */
+int mp_formula_sides(const mp_formula *f, int *side /* OUT: [nevents] */);
+
 /* Check that every event name is known: known(ctx, name) returns non-zero for a known
  * name. First unknown name -> -MP_EPARSE, err "src:line:col: unknown event 'cyles'". */
 int mp_formula_check(const mp_formula *f, int (*known)(void *ctx, const char *name),
@@ -205,6 +212,13 @@ struct mp_ratio_value {
 	int flagged;            /* past the definition's threshold */
 };
 
+/* The counts a complete binding's ratio rests on at one place: the sum of the estimated
+ * counts (periods) of the numerator's events and of the denominator's events (see
+ * mp_formula_sides(); an event folded into another member's event adds nothing). den may
+ * be NULL. Returns the numerator's count (0 for an incomplete binding). */
+double mp_ratio_numerator(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
+			  double *den /* OUT, may be NULL */);
+
 /* Evaluate a complete binding at one place. ev = the run's events (as given to
  * mp_ratio_bind); cells is indexed like ev (may be NULL with use_counts). use_counts:
  * use the events' exact counts (ev[].has_count) when every event of the ratio has one,
@@ -297,6 +311,12 @@ size_t mp_ratio_run_models(const mp_ratio_run *r, const char **keys, size_t max)
 const struct mp_ratio_event *mp_ratio_run_events(const mp_ratio_run *r, size_t *n);
 /* The workload of the recording (what follows " -- " in HEADER_CMDLINE), or NULL. */
 const char *mp_ratio_run_workload(const mp_ratio_run *r);
+/* The recording's meta value for key (memprof's own header data: "simulated",
+ * "sim.I1", ...), or NULL; borrowed. */
+const char *mp_ratio_run_meta(const mp_ratio_run *r, const char *key);
+/* The simulator when the counts were simulated (meta "simulated": "callgrind"), else NULL.
+ * Then every sample's period is the exact simulated count at its address. */
+const char *mp_ratio_run_simulated(const mp_ratio_run *r);
 /* Samples that went to an attr (all events together), and lost samples. */
 uint64_t mp_ratio_run_samples(const mp_ratio_run *r);
 uint64_t mp_ratio_run_lost(const mp_ratio_run *r);

@@ -752,6 +752,76 @@ static void formula_sum_groups__pure_sums__grouped(void **state)
 	mp_formula_free(f);
 }
 
+static void formula_sides__main_division__numerator_and_denominator(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int has_div;
+		int side[4];
+		int line;
+	} t[] = {
+		{ "a / b", 1, { 1, -1 }, __LINE__ },
+		{ "( a + b + c ) / d", 1, { 1, 1, 1, -1 }, __LINE__ },
+		{ "( a + b ) / ( c + d )", 1, { 1, 1, -1, -1 }, __LINE__ },
+		{ "100 * a / b", 1, { 1, -1 }, __LINE__ },   /* (100 * a) / b */
+		{ "6 * ( a / b )", 1, { 1, -1 }, __LINE__ }, /* through a constant factor */
+		{ "( a / b ) * 6", 1, { 1, -1 }, __LINE__ },
+		{ "- ( a / b )", 1, { 1, -1 }, __LINE__ },
+		{ "( a - b ) / ( a + c )", 1, { 1, 1, -1 }, __LINE__ }, /* a on both sides: numerator */
+		{ "a * b / c", 1, { 1, 1, -1 }, __LINE__ },
+		{ "a + b", 0, { 1, 1 }, __LINE__ },
+		{ "a / b + c / d", 0, { 1, 1, 1, 1 }, __LINE__ },
+		{ "a * ( b / c )", 0, { 1, 1, 1 }, __LINE__ }, /* no factor is constant */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mp_err err = { 0, "" };
+		int side[4] = { 9, 9, 9, 9 };
+		mp_formula *f = mp_formula_parse(t[i].text, "t", 1, 1, &err);
+		if (!f)
+			fail_msg("line %d: %s", t[i].line, err.msg);
+		int rc = mp_formula_sides(f, side);
+		if (rc != t[i].has_div)
+			fail_msg("line %d: %s: returned %d", t[i].line, t[i].text, rc);
+		for (size_t e = 0; e < mp_formula_nevents(f); e++)
+			if (side[e] != t[i].side[e])
+				fail_msg("line %d: %s: event %s on side %d, want %d", t[i].line, t[i].text,
+					 mp_formula_event(f, e), side[e], t[i].side[e]);
+		mp_formula_free(f);
+	}
+}
+
+static void record_cmd__cachegrind__one_sim_run_without_counter_limit(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = builtin();
+	static const char *const ids[] = { "L1D_MISS_RATE", "L1I_MISS_RATE", "L2_DATA_MISS_RATE",
+					   "BRANCH_MISS_RATE", "L1D_LOAD_MISS_RATIO" };
+	const struct mp_ratio_variant *v[5];
+	const char *names[5];
+	for (size_t i = 0; i < 5; i++) {
+		const struct mp_ratio_def *d = mp_ratio_set_find(s, ids[i]);
+		assert_non_null(d);
+		v[i] = NULL;
+		for (size_t k = 0; k < d->nv; k++)
+			if (!strcmp(d->v[k].model, "cachegrind"))
+				v[i] = &d->v[k];
+		if (!v[i])
+			fail_msg("%s has no cachegrind formula", ids[i]);
+		names[i] = d->name;
+	}
+	struct mp_buf out = { 0 };
+	/* 12 simulated events, more than any PMU's counters: still one valgrind run */
+	assert_int_equal(mp_ratio_record_cmd(v, names, 5, "cachegrind", 0, 0, "./cachebench", &out,
+					     &err), 0);
+	assert_string_equal(out.data,
+		"# run 1 of 1: L1D Miss Rate, L1I Miss Rate, L2 Data Miss Rate, Branch Misprediction Rate, L1D Load Miss Ratio (cachegrind events, SIMULATED by valgrind: no counter limit)\n"
+		"memprof record --sim -e D1mr,D1mw,Ir,I1mr,ILmr,DLmr,DLmw,Bcm,Bim,Bc,Bi,Dr -- ./cachebench\n");
+	mp_buf_fini(&out);
+	mp_ratio_set_free(s);
+}
+
 static int sim_resolve(void *ctx, const char *event, const char *model,
 		       struct perf_event_attr *attr, struct mp_err *err)
 {
@@ -797,6 +867,9 @@ static void ratio_bind__simulated_sum_event__folded(void **state)
 	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
 	assert_true(v.defined && v.exact && !v.few);
 	assert_true(v.value == 0.15 && v.lo == 0.15 && v.hi == 0.15);
+	/* the counts it rests on: the folded sum once, not twice */
+	double den = -1;
+	assert_true(mp_ratio_numerator(&b, c, &den) == 3 && den == 20);
 	/* D1mr alone recorded: the sum cannot be made up, D1mw is missing */
 	ev[0].attr.config = 0x10;
 	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L1D_MISS_RATE"), models, 1, ev, 2,
@@ -828,6 +901,8 @@ int main(void)
 		cmocka_unit_test(stat_report__exact_counts__ipc_and_scaling),
 		cmocka_unit_test(formula_sum_groups__pure_sums__grouped),
 		cmocka_unit_test(ratio_bind__simulated_sum_event__folded),
+		cmocka_unit_test(formula_sides__main_division__numerator_and_denominator),
+		cmocka_unit_test(record_cmd__cachegrind__one_sim_run_without_counter_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

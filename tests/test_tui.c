@@ -114,7 +114,7 @@ struct fx {
 	int annot_calls;
 };
 
-static tui_model *make_model(int *calls, int cols, int rows)
+static tui_model *make_model_sim(int *calls, int cols, int rows, int sim)
 {
 	tui_data *d = tui_data_new();
 	assert_non_null(d);
@@ -139,10 +139,22 @@ static tui_model *make_model(int *calls, int cols, int rows)
 					    100), 0);
 	tui_data_set_ratio_fn(d, ratio_cb, NULL);
 	tui_data_set_annotate_fn(d, annotate_cb, calls);
+	assert_null(tui_data_simulated(d));
+	if (sim) {
+		assert_int_equal(tui_data_set_simulated(d, "callgrind",
+			"counts from valgrind's callgrind cache simulation, not measured by a PMU; "
+			"caches I1 32768,8,64 D1 32768,8,64 LL 1048576,8,64"), 0);
+		assert_string_equal(tui_data_simulated(d), "callgrind");
+	}
 	struct mp_err err = { 0 };
 	tui_model *m = tui_model_new(d, cols, rows, &err);
 	assert_non_null(m);
 	return m;
+}
+
+static tui_model *make_model(int *calls, int cols, int rows)
+{
+	return make_model_sim(calls, cols, rows, 0);
 }
 
 static int setup(void **state)
@@ -669,6 +681,69 @@ static void test_model_render__sizes__every_row_full_width(void **state)
 	assert_non_null(strstr(s->row[23].text, "h help"));
 }
 
+/* A simulated recording: every title says so, the summary starts with the note, and the
+ * ratio cells carry neither an interval nor a few-sample mark (the counts are exact),
+ * while the same numbers measured keep both. */
+static void test_model_render__simulated__labelled_and_exact(void **state)
+{
+	int calls = 0;
+	(void)state;
+	tui_model *m = make_model_sim(&calls, 100, 30, 1);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, " SIMULATED (callgrind) | Symbols: 'cpu-clock' simulated count 100000000"));
+	tui_model_key(m, 'i');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SUMMARY);
+	s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, "SIMULATED (callgrind)"));
+	assert_non_null(strstr(tui_model_row_text(m, 0), "SIMULATED (callgrind):"));
+	assert_non_null(strstr(tui_model_row_text(m, 1), "not measured by a PMU"));
+	assert_non_null(strstr(tui_model_row_text(m, 2), "caches I1 32768,8,64 D1 32768,8,64 LL 1048576,8,64"));
+	int found_ratio = 0;
+	for (size_t i = 0; i < tui_model_nrows(m); i++) {
+		const char *t = tui_model_row_text(m, i);
+		assert_null(strstr(t, "few samples"));
+		found_ratio |= strstr(t, "faults/kclock") && strstr(t, " 100 ") && !strstr(t, "+-");
+	}
+	assert_true(found_ratio);
+	tui_model_key(m, 'q');
+	/* R: walk's 2 faults in 900 clock samples, "few" for the callback, is exact here */
+	tui_model_key(m, 'R');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_RATIOS);
+	s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, " SIMULATED (callgrind) | Ratios: "));
+	int found_walk = 0;
+	for (size_t i = 0; i < tui_model_nrows(m); i++) {
+		const char *t = tui_model_row_text(m, i);
+		assert_null(strchr(t, '~'));
+		assert_null(strstr(t, "+-"));
+		found_walk |= strstr(t, "2.222 ") && strstr(t, "walk");
+	}
+	assert_true(found_walk);
+	/* annotate: line 54, 2 faults per 800 clock samples */
+	tui_model_key(m, 'q');
+	tui_model_key(m, TUI_KEY_ENTER);
+	keys(m, "xxH");
+	assert_int_equal(tui_model_cur_line(m), 54);
+	const char *row = tui_model_row_text(m, tui_model_cursor(m));
+	assert_non_null(strstr(row, "2.5 "));
+	assert_null(strchr(row, '~'));
+	s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, " SIMULATED (callgrind) | Annotate walk"));
+	tui_model_free(m);
+
+	/* the same data measured: the marks are there */
+	m = make_model_sim(&calls, 100, 30, 0);
+	s = tui_model_render(m);
+	assert_null(strstr(s->row[0].text, "SIMULATED"));
+	tui_model_key(m, 'R');
+	int marked = 0;
+	for (size_t i = 0; i < tui_model_nrows(m); i++)
+		marked |= strstr(tui_model_row_text(m, i), "walk") &&
+			  strchr(tui_model_row_text(m, i), '~');
+	assert_true(marked);
+	tui_model_free(m);
+}
+
 static void test_model_new__no_events__error(void **state)
 {
 	(void)state;
@@ -699,6 +774,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_key__ratio_metric__colours_and_ranks_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
+		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

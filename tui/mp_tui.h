@@ -84,6 +84,14 @@ int tui_data_add_ratio(tui_data *d, const char *name, const char *desc, double t
  * the event totals (exact counts). */
 int tui_data_set_program_ratio(tui_data *d, size_t ratio, const struct tui_ratio_val *v);
 void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx);
+/* The counts were simulated, not measured (memprof record --sim): by names the simulator
+ * ("callgrind"), note says how ("counts from valgrind's callgrind cache simulation (I1
+ * ...)", may be NULL). Every view's title then says "SIMULATED (callgrind)", the summary
+ * starts with the note, and ratio values carry no few-sample mark or interval (the
+ * counts are exact). Strings copied; 0 or -ENOMEM. */
+int tui_data_set_simulated(tui_data *d, const char *by, const char *note);
+/* The simulator set by tui_data_set_simulated(), or NULL for measured counts. */
+const char *tui_data_simulated(const tui_data *d);
 void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx);
 
 size_t tui_data_nevents(const tui_data *d);

@@ -34,6 +34,8 @@ void tui_data_free(tui_data *d)
 		free(d->ratios[i].desc);
 	}
 	free(d->ratios);
+	free(d->sim);
+	free(d->sim_note);
 	free(d);
 }
 
@@ -154,6 +156,26 @@ void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx)
 {
 	d->rfn = fn;
 	d->rctx = ctx;
+}
+
+int tui_data_set_simulated(tui_data *d, const char *by, const char *note)
+{
+	char *b = mp_strdup(by ? by : "simulator"), *n = mp_strdup(note ? note : "");
+	if (!b || !n) {
+		free(b);
+		free(n);
+		return -ENOMEM;
+	}
+	free(d->sim);
+	free(d->sim_note);
+	d->sim = b;
+	d->sim_note = n;
+	return 0;
+}
+
+const char *tui_data_simulated(const tui_data *d)
+{
+	return d->sim;
 }
 
 void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx)

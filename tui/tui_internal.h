@@ -40,6 +40,7 @@ struct tui_data {
 	void *rctx;
 	tui_annotate_fn afn;
 	void *actx;
+	char *sim, *sim_note; /* simulated counts: the simulator and how; NULL = measured */
 };
 
 struct tui_aline {

@@ -130,6 +130,15 @@ static void set_msg(tui_model *m, const char *fmt, ...)
 
 /* ---- ratios ---- */
 
+/* Simulated counts are exact: no interval, never "few samples". */
+static void sim_exact(const tui_data *d, struct tui_ratio_val *v)
+{
+	if (!d->sim)
+		return;
+	v->flags &= ~(unsigned)TUI_RV_FEW;
+	v->lo = v->hi = v->value;
+}
+
 static void compute_sym_ratios(tui_model *m)
 {
 	tui_data *d = m->d;
@@ -144,6 +153,7 @@ static void compute_sym_ratios(tui_model *m)
 			struct tui_ratio_val *v = &m->srv[s * d->nratios + r];
 			if (d->rfn(d->rctx, r, d->syms[s].cnt, d->syms[s].cnt + d->nev, v))
 				v->flags = 0;
+			sim_exact(d, v);
 		}
 }
 
@@ -372,6 +382,19 @@ static int push_summary(tui_model *m)
 
 	if (!v)
 		return -ENOMEM;
+	if (d->sim) {
+		/* the note one clause ("; ") a line, so that 80 columns show it whole */
+		const char *n = d->sim_note[0] ? d->sim_note : "counts from a simulation, not measured by a PMU";
+		rc |= add_text(v, "SIMULATED (%s):", d->sim);
+		while (*n) {
+			const char *e = strstr(n, "; ");
+			int len = e ? (int)(e - n) : (int)strlen(n);
+			rc |= add_text(v, "  %.*s", len, n);
+			n += len + (e ? 2 : 0);
+		}
+		rc |= add_text(v, "%s", "  samples are simulated addresses, each with its exact simulated count");
+		rc |= add_text(v, "%s", "");
+	}
 	for (size_t i = 0; i < d->ninfo; i++)
 		rc |= add_text(v, "%-12s %s", d->info[i].key, d->info[i].value);
 	rc |= add_text(v, "%s", "");
@@ -400,7 +423,8 @@ static int push_summary(tui_model *m)
 		}
 		rc |= add_text(v, "%s", "");
 		rc |= add_text(v, "%-28s %-16s %s", "ratio (whole program)", "value",
-			       "('!' past threshold, '~' few samples)");
+			       d->sim ? "(exact simulated counts; '!' past threshold)"
+				      : "('!' past threshold, '~' few samples)");
 		for (size_t r = 0; r < d->nratios; r++) {
 			struct tui_ratio_val val = { 0 };
 			char buf[64];
@@ -408,6 +432,7 @@ static int push_summary(tui_model *m)
 				val = d->ratios[r].prog;
 			else if (d->rfn && d->rfn(d->rctx, r, s, p, &val))
 				val.flags = 0;
+			sim_exact(d, &val);
 			fmt_ratio(buf, sizeof(buf), &val);
 			rc |= add_text(v, "%-28.28s %-16s %s", d->ratios[r].name, buf,
 				       d->ratios[r].desc);
@@ -587,6 +612,7 @@ static void annot_line_ratios(tui_model *m, struct view *v)
 			struct tui_ratio_val *rv = &v->lrv[l * d->nratios + r];
 			if (d->rfn(d->rctx, r, a->lines[l].cnt, a->lines[l].cnt + a->nev, rv))
 				rv->flags = 0;
+			sim_exact(d, rv);
 		}
 }
 
@@ -1330,13 +1356,20 @@ static const char *show_name(const tui_model *m)
 static void render_title(tui_model *m, struct line *l, const struct view *v)
 {
 	const tui_data *d = m->d;
+	if (d->sim)
+		putf(l, " SIMULATED (%s) |", d->sim);
 	switch (v->kind) {
 	case TUI_VIEW_SYMBOLS:
 	case TUI_VIEW_RATIOS: {
 		size_t e = (size_t)hot_event(m);
-		putf(l, " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
-		     v->kind == TUI_VIEW_SYMBOLS ? "Symbols" : "Ratios", d->ev[e].samples,
-		     d->ev[e].name, d->ev[e].period, col_name(m, v->sort_col));
+		if (d->sim)
+			putf(l, " %s: '%s' simulated count %" PRIu64 " (%" PRIu64 " addresses) | sort: %s",
+			     v->kind == TUI_VIEW_SYMBOLS ? "Symbols" : "Ratios", d->ev[e].name,
+			     d->ev[e].period, d->ev[e].samples, col_name(m, v->sort_col));
+		else
+			putf(l, " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
+			     v->kind == TUI_VIEW_SYMBOLS ? "Symbols" : "Ratios", d->ev[e].samples,
+			     d->ev[e].name, d->ev[e].period, col_name(m, v->sort_col));
 		if (v->filter[0])
 			putf(l, " | filter: %s (%zu)", v->filter, v->nrows);
 		break;

@@ -238,7 +238,10 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 		       struct mp_err *err)
 {
 	const char *models[16];
-	size_t nm = mp_ratio_models_for(mp_pd_feature_str(src->pd, FEAT_CPUID)
+	int sim = mp_pd_meta(src->pd, "simulated") != NULL;
+	/* simulated counts bind the cachegrind formulas, whatever CPU the file was made on */
+	size_t nm = mp_ratio_models_for(sim ? "cachegrind"
+					: mp_pd_feature_str(src->pd, FEAT_CPUID)
 					? mp_pd_feature_str(src->pd, FEAT_CPUID) : "",
 					models, 16);
 
@@ -257,6 +260,7 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 				    ? (double)a->count_value * (double)a->count_ena / (double)a->count_run
 				    : (double)a->count_value;
 		src->rev[i].mean_period = a->nr_samples ? (double)a->total_period / (double)a->nr_samples : 0;
+		src->rev[i].exact_samples = sim;
 	}
 	size_t n = mp_ratio_set_count(src->rset);
 	src->bind = calloc(n + 1, sizeof(*src->bind));
@@ -394,6 +398,18 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	}
 	if (fill_info(src, d))
 		goto nomem;
+	if (mp_pd_meta(src->pd, "simulated")) {
+		const char *by = mp_pd_meta(src->pd, "simulated");
+		const char *i1 = mp_pd_meta(src->pd, "sim.I1"), *d1 = mp_pd_meta(src->pd, "sim.D1");
+		const char *ll = mp_pd_meta(src->pd, "sim.LL"), *vg = mp_pd_meta(src->pd, "sim.valgrind");
+		char note[512];
+		snprintf(note, sizeof(note),
+			 "counts from valgrind's %s cache simulation, not measured by a PMU; "
+			 "caches I1 %s D1 %s LL %s%s%s",
+			 by, i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?", vg ? "; simulator " : "", vg ? vg : "");
+		if (tui_data_set_simulated(d, by, note))
+			goto nomem;
+	}
 	tui_data_set_annotate_fn(d, annotate_cb, src);
 #ifdef MP_RATIOS_HAVE_GLUE
 	if (!(opts && opts->no_ratios) && bind_ratios(src, d, opts, err))
