@@ -435,6 +435,5 @@ int mp_events_list_models(FILE *f, struct mp_err *err)
 			!strcmp(pi.name, detected) ? "(this machine)" : "");
 		n++;
 	}
-	fprintf(f, "  %-24s %-44s\n", "perf", "generic events only (no model tables)");
 	return n;
 }
