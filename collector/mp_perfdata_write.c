@@ -385,6 +385,38 @@ static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
 	}
 }
 
+/* Objects in a sample's call chain got samples too (as perf marks them). Only for
+ * layouts without PERF_SAMPLE_READ, whose size depends on read_format. */
+static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t pid)
+{
+	uint64_t st = w->sample_type;
+	size_t pos = 0;
+	int mode = PERF_RECORD_MISC_USER;
+
+	if (!(st & PERF_SAMPLE_CALLCHAIN) || (st & PERF_SAMPLE_READ))
+		return;
+	pos += !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+	       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+	       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+	       !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD);
+	if (pos >= words)
+		return;
+	uint64_t nr = u[pos++];
+	if (nr > words - pos)
+		return;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = u[pos + i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+			       : ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+								    : -1;
+			continue;
+		}
+		if (mode >= 0)
+			note_hit(w, pid, ip, mode);
+	}
+}
+
 /* Position (in u64 words) of the id of a non-sample record's sample_id trailer, counted
  * back from its end; 0 when there is none. */
 static size_t trailer_id_back(uint64_t st)
@@ -451,6 +483,7 @@ static void pdw_parse(mp_pdw *w, const struct perf_event_header *h)
 			pid = (int32_t)(uint32_t)u[pos];
 		if (w->sample_type & PERF_SAMPLE_IP)
 			note_hit(w, pid, ip, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+		note_callchain(w, u, words, pid);
 		break;
 	}
 	case PERF_RECORD_LOST:
