@@ -19,7 +19,9 @@ static const char ratios_usage[] =
 static const char ratios_summary[] =
 	"Compute memory ratios (L1D Miss Rate, IPC, ...) from a recording. Each event's count is\n"
 	"the sum of its sample periods, so events recorded with different overruns compare;\n"
-	"each value carries a 95% interval from its sample counts.";
+	"each value carries a 95% interval from its sample counts. Below program level each\n"
+	"ratio's places come by its numerator's count (the misses), highest first. A simulated\n"
+	"recording (memprof record --sim) is marked SIMULATED and its values are exact.";
 
 struct ropts {
 	const char *input, *level, *sort, *ratios, *baseline, *pmu, *symfs, *kallsyms;
@@ -1011,7 +1013,7 @@ int cmd_ratios(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{ 'i', "input", CLI_STR, &o.input, "FILE", "recording to read (default memprof.data, else perf.data)" },
 		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
-		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio, highest first" },
+		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
 		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event (default 10)" },
 		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change" },

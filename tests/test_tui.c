@@ -92,12 +92,13 @@ static int annotate_cb(void *ctx, const struct tui_sym_ref *sym, tui_annot **out
 	return mp_err_set(err, -ENOENT, "%s: no debug information", sym->name);
 }
 
-/* faults per 1000 clock samples; flagged above 100, few below 5 fault samples */
+/* faults per 1000 clock samples; flagged above 100, few below 5 fault samples. With a
+ * non-NULL ctx it also gives the weight (the numerator's count: the faults). */
 static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
 		    struct tui_ratio_val *out)
 {
-	(void)ctx;
-	(void)periods;
+	if (ctx)
+		out->weight = (double)periods[1];
 	assert_int_equal(ratio, 0);
 	if (!samples[0])
 		return -1;
@@ -137,7 +138,8 @@ static tui_model *make_model_sim(int *calls, int cols, int rows, int sim)
 	assert_int_equal(tui_data_set_event_sampling(d, 2, 0, 1), -EINVAL);
 	assert_int_equal(tui_data_add_ratio(d, "faults/kclock", "page faults per 1000 clock samples",
 					    100), 0);
-	tui_data_set_ratio_fn(d, ratio_cb, NULL);
+	static int weighted;
+	tui_data_set_ratio_fn(d, ratio_cb, sim ? &weighted : NULL);
 	tui_data_set_annotate_fn(d, annotate_cb, calls);
 	assert_null(tui_data_simulated(d));
 	if (sim) {
@@ -690,7 +692,7 @@ static void test_model_render__simulated__labelled_and_exact(void **state)
 	(void)state;
 	tui_model *m = make_model_sim(&calls, 100, 30, 1);
 	const struct tui_screen *s = tui_model_render(m);
-	assert_non_null(strstr(s->row[0].text, " SIMULATED (callgrind) | Symbols: 'cpu-clock' simulated count 100000000"));
+	assert_non_null(strstr(s->row[0].text, " SIMULATED (callgrind) | Symbols: 'cpu-clock' count 100000000 | sort: cpu-clock"));
 	tui_model_key(m, 'i');
 	assert_int_equal(tui_model_view(m), TUI_VIEW_SUMMARY);
 	s = tui_model_render(m);
@@ -719,6 +721,14 @@ static void test_model_render__simulated__labelled_and_exact(void **state)
 		found_walk |= strstr(t, "2.222 ") && strstr(t, "walk");
 	}
 	assert_true(found_walk);
+	/* with weights the ratio sorts by its numerator's count (faults: 40, 5, 2, 1), not by
+	 * value (addnext's 33 per 1000 is above walk's 2.2): the symbols that matter first */
+	static const char *const by_weight[] = { "main", "inc", "walk", "addnext", "build_list" };
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(tui_model_symbol(m), by_weight[i]);
+		tui_model_key(m, TUI_KEY_DOWN);
+	}
+	tui_model_key(m, TUI_KEY_HOME);
 	/* annotate: line 54, 2 faults per 800 clock samples */
 	tui_model_key(m, 'q');
 	tui_model_key(m, TUI_KEY_ENTER);

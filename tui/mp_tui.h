@@ -43,6 +43,10 @@ enum {
 struct tui_ratio_val {
 	double value, lo, hi;
 	unsigned flags; /* TUI_RV_* ; 0 = not computable (missing event, zero denominator) */
+	double weight;  /* the count of the ratio's numerator here (the misses of a miss rate),
+			 * or 0 when unknown: a list sorted by the ratio puts the symbols with
+			 * the highest weight first (the places that matter, as memprof ratios
+			 * orders them), then by value */
 };
 
 /* Evaluate ratio number `ratio` on per-event counts (arrays of tui_data_nevents() values,

@@ -223,6 +223,8 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 		int okx = vx && (vx->flags & TUI_RV_VALID), oky = vy && (vy->flags & TUI_RV_VALID);
 		if (okx != oky)
 			r = okx ? -1 : 1;
+		else if (okx && vx->weight != vy->weight)
+			r = vx->weight > vy->weight ? -1 : 1;
 		else if (okx && vx->value != vy->value)
 			r = vx->value > vy->value ? -1 : 1;
 	}
@@ -1363,9 +1365,9 @@ static void render_title(tui_model *m, struct line *l, const struct view *v)
 	case TUI_VIEW_RATIOS: {
 		size_t e = (size_t)hot_event(m);
 		if (d->sim)
-			putf(l, " %s: '%s' simulated count %" PRIu64 " (%" PRIu64 " addresses) | sort: %s",
+			putf(l, " %s: '%s' count %" PRIu64 " | sort: %s",
 			     v->kind == TUI_VIEW_SYMBOLS ? "Symbols" : "Ratios", d->ev[e].name,
-			     d->ev[e].period, d->ev[e].samples, col_name(m, v->sort_col));
+			     d->ev[e].period, col_name(m, v->sort_col));
 		else
 			putf(l, " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
 			     v->kind == TUI_VIEW_SYMBOLS ? "Symbols" : "Ratios", d->ev[e].samples,

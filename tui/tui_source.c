@@ -230,6 +230,7 @@ static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint
 	out->lo = v.lo;
 	out->hi = v.hi;
 	out->flags = TUI_RV_VALID | (v.few ? TUI_RV_FEW : 0) | (v.flagged ? TUI_RV_FLAGGED : 0);
+	out->weight = mp_ratio_numerator(&src->bind[ratio], cells, NULL);
 	return 0;
 }
 
@@ -292,7 +293,8 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 				continue;
 			struct tui_ratio_val tv = { v.value, v.lo, v.hi,
 						    v.defined ? TUI_RV_VALID | (v.few ? TUI_RV_FEW : 0) |
-								(v.flagged ? TUI_RV_FLAGGED : 0) : 0 };
+								(v.flagged ? TUI_RV_FLAGGED : 0) : 0,
+						    mp_ratio_numerator(&src->bind[r], cells, NULL) };
 			tui_data_set_program_ratio(d, r, &tv);
 		}
 		tui_data_set_ratio_fn(d, ratio_cb, src);
