@@ -465,6 +465,8 @@ static int load_elf_syms(Elf *elf, unsigned type, struct symtab *t)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	GElf_Ehdr eh;
+	int arm = gelf_getehdr(elf, &eh) && eh.e_machine == EM_ARM;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
@@ -493,8 +495,10 @@ static int load_elf_syms(Elf *elf, unsigned type, struct symtab *t)
 				continue;
 			if (mp_grow((void **)&v, &cap, cnt + 1, sizeof(*v)))
 				goto nomem;
-			v[cnt].start = sym.st_value;
-			v[cnt].end = sym.st_value + sym.st_size;
+			/* ARM marks Thumb functions with bit 0 of the address */
+			uint64_t val = arm ? sym.st_value & ~(uint64_t)1 : sym.st_value;
+			v[cnt].start = val;
+			v[cnt].end = val + sym.st_size;
 			v[cnt].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 			v[cnt].name = (const char *)(uintptr_t)pool.len;
 			if (mp_buf_append(&pool, nm, strlen(nm) + 1))
