@@ -57,6 +57,10 @@ uint32_t mp_pd_nr_cpus(const mp_pd *pd);
  * feature (bit MP_PDW_FEAT_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
  * also fill mp_pd_attr.spec. Strings stay valid until mp_pd_close(). */
 const char *mp_pd_meta(const mp_pd *pd, const char *key);
+/* For a simulated recording (meta "simulated", written by memprof record --sim): one line
+ * that says so, with the simulated cache geometry, written into buf; NULL otherwise.
+ * Every output built from such a file prints it. */
+const char *mp_pd_sim_banner(const mp_pd *pd, char *buf, size_t len);
 
 struct mp_pd_build_id {
 	int32_t pid;

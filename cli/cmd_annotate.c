@@ -67,6 +67,9 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 		fprintf(f, "# source file %s\n", in->srcfile);
 	if (in->sym && in->srcfile)
 		fprintf(f, "# source: %s\n", in->srcfile);
+	char sim[512];
+	if (mp_pd_sim_banner(pd, sim, sizeof(sim)))
+		fprintf(f, "# %s\n", sim);
 	if (in->note)
 		fprintf(f, "# note: %s\n", in->note);
 	fprintf(f, "# total:");

@@ -132,7 +132,10 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 			 const size_t *ev, size_t nev)
 {
 	uint64_t lost = 0;
+	char sim[512];
 	fprintf(f, "# memprof report of %s (%s mode)\n", path, mp_pd_is_pipe(pd) ? "pipe" : "file");
+	if (mp_pd_sim_banner(pd, sim, sizeof(sim)))
+		fprintf(f, "# %s\n", sim);
 	const char *host = mp_pd_feature_str(pd, 3), *rel = mp_pd_feature_str(pd, 4);
 	const char *cmdl = mp_pd_feature_str(pd, 11);
 	if (host || rel)
@@ -319,6 +322,8 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 	char buf[4096];
 	int first = 1;
 #define SEP() do { if (!first) fputc(',', f); first = 0; } while (0)
+	if (mp_pd_sim_banner(pd, buf, sizeof(buf)))
+		fprintf(f, "# %s\n", buf);
 	if (keys & MP_HK_COMM) { SEP(); fputs("comm", f); }
 	if (keys & MP_HK_PID) { SEP(); fputs("pid", f); }
 	if (keys & MP_HK_TID) { SEP(); fputs("tid", f); }
@@ -380,7 +385,25 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 {
 	fprintf(f, "{\n  \"file\": ");
 	json_str(f, path);
-	fprintf(f, ",\n  \"pipe_mode\": %s,\n  \"events\": [", mp_pd_is_pipe(pd) ? "true" : "false");
+	fprintf(f, ",\n  \"pipe_mode\": %s,", mp_pd_is_pipe(pd) ? "true" : "false");
+	char sim[512];
+	if (mp_pd_sim_banner(pd, sim, sizeof(sim))) {
+		static const char *const keys[] = { "sim.I1", "sim.D1", "sim.LL" };
+		fprintf(f, "\n  \"simulated\": {\"by\": ");
+		json_str(f, mp_pd_meta(pd, "simulated"));
+		for (size_t k = 0; k < 3; k++) {
+			const char *v = mp_pd_meta(pd, keys[k]);
+			fprintf(f, ", \"%s\": ", keys[k] + 4);
+			if (v)
+				json_str(f, v);
+			else
+				fputs("null", f);
+		}
+		fprintf(f, ", \"note\": ");
+		json_str(f, sim);
+		fprintf(f, "},");
+	}
+	fprintf(f, "\n  \"events\": [");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const struct mp_hist_counts *t = mp_hist_total(h, ev[j]);

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Every output of report and annotate built from a simulated recording says SIMULATED;
+# a measured recording does not.
+. "$(dirname "$0")/sim_lib.sh"
+"$MEMPROF" record --sim -e L1D_REPL,INST_RETIRED -o sim.data -- "$KERNELS/cachebench" -s 64K -r 4 \
+	>rec.out 2>&1 || { cat rec.out; fail "record --sim failed"; }
+grep -q 'SIMULATED' rec.out || fail "record --sim does not say SIMULATED"
+banner="SIMULATED: counts from valgrind's callgrind cache simulation (I1 "
+"$MEMPROF" report -i sim.data >r.txt || fail "report failed"
+sed -n 2p r.txt | grep -qF "# $banner" || { head -3 r.txt; fail "report text: no SIMULATED banner on line 2"; }
+"$MEMPROF" report -i sim.data --csv >r.csv || fail "report --csv failed"
+head -1 r.csv | grep -qF "# $banner" || fail "report --csv: no SIMULATED line first"
+"$MEMPROF" report -i sim.data --json >r.json || fail "report --json failed"
+python3 -c 'import json,sys; d=json.load(open("r.json")); s=d["simulated"]; assert s["by"]=="callgrind" and s["D1"].count(",")==2, s' ||
+	fail "report --json: no simulated object"
+"$MEMPROF" annotate -i sim.data walk >a.txt || fail "annotate failed"
+grep -qF "# $banner" a.txt || fail "annotate: no SIMULATED banner"
+# A measured recording carries no such label.
+"$MEMPROF" record -q -e cpu-clock -c 100000 -o real.data -- "$KERNELS/cachebench" -s 64K -r 200 >/dev/null 2>&1 ||
+	fail "record cpu-clock failed"
+"$MEMPROF" report -i real.data | grep -q SIMULATED && fail "a measured recording is labelled SIMULATED"
+"$MEMPROF" report -i real.data --json | python3 -c 'import json,sys; assert "simulated" not in json.load(sys.stdin)' ||
+	fail "report --json of a measured recording has a simulated object"
+echo "sim_labels: ok"
