@@ -9,6 +9,9 @@
  *   modifiers:      :u :k (and :p... for precise), e.g. cycles:u
  *   oprofile:       CPU_CLK_UNHALTED:30000:0:1:1  (NAME:COUNT:UNITMASK:KERNEL:USER)
  *   per-event count: NAME:COUNT beside -c COUNT
+ *   groups:         {cycles,instructions} (perf's syntax; memprof opens all the events of a
+ *                   run as one group anyway), {..}:u (a modifier after '}' applies to every
+ *                   member), {cycles,instructions}:S (leader sampling, see leader_sample)
  *   aliases:        the article's Core 2 names (L1D_REPL, INST_RETIRED, ...) mapped to the
  *                   host model's equivalent through events/aliases.tsv
  * A name is tried as: perf generic, alias, libpfm4 event of the host model, named sysfs
@@ -44,7 +47,19 @@ struct mp_event {
 	struct perf_event_attr attr; /* type, config, config1/2, exclude_*, precise_ip,
 					sample_period or (freq=1, sample_freq) filled in */
 	uint64_t min_count;   /* smallest allowed sample period for this event */
+	/* Leader sampling ({a,b}:S): only the group leader samples; its samples read the whole
+	 * group (PERF_SAMPLE_READ, PERF_FORMAT_GROUP) and the members' counts are split per
+	 * member as perf does. MP_LEADER_SAMPLE_LEADER on the group's first event, which is the
+	 * first event of the list (a :S group must be the whole list): its attr keeps its
+	 * sample_period or freq and has sample_type |= PERF_SAMPLE_READ, read_format |=
+	 * PERF_FORMAT_GROUP | PERF_FORMAT_ID. MP_LEADER_SAMPLE_MEMBER on the others: attr
+	 * sample_period = 0, freq = 0, sample_freq = 0 (a member's own count is ignored, as
+	 * perf does). In counting mode (count_only) only the marks are set. 0: not in a :S
+	 * group. */
+	int leader_sample;
 };
+#define MP_LEADER_SAMPLE_LEADER 1
+#define MP_LEADER_SAMPLE_MEMBER 2
 
 struct mp_evopts {
 	uint64_t default_count; /* -c COUNT; 0 = the per-kind default */

@@ -604,6 +604,148 @@ static void parse_list__groups_and_commas__split_right(void **state)
 	}
 }
 
+/* perf's group syntax: braces, modifiers after '}', leader sampling :S. */
+static void parse_list__groups_and_leader_sampling__attrs_and_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *list;
+		int count_only;
+		size_t n;
+		int leader;          /* 1: a :S group */
+		uint64_t period0;    /* the leader's period (0 = freq mode or counting) */
+		int exclude_kernel;  /* of every member */
+		int exclude_user;
+		uint64_t config1;    /* the second event's config */
+		int line;
+	} good[] = {
+		{ "{cpu-clock,task-clock}", 0, 2, 0, 100000, 0, 0, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+		{ "{cpu-clock,task-clock}:S", 0, 2, 1, 100000, 0, 0, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+		{ "{cpu-clock:30000,task-clock:50000}:S", 0, 2, 1, 30000, 0, 0, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+		{ "{cpu-clock,page-faults}:uS", 0, 2, 1, 100000, 1, 0, PERF_COUNT_SW_PAGE_FAULTS, __LINE__ },
+		{ "{cpu-clock,page-faults}:Sk", 0, 2, 1, 100000, 0, 1, PERF_COUNT_SW_PAGE_FAULTS, __LINE__ },
+		{ "{cpu-clock,page-faults}:S:u", 0, 2, 1, 100000, 1, 0, PERF_COUNT_SW_PAGE_FAULTS, __LINE__ },
+		{ "{cpu-clock,page-faults}:u", 0, 2, 0, 100000, 1, 0, PERF_COUNT_SW_PAGE_FAULTS, __LINE__ },
+		{ "{cpu-clock,cpu/event=0x3c,umask=0x1/}:S", 0, 2, 1, 100000, 0, 0, 0x13c, __LINE__ },
+		{ "{cpu-clock,task-clock}:S", 1, 2, 1, 0, 0, 0, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+		{ "{cpu-clock,task-clock},{page-faults,cpu-clock}", 0, 4, 0, 100000, 0, 0, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+		{ "cpu-clock,{task-clock,page-faults}:u", 0, 3, 0, 100000, -1, -1, PERF_COUNT_SW_TASK_CLOCK, __LINE__ },
+	};
+	char root[600];
+	data_path(root, sizeof(root), "sysfs");
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct mp_evopts o = { 0 };
+		struct mp_event *ev;
+		size_t n;
+		struct mp_err err = { 0, "" };
+		o.sysfs_root = root;
+		o.count_only = good[i].count_only;
+		if (mp_events_parse(good[i].list, &o, &ev, &n, &err))
+			fail_msg("line %d '%s': %s", good[i].line, good[i].list, err.msg);
+		assert_int_equal(n, good[i].n);
+		assert_int_equal(ev[1].attr.config, good[i].config1);
+		for (size_t k = 0; k < n; k++) {
+			const struct perf_event_attr *a = &ev[k].attr;
+			int want = !good[i].leader ? 0 : k == 0 ? MP_LEADER_SAMPLE_LEADER : MP_LEADER_SAMPLE_MEMBER;
+			if (ev[k].leader_sample != want)
+				fail_msg("line %d event %zu: leader_sample %d, want %d", good[i].line, k,
+					 ev[k].leader_sample, want);
+			if (good[i].exclude_kernel >= 0 && (k > 0 || good[i].list[0] == '{')) {
+				assert_int_equal(a->exclude_kernel, good[i].exclude_kernel);
+				assert_int_equal(a->exclude_user, good[i].exclude_user);
+			}
+			int sampling_leader = good[i].leader && !good[i].count_only && k == 0;
+			assert_int_equal(!!(a->sample_type & PERF_SAMPLE_READ), sampling_leader);
+			assert_int_equal(a->read_format & (PERF_FORMAT_GROUP | PERF_FORMAT_ID),
+					 sampling_leader ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0);
+			assert_int_equal(a->freq, 0);
+			if (k == 0)
+				assert_int_equal(a->sample_period, good[i].period0);
+			else if (good[i].leader || good[i].count_only)
+				assert_int_equal(a->sample_period, 0);
+			else
+				assert_true(a->sample_period > 0);
+		}
+		if (!strcmp(good[i].list, "cpu-clock,{task-clock,page-faults}:u"))
+			assert_int_equal(ev[0].attr.exclude_kernel, 0);
+		free(ev);
+	}
+	/* -F: the leader keeps its frequency, the members neither sample nor keep it. */
+	{
+		struct mp_evopts o = { 0 };
+		struct mp_event *ev;
+		size_t n;
+		struct mp_err err = { 0, "" };
+		o.freq_hz = 999;
+		assert_int_equal(mp_events_parse("{cpu-clock,task-clock,page-faults}:S", &o, &ev, &n, &err), 0);
+		assert_int_equal(n, 3);
+		assert_int_equal(ev[0].attr.freq, 1);
+		assert_int_equal(ev[0].attr.sample_freq, 999);
+		for (size_t k = 1; k < 3; k++) {
+			assert_int_equal(ev[k].attr.freq, 0);
+			assert_int_equal(ev[k].attr.sample_period, 0);
+		}
+		assert_string_equal(ev[2].spec, "page-faults");
+		free(ev);
+	}
+	static const struct { const char *list, *msg; } bad[] = {
+		{ "{cpu-clock,{task-clock}}", "nested '{' at '{task-clock}}'" },
+		{ "{{cpu-clock}}", "nested '{'" },
+		{ "{cpu-clock,task-clock", "unbalanced '{' in '{cpu-clock,task-clock' (no closing '}')" },
+		{ "cpu-clock,{task-clock", "unbalanced '{' in '{task-clock'" },
+		{ "cpu-clock}", "unbalanced '}' in 'cpu-clock}'" },
+		{ "{cpu-clock}},task-clock", "unbalanced '}' after the group '{cpu-clock}'" },
+		{ "cpu{clock}", "misplaced '{' in 'cpu{clock}'" },
+		{ "{}", "empty group '{}'" },
+		{ "{}:S", "empty group '{}'" },
+		{ "{cpu-clock,,task-clock}", "empty event in the group '{cpu-clock,,task-clock}'" },
+		{ "{cpu-clock,}", "empty event in the group '{cpu-clock,}'" },
+		{ "{,cpu-clock}", "empty event in the group '{,cpu-clock}'" },
+		{ "cpu-clock:S", "event 'cpu-clock:S': the modifier S (leader sampling) applies to a group only" },
+		{ "cpu-clock:uS", "event 'cpu-clock:uS': the modifier S" },
+		{ "task-clock,cpu-clock:S", "event 'cpu-clock:S': the modifier S" },
+		{ "cpu/event=0x3c/S", "event 'cpu/event=0x3c/S': the modifier S" },
+		{ "{cpu-clock,task-clock}:S,page-faults", "a leader-sampling group {...}:S must be the whole list" },
+		{ "page-faults,{cpu-clock,task-clock}:S", "must be the whole list" },
+		{ "{cpu-clock,task-clock}:x", "bad group modifier ':x' after '{cpu-clock,task-clock}' ('x' is none of u, k, h, p, S)" },
+		{ "{cpu-clock,task-clock}:", "bad group modifier ':' after '{cpu-clock,task-clock}'" },
+		{ "{cpu-clock,task-clock}:S:", "bad group modifier ':S:'" },
+		{ "{cpu-clock,task-clock}:1000", "bad group modifier ':1000'" },
+		{ "{cpu-clock,nosuchevent}:S", "event 'nosuchevent'" },
+		{ "{cpu-clock:S,task-clock}", "event 'cpu-clock:S': the modifier S" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct mp_evopts o = { 0 };
+		struct mp_event *ev = (struct mp_event *)&o;
+		size_t n = 7;
+		struct mp_err err = { 0, "" };
+		o.sysfs_root = root;
+		o.pmu_model = "skl";
+		assert_int_not_equal(mp_events_parse(bad[i].list, &o, &ev, &n, &err), 0);
+		assert_null(ev);
+		assert_int_equal(n, 0);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].list, err.msg, bad[i].msg);
+	}
+	/* A libpfm unit mask named S is no leader modifier: snb's L2_LINES_IN:S (lines in S
+	 * state, umask 0x02 of event 0xf1), core's SEG_REG_RENAMES:GS. */
+	{
+		struct mp_evopts o = { 0 };
+		struct mp_event *ev;
+		size_t n;
+		struct mp_err err = { 0, "" };
+		if (mp_events_parse("snb::L2_LINES_IN:S,core::SEG_REG_RENAMES:GS", &o, &ev, &n, &err))
+			fail_msg("snb::L2_LINES_IN:S: %s", err.msg);
+		assert_int_equal(n, 2);
+		assert_int_equal(ev[0].leader_sample, 0);
+		assert_int_equal(ev[0].attr.type, PERF_TYPE_RAW);
+		assert_int_equal(ev[0].attr.config & 0xffff, 0x02f1);
+		assert_int_equal(ev[0].attr.sample_type, 0);
+		assert_int_equal(ev[1].leader_sample, 0);
+		free(ev);
+	}
+}
+
 /* ---- sysfs PMUs, from tests/data/events/sysfs ---- */
 static void sysfs__fake_tree__terms_placed_by_format(void **state)
 {
@@ -961,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(parse__table__accepts_forms_and_names_bad_parts),
 		cmocka_unit_test(parse__count_only__no_period_no_minimum),
 		cmocka_unit_test(parse_list__groups_and_commas__split_right),
+		cmocka_unit_test(parse_list__groups_and_leader_sampling__attrs_and_errors),
 		cmocka_unit_test(encodings__every_tsv_row_prefixed__equal_check_events),
 		cmocka_unit_test(aliases__every_row__resolves_as_the_table_says),
 		cmocka_unit_test(aliases__key_cases__resolve_per_model),
