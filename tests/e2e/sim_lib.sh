@@ -84,7 +84,8 @@ memprof_top() { # FILE EVENT N
 	[ -f "$1.sym.csv" ] || "$MEMPROF" report -i "$1" --sort sym --csv -q >"$1.sym.csv" 2>/dev/null ||
 		fail "memprof report -i $1 failed"
 	awk -F, -v col="$2 period" '
-			NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+			/^#/ { next } # the SIMULATED banner before the header
+			!h { h = 1; for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 			c && $c > 0 { s[$2] += $c }
 			END { for (k in s) print s[k], k }' "$1.sym.csv" |
 		sort -k1,1nr -k2,2 | head -n "$3" | awk '{ printf "%s:%s ", $2, $1 }'
@@ -103,7 +104,8 @@ memprof_top_line() { # FILE EVENT [SYM]
 	[ -f "$1.line.csv" ] || "$MEMPROF" report -i "$1" --sort sym,srcline --csv -q >"$1.line.csv" 2>/dev/null ||
 		fail "memprof report --sort sym,srcline -i $1 failed"
 	awk -F, -v col="$2 period" -v sym="${3:-}" '
-		NR == 1 { for (i = 1; i <= NF; i++) { if ($i == col) c = i; if ($i == "sym") y = i; if ($i == "srcfile") fl = i; if ($i == "line") ln = i } next }
+		/^#/ { next }
+		!h { h = 1; for (i = 1; i <= NF; i++) { if ($i == col) c = i; if ($i == "sym") y = i; if ($i == "srcfile") fl = i; if ($i == "line") ln = i } next }
 		c && (sym == "" || $y == sym) && $c + 0 > best { best = $c + 0; n = split($fl, p, "/"); l = p[n] ":" $ln }
 		END { print l }' "$1.line.csv"
 }
