@@ -570,6 +570,10 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 		const char *ll = mp_ratio_run_meta(run, "sim.LL");
 		snprintf(sd, sizeof(sd), "SIMULATED by valgrind's %s (I1 %s D1 %s LL %s)", sim,
 			 i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
+		/* the same banner as the text (and memprof report --csv) before the header */
+		char line[512];
+		sim_desc(run, line, sizeof(line));
+		printf("# SIMULATED: %s\n", line);
 	}
 	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status,numerator,denominator,simulated%s\n",
 	       base ? ",baseline,change" : "");

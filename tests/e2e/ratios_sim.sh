@@ -18,6 +18,8 @@ inst=$(sed -n 's/.*INST_RETIRED = Ir: \([0-9]*\) .*/\1/p' rec.err)
 [ -n "$repl" ] && [ -n "$inst" ] || { echo "FAIL no totals"; cat rec.err; exit 1; }
 
 "$MEMPROF" ratios -i sim.data --csv L1D_MISS_RATE > prog.csv || { echo "FAIL ratios"; exit 1; }
+head -1 prog.csv | grep -q "^# SIMULATED: counts from valgrind's callgrind cache simulation" ||
+	{ echo "FAIL csv: no SIMULATED line first"; head -2 prog.csv; fail=1; }
 want=$(awk -v a="$repl" -v b="$inst" 'BEGIN { printf "%.15g", a / b }')
 line=$(awk -F, '$1 == "L1D_MISS_RATE" && $3 == "program"' prog.csv)
 got=$(echo "$line" | cut -d, -f7)

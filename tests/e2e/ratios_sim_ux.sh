@@ -47,9 +47,11 @@ grep -q "^L1D Miss Rate .* $repl/$inst  ( D1mr + D1mw ) / Ir" program.txt ||
 first=$(awk '/^L1D Miss Rate = /{ getline; getline; print $3; exit }' symbol.txt)
 [ "$first" = walk ] || { bad "symbol: '$first' first, want walk"; sed -n '/^L1D Miss Rate =/,+5p' symbol.txt; }
 "$MEMPROF" ratios -i sim.data --level symbol --csv L1D_MISS_RATE > sym.csv 2>/dev/null || bad "ratios --csv"
+head -1 sym.csv | grep -qxF "$want" || { bad "csv: first line not '$want'"; head -1 sym.csv; }
+sed 1d sym.csv > sym.rows.csv
 awk -F, 'NR == 2 && $4 != "walk" { print "FAIL csv: " $4 " first, want walk"; exit 1 }
 	 NR > 2 && $16 > prev { print "FAIL csv: not ordered by the numerator at " $4; exit 1 }
-	 NR > 1 { prev = $16 }' sym.csv || fail=1
+	 NR > 1 { prev = $16 }' sym.rows.csv || fail=1
 walk_num=$(awk -F, '$4 == "walk" { print $16 }' sym.csv)
 if command -v "$PERF" > /dev/null; then
 	perf_walk=$("$PERF" report -i sim.data --stdio --sort sym --no-group -F period,sym 2>/dev/null |
@@ -60,8 +62,8 @@ fi
 [ "${walk_num:-0}" -ge 262144 ] || bad "walk has $walk_num misses, want >= 262144 (4M / 64 per walk, 4 walks)"
 # --sort still orders by the ratio's value
 "$MEMPROF" ratios -i sim.data --level symbol --csv --sort L1D_MISS_RATE L1D_MISS_RATE > sorted.csv
-awk -F, 'NR > 2 && $7 > prev { print "FAIL --sort: not by value at " $4; exit 1 } NR > 1 { prev = $7 }' \
-	sorted.csv || fail=1
+awk -F, '/^#/ { next } !h { h = 1; next } n++ && $7 > prev { print "FAIL --sort: not by value at " $4; exit 1 }
+	{ prev = $7 }' sorted.csv || fail=1
 # line level: the pointer chase first
 hot=$(grep -n 'HOT: pointer chase' "${KERNELS_SRC:-$KERNELS/../../kernels}/cachebench.c" 2>/dev/null | cut -d: -f1)
 lfirst=$(awk '/^L1D Miss Rate = /{ getline; getline; print $3; exit }' line.txt)
@@ -74,7 +76,7 @@ fi
 # ---- csv and json say SIMULATED
 grep -q ',"SIMULATED by valgrind'"'"'s callgrind ('"$geom"')"$' sym.csv ||
 	{ bad "csv: no simulated column"; head -2 sym.csv; }
-head -1 sym.csv | grep -q ',numerator,denominator,simulated$' || bad "csv header: $(head -1 sym.csv)"
+head -1 sym.rows.csv | grep -q ',numerator,denominator,simulated$' || bad "csv header: $(head -1 sym.rows.csv)"
 "$MEMPROF" ratios -i sim.data --json > prog.json 2>/dev/null || bad "ratios --json"
 python3 - "$geom" "$repl" "$inst" prog.json <<'PY' || fail=1
 import json, sys
