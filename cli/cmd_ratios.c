@@ -237,6 +237,21 @@ static const struct mp_ratio_def *find_ratio(const mp_ratio_set *set, const char
 
 /* ---- --list, --check, --record-cmd ------------------------------------------------------ */
 
+/* 1 when this machine shows no CPU PMU (a VM, a CI runner): hardware events cannot be
+ * recorded here, only simulated ones. */
+static int host_without_pmu(void)
+{
+	struct mp_evopts eo;
+	struct mp_host_caps caps;
+	memset(&eo, 0, sizeof(eo));
+	mp_events_host_caps(&eo, &caps);
+	return caps.has_cpu_pmu == 0;
+}
+
+static const char no_pmu_hint[] =
+	"this machine has no hardware PMU, so these commands fail here; the simulated ratios can be\n"
+	"recorded with memprof record --sim (memprof ratios --record-cmd --pmu cachegrind prints them)";
+
 static int do_list(const mp_ratio_set *set)
 {
 	printf("%-26s %-28s %s\n", "id", "name", "models (status)");
@@ -372,6 +387,14 @@ static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **
 	if (nosim.len)
 		printf("# cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
 		       nosim.data);
+	if (!sim && !o->pmu && out.len && host_without_pmu()) {
+		for (const char *p = no_pmu_hint; *p;) {
+			const char *e = strchr(p, '\n');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			printf("# %.*s\n", (int)len, p);
+			p += len + (e ? 1 : 0);
+		}
+	}
 	if (out.data)
 		fputs(out.data, stdout);
 out:
@@ -979,6 +1002,9 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	if (nosim.len)
 		mp_buf_printf(&missing, "  cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
 			      nosim.data);
+	else if (missing.len && !mp_ratio_run_simulated(run) && host_without_pmu())
+		mp_buf_printf(&missing, "  %s\n", "this machine has no hardware PMU: memprof record --sim records the simulated ratios "
+			      "(memprof ratios --record-cmd --pmu cachegrind prints the command)");
 	if (o->json)
 		print_json(run, base, lvl, rr, nrr, npl, miss, nmiss, workload, o);
 	else if (o->csv)

@@ -143,6 +143,17 @@ else
 	bad "--record-cmd --pmu cachegrind printed no --sim command"; cat rc.txt
 fi
 
+# ---- on a machine without a hardware PMU (this VM, CI runners) the PMU commands say so
+if ! ls /sys/bus/event_source/devices/ 2>/dev/null | grep -qE '^(cpu|cpu_core|cpu_atom|armv8.*|arm_.*pmu.*)$'; then
+	"$MEMPROF" ratios --record-cmd L1D_MISS_RATE -- ls > nopmu.txt
+	grep -q '^# this machine has no hardware PMU.*--sim\|^# recorded with memprof record --sim' nopmu.txt ||
+		{ bad "--record-cmd without a PMU: no --sim hint"; cat nopmu.txt; }
+	"$MEMPROF" record -q -e task-clock -o measured.data -- "$KERNELS/cachebench" -s 64K -r 1 > /dev/null 2>&1 &&
+		"$MEMPROF" ratios -i measured.data > measured.txt 2>&1
+	grep -q '^  this machine has no hardware PMU: memprof record --sim ' measured.txt ||
+		{ bad "ratios of a measured file without a PMU: no --sim hint"; tail -3 measured.txt; }
+fi
+
 # ---- the TUI
 "$MEMPROF" tui -i sim.data --batch "" --size 100x10 > tui1.txt 2>&1 || bad "tui --batch"
 head -1 tui1.txt | grep -q '^ SIMULATED (callgrind) | Symbols: ' || { bad "tui title"; head -1 tui1.txt; }
