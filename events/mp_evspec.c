@@ -502,6 +502,11 @@ static int resolve_alias(const char *spec, const struct shape *sh, const char *m
 		char closest[300] = "";
 		if (row.closest[0])
 			snprintf(closest, sizeof(closest), "; closest: %s", row.closest);
+		if (found < 0)
+			return mp_err_set(err, -MP_ENOTSUP,
+					  "event '%s': aliases.tsv has no row of %s for model %s, and perf's generic events have no equivalent (%s)%s",
+					  spec, row.alias, model, row.note[0] ? row.note : "no such event",
+					  closest);
 		return mp_err_set(err, -MP_ENOTSUP,
 				  "event '%s': model %s has no equivalent of %s (%s)%s", spec, row.model,
 				  row.alias, row.note[0] ? row.note : "no such event", closest);

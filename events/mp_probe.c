@@ -121,10 +121,26 @@ int mp_event_explain_open_error(const struct mp_event *ev, int errno_val,
 			return mp_err_set(err, code,
 					  "%s: the PMU %s cannot sample this event (EOPNOTSUPP); count it with memprof stat instead",
 					  head, caps.cpu_pmu[0] ? caps.cpu_pmu : ev->pmu);
+		if (hw && ev->alias[0]) {
+			struct mp_alias_row row;
+			if (mp_alias_find(ev->alias, caps.model, &row) > 0)
+				return mp_err_set(err, code,
+						  "%s: the kernel's PMU %s does not know this event (%s), which is what the alias %s maps to on model %s (%s); see memprof list --pmu %s",
+						  head, caps.cpu_pmu, strerror(errno_val), ev->alias, caps.model,
+						  row.status, caps.model);
+			return mp_err_set(err, code,
+					  "%s: the kernel's PMU %s does not know this event (%s): aliases.tsv has no row of %s for model %s, so perf's generic %s stood in; the model's own events: memprof list --pmu %s",
+					  head, caps.cpu_pmu, strerror(errno_val), ev->alias, caps.model,
+					  ev->resolved, caps.model);
+		}
+		if (hw && !ev->pmu[0])
+			return mp_err_set(err, code,
+					  "%s: the kernel's PMU %s has no mapping for perf's generic event %s (%s); the events of model %s: memprof list",
+					  head, caps.cpu_pmu, ev->resolved, strerror(errno_val), caps.model);
 		if (hw)
 			return mp_err_set(err, code,
-					  "%s: the kernel's PMU %s does not know this event (%s); the host model may not be %s: see memprof list",
-					  head, caps.cpu_pmu, strerror(errno_val), caps.model);
+					  "%s: the kernel's PMU %s does not know this event (%s); libpfm4 encoded it for model %s: if the CPU is another model, name it with --pmu (memprof list --models)",
+					  head, caps.cpu_pmu, strerror(errno_val), ev->pmu[0] ? ev->pmu : caps.model);
 		return mp_err_set(err, code, "%s: the kernel does not support this event (%s)", head,
 				  strerror(errno_val));
 	case EACCES:

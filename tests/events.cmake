@@ -12,3 +12,15 @@ set_tests_properties(events_list_e2e PROPERTIES ENVIRONMENT
   "MEMPROF=${MEMPROF_BIN};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data")
 add_test(NAME events_generic_vs_perf COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/events_vs_perf.sh)
 set_tests_properties(events_generic_vs_perf PROPERTIES ENVIRONMENT "MEMPROF=${MEMPROF_BIN};PERF=perf")
+# The arm64 alias rows: libpfm4's arm models exist only in its arm64 build, so the events
+# module is cross-built for aarch64 and run under qemu-user (CI installs
+# gcc-aarch64-linux-gnu, libpfm4-dev:arm64 and qemu-user-static, as tests/pmulab does).
+find_program(MP_CC_AARCH64 aarch64-linux-gnu-gcc)
+find_program(MP_QEMU_AARCH64 NAMES qemu-aarch64-static qemu-aarch64)
+if(MP_CC_AARCH64 AND MP_QEMU_AARCH64 AND EXISTS /usr/lib/aarch64-linux-gnu/libpfm.a)
+  add_test(NAME events_arm_aliases COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/events_arm_aliases.sh)
+  set_tests_properties(events_arm_aliases PROPERTIES ENVIRONMENT
+    "SRC=${PROJECT_SOURCE_DIR};ALIASES_C=${PROJECT_BINARY_DIR}/events/mp_aliases_tsv.c;CC_AARCH64=${MP_CC_AARCH64};QEMU_AARCH64=${MP_QEMU_AARCH64};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data/events")
+else()
+  message(STATUS "events_arm_aliases: needs aarch64-linux-gnu-gcc, qemu-aarch64-static and libpfm4-dev:arm64")
+endif()
