@@ -396,7 +396,10 @@ int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned 
 		caps.has_cpu_pmu ? caps.cpu_pmu : mp_sysfs_root(NULL),
 		caps.has_cpu_pmu ? "" : "/bus/event_source/devices");
 	fprintf(f, "Spellings: perf generic names, MODEL::EVENT:UMASK or EVENT.UMASK, rHEX, PMU/terms/,\n"
-		   "  modifiers :u :k :p, NAME:COUNT, oprofile NAME:COUNT:UNITMASK:KERNEL:USER (docs/events.md).\n");
+		   "  modifiers :u :k :p, NAME:COUNT, oprofile NAME:COUNT:UNITMASK:KERNEL:USER (docs/events.md).\n"
+		   "Groups: {EV1,EV2,...}[:MODS] as perf writes them, the modifiers applying to every\n"
+		   "  member (all the events of a run form one group anyway); {EV1,EV2,...}:S leader\n"
+		   "  sampling: only EV1 samples and each sample reads the group's counts.\n");
 	fprintf(f, "Counts (-c): default and minimum per kind of event:\n");
 	for (int k = MP_CLS_FREQUENT; k <= MP_CLS_RARE_SW; k++)
 		fprintf(f, "  %-28s default %7llu  minimum %6llu\n", mp_ev_class_name((enum mp_evclass)k),

@@ -8,6 +8,8 @@ echo "$out" | grep -qE '^  L1D_REPL +-> L1D:REPLACEMENT \[exact\]$' || fail "no 
 echo "$out" | grep -qE '^  L1D +default/min +10000 +500' || fail "no skl L1D event line"
 echo "$out" | grep -qE '^ +:REPLACEMENT ' || fail "no REPLACEMENT unit mask"
 echo "$out" | grep -q 'cpu-clock ' && fail "pattern L1D let cpu-clock through"
+echo "$out" | grep -qF 'Groups: {EV1,EV2,...}[:MODS] as perf writes them' || fail "no group syntax in the spelling summary"
+echo "$out" | grep -qF '{EV1,EV2,...}:S leader' || fail "no :S in the spelling summary"
 out=$("$MEMPROF" list --pmu amd64_fam19h_zen4 'L2_LINES_IN*') || fail "glob pattern exited $?"
 echo "$out" | grep -qE '^  L2_LINES_IN.SELF.ANY +-> CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS \[approx\]$' \
   || fail "no zen4 L2_LINES_IN alias line"

@@ -1,6 +1,7 @@
 /* fuzz_evspec.c - the event spec parser: lists, perf/oprofile/libpfm4/sysfs spellings.
  * The first byte picks the options (count mode, -c, -F, --pmu model); the rest is the
- * -e argument. Every parsed event is also named back through mp_event_attr_name(). */
+ * -e argument. Every parsed event is also named back through mp_event_attr_name(), and
+ * the leader-sampling invariants of struct mp_event are checked (abort = a finding). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char name[128];
 			mp_event_attr_name(&ev[i].attr, name, sizeof(name));
 			(void)mp_event_default_count(&ev[i]);
+			const struct perf_event_attr *a = &ev[i].attr;
+			int ls = ev[i].leader_sample;
+			if (ls && ls != (i == 0 ? MP_LEADER_SAMPLE_LEADER : MP_LEADER_SAMPLE_MEMBER))
+				abort(); /* a :S group is the whole list, led by the first */
+			if (ls && (ev[0].leader_sample != MP_LEADER_SAMPLE_LEADER))
+				abort();
+			if (o.count_only || !ls)
+				continue;
+			if (ls == MP_LEADER_SAMPLE_MEMBER && (a->sample_period || a->freq))
+				abort();
+			if (ls == MP_LEADER_SAMPLE_LEADER &&
+			    (!(a->sample_type & PERF_SAMPLE_READ) ||
+			     !(a->read_format & PERF_FORMAT_GROUP) || !(a->sample_period || a->freq)))
+				abort();
 		}
 		free(ev);
 	}
