@@ -37,9 +37,13 @@ scale() { # VALUE MS -> VALUE scaled to 2000 ms
 	echo $(($1 * 2000 / ($2 > 0 ? $2 : 1)))
 }
 R=200000
-for _ in 1 2; do R=$(scale $R "$(RUNS=1 timeit "$K/cachebench" -s 16K -r $R)"); done
+for _ in 1 2 3; do R=$(scale $R "$(RUNS=2 timeit "$K/cachebench" -s 16K -r $R)"); done
 I=300000000
-for _ in 1 2; do I=$(scale $I "$(RUNS=1 timeit "$K/falseshare" -T 2 -d 64 -i $I)"); done
+for _ in 1 2 3; do I=$(scale $I "$(RUNS=2 timeit "$K/falseshare" -T 2 -d 64 -i $I)"); done
+echo "workloads: cachebench -s 16K -r $R (1 thread), falseshare -T 2 -d 64 -i $I (2 threads);"
+echo "wall times, best of $RUNS interleaved runs. Two pinned threads on a busy 2-CPU machine"
+echo "vary a lot from run to run: compare those rows with care."
+echo
 
 WL1=("$K/cachebench" -s 16K -r $R)
 WL2=("$K/falseshare" -T 2 -d 64 -i $I)
