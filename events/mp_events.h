@@ -51,11 +51,11 @@ struct mp_event {
 	 * group (PERF_SAMPLE_READ, PERF_FORMAT_GROUP) and the members' counts are split per
 	 * member as perf does. MP_LEADER_SAMPLE_LEADER on the group's first event, which is the
 	 * first event of the list (a :S group must be the whole list): its attr keeps its
-	 * sample_period or freq and has sample_type |= PERF_SAMPLE_READ, read_format |=
-	 * PERF_FORMAT_GROUP | PERF_FORMAT_ID. MP_LEADER_SAMPLE_MEMBER on the others: attr
-	 * sample_period = 0, freq = 0, sample_freq = 0 (a member's own count is ignored, as
-	 * perf does). In counting mode (count_only) only the marks are set. 0: not in a :S
-	 * group. */
+	 * sample_period or freq. MP_LEADER_SAMPLE_MEMBER on the others: attr sample_period =
+	 * 0, freq = 0, sample_freq = 0 (a member's own count is ignored, as perf does). All
+	 * of them, as perf sets them: sample_type |= PERF_SAMPLE_READ, read_format |=
+	 * PERF_FORMAT_GROUP | PERF_FORMAT_ID. In counting mode (count_only) only the marks
+	 * are set. 0: not in a :S group. */
 	int leader_sample;
 };
 #define MP_LEADER_SAMPLE_LEADER 1

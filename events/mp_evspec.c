@@ -908,11 +908,13 @@ static void set_leader_sampling(struct mp_event *evs, size_t first, size_t n,
 		evs[i].leader_sample = i == first ? MP_LEADER_SAMPLE_LEADER : MP_LEADER_SAMPLE_MEMBER;
 		if (opts && opts->count_only)
 			continue;
-		if (i == first) {
-			a->sample_type |= PERF_SAMPLE_READ;
-			a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-		} else {
+		/* As perf sets them: every member carries the leader's read bits, so that the
+		 * attrs of the group agree in a perf.data file; only the leader samples. */
+		a->sample_type |= PERF_SAMPLE_READ;
+		a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+		if (i != first) {
 			a->sample_period = 0;
+			a->sample_freq = 0;
 			a->freq = 0;
 		}
 	}

@@ -706,10 +706,10 @@ static void parse_list__groups_and_leader_sampling__attrs_and_errors(void **stat
 				assert_int_equal(a->exclude_kernel, good[i].exclude_kernel);
 				assert_int_equal(a->exclude_user, good[i].exclude_user);
 			}
-			int sampling_leader = good[i].leader && !good[i].count_only && k == 0;
-			assert_int_equal(!!(a->sample_type & PERF_SAMPLE_READ), sampling_leader);
-			assert_int_equal(a->read_format & (PERF_FORMAT_GROUP | PERF_FORMAT_ID),
-					 sampling_leader ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0);
+			int sampling_group = good[i].leader && !good[i].count_only;
+			assert_int_equal(a->sample_type, sampling_group ? PERF_SAMPLE_READ : 0);
+			assert_int_equal(a->read_format,
+					 sampling_group ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0);
 			assert_int_equal(a->freq, 0);
 			if (k == 0)
 				assert_int_equal(a->sample_period, good[i].period0);

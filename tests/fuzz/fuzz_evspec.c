@@ -48,9 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				continue;
 			if (ls == MP_LEADER_SAMPLE_MEMBER && (a->sample_period || a->freq))
 				abort();
-			if (ls == MP_LEADER_SAMPLE_LEADER &&
-			    (!(a->sample_type & PERF_SAMPLE_READ) ||
-			     !(a->read_format & PERF_FORMAT_GROUP) || !(a->sample_period || a->freq)))
+			if (!(a->sample_type & PERF_SAMPLE_READ) || !(a->read_format & PERF_FORMAT_GROUP))
+				abort();
+			if (ls == MP_LEADER_SAMPLE_LEADER && !(a->sample_period || a->freq))
 				abort();
 		}
 		free(ev);
