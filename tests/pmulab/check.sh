@@ -237,9 +237,11 @@ check "stat-zero: arm_n1::L1D_CACHE_REFILL and BR_MIS_PRED open and count 0 besi
 check "missing: record -e SSE_PRE_MISS fails with one line naming it, no file left ($(head -1 "$o/missing.err"))" \
 	eval '[ "$(rc_of missing)" != 0 ] && [ "$(wc -l < "$o/missing.err")" = 1 ] && grep -q SSE_PRE_MISS "$o/missing.err" &&
 	      ! grep -q "^missing.data" "$o/files.txt"'
-check "missing-stat: stat -e L1D_REPL fails with one line naming it and armv8_pmuv3 ($(head -1 "$o/missing-stat.err"))" \
+check "missing-stat: stat -e LOAD_HIT_PRE fails with one line naming it and arm_n1 ($(head -1 "$o/missing-stat.err"))" \
 	eval '[ "$(rc_of missing-stat)" != 0 ] && [ "$(wc -l < "$o/missing-stat.err")" = 1 ] &&
-	      grep -q L1D_REPL "$o/missing-stat.err" && grep -q armv8_pmuv3 "$o/missing-stat.err"'
+	      grep -q LOAD_HIT_PRE "$o/missing-stat.err" && grep -q arm_n1 "$o/missing-stat.err"'
+check "alias-stat: L1D_REPL resolves to arm_n1's L1D_CACHE_REFILL and opens beside instructions ($(sv alias-stat instructions 2))" \
+	eval '[ "$(rc_of alias-stat)" = 0 ] && grep -q "L1D_REPL" "$o/alias-stat.err" && within "$(sv alias-stat instructions 2)" "${a:-0}" 1'
 check "refused: record -e cache-misses fails with one line naming it, no file left ($(head -1 "$o/refused.err"))" \
 	eval '[ "$(rc_of refused)" != 0 ] && [ "$(wc -l < "$o/refused.err")" = 1 ] && grep -q cache-misses "$o/refused.err" &&
 	      ! grep -q "^refused.data" "$o/files.txt"'

@@ -74,7 +74,10 @@ step stat-many memprof stat --csv -e instructions,instructions,instructions,inst
 step stat-zero memprof stat --csv -e arm_n1::L1D_CACHE_REFILL,arm_n1::BR_MIS_PRED,instructions $B/pmucheck spin $SPIN
 # Article aliases with no arm64 equivalent, and an event the kernel refuses.
 step missing memprof record -e SSE_PRE_MISS -o $out/missing.data $CB
-step missing-stat memprof stat -e L1D_REPL $CB
+step missing-stat memprof stat -e LOAD_HIT_PRE $CB
+# An article alias with an arm_n1 equivalent: L1D_REPL is L1D_CACHE_REFILL there (it opens;
+# qemu counts it as 0).
+step alias-stat memprof stat --csv -e L1D_REPL,instructions $B/pmucheck spin $SPIN
 step refused memprof record -e cache-misses -o $out/refused.data $CB
 ls -a $out > $out/files.txt
 
