@@ -17,6 +17,7 @@ PKGS=(
   valgrind                              # the simulated PMU (record --sim)
   tmux                                  # drives the TUI in its end-to-end test
   clang                                 # libFuzzer harnesses
+  qemu-user-static                      # runs aarch64 test programs (events_arm_aliases)
   binutils time procps                  # objdump/nm, /usr/bin/time, ps in tests and benches
 )
 $SUDO apt-get update -qq
