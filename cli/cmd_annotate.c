@@ -17,7 +17,7 @@
 
 struct ann_opts {
 	const char *input, *symfs, *kallsyms;
-	int asm_, quiet, no_skid;
+	int asm_, quiet, no_skid, period, samples;
 	double threshold, hot;
 };
 
@@ -26,23 +26,26 @@ static double pct(uint64_t v, uint64_t t)
 	return t ? 100.0 * (double)v / (double)t : 0.0;
 }
 
+/* The count column is the number of samples, or with period the sum of their periods
+ * (the estimated count; for a simulated file the exact simulated count). */
 static void print_counts(FILE *f, const struct mp_hist_counts *c, const struct mp_ann_info *in,
-			 const size_t *ev, size_t nev)
+			 const size_t *ev, size_t nev, int period)
 {
 	for (size_t j = 0; j < nev; j++) {
 		if (c[ev[j]].samples)
-			fprintf(f, " %9" PRIu64 " %7.2f%%", c[ev[j]].samples,
+			fprintf(f, period ? " %12" PRIu64 " %7.2f%%" : " %9" PRIu64 " %7.2f%%",
+				period ? c[ev[j]].period : c[ev[j]].samples,
 				pct(c[ev[j]].period, in->evtotal[ev[j]].period));
 		else
-			fprintf(f, " %9s %8s", "", "");
+			fprintf(f, period ? " %12s %8s" : " %9s %8s", "", "");
 	}
 }
 
 static void print_insn(FILE *f, const struct mp_ann_insn *ins, const struct mp_ann_info *in,
-		       const size_t *ev, size_t nev)
+		       const size_t *ev, size_t nev, int period)
 {
 	fputs("  ", f);
-	print_counts(f, ins->c, in, ev, nev);
+	print_counts(f, ins->c, in, ev, nev, period);
 	fprintf(f, " :   %12" PRIx64 ":  %s\n", ins->addr, ins->text);
 }
 
@@ -55,7 +58,7 @@ static int same_file(const char *a, const char *b)
 
 /* Print one model. ev: the events shown (columns). */
 static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *ev, size_t nev,
-		      int with_asm)
+		      int with_asm, int period)
 {
 	const struct mp_ann_info *in = mp_ann_info(a);
 	size_t nl = mp_ann_nlines(a), ni = mp_ann_ninsns(a);
@@ -75,18 +78,20 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 	fprintf(f, "# total:");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *at = mp_pd_attr(pd, ev[j]);
-		fprintf(f, "%s %s %" PRIu64 " samples (%.2f%%)", j ? "," : "",
-			at->spec && *at->spec ? at->spec : at->name, in->total[ev[j]].samples,
+		fprintf(f, "%s %s %" PRIu64 " %s (%.2f%%)", j ? "," : "",
+			at->spec && *at->spec ? at->spec : at->name,
+			period ? in->total[ev[j]].period : in->total[ev[j]].samples,
+			period ? "counted" : "samples",
 			pct(in->total[ev[j]].period, in->evtotal[ev[j]].period));
 	}
 	fprintf(f, "\n#\n#  ");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *at = mp_pd_attr(pd, ev[j]);
-		fprintf(f, " %-18.18s", at->spec && *at->spec ? at->spec : at->name);
+		fprintf(f, period ? " %-21.21s" : " %-18.18s", at->spec && *at->spec ? at->spec : at->name);
 	}
 	fprintf(f, "\n#  ");
 	for (size_t j = 0; j < nev; j++)
-		fprintf(f, " %9s %8s", "samples", "%");
+		fprintf(f, period ? " %12s %8s" : " %9s %8s", period ? "count" : "samples", "%");
 	fprintf(f, " : %5s  %s\n", "line", "source  (=> hottest line, * hot line)");
 
 	/* the hottest line by the first event */
@@ -103,7 +108,7 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 	if (!in->has_debuginfo) {
 		/* assembly only */
 		for (size_t i = 0; i < ni; i++)
-			print_insn(f, mp_ann_insn(a, i), in, ev, nev);
+			print_insn(f, mp_ann_insn(a, i), in, ev, nev, period);
 		fputc('\n', f);
 		return;
 	}
@@ -121,7 +126,7 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 		else if (L->hot)
 			mark = "* ";
 		fputs(mark, f);
-		print_counts(f, L->c, in, ev, nev);
+		print_counts(f, L->c, in, ev, nev, period);
 		if (L->line)
 			fprintf(f, " : %5u  %s", L->line, L->text ? L->text : "");
 		else
@@ -130,7 +135,8 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 			/* opannotate's "function total" on the function's first line */
 			fprintf(f, "  /* %s total:", in->sym);
 			for (size_t j = 0; j < nev; j++)
-				fprintf(f, " %" PRIu64 " %.2f%%", in->total[ev[j]].samples,
+				fprintf(f, " %" PRIu64 " %.2f%%",
+					period ? in->total[ev[j]].period : in->total[ev[j]].samples,
 					pct(in->total[ev[j]].period, in->evtotal[ev[j]].period));
 			fprintf(f, " */");
 			printed_total = 1;
@@ -138,7 +144,7 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 		fputc('\n', f);
 		if (with_asm)
 			for (size_t k = 0; k < L->ninsns; k++)
-				print_insn(f, mp_ann_insn(a, L->insns[k]), in, ev, nev);
+				print_insn(f, mp_ann_insn(a, L->insns[k]), in, ev, nev, period);
 	}
 	fputc('\n', f);
 }
@@ -210,6 +216,10 @@ int cmd_annotate(int argc, char **argv)
 		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
 		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE",
 		  "kernel symbols from FILE (/dev/null: none)" },
+		{ 0, "period", CLI_FLAG, &o.period, NULL,
+		  "show the sum of sample periods (estimated count) instead of the number of samples; the default for simulated recordings" },
+		{ 0, "samples", CLI_FLAG, &o.samples, NULL,
+		  "show the number of samples (the default, except for simulated recordings)" },
 		{ 0, "no-skid", CLI_FLAG, &o.no_skid, NULL,
 		  "count samples at the sampled IP, without moving skidding events' samples back "
 		  "one instruction" },
@@ -265,6 +275,8 @@ int cmd_annotate(int argc, char **argv)
 		return 1;
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
+	/* A simulated recording's samples are one per address: their number means nothing. */
+	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, "simulated"));
 	int status = 0;
 	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
 	if (!skid) {
@@ -297,7 +309,7 @@ int cmd_annotate(int argc, char **argv)
 			status = 1;
 			goto out;
 		}
-		print_ann(stdout, a, ss.pd, ev, nev, o.asm_);
+		print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period);
 		mp_ann_free(a);
 	} else {
 		/* the hot symbols, hottest first */
@@ -319,7 +331,7 @@ int cmd_annotate(int argc, char **argv)
 				cli_warn(CMD, "%s", err.msg);
 				continue;
 			}
-			print_ann(stdout, a, ss.pd, ev, nev, o.asm_);
+			print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period);
 			mp_ann_free(a);
 			shown++;
 		}

@@ -15,6 +15,14 @@ python3 -c 'import json,sys; d=json.load(open("r.json")); s=d["simulated"]; asse
 	fail "report --json: no simulated object"
 "$MEMPROF" annotate -i sim.data walk >a.txt || fail "annotate failed"
 grep -qF "# $banner" a.txt || fail "annotate: no SIMULATED banner"
+# Counts, not samples, in a simulated annotation: the pointer-chase line holds one L1d
+# miss per element (64K / 64-byte elements = 1024, 4 walks + the check walk = 5120 steps,
+# so at least 1024 misses: the first walk brings each line in once).
+line=$(grep -n 'HOT: pointer chase' "$(dirname "$0")/../../kernels/cachebench.c" | cut -d: -f1)
+grep -q '^#.* count .*%' a.txt || fail "annotate of a simulated file does not show counts"
+n=$(awk -v l="$line" '$0 ~ ":[ ]+"l"  " { print $2; exit }' a.txt)
+[ -n "$n" ] && [ "$n" -ge 1024 ] || { cat a.txt; fail "annotate: pointer-chase line $line count '$n' < 1024"; }
+"$MEMPROF" annotate -i sim.data --samples walk | grep -q '^#.* samples .*%' || fail "annotate --samples"
 # A measured recording carries no such label.
 "$MEMPROF" record -q -e cpu-clock -c 100000 -o real.data -- "$KERNELS/cachebench" -s 64K -r 200 >/dev/null 2>&1 ||
 	fail "record cpu-clock failed"
