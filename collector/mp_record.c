@@ -604,6 +604,12 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		goto out;
 
 	t0 = now_ns();
+	/* Without enable_on_exec (-a, -p) the group counts before the workload is let go:
+	 * else, on one CPU, the workload runs (and execs) before memprof gets to enable it. */
+	if (!eo.enable_on_exec && (rc = mp_evlist_enable(l))) {
+		rc = mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
+		goto out;
+	}
 	if (o->argv) {
 		int e = workload_start(&wl);
 		if (e) {
@@ -614,8 +620,6 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		}
 		res->workload_started = 1;
 	}
-	if (!eo.enable_on_exec)
-		mp_evlist_enable(l);
 
 	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 2, sizeof(*pfd));
 	size_t npfd = 0;
@@ -789,6 +793,12 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 		goto out;
 	}
 	t0 = now_ns();
+	/* Without enable_on_exec (-a, -p) the group counts before the workload is let go:
+	 * else, on one CPU, the workload runs (and execs) before memprof gets to enable it. */
+	if (!eo.enable_on_exec && (rc = mp_evlist_enable(l))) {
+		rc = mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
+		goto out;
+	}
 	if (o->argv) {
 		int e = workload_start(&wl);
 		if (e) {
@@ -799,8 +809,6 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 		}
 		res->workload_started = 1;
 	}
-	if (!eo.enable_on_exec)
-		mp_evlist_enable(l);
 	int forwarded = 0;
 	for (;;) {
 		if (o->stop && *o->stop) {
