@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum cli_opt_type {
 	CLI_END = 0,
@@ -43,6 +44,14 @@ void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(print
 
 /* The default input file: memprof.data, else perf.data, in the current directory. */
 const char *cli_default_input(void);
+
+/* Output helpers shared by the commands' --json and --csv forms. NULL prints as "". */
+void cli_json_str(FILE *f, const char *s);  /* a JSON string literal, escaped */
+void cli_csv_str(FILE *f, const char *s);   /* a CSV field, quoted when it needs to be */
+
+/* perf's build-id cache as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; NULL with
+ * --symfs (which is meant to be the only place objects come from). malloc'd. */
+char *cli_buildid_dir(const char *symfs);
 
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;

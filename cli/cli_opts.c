@@ -55,6 +55,51 @@ const char *cli_default_input(void)
 	return "memprof.data";
 }
 
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void cli_csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+char *cli_buildid_dir(const char *symfs)
+{
+	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char *out = NULL;
+	if (symfs)
+		return NULL;
+	if (e && *e)
+		return strdup(e);
+	if (home && *home && asprintf(&out, "%s/.debug", home) < 0)
+		out = NULL;
+	return out;
+}
+
 void cli_print_help(const char *cmd, const char *usage, const char *summary,
 		    const struct cli_opt *opts)
 {

@@ -186,21 +186,6 @@ static int split_target(mp_sym *s, const char *arg, char **dso, const char **sym
 	return 0;
 }
 
-/* perf's build-id cache, as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; not
- * with --symfs, which is meant to be the only place objects come from. */
-static char *default_buildid_dir(const char *symfs)
-{
-	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-	char *out = NULL;
-	if (symfs)
-		return NULL;
-	if (e && *e)
-		return strdup(e);
-	if (home && *home && asprintf(&out, "%s/.debug", home) < 0)
-		out = NULL;
-	return out;
-}
-
 int cmd_annotate(int argc, char **argv)
 {
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
@@ -258,7 +243,7 @@ int cmd_annotate(int argc, char **argv)
 		return 1;
 	}
 	struct mp_err err = { 0 };
-	char *bdir = default_buildid_dir(o.symfs);
+	char *bdir = cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir };
 	struct mp_session ss;
 	rc = mp_session_open(&ss, o.input, &so, &err);

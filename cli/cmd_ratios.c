@@ -31,38 +31,6 @@ struct ropts {
 
 /* ---- output helpers -------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void json_num(FILE *f, double v)
 {
 	if (isfinite(v))
@@ -608,19 +576,19 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 			if (!r->v.defined)
 				continue;
 			samples_str(&x->b, r->place->cells, smp, sizeof(smp));
-			csv_str(stdout, x->def->id);
+			cli_csv_str(stdout, x->def->id);
 			putchar(',');
-			csv_str(stdout, x->def->name);
+			cli_csv_str(stdout, x->def->name);
 			printf(",%s,", level_name(lvl));
-			csv_str(stdout, r->place->label);
+			cli_csv_str(stdout, r->place->label);
 			putchar(',');
-			csv_str(stdout, r->place->dso);
+			cli_csv_str(stdout, r->place->dso);
 			putchar(',');
-			csv_str(stdout, r->place->sym);
+			cli_csv_str(stdout, r->place->sym);
 			printf(",%.17g,%.17g,%.17g,%s,%d,%d,%d,%s,%s,%.17g,%.17g,", r->v.value, r->v.lo,
 			       r->v.hi, smp, r->v.few, r->v.exact, r->v.flagged, x->b.var->model,
 			       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx", r->num, r->den);
-			csv_str(stdout, sd);
+			cli_csv_str(stdout, sd);
 			if (base) {
 				fmt_change(r, ch, sizeof(ch));
 				if (r->have_base && r->base.defined)
@@ -645,16 +613,16 @@ static void json_sim(const mp_ratio_run *run)
 	}
 	sim_desc(run, sd, sizeof(sd));
 	printf("{\"by\":");
-	json_str(stdout, sim);
+	cli_json_str(stdout, sim);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = mp_ratio_run_meta(run, keys[i]);
 		if (!v)
 			continue;
 		printf(",\"%s\":", names[i]);
-		json_str(stdout, v);
+		cli_json_str(stdout, v);
 	}
 	printf(",\"note\":");
-	json_str(stdout, sd);
+	cli_json_str(stdout, sd);
 	printf("}");
 }
 
@@ -663,18 +631,18 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		       const char *workload, const struct ropts *o)
 {
 	printf("{\"file\":");
-	json_str(stdout, mp_ratio_run_path(run));
+	cli_json_str(stdout, mp_ratio_run_path(run));
 	printf(",\"model\":");
-	json_str(stdout, mp_ratio_run_model(run));
+	cli_json_str(stdout, mp_ratio_run_model(run));
 	printf(",\"cpu\":");
-	json_str(stdout, mp_ratio_run_cpu(run));
+	cli_json_str(stdout, mp_ratio_run_cpu(run));
 	printf(",\"simulated\":");
 	json_sim(run);
 	printf(",\"level\":\"%s\",\"min_samples\":%llu", level_name(lvl),
 	       (unsigned long long)o->min_samples);
 	if (base) {
 		printf(",\"baseline\":");
-		json_str(stdout, mp_ratio_run_path(base));
+		cli_json_str(stdout, mp_ratio_run_path(base));
 		printf(",\"baseline_simulated\":");
 		json_sim(base);
 	}
@@ -683,13 +651,13 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		const struct rres *x = &rr[i];
 		size_t shown = 0;
 		printf("%s{\"id\":", i ? "," : "");
-		json_str(stdout, x->def->id);
+		cli_json_str(stdout, x->def->id);
 		printf(",\"name\":");
-		json_str(stdout, x->def->name);
+		cli_json_str(stdout, x->def->name);
 		printf(",\"formula\":");
-		json_str(stdout, mp_formula_src(x->b.var->f));
+		cli_json_str(stdout, mp_formula_src(x->b.var->f));
 		printf(",\"model\":");
-		json_str(stdout, x->b.var->model);
+		cli_json_str(stdout, x->b.var->model);
 		printf(",\"status\":\"%s\",\"places\":[",
 		       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
 		for (size_t k = 0; k < npl; k++) {
@@ -697,18 +665,18 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 			if (!r->v.defined)
 				continue;
 			printf("%s{\"place\":", shown++ ? "," : "");
-			json_str(stdout, r->place->label);
+			cli_json_str(stdout, r->place->label);
 			if (r->place->dso) {
 				printf(",\"dso\":");
-				json_str(stdout, r->place->dso);
+				cli_json_str(stdout, r->place->dso);
 			}
 			if (r->place->sym) {
 				printf(",\"symbol\":");
-				json_str(stdout, r->place->sym);
+				cli_json_str(stdout, r->place->sym);
 			}
 			if (lvl == MP_RATIO_LINE) {
 				printf(",\"srcfile\":");
-				json_str(stdout, r->place->srcfile);
+				cli_json_str(stdout, r->place->srcfile);
 				printf(",\"line\":%u", r->place->line);
 			}
 			printf(",\"value\":");
@@ -749,16 +717,16 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		if (miss[i].def && !miss[i].b.var && mp_ratio_run_simulated(run))
 			continue; /* listed under not_simulable */
 		printf("%s{\"id\":", k++ ? "," : "");
-		json_str(stdout, miss[i].def->id);
+		cli_json_str(stdout, miss[i].def->id);
 		printf(",\"name\":");
-		json_str(stdout, miss[i].def->name);
+		cli_json_str(stdout, miss[i].def->name);
 		printf(",\"missing\":");
-		json_str(stdout, miss[i].b.missing);
+		cli_json_str(stdout, miss[i].b.missing);
 		record_line(&miss[i].b, workload, &cmd);
 		if (cmd.len && cmd.data[cmd.len - 1] == '\n')
 			cmd.data[--cmd.len] = 0;
 		printf(",\"record\":");
-		json_str(stdout, cmd.data ? cmd.data : "");
+		cli_json_str(stdout, cmd.data ? cmd.data : "");
 		mp_buf_fini(&cmd);
 		printf("}");
 	}
@@ -768,7 +736,7 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		for (size_t i = 0, k = 0; i < nmiss; i++)
 			if (!miss[i].b.var) {
 				printf("%s", k++ ? "," : "");
-				json_str(stdout, miss[i].def->id);
+				cli_json_str(stdout, miss[i].def->id);
 			}
 		printf("]");
 	}

@@ -55,36 +55,6 @@ static const char *base_name(const char *p)
 	return b ? b + 1 : p;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (s && !strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void event_mode(const struct mp_pd_attr *a, char *buf, size_t n)
 {
 	if (a->attr.freq)
@@ -335,11 +305,11 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const char *nm = a->spec && *a->spec ? a->spec : a->name;
 		snprintf(buf, sizeof(buf), "%s samples", nm);
-		SEP(); csv_str(f, buf);
+		SEP(); cli_csv_str(f, buf);
 		snprintf(buf, sizeof(buf), "%s period", nm);
-		SEP(); csv_str(f, buf);
+		SEP(); cli_csv_str(f, buf);
 		snprintf(buf, sizeof(buf), "%s %%", nm);
-		SEP(); csv_str(f, buf);
+		SEP(); cli_csv_str(f, buf);
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -347,23 +317,23 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		if (!row_above(r, h, ev, nev, thr))
 			continue;
 		first = 1;
-		if (keys & MP_HK_COMM) { SEP(); csv_str(f, r->comm); }
+		if (keys & MP_HK_COMM) { SEP(); cli_csv_str(f, r->comm); }
 		if (keys & MP_HK_PID) { SEP(); fprintf(f, "%u", r->pid); }
 		if (keys & MP_HK_TID) { SEP(); fprintf(f, "%u", r->tid); }
-		if (keys & MP_HK_DSO) { SEP(); csv_str(f, r->dso); }
+		if (keys & MP_HK_DSO) { SEP(); cli_csv_str(f, r->dso); }
 		if (keys & MP_HK_ADDR) { SEP(); fprintf(f, "0x%" PRIx64, r->addr); }
 		if (keys & MP_HK_SYM) {
 			SEP();
 			fprintf(f, "%c,", r->level ? r->level : '.');
-			csv_str(f, r->sym);
+			cli_csv_str(f, r->sym);
 		}
 		if (keys & MP_HK_SRCLINE) {
 			SEP();
 			if (r->srcfile) {
-				csv_str(f, r->srcfile);
+				cli_csv_str(f, r->srcfile);
 			} else {
 				fmt_srcline(r, buf, sizeof(buf), 1);
-				csv_str(f, buf);
+				cli_csv_str(f, buf);
 			}
 			fprintf(f, ",%u", r->line);
 		}
@@ -384,23 +354,23 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		       long nm)
 {
 	fprintf(f, "{\n  \"file\": ");
-	json_str(f, path);
+	cli_json_str(f, path);
 	fprintf(f, ",\n  \"pipe_mode\": %s,", mp_pd_is_pipe(pd) ? "true" : "false");
 	char sim[512];
 	if (mp_pd_sim_banner(pd, sim, sizeof(sim))) {
 		static const char *const keys[] = { "sim.I1", "sim.D1", "sim.LL" };
 		fprintf(f, "\n  \"simulated\": {\"by\": ");
-		json_str(f, mp_pd_meta(pd, "simulated"));
+		cli_json_str(f, mp_pd_meta(pd, "simulated"));
 		for (size_t k = 0; k < 3; k++) {
 			const char *v = mp_pd_meta(pd, keys[k]);
 			fprintf(f, ", \"%s\": ", keys[k] + 4);
 			if (v)
-				json_str(f, v);
+				cli_json_str(f, v);
 			else
 				fputs("null", f);
 		}
 		fprintf(f, ", \"note\": ");
-		json_str(f, sim);
+		cli_json_str(f, sim);
 		fprintf(f, "},");
 	}
 	fprintf(f, "\n  \"events\": [");
@@ -408,7 +378,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const struct mp_hist_counts *t = mp_hist_total(h, ev[j]);
 		fprintf(f, "%s\n    {\"name\": ", j ? "," : "");
-		json_str(f, a->spec && *a->spec ? a->spec : a->name);
+		cli_json_str(f, a->spec && *a->spec ? a->spec : a->name);
 		fprintf(f, ", \"freq\": %s, \"%s\": %" PRIu64 ", \"samples\": %" PRIu64
 			", \"lost\": %" PRIu64 ", \"estimated_count\": %" PRIu64,
 			a->attr.freq ? "true" : "false", a->attr.freq ? "frequency" : "period",
@@ -438,7 +408,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		const char *sep = "";
 		if (keys & MP_HK_COMM) {
 			fprintf(f, "\"comm\": ");
-			json_str(f, r->comm);
+			cli_json_str(f, r->comm);
 			sep = ", ";
 		}
 		if (keys & MP_HK_PID) {
@@ -451,7 +421,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		}
 		if (keys & MP_HK_DSO) {
 			fprintf(f, "%s\"dso\": ", sep);
-			json_str(f, r->dso);
+			cli_json_str(f, r->dso);
 			sep = ", ";
 		}
 		if (keys & MP_HK_ADDR) {
@@ -460,14 +430,14 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		}
 		if (keys & MP_HK_SYM) {
 			fprintf(f, "%s\"level\": \"%c\", \"sym\": ", sep, r->level ? r->level : '.');
-			json_str(f, r->sym);
+			cli_json_str(f, r->sym);
 			fprintf(f, ", \"sym_resolved\": %s", r->sym_resolved ? "true" : "false");
 			sep = ", ";
 		}
 		if (keys & MP_HK_SRCLINE) {
 			fprintf(f, "%s\"srcfile\": ", sep);
 			if (r->srcfile)
-				json_str(f, r->srcfile);
+				cli_json_str(f, r->srcfile);
 			else
 				fputs("null", f);
 			fprintf(f, ", \"line\": %u", r->line);
@@ -476,7 +446,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 				char where[4096];
 				fmt_srcline(r, where, sizeof(where), 1);
 				fprintf(f, ", \"where\": ");
-				json_str(f, where);
+				cli_json_str(f, where);
 			}
 			sep = ", ";
 		}
@@ -495,7 +465,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, "\n  ],\n  \"missing\": [");
 	for (long i = 0; i < nm; i++) {
 		fprintf(f, "%s\n    {\"dso\": ", i ? "," : "");
-		json_str(f, m[i].dso);
+		cli_json_str(f, m[i].dso);
 		fprintf(f, ", \"no_symbols\": %s, \"no_debuginfo\": %s, \"percent\": [",
 			m[i].no_symbols ? "true" : "false", m[i].no_debuginfo ? "true" : "false");
 		for (size_t j = 0; j < nev && ev[j] < 8; j++)
@@ -503,21 +473,6 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		fprintf(f, "]}");
 	}
 	fprintf(f, "\n  ]\n}\n");
-}
-
-/* perf's build-id cache, as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; not
- * with --symfs, which is meant to be the only place objects come from. */
-static char *default_buildid_dir(const char *symfs)
-{
-	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-	char *out = NULL;
-	if (symfs)
-		return NULL;
-	if (e && *e)
-		return strdup(e);
-	if (home && *home && asprintf(&out, "%s/.debug", home) < 0)
-		out = NULL;
-	return out;
 }
 
 int cmd_report(int argc, char **argv)
@@ -591,7 +546,7 @@ int cmd_report(int argc, char **argv)
 	int big = stat(o.input, &ist) == 0 && ist.st_size > (16 << 20);
 	struct progress_state ps = { .on = !o.quiet && big && isatty(2), .last_pct = -1,
 				     .path = o.input };
-	char *bdir = default_buildid_dir(o.symfs);
+	char *bdir = cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir,
 				      .want_comm = (keys & MP_HK_COMM) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
