@@ -56,6 +56,15 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 		const struct mp_event_result *r = &res->ev[i];
 		const struct perf_event_attr *a = &evs[i].attr;
 		char period[64];
+		if (evs[i].leader_sample == MP_LEADER_SAMPLE_MEMBER) {
+			/* No samples of its own: its counts come in the leader's (evs[0]). */
+			fprintf(stderr,
+				"[ memprof record: %s: read through %s's samples, count %llu ]\n",
+				evs[i].resolved[0] ? evs[i].resolved : evs[i].spec,
+				evs[0].resolved[0] ? evs[0].resolved : evs[0].spec,
+				(unsigned long long)r->value);
+			continue;
+		}
 		if (a->freq)
 			snprintf(period, sizeof(period), "%llu Hz", (unsigned long long)a->sample_freq);
 		else
@@ -247,6 +256,10 @@ int cmd_record(int argc, char **argv)
 
 	struct mp_record_opts ro = { 0 };
 	struct mp_record_result res = { 0 };
+	if (nev && evs[0].leader_sample && !no_inherit && !all && !quiet)
+		cli_warn("record",
+			 "leader sampling (:S): child processes and new threads are not followed "
+			 "(the kernel refuses PERF_SAMPLE_READ on inherited counters)");
 	ro.events = evs;
 	ro.nevents = nev;
 	ro.output = output;

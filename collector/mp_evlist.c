@@ -29,12 +29,19 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 	a->size = sizeof(*a);
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 			 PERF_FORMAT_ID;
+	/* Leader sampling ({a,b}:S): the events module's PERF_FORMAT_GROUP (and LOST) stay,
+	 * so that the leader's samples read the whole group. Counting reads each fd alone. */
+	if (o->sampling && ev->leader_sample)
+		a->read_format |= ev->attr.read_format;
 	a->disabled = i == 0;
 	a->enable_on_exec = i == 0 && o->enable_on_exec;
-	a->inherit = o->inherit ? 1 : 0;
+	/* The kernel refuses PERF_SAMPLE_READ on inherited events. */
+	a->inherit = o->inherit && !(o->sampling && ev->leader_sample) ? 1 : 0;
 	if (o->sampling) {
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+		if (ev->leader_sample)
+			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
 		if (o->callgraph)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->sample_id_all = 1;
@@ -216,7 +223,7 @@ struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i)
 int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
 		       uint64_t *ena, uint64_t *run)
 {
-	uint64_t v[4];
+	uint64_t rf, v[4];
 	int fd;
 	ssize_t n;
 
@@ -225,6 +232,34 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t 
 	fd = l->fds[j * l->nev + i];
 	if (fd < 0)
 		return -EBADF;
+	rf = l->attrs[i].read_format;
+	if (rf & PERF_FORMAT_GROUP) {
+		/* The whole group: nr, time enabled, time running, {value, id[, lost]} x nr;
+		 * this fd's entry is the one with its id. */
+		size_t ent = 2 + !!(rf & PERF_FORMAT_LOST), cap = 3 + ent * l->nev;
+		uint64_t *g = calloc(cap, sizeof(*g));
+		uint64_t want = l->ids[i * l->nthreads * l->ncpus + j];
+		int rc = -ENOENT;
+		if (!g)
+			return -ENOMEM;
+		n = read(fd, g, cap * sizeof(*g));
+		if (n < 0)
+			rc = -errno;
+		else if (n < 3 * 8 || g[0] > l->nev || (size_t)n < (3 + g[0] * ent) * 8)
+			rc = -EIO;
+		else
+			for (uint64_t k = 0; k < g[0]; k++)
+				if (g[3 + k * ent + 1] == want) {
+					*value = g[3 + k * ent];
+					*ena = g[1];
+					*run = g[2];
+					*id = want;
+					rc = 0;
+					break;
+				}
+		free(g);
+		return rc;
+	}
 	n = read(fd, v, sizeof(v));
 	if (n < 0)
 		return -errno;

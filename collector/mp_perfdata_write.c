@@ -385,20 +385,46 @@ static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
 	}
 }
 
-/* Objects in a sample's call chain got samples too (as perf marks them). Only for
- * layouts without PERF_SAMPLE_READ, whose size depends on read_format. */
-static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t pid)
+/* Words of a sample's read block (PERF_SAMPLE_READ) at u[pos] for read_format rf: nr,
+ * times, {value, id, lost} x nr with PERF_FORMAT_GROUP, else value, times, id, lost.
+ * 0 when it does not fit in words. */
+static size_t read_block_words(uint64_t rf, const uint64_t *u, size_t pos, size_t words)
+{
+	size_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t n;
+
+	if (rf & PERF_FORMAT_GROUP) {
+		size_t ent = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+		if (pos >= words || u[pos] > words)
+			return 0;
+		n = 1 + times + (size_t)u[pos] * ent;
+	} else {
+		n = 1 + times + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	}
+	return n <= words - pos ? n : 0;
+}
+
+/* Objects in a sample's call chain got samples too (as perf marks them). */
+static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t pid, int attr)
 {
 	uint64_t st = w->sample_type;
 	size_t pos = 0;
 	int mode = PERF_RECORD_MISC_USER;
 
-	if (!(st & PERF_SAMPLE_CALLCHAIN) || (st & PERF_SAMPLE_READ))
+	if (!(st & PERF_SAMPLE_CALLCHAIN))
 		return;
 	pos += !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
 	       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
 	       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
 	       !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD);
+	if (st & PERF_SAMPLE_READ) {
+		size_t n = read_block_words(w->attrs[attr >= 0 ? attr : 0].attr.read_format, u,
+					    pos, words);
+		if (!n)
+			return;
+		pos += n;
+	}
 	if (pos >= words)
 		return;
 	uint64_t nr = u[pos++];
@@ -483,7 +509,7 @@ static void pdw_parse(mp_pdw *w, const struct perf_event_header *h)
 			pid = (int32_t)(uint32_t)u[pos];
 		if (w->sample_type & PERF_SAMPLE_IP)
 			note_hit(w, pid, ip, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-		note_callchain(w, u, words, pid);
+		note_callchain(w, u, words, pid, a);
 		break;
 	}
 	case PERF_RECORD_LOST:
@@ -754,6 +780,12 @@ int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint
 {
 	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs)
 		return -EINVAL;
+	/* One PERF_RECORD_READ per counter id: readers sum them per event. */
+	for (size_t i = 0; i < w->ncounts; i++)
+		if (w->counts[i].id == id && w->counts[i].attr == attr_idx) {
+			w->counts[i] = (struct pdw_count){ attr_idx, id, value, ena, run };
+			return 0;
+		}
 	if (PUSH(w->counts, w->ncounts, caps_of(w)->counts))
 		return -ENOMEM;
 	w->counts[w->ncounts++] = (struct pdw_count){ attr_idx, id, value, ena, run };
@@ -1007,13 +1039,26 @@ static int pdw_write_counts(mp_pdw *w)
 		int32_t pid = w->read_pid;
 		pt[0] = (uint32_t)pid;
 		pt[1] = (uint32_t)pid;
-		rec[n++] = c->value;
-		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			rec[n++] = c->ena;
-		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			rec[n++] = c->run;
-		if (rf & PERF_FORMAT_ID)
-			rec[n++] = c->id;
+		if (rf & PERF_FORMAT_GROUP) {
+			/* Leader sampling: the group layout, as the kernel writes it, with this
+			 * one counter: nr = 1, times, {value, id[, lost]}. */
+			rec[n++] = 1;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				rec[n++] = c->ena;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				rec[n++] = c->run;
+			rec[n++] = c->value;
+			if (rf & PERF_FORMAT_ID)
+				rec[n++] = c->id;
+		} else {
+			rec[n++] = c->value;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				rec[n++] = c->ena;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				rec[n++] = c->run;
+			if (rf & PERF_FORMAT_ID)
+				rec[n++] = c->id;
+		}
 		if (rf & PERF_FORMAT_LOST)
 			rec[n++] = 0;
 		/* The trailer names this id, so perf and memprof's reader find the event. */

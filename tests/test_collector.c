@@ -305,6 +305,8 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 	th->type = PERF_RECORD_THROTTLE;
 	th->size = sizeof(thr);
 	assert_int_equal(mp_pdw_write(w, thr, sizeof(thr)), 0);
+	/* a second count of the same id replaces the first: one READ per id */
+	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 1000000, 400, 200), 0);
 	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 2000000, 900, 450), 0);
 	assert_int_equal(mp_pdw_add_counts(w, 1, 22, 2500000, 900, 900), 0);
 	assert_int_equal(mp_pdw_add_counts(w, 5, 22, 1, 1, 1), -EINVAL);
@@ -674,6 +676,58 @@ static void evlist__group_per_cpu__leader_and_members(void **state)
 	fake_on = 0;
 }
 
+/* {a,b}:S as the events module marks it: the leader samples and reads the group. */
+static void leader_mark(struct mp_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		evs[i].leader_sample = i ? MP_LEADER_SAMPLE_MEMBER : MP_LEADER_SAMPLE_LEADER;
+		evs[i].attr.sample_type |= PERF_SAMPLE_READ;
+		evs[i].attr.read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+		if (i)
+			evs[i].attr.sample_period = 0;
+	}
+}
+
+static void evlist__leader_sampling__group_read_no_inherit(void **state)
+{
+	(void)state;
+	struct mp_event evs[2] = { sw_event("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 100000),
+				   sw_event("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0) };
+	pid_t th[1] = { 1234 };
+	int cpus[1] = { 0 };
+	struct mp_evlist_opts o = { .sampling = 1, .inherit = 1, .enable_on_exec = 1,
+				    .tracking = 1, .mmap_pages = 8 };
+	struct mp_err err = { 0 };
+	leader_mark(evs, 2);
+	fake_reset(-1, 0);
+	mp_evlist *l = mp_evlist_new(evs, 2, th, 1, cpus, 1, &o, &err);
+	assert_non_null(l);
+	int bad = -1;
+	assert_int_equal(mp_evlist_open(l, &bad, &err), 0);
+	assert_int_equal(fake_ncalls, 2);
+	for (int k = 0; k < 2; k++) {
+		struct perf_event_attr *a = &fake_calls[k].attr;
+		assert_int_equal(a->inherit, 0);
+		assert_int_equal(a->sample_type, ST | PERF_SAMPLE_READ);
+		assert_int_equal(a->read_format,
+				 PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+					 PERF_FORMAT_ID | PERF_FORMAT_GROUP);
+	}
+	assert_int_equal(fake_calls[1].attr.sample_period, 0);
+	mp_evlist_free(l);
+	/* counting (stat): each fd is read alone, inherit stays */
+	o.sampling = 0;
+	fake_reset(-1, 0);
+	l = mp_evlist_new(evs, 2, th, 1, cpus, 1, &o, &err);
+	assert_int_equal(mp_evlist_open(l, &bad, &err), 0);
+	assert_int_equal(fake_calls[0].attr.inherit, 1);
+	assert_int_equal(fake_calls[0].attr.read_format, PERF_FORMAT_TOTAL_TIME_ENABLED |
+								  PERF_FORMAT_TOTAL_TIME_RUNNING |
+								  PERF_FORMAT_ID);
+	mp_evlist_free(l);
+	fake_on = 0;
+}
+
 static void evlist__second_open_refused__all_closed(void **state)
 {
 	(void)state;
@@ -781,6 +835,58 @@ static void record__live_cpu_clock__samples_and_counts(void **state)
 	free(res.ev);
 }
 
+/* A live {cpu-clock,task-clock}:S recording: the leader's samples carry the group's read
+ * block (nr 2, both ids), the member has no samples and its exact count. */
+static void record__live_leader_sampling__group_reads(void **state)
+{
+	(void)state;
+	struct mp_event evs[2] = { sw_event("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 1000000),
+				   sw_event("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0) };
+	const char *out = path_in("leader.data");
+	char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL };
+	struct mp_record_opts o = { .events = evs, .nevents = 2, .output = out, .argv = argv };
+	struct mp_record_result res;
+	struct mp_err err = { 0 };
+	leader_mark(evs, 2);
+	int rc = mp_record_run(&o, &res, &err);
+	if (rc == -EACCES || rc == -EPERM) {
+		free(res.ev);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_true(res.ev[0].samples > 0);
+	assert_int_equal(res.ev[1].samples, 0);
+	assert_true(res.ev[1].value >= res.ev[0].samples * 1000000 / 2);
+	size_t n;
+	unsigned char *f = slurp(out, &n);
+	assert_non_null(f);
+	const struct fhdr *h = (const void *)f;
+	size_t nsamples = 0, nread = 0;
+	for (uint64_t off = 0; off < h->data_size;) {
+		const struct perf_event_header *r = (const void *)(f + h->data_off + off);
+		const uint64_t *u = (const void *)(r + 1);
+		assert_true(r->size >= 8);
+		/* IDENTIFIER IP TID TIME CPU PERIOD, then nr, ena, run, {value, id} x nr */
+		if (r->type == PERF_RECORD_SAMPLE) {
+			assert_int_equal(r->size, 8 + 8 * (6 + 3 + 2 * 2));
+			assert_int_equal(u[6], 2);
+			assert_int_equal(u[10], u[0]); /* the leader's id first */
+			assert_true(u[12] != u[10]);
+			nsamples++;
+		}
+		if (r->type == PERF_RECORD_READ) {
+			/* one counter in the group layout: pid/tid, nr 1, ena, run, value, id */
+			assert_int_equal(u[1], 1);
+			nread++;
+		}
+		off += r->size;
+	}
+	assert_int_equal(nsamples, res.ev[0].samples);
+	assert_int_equal(nread, 2 * (size_t)sysconf(_SC_NPROCESSORS_ONLN));
+	free(f);
+	free(res.ev);
+}
+
 static void stat__live_task_clock__counted_and_status(void **state)
 {
 	(void)state;
@@ -828,6 +934,8 @@ int main(void)
 		cmocka_unit_test(record__open_refused__no_file_child_reaped),
 		cmocka_unit_test(record__missing_command__exec_errno),
 		cmocka_unit_test(record__live_cpu_clock__samples_and_counts),
+		cmocka_unit_test(record__live_leader_sampling__group_reads),
+		cmocka_unit_test(evlist__leader_sampling__group_read_no_inherit),
 		cmocka_unit_test(stat__live_task_clock__counted_and_status),
 		cmocka_unit_test(exit_code__status_kinds),
 	};

@@ -190,6 +190,27 @@ check "periods: estimated counts (sum of periods) of both events agree within 2%
 perf_vs_memprof periods
 guest_vs_host periods
 
+# Leader sampling: only cycles samples; instructions are read in each of its samples and
+# split per sample (period = delta), so both members have the samples and, under icount,
+# equal estimated counts.
+st=rec-leader
+nc=$(summ $st cycles samples) cnt=$(summ $st cycles count)
+check "$st: {cycles,instructions}:S: rc 0, $nc cycle samples = count $cnt / 100000, instructions read through cycles' samples" \
+	eval '[ "$(rc_of $st)" = 0 ] && [ $(( ${cnt:-0} / 100000 - ${nc:-0} )) -ge -1 ] &&
+	      [ $(( ${cnt:-0} / 100000 - ${nc:-0} )) -le 1 ] && [ "${nc:-0}" -ge 100 ] &&
+	      grep -q "^\[ memprof record: instructions: read through cycles.s samples, count [0-9]* \]$" "$o/$st.err"'
+for e in 0 1; do
+	t=$(top_of leader $e)
+	check "leader: event $e: hot function walk on top with >= 90% ($t)" \
+		eval '[ "${t%,*}" = "cachebench,walk" ] && ge "${t##*,}" 90'
+done
+check "leader: both members have the leader's $nc samples" \
+	eval '[ "$(sum_of leader 0 samples)" = "$nc" ] && [ "$(sum_of leader 1 samples)" = "$nc" ]'
+check "leader: estimated counts of cycles and instructions agree within 1% ($(sum_of leader 0 period), $(sum_of leader 1 period))" \
+	within "$(sum_of leader 1 period)" "$(sum_of leader 0 period)" 1
+perf_vs_memprof leader
+guest_vs_host leader
+
 # System-wide.
 t=$(top_of all 0)
 check "rec-all: memprof record -a: rc 0 and walk on top ($t)" \

@@ -46,10 +46,12 @@ step rec-pfm memprof record -e arm_n1::CPU_CYCLES,arm_n1::INST_RETIRED -c 100000
 step rec-inst memprof record -e instructions -c 100000 -o $out/inst.data $CB
 # One group, each event on its own period (NAME:COUNT): 4 cycle samples per instruction one.
 step rec-periods memprof record -e '{cycles:25000,instructions:100000}' -o $out/periods.data $B/pmucheck spin $SPIN
+# Leader sampling: cycles samples, each sample reads instructions too.
+step rec-leader memprof record -e '{cycles,instructions}:S' -c 100000 -o $out/leader.data $CB
 # System-wide on every CPU.
 step rec-all memprof record -a -e cycles -c 100000 -o $out/all.data $CB
 # The guest's own memprof report of its recordings (compared with the host's).
-for r in generic raw sysfs pfm periods; do
+for r in generic raw sysfs pfm periods leader; do
 	step report-$r memprof report -q -i $out/$r.data --csv
 done
 # Ratios computed in the guest: IPC at program level (exact counts) and per symbol from
