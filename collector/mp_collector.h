@@ -117,7 +117,9 @@ struct mp_precheck {
 	int paranoid;          /* kernel.perf_event_paranoid, -100 when unreadable */
 	int kptr_restrict;     /* kernel.kptr_restrict, -1 when unreadable */
 	int privileged;        /* root, CAP_PERFMON or CAP_SYS_ADMIN */
-	int kernel_syms;       /* /proc/kallsyms gives real addresses */
+	int kernel_syms;       /* /proc/kallsyms gives real addresses (read only when an
+				* event can sample the kernel: exclude_kernel not set) */
+	uint64_t kernel_text;  /* _text (or _stext) from /proc/kallsyms, 0 when unknown */
 	int hw_pmu;            /* a hardware PMU (cpu, cpu_core, armv8_*, ...) exists */
 	char pmus[256];        /* space-separated PMU names */
 };

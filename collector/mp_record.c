@@ -64,25 +64,53 @@ static int privileged(void)
 	return priv;
 }
 
+/* Address of the kernel's _text (or _stext) in /proc/kallsyms, 0 when hidden or missing.
+ * A line scan over big reads that stops at the first of them: they come after the per-cpu
+ * symbols at the start of the file, so the rest (hundreds of thousands of lines) is not read. */
 static uint64_t kallsyms_text(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
+	enum { BUFSZ = 65536 };
+	char *buf = malloc(BUFSZ);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
 	uint64_t addr = 0;
+	int found = 0;
 
-	if (!f)
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
-		    (!strcmp(name, "_text") || !strcmp(name, "_stext"))) {
-			addr = a;
-			if (!strcmp(name, "_text"))
-				break;
-		}
 	}
-	fclose(f);
+	while (!found) {
+		ssize_t n = read(fd, buf + len, BUFSZ - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = 0;
+		char *line = buf, *nl;
+		while (!found && (nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
+			/* "ADDR T NAME[\t[MODULE]]" */
+			char *sp = memchr(line, ' ', (size_t)(nl - line));
+			if (sp && nl - sp > 3 && sp[2] == ' ') {
+				char *name = sp + 3;
+				size_t nlen = (size_t)(nl - name);
+				if ((nlen == 5 && !memcmp(name, "_text", 5)) ||
+				    (nlen == 6 && !memcmp(name, "_stext", 6))) {
+					addr = strtoull(line, NULL, 16);
+					found = 1;
+				}
+			}
+			line = nl + 1;
+		}
+		/* keep the partial last line */
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (len == BUFSZ - 1)
+			len = 0; /* a line longer than the buffer: drop it */
+	}
+	close(fd);
+	free(buf);
 	return addr;
 }
 
@@ -97,7 +125,6 @@ int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
 	pc->paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", -100);
 	pc->kptr_restrict = read_int_file("/proc/sys/kernel/kptr_restrict", -1);
 	pc->privileged = privileged();
-	pc->kernel_syms = kallsyms_text() != 0;
 	if ((d = opendir("/sys/bus/event_source/devices"))) {
 		while ((de = readdir(d))) {
 			if (de->d_name[0] == '.')
@@ -116,6 +143,10 @@ int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
 	       pc->pmus[0] ? pc->pmus : "none", pc->hw_pmu ? "" : " (no hardware PMU)");
 	for (size_t i = 0; i < n; i++)
 		want_kernel |= !evs[i].attr.exclude_kernel;
+	if (want_kernel) {
+		pc->kernel_text = kallsyms_text();
+		pc->kernel_syms = pc->kernel_text != 0;
+	}
 	if (pc->paranoid == -100)
 		return mp_err_set(err, -ENOSYS,
 				  "/proc/sys/kernel/perf_event_paranoid is missing: this kernel "
@@ -492,15 +523,94 @@ static int drain(mp_evlist *l, mp_pdw *w, int *wrote)
 	return rc;
 }
 
-static int explain(const struct mp_event *ev, int rc, const struct mp_evopts *eo,
-		   struct mp_err *err)
+static int is_hw(const struct mp_event *ev)
+{
+	return ev->attr.type != PERF_TYPE_SOFTWARE && ev->attr.type != PERF_TYPE_TRACEPOINT &&
+	       ev->attr.type != PERF_TYPE_BREAKPOINT;
+}
+
+/* The core PMU's name and, where sysfs says it (caps/num_counters), its counters. */
+static void core_pmu(char *name, size_t len, int *counters)
+{
+	static const char *const pfx[] = { "cpu", "cpu_core", "armv8", "armv7", "riscv" };
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+
+	snprintf(name, len, "the PMU");
+	*counters = 0;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int core = 0;
+		for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+			core |= !strncmp(de->d_name, pfx[i], strlen(pfx[i]));
+		if (!core || !strcmp(de->d_name, "cpu_atom"))
+			continue;
+		snprintf(name, len, "the PMU %s", de->d_name);
+		static const char *const caps[] = { "num_counters", "counters", "num_counters_gp" };
+		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]) && !*counters; i++) {
+			char path[512];
+			snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/caps/%s",
+				 de->d_name, caps[i]);
+			*counters = read_int_file(path, 0);
+		}
+		break;
+	}
+	closedir(d);
+}
+
+/* A group member refused with EINVAL or ENOSPC although it opens alone: the group needs
+ * more counters than the PMU has. */
+static int group_too_big(const struct mp_event *evs, size_t nev, int bad, int e)
+{
+	size_t nhw = 0;
+	struct perf_event_attr a;
+	int fd;
+
+	if ((e != EINVAL && e != ENOSPC) || bad <= 0 || (size_t)bad >= nev)
+		return 0;
+	for (size_t i = 0; i < nev; i++)
+		nhw += is_hw(&evs[i]);
+	if (nhw < 2 || !is_hw(&evs[bad]))
+		return 0;
+	a = evs[bad].attr;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	a.inherit = 0;
+	a.sample_period = 0;
+	a.freq = 0;
+	a.sample_type = 0;
+	a.read_format = 0;
+	fd = mp_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return (int)nhw;
+}
+
+static int explain(const struct mp_event *evs, size_t nev, int bad, int rc,
+		   const struct mp_evopts *eo, struct mp_err *err)
 {
 	struct mp_err raw = *err;
-	int e = -rc;
+	int e = -rc, nhw;
 
 	if (e <= 0 || e >= 4096)
 		return rc;
-	mp_event_explain_open_error(ev, e, eo, err);
+	if ((nhw = group_too_big(evs, nev, bad, e))) {
+		char pmu[128], cnt[64];
+		int k;
+		core_pmu(pmu, sizeof(pmu), &k);
+		if (k)
+			snprintf(cnt, sizeof(cnt), "it has %d counters", k);
+		else
+			snprintf(cnt, sizeof(cnt), "too few counters");
+		return mp_err_set(err, rc,
+				  "event '%s': the group of %d hardware events cannot be scheduled "
+				  "together on %s (%s, %s): count fewer events per run (memprof "
+				  "ratios --record-cmd splits a set of ratios into runs)",
+				  evs[bad].spec, nhw, pmu, cnt, strerror(e));
+	}
+	mp_event_explain_open_error(&evs[bad], e, eo, err);
 	if (!err->msg[0])
 		*err = raw;
 	return rc;
@@ -568,7 +678,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		goto out;
 	}
 	if ((rc = mp_evlist_open(l, &bad, err))) {
-		explain(&o->events[bad], rc, o->evopts, err);
+		explain(o->events, o->nevents, bad, rc, o->evopts, err);
 		goto out;
 	}
 	if ((rc = mp_evlist_mmap(l, err)))
@@ -595,7 +705,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		}
 	}
 	if (pc.kernel_syms)
-		synth_kernel_mmap(w, kallsyms_text());
+		synth_kernel_mmap(w, pc.kernel_text);
 	if (o->system_wide)
 		synth_all(w);
 	else if (o->pid)
@@ -789,7 +899,7 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 		goto out;
 	}
 	if ((rc = mp_evlist_open(l, &bad, err))) {
-		explain(&o->events[bad], rc, NULL, err);
+		explain(o->events, o->nevents, bad, rc, NULL, err);
 		goto out;
 	}
 	t0 = now_ns();

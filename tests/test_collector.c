@@ -782,6 +782,44 @@ static void record__open_refused__no_file_child_reaped(void **state)
 	free(res.ev);
 }
 
+/* A member refused with EINVAL that opens alone: the group is larger than the PMU. */
+static void stat__group_too_big__counters_message(void **state)
+{
+	(void)state;
+	struct mp_event evs[3];
+	for (int i = 0; i < 3; i++) {
+		evs[i] = sw_event("r08", 0, 0);
+		evs[i].attr.type = PERF_TYPE_RAW;
+		evs[i].attr.config = 0x8;
+		evs[i].kind = MP_EV_PMU;
+	}
+	char *argv[] = { "true", NULL };
+	struct mp_stat_opts o = { .events = evs, .nevents = 3, .argv = argv };
+	struct mp_record_result res;
+	struct mp_err err = { 0 };
+	fake_reset(2, EINVAL);
+	int rc = mp_stat_run(&o, &res, &err);
+	int calls = fake_ncalls;
+	fake_on = 0;
+	assert_int_equal(rc, -EINVAL);
+	assert_int_equal(calls, 4); /* three in the group, then the third alone */
+	assert_null(strchr(err.msg, '\n'));
+	assert_non_null(strstr(err.msg, "the group of 3 hardware events cannot be scheduled "
+					 "together on the PMU"));
+	assert_non_null(strstr(err.msg, "memprof ratios --record-cmd"));
+	assert_non_null(strstr(err.msg, "'r08'"));
+	free(res.ev);
+	/* a software member refused is not a counter shortage */
+	evs[2] = sw_event("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0);
+	memset(&err, 0, sizeof(err));
+	fake_reset(2, EINVAL);
+	rc = mp_stat_run(&o, &res, &err);
+	fake_on = 0;
+	assert_int_equal(rc, -EINVAL);
+	assert_null(strstr(err.msg, "cannot be scheduled"));
+	free(res.ev);
+}
+
 static void record__missing_command__exec_errno(void **state)
 {
 	(void)state;
@@ -933,6 +971,7 @@ int main(void)
 		cmocka_unit_test(evlist__second_open_refused__all_closed),
 		cmocka_unit_test(record__open_refused__no_file_child_reaped),
 		cmocka_unit_test(record__missing_command__exec_errno),
+		cmocka_unit_test(stat__group_too_big__counters_message),
 		cmocka_unit_test(record__live_cpu_clock__samples_and_counts),
 		cmocka_unit_test(record__live_leader_sampling__group_reads),
 		cmocka_unit_test(evlist__leader_sampling__group_read_no_inherit),

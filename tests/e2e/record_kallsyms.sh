@@ -1,0 +1,20 @@
+# The synthesized kernel map: [kernel.kallsyms]_text at _text of /proc/kallsyms when an
+# event can sample the kernel; none (and /proc/kallsyms not read) for user-only events.
+. "$(dirname "$0")/record_lib.sh"
+need_perf
+text=$(awk '$3 == "_text" || $3 == "_stext" { print $1; exit }' /proc/kallsyms)
+case $text in ""|0000000000000000) echo "SKIP: kernel addresses hidden"; exit 0 ;; esac
+"$MEMPROF" record -e cpu-clock -c 100000 -o K "$KERNELS/cachebench" -s 64K -r 100 \
+	>out 2>err || fail "record failed: $(cat err)"
+perf_reads K
+"$PERF" report -D -i K 2>/dev/null | grep 'PERF_RECORD_MMAP -1/0' >kmap
+grep -q "\[0x0*$text(.*\[kernel.kallsyms\]_text" kmap ||
+	fail "kernel map is not at _text $text: $(cat kmap)"
+"$MEMPROF" record -e cpu-clock:u -c 100000 -o U "$KERNELS/cachebench" -s 64K -r 100 \
+	>out 2>err || fail "record :u failed: $(cat err)"
+perf_reads U
+"$PERF" report -D -i U 2>/dev/null | grep -q 'kernel.kallsyms' &&
+	fail "user-only recording has a kernel map"
+strace -f -e trace=openat -o tr "$MEMPROF" record -q -e cpu-clock:u -o U2 true 2>/dev/null &&
+	grep -q kallsyms tr && fail "user-only recording read /proc/kallsyms"
+echo ok
