@@ -115,10 +115,33 @@ static void evlist_close(mp_evlist *l)
 		}
 }
 
+/* Drop thread t (its fds closed): a thread of -p PID that exited before its open. */
+static void evlist_drop_thread(mp_evlist *l, uint64_t *fdids, size_t t)
+{
+	size_t blk = l->ncpus * l->nev, tail = (l->nthreads - t - 1) * blk;
+
+	for (size_t k = 0; k < blk; k++)
+		if (l->fds[t * blk + k] >= 0)
+			close(l->fds[t * blk + k]);
+	memmove(&l->fds[t * blk], &l->fds[(t + 1) * blk], tail * sizeof(*l->fds));
+	memmove(&fdids[t * blk], &fdids[(t + 1) * blk], tail * sizeof(*fdids));
+	memmove(&l->threads[t], &l->threads[t + 1], (l->nthreads - t - 1) * sizeof(*l->threads));
+	l->nthreads--;
+	for (size_t k = 0; k < blk; k++)
+		l->fds[l->nthreads * blk + k] = -1;
+}
+
 int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 {
-	for (size_t t = 0; t < l->nthreads; t++)
-		for (size_t c = 0; c < l->ncpus; c++)
+	size_t nfd = l->nev * l->nthreads * l->ncpus;
+	uint64_t *fdids = calloc(nfd ? nfd : 1, sizeof(*fdids)); /* ids in fd order */
+	pid_t first = l->nthreads ? l->threads[0] : -1;
+
+	if (!fdids)
+		return mp_err_set(err, -ENOMEM, "out of memory for %zu counters", nfd);
+	for (size_t t = 0; t < l->nthreads;) {
+		int dropped = 0;
+		for (size_t c = 0; c < l->ncpus && !dropped; c++)
 			for (size_t e = 0; e < l->nev; e++) {
 				int group = e ? FD(l, t, c, 0) : -1;
 				int fd = mp_sys_perf_event_open(&l->attrs[e], l->threads[t],
@@ -126,24 +149,48 @@ int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 								PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0) {
 					int er = errno ? errno : EINVAL;
+					if (er == ESRCH && l->threads[t] > 0 && l->nthreads > 1) {
+						/* exited since /proc/PID/task was listed: skip it,
+						 * as perf does */
+						mp_log(MP_LOG_INFO, "thread %d exited before its "
+						       "counters were opened: skipped",
+						       (int)l->threads[t]);
+						evlist_drop_thread(l, fdids, t);
+						dropped = 1;
+						break;
+					}
 					if (bad_event)
 						*bad_event = (int)e;
 					evlist_close(l);
+					free(fdids);
+					if (er == ESRCH && l->threads[t] > 0)
+						return mp_err_set(err, -er, "process %d: no such process "
+								  "(it exited)", (int)first);
 					return mp_err_set(err, -er,
 							  "perf_event_open (pid %d, cpu %d): %s",
 							  (int)l->threads[t], l->cpus[c],
 							  strerror(er));
 				}
 				FD(l, t, c, e) = fd;
-				if (ioctl(fd, PERF_EVENT_IOC_ID, &ID(l, e, t, c)) < 0) {
+				if (ioctl(fd, PERF_EVENT_IOC_ID,
+					  &fdids[(t * l->ncpus + c) * l->nev + e]) < 0) {
 					int er = errno;
 					if (bad_event)
 						*bad_event = (int)e;
 					evlist_close(l);
+					free(fdids);
 					return mp_err_set(err, -er, "PERF_EVENT_IOC_ID: %s",
 							  strerror(er));
 				}
 			}
+		if (!dropped)
+			t++;
+	}
+	for (size_t t = 0; t < l->nthreads; t++)
+		for (size_t c = 0; c < l->ncpus; c++)
+			for (size_t e = 0; e < l->nev; e++)
+				ID(l, e, t, c) = fdids[(t * l->ncpus + c) * l->nev + e];
+	free(fdids);
 	return 0;
 }
 

@@ -728,6 +728,43 @@ static void evlist__leader_sampling__group_read_no_inherit(void **state)
 	fake_on = 0;
 }
 
+/* -p PID: a thread that exited between the /proc/PID/task listing and its open (ESRCH)
+ * is skipped, as perf does; the last one gone is an error. */
+static void evlist__thread_gone__skipped(void **state)
+{
+	(void)state;
+	struct mp_event evs[2] = { sw_event("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 0),
+				   sw_event("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0) };
+	pid_t th[3] = { 100, 101, 102 };
+	int cpus[1] = { -1 };
+	struct mp_evlist_opts o = { .inherit = 1 };
+	struct mp_err err = { 0 };
+	/* call 3 is thread 101's member: its leader (call 2) is closed again */
+	fake_reset(3, ESRCH);
+	mp_evlist *l = mp_evlist_new(evs, 2, th, 3, cpus, 1, &o, &err);
+	int bad = -1;
+	assert_int_equal(mp_evlist_open(l, &bad, &err), 0);
+	assert_int_equal(fake_ncalls, 6);
+	/* closed: the next open (thread 102's leader) gets the lowest free fd, the same */
+	assert_int_equal(fake_calls[4].fd, fake_calls[2].fd);
+	assert_int_equal(fake_calls[4].pid, 102);
+	size_t n;
+	const uint64_t *ids = mp_evlist_ids(l, 0, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], 1000 + (uint64_t)fake_calls[0].fd);
+	assert_int_equal(ids[1], 1000 + (uint64_t)fake_calls[4].fd);
+	ids = mp_evlist_ids(l, 1, &n);
+	assert_int_equal(ids[1], 1000 + (uint64_t)fake_calls[5].fd);
+	mp_evlist_free(l);
+	/* one thread, gone: an error naming the process */
+	fake_reset(0, ESRCH);
+	l = mp_evlist_new(evs, 2, th, 1, cpus, 1, &o, &err);
+	assert_int_equal(mp_evlist_open(l, &bad, &err), -ESRCH);
+	assert_non_null(strstr(err.msg, "process 100"));
+	mp_evlist_free(l);
+	fake_on = 0;
+}
+
 static void evlist__second_open_refused__all_closed(void **state)
 {
 	(void)state;
@@ -969,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(ring__wrapped_record__bounce_copy),
 		cmocka_unit_test(evlist__group_per_cpu__leader_and_members),
 		cmocka_unit_test(evlist__second_open_refused__all_closed),
+		cmocka_unit_test(evlist__thread_gone__skipped),
 		cmocka_unit_test(record__open_refused__no_file_child_reaped),
 		cmocka_unit_test(record__missing_command__exec_errno),
 		cmocka_unit_test(stat__group_too_big__counters_message),
