@@ -5,7 +5,7 @@
 need_perf
 # Pinned to one CPU, as in a one-CPU guest: the workload runs before memprof gets the CPU.
 taskset -c 0 "$MEMPROF" record -a -e cpu-clock -c 100000 -o A \
-	"$KERNELS/cachebench" -s 64K -r 300 >out 2>err || fail "record -a failed: $(cat err)"
+	"$KERNELS/cachebench" -s 64K -r 10000 >out 2>err || fail "record -a failed: $(cat err)"
 perf_reads A
 "$PERF" script -i A --show-task-events -F comm,pid,event 2>/dev/null >tasks
 # Other cachebench runs may share the machine: the workload is the pid of the exec record.
