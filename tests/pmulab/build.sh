@@ -7,10 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 bld=${PMULAB_BUILD:-$src/build-aarch64}
 dir=${PMULAB_DIR:-$bld/pmulab}
-die() { # The host reads the guest's recordings with --symfs: the objects at their guest paths.
-rm -rf "$dir/symfs"; mkdir -p "$dir/symfs/pmulab"
-cp -a "$dir/guest-bin" "$dir/symfs/pmulab/bin"
-echo "pmulab build: $*" >&2; exit 1; }
+die() { echo "pmulab build: $*" >&2; exit 1; }
 command -v aarch64-linux-gnu-gcc >/dev/null || die "aarch64-linux-gnu-gcc not found (run setup.sh)"
 
 mkdir -p "$bld"
