@@ -616,6 +616,27 @@ static int explain(const struct mp_event *evs, size_t nev, int bad, int rc,
 	return rc;
 }
 
+/* Let the counting begin: without enable_on_exec (-a, -p) the group is enabled before the
+ * workload is let go, else, on one CPU, the workload runs (and execs) before memprof gets
+ * to enable it. Then release the workload (wl NULL: none). */
+static int start_counting(mp_evlist *l, int enable_on_exec, struct workload *wl,
+			  char *const *argv, struct mp_record_result *res, struct mp_err *err)
+{
+	int rc;
+	if (!enable_on_exec && (rc = mp_evlist_enable(l)))
+		return mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
+	if (wl) {
+		int e = workload_start(wl);
+		if (e) {
+			workload_cancel(wl, NULL);
+			res->exec_errno = e;
+			return mp_err_set(err, -e, "cannot run '%s': %s", argv[0], strerror(e));
+		}
+		res->workload_started = 1;
+	}
+	return 0;
+}
+
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		  struct mp_err *err)
 {
@@ -714,22 +735,8 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		goto out;
 
 	t0 = now_ns();
-	/* Without enable_on_exec (-a, -p) the group counts before the workload is let go:
-	 * else, on one CPU, the workload runs (and execs) before memprof gets to enable it. */
-	if (!eo.enable_on_exec && (rc = mp_evlist_enable(l))) {
-		rc = mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
+	if ((rc = start_counting(l, eo.enable_on_exec, o->argv ? &wl : NULL, o->argv, res, err)))
 		goto out;
-	}
-	if (o->argv) {
-		int e = workload_start(&wl);
-		if (e) {
-			workload_cancel(&wl, NULL);
-			res->exec_errno = e;
-			rc = mp_err_set(err, -e, "cannot run '%s': %s", o->argv[0], strerror(e));
-			goto out;
-		}
-		res->workload_started = 1;
-	}
 
 	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 2, sizeof(*pfd));
 	size_t npfd = 0;
@@ -903,22 +910,8 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 		goto out;
 	}
 	t0 = now_ns();
-	/* Without enable_on_exec (-a, -p) the group counts before the workload is let go:
-	 * else, on one CPU, the workload runs (and execs) before memprof gets to enable it. */
-	if (!eo.enable_on_exec && (rc = mp_evlist_enable(l))) {
-		rc = mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
+	if ((rc = start_counting(l, eo.enable_on_exec, o->argv ? &wl : NULL, o->argv, res, err)))
 		goto out;
-	}
-	if (o->argv) {
-		int e = workload_start(&wl);
-		if (e) {
-			workload_cancel(&wl, NULL);
-			res->exec_errno = e;
-			rc = mp_err_set(err, -e, "cannot run '%s': %s", o->argv[0], strerror(e));
-			goto out;
-		}
-		res->workload_started = 1;
-	}
 	int forwarded = 0;
 	for (;;) {
 		if (o->stop && *o->stop) {
