@@ -104,6 +104,11 @@ struct mp_pdw {
 	struct pdw_fork *forks;
 	size_t nforks;
 	size_t last_map;
+	/* User-mode sample IPs that no map held yet: the rings are drained one CPU at a time,
+	 * so a sample can be written before the MMAP of its object from another CPU's ring.
+	 * Looked up again at close (one entry per process and page, bounded). */
+	struct pdw_pending { int32_t pid; uint64_t page; } *pending;
+	size_t npending;
 	int kernel_hit;
 	uint64_t lost_total, nrecords;
 	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
@@ -132,7 +137,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
 	grow((void **)&(arr), &(capvar), (n), sizeof(*(arr)))
 
 /* Capacities kept apart from struct mp_pdw to keep the struct readable. */
-struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks; };
+struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks, pending; };
 static struct pdw_caps *caps_of(mp_pdw *w);
 
 struct pdw_with_caps {
@@ -357,20 +362,17 @@ static int32_t parent_of(const mp_pdw *w, int32_t pid)
 	return -2;
 }
 
-static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
+/* Mark the object that holds ip in pid (or in its fork parents: a child shares their
+ * maps) as hit. Returns 1 when a map was found. */
+static int mark_hit(mp_pdw *w, int32_t pid, uint64_t ip)
 {
-	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
-		w->kernel_hit = 1;
-		return;
-	}
 	if (w->last_map < w->nmaps) {
 		struct pdw_map *m = &w->maps[w->last_map];
 		if (m->pid == pid && ip >= m->start && ip < m->end) {
 			w->files[m->file].hit = 1;
-			return;
+			return 1;
 		}
 	}
-	/* Look in the process, then in its fork parents (a child shares their maps). */
 	for (int depth = 0; depth < 8 && pid >= -1; depth++) {
 		for (size_t i = w->nmaps; i-- > 0;) {
 			struct pdw_map *m = &w->maps[i];
@@ -378,11 +380,31 @@ static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
 				w->files[m->file].hit = 1;
 				if (depth == 0)
 					w->last_map = i;
-				return;
+				return 1;
 			}
 		}
 		pid = parent_of(w, pid);
 	}
+	return 0;
+}
+
+#define PDW_MAX_PENDING 65536
+
+static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
+{
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		w->kernel_hit = 1;
+		return;
+	}
+	if (mark_hit(w, pid, ip))
+		return;
+	uint64_t page = ip >> 12;
+	if (w->npending && w->pending[w->npending - 1].pid == pid &&
+	    w->pending[w->npending - 1].page == page)
+		return;
+	if (w->npending >= PDW_MAX_PENDING || PUSH(w->pending, w->npending, caps_of(w)->pending))
+		return;
+	w->pending[w->npending++] = (struct pdw_pending){ pid, page };
 }
 
 /* Words of a sample's read block (PERF_SAMPLE_READ) at u[pos] for read_format rf: nr,
@@ -956,6 +978,9 @@ static void pdw_collect_build_ids(mp_pdw *w)
 	uint8_t id[20];
 	size_t len;
 
+	for (size_t i = 0; i < w->npending; i++)
+		mark_hit(w, w->pending[i].pid, w->pending[i].page << 12);
+
 	for (size_t i = 0; i < w->nfiles; i++) {
 		if (!w->files[i].hit)
 			continue;
@@ -1235,6 +1260,7 @@ void mp_pdw_abort(mp_pdw *w)
 		free(w->files[i].name);
 	free(w->files);
 	free(w->maps);
+	free(w->pending);
 	free(w->forks);
 	free(w->buf);
 	free(w->path);

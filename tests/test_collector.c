@@ -463,6 +463,57 @@ static void pdw__callchain_objects__build_ids_of_both(void **state)
 	free(f);
 }
 
+/* The rings are drained one CPU at a time: a sample can reach the writer before the MMAP2
+ * of its object from another CPU's ring. The object still gets its build-id. */
+static void pdw__sample_before_its_mmap__build_id_kept(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	const char *out = path_in("late-mmap.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	uint64_t id = 11;
+	mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	put_comm(w, 9, 9, "late");
+	uint64_t s[7];
+	struct perf_event_header *h = (void *)s;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = sizeof(s);
+	s[1] = 11;
+	s[2] = 0x401000;
+	s[3] = 9ull | 9ull << 32;
+	s[4] = 5;
+	s[5] = 0;
+	s[6] = 100000;
+	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
+	put_mmap2(w, 9, 0x400000, 0x10000, 0, self); /* arrives after the sample */
+	put_mmap2(w, 9, 0x600000, 0x10000, 0, "/bin/sh"); /* never hit */
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+	size_t n;
+	unsigned char *f = slurp(out, &n);
+	assert_non_null(f);
+	uint64_t off, size;
+	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
+	int found_self = 0, count = 0;
+	for (uint64_t o = off; o < off + size;) {
+		const struct perf_event_header *b = (const void *)(f + o);
+		const char *name = (const char *)f + o + 36;
+		found_self |= !strcmp(name, self);
+		assert_string_not_equal(name, "/bin/sh");
+		count++;
+		o += b->size;
+	}
+	assert_true(found_self);
+	assert_int_equal(count, 1);
+	free(f);
+}
+
 static int have_perf(void)
 {
 	return system("perf --version >/dev/null 2>&1") == 0;
@@ -1001,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(pdw__known_samples__file_layout_and_features),
 		cmocka_unit_test(pdw__known_samples__perf_script_agrees),
 		cmocka_unit_test(pdw__callchain_objects__build_ids_of_both),
+		cmocka_unit_test(pdw__sample_before_its_mmap__build_id_kept),
 		cmocka_unit_test(pdw__sync__tmp_file_readable_before_close),
 		cmocka_unit_test(pdw__bad_input__errors),
 		cmocka_unit_test(ring__wrapped_record__bounce_copy),
