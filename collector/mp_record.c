@@ -616,6 +616,29 @@ static int explain(const struct mp_event *evs, size_t nev, int bad, int rc,
 	return rc;
 }
 
+/* On the way out: a workload still running (an error stopped the run) is killed and
+ * reaped, one never started is cancelled; its fds are closed. */
+static void workload_release(struct workload *wl, struct mp_record_result *res)
+{
+	int status;
+	if (wl->pid > 0) {
+		if (res->workload_started) {
+			kill(wl->pid, SIGKILL);
+			while (waitpid(wl->pid, &status, 0) < 0 && errno == EINTR)
+				;
+			res->workload_status = status;
+		} else {
+			workload_cancel(wl, NULL);
+		}
+	}
+	if (wl->pidfd >= 0)
+		close(wl->pidfd);
+	if (wl->go_fd >= 0)
+		close(wl->go_fd);
+	if (wl->err_fd >= 0)
+		close(wl->err_fd);
+}
+
 /* Let the counting begin: without enable_on_exec (-a, -p) the group is enabled before the
  * workload is let go, else, on one CPU, the workload runs (and execs) before memprof gets
  * to enable it. Then release the workload (wl NULL: none). */
@@ -835,22 +858,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	rc = mp_pdw_close(w, err);
 	w = NULL;
 out:
-	if (wl.pid > 0) {
-		if (res->workload_started) {
-			kill(wl.pid, SIGKILL);
-			while (waitpid(wl.pid, &status, 0) < 0 && errno == EINTR)
-				;
-			res->workload_status = status;
-		} else {
-			workload_cancel(&wl, NULL);
-		}
-	}
-	if (wl.pidfd >= 0)
-		close(wl.pidfd);
-	if (wl.go_fd >= 0)
-		close(wl.go_fd);
-	if (wl.err_fd >= 0)
-		close(wl.err_fd);
+	workload_release(&wl, res);
 	mp_evlist_free(l);
 	mp_pdw_abort(w);
 	if (threads != &sys_thread && threads != &wl.pid)
@@ -948,22 +956,7 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 		}
 	rc = 0;
 out:
-	if (wl.pid > 0) {
-		if (res->workload_started) {
-			kill(wl.pid, SIGKILL);
-			while (waitpid(wl.pid, &status, 0) < 0 && errno == EINTR)
-				;
-			res->workload_status = status;
-		} else {
-			workload_cancel(&wl, NULL);
-		}
-	}
-	if (wl.pidfd >= 0)
-		close(wl.pidfd);
-	if (wl.go_fd >= 0)
-		close(wl.go_fd);
-	if (wl.err_fd >= 0)
-		close(wl.err_fd);
+	workload_release(&wl, res);
 	mp_evlist_free(l);
 	if (threads != &sys_thread && threads != &wl.pid)
 		free(threads);

@@ -401,6 +401,26 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 }
 
 
+/* Walk the BUILD_ID feature of file f: count its entries, set *has to 1 for each name in
+ * names[] that is there, and fail on a name listed in never. */
+static int bid_entries(const unsigned char *f, const char *const *names, int *has, size_t nnames,
+		       const char *never)
+{
+	uint64_t off, size;
+	int count = 0;
+	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
+	for (uint64_t o = off; o < off + size;) {
+		const struct perf_event_header *b = (const void *)(f + o);
+		const char *name = (const char *)f + o + 36;
+		for (size_t i = 0; i < nnames; i++)
+			has[i] |= !strcmp(name, names[i]);
+		assert_string_not_equal(name, never);
+		count++;
+		o += b->size;
+	}
+	return count;
+}
+
 static void pdw__callchain_objects__build_ids_of_both(void **state)
 {
 	(void)state;
@@ -442,23 +462,14 @@ static void pdw__callchain_objects__build_ids_of_both(void **state)
 	size_t n;
 	unsigned char *f = slurp(out, &n);
 	assert_non_null(f);
-	uint64_t off, size;
-	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
-	int found_self = 0, found_other = 0, count = 0;
-	for (uint64_t o = off; o < off + size;) {
-		const struct perf_event_header *b = (const void *)(f + o);
-		const char *name = (const char *)f + o + 36;
-		found_self |= !strcmp(name, self);
-		found_other |= !strcmp(name, other);
-		assert_string_not_equal(name, never);
-		count++;
-		o += b->size;
-	}
+	const char *names[] = { self, other };
+	int has[2] = { 0, 0 };
+	int count = bid_entries(f, names, has, 2, never);
 	char want[64];
 	readelf_build_id(other, want, sizeof(want));
-	assert_true(found_self);
+	assert_true(has[0]);
 	if (want[0]) /* /bin/true has a build-id on Debian */
-		assert_true(found_other);
+		assert_true(has[1]);
 	assert_int_equal(count, want[0] ? 2 : 1);
 	free(f);
 }
@@ -498,19 +509,10 @@ static void pdw__sample_before_its_mmap__build_id_kept(void **state)
 	size_t n;
 	unsigned char *f = slurp(out, &n);
 	assert_non_null(f);
-	uint64_t off, size;
-	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
-	int found_self = 0, count = 0;
-	for (uint64_t o = off; o < off + size;) {
-		const struct perf_event_header *b = (const void *)(f + o);
-		const char *name = (const char *)f + o + 36;
-		found_self |= !strcmp(name, self);
-		assert_string_not_equal(name, "/bin/sh");
-		count++;
-		o += b->size;
-	}
-	assert_true(found_self);
-	assert_int_equal(count, 1);
+	const char *names[] = { self };
+	int has[1] = { 0 };
+	assert_int_equal(bid_entries(f, names, has, 1, "/bin/sh"), 1);
+	assert_true(has[0]);
 	free(f);
 }
 
