@@ -39,6 +39,11 @@ done
 perf_reads G
 n=$("$PERF" script -i G -F ip,sym 2>/dev/null | grep -c ' walk$')
 [ "$n" -ge 10 ] || fail "-g :S: $n walk frames in perf script"
-"$PERF" script -i G -F ip,sym 2>/dev/null | grep -q 'do_syscall_64$' ||
+# Kernel call chains too: a workload that lives in system calls, so that samples land there
+# for sure (cachebench's few page faults may get none).
+"$MEMPROF" record -g -e '{cpu-clock,task-clock}:S' -c 100000 -o GK \
+	dd if=/dev/zero of=/dev/null bs=4k count=200000 >out 2>err || fail "record -g :S dd failed: $(cat err)"
+perf_reads GK
+"$PERF" script -i GK -F ip,sym 2>/dev/null | grep -q 'do_syscall_64$' ||
 	fail "-g :S: no kernel call chains in perf script"
 echo ok

@@ -4,16 +4,19 @@
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 # Pinned to one CPU, as in a one-CPU guest: the workload runs before memprof gets the CPU.
+# System-wide, the file also holds other tests' cachebench runs: the workload runs under a
+# name of its own (its comm), so that its exec record is found for sure.
+wlname=cbsw$$
+cp "$KERNELS/cachebench" "./$wlname"
 taskset -c 0 "$MEMPROF" record -a -e cpu-clock -c 100000 -o A \
-	"$KERNELS/cachebench" -s 64K -r 10000 >out 2>err || fail "record -a failed: $(cat err)"
+	"./$wlname" -s 64K -r 60000 >out 2>err || fail "record -a failed: $(cat err)"
 perf_reads A
 "$PERF" script -i A --show-task-events -F comm,pid,event 2>/dev/null >tasks
-# Other cachebench runs may share the machine: the workload is the pid of the exec record.
-pid=$(sed -n 's/.*PERF_RECORD_COMM exec: cachebench:\([0-9]*\)\/.*/\1/p' tasks | head -1)
+pid=$(sed -n "s/.*PERF_RECORD_COMM exec: $wlname:\([0-9]*\)\/.*/\1/p" tasks | head -1)
 [ -n "$pid" ] ||
 	fail "record -a: no COMM exec record of the workload: $(grep -i comm tasks | head -3)"
-n=$("$PERF" script -i A -F comm,pid 2>/dev/null | awk -v p="$pid" '$1 == "cachebench" && $2 == p' | wc -l)
-[ "$n" -ge 5 ] || fail "record -a: $n samples of cachebench $pid"
+n=$("$PERF" script -i A -F comm,pid 2>/dev/null | awk -v p="$pid" -v c="$wlname" '$1 == c && $2 == p' | wc -l)
+[ "$n" -ge 5 ] || fail "record -a: $n samples of $wlname $pid"
 "$PERF" report -i A --stdio --pid "$pid" --sort sym 2>/dev/null | grep -v '^#' |
 	grep -m1 '%' | grep -q '\[\.\] walk' || fail "record -a: walk is not the workload's top symbol"
 
