@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "mp_collector.h"
+#include "mp_sim.h"
 #include "mp_events.h"
 
 static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g] [-a] "
@@ -85,7 +86,7 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 }
 
 /* memprof record --sim: the workload runs under valgrind's cache and branch simulation
- * (collector/mp_sim.c); see docs/memprof-record-sim.md. */
+ * (sim/mp_sim.c); see docs/memprof-record-sim.md. */
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
 		      const char *keep, const char *output, int quiet, char **argv,
 		      int all_argc, char **all_argv)

@@ -10,7 +10,7 @@
 #include "mp_events.h"
 
 /* callgrind's quantities in the order of its events: line; the simulator
- * (collector/mp_sim.c) writes an event for a sum of them as PERF_TYPE_RAW with one bit
+ * (sim/mp_sim.c) writes an event for a sum of them as PERF_TYPE_RAW with one bit
  * per quantity, bit i = quantity i (enum mp_sim_quantity). */
 static const char *const sim_quantities[] = {
 	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",

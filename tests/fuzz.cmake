@@ -8,7 +8,7 @@
 file(GLOB MP_FUZZ_HARNESSES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_*.c)
 list(FILTER MP_FUZZ_HARNESSES EXCLUDE REGEX "/fuzz_replay\\.c$")
 set(MP_FUZZ_LIBS)
-foreach(lib mp_analyzer mp_ratios mp_events mp_collector mp_tui mp_util)
+foreach(lib mp_analyzer mp_ratios mp_events mp_sim mp_collector mp_tui mp_util)
   if(TARGET ${lib})
     list(APPEND MP_FUZZ_LIBS ${lib})
   endif()

@@ -15,6 +15,7 @@
 
 #include "mp_analyzer.h"
 #include "mp_collector.h"
+#include "mp_sim.h"
 
 static char data_dir[1024];
 

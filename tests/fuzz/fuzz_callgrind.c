@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mp_collector.h"
+#include "mp_sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mp_collector.h"
+#include "mp_sim.h"
 
 /* ---- events ------------------------------------------------------------------------- */
 

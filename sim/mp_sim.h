@@ -1,0 +1,173 @@
+/* mp_sim.h - the sim module: the simulated PMU behind `memprof record --sim`. Runs the
+ * workload under valgrind's callgrind and writes what it counted as a perf.data file
+ * through the collector's perf.data writer (mp_pdw_*).
+ */
+#ifndef MP_SIM_H
+#define MP_SIM_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_collector.h"
+#include "mp_util.h"
+
+/* ---- simulated PMU (memprof record --sim) -------------------------------------------- */
+/* On machines without hardware counters, memprof runs the workload under valgrind's
+ * callgrind with cache and branch simulation and turns its exact per-instruction counts
+ * into a perf.data file: one attr per requested event, one sample per (instruction
+ * address, event) whose period is the simulated count there, COMM and MMAP2 records that
+ * place the objects where valgrind loaded them, exact totals (mp_pdw_add_counts), and the
+ * meta keys "simulated"="callgrind", "sim.I1"/"sim.D1"/"sim.LL"="SIZE,ASSOC,LINE" (the
+ * geometry callgrind simulated; LL is this machine's L2), "sim.valgrind" (version) and
+ * "sim.event.NAME"="D1mr+D1mw" (what each event is made of). */
+
+/* What callgrind counts, in the order of its events: line. */
+enum mp_sim_quantity {
+	MP_SIM_IR,   /* instructions executed */
+	MP_SIM_DR,   /* data reads */
+	MP_SIM_DW,   /* data writes */
+	MP_SIM_I1MR, /* L1 instruction read misses */
+	MP_SIM_D1MR, /* L1 data read misses */
+	MP_SIM_D1MW, /* L1 data write misses */
+	MP_SIM_ILMR, /* last-level instruction read misses */
+	MP_SIM_DLMR, /* last-level data read misses */
+	MP_SIM_DLMW, /* last-level data write misses */
+	MP_SIM_BC,   /* conditional branches executed */
+	MP_SIM_BCM,  /* conditional branches mispredicted */
+	MP_SIM_BI,   /* indirect branches executed */
+	MP_SIM_BIM,  /* indirect branches mispredicted */
+	MP_SIM_NQ
+};
+
+/* callgrind's name of a quantity ("Ir", "D1mr"); NULL out of range. */
+const char *mp_sim_quantity_name(int q);
+
+/* A requested event and the sum of simulated quantities it stands for. */
+struct mp_sim_event {
+	char spec[256];     /* as the user wrote it */
+	char name[64];      /* canonical name written to the file ("L1D_REPL", "instructions") */
+	uint32_t mask;      /* bit (1u << MP_SIM_*) for each quantity summed */
+	char formula[64];   /* "D1mr+D1mw" */
+	uint32_t type;      /* perf_event_attr type/config written for it: perf's generic */
+	uint64_t config;    /* event when it is one, else PERF_TYPE_RAW with config = mask */
+};
+
+/* Parse one event spec for the simulator: callgrind's quantity names (Ir, D1mr, ...),
+ * the article's aliases (INST_RETIRED, L1D_REPL, L1I_MISSES, L2_LINES_IN, L1D_CACHE_LD,
+ * BR_INST_RETIRED, ... with or without their .SUFFIX, or libpfm4's :SUFFIX) and perf's
+ * generic names (instructions, branches, branch-misses, cache-references, cache-misses,
+ * L1-dcache-loads, L1-dcache-load-misses, ...), case-insensitive, with an optional :u
+ * modifier or oprofile :COUNT:... fields (ignored: the counts are exact). Events the
+ * simulator cannot give (cycles, TLB, prefetch, stall events, kernel-only counting) fail
+ * with MP_ENOTSUP and a message saying why. */
+int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err *err);
+/* Comma-separated list; *out malloc'd (free()), *n entries. */
+int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
+			struct mp_err *err);
+/* The events recorded when --sim is given without -e: everything callgrind counts, by
+ * its own names (the ratio definitions' "cachegrind" variants use them). */
+#define MP_SIM_DEFAULT_EVENTS "Ir,Dr,Dw,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw,Bc,Bcm,Bi,Bim"
+
+/* One simulated cache: total bytes, ways, line bytes (valgrind's --D1=SIZE,ASSOC,LINE). */
+struct mp_sim_cache {
+	uint64_t size;
+	uint32_t assoc, line;
+};
+struct mp_sim_geometry {
+	struct mp_sim_cache i1, d1, ll; /* size 0 = let valgrind choose */
+};
+
+/* Parse "SIZE,ASSOC,LINE" (SIZE may end in K or M) and check it the way valgrind does
+ * (power-of-two set count and line size, line >= 16). what names the option in err. */
+int mp_sim_parse_cache(const char *what, const char *s, struct mp_sim_cache *c,
+		       struct mp_err *err);
+/* Read L1d, L1i and L2 of cpu0 from dir (NULL = /sys/devices/system/cpu/cpu0/cache).
+ * Caches that are missing or that valgrind could not simulate are left at size 0 and
+ * named in err (code 0 when something was found; callers may show it as a warning). */
+int mp_sim_host_geometry(const char *dir, struct mp_sim_geometry *g, struct mp_err *err);
+
+/* A parsed callgrind output file (positions: instr ...). Costs are self costs per
+ * (object, instruction address), summed over functions and contexts; the inclusive cost
+ * lines after calls=/jump= are skipped. Addresses are as callgrind wrote them: relative
+ * to the object's load bias (for "???" objects, absolute). */
+typedef struct mp_sim_profile mp_sim_profile;
+struct mp_sim_cost {
+	uint32_t obj;                 /* index into the objects */
+	uint64_t addr;
+	uint64_t v[MP_SIM_NQ];
+};
+/* NULL + err ("F:123: bad position '+x'") on error. Checks the sum of the self costs
+ * against the file's totals: line. */
+mp_sim_profile *mp_sim_profile_read(const char *path, struct mp_err *err);
+void mp_sim_profile_free(mp_sim_profile *p); /* NULL-safe */
+size_t mp_sim_profile_nobjs(const mp_sim_profile *p);
+const char *mp_sim_profile_obj(const mp_sim_profile *p, size_t i); /* borrowed */
+/* Costs sorted by (object, address), borrowed until _free. */
+size_t mp_sim_profile_ncosts(const mp_sim_profile *p);
+const struct mp_sim_cost *mp_sim_profile_costs(const mp_sim_profile *p);
+/* Sum of self costs per quantity (MP_SIM_NQ entries). */
+const uint64_t *mp_sim_profile_totals(const mp_sim_profile *p);
+/* 1 when the file's events: line has quantity q. */
+int mp_sim_profile_has(const mp_sim_profile *p, int q);
+uint32_t mp_sim_profile_pid(const mp_sim_profile *p);
+/* The cache geometry from the file's "desc: D1 cache: 32768 B, 64 B, 8-way" lines
+ * (size 0 when absent), and the creator ("callgrind-3.19.0"). */
+const struct mp_sim_geometry *mp_sim_profile_geometry(const mp_sim_profile *p);
+const char *mp_sim_profile_creator(const mp_sim_profile *p);
+/* The profiled command line from the cmd: line ("" when absent). */
+const char *mp_sim_profile_cmd(const mp_sim_profile *p);
+
+/* Where valgrind loaded an object: from `valgrind -v -v` "Reading syms from PATH"
+ * followed by "svma 0x..., avma 0x..." (bias = avma - svma). */
+struct mp_sim_load {
+	char *path;
+	uint64_t bias;
+};
+/* Parse a valgrind log file; *out malloc'd (free with mp_sim_loads_free). */
+int mp_sim_read_log(const char *path, struct mp_sim_load **out, size_t *n,
+		    struct mp_err *err);
+void mp_sim_loads_free(struct mp_sim_load *l, size_t n);
+
+struct mp_sim_opts {
+	const struct mp_sim_event *events; /* borrowed */
+	size_t nevents;
+	const char *output;       /* perf.data path */
+	char *const *argv;        /* workload */
+	struct mp_sim_geometry geom; /* size 0 entries: valgrind's own choice */
+	const char *valgrind;     /* NULL = "valgrind" from PATH */
+	const char *keep_callgrind; /* copy callgrind's output here, or NULL */
+	int quiet;
+	volatile sig_atomic_t *stop; /* SIGINT/SIGTERM flag, forwarded to valgrind */
+	int argc_all; char *const *argv_all; /* memprof's own command line */
+};
+
+struct mp_sim_result {
+	uint64_t *totals;         /* nevents entries, malloc'd; free() */
+	uint64_t samples;         /* sample records written */
+	int workload_status;      /* wait() status of valgrind, which exits as the workload */
+	int workload_started;
+};
+
+/* Write the perf.data file o->output from a parsed profile and the load biases (loads
+ * may be NULL: objects are then placed at synthetic bases). res->totals filled. */
+int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
+		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
+		 struct mp_err *err);
+
+/* For memprof record --sim: parse events (NULL = MP_SIM_DEFAULT_EVENTS) into *evs
+ * (malloc'd), and set g from this machine's caches (cache_dir, NULL = sysfs), each
+ * overridden by i1/d1/ll ("SIZE,ASSOC,LINE" as valgrind's --I1/--D1/--LL, or NULL).
+ * A host cache that cannot be read, and is not overridden, is left to valgrind and
+ * explained in warn->msg (empty otherwise). */
+int mp_sim_setup(const char *events, const char *i1, const char *d1, const char *ll,
+		 const char *cache_dir, struct mp_sim_event **evs, size_t *nevs,
+		 struct mp_sim_geometry *g, struct mp_err *warn, struct mp_err *err);
+
+/* memprof record --sim: run o->argv under valgrind --tool=callgrind --cache-sim=yes
+ * --branch-sim=yes --dump-instr=yes, then mp_sim_write(). The workload's stdout and
+ * stderr pass through; valgrind's own messages go to a log file (named in err when
+ * valgrind fails). */
+int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct mp_err *err);
+
+#endif
