@@ -26,6 +26,21 @@ struct cli_opt {
 	const char *help;
 };
 
+/* The options several commands share: one definition, one help text each. */
+#define CLI_OPT_INPUT(dst)                                                             \
+	{ 'i', "input", CLI_STR, (dst), "FILE",                                        \
+	  "recording to read (default memprof.data, else perf.data)" }
+#define CLI_OPT_SYMFS(dst)                                                             \
+	{ 0, "symfs", CLI_STR, (dst), "DIR",                                           \
+	  "look for objects and debug info under DIR (as perf --symfs)" }
+#define CLI_OPT_KALLSYMS(dst)                                                          \
+	{ 'k', "kallsyms", CLI_STR, (dst), "FILE",                                     \
+	  "kernel symbols from FILE (/dev/null: none; default /proc/kallsyms when it fits)" }
+/* --pmu MODEL: for record/stat it resolves event names; list and ratios say what for. */
+#define CLI_OPT_PMU(dst, what)                                                         \
+	{ 0, "pmu", CLI_STR, (dst), "MODEL", "libpfm4 model (skl, amd64_fam19h_zen4, ...) " what }
+#define CLI_PMU_RESOLVE "to resolve event names for, instead of the host's"
+
 /* Parse argv[1..] (argv[0] is the command name). With stop_at_arg, parsing ends at the
  * first non-option (the workload of record/stat); otherwise options and arguments may
  * mix. On return the non-option arguments are argv[1..*nargs], NULL-terminated (so

@@ -190,17 +190,15 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
 	const struct cli_opt opts[] = {
-		{ 'i', "input", CLI_STR, &o.input, "FILE",
-		  "input file (default memprof.data, else perf.data)" },
+		CLI_OPT_INPUT(&o.input),
 		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
 		  "interleave the disassembly with per-instruction counts" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "without SYMBOL: annotate the symbols above PCT percent (default 1)" },
 		{ 0, "hot", CLI_DOUBLE, &o.hot, "PCT",
 		  "mark lines with PCT percent of the function or more (default 10)" },
-		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
-		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE",
-		  "kernel symbols from FILE (/dev/null: none)" },
+		CLI_OPT_SYMFS(&o.symfs),
+		CLI_OPT_KALLSYMS(&o.kallsyms),
 		{ 0, "period", CLI_FLAG, &o.period, NULL,
 		  "show the sum of sample periods (estimated count) instead of the number of samples; the default for simulated recordings" },
 		{ 0, "samples", CLI_FLAG, &o.samples, NULL,

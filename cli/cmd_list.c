@@ -9,8 +9,7 @@ int cmd_list(int argc, char **argv)
 	const char *pmu = NULL;
 	int models = 0, verbose = 0, nargs = 0;
 	const struct cli_opt opts[] = {
-		{ 0, "pmu", CLI_STR, &pmu, "MODEL",
-		  "list the events of this libpfm4 model (skl, amd64_fam19h_zen4, ...) instead of the host's" },
+		CLI_OPT_PMU(&pmu, "to list the events of, instead of the host's"),
 		{ 0, "models", CLI_FLAG, &models, NULL, "list the libpfm4 models memprof knows" },
 		{ 'v', "verbose", CLI_FLAG, &verbose, NULL,
 		  "also print each event's perf_event_attr (type, config, config1, config2)" },

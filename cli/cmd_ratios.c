@@ -154,43 +154,16 @@ static void record_line(const struct mp_ratio_binding *b, const char *workload,
 	mp_buf_fini(&tmp);
 }
 
-/* Levenshtein distance, case-insensitive, ' ' and '-' equal to '_' (for "did you mean"). */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[128];
-	if (la >= 127 || lb >= 127)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int ca = a[i - 1] == ' ' || a[i - 1] == '-' ? '_' : tolower((unsigned char)a[i - 1]);
-			int cb = b[j - 1] == ' ' || b[j - 1] == '-' ? '_' : tolower((unsigned char)b[j - 1]);
-			unsigned up = row[j], v = diag + (ca != cb);
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			diag = up;
-			row[j] = v;
-		}
-	}
-	return row[lb];
-}
-
 static const struct mp_ratio_def *find_ratio(const mp_ratio_set *set, const char *name)
 {
 	const struct mp_ratio_def *d = mp_ratio_set_find(set, name);
 	if (d)
 		return d;
 	char hint[128] = "";
-	unsigned best = 3;
+	size_t best = 3;
 	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
 		const struct mp_ratio_def *c = mp_ratio_set_get(set, i);
-		unsigned dist = edit_distance(c->id, name);
+		size_t dist = mp_edit_distance(c->id, name, MP_EDIT_FOLD_SEP);
 		if (strcasestr(c->id, name) || strcasestr(c->name, name))
 			dist = dist < 2 ? dist : 2;
 		if (dist < best) {
@@ -1009,7 +982,7 @@ int cmd_ratios(int argc, char **argv)
 	o.min_samples = 10;
 	o.top = 20;
 	const struct cli_opt opts[] = {
-		{ 'i', "input", CLI_STR, &o.input, "FILE", "recording to read (default memprof.data, else perf.data)" },
+		CLI_OPT_INPUT(&o.input),
 		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
@@ -1017,14 +990,14 @@ int cmd_ratios(int argc, char **argv)
 		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change" },
 		{ 0, "ratios", CLI_STR, &o.ratios, "FILE", "more ratio definitions (after the shipped ones and ~/.config/memprof/ratios)" },
 		{ 0, "record-cmd", CLI_FLAG, &o.record_cmd, NULL, "print the memprof record command(s) that measure the ratios" },
-		{ 0, "pmu", CLI_STR, &o.pmu, "MODEL", "PMU model for --record-cmd, or instead of the recording's" },
+		CLI_OPT_PMU(&o.pmu, "for --record-cmd, or instead of the recording's"),
 		{ 0, "counters", CLI_INT, &o.counters, "N", "programmable counters for --record-cmd (default: the model's)" },
 		{ 0, "list", CLI_FLAG, &o.list, NULL, "list the known ratios (with RATIO: describe it)" },
 		{ 0, "check", CLI_FLAG, &o.check, NULL, "check that every formula's events resolve for its model" },
 		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated output" },
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON output" },
-		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
-		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE", "kernel symbols (default /proc/kallsyms when it fits)" },
+		CLI_OPT_SYMFS(&o.symfs),
+		CLI_OPT_KALLSYMS(&o.kallsyms),
 		{ 0 },
 	};
 

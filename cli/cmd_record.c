@@ -96,11 +96,21 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	struct mp_sim_opts so = { 0 };
 	struct mp_sim_result res = { 0 };
 	struct mp_err err = { 0 }, warn = { 0 };
-	int rc = mp_sim_setup(events, i1, d1, ll, NULL, &evs, &nev, &so.geom, &warn, &err);
+	const char *const geo_val[3] = { i1, d1, ll };
+	static const char *const geo_opt[3] = { "--I1", "--D1", "--LL" };
+	struct mp_sim_cache geo;
+	int rc;
 
+	/* A bad --I1/--D1/--LL is a usage error (2); the rest of the setup fails at run time. */
+	for (int k = 0; k < 3; k++)
+		if (geo_val[k] && mp_sim_parse_cache(geo_opt[k], geo_val[k], &geo, &err)) {
+			cli_error("record", "%s", err.msg);
+			return 2;
+		}
+	rc = mp_sim_setup(events, i1, d1, ll, NULL, &evs, &nev, &so.geom, &warn, &err);
 	if (rc) {
 		cli_error("record", "%s", err.msg);
-		return strncmp(err.msg, "--", 2) ? 1 : 2; /* a bad --I1/--D1/--LL is a usage error */
+		return 1;
 	}
 	if (warn.msg[0] && !quiet)
 		cli_warn("record", "%s", warn.msg);
@@ -175,7 +185,7 @@ int cmd_record(int argc, char **argv)
 		  "ring buffer size per CPU in pages, a power of two (default 512 as root, else "
 		  "128)" },
 		{ 'q', "quiet", CLI_FLAG, &quiet, NULL, "print no summary" },
-		{ 0, "pmu", CLI_STR, &pmu, "MODEL", "resolve event names for this libpfm4 model" },
+		CLI_OPT_PMU(&pmu, CLI_PMU_RESOLVE),
 		{ 0, "sim", CLI_FLAG, &sim, NULL,
 		  "simulate caches and branches with valgrind (no PMU needed; exact counts)" },
 		{ 0, "I1", CLI_STR, &sim_i1, "SIZE,ASSOC,LINE", "--sim: L1i cache (default: this CPU's)" },

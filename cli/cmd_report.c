@@ -480,17 +480,15 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .sort = NULL };
 	char *sort = NULL;
 	const struct cli_opt opts[] = {
-		{ 'i', "input", CLI_STR, &o.input, "FILE",
-		  "input file (default memprof.data, else perf.data)" },
+		CLI_OPT_INPUT(&o.input),
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
 		  "group by comm,pid,tid,dso,sym,srcline,addr (default dso,sym)" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
 		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated values, one row per place" },
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON with the header, rows and missing info" },
-		{ 0, "symfs", CLI_STR, &o.symfs, "DIR", "look for objects under DIR (as perf --symfs)" },
-		{ 0, "kallsyms", CLI_STR, &o.kallsyms, "FILE",
-		  "kernel symbols from FILE (/dev/null: none)" },
+		CLI_OPT_SYMFS(&o.symfs),
+		CLI_OPT_KALLSYMS(&o.kallsyms),
 		{ 0, "no-objects", CLI_FLAG, &o.no_objects, NULL,
 		  "leave out the per-object summary table" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },

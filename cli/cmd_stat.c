@@ -53,20 +53,6 @@ static int default_events(const struct mp_evopts *eo, struct mp_event **evs, siz
 	return *n ? 0 : -ENOENT;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static const char *ev_name(const struct mp_event *e)
 {
 	return e->resolved[0] ? e->resolved : e->spec;
@@ -118,7 +104,7 @@ int cmd_stat(int argc, char **argv)
 		{ 0, "json", CLI_FLAG, &json, NULL, "print one JSON document" },
 		{ 'x', "field-separator", CLI_STR, &sep, "SEP", "CSV with SEP between fields" },
 		{ 'o', "output", CLI_STR, &outpath, "FILE", "write the counts to FILE" },
-		{ 0, "pmu", CLI_STR, &pmu, "MODEL", "resolve event names for this libpfm4 model" },
+		CLI_OPT_PMU(&pmu, CLI_PMU_RESOLVE),
 		{ 0, "ratios", CLI_FLAG, &ratios, NULL,
 		  "then the ratios the counts give (IPC, L1D Miss Rate, ...: memprof ratios)" },
 		{ 0 },
@@ -213,7 +199,7 @@ int cmd_stat(int argc, char **argv)
 
 	if (json) {
 		fprintf(f, "{\"command\": ");
-		json_str(f, cmd);
+		cli_json_str(f, cmd);
 		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res.wall_ns);
 		if (res.workload_started)
 			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res.workload_status));
@@ -234,9 +220,9 @@ int cmd_stat(int argc, char **argv)
 		double shown = clock ? scaled / 1e6 : scaled;
 		if (json) {
 			fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
-			json_str(f, ev_name(&evs[i]));
+			cli_json_str(f, ev_name(&evs[i]));
 			fprintf(f, ", \"spec\": ");
-			json_str(f, evs[i].spec);
+			cli_json_str(f, evs[i].spec);
 			if (counted)
 				fprintf(f, ", \"value\": %.2f", scaled);
 			else
@@ -248,7 +234,7 @@ int cmd_stat(int argc, char **argv)
 		} else if (csv) {
 			if (counted)
 				fprintf(f, "%s%s%.0f%s%s%s", ev_name(&evs[i]), sep,
-					clock ? scaled : scaled, sep, clock ? "ns" : "", sep);
+					scaled, sep, clock ? "ns" : "", sep);
 			else
 				fprintf(f, "%s%s<not counted>%s%s%s", ev_name(&evs[i]), sep, sep,
 					clock ? "ns" : "", sep);

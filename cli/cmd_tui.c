@@ -113,9 +113,9 @@ int cmd_tui(int argc, char **argv)
 	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
-		{ 'i', "input", CLI_STR, &input, "FILE", "recording to browse (default memprof.data, else perf.data)" },
-		{ 0, "symfs", CLI_STR, &symfs, "DIR", "look for objects and debug info under DIR" },
-		{ 'k', "kallsyms", CLI_STR, &kallsyms, "FILE", "kernel symbols (default /proc/kallsyms)" },
+		CLI_OPT_INPUT(&input),
+		CLI_OPT_SYMFS(&symfs),
+		CLI_OPT_KALLSYMS(&kallsyms),
 		{ 0, "ratios", CLI_STR, &ratios, "FILE", "also load ratio definitions from FILE" },
 		{ 0, "no-ratios", CLI_FLAG, &no_ratios, NULL, "do not compute ratios" },
 		{ 0, "hot", CLI_DOUBLE, &hot_pct, "PCT", "annotate: lines with >= PCT% of samples are hot (5)" },

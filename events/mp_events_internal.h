@@ -86,6 +86,5 @@ int mp_ev_sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, in
 
 /* small helpers (mp_evspec.c) */
 int mp_ev_strcasecmp_eq(const char *a, const char *b);
-size_t mp_ev_edit_distance(const char *a, const char *b);
 
 #endif

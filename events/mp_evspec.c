@@ -20,33 +20,6 @@ int mp_ev_strcasecmp_eq(const char *a, const char *b)
 	return strcasecmp(a, b) == 0;
 }
 
-size_t mp_ev_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[128];
-
-	if (la >= 127 || lb >= 127)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
-			size_t v = prev + cost;
-			if (row[j] + 1 < v)
-				v = row[j] + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 /* ---- classes, defaults and minimums (docs/events.md justifies the numbers) ---- */
 
 uint64_t mp_ev_class_default(enum mp_evclass c)

@@ -170,7 +170,7 @@ struct suggest {
 
 static void suggest_add(struct suggest *s, const char *cand)
 {
-	size_t d = mp_ev_edit_distance(s->want, cand);
+	size_t d = mp_edit_distance(s->want, cand, 0);
 	size_t lim = strlen(s->want) / 3 + 1;
 	if (d > lim)
 		return;

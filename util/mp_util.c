@@ -1,7 +1,9 @@
 #include "mp_util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,4 +166,37 @@ char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err)
 	if (len_out)
 		*len_out = b.len;
 	return b.data;
+}
+
+static int edit_fold(char c, unsigned flags)
+{
+	if ((flags & MP_EDIT_FOLD_SEP) && (c == ' ' || c == '-'))
+		return '_';
+	return tolower((unsigned char)c);
+}
+
+size_t mp_edit_distance(const char *a, const char *b, unsigned flags)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[128];
+
+	if (la >= 127 || lb >= 127)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t v = diag + (edit_fold(a[i - 1], flags) != edit_fold(b[j - 1], flags));
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+		}
+	}
+	return row[lb];
 }

@@ -56,6 +56,12 @@ void mp_buf_fini(struct mp_buf *b);
 /* Allocation helpers that abort on OOM are NOT provided: callers handle NULL. */
 char *mp_strdup(const char *s); /* NULL-safe strdup */
 
+/* Levenshtein distance for "did you mean" hints: case-insensitive; with
+ * MP_EDIT_FOLD_SEP also ' ' and '-' equal to '_'. SIZE_MAX when a string has 127
+ * characters or more. */
+#define MP_EDIT_FOLD_SEP 1u
+size_t mp_edit_distance(const char *a, const char *b, unsigned flags);
+
 /* Read a whole small text file (sysfs, /proc) into a NUL-terminated malloc'd buffer. */
 char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err);
 
