@@ -117,7 +117,7 @@ static void usage(FILE *f)
 		"  -m MODE     walk | inc | addnext (default walk)\n"
 		"  -r REPEATS  walks of the whole list (default: about 1e8 elements in all)\n"
 		"  -t SECONDS  walk for about this long instead of -r\n"
-		"  -h          this help\n");
+		"  -h, --help  this help\n");
 }
 
 int main(int argc, char **argv)
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	int random_order = 0, opt;
 	enum mode mode = MODE_WALK;
 
-	while ((opt = getopt(argc, argv, "s:n:o:m:r:t:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:n:o:m:r:t:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': if (kern_parse_size("cachebench", "-s", optarg, &size)) return 2; break;
 		case 'n': if (kern_parse_size("cachebench", "-n", optarg, &npad)) return 2; break;

@@ -3,11 +3,18 @@
 #define KERNELS_COMMON_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Every kernel answers --help as it answers -h (getopt_long with this table). */
+static const struct option kern_long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static inline double kern_now(void)
 {

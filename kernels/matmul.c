@@ -130,7 +130,7 @@ static void usage(FILE *f)
 		"  -N SIZE     matrix size, a multiple of %d (default 256)\n"
 		"  -a ALGO     naive, transposed, blocked (SSE2), or all (default all)\n"
 		"  -r REPEATS  products per algorithm (default 1)\n"
-		"  -h          this help\n", SM);
+		"  -h, --help  this help\n", SM);
 }
 
 int main(int argc, char **argv)
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	uint64_t n64 = 256, reps = 1;
 	int algo = 7, opt; /* bits: 1 naive, 2 transposed, 4 blocked */
 
-	while ((opt = getopt(argc, argv, "N:a:r:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "N:a:r:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N': if (kern_parse_size("matmul", "-N", optarg, &n64)) return 2; break;
 		case 'r': if (kern_parse_size("matmul", "-r", optarg, &reps)) return 2; break;

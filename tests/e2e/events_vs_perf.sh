@@ -4,7 +4,7 @@
 # (perf stat -vv prints the attr it tried, even when the kernel refuses the event).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
-command -v "$PERF" >/dev/null || { echo "perf not found: skipped"; exit 0; }
+command -v "$PERF" >/dev/null || { echo "SKIP: perf not found"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$MEMPROF" list -v --pmu perf > "$tmp/list" || fail "memprof list -v exited $?"
 # name<TAB>type<TAB>config for every generic line (synonyms split)

@@ -1,11 +1,12 @@
-# memprof record -e cpu-clock -c 100000 on cachebench: perf report reads the file with no
+# memprof record -e cpu-clock -c 100000 on cachebench (a fixed amount of work, -r, so that the
+# sample count does not depend on the load): perf report reads the file with no
 # warning and names walk as the top symbol; perf script shows the workload's comm, pid and
 # tid; memprof's sample count equals perf's; the header has the host features and the
 # build-ids of the objects that got samples.
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 sh -c 'echo $$ > pid; exec "$0" "$@"' "$MEMPROF" record -e cpu-clock -c 100000 -o F \
-	"$KERNELS/cachebench" -s 4M -t 0.6 >out 2>err
+	"$KERNELS/cachebench" -s 4M -r 2500 >out 2>err
 rc=$?
 [ $rc = 0 ] || fail "memprof record exited $rc: $(cat err)"
 [ -f F ] || fail "no output file"

@@ -1,0 +1,54 @@
+# kernels.sh CASE - the kernels run small: each run must exit 0 (the program's own check of
+# its result) and print the values the options imply. CASE: cachebench_modes,
+# falseshare_totals, help.
+set -u
+: "${KERNELS:?set KERNELS}"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# run NAME ARGS...: run a kernel; its status must be 0; its stdout is left in $out.
+run() {
+	local k=$1; shift
+	out=$("$KERNELS/$k" "$@" 2>err); local rc=$?
+	[ $rc -eq 0 ] || fail "$k $* exited $rc: $(cat err)"
+}
+case ${1:-} in
+cachebench_modes)
+	# -s 256K of 64-byte elements = 4096 elements; -r 20 = 81920 steps
+	for m in walk inc addnext; do for o in seq random; do
+		run cachebench -m "$m" -o "$o" -s 256K -r 20
+		echo "$out" | grep -q "^cachebench: mode=$m order=$o size=262144 npad=7 elements=4096 steps=81920 ns/element=" ||
+			fail "cachebench -m $m -o $o: $out"
+	done; done
+	# -t: whole walks (chunks of 4096 * 245 steps for 256 elements: a multiple of 256)
+	run cachebench -m inc -t 0.05 -s 16K
+	steps=$(echo "$out" | sed -n 's/.* elements=256 steps=\([0-9]*\) .*/\1/p')
+	[ -n "$steps" ] && [ "$steps" -gt 0 ] && [ $((steps % 256)) -eq 0 ] ||
+		fail "cachebench -t: steps not whole walks of 256: $out"
+	;;
+falseshare_totals)
+	for a in "2 8 -" "2 0 -A" "3 64 -" "1 16 -"; do
+		set -- $a
+		t=$1 d=$2 x=$3; [ "$x" = - ] && x=
+		run falseshare -T "$t" -d "$d" $x -i 100000
+		want=$((t * 100000))
+		echo "$out" | grep -q "^falseshare: threads=$t displacement=$d atomic=$([ -n "$x" ] && echo 1 || echo 0) iters=100000 total=$want " ||
+			fail "falseshare -T $t -d $d $x: total is not $want: $out"
+	done
+	;;
+help)
+	for k in cachebench matmul falseshare; do
+		for h in --help -h; do
+			run "$k" "$h"
+			echo "$out" | head -1 | grep -q "^usage: $k " || fail "$k $h: no usage line: $out"
+			echo "$out" | grep -q -- '-h, --help' || fail "$k $h: usage does not list --help"
+		done
+		"$KERNELS/$k" --frobnicate >/dev/null 2>err; rc=$?
+		grep -q '^usage: ' err || fail "$k --frobnicate: no usage on stderr"
+		[ $rc -eq 2 ] || fail "$k --frobnicate exited $rc, not 2"
+	done
+	;;
+*) fail "unknown case '${1:-}'" ;;
+esac
+echo ok
