@@ -1,15 +1,11 @@
 # record --sim (the simulated PMU): unit tests for the callgrind parser, the event table
 # and the perf.data conversion, and end-to-end runs of the kernels under valgrind
 # (tests/e2e/sim_*.sh; they need valgrind, callgrind_annotate and perf).
-if(TARGET mp_sim AND TARGET mp_analyzer)
-  mp_add_cmocka_test(test_sim SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sim.c
-                     LIBS mp_sim mp_collector mp_analyzer mp_util)
-endif()
+mp_add_cmocka_test(test_sim SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sim.c
+                   LIBS mp_sim mp_collector mp_analyzer mp_util)
 
-if(TARGET memprof)
-  foreach(t sim_errors sim_cachebench sim_matmul)
-    add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
-    set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300
-      ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;SHARED_DIR=${SHARED_DIR};PERF=perf")
-  endforeach()
-endif()
+foreach(t sim_errors sim_cachebench sim_matmul)
+  add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
+  set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300
+    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;SHARED_DIR=${SHARED_DIR};PERF=perf")
+endforeach()

@@ -1,9 +1,7 @@
 # tui: the model's unit tests (no terminal) and the end-to-end drive of `memprof tui` in tmux.
-if(TARGET mp_tui)
-  mp_add_cmocka_test(test_tui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tui.c LIBS mp_tui)
-  find_program(TMUX_BIN tmux)
-  add_test(NAME tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_tmux.sh)
-  set_tests_properties(tui_tmux PROPERTIES
-    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf;SRCDIR=${PROJECT_SOURCE_DIR};TMUX_BIN=${TMUX_BIN}"
-    TIMEOUT 120)
-endif()
+mp_add_cmocka_test(test_tui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tui.c LIBS mp_tui)
+find_program(TMUX_BIN tmux)
+add_test(NAME tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_tmux.sh)
+set_tests_properties(tui_tmux PROPERTIES
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf;SRCDIR=${PROJECT_SOURCE_DIR};TMUX_BIN=${TMUX_BIN}"
+  TIMEOUT 120)

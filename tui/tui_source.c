@@ -10,9 +10,7 @@
 
 #include "mp_analyzer.h"
 #include "tui_internal.h"
-#ifdef MP_RATIOS_HAVE_GLUE
 #include "mp_ratios.h"
-#endif
 
 /* perf's header.h feature numbers */
 enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5, FEAT_ARCH = 6,
@@ -38,12 +36,10 @@ struct tui_source {
 	int fns_done, lines_done;
 	double hot_pct;
 	unsigned char skid[TUI_MAX_EVENTS];
-#ifdef MP_RATIOS_HAVE_GLUE
 	mp_ratio_set *rset;
 	struct mp_ratio_event *rev;
 	struct mp_ratio_binding *bind;
 	size_t nbind;
-#endif
 };
 
 void tui_source_free(tui_source *src)
@@ -56,11 +52,9 @@ void tui_source_free(tui_source *src)
 	mp_pd_close(src->pd);
 	free(src->fns);
 	free(src->path);
-#ifdef MP_RATIOS_HAVE_GLUE
 	mp_ratio_set_free(src->rset);
 	free(src->rev);
 	free(src->bind);
-#endif
 	free(src);
 }
 
@@ -210,7 +204,6 @@ out:
 	return 0;
 }
 
-#ifdef MP_RATIOS_HAVE_GLUE
 static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
 		    struct tui_ratio_val *out)
 {
@@ -301,7 +294,6 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 	}
 	return 0;
 }
-#endif
 
 static int fill_info(tui_source *src, tui_data *d)
 {
@@ -413,10 +405,8 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 			goto nomem;
 	}
 	tui_data_set_annotate_fn(d, annotate_cb, src);
-#ifdef MP_RATIOS_HAVE_GLUE
 	if (!(opts && opts->no_ratios) && bind_ratios(src, d, opts, err))
 		goto fail;
-#endif
 	*data = d;
 	return src;
 nomem:
