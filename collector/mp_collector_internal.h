@@ -13,11 +13,6 @@
 /* perf's user record types (tools/lib/perf/include/perf/event.h), not in the uapi. */
 #define PERF_RECORD_FINISHED_ROUND 68
 
-/* The perf_event_open(2) syscall, alone in mp_sys.c so that tests can replace it with
- * -Wl,--wrap=mp_sys_perf_event_open. Returns an fd, or -1 with errno set. */
-int mp_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			   unsigned long flags);
-
 /* ---- ring buffer (mp_ring.c) ---- */
 
 struct mp_ring {

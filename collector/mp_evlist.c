@@ -67,10 +67,15 @@ mp_evlist *mp_evlist_new(const struct mp_event *evs, size_t nev, const pid_t *th
 			 size_t nthreads, const int *cpus, size_t ncpus,
 			 const struct mp_evlist_opts *o, struct mp_err *err)
 {
-	mp_evlist *l = calloc(1, sizeof(*l));
 	size_t nfd = nev * nthreads * ncpus;
 
-	if (!l || !nev || !nthreads || !ncpus)
+	if (!nev || !nthreads || !ncpus) {
+		mp_err_set(err, -EINVAL, "nothing to open: %zu events, %zu threads, %zu cpus", nev,
+			   nthreads, ncpus);
+		return NULL;
+	}
+	mp_evlist *l = calloc(1, sizeof(*l));
+	if (!l)
 		goto nomem;
 	l->nev = nev;
 	l->nthreads = nthreads;
@@ -93,10 +98,7 @@ mp_evlist *mp_evlist_new(const struct mp_event *evs, size_t nev, const pid_t *th
 		evlist_attr(&l->attrs[i], &evs[i], i, &l->o);
 	return l;
 nomem:
-	if (!l || nev)
-		mp_err_set(err, -ENOMEM, "out of memory for %zu events", nev);
-	else
-		mp_err_set(err, -EINVAL, "no events to open");
+	mp_err_set(err, -ENOMEM, "out of memory for %zu events", nev);
 	mp_evlist_free(l);
 	return NULL;
 }
@@ -144,7 +146,7 @@ int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 		for (size_t c = 0; c < l->ncpus && !dropped; c++)
 			for (size_t e = 0; e < l->nev; e++) {
 				int group = e ? FD(l, t, c, 0) : -1;
-				int fd = mp_sys_perf_event_open(&l->attrs[e], l->threads[t],
+				int fd = mp_ev_sys_perf_event_open(&l->attrs[e], l->threads[t],
 								l->cpus[c], group,
 								PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0) {

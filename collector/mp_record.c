@@ -581,7 +581,7 @@ static int group_too_big(const struct mp_event *evs, size_t nev, int bad, int e)
 	a.freq = 0;
 	a.sample_type = 0;
 	a.read_format = 0;
-	fd = mp_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = mp_ev_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	close(fd);

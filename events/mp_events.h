@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mp_util.h"
 
@@ -87,6 +88,12 @@ uint64_t mp_event_default_count(const struct mp_event *ev);
  * detected default PMU ("amd64_fam19h_zen4"), else "perf" when libpfm finds none.
  * Writes into buf; returns buf. */
 const char *mp_events_host_model(const struct mp_evopts *opts, char *buf, size_t len);
+
+/* The perf_event_open(2) syscall, alone in events/mp_sys.c so that tests can replace it
+ * with -Wl,--wrap=mp_ev_sys_perf_event_open (the one wrapper: the probe and the
+ * collector both call it). Returns an fd, or -1 with errno set. */
+int mp_ev_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			      unsigned long flags);
 
 /* Can the kernel open this event here? 0, or a negative errno with err explaining it in
  * one line, including the sysctl/option that would fix it where one exists. */

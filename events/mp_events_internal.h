@@ -80,10 +80,6 @@ const char *mp_sysfs_pmu_by_type(const struct mp_evopts *opts, uint32_t type, ch
 /* 1 when a CPU PMU (cpu, cpu_core, cpu_atom, armv*_pmu*) exists. */
 int mp_sysfs_has_cpu_pmu(const struct mp_evopts *opts, char *name, size_t len);
 
-/* ---- mp_probe.c ---- */
-int mp_ev_sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
-			      unsigned long flags);
-
 /* small helpers (mp_evspec.c) */
 int mp_ev_strcasecmp_eq(const char *a, const char *b);
 

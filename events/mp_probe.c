@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mp_events_internal.h"
-
-int mp_ev_sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
-			      unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 static int read_int(const char *root, const char *rel, int *out)
 {

@@ -2,7 +2,7 @@
 # and end-to-end record/stat runs checked with perf.
 mp_add_cmocka_test(test_collector SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collector.c
                    LIBS mp_collector)
-target_link_options(test_collector PRIVATE -Wl,--wrap=mp_sys_perf_event_open,--wrap=ioctl)
+target_link_options(test_collector PRIVATE -Wl,--wrap=mp_ev_sys_perf_event_open,--wrap=ioctl)
 target_include_directories(test_collector PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 
 foreach(t record_basic record_two_events record_threads record_refused record_signals

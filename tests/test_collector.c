@@ -34,13 +34,13 @@ static int fake_errno;
 static struct fake_call fake_calls[64];
 static int fake_ncalls;
 
-int __real_mp_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+int __real_mp_ev_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 				  int group_fd, unsigned long flags);
-int __wrap_mp_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+int __wrap_mp_ev_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 				  int group_fd, unsigned long flags)
 {
 	if (!fake_on)
-		return __real_mp_sys_perf_event_open(attr, pid, cpu, group_fd, flags);
+		return __real_mp_ev_sys_perf_event_open(attr, pid, cpu, group_fd, flags);
 	int i = fake_ncalls++;
 	if (i == fake_fail_at) {
 		errno = fake_errno;
@@ -781,6 +781,27 @@ static void evlist__leader_sampling__group_read_no_inherit(void **state)
 	fake_on = 0;
 }
 
+/* An empty event list, thread list or cpu list is a usage error (EINVAL) named in the
+ * message, not "out of memory". */
+static void evlist__nothing_to_open__einval(void **state)
+{
+	(void)state;
+	struct mp_event evs[1] = { sw_event("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 0) };
+	pid_t th[1] = { 100 };
+	int cpus[1] = { -1 };
+	struct mp_evlist_opts o = { .inherit = 1 };
+	struct mp_err err = { 0 };
+	assert_null(mp_evlist_new(evs, 1, th, 0, cpus, 1, &o, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_non_null(strstr(err.msg, "0 threads"));
+	assert_null(mp_evlist_new(evs, 0, th, 1, cpus, 1, &o, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_non_null(strstr(err.msg, "0 events"));
+	assert_null(mp_evlist_new(evs, 1, th, 1, cpus, 0, &o, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_non_null(strstr(err.msg, "0 cpus"));
+}
+
 /* -p PID: a thread that exited between the /proc/PID/task listing and its open (ESRCH)
  * is skipped, as perf does; the last one gone is an error. */
 static void evlist__thread_gone__skipped(void **state)
@@ -1060,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(ring__wrapped_record__bounce_copy),
 		cmocka_unit_test(evlist__group_per_cpu__leader_and_members),
 		cmocka_unit_test(evlist__second_open_refused__all_closed),
+		cmocka_unit_test(evlist__nothing_to_open__einval),
 		cmocka_unit_test(evlist__thread_gone__skipped),
 		cmocka_unit_test(record__open_refused__no_file_child_reaped),
 		cmocka_unit_test(record__missing_command__exec_errno),
