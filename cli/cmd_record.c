@@ -145,6 +145,8 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 					c[k]->assoc, c[k]->line);
 			else
 				fprintf(stderr, " %s valgrind's choice", cn[k]);
+		if (so.geom.source[0])
+			fprintf(stderr, " (from %s)", so.geom.source);
 		fprintf(stderr, " ]\n");
 		for (size_t i = 0; i < nev; i++)
 			fprintf(stderr, "[ memprof record: %s = %s: %llu ]\n", evs[i].name,

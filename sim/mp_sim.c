@@ -280,146 +280,6 @@ int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 	return 0;
 }
 
-/* ---- cache geometry ------------------------------------------------------------------ */
-
-static int is_pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
-/* valgrind's own checks (cachegrind's check_cache), so that a bad geometry fails here
- * with memprof's message rather than inside valgrind. */
-static const char *cache_problem(const struct mp_sim_cache *c)
-{
-	if (!c->size || !c->assoc || !c->line)
-		return "size, ways and line size must all be positive";
-	if (!is_pow2(c->line))
-		return "the line size is not a power of two";
-	if (c->line < 16)
-		return "the line size is below 16 bytes";
-	if (c->size % ((uint64_t)c->line * c->assoc) || !is_pow2(c->size / c->line / c->assoc))
-		return "the number of sets (size / (ways * line)) is not a power of two";
-	return NULL;
-}
-
-static int parse_u64_suffix(const char *s, uint64_t *v, const char **end)
-{
-	char *e;
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	unsigned long long x = strtoull(s, &e, 10);
-	if (errno)
-		return -1;
-	if (*e == 'K' || *e == 'k')
-		x <<= 10, e++;
-	else if (*e == 'M' || *e == 'm')
-		x <<= 20, e++;
-	*v = x;
-	*end = e;
-	return 0;
-}
-
-int mp_sim_parse_cache(const char *what, const char *s, struct mp_sim_cache *c,
-		       struct mp_err *err)
-{
-	uint64_t size, assoc, line;
-	const char *e;
-
-	if (parse_u64_suffix(s, &size, &e) || *e != ',' || parse_u64_suffix(e + 1, &assoc, &e) ||
-	    *e != ',' || parse_u64_suffix(e + 1, &line, &e) || *e || assoc > 1u << 20 ||
-	    line > 1u << 20)
-		return mp_err_set(err, -MP_EPARSE, "%s '%s': expected SIZE,ASSOC,LINE_SIZE "
-				  "(e.g. 32768,8,64)", what, s);
-	struct mp_sim_cache t = { size, (uint32_t)assoc, (uint32_t)line };
-	const char *why = cache_problem(&t);
-	if (why)
-		return mp_err_set(err, -MP_EPARSE, "%s '%s': valgrind cannot simulate this cache: %s",
-				  what, s, why);
-	*c = t;
-	return 0;
-}
-
-static int read_sysfs_u64(const char *dir, const char *idx, const char *file, uint64_t *v)
-{
-	char path[512], buf[64];
-	snprintf(path, sizeof(path), "%s/%s/%s", dir, idx, file);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	const char *e;
-	if (parse_u64_suffix(buf, v, &e))
-		return -1;
-	return 0;
-}
-
-int mp_sim_host_geometry(const char *dir, struct mp_sim_geometry *g, struct mp_err *err)
-{
-	int found = 0;
-	char missing[256] = "";
-
-	memset(g, 0, sizeof(*g));
-	if (!dir)
-		dir = "/sys/devices/system/cpu/cpu0/cache";
-	for (int i = 0; i < 16; i++) {
-		char idx[16], path[512], type[32] = "";
-		uint64_t level, size, ways, line;
-		snprintf(idx, sizeof(idx), "index%d", i);
-		snprintf(path, sizeof(path), "%s/%s/type", dir, idx);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			break;
-		if (!fgets(type, sizeof(type), f))
-			type[0] = 0;
-		fclose(f);
-		type[strcspn(type, "\n")] = 0;
-		if (read_sysfs_u64(dir, idx, "level", &level) ||
-		    read_sysfs_u64(dir, idx, "size", &size) ||
-		    read_sysfs_u64(dir, idx, "ways_of_associativity", &ways) ||
-		    read_sysfs_u64(dir, idx, "coherency_line_size", &line))
-			continue;
-		struct mp_sim_cache c = { size, (uint32_t)ways, (uint32_t)line };
-		struct mp_sim_cache *dst = NULL;
-		if (level == 1 && !strcmp(type, "Data"))
-			dst = &g->d1;
-		else if (level == 1 && !strcmp(type, "Instruction"))
-			dst = &g->i1;
-		else if (level == 2)
-			dst = &g->ll;
-		else if (level == 1 && !strcmp(type, "Unified"))
-			g->i1 = c, dst = &g->d1;
-		if (!dst)
-			continue;
-		const char *why = cache_problem(&c);
-		if (why) {
-			size_t o = strlen(missing);
-			snprintf(missing + o, sizeof(missing) - o, "%s%s (%s)", o ? "; " : "", idx, why);
-			memset(dst, 0, sizeof(*dst));
-			continue;
-		}
-		*dst = c;
-		found = 1;
-	}
-	const char *names[3] = { "L1i", "L1d", "L2" };
-	const struct mp_sim_cache *cs[3] = { &g->i1, &g->d1, &g->ll };
-	for (int i = 0; i < 3; i++)
-		if (!cs[i]->size) {
-			size_t o = strlen(missing);
-			snprintf(missing + o, sizeof(missing) - o, "%s%s not found", o ? "; " : "",
-				 names[i]);
-		}
-	if (missing[0])
-		mp_err_set(err, found ? 0 : -ENOENT, "%s: %s; valgrind chooses those caches itself "
-			   "(override with --I1, --D1, --LL)", dir, missing);
-	else if (err)
-		err->code = 0, err->msg[0] = 0;
-	return found ? 0 : -ENOENT;
-}
-
 /* ---- objects: where the samples' addresses live ------------------------------------- */
 
 struct sim_seg {
@@ -929,6 +789,24 @@ out_dir:
 	return rc;
 }
 
+/* Name the options among g->source: "sysfs and --D1", or "--I1, --D1, --LL" alone. */
+static void geometry_source_options(struct mp_sim_geometry *g, const char *i1, const char *d1,
+				    const char *ll)
+{
+	char opts[32] = "";
+	const char *given[3] = { i1, d1, ll }, *names[3] = { "--I1", "--D1", "--LL" };
+	for (int i = 0; i < 3; i++)
+		if (given[i])
+			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%s",
+				 opts[0] ? ", " : "", names[i]);
+	if (!opts[0])
+		return;
+	if (i1 && d1 && ll)
+		g->source[0] = 0;
+	size_t o = strlen(g->source);
+	snprintf(g->source + o, sizeof(g->source) - o, "%s%s", o ? " and " : "", opts);
+}
+
 int mp_sim_setup(const char *events, const char *i1, const char *d1, const char *ll,
 		 const char *cache_dir, struct mp_sim_event **evs, size_t *nevs,
 		 struct mp_sim_geometry *g, struct mp_err *warn, struct mp_err *err)
@@ -947,5 +825,6 @@ int mp_sim_setup(const char *events, const char *i1, const char *d1, const char 
 		return rc;
 	if (herr.msg[0] && (!g->i1.size || !g->d1.size || !g->ll.size) && warn)
 		snprintf(warn->msg, sizeof(warn->msg), "%s", herr.msg);
+	geometry_source_options(g, i1, d1, ll);
 	return mp_sim_events_parse(events ? events : MP_SIM_DEFAULT_EVENTS, evs, nevs, err);
 }

@@ -76,16 +76,37 @@ struct mp_sim_cache {
 };
 struct mp_sim_geometry {
 	struct mp_sim_cache i1, d1, ll; /* size 0 = let valgrind choose */
+	char source[96];  /* where mp_sim_host_geometry() found them: "sysfs", "CPUID leaf 4",
+			     "sysfs and CPUID leaves 0x80000005/0x80000006", ...; "" for none */
 };
 
 /* Parse "SIZE,ASSOC,LINE" (SIZE may end in K or M) and check it the way valgrind does
  * (power-of-two set count and line size, line >= 16). what names the option in err. */
 int mp_sim_parse_cache(const char *what, const char *s, struct mp_sim_cache *c,
 		       struct mp_err *err);
-/* Read L1d, L1i and L2 of cpu0 from dir (NULL = /sys/devices/system/cpu/cpu0/cache).
+/* Read L1d, L1i and L2 of cpu0 from dir (NULL = /sys/devices/system/cpu/cpu0/cache, and
+ * for caches sysfs lacks, this CPU's CPUID: mp_sim_cpuid_read + mp_sim_cpuid_geometry).
  * Caches that are missing or that valgrind could not simulate are left at size 0 and
- * named in err (code 0 when something was found; callers may show it as a warning). */
+ * named in err (code 0 when something was found; callers may show it as a warning).
+ * g->source says where the caches came from. */
 int mp_sim_host_geometry(const char *dir, struct mp_sim_geometry *g, struct mp_err *err);
+
+/* One CPUID answer (x86): the leaf and subleaf asked, and EAX..EDX. */
+struct mp_sim_cpuid {
+	uint32_t leaf, sub;
+	uint32_t eax, ebx, ecx, edx;
+};
+/* Ask this CPU the leaves mp_sim_cpuid_geometry() decodes (0, 4, 0x80000001, 0x80000005,
+ * 0x80000006, 0x8000001D, as far as the CPU has them). Fills at most max answers and
+ * returns their number (0 on CPUs other than x86). */
+size_t mp_sim_cpuid_read(struct mp_sim_cpuid *r, size_t max);
+/* Decode L1i, L1d and L2 from CPUID answers (leaf 0's vendor; Intel: leaf 4; AMD and
+ * Hygon: leaf 0x8000001D when 0x80000001 says it exists, then 0x80000005/0x80000006),
+ * filling only the caches of g that are still size 0 and that valgrind can simulate, and
+ * appending the leaves used to g->source. Returns the number of caches filled, or
+ * -ENOENT with err saying why none was. */
+int mp_sim_cpuid_geometry(const struct mp_sim_cpuid *r, size_t n, struct mp_sim_geometry *g,
+			  struct mp_err *err);
 
 /* A parsed callgrind output file (positions: instr ...). Costs are self costs per
  * (object, instruction address), summed over functions and contexts; the inclusive cost

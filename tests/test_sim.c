@@ -226,6 +226,99 @@ static void mp_sim_host_geometry__no_dir__enoent_and_message(void **state)
 	assert_int_equal(g.d1.size, 0);
 }
 
+/* CPUID answers recorded on this project's AMD VM (EPYC, no sysfs caches, no TOPOEXT):
+ * getconf says L1d 48K 12-way 64B, L1i 32K, L2 1M 8-way. */
+static const struct mp_sim_cpuid cpuid_amd_vm[] = {
+	{ 0x0, 0, 0x0000000d, 0x68747541, 0x444d4163, 0x69746e65 },
+	{ 0x80000001, 0, 0x00b00f21, 0x40000000, 0x440001f1, 0x25d3fbff },
+	{ 0x80000005, 0, 0xff60ff40, 0xff60ff40, 0x300c0140, 0x20080140 },
+	{ 0x80000006, 0, 0x40802040, 0x60804040, 0x04006140, 0x0fe09140 },
+	{ 0x8000001d, 0, 0, 0, 0, 0 },
+};
+
+/* Leaf 4 of an Intel Skylake client (L1d 32K 8-way, L1i 32K 8-way, L2 256K 4-way, L3 8M
+ * 16-way). */
+static const struct mp_sim_cpuid cpuid_intel_skl[] = {
+	{ 0x0, 0, 0x00000016, 0x756e6547, 0x6c65746e, 0x49656e69 },
+	{ 0x4, 0, 0x1c004121, 0x01c0003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 1, 0x1c004122, 0x01c0003f, 0x0000003f, 0x00000000 },
+	{ 0x4, 2, 0x1c004143, 0x00c0003f, 0x000003ff, 0x00000000 },
+	{ 0x4, 3, 0x1c03c163, 0x03c0003f, 0x00001fff, 0x00000006 },
+	{ 0x4, 4, 0x00000000, 0x00000000, 0x00000000, 0x00000000 },
+};
+
+/* An AMD Zen with TOPOEXT: leaf 0x8000001D (Intel's leaf-4 layout) wins over the older
+ * leaves, which here disagree on purpose (L2 512K 8-way by 0x8000001D, 1M by 0x80000006). */
+static const struct mp_sim_cpuid cpuid_amd_topoext[] = {
+	{ 0x0, 0, 0x00000010, 0x68747541, 0x444d4163, 0x69746e65 },
+	{ 0x80000001, 0, 0x00a20f10, 0, 0x00400000, 0 },
+	{ 0x80000005, 0, 0xff40ff40, 0xff40ff40, 0x20080140, 0x20080140 },
+	{ 0x80000006, 0, 0x48002200, 0x68004200, 0x04006140, 0x02009140 },
+	{ 0x8000001d, 0, 0x00004121, 0x01c0003f, 0x0000003f, 0 },
+	{ 0x8000001d, 1, 0x00004122, 0x01c0003f, 0x0000003f, 0 },
+	{ 0x8000001d, 2, 0x00004143, 0x01c0003f, 0x000003ff, 0 },
+	{ 0x8000001d, 3, 0x0001c163, 0x03c0003f, 0x00007fff, 0x1 },
+	{ 0x8000001d, 4, 0, 0, 0, 0 },
+};
+
+static void expect_cache(const struct mp_sim_cache *c, uint64_t size, uint32_t assoc,
+			 uint32_t line)
+{
+	assert_int_equal(c->size, size);
+	assert_int_equal(c->assoc, assoc);
+	assert_int_equal(c->line, line);
+}
+
+static void mp_sim_cpuid_geometry__recorded_leaves__decoded(void **state)
+{
+	struct mp_sim_geometry g;
+	struct mp_err err = { 0 };
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mp_sim_cpuid_geometry(cpuid_amd_vm, 5, &g, &err), 3);
+	expect_cache(&g.d1, 48 * 1024, 12, 64);
+	expect_cache(&g.i1, 32 * 1024, 8, 64);
+	expect_cache(&g.ll, 1024 * 1024, 8, 64);
+	assert_string_equal(g.source, "CPUID leaves 0x80000005/0x80000006");
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mp_sim_cpuid_geometry(cpuid_intel_skl, 6, &g, &err), 3);
+	expect_cache(&g.d1, 32 * 1024, 8, 64);
+	expect_cache(&g.i1, 32 * 1024, 8, 64);
+	expect_cache(&g.ll, 256 * 1024, 4, 64); /* L2, not L3 */
+	assert_string_equal(g.source, "CPUID leaf 4");
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mp_sim_cpuid_geometry(cpuid_amd_topoext, 9, &g, &err), 3);
+	expect_cache(&g.d1, 32 * 1024, 8, 64);
+	expect_cache(&g.ll, 512 * 1024, 8, 64);
+	assert_string_equal(g.source, "CPUID leaf 0x8000001D");
+}
+
+/* Caches already known (from sysfs) stay; CPUID fills only the gaps. Without leaf 0, or
+ * with a vendor memprof does not know, nothing is filled and err says why. */
+static void mp_sim_cpuid_geometry__gaps_only__and_errors(void **state)
+{
+	struct mp_sim_geometry g;
+	struct mp_err err = { 0 };
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.d1 = (struct mp_sim_cache){ 16384, 4, 64 };
+	strcpy(g.source, "sysfs");
+	assert_int_equal(mp_sim_cpuid_geometry(cpuid_amd_vm, 5, &g, &err), 2);
+	expect_cache(&g.d1, 16384, 4, 64);
+	expect_cache(&g.i1, 32 * 1024, 8, 64);
+	assert_string_equal(g.source, "sysfs and CPUID leaves 0x80000005/0x80000006");
+
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mp_sim_cpuid_geometry(cpuid_amd_vm + 1, 4, &g, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "CPUID"));
+	assert_int_equal(g.d1.size, 0);
+	struct mp_sim_cpuid other = { 0, 0, 0xd, 0x6f6f6f6f, 0x6f6f6f6f, 0x6f6f6f6f };
+	assert_int_equal(mp_sim_cpuid_geometry(&other, 1, &g, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "vendor 'oooooooooooo'"));
+}
+
 static void mp_sim_setup__overrides__win_over_host(void **state)
 {
 	struct mp_sim_event *evs;
@@ -551,6 +644,8 @@ int main(void)
 		cmocka_unit_test(mp_sim_parse_cache__table__valgrind_rules),
 		cmocka_unit_test(mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2),
 		cmocka_unit_test(mp_sim_host_geometry__no_dir__enoent_and_message),
+		cmocka_unit_test(mp_sim_cpuid_geometry__recorded_leaves__decoded),
+		cmocka_unit_test(mp_sim_cpuid_geometry__gaps_only__and_errors),
 		cmocka_unit_test(mp_sim_setup__overrides__win_over_host),
 		cmocka_unit_test(mp_sim_profile_read__small__self_costs_per_address),
 		cmocka_unit_test(mp_sim_profile_read__bad_files__one_line_with_position),
