@@ -1,8 +1,10 @@
 /* mp_analyzer.h - the analyzer module: read perf.data files (memprof's and perf's),
  * place samples in objects, symbols and source lines, and aggregate them.
  *
- * Sections: (1) the perf.data reader, mp_pd_*; (2) symbols and aggregation, mp_sym_* and
- * mp_hist_*.
+ * Sections: (1) the perf.data reader, mp_pd_*; (2) symbols (mp_sym_*), aggregation
+ * (mp_hist_*, and mp_session_* which opens a recording into both) and the annotate model
+ * (mp_ann_*). This is the module's one public header; each object of the module has an
+ * internal header of its own beside its .c file (mp_sym_int.h lists the symbol side's).
  */
 #ifndef MP_ANALYZER_H
 #define MP_ANALYZER_H
@@ -146,7 +148,8 @@ uint64_t mp_pd_nr_unknown_id(const mp_pd *pd);
 void mp_pd_set_ordered(mp_pd *pd, int on);
 
 /* ===== (2) symbols and aggregation ===================================================== */
-/* (owned by the report/annotate work; see analyzer/mp_sym.c, analyzer/mp_hist.c) */
+/* (mp_sym.c with mp_dso.c, mp_symtab.c, mp_debugfile.c, mp_kallsyms.c, mp_srcline.c,
+ * mp_maps.c; mp_hist.c; mp_annotate.c) */
 
 /* --- (2a) symbols: where an address lives (mp_sym_*) --------------------------------
  *
@@ -155,11 +158,14 @@ void mp_pd_set_ordered(mp_pd *pd, int on);
  * which object ("dso") each address belongs to. A map is one mapping of one dso into one
  * process (or into the kernel): its id is a small integer, stable for the life of the
  * context, which the aggregation uses as a key. Objects are opened lazily, once, when the
- * first address inside them is resolved: ELF symbols (.symtab, else .dynsym) through
- * libelf, source lines through libdw, debug info found by build-id
- * (<symfs>/usr/lib/debug/.build-id/xx/yyyy.debug), .gnu_debuglink and the object itself.
- * Kernel addresses resolve against a kallsyms file (default /proc/kallsyms when readable
- * and recorded on this kernel; "/dev/null" = none). */
+ * first address inside them is resolved: ELF symbols (the object's .symtab, else its debug
+ * file's, else .dynsym) through libelf, source lines through libdw. The object is the
+ * recorded path under symfs, else perf's build-id cache copy (buildid_dir), else the debug
+ * file of its build-id; debug info comes from the object itself or is found by build-id
+ * (<symfs>/usr/lib/debug/.build-id/xx/yyyy.debug), .gnu_debuglink (beside the object, in
+ * its .debug folder, under /usr/lib/debug) and /usr/lib/debug/<path>.debug. Kernel
+ * addresses resolve against a kallsyms file (default /proc/kallsyms when readable and
+ * recorded on this kernel; "/dev/null" = none). */
 
 typedef struct mp_sym mp_sym;
 
@@ -244,7 +250,7 @@ uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip)
 void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, int want_line,
 		    struct mp_sym_loc *out /* OUT */);
 
-/* The current comm of a thread ("<pid>" style ":%d" when never named); borrowed. */
+/* The current comm of a thread (":<tid>" when never named); borrowed. */
 const char *mp_sym_comm_of(mp_sym *s, uint32_t pid, uint32_t tid);
 /* Interned comm id of the thread's current comm (for aggregation keys) and back. */
 uint32_t mp_sym_comm_id(mp_sym *s, uint32_t pid, uint32_t tid);

@@ -418,6 +418,57 @@ static void mp_sym_resolve__build_id_cache__missing_and_rebuilt(void **state)
 	}
 }
 
+/* qsort() is linked as __wrap_qsort here (-Wl,--wrap=qsort in report.cmake): count the
+ * calls with no array, which the C library does not allow even for no elements (UBSan's
+ * nonnull check aborts there). */
+void __real_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void __wrap_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+static int qsort_null_calls;
+
+void __wrap_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (!base) {
+		qsort_null_calls++;
+		return;
+	}
+	__real_qsort(base, n, size, cmp);
+}
+
+/* An object whose DWARF has a line table but no compilation unit with an address range
+ * (a data-only file compiled -g): no source line, and no qsort() of a NULL array. */
+static void mp_sym_srcline__dwarf_without_cu_ranges__no_line(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_sym_nocu_XXXXXX", cmd[512], obj[300];
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cd %s && printf 'int mp_data_only = 42;\\n' >d.c && "
+		 "cc -g -c d.c -o d.o 2>/dev/null", dir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+		skip();
+	}
+	snprintf(obj, sizeof(obj), "%s/d.o", dir);
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x10000, 0x1000, 0, obj);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	struct mp_sym_loc l;
+	qsort_null_calls = 0;
+	mp_sym_resolve(s, mp_sym_map_find(s, 100, PERF_RECORD_MISC_USER, 0x10000),
+		       PERF_RECORD_MISC_USER, 0x10000, 1, &l);
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, l.dso_idx, 0);
+	assert_true(d->flags & MP_DSO_DEBUGINFO); /* a line table is there */
+	assert_null(l.srcfile);
+	assert_int_equal(l.line, 0);
+	const char *f = NULL;
+	unsigned line = 0;
+	assert_int_equal(mp_sym_srcline(s, l.dso_idx, 0, &f, &line), -ENOENT);
+	assert_int_equal(qsort_null_calls, 0);
+	mp_sym_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +482,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
 		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
 		cmocka_unit_test(mp_sym_resolve__build_id_cache__missing_and_rebuilt),
+		cmocka_unit_test(mp_sym_srcline__dwarf_without_cu_ranges__no_line),
 	};
 	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
 }

@@ -65,4 +65,20 @@ size_t mp_edit_distance(const char *a, const char *b, unsigned flags);
 /* Read a whole small text file (sysfs, /proc) into a NUL-terminated malloc'd buffer. */
 char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err);
 
+/* Binary search: the first index i in [lo, hi) for which before(ctx, i) is false, where
+ * before() is true on a leading part of the range and false on the rest (hi when it is true
+ * everywhere). The one search of sorted tables (symbols, maps, CU ranges, instructions). */
+static inline size_t mp_partition_point(size_t lo, size_t hi, const void *ctx,
+					int (*before)(const void *ctx, size_t i))
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (before(ctx, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 #endif

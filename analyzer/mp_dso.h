@@ -1,0 +1,53 @@
+/* mp_dso.h - objects ("dsos"): one per recorded path, opened lazily (the file under
+ * --symfs, perf's build-id cache, or a debug file by build-id), checked against the
+ * recorded build-id, with load segments and symbols (internal to the analyzer). */
+#ifndef MP_DSO_H
+#define MP_DSO_H
+
+#include <elfutils/libdw.h>
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_analyzer.h"
+#include "mp_symtab.h"
+
+struct mp_cu_range; /* mp_srcline.h */
+
+struct mp_load_seg {
+	uint64_t off, filesz, vaddr, memsz;
+};
+
+struct mp_dso {
+	struct mp_sym_dso_info info;
+	char *path, *name, *file, *debug_file;
+	int loaded, kernel, module, anon;
+	/* ELF */
+	int fd;
+	Elf *elf;
+	int machine, is64, etype;
+	struct mp_load_seg *segs;
+	size_t nsegs, capsegs;
+	struct mp_symtab syms;
+	/* DWARF (mp_srcline.c) */
+	int dw_tried;
+	int dwfd;
+	Elf *dwelf;
+	Dwarf *dw;
+	struct mp_cu_range *cus;
+	size_t ncus;
+};
+
+/* The index of the object for (path, kernel), created on first use; UINT32_MAX on
+ * allocation failure. */
+uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel);
+/* Open the object and read its symbols, once. */
+void mp_dso_load(mp_sym *s, struct mp_dso *d);
+/* ELF vaddr of a file offset (through the PT_LOAD segments; off itself when none holds
+ * it). */
+uint64_t mp_dso_off_to_vaddr(const struct mp_dso *d, uint64_t off);
+/* The object's bytes at ELF vaddr addr (from its PT_LOAD segments): bytes read or <0. */
+long mp_dso_read(const struct mp_dso *d, uint64_t addr, void *buf, size_t len);
+void mp_dso_fini(struct mp_dso *d);
+
+#endif

@@ -1,0 +1,141 @@
+/* mp_srcline.c - source lines and inline scopes through libdw. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_srcline.h"
+#include "mp_sym_int.h"
+
+static int cu_range_cmp(const void *pa, const void *pb)
+{
+	const struct mp_cu_range *a = pa, *b = pb;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+void mp_cu_ranges_sort(struct mp_cu_range *v, size_t n)
+{
+	/* qsort() wants a valid pointer even for no elements (DWARF without CU ranges) */
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cu_range_cmp);
+}
+
+
+static void dso_open_dwarf(struct mp_dso *d)
+{
+	if (d->dw_tried)
+		return;
+	d->dw_tried = 1;
+	Elf *e = d->dwelf && mp_elf_has_dwarf_lines(d->dwelf) ? d->dwelf : d->elf;
+	if (!e || !mp_elf_has_dwarf_lines(e))
+		return;
+	d->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	if (!d->dw)
+		return;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	size_t cap = 0;
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(d->dw, off + hsize, &cu)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t r = 0;
+			while ((r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (mp_grow((void **)&d->cus, &cap, d->ncus + 1, sizeof(*d->cus)))
+					break;
+				d->cus[d->ncus++] = (struct mp_cu_range){ lo, hi, off + hsize };
+			}
+		}
+		off = next;
+	}
+	mp_cu_ranges_sort(d->cus, d->ncus);
+}
+
+struct cu_key {
+	const struct mp_cu_range *v;
+	uint64_t addr;
+};
+
+static int starts_at_or_before(const void *ctx, size_t i)
+{
+	const struct cu_key *k = ctx;
+	return k->v[i].lo <= k->addr;
+}
+
+static int dso_cudie(struct mp_dso *d, uint64_t addr, Dwarf_Die *cu)
+{
+	if (!d->dw)
+		return -1;
+	struct cu_key key = { d->cus, addr };
+	size_t lo = mp_partition_point(0, d->ncus, &key, starts_at_or_before);
+	for (size_t k = 0; k < 8 && lo > 0; k++, lo--) {
+		const struct mp_cu_range *r = &d->cus[lo - 1];
+		if (addr >= r->lo && addr < r->hi)
+			return dwarf_offdie(d->dw, r->off, cu) ? 0 : -1;
+	}
+	/* overlapping ranges further back: linear fallback */
+	for (size_t i = 0; i < d->ncus; i++)
+		if (addr >= d->cus[i].lo && addr < d->cus[i].hi)
+			return dwarf_offdie(d->dw, d->cus[i].off, cu) ? 0 : -1;
+	return -1;
+}
+
+int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **file,
+		    unsigned *line, const char **inl)
+{
+	Dwarf_Die cu;
+
+	dso_open_dwarf(d);
+	if (dso_cudie(d, addr, &cu))
+		return -ENOENT;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
+	if (!l)
+		return -ENOENT;
+	int ln = 0;
+	const char *f = dwarf_linesrc(l, NULL, NULL);
+	dwarf_lineno(l, &ln);
+	if (!f || ln <= 0)
+		return -ENOENT;
+	if (f[0] != '/') {
+		/* a path relative to the compilation directory */
+		Dwarf_Attribute at;
+		const char *cd = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		char *full;
+		if (cd && cd[0] == '/' && asprintf(&full, "%s/%s", cd, f) >= 0) {
+			f = mp_sym_intern_str(s, full);
+			free(full);
+		}
+	}
+	*file = f;
+	*line = (unsigned)ln;
+	if (inl) {
+		*inl = NULL;
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(&cu, addr, &scopes);
+		for (int i = 0; i < n; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine) {
+				*inl = dwarf_diename(&scopes[i]);
+				break;
+			}
+			if (tag == DW_TAG_subprogram)
+				break;
+		}
+		free(scopes);
+	}
+	return 0;
+}
+
+void mp_srcline_fini(struct mp_dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	d->dw = NULL;
+	free(d->cus);
+	d->cus = NULL;
+	d->ncus = 0;
+}

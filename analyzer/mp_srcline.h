@@ -1,0 +1,25 @@
+/* mp_srcline.h - source lines and inline scopes of an object's addresses through libdw,
+ * with the compilation units indexed by address range (internal to the analyzer). */
+#ifndef MP_SRCLINE_H
+#define MP_SRCLINE_H
+
+#include <elfutils/libdw.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_dso.h"
+
+struct mp_cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
+/* Sort CU ranges by start (n may be 0 and v NULL). */
+void mp_cu_ranges_sort(struct mp_cu_range *v, size_t n);
+/* Source file and line of ELF vaddr addr in d (opening its DWARF on first use); with inl,
+ * also the innermost inlined function (NULL when not inlined). 0 or -ENOENT. */
+int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **file,
+		    unsigned *line, const char **inl);
+void mp_srcline_fini(struct mp_dso *d);
+
+#endif

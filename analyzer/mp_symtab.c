@@ -1,0 +1,351 @@
+/* mp_symtab.c - ELF files and their function symbol tables, chosen and sized as perf does;
+ * C++ names demangled as perf shows them. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_anint.h"
+#include "mp_symtab.h"
+#include "mp_util.h"
+
+Elf *mp_elf_open(const char *path, int *fd_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	*fd_out = fd;
+	return e;
+}
+
+static int prefix_underscores(const char *n)
+{
+	int c = 0;
+	while (*n++ == '_')
+		c++;
+	return c;
+}
+
+/* perf's choose_best_symbol(): which of two symbols at the same address to keep. */
+static int better_sym(const struct mp_esym *a, const struct mp_esym *b)
+{
+	uint64_t la = a->end - a->start, lb = b->end - b->start;
+	if (lb == 0 && la > 0)
+		return 1;
+	if (la == 0 && lb > 0)
+		return 0;
+	int wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
+	if (wb && !wa)
+		return 1;
+	if (wa && !wb)
+		return 0;
+	int ga = a->bind == STB_GLOBAL, gb = b->bind == STB_GLOBAL;
+	if (ga && !gb)
+		return 1;
+	if (gb && !ga)
+		return 0;
+	int ua = prefix_underscores(a->name), ub = prefix_underscores(b->name);
+	if (ub > ua)
+		return 1;
+	if (ua > ub)
+		return 0;
+	size_t na = strlen(a->name), nb = strlen(b->name);
+	if (na >= nb)
+		return 1;
+	return 0;
+}
+
+int mp_esym_cmp(const void *pa, const void *pb)
+{
+	const struct mp_esym *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+/* Sort, drop duplicates as perf does, and give zero-sized symbols the room up to the next
+ * one (perf's symbols__fixup_end). */
+void mp_symtab_finish(struct mp_symtab *t, int kallsyms)
+{
+	if (!t->n)
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), mp_esym_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (w && t->v[w - 1].start == t->v[i].start) {
+			if (!better_sym(&t->v[w - 1], &t->v[i]))
+				t->v[w - 1] = t->v[i];
+			continue;
+		}
+		t->v[w++] = t->v[i];
+	}
+	t->n = w;
+	for (size_t i = 0; i + 1 < t->n; i++) {
+		struct mp_esym *p = &t->v[i], *c = &t->v[i + 1];
+		if (p->end == p->start) {
+			if (kallsyms && (!strchr(p->name, '[') != !strchr(c->name, '[')))
+				p->end = ((p->end + 4096) + 4095) / 4096 * 4096;
+			else
+				p->end = c->start;
+		}
+	}
+	struct mp_esym *l = &t->v[t->n - 1];
+	if (l->end == l->start)
+		l->end = (l->start + 4095) / 4096 * 4096 + 4096;
+}
+
+struct esym_key {
+	const struct mp_esym *v;
+	uint64_t addr;
+};
+
+static int starts_at_or_before(const void *ctx, size_t i)
+{
+	const struct esym_key *k = ctx;
+	return k->v[i].start <= k->addr;
+}
+
+const struct mp_esym *mp_symtab_find(const struct mp_symtab *t, uint64_t addr)
+{
+	struct esym_key key = { t->v, addr };
+	size_t lo = mp_partition_point(0, t->n, &key, starts_at_or_before);
+
+	/* lo = first with start > addr; look back over a few possibly enclosing symbols */
+	for (size_t k = 0; k < 4 && lo > 0; k++, lo--) {
+		const struct mp_esym *e = &t->v[lo - 1];
+		if (addr >= e->start && addr < e->end)
+			return e;
+	}
+	return NULL;
+}
+
+void mp_symtab_fini(struct mp_symtab *t)
+{
+	free(t->v);
+	free(t->pool);
+	memset(t, 0, sizeof(*t));
+}
+
+
+int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	int arm = gelf_getehdr(elf, &eh) && eh.e_machine == EM_ARM;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		struct mp_buf pool = { 0 };
+		size_t cap = 0, cnt = 0;
+		struct mp_esym *v = NULL;
+		/* offsets into the pool first; pointers fixed after the pool stops moving */
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			int st = GELF_ST_TYPE(sym.st_info);
+			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || !sym.st_name ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!nm || !*nm)
+				continue;
+			if (mp_grow((void **)&v, &cap, cnt + 1, sizeof(*v)))
+				goto nomem;
+			/* ARM marks Thumb functions with bit 0 of the address */
+			uint64_t val = arm ? sym.st_value & ~(uint64_t)1 : sym.st_value;
+			v[cnt].start = val;
+			v[cnt].end = val + sym.st_size;
+			v[cnt].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
+			v[cnt].name = (const char *)(uintptr_t)pool.len;
+			if (mp_buf_append(&pool, nm, strlen(nm) + 1))
+				goto nomem;
+			cnt++;
+		}
+		if (!cnt) {
+			free(v);
+			mp_buf_fini(&pool);
+			continue;
+		}
+		for (size_t i = 0; i < cnt; i++)
+			v[i].name = pool.data + (uintptr_t)v[i].name;
+		t->v = v;
+		t->n = cnt;
+		t->pool = pool.data;
+		mp_symtab_finish(t, 0);
+		return 1;
+nomem:
+		free(v);
+		mp_buf_fini(&pool);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int mp_elf_has_section(Elf *elf, unsigned type)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return 1;
+	}
+	return 0;
+}
+
+Elf_Scn *mp_elf_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+int mp_elf_has_dwarf_lines(Elf *elf)
+{
+	Elf_Scn *scn = mp_elf_section(elf, ".debug_line");
+	if (!scn)
+		scn = mp_elf_section(elf, ".zdebug_line");
+	if (!scn)
+		return 0;
+	GElf_Shdr sh;
+	return gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
+}
+
+/* ---- C++ names ---- */
+
+/* perf shows demangled names without parameters and without the return type of template
+ * functions (cplus_demangle without DMGL_PARAMS): "worker", "std::vector<double,
+ * std::allocator<double> >::_M_realloc_insert<double>". __cxa_demangle always gives the full
+ * signature, so cut it back. */
+static void strip_signature(char *d)
+{
+	size_t n = strlen(d);
+	/* drop trailing cv/ref qualifiers after the parameter list */
+	for (;;) {
+		static const char *const quals[] = { " const", " volatile", " &&", " &" };
+		int cut = 0;
+		for (size_t i = 0; i < 4; i++) {
+			size_t q = strlen(quals[i]);
+			if (n > q && !strcmp(d + n - q, quals[i])) {
+				n -= q;
+				d[n] = 0;
+				cut = 1;
+			}
+		}
+		if (!cut)
+			break;
+	}
+	if (n && d[n - 1] == ')') {
+		int depth = 0;
+		for (size_t i = n; i-- > 0;) {
+			if (d[i] == ')')
+				depth++;
+			else if (d[i] == '(' && --depth == 0) {
+				/* not for "(anonymous namespace)" style names without a call */
+				if (i > 0) {
+					d[i] = 0;
+					n = i;
+				}
+				break;
+			}
+		}
+	}
+	/* return type of a template function: text before the last top-level space */
+	if (n && d[n - 1] == '>') {
+		int depth = 0;
+		size_t last_sp = SIZE_MAX;
+		for (size_t i = 0; i < n; i++) {
+			char c = d[i];
+			if (c == '<' || c == '(')
+				depth++;
+			else if ((c == '>' || c == ')') && depth > 0)
+				depth--;
+			else if (c == ' ' && depth == 0 && i > 0 && strncmp(d + (i >= 8 ? i - 8 : 0),
+									     "operator", 8))
+				last_sp = i;
+		}
+		if (last_sp != SIZE_MAX)
+			memmove(d, d + last_sp + 1, n - last_sp);
+	}
+}
+
+void mp_symtab_demangle(struct mp_demangler *d, struct mp_symtab *t)
+{
+	size_t need = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->v[i].name, "_Z", 2))
+			need = 1;
+	if (!need)
+		return;
+	if (!d->tried) {
+		d->tried = 1;
+		d->lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (d->lib)
+			*(void **)&d->cxa_demangle = dlsym(d->lib, "__cxa_demangle");
+	}
+	if (!d->cxa_demangle)
+		return;
+	struct mp_buf pool = { 0 };
+	for (size_t i = 0; i < t->n; i++) {
+		const char *nm = t->v[i].name;
+		char *dm = NULL;
+		int st = -1;
+		if (!strncmp(nm, "_Z", 2)) {
+			dm = d->cxa_demangle(nm, NULL, NULL, &st);
+			if (dm && !st)
+				strip_signature(dm);
+		}
+		const char *use = dm && !st && *dm ? dm : nm;
+		size_t off = pool.len;
+		int rc = mp_buf_append(&pool, use, strlen(use) + 1);
+		free(dm);
+		if (rc) {
+			mp_buf_fini(&pool);
+			return;
+		}
+		t->v[i].name = (const char *)(uintptr_t)off;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i].name = pool.data + (uintptr_t)t->v[i].name;
+	free(t->pool);
+	t->pool = pool.data;
+}
+
+void mp_demangler_fini(struct mp_demangler *dm)
+{
+	if (dm->lib)
+		dlclose(dm->lib);
+	memset(dm, 0, sizeof(*dm));
+}
