@@ -13,6 +13,25 @@
 /* perf's user record types (tools/lib/perf/include/perf/event.h), not in the uapi. */
 #define PERF_RECORD_FINISHED_ROUND 68
 
+/* ---- the held workload (mp_workload.c) ---- */
+
+struct mp_workload {
+	pid_t pid;
+	int go_fd;  /* write a byte to let it exec */
+	int err_fd; /* execvp's errno, or EOF on a successful exec */
+	int pidfd;
+};
+
+/* Fork argv[0] held before its exec (wl->pid, pipes, pidfd). 0 or negative code. */
+int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *err);
+/* Let it exec; 0 when it runs, else execvp's errno. */
+int mp_workload_start(struct mp_workload *wl);
+/* A workload never let go: it reads EOF, exits 127 and is reaped (*status, may be NULL). */
+void mp_workload_cancel(struct mp_workload *wl, int *status);
+/* On the way out of a run: a started workload still running is killed and reaped (its
+ * status into res), one never started is cancelled; its fds are closed. */
+void mp_workload_release(struct mp_workload *wl, struct mp_record_result *res);
+
 /* ---- ring buffer (mp_ring.c) ---- */
 
 struct mp_ring {

@@ -261,98 +261,6 @@ static int task_threads(pid_t pid, pid_t **out, size_t *n, struct mp_err *err)
 	return 0;
 }
 
-/* ---- the held workload ---- */
-
-struct workload {
-	pid_t pid;
-	int go_fd;  /* write a byte to let it exec */
-	int err_fd; /* execvp's errno, or EOF on a successful exec */
-	int pidfd;
-};
-
-static int workload_fork(struct workload *wl, char *const *argv, struct mp_err *err)
-{
-	int go[2], ep[2];
-
-	wl->pid = -1;
-	wl->go_fd = wl->err_fd = wl->pidfd = -1;
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
-	if (pipe2(ep, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
-	}
-	wl->pid = fork();
-	if (wl->pid < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(ep[0]);
-		close(ep[1]);
-		return mp_err_set(err, -e, "fork: %s", strerror(e));
-	}
-	if (wl->pid == 0) {
-		char c;
-		close(go[1]);
-		close(ep[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127); /* memprof gave up before the start */
-		execvp(argv[0], argv);
-		int e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	wl->go_fd = go[1];
-	wl->err_fd = ep[0];
-	wl->pidfd = (int)syscall(SYS_pidfd_open, wl->pid, 0);
-	return 0;
-}
-
-/* Let it exec; 0 when it runs, else execvp's errno. */
-static int workload_start(struct workload *wl)
-{
-	char c = 1;
-	int e = 0;
-	ssize_t n;
-
-	if (write(wl->go_fd, &c, 1) != 1)
-		e = errno ? errno : EIO;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	do
-		n = read(wl->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(e))
-		e = 0;
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	return e;
-}
-
-static void workload_cancel(struct workload *wl, int *status)
-{
-	int st = 0;
-	if (wl->pid <= 0)
-		return;
-	if (wl->go_fd >= 0)
-		close(wl->go_fd); /* the child reads EOF and exits 127 */
-	wl->go_fd = -1;
-	while (waitpid(wl->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (status)
-		*status = st;
-	if (wl->err_fd >= 0)
-		close(wl->err_fd);
-	if (wl->pidfd >= 0)
-		close(wl->pidfd);
-	wl->err_fd = wl->pidfd = -1;
-	wl->pid = -1;
-}
-
 /* ---- synthesized records ---- */
 
 static int synth_kernel_mmap(mp_pdw *w, uint64_t text)
@@ -616,42 +524,19 @@ static int explain(const struct mp_event *evs, size_t nev, int bad, int rc,
 	return rc;
 }
 
-/* On the way out: a workload still running (an error stopped the run) is killed and
- * reaped, one never started is cancelled; its fds are closed. */
-static void workload_release(struct workload *wl, struct mp_record_result *res)
-{
-	int status;
-	if (wl->pid > 0) {
-		if (res->workload_started) {
-			kill(wl->pid, SIGKILL);
-			while (waitpid(wl->pid, &status, 0) < 0 && errno == EINTR)
-				;
-			res->workload_status = status;
-		} else {
-			workload_cancel(wl, NULL);
-		}
-	}
-	if (wl->pidfd >= 0)
-		close(wl->pidfd);
-	if (wl->go_fd >= 0)
-		close(wl->go_fd);
-	if (wl->err_fd >= 0)
-		close(wl->err_fd);
-}
-
 /* Let the counting begin: without enable_on_exec (-a, -p) the group is enabled before the
  * workload is let go, else, on one CPU, the workload runs (and execs) before memprof gets
  * to enable it. Then release the workload (wl NULL: none). */
-static int start_counting(mp_evlist *l, int enable_on_exec, struct workload *wl,
+static int start_counting(mp_evlist *l, int enable_on_exec, struct mp_workload *wl,
 			  char *const *argv, struct mp_record_result *res, struct mp_err *err)
 {
 	int rc;
 	if (!enable_on_exec && (rc = mp_evlist_enable(l)))
 		return mp_err_set(err, rc, "cannot enable the counters: %s", strerror(-rc));
 	if (wl) {
-		int e = workload_start(wl);
+		int e = mp_workload_start(wl);
 		if (e) {
-			workload_cancel(wl, NULL);
+			mp_workload_cancel(wl, NULL);
 			res->exec_errno = e;
 			return mp_err_set(err, -e, "cannot run '%s': %s", argv[0], strerror(e));
 		}
@@ -660,83 +545,151 @@ static int start_counting(mp_evlist *l, int enable_on_exec, struct workload *wl,
 	return 0;
 }
 
-int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
-		  struct mp_err *err)
-{
-	struct workload wl = { -1, -1, -1, -1 };
-	struct mp_precheck pc;
-	struct mp_evlist_opts eo = { 0 };
-	mp_evlist *l = NULL;
-	mp_pdw *w = NULL;
-	int *cpus = NULL;
-	size_t ncpus = 0, nthreads = 0;
-	pid_t *threads = NULL, sys_thread = -1;
-	int rc, bad = 0, status = 0, have_status = 0;
-	uint64_t t0 = 0;
+/* ---- one run: what record and stat share ---- */
 
+/* The state of one record or stat run: the held workload, the cpus and threads the
+ * events are opened on, and the event list. */
+struct run {
+	const struct mp_stat_opts *t; /* what the run opens its events on */
+	struct mp_workload wl;
+	struct mp_precheck pc;
+	struct mp_evlist_opts eo;
+	mp_evlist *l;
+	int *cpus, one_cpu;
+	size_t ncpus, nthreads;
+	pid_t *threads, sys_thread;
+	int forwarded; /* a Ctrl-C went to the workload already */
+	uint64_t t0;
+};
+
+static void run_init(struct run *r, const struct mp_stat_opts *t)
+{
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	r->wl = (struct mp_workload){ -1, -1, -1, -1 };
+	r->one_cpu = -1;
+	r->sys_thread = -1;
+}
+
+/* Check the request (mmap_pages: record's -m, 0 = default), allocate res->ev, read what
+ * the kernel allows. what: "record" or "count". */
+static int run_check(struct run *r, const char *what, unsigned mmap_pages,
+		     struct mp_record_result *res, struct mp_err *err)
+{
+	const struct mp_stat_opts *t = r->t;
 	memset(res, 0, sizeof(*res));
-	if (!o->nevents)
-		return mp_err_set(err, -EINVAL, "no events to record");
-	if (!o->argv && !o->pid && !o->system_wide)
-		return mp_err_set(err, -EINVAL, "nothing to record: give a command, -p PID or -a");
-	if (o->mmap_pages & (o->mmap_pages - 1))
+	if (!t->nevents)
+		return mp_err_set(err, -EINVAL, "no events to %s", what);
+	if (!t->argv && !t->pid && !t->system_wide)
+		return mp_err_set(err, -EINVAL, "nothing to %s: give a command, -p PID or -a",
+				  what);
+	if (mmap_pages & (mmap_pages - 1))
 		return mp_err_set(err, -EINVAL, "-m %u: the ring size must be a power of two pages",
-				  o->mmap_pages);
-	res->ev = calloc(o->nevents, sizeof(*res->ev));
+				  mmap_pages);
+	res->ev = calloc(t->nevents, sizeof(*res->ev));
 	if (!res->ev)
 		return mp_err_set(err, -ENOMEM, "out of memory");
-	if ((rc = mp_collector_precheck(o->events, o->nevents, o->system_wide, &pc, err)))
+	return mp_collector_precheck(t->events, t->nevents, t->system_wide, &r->pc, err);
+}
+
+/* The cpus (all online ones when per_cpu or -a, else {-1}) and threads (-a: {-1}; -p:
+ * the process's tasks; a command: the held workload, forked here). */
+static int run_targets(struct run *r, int per_cpu, struct mp_err *err)
+{
+	const struct mp_stat_opts *t = r->t;
+	int rc;
+	if (per_cpu || t->system_wide) {
+		if ((rc = online_cpus(&r->cpus, &r->ncpus)))
+			return mp_err_set(err, rc, "cannot read the online CPUs");
+	} else {
+		r->cpus = &r->one_cpu;
+		r->ncpus = 1;
+	}
+	if (t->system_wide) {
+		r->threads = &r->sys_thread;
+		r->nthreads = 1;
+	} else if (t->pid && (rc = task_threads(t->pid, &r->threads, &r->nthreads, err))) {
 		return rc;
-	if ((rc = online_cpus(&cpus, &ncpus))) {
-		rc = mp_err_set(err, rc, "cannot read the online CPUs");
-		goto out;
 	}
-	if (!(w = mp_pdw_create(o->output, err))) {
-		rc = err->code;
-		goto out;
+	if (t->argv && (rc = mp_workload_fork(&r->wl, t->argv, err)))
+		return rc;
+	if (t->argv && !t->system_wide) {
+		r->threads = &r->wl.pid;
+		r->nthreads = 1;
 	}
-	if (o->system_wide) {
-		threads = &sys_thread;
-		nthreads = 1;
-	} else if (o->pid) {
-		if ((rc = task_threads(o->pid, &threads, &nthreads, err)))
-			goto out;
-	}
-	if (o->argv && (rc = workload_fork(&wl, o->argv, err)))
-		goto out;
-	if (o->argv && !o->system_wide) {
-		threads = &wl.pid;
-		nthreads = 1;
-	}
-	eo.sampling = 1;
-	eo.callgraph = o->callgraph;
-	eo.inherit = !o->no_inherit && !o->system_wide;
-	eo.enable_on_exec = o->argv && !o->system_wide;
-	eo.tracking = 1;
-	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
-	 * ring then holds seconds of samples between two drains. */
-	eo.mmap_pages = o->mmap_pages ? o->mmap_pages : (pc.privileged ? 512 : 128);
-	if (!(l = mp_evlist_new(o->events, o->nevents, threads, nthreads, cpus, ncpus, &eo,
-				err))) {
-		rc = err->code;
-		goto out;
-	}
-	if ((rc = mp_evlist_open(l, &bad, err))) {
-		explain(o->events, o->nevents, bad, rc, o->evopts, err);
-		goto out;
-	}
-	if ((rc = mp_evlist_mmap(l, err)))
-		goto out;
+	r->eo.inherit = !t->no_inherit && !t->system_wide;
+	r->eo.enable_on_exec = t->argv && !t->system_wide;
+	return 0;
+}
+
+/* Create and open the event list with r->eo; a refused open is explained. */
+static int run_open(struct run *r, const struct mp_evopts *evopts, struct mp_err *err)
+{
+	const struct mp_stat_opts *t = r->t;
+	int rc, bad = 0;
+	if (!(r->l = mp_evlist_new(t->events, t->nevents, r->threads, r->nthreads, r->cpus,
+				   r->ncpus, &r->eo, err)))
+		return err->code;
+	if ((rc = mp_evlist_open(r->l, &bad, err)))
+		return explain(t->events, t->nevents, bad, rc, evopts, err);
+	return 0;
+}
+
+static int run_start(struct run *r, struct mp_record_result *res, struct mp_err *err)
+{
+	r->t0 = now_ns();
+	return start_counting(r->l, r->eo.enable_on_exec, r->t->argv ? &r->wl : NULL, r->t->argv,
+			      res, err);
+}
+
+/* A SIGINT/SIGTERM arrived: the first goes to the workload, a second kills it. Returns 1
+ * when the run itself should end (no workload of ours). */
+static int run_forward_stop(struct run *r)
+{
+	volatile sig_atomic_t *stop = r->t->stop;
+	if (!stop || !*stop)
+		return 0;
+	int sig = *stop;
+	*stop = 0;
+	if (r->wl.pid <= 0)
+		return 1;
+	kill(r->wl.pid, r->forwarded ? SIGKILL : sig);
+	r->forwarded = 1;
+	return 0;
+}
+
+/* -p PID without a command: the process is gone. */
+static int run_target_gone(const struct run *r)
+{
+	return r->t->pid && !r->t->argv && kill(r->t->pid, 0) < 0 && errno == ESRCH;
+}
+
+static void run_release(struct run *r, struct mp_record_result *res)
+{
+	mp_workload_release(&r->wl, res);
+	mp_evlist_free(r->l);
+	r->l = NULL;
+	if (r->threads != &r->sys_thread && r->threads != &r->wl.pid)
+		free(r->threads);
+	if (r->cpus != &r->one_cpu)
+		free(r->cpus);
+}
+
+/* ---- record ---- */
+
+/* The attrs with their ids, host features, command line, aliases, and the records of
+ * what already runs (kernel map, -a processes, -p process). */
+static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_pdw *w,
+			     struct mp_err *err)
+{
 	for (size_t i = 0; i < o->nevents; i++) {
 		size_t nids;
-		const uint64_t *ids = mp_evlist_ids(l, i, &nids);
+		const uint64_t *ids = mp_evlist_ids(r->l, i, &nids);
 		const char *name = o->events[i].resolved[0] ? o->events[i].resolved
 							     : o->events[i].spec;
-		if (mp_pdw_add_attr(w, mp_evlist_attr(l, i), ids, nids, name,
-				    o->events[i].spec) < 0) {
-			rc = mp_err_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
+		if (mp_pdw_add_attr(w, mp_evlist_attr(r->l, i), ids, nids, name,
+				    o->events[i].spec) < 0)
+			return mp_err_set(err, -ENOMEM, "out of memory");
 	}
 	mp_pdw_set_host_features(w);
 	if (o->argv_all)
@@ -748,59 +701,46 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 			mp_pdw_set_meta(w, key, o->events[i].alias);
 		}
 	}
-	if (pc.kernel_syms)
-		synth_kernel_mmap(w, pc.kernel_text);
+	if (r->pc.kernel_syms)
+		synth_kernel_mmap(w, r->pc.kernel_text);
 	if (o->system_wide)
 		synth_all(w);
 	else if (o->pid)
 		synth_process(w, o->pid);
-	if ((rc = mp_pdw_sync(w, err)))
-		goto out;
+	return mp_pdw_sync(w, err);
+}
 
-	t0 = now_ns();
-	if ((rc = start_counting(l, eo.enable_on_exec, o->argv ? &wl : NULL, o->argv, res, err)))
-		goto out;
-
+/* Drain the rings into w until the workload exits, the -p process is gone or a stop
+ * ends the run. The workload's wait status goes to *status (*have_status = 1). */
+static int record_loop(struct run *r, const struct mp_record_opts *o, mp_pdw *w, int *status,
+		       int *have_status, struct mp_err *err)
+{
+	mp_evlist *l = r->l;
 	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 2, sizeof(*pfd));
 	size_t npfd = 0;
-	if (!pfd) {
-		rc = mp_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t r = 0; r < mp_evlist_nrings(l); r++)
-		pfd[npfd++] = (struct pollfd){ .fd = mp_evlist_ring(l, r)->fd, .events = POLLIN };
-	int target_pidfd = wl.pidfd;
+	int rc = 0;
+	if (!pfd)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < mp_evlist_nrings(l); k++)
+		pfd[npfd++] = (struct pollfd){ .fd = mp_evlist_ring(l, k)->fd, .events = POLLIN };
+	int target_pidfd = r->wl.pidfd;
 	if (o->pid && !o->argv)
 		target_pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 	if (target_pidfd >= 0)
 		pfd[npfd++] = (struct pollfd){ .fd = target_pidfd, .events = POLLIN };
-	int forwarded = 0, done = 0, wrote;
-	uint64_t last_sync = t0;
+	int done = 0, wrote;
+	uint64_t last_sync = r->t0;
 	while (!done) {
-		int timeout = target_pidfd >= 0 ? 1000 : 100;
-		poll(pfd, npfd, timeout);
+		poll(pfd, npfd, target_pidfd >= 0 ? 1000 : 100);
 		if ((rc = drain(l, w, &wrote))) {
 			mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
 			break;
 		}
-		if (o->stop && *o->stop) {
-			int sig = *o->stop;
-			*o->stop = 0;
-			if (wl.pid > 0) {
-				/* The first Ctrl-C goes to the workload; a second one kills it. */
-				kill(wl.pid, forwarded ? SIGKILL : sig);
-				forwarded = 1;
-			} else {
-				done = 1;
-			}
-		}
-		if (wl.pid > 0) {
-			pid_t p = waitpid(wl.pid, &status, WNOHANG);
-			if (p == wl.pid) {
-				have_status = 1;
-				done = 1;
-			}
-		} else if (o->pid && !o->argv && kill(o->pid, 0) < 0 && errno == ESRCH) {
+		done = run_forward_stop(r);
+		if (r->wl.pid > 0) {
+			if (waitpid(r->wl.pid, status, WNOHANG) == r->wl.pid)
+				*have_status = done = 1;
+		} else if (run_target_gone(r)) {
 			done = 1;
 		}
 		uint64_t t = now_ns();
@@ -812,28 +752,26 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	free(pfd);
 	if (o->pid && !o->argv && target_pidfd >= 0)
 		close(target_pidfd);
-	if (rc)
-		goto out;
-	res->wall_ns = now_ns() - t0;
-	mp_evlist_disable(l);
-	if ((rc = drain(l, w, &wrote))) {
-		mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
-		goto out;
-	}
-	/* Exact totals: one PERF_RECORD_READ per fd, and the summary in res. */
-	mp_pdw_set_read_pid(w, wl.pid > 0 ? wl.pid : o->pid ? o->pid : -1);
+	return rc;
+}
+
+/* Exact totals: one PERF_RECORD_READ per fd into w, and the summary in res. */
+static void record_counts(struct run *r, const struct mp_record_opts *o, mp_pdw *w,
+			  struct mp_record_result *res)
+{
+	mp_pdw_set_read_pid(w, r->wl.pid > 0 ? r->wl.pid : o->pid ? o->pid : -1);
 	for (size_t i = 0; i < o->nevents; i++) {
 		size_t nids;
-		mp_evlist_ids(l, i, &nids);
+		mp_evlist_ids(r->l, i, &nids);
 		uint64_t vs = 0, es = 0, rs = 0, emax = 0;
 		for (size_t j = 0; j < nids; j++) {
-			uint64_t id, v, e, r;
-			if (mp_evlist_read_one(l, i, j, &id, &v, &e, &r))
+			uint64_t id, v, e, rn;
+			if (mp_evlist_read_one(r->l, i, j, &id, &v, &e, &rn))
 				continue;
-			mp_pdw_add_counts(w, (int)i, id, v, e, r);
+			mp_pdw_add_counts(w, (int)i, id, v, e, rn);
 			vs += v;
 			es += e;
-			rs += r;
+			rs += rn;
 			if (e > emax)
 				emax = e;
 		}
@@ -844,123 +782,119 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		res->ev[i].ena = o->system_wide ? es : emax;
 		res->ev[i].run = rs;
 	}
+}
+
+/* After the loop: disable, last drain, counts, statistics; closes w (*wp = NULL). */
+static int record_finish(struct run *r, const struct mp_record_opts *o, mp_pdw **wp,
+			 int status, int have_status, struct mp_record_result *res,
+			 struct mp_err *err)
+{
+	mp_pdw *w = *wp;
+	int rc, wrote;
+	res->wall_ns = now_ns() - r->t0;
+	mp_evlist_disable(r->l);
+	if ((rc = drain(r->l, w, &wrote)))
+		return mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
+	record_counts(r, o, w, res);
 	if (have_status) {
 		res->workload_status = status;
-		wl.pid = -1;
+		r->wl.pid = -1;
 	}
 	for (size_t i = 0; i < o->nevents; i++)
 		mp_pdw_get_stats(w, (int)i, &res->ev[i].samples, &res->ev[i].throttled,
 				 &res->ev[i].lost);
 	res->lost_total = mp_pdw_lost_total(w);
 	res->bytes_written = mp_pdw_bytes(w);
-	mp_evlist_free(l);
-	l = NULL;
-	rc = mp_pdw_close(w, err);
-	w = NULL;
-out:
-	workload_release(&wl, res);
-	mp_evlist_free(l);
-	mp_pdw_abort(w);
-	if (threads != &sys_thread && threads != &wl.pid)
-		free(threads);
-	free(cpus);
-	return rc;
+	mp_evlist_free(r->l);
+	r->l = NULL;
+	*wp = NULL;
+	return mp_pdw_close(w, err);
 }
 
-int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err)
+int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
+		  struct mp_err *err)
 {
-	struct workload wl = { -1, -1, -1, -1 };
-	struct mp_precheck pc;
-	struct mp_evlist_opts eo = { 0 };
-	mp_evlist *l = NULL;
-	int *cpus = NULL, one_cpu = -1;
-	size_t ncpus = 1, nthreads = 0;
-	pid_t *threads = NULL, sys_thread = -1;
-	int rc, bad = 0, status = 0;
-	uint64_t t0;
+	/* the target, as mp_stat_run() gets it */
+	struct mp_stat_opts t = { o->events, o->nevents, o->argv, o->pid, o->system_wide,
+				  o->no_inherit, o->stop };
+	struct run r;
+	mp_pdw *w = NULL;
+	int rc, status = 0, have_status = 0;
 
-	memset(res, 0, sizeof(*res));
-	if (!o->nevents)
-		return mp_err_set(err, -EINVAL, "no events to count");
-	if (!o->argv && !o->pid && !o->system_wide)
-		return mp_err_set(err, -EINVAL, "nothing to count: give a command, -p PID or -a");
-	res->ev = calloc(o->nevents, sizeof(*res->ev));
-	if (!res->ev)
-		return mp_err_set(err, -ENOMEM, "out of memory");
-	if ((rc = mp_collector_precheck(o->events, o->nevents, o->system_wide, &pc, err)))
+	run_init(&r, &t);
+	if ((rc = run_check(&r, "record", o->mmap_pages, res, err)))
 		return rc;
-	if (o->system_wide) {
-		if ((rc = online_cpus(&cpus, &ncpus)))
-			return mp_err_set(err, rc, "cannot read the online CPUs");
-		threads = &sys_thread;
-		nthreads = 1;
-	} else {
-		cpus = &one_cpu;
-		ncpus = 1;
-		if (o->pid && (rc = task_threads(o->pid, &threads, &nthreads, err)))
-			goto out;
-	}
-	if (o->argv && (rc = workload_fork(&wl, o->argv, err)))
-		goto out;
-	if (o->argv && !o->system_wide) {
-		threads = &wl.pid;
-		nthreads = 1;
-	}
-	eo.inherit = !o->no_inherit && !o->system_wide;
-	eo.enable_on_exec = o->argv && !o->system_wide;
-	if (!(l = mp_evlist_new(o->events, o->nevents, threads, nthreads, cpus, ncpus, &eo,
-				err))) {
+	if (!(w = mp_pdw_create(o->output, err))) {
 		rc = err->code;
 		goto out;
 	}
-	if ((rc = mp_evlist_open(l, &bad, err))) {
-		explain(o->events, o->nevents, bad, rc, NULL, err);
+	if ((rc = run_targets(&r, 1, err)))
 		goto out;
-	}
-	t0 = now_ns();
-	if ((rc = start_counting(l, eo.enable_on_exec, o->argv ? &wl : NULL, o->argv, res, err)))
+	r.eo.sampling = 1;
+	r.eo.callgraph = o->callgraph;
+	r.eo.tracking = 1;
+	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
+	 * ring then holds seconds of samples between two drains. */
+	r.eo.mmap_pages = o->mmap_pages ? o->mmap_pages : (r.pc.privileged ? 512 : 128);
+	if ((rc = run_open(&r, o->evopts, err)) || (rc = mp_evlist_mmap(r.l, err)) ||
+	    (rc = record_file_start(&r, o, w, err)) || (rc = run_start(&r, res, err)) ||
+	    (rc = record_loop(&r, o, w, &status, &have_status, err)))
 		goto out;
-	int forwarded = 0;
+	rc = record_finish(&r, o, &w, status, have_status, res, err);
+out:
+	run_release(&r, res);
+	mp_pdw_abort(w);
+	return rc;
+}
+
+/* ---- stat ---- */
+
+/* Wait for the workload (or the -p process) while forwarding Ctrl-C. */
+static void stat_wait(struct run *r, struct mp_record_result *res)
+{
+	int status = 0;
 	for (;;) {
-		if (o->stop && *o->stop) {
-			int sig = *o->stop;
-			*o->stop = 0;
-			if (wl.pid <= 0)
-				break;
-			kill(wl.pid, forwarded ? SIGKILL : sig);
-			forwarded = 1;
-		}
-		if (wl.pid > 0) {
-			pid_t p = waitpid(wl.pid, &status, 0);
-			if (p == wl.pid) {
+		if (run_forward_stop(r))
+			break;
+		if (r->wl.pid > 0) {
+			pid_t p = waitpid(r->wl.pid, &status, 0);
+			if (p == r->wl.pid) {
 				res->workload_status = status;
-				wl.pid = -1;
+				r->wl.pid = -1;
 				break;
 			}
 			if (p < 0 && errno != EINTR)
 				break;
 		} else {
-			if (o->pid && kill(o->pid, 0) < 0 && errno == ESRCH)
+			if (run_target_gone(r))
 				break;
 			usleep(100000);
 		}
 	}
-	res->wall_ns = now_ns() - t0;
-	mp_evlist_disable(l);
+}
+
+int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err)
+{
+	struct run r;
+	int rc;
+
+	run_init(&r, o);
+	if ((rc = run_check(&r, "count", 0, res, err)))
+		return rc;
+	if ((rc = run_targets(&r, 0, err)) || (rc = run_open(&r, NULL, err)) ||
+	    (rc = run_start(&r, res, err)))
+		goto out;
+	stat_wait(&r, res);
+	res->wall_ns = now_ns() - r.t0;
+	mp_evlist_disable(r.l);
 	for (size_t i = 0; i < o->nevents; i++)
-		if ((rc = mp_evlist_read(l, i, &res->ev[i].value, &res->ev[i].ena,
+		if ((rc = mp_evlist_read(r.l, i, &res->ev[i].value, &res->ev[i].ena,
 					 &res->ev[i].run))) {
 			rc = mp_err_set(err, rc, "cannot read the count of '%s': %s",
 					o->events[i].spec, strerror(-rc));
 			goto out;
 		}
-	rc = 0;
 out:
-	workload_release(&wl, res);
-	mp_evlist_free(l);
-	if (threads != &sys_thread && threads != &wl.pid)
-		free(threads);
-	if (cpus != &one_cpu)
-		free(cpus);
+	run_release(&r, res);
 	return rc;
 }
