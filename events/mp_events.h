@@ -145,6 +145,36 @@ int mp_alias_get(size_t i, struct mp_alias_row *row);
 /* The embedded table text (aliases.tsv as installed to share/memprof/). */
 const char *mp_alias_table_text(void);
 
+/* ---- PMU models as data (events/pmu_models.tsv, embedded; installed to share/memprof) ----
+ * A new CPU model is new rows in that table, no code. Strings returned below live as long
+ * as the process (the table is parsed once). */
+#define MP_PMU_MAX_VARIANTS 3
+struct mp_pmu_model {
+	const char *name;                          /* "skl", "amd64_fam19h_zen4", "cachegrind" */
+	unsigned programmable, fixed;              /* counters per core (4 and 0 when not known) */
+	const char *variant[MP_PMU_MAX_VARIANTS];  /* ratio variant keys to try before "perf" */
+	size_t nvariants;
+};
+/* The libpfm4 model of a CPU, from perf's cpuid string ("GenuineIntel,6,158,10",
+ * "AuthenticAMD,25,17,0", an arm64 MIDR "0x00000000410fd080"); NULL when no row says. */
+const char *mp_pmu_model_for_cpuid(const char *cpuid);
+/* A model's row: 1 and m filled; 0 when the table lacks it (m then holds the defaults:
+ * 4 programmable, 0 fixed counters, no variants). */
+int mp_pmu_model_get(const char *model, struct mp_pmu_model *m);
+/* 1 when a sysfs PMU of this name (bus/event_source/devices) is a CPU core PMU. */
+int mp_pmu_is_core(const char *sysfs_name);
+/* 1 when a fixed counter takes this event ("cycles", "INST_RETIRED.ANY"). */
+int mp_pmu_fixed_event(const char *name);
+/* 1 when a model-specific event of this name ticks about once per cycle (..CYCLES..,
+ * ..UOPS..): it gets the cycle counters' default and minimum sample period. */
+int mp_pmu_frequent_name(const char *name);
+/* callgrind's simulated quantities ("Ir", "D1mr"): the bit the simulator sets for one in
+ * a PERF_TYPE_RAW config, or -1; and the name of a bit, or NULL. */
+int mp_pmu_sim_quantity(const char *name);
+const char *mp_pmu_sim_quantity_name(int bit);
+/* The embedded table text (pmu_models.tsv as installed to share/memprof/). */
+const char *mp_pmu_table_text(void);
+
 /* What the kernel allows here, read from procfs/sysfs (-1 where unreadable). */
 struct mp_host_caps {
 	int perf_event_paranoid;

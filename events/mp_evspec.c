@@ -58,22 +58,6 @@ const char *mp_ev_class_name(enum mp_evclass c)
 	return "event";
 }
 
-static int name_is_frequent(const char *n)
-{
-	static const char *const words[] = { "CYCLE", "CLK", "INST_RETIRED",
-					     "INSTRUCTION_RETIRED", "RETIRED_INSTRUCTIONS",
-					     "STALL", "UOPS", "INST_RETIRED" };
-	char up[256];
-	size_t i;
-	for (i = 0; n[i] && i < sizeof(up) - 1; i++)
-		up[i] = (char)toupper((unsigned char)n[i]);
-	up[i] = 0;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(up, words[i]))
-			return 1;
-	return 0;
-}
-
 enum mp_evclass mp_ev_class(const struct mp_event *ev)
 {
 	const struct perf_event_attr *a = &ev->attr;
@@ -107,7 +91,7 @@ enum mp_evclass mp_ev_class(const struct mp_event *ev)
 		return MP_CLS_HW;
 	if (a->type == PERF_TYPE_TRACEPOINT || a->type == PERF_TYPE_BREAKPOINT)
 		return MP_CLS_RARE_SW;
-	return name_is_frequent(ev->resolved) ? MP_CLS_FREQUENT : MP_CLS_HW;
+	return mp_pmu_frequent_name(ev->resolved) ? MP_CLS_FREQUENT : MP_CLS_HW;
 }
 
 uint64_t mp_event_default_count(const struct mp_event *ev)

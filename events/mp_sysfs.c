@@ -353,10 +353,7 @@ int mp_sysfs_has_cpu_pmu(const struct mp_evopts *opts, char *name, size_t len)
 	/* "cpu" wins; else the first other core PMU in name order (readdir order varies). */
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
-		if (!strcmp(n, "cpu") || !strncmp(n, "cpu_", 4) || !strncmp(n, "armv8", 5) ||
-		    !strncmp(n, "armv7", 5) || strstr(n, "_pmu") || !strncmp(n, "power", 5)) {
-			if (!strcmp(n, "power")) /* the RAPL energy PMU is not a core PMU */
-				continue;
+		if (mp_pmu_is_core(n)) {
 			if (name && len && (!found || !strcmp(n, "cpu") ||
 					    (strcmp(name, "cpu") && strcmp(n, name) < 0)))
 				snprintf(name, len, "%s", n);

@@ -9,24 +9,24 @@
 
 #include "mp_events.h"
 
-/* callgrind's quantities in the order of its events: line; the simulator
- * (sim/mp_sim.c) writes an event for a sum of them as PERF_TYPE_RAW with one bit
- * per quantity, bit i = quantity i (enum mp_sim_quantity). */
-static const char *const sim_quantities[] = {
-	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
-};
-
+/* callgrind's quantities (events/pmu_models.tsv, simq rows): the simulator (sim/mp_sim.c)
+ * writes an event for a sum of them as PERF_TYPE_RAW with one bit per quantity. */
 static int resolve_sim(const char *event, struct perf_event_attr *attr, struct mp_err *err)
 {
-	for (size_t i = 0; i < sizeof(sim_quantities) / sizeof(sim_quantities[0]); i++)
-		if (!strcmp(event, sim_quantities[i])) {
-			memset(attr, 0, sizeof(*attr));
-			attr->type = PERF_TYPE_RAW;
-			attr->config = 1ULL << i;
-			return 0;
-		}
-	return mp_err_set(err, -ENOENT, "event '%s': not a simulated quantity (Ir, Dr, Dw, I1mr, "
-			  "D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi, Bim)", event);
+	int bit = mp_pmu_sim_quantity(event);
+	char names[256] = "";
+	size_t o = 0;
+
+	if (bit >= 0) {
+		memset(attr, 0, sizeof(*attr));
+		attr->type = PERF_TYPE_RAW;
+		attr->config = 1ULL << bit;
+		return 0;
+	}
+	for (int q = 0; mp_pmu_sim_quantity_name(q) && o < sizeof(names); q++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", q ? ", " : "",
+				      mp_pmu_sim_quantity_name(q));
+	return mp_err_set(err, -ENOENT, "event '%s': not a simulated quantity (%s)", event, names);
 }
 
 int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,

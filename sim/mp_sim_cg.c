@@ -11,15 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_events.h"
 #include "mp_sim.h"
 
-static const char *const quantity_names[MP_SIM_NQ] = {
-	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
-};
-
+/* The names are rows of events/pmu_models.tsv (simq), shared with the ratios' resolver;
+ * enum mp_sim_quantity follows their bit order (tests/test_sim.c checks it). */
 const char *mp_sim_quantity_name(int q)
 {
-	return q >= 0 && q < MP_SIM_NQ ? quantity_names[q] : NULL;
+	return q >= 0 && q < MP_SIM_NQ ? mp_pmu_sim_quantity_name(q) : NULL;
 }
 
 #define MAX_POS 4     /* positions: instr bb line (and room for one more) */
@@ -215,11 +214,11 @@ static int parse_events_line(struct cg_parse *cp, const char *s, struct mp_err *
 		if (n == MAX_EVENTS)
 			return perr(cp, err, "too many events in '%s'", s);
 		cp->col[n] = -1;
-		for (int q = 0; q < MP_SIM_NQ; q++)
-			if (!strcmp(t, quantity_names[q])) {
-				cp->col[n] = q;
-				cp->p->has[q] = 1;
-			}
+		int q = mp_pmu_sim_quantity(t);
+		if (q >= 0 && q < MP_SIM_NQ) {
+			cp->col[n] = q;
+			cp->p->has[q] = 1;
+		}
 		n++;
 	}
 	if (!n)
@@ -464,7 +463,7 @@ mp_sim_profile *mp_sim_profile_read(const char *path, struct mp_err *err)
 			if (p->has[q] && cp.file_totals[q] != p->totals[q]) {
 				rc = mp_err_set(err, -MP_EFORMAT,
 						"%s: self costs add up to %" PRIu64 " %s but the totals: line says %" PRIu64,
-						path, p->totals[q], quantity_names[q], cp.file_totals[q]);
+						path, p->totals[q], mp_sim_quantity_name(q), cp.file_totals[q]);
 				goto out;
 			}
 	if (p->ncosts)

@@ -1168,6 +1168,72 @@ static void alias_table__embedded__matches_source_file(void **state)
 	assert_int_equal(mp_alias_get(100000, &r), -ERANGE);
 }
 
+/* events/pmu_models.tsv: the embedded copy is the file, and its rows say what the code used
+ * to hard-wire (cpuid to model, counters, lineage variants, core PMUs, fixed events). */
+static void pmu_table__rows__model_counters_core_fixed(void **state)
+{
+	(void)state;
+	char path[600];
+	snprintf(path, sizeof(path), "%s/../../events/pmu_models.tsv", data_dir);
+	size_t len;
+	struct mp_err err = { 0, "" };
+	char *text = mp_read_file(path, &len, &err);
+	assert_non_null(text);
+	assert_string_equal(text, mp_pmu_table_text());
+	free(text);
+	static const struct { const char *cpuid, *model; } ids[] = {
+		{ "GenuineIntel,6,158,10", "skl" }, { "GenuineIntel,6,15,11", "core" },
+		{ "GenuineIntel,6,69,1", "hsw" }, { "GenuineIntel,6,28,10", "atom" },
+		{ "AuthenticAMD,23,49,0", "amd64_fam17h_zen2" },
+		{ "AuthenticAMD,23,1,0", "amd64_fam17h_zen1" },
+		{ "AuthenticAMD,25,17,0", "amd64_fam19h_zen4" },
+		{ "AuthenticAMD,25,33,0", "amd64_fam19h_zen3" },
+		{ "AuthenticAMD,26,2,0", "amd64_fam1ah_zen5" },
+		{ "0x00000000410fd080", "armv8" },
+		{ "GenuineIntel,6,999,1", NULL }, { "GenuineIntel,15,2,1", NULL },
+		{ "HygonGenuine,24,0,0", NULL }, { "junk", NULL },
+	};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const char *m = mp_pmu_model_for_cpuid(ids[i].cpuid);
+		if (ids[i].model)
+			assert_string_equal(m, ids[i].model);
+		else
+			assert_null(m);
+	}
+	struct mp_pmu_model m;
+	assert_int_equal(mp_pmu_model_get("icx", &m), 1);
+	assert_int_equal(m.programmable, 8);
+	assert_int_equal(m.fixed, 4);
+	assert_int_equal(m.nvariants, 2);
+	assert_string_equal(m.variant[0], "icx");
+	assert_string_equal(m.variant[1], "icl");
+	assert_int_equal(mp_pmu_model_get("cachegrind", &m), 1);
+	assert_int_equal(m.programmable, 4);
+	assert_int_equal(m.nvariants, 1);
+	assert_int_equal(mp_pmu_model_get("netburst", &m), 0);
+	assert_int_equal(m.programmable, 4);
+	assert_int_equal(m.fixed, 0);
+	assert_int_equal(m.nvariants, 0);
+	static const char *const core[] = { "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0",
+					    "armv7_cortex_a15", "arm_cortex_a53_pmu", "power9" };
+	static const char *const other[] = { "power", "software", "tracepoint", "msr",
+					     "uncore_imc_0", "breakpoint", "kprobe" };
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		assert_true(mp_pmu_is_core(core[i]));
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		assert_false(mp_pmu_is_core(other[i]));
+	assert_true(mp_pmu_fixed_event("INST_RETIRED.ANY"));
+	assert_true(mp_pmu_fixed_event("cycles"));
+	assert_false(mp_pmu_fixed_event("L1D_REPL"));
+	assert_true(mp_pmu_frequent_name("skl::UOPS_RETIRED:ALL"));
+	assert_true(mp_pmu_frequent_name("cpu_clk_unhalted"));
+	assert_false(mp_pmu_frequent_name("skl::L1D:REPLACEMENT"));
+	assert_int_equal(mp_pmu_sim_quantity("D1mw"), 5);
+	assert_int_equal(mp_pmu_sim_quantity("d1mw"), -1);
+	assert_string_equal(mp_pmu_sim_quantity_name(12), "Bim");
+	assert_null(mp_pmu_sim_quantity_name(13));
+}
+
 int main(void)
 {
 	const char *td = getenv("TESTS_DATA");
@@ -1188,6 +1254,7 @@ int main(void)
 		cmocka_unit_test(aliases__key_cases__resolve_per_model),
 		cmocka_unit_test(aliases__arm_rows__map_the_article_names),
 		cmocka_unit_test(alias_table__embedded__matches_source_file),
+		cmocka_unit_test(pmu_table__rows__model_counters_core_fixed),
 		cmocka_unit_test(sysfs__fake_tree__terms_placed_by_format),
 		cmocka_unit_test(attr_name__kinds__perf_spellings),
 		cmocka_unit_test(explain__errnos__name_event_model_and_fix),

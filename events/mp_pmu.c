@@ -1,0 +1,215 @@
+/* mp_pmu.c - PMU-model facts as data: events/pmu_models.tsv, embedded at build time
+ * (mp_embed) and parsed once, as the alias table is. Which CPU is which libpfm4 model,
+ * counters per model, the ratio variants a model shares, which sysfs PMUs are core PMUs,
+ * the events fixed counters take, the names that tick every cycle, and the simulator's
+ * quantities. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mp_events_internal.h"
+
+extern const char mp_pmu_models_tsv[];
+
+#define PMU_MAXF 6
+
+struct pmu_row {
+	const char *kind;
+	const char *f[PMU_MAXF]; /* the columns after the kind; "" when absent */
+};
+
+/* The parsed table: a private copy of the text with NULs at the tabs, and the rows. */
+static char *pmu_text;
+static struct pmu_row *pmu_rows;
+static size_t pmu_nrows;
+static pthread_once_t pmu_once = PTHREAD_ONCE_INIT;
+
+const char *mp_pmu_table_text(void)
+{
+	return mp_pmu_models_tsv;
+}
+
+/* '#' lines and the "kind" header are skipped; tests/test_events.c checks the rows, so a
+ * malformed line is only skipped. */
+static void pmu_load(void)
+{
+	size_t cap = 0;
+	char *p = pmu_text = mp_strdup(mp_pmu_models_tsv);
+
+	while (p && *p) {
+		char *eol = strchr(p, '\n');
+		if (eol)
+			*eol = 0;
+		if (*p && *p != '#' && strncmp(p, "kind\t", 5)) {
+			if (pmu_nrows == cap) {
+				size_t nc = cap ? cap * 2 : 128;
+				struct pmu_row *r = realloc(pmu_rows, nc * sizeof(*r));
+				if (!r)
+					return;
+				pmu_rows = r;
+				cap = nc;
+			}
+			struct pmu_row *r = &pmu_rows[pmu_nrows++];
+			r->kind = p;
+			for (size_t i = 0; i < PMU_MAXF; i++)
+				r->f[i] = "";
+			char *t = strchr(p, '\t');
+			for (size_t i = 0; t && i < PMU_MAXF; i++) {
+				*t = 0;
+				r->f[i] = t + 1;
+				t = strchr(t + 1, '\t');
+			}
+		}
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+}
+
+static size_t pmu_count(void)
+{
+	pthread_once(&pmu_once, pmu_load);
+	return pmu_nrows;
+}
+
+/* The next row of a kind at or after *i; NULL at the end. */
+static const struct pmu_row *pmu_next(const char *kind, size_t *i)
+{
+	size_t n = pmu_count();
+	for (; *i < n; (*i)++)
+		if (!strcmp(pmu_rows[*i].kind, kind))
+			return &pmu_rows[(*i)++];
+	return NULL;
+}
+
+/* 1 when v is in list: '*', or comma-separated numbers and LO-HI ranges. */
+static int in_list(const char *list, unsigned v)
+{
+	if (!strcmp(list, "*"))
+		return 1;
+	for (const char *p = list; *p;) {
+		char *e;
+		unsigned long lo = strtoul(p, &e, 0), hi = lo;
+		if (e == p)
+			return 0;
+		if (*e == '-') {
+			p = e + 1;
+			hi = strtoul(p, &e, 0);
+			if (e == p)
+				return 0;
+		}
+		if (v >= lo && v <= hi)
+			return 1;
+		p = *e == ',' ? e + 1 : e + strlen(e);
+	}
+	return 0;
+}
+
+const char *mp_pmu_model_for_cpuid(const char *cpuid)
+{
+	const struct pmu_row *r;
+	char vendor[32] = "";
+	unsigned fam = 0, mod = 0;
+	size_t i = 0;
+
+	if (!cpuid)
+		return NULL;
+	/* arm64 MIDR as perf writes it: 0x00000000410fd080 */
+	if (!strncmp(cpuid, "0x", 2) && strlen(cpuid) == 18)
+		snprintf(vendor, sizeof(vendor), "arm64");
+	else if (sscanf(cpuid, "%31[^,],%u,%u", vendor, &fam, &mod) != 3)
+		return NULL;
+	while ((r = pmu_next("cpuid", &i)))
+		if (!strcmp(r->f[0], vendor) &&
+		    (!strcmp(r->f[1], "*") || strtoul(r->f[1], NULL, 0) == fam) &&
+		    in_list(r->f[2], mod))
+			return r->f[3][0] ? r->f[3] : NULL;
+	return NULL;
+}
+
+int mp_pmu_model_get(const char *model, struct mp_pmu_model *m)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->name = model;
+	m->programmable = 4;
+	m->fixed = 0;
+	while (model && (r = pmu_next("model", &i))) {
+		if (strcmp(r->f[0], model))
+			continue;
+		m->name = r->f[0];
+		if (strcmp(r->f[1], "-"))
+			m->programmable = (unsigned)strtoul(r->f[1], NULL, 10);
+		if (strcmp(r->f[2], "-"))
+			m->fixed = (unsigned)strtoul(r->f[2], NULL, 10);
+		for (size_t k = 3; k < PMU_MAXF && r->f[k][0]; k++)
+			m->variant[m->nvariants++] = r->f[k];
+		return 1;
+	}
+	return 0;
+}
+
+int mp_pmu_is_core(const char *name)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	while ((r = pmu_next("corepmu", &i)))
+		if (!strcmp(r->f[1], "not") && !fnmatch(r->f[0], name, 0))
+			return 0;
+	i = 0;
+	while ((r = pmu_next("corepmu", &i)))
+		if (strcmp(r->f[1], "not") && !fnmatch(r->f[0], name, 0))
+			return 1;
+	return 0;
+}
+
+int mp_pmu_fixed_event(const char *name)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	while ((r = pmu_next("fixed", &i)))
+		if (!strcmp(r->f[0], name))
+			return 1;
+	return 0;
+}
+
+int mp_pmu_frequent_name(const char *name)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	while ((r = pmu_next("frequent", &i)))
+		if (strcasestr(name, r->f[0]))
+			return 1;
+	return 0;
+}
+
+int mp_pmu_sim_quantity(const char *name)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	while ((r = pmu_next("simq", &i)))
+		if (!strcmp(r->f[0], name))
+			return (int)strtol(r->f[1], NULL, 10);
+	return -1;
+}
+
+const char *mp_pmu_sim_quantity_name(int bit)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	while ((r = pmu_next("simq", &i)))
+		if (strtol(r->f[1], NULL, 10) == bit)
+			return r->f[0];
+	return NULL;
+}
