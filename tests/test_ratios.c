@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_events.h"
 #include "mp_ratios.h"
 
 /* ---- formula: values ------------------------------------------------------------------ */
@@ -697,6 +698,45 @@ static void record_cmd__core__split_into_runs_by_counters(void **state)
 	mp_ratio_set_free(s);
 }
 
+/* A model added as rows only (events/pmu_models.tsv: Goldmont, glm): its CPUID names it and
+ * its 3 fixed counters take cycles and instructions, so the perf variants of these four
+ * ratios (5 events) fit one run of 4 programmable counters; a model the table lacks
+ * (netburst) gets 4 programmable and no fixed counters: two runs. */
+static void record_cmd__model_added_as_rows__fixed_counters_used(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = builtin();
+	const char *ids[4] = { "IPC", "ITLB_MISS_RATE", "L1I_MISS_RATE", "LOAD_RATE" };
+	const struct mp_ratio_variant *v[4];
+	const char *names[4], *keys[4];
+	for (int i = 0; i < 4; i++) {
+		const struct mp_ratio_def *d = mp_ratio_set_find(s, ids[i]);
+		assert_non_null(d);
+		v[i] = NULL;
+		for (size_t k = 0; k < d->nv; k++)
+			if (!strcmp(d->v[k].model, "perf"))
+				v[i] = &d->v[k];
+		assert_non_null(v[i]);
+		names[i] = d->name;
+	}
+	assert_int_equal(mp_ratio_models_for("GenuineIntel,6,92,9", keys, 4), 1);
+	assert_string_equal(keys[0], "perf");
+	assert_string_equal(mp_pmu_model_for_cpuid("GenuineIntel,6,95,1"), "glm");
+	unsigned p, f;
+	mp_ratio_model_counters("glm", &p, &f);
+	assert_true(p == 4 && f == 3);
+	struct mp_buf out = { 0 };
+	assert_int_equal(mp_ratio_record_cmd(v, names, 4, "glm", 0, 0, NULL, &out, &err), 0);
+	assert_non_null(strstr(out.data, "# run 1 of 1: IPC, ITLB Miss Rate, L1I Miss Rate, Load Rate (perf events, 3 of 4 programmable counters)\n"));
+	mp_buf_fini(&out);
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(mp_ratio_record_cmd(v, names, 4, "netburst", 0, 0, NULL, &out, &err), 0);
+	assert_non_null(strstr(out.data, "# run 1 of 2: "));
+	mp_buf_fini(&out);
+	mp_ratio_set_free(s);
+}
+
 static void stat_report__exact_counts__ipc_and_scaling(void **state)
 {
 	(void)state;
@@ -898,6 +938,7 @@ int main(void)
 		cmocka_unit_test(models_for__cpuid__libpfm_model_then_perf),
 		cmocka_unit_test(attr_same__libpfm_bits_and_hybrid__equal),
 		cmocka_unit_test(record_cmd__core__split_into_runs_by_counters),
+		cmocka_unit_test(record_cmd__model_added_as_rows__fixed_counters_used),
 		cmocka_unit_test(stat_report__exact_counts__ipc_and_scaling),
 		cmocka_unit_test(formula_sum_groups__pure_sums__grouped),
 		cmocka_unit_test(ratio_bind__simulated_sum_event__folded),
