@@ -41,17 +41,32 @@ struct cli_opt {
 	{ 0, "pmu", CLI_STR, (dst), "MODEL", "libpfm4 model (skl, amd64_fam19h_zen4, ...) " what }
 #define CLI_PMU_RESOLVE "to resolve event names for, instead of the host's"
 
-/* Parse argv[1..] (argv[0] is the command name). With stop_at_arg, parsing ends at the
- * first non-option (the workload of record/stat); otherwise options and arguments may
+/* One command: main.c dispatches by it and cli_parse() prints its --help from it. */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *oneline;  /* its line in memprof --help */
+	const char *usage;    /* after "usage: memprof NAME " */
+	const char *summary;  /* the paragraph of memprof NAME --help, or NULL */
+	int stop_at_arg;      /* options end at the first non-option (record/stat: the workload) */
+};
+extern const struct cli_cmd cli_cmd_record, cli_cmd_stat, cli_cmd_report, cli_cmd_annotate,
+	cli_cmd_ratios, cli_cmd_tui, cli_cmd_list;
+
+/* Parse argv[1..] (argv[0] is the command name). With cmd->stop_at_arg, parsing ends at
+ * the first non-option (the workload of record/stat); otherwise options and arguments may
  * mix. On return the non-option arguments are argv[1..*nargs], NULL-terminated (so
  * argv + 1 is a ready execvp() argument vector).
- * Returns 0 to go on, 1 when --help was printed (exit 0), or 2 after printing a one-line
- * usage error to stderr (exit 2). */
-int cli_parse(const char *cmd, const char *usage, const char *summary,
-	      const struct cli_opt *opts, int argc, char **argv, int stop_at_arg,
+ * Returns 0 to go on, 1 when --help was printed (exit 0), or CLI_EXIT_USAGE after printing
+ * a one-line usage error to stderr. */
+int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, int argc, char **argv,
 	      int *nargs);
-void cli_print_help(const char *cmd, const char *usage, const char *summary,
-		    const struct cli_opt *opts);
+void cli_print_help(const struct cli_cmd *cmd, const struct cli_opt *opts);
+
+/* Exit status (DEVELOPERS.md): a runtime error (bad file, refused event) and a usage error
+ * (unknown option, bad value), told apart by code. */
+#define CLI_EXIT_RUNTIME 1
+#define CLI_EXIT_USAGE 2
 
 /* Print "memprof CMD: msg" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -72,12 +87,5 @@ char *cli_buildid_dir(const char *symfs);
 extern volatile sig_atomic_t cli_stop_flag;
 void cli_install_stop_handler(void);
 
-int cmd_record(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_annotate(int argc, char **argv);
-int cmd_ratios(int argc, char **argv);
-int cmd_tui(int argc, char **argv);
 
 #endif

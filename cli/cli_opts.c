@@ -100,12 +100,11 @@ char *cli_buildid_dir(const char *symfs)
 	return out;
 }
 
-void cli_print_help(const char *cmd, const char *usage, const char *summary,
-		    const struct cli_opt *opts)
+void cli_print_help(const struct cli_cmd *cmd, const struct cli_opt *opts)
 {
-	printf("usage: memprof %s %s\n\n", cmd, usage);
-	if (summary)
-		printf("%s\n\n", summary);
+	printf("usage: memprof %s %s\n\n", cmd->name, cmd->usage);
+	if (cmd->summary)
+		printf("%s\n\n", cmd->summary);
 	printf("options:\n");
 	for (const struct cli_opt *o = opts; o && o->type != CLI_END; o++) {
 		char left[64];
@@ -122,7 +121,7 @@ void cli_print_help(const char *cmd, const char *usage, const char *summary,
 		printf("  %-28s %s\n", left, o->help);
 	}
 	printf("  %-28s %s\n", "-h, --help", "show this help");
-	printf("\nSee memprof-%s(1).\n", cmd);
+	printf("\nSee memprof-%s(1).\n", cmd->name);
 }
 
 static int cli_store(const char *cmd, const struct cli_opt *o, const char *val)
@@ -143,7 +142,7 @@ static int cli_store(const char *cmd, const struct cli_opt *o, const char *val)
 		char *s = realloc(*dst, old + strlen(val) + 2);
 		if (!s) {
 			cli_error(cmd, "out of memory");
-			return 2;
+			return CLI_EXIT_USAGE;
 		}
 		if (old)
 			s[old++] = ',';
@@ -182,19 +181,20 @@ static int cli_store(const char *cmd, const struct cli_opt *o, const char *val)
 	}
 bad:
 	cli_error(cmd, "option '%s%s': bad value '%s'", o->long_name ? "--" : "-", name, val);
-	return 2;
+	return CLI_EXIT_USAGE;
 }
 
-int cli_parse(const char *cmd, const char *usage, const char *summary,
-	      const struct cli_opt *opts, int argc, char **argv, int stop_at_arg,
+int cli_parse(const struct cli_cmd *command, const struct cli_opt *opts, int argc, char **argv,
 	      int *nargs)
 {
+	const char *cmd = command->name;
+	int stop_at_arg = command->stop_at_arg;
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	int nargs_found = 0, i;
 
 	if (!args) {
 		cli_error(cmd, "out of memory");
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	for (i = 1; i < argc; i++) {
 		char *a = argv[i];
@@ -209,7 +209,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 			continue;
 		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			cli_print_help(cmd, usage, summary, opts);
+			cli_print_help(command, opts);
 			free(args);
 			return 1;
 		}
@@ -225,7 +225,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 				cli_error(cmd, "unknown option '--%.*s' (see memprof %s --help)",
 					  (int)nl, name, cmd);
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			const char *val = NULL;
 			if (o->type != CLI_FLAG) {
@@ -236,16 +236,16 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 				else {
 					cli_error(cmd, "option '--%s' needs a value", o->long_name);
 					free(args);
-					return 2;
+					return CLI_EXIT_USAGE;
 				}
 			} else if (eq) {
 				cli_error(cmd, "option '--%s' takes no value", o->long_name);
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			if (cli_store(cmd, o, val)) {
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
@@ -258,12 +258,12 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 			if (o->type == CLI_END) {
 				cli_error(cmd, "unknown option '-%c' (see memprof %s --help)", *p, cmd);
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			if (o->type == CLI_FLAG) {
 				if (cli_store(cmd, o, NULL)) {
 					free(args);
-					return 2;
+					return CLI_EXIT_USAGE;
 				}
 				continue;
 			}
@@ -275,11 +275,11 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 			else {
 				cli_error(cmd, "option '-%c' needs a value", *p);
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			if (cli_store(cmd, o, val)) {
 				free(args);
-				return 2;
+				return CLI_EXIT_USAGE;
 			}
 			break;
 		}
@@ -291,7 +291,7 @@ int cli_parse(const char *cmd, const char *usage, const char *summary,
 	if (!tail) {
 		free(args);
 		cli_error(cmd, "out of memory");
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	for (int k = rest; k < argc; k++)
 		tail[k - rest] = argv[k];

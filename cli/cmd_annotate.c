@@ -186,7 +186,7 @@ static int split_target(mp_sym *s, const char *arg, char **dso, const char **sym
 	return 0;
 }
 
-int cmd_annotate(int argc, char **argv)
+static int cmd_annotate(int argc, char **argv)
 {
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
 	const struct cli_opt opts[] = {
@@ -210,22 +210,19 @@ int cmd_annotate(int argc, char **argv)
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
-	int rc = cli_parse(CMD, "[-i FILE] [--asm] [SYMBOL | DSO:SYMBOL | SOURCE-FILE]",
-			   "Source lines (and instructions) of a function or file with their "
-			   "samples per event, the hottest lines marked.",
-			   opts, argc, argv, 0, &nargs);
+	int rc = cli_parse(&cli_cmd_annotate, opts, argc, argv, &nargs);
 	if (rc == 1)
 		return 0;
 	if (rc)
-		return 2;
+		return CLI_EXIT_USAGE;
 	if (nargs > 1) {
 		cli_error(CMD, "one SYMBOL or source file at a time ('%s' is extra)", argv[2]);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (o.threshold < 0 || o.threshold > 100 || isnan(o.threshold) || o.hot < 0 ||
 	    o.hot > 100 || isnan(o.hot)) {
 		cli_error(CMD, "--threshold and --hot take a percentage between 0 and 100");
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (!o.input)
 		o.input = cli_default_input();
@@ -333,3 +330,10 @@ out:
 	mp_session_close(&ss);
 	return status;
 }
+
+const struct cli_cmd cli_cmd_annotate = {
+	"annotate", cmd_annotate, "source and assembly with per-line hits, like opannotate",
+	"[-i FILE] [--asm] [SYMBOL | DSO:SYMBOL | SOURCE-FILE]",
+	"Source lines (and instructions) of a function or file with their "
+	"samples per event, the hottest lines marked.", 0,
+};

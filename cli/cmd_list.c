@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "mp_events.h"
 
-int cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv)
 {
 	const char *pmu = NULL;
 	int models = 0, verbose = 0, nargs = 0;
@@ -16,16 +16,12 @@ int cmd_list(int argc, char **argv)
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	struct mp_err err = { 0, "" };
-	int rc = cli_parse("list", "[--pmu MODEL] [--models] [-v] [PATTERN]",
-			   "Events with descriptions and unit masks, the portable aliases and what they\n"
-			   "resolve to, default and minimum counts, and whether each opens on this machine.\n"
-			   "PATTERN is a substring or a glob (*, ?), matched without regard to case.",
-			   opts, argc, argv, 0, &nargs);
+	int rc = cli_parse(&cli_cmd_list, opts, argc, argv, &nargs);
 	if (rc)
-		return rc == 1 ? 0 : 2;
+		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	if (nargs > 1) {
 		cli_error("list", "one PATTERN at most (got '%s' and '%s')", argv[1], argv[2]);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (models) {
 		if (mp_events_list_models(stdout, &err) < 0) {
@@ -40,3 +36,11 @@ int cmd_list(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct cli_cmd cli_cmd_list = {
+	"list", cmd_list, "the events this machine, or any PMU model, offers",
+	"[--pmu MODEL] [--models] [-v] [PATTERN]",
+	"Events with descriptions and unit masks, the portable aliases and what they\n"
+	"resolve to, default and minimum counts, and whether each opens on this machine.\n"
+	"PATTERN is a substring or a glob (*, ?), matched without regard to case.", 0,
+};

@@ -41,75 +41,9 @@ static void json_num(FILE *f, double v)
 
 /* ---- evaluation ------------------------------------------------------------------------ */
 
-struct row {               /* one ratio at one place */
-	const struct mp_ratio_place *place;
-	struct mp_ratio_value v;
-	double num, den;   /* counts of the numerator's and the denominator's events */
-	int have_base;
-	struct mp_ratio_value base;
-};
-
-struct rres {              /* one ratio over the places of a run */
-	const struct mp_ratio_def *def;
-	struct mp_ratio_binding b;
-	int complete;
-	int base_complete;
-	struct mp_ratio_binding bb;
-	struct row *rows;  /* rows[k] is at place k (most samples first) */
-	size_t nrows;
-	size_t *perm;      /* the order shown: indices into rows */
-	char samples_prog[128]; /* per-event samples "100/400" at the program level */
-	int exact_counts;
-};
-
-static int cmp_double_desc(double a, double b)
-{
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
-/* Places in the order shown. With --sort: by that ratio's value, highest first (places
- * where it is undefined last). Else by the count of the ratio's numerator (the misses,
- * not the accesses), highest first: the places that matter come first. Ties keep the
- * most-samples-first order. */
-struct sort_ctx {
-	const struct rres *by;   /* --sort ratio, or NULL */
-	const struct rres *self;
-};
-
-static int cmp_perm(const void *pa, const void *pb, void *arg)
-{
-	const struct sort_ctx *c = arg;
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-	int r = 0;
-	if (c->by) {
-		const struct row *ra = &c->by->rows[a], *rb = &c->by->rows[b];
-		int da = ra->v.defined, db = rb->v.defined;
-		r = da != db ? db - da : da ? cmp_double_desc(ra->v.value, rb->v.value) : 0;
-	} else {
-		r = cmp_double_desc(c->self->rows[a].num, c->self->rows[b].num);
-	}
-	return r ? r : (a < b ? -1 : a > b);
-}
-
-static void counts_str(const struct row *r, char *buf, size_t len)
+static void counts_str(const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.0f/%.0f", r->num, r->den);
-}
-
-static void samples_str(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
-			char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < b->n && used < len; i++) {
-		if (b->ev[i] < 0)
-			continue; /* folded into another member's event */
-		int w = snprintf(buf + used, len - used, "%s%llu", i ? "/" : "",
-				 (unsigned long long)cells[b->ev[i]].samples);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
 }
 
 static const char *level_name(enum mp_ratio_level l)
@@ -301,7 +235,7 @@ static int do_record_cmd(const mp_ratio_set *set, const struct ropts *o, char **
 						       mp_ratio_set_get(set, i);
 		const struct mp_ratio_variant *v = NULL;
 		if (!d) {
-			rc = 2;
+			rc = CLI_EXIT_USAGE;
 			goto out;
 		}
 		for (size_t k = 0; k < nk && !v; k++)
@@ -377,7 +311,7 @@ static void fmt_ival(const struct mp_ratio_def *d, const struct mp_ratio_value *
 	snprintf(buf, len, "[%s, %s]", a, b);
 }
 
-static void fmt_change(const struct row *r, char *buf, size_t len)
+static void fmt_change(const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	if (!r->have_base || !r->base.defined || !r->v.defined)
 		snprintf(buf, len, "-");
@@ -387,7 +321,7 @@ static void fmt_change(const struct row *r, char *buf, size_t len)
 		snprintf(buf, len, "%+.1f%%", (r->v.value - r->base.value) / fabs(r->base.value) * 100);
 }
 
-static void flags_str(const struct rres *rr, const struct row *r, char *buf, size_t len)
+static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	const struct mp_ratio_def *d = rr->def;
 	snprintf(buf, len, "%s%s", r->v.few ? "  few samples" : "",
@@ -409,7 +343,7 @@ static void sim_desc(const mp_ratio_run *run, char *buf, size_t len)
 }
 
 static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
-		       struct rres *rr, size_t nrr, size_t npl, const struct ropts *o,
+		       struct mp_ratio_result *rr, size_t nrr, size_t npl, const struct ropts *o,
 		       struct mp_buf *missing)
 {
 	int any_exact = 0, sim = mp_ratio_run_simulated(run) != NULL;
@@ -447,7 +381,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 			printf("\n%-27s %12s  %-27s %11s  %s%s\n", "ratio", "value", "95% interval",
 			       "samples", base ? "baseline     change  " : "", "formula (model, status)");
 		for (size_t i = 0; i < nrr; i++) {
-			const struct row *r = &rr[i].rows[0];
+			const struct mp_ratio_row *r = &rr[i].rows[0];
 			char val[64], iv[128], fl[96], bv[64] = "-", ch[32], cn[64];
 			fmt_val(rr[i].def, &r->v, val, sizeof(val));
 			fmt_ival(rr[i].def, &r->v, iv, sizeof(iv));
@@ -470,7 +404,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		}
 	} else {
 		for (size_t i = 0; i < nrr; i++) {
-			const struct rres *x = &rr[i];
+			const struct mp_ratio_result *x = &rr[i];
 			size_t shown = 0;
 			printf("\n%s = %s (%s, %s)%s\n", x->def->name, mp_formula_src(x->b.var->f),
 			       x->b.var->model, x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx",
@@ -482,7 +416,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 				printf("  %12s  %-27s %11s  %s%s\n", "value", "95% interval", "samples",
 				       base ? "baseline     change   " : "", level_name(lvl));
 			for (size_t k = 0; k < npl; k++) {
-				const struct row *r = &x->rows[x->perm[k]];
+				const struct mp_ratio_row *r = &x->rows[x->perm[k]];
 				char val[64], iv[128], fl[96], smp[128], bv[64] = "-", ch[32];
 				if (!r->v.defined)
 					continue;
@@ -496,7 +430,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 					counts_str(r, smp, sizeof(smp));
 					printf("  %12s  %23s  ", val, smp);
 				} else {
-					samples_str(&x->b, r->place->cells, smp, sizeof(smp));
+					mp_ratio_samples_str(&x->b, r->place->cells, smp, sizeof(smp));
 					printf("  %12s  %-27s %11s  ", val, iv, smp);
 				}
 				if (base) {
@@ -525,7 +459,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 }
 
 static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
-		      struct rres *rr, size_t nrr, size_t npl)
+		      struct mp_ratio_result *rr, size_t nrr, size_t npl)
 {
 	char sd[512] = "";
 	const char *sim = mp_ratio_run_simulated(run);
@@ -542,13 +476,13 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status,numerator,denominator,simulated%s\n",
 	       base ? ",baseline,change" : "");
 	for (size_t i = 0; i < nrr; i++) {
-		const struct rres *x = &rr[i];
+		const struct mp_ratio_result *x = &rr[i];
 		for (size_t k = 0; k < npl; k++) {
-			const struct row *r = &x->rows[x->perm[k]];
+			const struct mp_ratio_row *r = &x->rows[x->perm[k]];
 			char smp[128], ch[32];
 			if (!r->v.defined)
 				continue;
-			samples_str(&x->b, r->place->cells, smp, sizeof(smp));
+			mp_ratio_samples_str(&x->b, r->place->cells, smp, sizeof(smp));
 			cli_csv_str(stdout, x->def->id);
 			putchar(',');
 			cli_csv_str(stdout, x->def->name);
@@ -600,7 +534,7 @@ static void json_sim(const mp_ratio_run *run)
 }
 
 static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
-		       struct rres *rr, size_t nrr, size_t npl, struct rres *miss, size_t nmiss,
+		       struct mp_ratio_result *rr, size_t nrr, size_t npl, const struct mp_ratio_missing *miss, size_t nmiss,
 		       const char *workload, const struct ropts *o)
 {
 	printf("{\"file\":");
@@ -621,7 +555,7 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 	}
 	printf(",\"ratios\":[");
 	for (size_t i = 0; i < nrr; i++) {
-		const struct rres *x = &rr[i];
+		const struct mp_ratio_result *x = &rr[i];
 		size_t shown = 0;
 		printf("%s{\"id\":", i ? "," : "");
 		cli_json_str(stdout, x->def->id);
@@ -634,7 +568,7 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		printf(",\"status\":\"%s\",\"places\":[",
 		       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
 		for (size_t k = 0; k < npl; k++) {
-			const struct row *r = &x->rows[x->perm[k]];
+			const struct mp_ratio_row *r = &x->rows[x->perm[k]];
 			if (!r->v.defined)
 				continue;
 			printf("%s{\"place\":", shown++ ? "," : "");
@@ -716,262 +650,133 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 	printf("}\n");
 }
 
-/* Numerator and denominator from the events' exact counts (program level of a file with
- * counts), like mp_ratio_numerator() on cells. */
-static void prog_counts(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
-			double *num, double *den)
+/* The ratios asked for (all when names is empty); 2 on an unknown name. */
+static int pick_defs(const mp_ratio_set *set, char **names, int nnames,
+		     const struct mp_ratio_def ***out, size_t *n)
 {
-	struct mp_ratio_cell cells[64];
-	size_t n = 0;
-	for (size_t i = 0; i < b->n; i++)
-		if (b->ev[i] >= 0 && (size_t)b->ev[i] + 1 > n)
-			n = (size_t)b->ev[i] + 1;
-	if (n > 64) {
-		*num = *den = 0;
-		return;
+	const struct mp_ratio_def **defs = calloc(mp_ratio_set_count(set) + (size_t)nnames + 1,
+						  sizeof(*defs));
+	*out = defs;
+	*n = 0;
+	if (!defs) {
+		cli_error("ratios", "out of memory");
+		return 1;
 	}
-	memset(cells, 0, sizeof(cells));
-	for (size_t i = 0; i < b->n; i++)
-		if (b->ev[i] >= 0)
-			cells[b->ev[i]].period = ev[b->ev[i]].count;
-	*num = mp_ratio_numerator(b, cells, den);
+	for (int i = 0; i < nnames; i++)
+		if (!(defs[(*n)++] = find_ratio(set, names[i])))
+			return CLI_EXIT_USAGE;
+	if (!nnames)
+		for (size_t i = 0; i < mp_ratio_set_count(set); i++)
+			defs[(*n)++] = mp_ratio_set_get(set, i);
+	return 0;
+}
+
+/* What is not computable and why, with the commands that record it. */
+static void missing_text(const struct mp_ratio_table *t, const mp_ratio_run *run,
+			 const char *workload, struct mp_buf *missing)
+{
+	struct mp_buf nosim = { 0 };
+
+	for (size_t i = 0; i < t->nmiss; i++) {
+		const struct mp_ratio_missing *m = &t->miss[i];
+		if (m->nosim) {
+			mp_buf_printf(&nosim, "%s%s", nosim.len ? ", " : "", m->def->name);
+		} else if (m->b.var) {
+			mp_buf_printf(missing, "  %s: the recording has no %s (%s, %s); record it with:\n    ",
+				      m->def->name, m->b.missing, m->b.var->model,
+				      m->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+			record_line(&m->b, workload, missing);
+		} else {
+			mp_buf_printf(missing, "  %s: %s\n", m->def->name, m->b.missing);
+		}
+	}
+	if (nosim.len)
+		mp_buf_printf(missing, "  cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
+			      nosim.data);
+	else if (missing->len && !mp_ratio_run_simulated(run) && host_without_pmu())
+		mp_buf_printf(missing, "  %s\n", "this machine has no hardware PMU: memprof record --sim records the simulated ratios "
+			      "(memprof ratios --record-cmd --pmu cachegrind prints the command)");
+	mp_buf_fini(&nosim);
+}
+
+static int open_run(const char *path, const struct mp_ratio_run_opts *ro, const char *what,
+		    mp_ratio_run **run, struct mp_ratio_source *src, const char **keys)
+{
+	struct mp_err err = { 0, "" };
+
+	*run = mp_ratio_run_open(path, ro, &err);
+	if (!*run || mp_ratio_run_source(*run, ro->level, keys, 8, src, &err)) {
+		cli_error("ratios", "%s%s", what, err.msg);
+		return 1;
+	}
+	return 0;
 }
 
 static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names, int nnames)
 {
 	struct mp_ratio_run_opts ro;
+	struct mp_ratio_table_opts to;
+	struct mp_ratio_source src, bsrc;
+	struct mp_ratio_table t = { 0 };
 	struct mp_err err = { 0, "" };
-	enum mp_ratio_level lvl = MP_RATIO_PROGRAM;
 	mp_ratio_run *run = NULL, *base = NULL;
-	const struct mp_ratio_place *pl = NULL, *bpl = NULL;
-	size_t npl = 0, nbpl = 0, nrr = 0, nmiss = 0, nev, nbev = 0;
-	struct rres *rr = NULL, *miss = NULL;
-	struct mp_buf missing = { 0 }, nosim = { 0 };
-	const char *simkeys[1] = { "cachegrind" };
+	struct mp_buf missing = { 0 };
 	const char *keys[8], *bkeys[8];
-	size_t nk, nbk = 0;
-	int rc = 0, explicit_missing = 0;
-
-	if (o->level && parse_level(o->level, &lvl)) {
-		cli_error("ratios", "--level '%s': expected program, dso, symbol or line", o->level);
-		return 2;
-	}
-	const struct mp_ratio_def **defs = calloc(mp_ratio_set_count(set) + (size_t)nnames + 1,
-						  sizeof(*defs));
-	size_t ndefs = 0;
-	if (!defs) {
-		cli_error("ratios", "out of memory");
-		return 1;
-	}
-	for (int i = 0; i < nnames; i++) {
-		if (!(defs[ndefs] = find_ratio(set, names[i]))) {
-			free(defs);
-			return 2;
-		}
-		ndefs++;
-	}
-	if (!nnames)
-		for (size_t i = 0; i < mp_ratio_set_count(set); i++)
-			defs[ndefs++] = mp_ratio_set_get(set, i);
-	const struct mp_ratio_def *sortdef = NULL;
-	if (o->sort && !(sortdef = find_ratio(set, o->sort))) {
-		free(defs);
-		return 2;
-	}
+	const struct mp_ratio_def **defs = NULL;
+	int rc;
 
 	memset(&ro, 0, sizeof(ro));
+	memset(&to, 0, sizeof(to));
+	if (o->level && parse_level(o->level, &ro.level)) {
+		cli_error("ratios", "--level '%s': expected program, dso, symbol or line", o->level);
+		return CLI_EXIT_USAGE;
+	}
+	if ((rc = pick_defs(set, names, nnames, &defs, &to.ndefs)) != 0)
+		goto out;
+	to.defs = defs;
+	if (o->sort && !(to.sort = find_ratio(set, o->sort))) {
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
 	ro.symfs = o->symfs;
 	ro.kallsyms = o->kallsyms;
 	ro.model = o->pmu;
-	ro.level = lvl;
-	run = mp_ratio_run_open(o->input, &ro, &err);
-	if (!run) {
-		cli_error("ratios", "%s", err.msg);
-		rc = 1;
+	to.level = ro.level;
+	to.min_samples = o->min_samples;
+	if ((rc = open_run(o->input, &ro, "", &run, &src, keys)) != 0 ||
+	    (o->baseline && (rc = open_run(o->baseline, &ro, "baseline: ", &base, &bsrc, bkeys))))
 		goto out;
-	}
-	if (o->baseline) {
-		base = mp_ratio_run_open(o->baseline, &ro, &err);
-		if (!base) {
-			cli_error("ratios", "baseline: %s", err.msg);
-			rc = 1;
-			goto out;
-		}
-	}
-	const struct mp_ratio_event *ev = mp_ratio_run_events(run, &nev);
-	const struct mp_ratio_event *bev = base ? mp_ratio_run_events(base, &nbev) : NULL;
-	nk = mp_ratio_run_models(run, keys, 8);
-	if (base)
-		nbk = mp_ratio_run_models(base, bkeys, 8);
-	const struct mp_ratio_place *tmp;
-	if (mp_ratio_run_places(run, lvl, &tmp, &npl, &err)) {
+	rc = mp_ratio_table_build(&src, base ? &bsrc : NULL, &to, &t, &err);
+	if (rc == -ENOENT && to.sort)
+		cli_error("ratios", "--sort %s: that ratio cannot be computed from %s", to.sort->id,
+			  o->input);
+	else if (rc)
 		cli_error("ratios", "%s", err.msg);
-		rc = 1;
-		goto out;
-	}
-	pl = tmp;
-	if (base) {
-		if (mp_ratio_run_places(base, lvl, &tmp, &nbpl, &err)) {
-			cli_error("ratios", "baseline: %s", err.msg);
-			rc = 1;
-			goto out;
-		}
-		bpl = tmp;
-	}
-	rr = calloc(ndefs ? ndefs : 1, sizeof(*rr));
-	miss = calloc(ndefs ? ndefs : 1, sizeof(*miss));
-	if (!rr || !miss) {
-		cli_error("ratios", "out of memory");
+	if (rc) {
 		rc = 1;
 		goto out;
 	}
 	const char *workload = mp_ratio_run_workload(run);
-	for (size_t i = 0; i < ndefs; i++) {
-		struct rres *x = &rr[nrr];
-		memset(x, 0, sizeof(*x));
-		x->def = defs[i];
-		int brc = mp_ratio_bind(defs[i], keys, nk, ev, nev, mp_ratio_resolve_events, NULL,
-					&x->b, &err);
-		if (brc == -ENOENT && mp_ratio_run_simulated(run)) {
-			/* only a cachegrind formula can be recorded with --sim */
-			int has_sim = 0;
-			for (size_t k = 0; k < defs[i]->nv; k++)
-				has_sim |= !strcmp(defs[i]->v[k].model, "cachegrind");
-			memset(&x->b, 0, sizeof(x->b));
-			if (has_sim)
-				mp_ratio_bind(defs[i], simkeys, 1, ev, nev, mp_ratio_resolve_events, NULL,
-					      &x->b, &err);
-			x->b.def = defs[i];
-			if (!has_sim || !x->b.var) {
-				x->b.var = NULL;
-				mp_buf_printf(&nosim, "%s%s", nosim.len ? ", " : "", defs[i]->name);
-				miss[nmiss].def = defs[i];
-				miss[nmiss].b = x->b;
-				nmiss++;
-				explicit_missing |= nnames > 0;
-				continue;
-			}
-		}
-		if (brc == -ENOENT) {
-			miss[nmiss].def = defs[i];
-			miss[nmiss].b = x->b;
-			if (x->b.var) {
-				mp_buf_printf(&missing, "  %s: the recording has no %s (%s, %s); record it with:\n    ",
-					      defs[i]->name, x->b.missing, x->b.var->model,
-					      x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
-				record_line(&x->b, workload, &missing);
-			} else {
-				mp_buf_printf(&missing, "  %s: %s\n", defs[i]->name, x->b.missing);
-			}
-			nmiss++;
-			explicit_missing |= nnames > 0;
-			continue;
-		}
-		if (brc) {
-			cli_error("ratios", "%s", err.msg);
-			rc = 1;
-			goto out;
-		}
-		if (base)
-			x->base_complete = mp_ratio_bind(defs[i], bkeys, nbk, bev, nbev,
-							 mp_ratio_resolve_events, NULL, &x->bb, &err) == 0;
-		x->rows = calloc(npl ? npl : 1, sizeof(*x->rows));
-		if (!x->rows) {
-			cli_error("ratios", "out of memory");
-			rc = 1;
-			goto out;
-		}
-		for (size_t k = 0; k < npl; k++) {
-			struct row *r = &x->rows[x->nrows];
-			r->place = &pl[k];
-			if (mp_ratio_eval(&x->b, ev, pl[k].cells, lvl == MP_RATIO_PROGRAM,
-					  o->min_samples, &r->v, &err)) {
-				cli_error("ratios", "%s", err.msg);
-				rc = 1;
-				goto out;
-			}
-			r->num = mp_ratio_numerator(&x->b, lvl == MP_RATIO_PROGRAM && r->v.exact &&
-							   !mp_ratio_run_simulated(run) ? NULL : pl[k].cells,
-						    &r->den);
-			if (lvl == MP_RATIO_PROGRAM && r->v.exact && !mp_ratio_run_simulated(run))
-				prog_counts(&x->b, ev, &r->num, &r->den);
-			if (x->base_complete) {
-				for (size_t j = 0; j < nbpl; j++) {
-					if (strcmp(bpl[j].label, pl[k].label) ||
-					    ((bpl[j].dso || pl[k].dso) &&
-					     (!bpl[j].dso || !pl[k].dso || strcmp(bpl[j].dso, pl[k].dso))))
-						continue;
-					r->have_base = !mp_ratio_eval(&x->bb, bev, bpl[j].cells,
-								      lvl == MP_RATIO_PROGRAM,
-								      o->min_samples, &r->base, &err);
-					break;
-				}
-			}
-			x->nrows++;
-		}
-		if (lvl == MP_RATIO_PROGRAM && npl) {
-			samples_str(&x->b, pl[0].cells, x->samples_prog, sizeof(x->samples_prog));
-			x->exact_counts = x->rows[0].v.exact;
-			if (x->exact_counts)
-				snprintf(x->samples_prog, sizeof(x->samples_prog), "counted");
-		}
-		nrr++;
-	}
-	size_t s = nrr;
-	if (sortdef) {
-		for (s = 0; s < nrr && rr[s].def != sortdef; s++)
-			;
-		if (s == nrr) {
-			cli_error("ratios", "--sort %s: that ratio cannot be computed from %s", sortdef->id,
-				  o->input);
-			rc = 1;
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < nrr; i++) {
-		struct sort_ctx sc = { s < nrr ? &rr[s] : NULL, &rr[i] };
-		if (!(rr[i].perm = calloc(npl ? npl : 1, sizeof(*rr[i].perm)))) {
-			cli_error("ratios", "out of memory");
-			rc = 1;
-			goto out;
-		}
-		for (size_t k = 0; k < npl; k++)
-			rr[i].perm[k] = k;
-		if (lvl != MP_RATIO_PROGRAM)
-			qsort_r(rr[i].perm, npl, sizeof(*rr[i].perm), cmp_perm, &sc);
-	}
-	if (nosim.len)
-		mp_buf_printf(&missing, "  cannot be simulated at all (no cachegrind formula; they need a hardware PMU): %s\n",
-			      nosim.data);
-	else if (missing.len && !mp_ratio_run_simulated(run) && host_without_pmu())
-		mp_buf_printf(&missing, "  %s\n", "this machine has no hardware PMU: memprof record --sim records the simulated ratios "
-			      "(memprof ratios --record-cmd --pmu cachegrind prints the command)");
+	missing_text(&t, run, workload, &missing);
 	if (o->json)
-		print_json(run, base, lvl, rr, nrr, npl, miss, nmiss, workload, o);
+		print_json(run, base, ro.level, t.r, t.n, t.nplaces, t.miss, t.nmiss, workload, o);
 	else if (o->csv)
-		print_csv(run, base, lvl, rr, nrr, npl);
+		print_csv(run, base, ro.level, t.r, t.n, t.nplaces);
 	else
-		print_text(run, base, lvl, rr, nrr, npl, o, &missing);
+		print_text(run, base, ro.level, t.r, t.n, t.nplaces, o, &missing);
 	if (o->csv && missing.len)
 		fprintf(stderr, "not computable from %s:\n%s", o->input, missing.data);
-	if (explicit_missing)
-		rc = 1;
+	rc = nnames > 0 && t.nmiss ? 1 : 0;
 out:
-	for (size_t i = 0; rr && i < nrr; i++) {
-		free(rr[i].rows);
-		free(rr[i].perm);
-	}
-	free(rr);
-	free(miss);
+	mp_ratio_table_fini(&t);
 	free(defs);
 	mp_buf_fini(&missing);
-	mp_buf_fini(&nosim);
 	mp_ratio_run_free(run);
 	mp_ratio_run_free(base);
 	return rc;
 }
 
-int cmd_ratios(int argc, char **argv)
+static int cmd_ratios(int argc, char **argv)
 {
 	struct ropts o;
 	struct mp_err err = { 0, "" };
@@ -1011,16 +816,16 @@ int cmd_ratios(int argc, char **argv)
 		workload = argv + dd + 1;
 		argc = dd;
 	}
-	rc = cli_parse("ratios", ratios_usage, ratios_summary, opts, argc, argv, 0, &nargs);
+	rc = cli_parse(&cli_cmd_ratios, opts, argc, argv, &nargs);
 	if (rc)
-		return rc == 1 ? 0 : 2;
+		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	if (o.csv && o.json) {
 		cli_error("ratios", "--csv and --json exclude each other");
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (o.top < 0) {
 		cli_error("ratios", "--top %d: must be 0 or more", o.top);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	mp_ratio_set *set = mp_ratio_set_new();
 	if (!set) {
@@ -1037,7 +842,7 @@ int cmd_ratios(int argc, char **argv)
 		for (int i = 1; i <= nargs && !rc; i++) {
 			const struct mp_ratio_def *d = find_ratio(set, argv[i]);
 			if (!d)
-				rc = 2;
+				rc = CLI_EXIT_USAGE;
 			else
 				describe(d);
 		}
@@ -1058,7 +863,7 @@ int cmd_ratios(int argc, char **argv)
 		if (workload) {
 			cli_error("ratios", "a command after '--' only goes with --record-cmd");
 			mp_ratio_set_free(set);
-			return 2;
+			return CLI_EXIT_USAGE;
 		}
 		if (!o.input)
 			o.input = cli_default_input();
@@ -1067,3 +872,9 @@ int cmd_ratios(int argc, char **argv)
 	mp_ratio_set_free(set);
 	return rc;
 }
+
+const struct cli_cmd cli_cmd_ratios = {
+	"ratios", cmd_ratios, "the memory ratio table (L1D miss rate, IPC, ...) with error bars",
+	ratios_usage,
+	ratios_summary, 0,
+};

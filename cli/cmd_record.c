@@ -105,7 +105,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	for (int k = 0; k < 3; k++)
 		if (geo_val[k] && mp_sim_parse_cache(geo_opt[k], geo_val[k], &geo, &err)) {
 			cli_error("record", "%s", err.msg);
-			return 2;
+			return CLI_EXIT_USAGE;
 		}
 	rc = mp_sim_setup(events, i1, d1, ll, NULL, &evs, &nev, &so.geom, &warn, &err);
 	if (rc) {
@@ -160,34 +160,108 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	return rc;
 }
 
-int cmd_record(int argc, char **argv)
+struct rec_opts {
+	char *events;
+	const char *output, *pmu;
+	uint64_t count;
+	int freq, pid, all, callgraph, no_inherit, pages, quiet;
+	int nargs;
+	char **argv;    /* argv + 1: the workload, NULL-terminated */
+	int all_argc;   /* memprof's own command line, for the file header */
+	char **all_argv;
+};
+
+/* memprof record on the PMU (or software events): parse, run, summarize. */
+static int record_hw(const struct rec_opts *o)
 {
-	char *events = NULL;
-	const char *output = "memprof.data", *pmu = NULL;
-	uint64_t count = 0;
-	int freq = 0, pid = 0, all = 0, callgraph = 0, no_inherit = 0, pages = 0, quiet = 0;
-	int nargs, rc;
+	struct mp_evopts eo = { 0 };
+	struct mp_event *evs = NULL;
+	size_t nev = 0;
+	struct mp_err err = { 0 };
+	eo.default_count = o->count;
+	eo.freq_hz = (unsigned)o->freq;
+	eo.pmu_model = o->pmu;
+	if (o->events) {
+		if (mp_events_parse(o->events, &eo, &evs, &nev, &err)) {
+			cli_error("record", "%s", err.msg);
+			return CLI_EXIT_USAGE;
+		}
+	} else if (default_events(&eo, &evs, &nev, o->quiet)) {
+		return 1;
+	}
+
+	struct mp_record_opts ro = { 0 };
+	struct mp_record_result res = { 0 };
+	int rc;
+	if (nev && evs[0].leader_sample && !o->no_inherit && !o->all && !o->quiet)
+		cli_warn("record",
+			 "leader sampling (:S): child processes and new threads are not followed "
+			 "(the kernel refuses PERF_SAMPLE_READ on inherited counters)");
+	ro.events = evs;
+	ro.nevents = nev;
+	ro.output = o->output;
+	ro.argv = o->nargs ? o->argv : NULL;
+	ro.pid = o->pid;
+	ro.system_wide = o->all;
+	ro.callgraph = o->callgraph;
+	ro.no_inherit = o->no_inherit;
+	ro.mmap_pages = (unsigned)o->pages;
+	ro.quiet = o->quiet;
+	ro.stop = &cli_stop_flag;
+	ro.argc_all = o->all_argc;
+	ro.argv_all = o->all_argv;
+	ro.evopts = &eo;
+	cli_install_stop_handler();
+	memset(&err, 0, sizeof(err));
+	if (mp_record_run(&ro, &res, &err)) {
+		cli_error("record", "%s", err.msg);
+		rc = res.exec_errno ? 127 : 1;
+		if (res.workload_started)
+			rc = mp_exit_code(res.workload_status);
+		free(res.ev);
+		free(evs);
+		return rc;
+	}
+	if (!o->quiet)
+		print_summary(o->output, evs, nev, &res);
+	rc = 0;
+	if (res.workload_started) {
+		int st = res.workload_status;
+		rc = mp_exit_code(st);
+		if (WIFSIGNALED(st) && !o->quiet)
+			fprintf(stderr, "[ memprof record: %s was killed by signal %d (%s) ]\n",
+				o->argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (rc && !o->quiet)
+			fprintf(stderr, "[ memprof record: %s exited with status %d ]\n", o->argv[0], rc);
+	}
+	free(res.ev);
+	free(evs);
+	return rc;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct rec_opts o = { .output = "memprof.data" };
+	int rc;
 	int sim = 0;
 	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
-	char **all_argv;
-	int all_argc = argc;
 	const struct cli_opt opts[] = {
-		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
+		{ 'e', "event", CLI_STRLIST, &o.events, "EVENTS",
 		  "events to sample, comma-separated or repeated (see memprof list)" },
-		{ 'c', "count", CLI_U64, &count, "COUNT",
+		{ 'c', "count", CLI_U64, &o.count, "COUNT",
 		  "sample every COUNT events (default per kind, see memprof-record(1))" },
-		{ 'F', "freq", CLI_INT, &freq, "HZ", "sample HZ times a second instead" },
-		{ 'o', "output", CLI_STR, &output, "FILE", "output file (default memprof.data)" },
-		{ 'g', "call-graph", CLI_FLAG, &callgraph, NULL, "record call chains" },
-		{ 'a', "all-cpus", CLI_FLAG, &all, NULL, "sample every CPU (system-wide)" },
-		{ 'p', "pid", CLI_INT, &pid, "PID", "attach to a running process" },
-		{ 'i', "no-inherit", CLI_FLAG, &no_inherit, NULL,
+		{ 'F', "freq", CLI_INT, &o.freq, "HZ", "sample HZ times a second instead" },
+		{ 'o', "output", CLI_STR, &o.output, "FILE", "output file (default memprof.data)" },
+		{ 'g', "call-graph", CLI_FLAG, &o.callgraph, NULL, "record call chains" },
+		{ 'a', "all-cpus", CLI_FLAG, &o.all, NULL, "sample every CPU (system-wide)" },
+		{ 'p', "pid", CLI_INT, &o.pid, "PID", "attach to a running process" },
+		{ 'i', "no-inherit", CLI_FLAG, &o.no_inherit, NULL,
 		  "do not follow new threads and child processes" },
-		{ 'm', "mmap-pages", CLI_INT, &pages, "PAGES",
+		{ 'm', "mmap-pages", CLI_INT, &o.pages, "PAGES",
 		  "ring buffer size per CPU in pages, a power of two (default 512 as root, else "
 		  "128)" },
-		{ 'q', "quiet", CLI_FLAG, &quiet, NULL, "print no summary" },
-		CLI_OPT_PMU(&pmu, CLI_PMU_RESOLVE),
+		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "print no summary" },
+		CLI_OPT_PMU(&o.pmu, CLI_PMU_RESOLVE),
 		{ 0, "sim", CLI_FLAG, &sim, NULL,
 		  "simulate caches and branches with valgrind (no PMU needed; exact counts)" },
 		{ 0, "I1", CLI_STR, &sim_i1, "SIZE,ASSOC,LINE", "--sim: L1i cache (default: this CPU's)" },
@@ -199,40 +273,40 @@ int cmd_record(int argc, char **argv)
 	};
 
 	/* Keep memprof's own command line for the file header before cli_parse reorders. */
-	all_argv = calloc((size_t)argc + 2, sizeof(*all_argv));
-	if (!all_argv) {
+	o.all_argv = calloc((size_t)argc + 2, sizeof(*o.all_argv));
+	if (!o.all_argv) {
 		cli_error("record", "out of memory");
 		return 1;
 	}
-	all_argv[0] = "memprof";
+	o.all_argv[0] = "memprof";
 	for (int i = 0; i < argc; i++)
-		all_argv[i + 1] = argv[i];
-	all_argc = argc + 1;
+		o.all_argv[i + 1] = argv[i];
+	o.all_argc = argc + 1;
 
-	rc = cli_parse("record", record_usage, record_summary, opts, argc, argv, 1, &nargs);
+	rc = cli_parse(&cli_cmd_record, opts, argc, argv, &o.nargs);
 	if (rc) {
-		free(events);
-		free(all_argv);
-		return rc == 1 ? 0 : 2;
+		free(o.events);
+		free(o.all_argv);
+		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	}
-	rc = 2;
-	if (freq < 0 || pages < 0 || pid < 0) {
-		cli_error("record", "%s must not be negative", freq < 0 ? "-F" : pages < 0 ? "-m" : "-p");
+	rc = CLI_EXIT_USAGE;
+	if (o.freq < 0 || o.pages < 0 || o.pid < 0) {
+		cli_error("record", "%s must not be negative", o.freq < 0 ? "-F" : o.pages < 0 ? "-m" : "-p");
 		goto out;
 	}
-	if (pages & (pages - 1)) {
-		cli_error("record", "-m %d: the ring size must be a power of two pages", pages);
+	if (o.pages & (o.pages - 1)) {
+		cli_error("record", "-m %d: the ring size must be a power of two pages", o.pages);
 		goto out;
 	}
-	if (!nargs && !pid && !all) {
+	if (!o.nargs && !o.pid && !o.all) {
 		cli_error("record", "no command to record (see memprof record --help)");
 		goto out;
 	}
-	if (nargs && pid) {
+	if (o.nargs && o.pid) {
 		cli_error("record", "give either -p PID or a command, not both");
 		goto out;
 	}
-	if (pid && all) {
+	if (o.pid && o.all) {
 		cli_error("record", "give either -p PID or -a, not both");
 		goto out;
 	}
@@ -240,81 +314,26 @@ int cmd_record(int argc, char **argv)
 		cli_error("record", "--I1, --D1, --LL and --callgrind-out go with --sim");
 		goto out;
 	}
-	if (sim && (pid || all || callgraph || count || freq)) {
+	if (sim && (o.pid || o.all || o.callgraph || o.count || o.freq)) {
 		cli_error("record", "--sim runs a command under valgrind: -p, -a, -g, -c and -F do not apply");
 		goto out;
 	}
 	if (sim) {
-		rc = record_sim(events, sim_i1, sim_d1, sim_ll, sim_keep, output, quiet, argv + 1,
-				all_argc, all_argv);
+		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet, argv + 1,
+				o.all_argc, o.all_argv);
 		goto out;
 	}
 
-	struct mp_evopts eo = { 0 };
-	struct mp_event *evs = NULL;
-	size_t nev = 0;
-	struct mp_err err = { 0 };
-	eo.default_count = count;
-	eo.freq_hz = (unsigned)freq;
-	eo.pmu_model = pmu;
-	if (events) {
-		if (mp_events_parse(events, &eo, &evs, &nev, &err)) {
-			cli_error("record", "%s", err.msg);
-			goto out;
-		}
-	} else if (default_events(&eo, &evs, &nev, quiet)) {
-		rc = 1;
-		goto out;
-	}
-
-	struct mp_record_opts ro = { 0 };
-	struct mp_record_result res = { 0 };
-	if (nev && evs[0].leader_sample && !no_inherit && !all && !quiet)
-		cli_warn("record",
-			 "leader sampling (:S): child processes and new threads are not followed "
-			 "(the kernel refuses PERF_SAMPLE_READ on inherited counters)");
-	ro.events = evs;
-	ro.nevents = nev;
-	ro.output = output;
-	ro.argv = nargs ? argv + 1 : NULL;
-	ro.pid = pid;
-	ro.system_wide = all;
-	ro.callgraph = callgraph;
-	ro.no_inherit = no_inherit;
-	ro.mmap_pages = (unsigned)pages;
-	ro.quiet = quiet;
-	ro.stop = &cli_stop_flag;
-	ro.argc_all = all_argc;
-	ro.argv_all = all_argv;
-	ro.evopts = &eo;
-	cli_install_stop_handler();
-	memset(&err, 0, sizeof(err));
-	int r = mp_record_run(&ro, &res, &err);
-	if (r) {
-		cli_error("record", "%s", err.msg);
-		rc = res.exec_errno ? 127 : 1;
-		if (res.workload_started)
-			rc = mp_exit_code(res.workload_status);
-		free(res.ev);
-		free(evs);
-		goto out;
-	}
-	if (!quiet)
-		print_summary(output, evs, nev, &res);
-	rc = 0;
-	if (res.workload_started) {
-		int st = res.workload_status;
-		rc = mp_exit_code(st);
-		if (WIFSIGNALED(st) && !quiet)
-			fprintf(stderr, "[ memprof record: %s was killed by signal %d (%s) ]\n",
-				argv[1], WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else if (rc && !quiet)
-			fprintf(stderr, "[ memprof record: %s exited with status %d ]\n", argv[1], rc);
-	}
-	free(res.ev);
-	free(evs);
+	o.argv = argv + 1;
+	rc = record_hw(&o);
 out:
-	free(events);
-	free(all_argv);
+	free(o.events);
+	free(o.all_argv);
 	return rc;
 }
+
+const struct cli_cmd cli_cmd_record = {
+	"record", cmd_record, "sample events of a command into memprof.data (perf.data format)",
+	record_usage,
+	record_summary, 1,
+};

@@ -475,7 +475,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, "\n  ]\n}\n");
 }
 
-int cmd_report(int argc, char **argv)
+static int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .sort = NULL };
 	char *sort = NULL;
@@ -495,19 +495,16 @@ int cmd_report(int argc, char **argv)
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
-	int rc = cli_parse(CMD, "[-i FILE] [--sort KEYS] [--threshold PCT] [--csv|--json]",
-			   "Samples, percentages and estimated counts per object, symbol and "
-			   "source line, one column pair per event.",
-			   opts, argc, argv, 0, &nargs);
+	int rc = cli_parse(&cli_cmd_report, opts, argc, argv, &nargs);
 	if (rc == 1)
 		return 0;
 	if (rc)
-		return 2;
+		return CLI_EXIT_USAGE;
 	o.sort = sort;
 	if (nargs > 0) {
 		if (o.input || nargs > 1) {
 			cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
-			return 2;
+			return CLI_EXIT_USAGE;
 		}
 		o.input = argv[1];
 	}
@@ -515,17 +512,17 @@ int cmd_report(int argc, char **argv)
 		o.input = cli_default_input();
 	if (o.csv && o.json) {
 		cli_error(CMD, "--csv and --json exclude each other");
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (o.threshold < 0 || o.threshold > 100 || isnan(o.threshold)) {
 		cli_error(CMD, "--threshold %g: must be between 0 and 100", o.threshold);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	unsigned keys = MP_HK_DSO | MP_HK_SYM;
 	struct mp_err err = { 0 };
 	if (o.sort && mp_hist_parse_sort(o.sort, &keys, &err)) {
 		cli_error(CMD, "--sort %s: %s", o.sort, err.msg);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (o.symfs) {
 		struct stat st;
@@ -612,3 +609,10 @@ out:
 	mp_session_close(&ss);
 	return rc ? 1 : 0;
 }
+
+const struct cli_cmd cli_cmd_report = {
+	"report", cmd_report, "samples per object, symbol and source line, like opreport",
+	"[-i FILE] [--sort KEYS] [--threshold PCT] [--csv|--json]",
+	"Samples, percentages and estimated counts per object, symbol and "
+	"source line, one column pair per event.", 0,
+};

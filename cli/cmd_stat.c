@@ -87,7 +87,7 @@ static void stat_print_ratios(FILE *f, const struct mp_event *evs,
 	free(c);
 }
 
-int cmd_stat(int argc, char **argv)
+static int cmd_stat(int argc, char **argv)
 {
 	char *events = NULL;
 	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
@@ -110,12 +110,12 @@ int cmd_stat(int argc, char **argv)
 		{ 0 },
 	};
 
-	rc = cli_parse("stat", stat_usage, stat_summary, opts, argc, argv, 1, &nargs);
+	rc = cli_parse(&cli_cmd_stat, opts, argc, argv, &nargs);
 	if (rc) {
 		free(events);
-		return rc == 1 ? 0 : 2;
+		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	}
-	rc = 2;
+	rc = CLI_EXIT_USAGE;
 	if (sep)
 		csv = 1;
 	else
@@ -276,3 +276,9 @@ out:
 	free(events);
 	return rc;
 }
+
+const struct cli_cmd cli_cmd_stat = {
+	"stat", cmd_stat, "count events of a command, like perf stat / ocount",
+	stat_usage,
+	stat_summary, 1,
+};

@@ -106,7 +106,7 @@ static int tui_batch(tui_model *m, const char *keys, int cols, int rows)
 	return 0;
 }
 
-int cmd_tui(int argc, char **argv)
+static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
 	const char *size = NULL;
@@ -125,7 +125,7 @@ int cmd_tui(int argc, char **argv)
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
-	int rc = cli_parse("tui", tui_usage, tui_summary, opts, argc, argv, 0, &nargs);
+	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, &nargs);
 	if (rc == 1) {
 		printf("\nkeys:\n");
 		for (size_t i = 0; tui_help_lines[i]; i++)
@@ -133,10 +133,10 @@ int cmd_tui(int argc, char **argv)
 		return 0;
 	}
 	if (rc)
-		return 2;
+		return CLI_EXIT_USAGE;
 	if (nargs > 0) {
 		cli_error("tui", "unexpected argument '%s' (the file goes with -i)", argv[1]);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	int cols = 80, rows = 24;
 	if (size) {
@@ -144,12 +144,12 @@ int cmd_tui(int argc, char **argv)
 		if (sscanf(size, "%d%c%d", &cols, &x, &rows) != 3 || x != 'x' || cols < 20 ||
 		    rows < 5 || cols > 1000 || rows > 1000) {
 			cli_error("tui", "--size '%s': expected COLSxROWS, at least 20x5", size);
-			return 2;
+			return CLI_EXIT_USAGE;
 		}
 	}
 	if (!(hot_pct > 0 && hot_pct <= 100)) {
 		cli_error("tui", "--hot %g: expected a percentage in (0, 100]", hot_pct);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (!input)
 		input = cli_default_input();
@@ -207,3 +207,9 @@ int cmd_tui(int argc, char **argv)
 	tui_source_free(src);
 	return rc;
 }
+
+const struct cli_cmd cli_cmd_tui = {
+	"tui", cmd_tui, "browse hot symbols, source and assembly in the terminal",
+	tui_usage,
+	tui_summary, 0,
+};

@@ -8,25 +8,17 @@
 
 #define MEMPROF_VERSION "0.1.0"
 
-static const struct cli_cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-} cli_cmds[] = {
-	{ "record", cmd_record, "sample events of a command into memprof.data (perf.data format)" },
-	{ "stat", cmd_stat, "count events of a command, like perf stat / ocount" },
-	{ "report", cmd_report, "samples per object, symbol and source line, like opreport" },
-	{ "annotate", cmd_annotate, "source and assembly with per-line hits, like opannotate" },
-	{ "ratios", cmd_ratios, "the memory ratio table (L1D miss rate, IPC, ...) with error bars" },
-	{ "tui", cmd_tui, "browse hot symbols, source and assembly in the terminal" },
-	{ "list", cmd_list, "the events this machine, or any PMU model, offers" },
+/* The commands in the order memprof --help lists them; each descriptor is in its cmd_*.c. */
+static const struct cli_cmd *const cli_cmds[] = {
+	&cli_cmd_record, &cli_cmd_stat, &cli_cmd_report, &cli_cmd_annotate,
+	&cli_cmd_ratios, &cli_cmd_tui, &cli_cmd_list,
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: memprof [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
+		fprintf(f, "  %-10s %s\n", cli_cmds[i]->name, cli_cmds[i]->oneline);
 	fprintf(f, "\n'memprof COMMAND --help' and memprof-COMMAND(1) describe each command.\n");
 }
 
@@ -50,7 +42,7 @@ int main(int argc, char **argv)
 	mp_log_set_fn(log_to_stderr, &verbose);
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -61,8 +53,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
-		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], cli_cmds[i]->name))
+			return cli_cmds[i]->fn(argc - 1, argv + 1);
 	fprintf(stderr, "memprof: '%s' is not a memprof command (see memprof --help)\n", argv[1]);
-	return 2;
+	return CLI_EXIT_USAGE;
 }

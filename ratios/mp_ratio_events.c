@@ -65,37 +65,48 @@ int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev
 			struct mp_buf *out, struct mp_err *err)
 {
 	const char *models[8];
-	size_t nm = mp_ratio_models_for(model, models, 8), shown = 0;
+	/* exact counts: the table of one place, the program, with no sample cells */
+	struct mp_ratio_place prog = { .label = "program" };
+	struct mp_ratio_source src = { .ev = ev, .nev = nev, .models = models,
+				       .places = &prog, .nplaces = 1 };
+	struct mp_ratio_table_opts to = { .ndefs = mp_ratio_set_count(set),
+					  .level = MP_RATIO_PROGRAM, .resolve = resolve,
+					  .rctx = rctx };
+	struct mp_ratio_table t;
+	size_t shown = 0;
+	int rc;
 
-	if (!resolve)
-		resolve = mp_ratio_resolve_events;
-	for (size_t i = 0; i < mp_ratio_set_count(set); i++) {
-		const struct mp_ratio_def *d = mp_ratio_set_get(set, i);
-		struct mp_ratio_binding b;
-		struct mp_ratio_value v;
+	src.nmodels = mp_ratio_models_for(model, models, 8);
+	const struct mp_ratio_def **defs = calloc(to.ndefs + 1, sizeof(*defs));
+	if (!defs)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < to.ndefs; i++)
+		defs[i] = mp_ratio_set_get(set, i);
+	to.defs = defs;
+	rc = mp_ratio_table_build(&src, NULL, &to, &t, err);
+	for (size_t i = 0; !rc && i < t.n; i++) {
+		const struct mp_ratio_result *x = &t.r[i];
+		const struct mp_ratio_value *v = &x->rows[0].v;
 		char val[64];
 
-		if (mp_ratio_bind(d, models, nm, ev, nev, resolve, rctx, &b, err) != 0)
-			continue;
-		int rc = mp_ratio_eval(&b, ev, NULL, 1, 0, &v, err);
-		if (rc)
-			return rc;
-		if (!v.exact)
+		if (!v->exact)
 			continue;
 		if (!shown++)
 			mp_buf_printf(out, "\n %-28s %14s  %s\n", "ratio", "value", "formula");
-		if (v.defined)
-			mp_ratio_format_value(d, v.value, val, sizeof(val));
+		if (v->defined)
+			mp_ratio_format_value(x->def, v->value, val, sizeof(val));
 		else
 			snprintf(val, sizeof(val), "-");
-		mp_buf_printf(out, " %-28s %14s  %s (%s, %s)%s\n", d->name, val,
-			      mp_formula_src(b.var->f), b.var->model,
-			      b.var->status == MP_RATIO_EXACT ? "exact" : "approx",
-			      v.flagged ? "   <==== WARNING" : "");
+		mp_buf_printf(out, " %-28s %14s  %s (%s, %s)%s\n", x->def->name, val,
+			      mp_formula_src(x->b.var->f), x->b.var->model,
+			      x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx",
+			      v->flagged ? "   <==== WARNING" : "");
 	}
-	if (!shown)
+	if (!rc && !shown)
 		mp_buf_printf(out, "\nno ratio can be computed from these events (memprof ratios --list shows what each needs)\n");
-	return 0;
+	mp_ratio_table_fini(&t);
+	free(defs);
+	return rc;
 }
 
 int mp_ratio_stat_report(const struct mp_ratio_counted *c, size_t n, const char *model,

@@ -337,4 +337,80 @@ struct mp_ratio_place {
 int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 			const struct mp_ratio_place **out, size_t *n, struct mp_err *err);
 
+/* ---- the ratio table (memprof ratios, stat --ratios, the TUI) -------------------------- */
+
+struct mp_ratio_row {             /* one ratio at one place */
+	const struct mp_ratio_place *place;
+	struct mp_ratio_value v;
+	double num, den;          /* counts of the numerator's and the denominator's events */
+	int have_base;            /* base holds the baseline's value at the same place */
+	struct mp_ratio_value base;
+};
+
+struct mp_ratio_result {          /* one ratio over the places */
+	const struct mp_ratio_def *def;
+	struct mp_ratio_binding b;
+	int base_complete;        /* bb binds the baseline's events */
+	struct mp_ratio_binding bb;
+	struct mp_ratio_row *rows; /* rows[k] is at place k (most samples first) */
+	size_t nrows;
+	size_t *perm;             /* the order shown: indices into rows */
+	char samples_prog[128];   /* per-event samples "100/400" at the program level, or "counted" */
+	int exact_counts;
+};
+
+struct mp_ratio_missing {         /* a ratio the recording cannot give */
+	const struct mp_ratio_def *def;
+	struct mp_ratio_binding b; /* b.var NULL: no formula for the models; else b.missing */
+	int nosim;                /* a simulated recording, and the ratio has no cachegrind formula */
+};
+
+/* What a table is built from: a recording's events, the variant keys to try (best first),
+ * and its places (a single place with cells NULL for exact counts, as stat --ratios has). */
+struct mp_ratio_source {
+	const struct mp_ratio_event *ev;
+	size_t nev;
+	const char *const *models;
+	size_t nmodels;
+	const struct mp_ratio_place *places;
+	size_t nplaces;
+	int simulated;            /* recorded by record --sim: cachegrind formulas as a fallback */
+};
+
+struct mp_ratio_table {
+	struct mp_ratio_result *r; /* the ratios computed, in the order of defs */
+	size_t n;
+	struct mp_ratio_missing *miss; /* the ratios that could not be, in the order of defs */
+	size_t nmiss;
+	size_t nplaces;
+};
+
+struct mp_ratio_table_opts {
+	const struct mp_ratio_def *const *defs; /* the ratios wanted, in order */
+	size_t ndefs;
+	enum mp_ratio_level level;
+	uint64_t min_samples;     /* values resting on fewer samples are marked few */
+	const struct mp_ratio_def *sort; /* order places by this ratio's value; NULL: each
+					  * ratio by its numerator's count */
+	mp_ratio_resolve_fn resolve; /* NULL: mp_ratio_resolve_events */
+	void *rctx;
+};
+
+/* Build the table: bind each def to src (with the simulated fallback), evaluate it at every
+ * place, the baseline's value at the same place (base may be NULL), numerator counts, and
+ * the order of places (below program level). t is zeroed first; free with
+ * mp_ratio_table_fini() also on error. Returns 0; -ENOENT when opts->sort is not among the
+ * computed ratios (err names it); another negative code on an evaluation error. */
+int mp_ratio_table_build(const struct mp_ratio_source *src, const struct mp_ratio_source *base,
+			 const struct mp_ratio_table_opts *opts, struct mp_ratio_table *t,
+			 struct mp_err *err);
+void mp_ratio_table_fini(struct mp_ratio_table *t);
+/* Per-event sample counts of a binding at a place ("100/400"), into buf. */
+void mp_ratio_samples_str(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
+			  char *buf, size_t len);
+/* Fill src from a run at level: its events, variant keys (into keys[max], best first) and
+ * places (borrowed until mp_ratio_run_free()). */
+int mp_ratio_run_source(mp_ratio_run *r, enum mp_ratio_level level, const char **keys,
+			size_t max, struct mp_ratio_source *src, struct mp_err *err);
+
 #endif

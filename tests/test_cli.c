@@ -31,7 +31,8 @@ static int parse(struct opts *o, int stop, int argc, char **argv, int *nargs)
 		{ 0, "threshold", CLI_DOUBLE, &o->thr, "PCT", "threshold" },
 		{ 0 },
 	};
-	return cli_parse("test", "[OPTIONS]", NULL, tab, argc, argv, stop, nargs);
+	const struct cli_cmd cmd = { "test", NULL, "", "[OPTIONS]", NULL, stop };
+	return cli_parse(&cmd, tab, argc, argv, nargs);
 }
 
 static void cli_parse__bundled_and_repeated__all_stored(void **state)
