@@ -61,36 +61,12 @@ static void tui_log_fn(enum mp_log_level lvl, const char *msg, void *ctx)
 	mp_buf_printf(&tl->held, "memprof tui: %s%s\n", lvl == MP_LOG_WARN ? "warning: " : "", msg);
 }
 
-static int key_of(const char **p)
-{
-	const char *s = *p;
-	static const struct {
-		const char *name;
-		int key;
-	} names[] = {
-		{ "<UP>", TUI_KEY_UP },     { "<DOWN>", TUI_KEY_DOWN }, { "<LEFT>", TUI_KEY_LEFT },
-		{ "<RIGHT>", TUI_KEY_RIGHT }, { "<PGUP>", TUI_KEY_PGUP }, { "<PGDN>", TUI_KEY_PGDN },
-		{ "<HOME>", TUI_KEY_HOME }, { "<END>", TUI_KEY_END },   { "<ENTER>", TUI_KEY_ENTER },
-		{ "<ESC>", TUI_KEY_ESC },   { "<TAB>", TUI_KEY_TAB },   { "<BTAB>", TUI_KEY_BTAB },
-		{ "<BS>", TUI_KEY_BACKSPACE }, { "<F1>", TUI_KEY_F1 },
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		size_t n = strlen(names[i].name);
-		if (!strncmp(s, names[i].name, n)) {
-			*p = s + n;
-			return names[i].key;
-		}
-	}
-	*p = s + 1;
-	return *s == '\n' ? TUI_KEY_ENTER : (unsigned char)*s;
-}
-
 /* --batch: feed keys to the model and print the screen it renders (no terminal). */
 static int tui_batch(tui_model *m, const char *keys, int cols, int rows)
 {
 	tui_model_resize(m, cols, rows);
 	for (const char *p = keys; *p;) {
-		unsigned r = tui_model_key(m, key_of(&p));
+		unsigned r = tui_model_key(m, tui_key_parse(&p));
 		if (r & TUI_QUIT)
 			break;
 	}
@@ -127,9 +103,10 @@ static int cmd_tui(int argc, char **argv)
 	};
 	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, &nargs);
 	if (rc == 1) {
+		char line[256];
 		printf("\nkeys:\n");
-		for (size_t i = 0; tui_help_lines[i]; i++)
-			printf("  %s\n", tui_help_lines[i]);
+		for (size_t i = 0; tui_help_line(i, line, sizeof(line)) == 0; i++)
+			printf("  %s\n", line);
 		return 0;
 	}
 	if (rc)
@@ -190,9 +167,12 @@ static int cmd_tui(int argc, char **argv)
 		tui_install_fatal_handlers();
 		cli_install_stop_handler();
 		struct tui_log tl = { m, { 0 } };
+		mp_log_fn prev_fn;
+		void *prev_ctx;
+		mp_log_get_fn(&prev_fn, &prev_ctx);
 		mp_log_set_fn(tui_log_fn, &tl);
 		rc = tui_run(m, &ro, &err);
-		mp_log_set_fn(NULL, NULL);
+		mp_log_set_fn(prev_fn, prev_ctx);
 		if (tl.held.len)
 			fwrite(tl.held.data, 1, tl.held.len, stderr);
 		mp_buf_fini(&tl.held);

@@ -1,15 +1,19 @@
 /* mp_tui.h - the tui module: an interactive browser from hot symbols to annotated source
  * and assembly, in the style of perf report's TUI.
  *
- * Three layers:
- *  - data (tui_data_*, tui_annot_*): what the browser shows, filled by an adapter from the
- *    analyzer's aggregates (cli/cmd_tui.c) or by tests with synthetic numbers. The TUI
- *    never sees samples: rows of symbols with per-event counts, and on demand the lines
- *    and instructions of one function with their counts.
+ * Layers:
+ *  - data (tui_data_*, tui_annot_*; tui_data.c): what the browser shows, filled by an
+ *    adapter from the analyzer's aggregates (tui_source_open(), tui_source.c) or by tests
+ *    with synthetic numbers. The TUI never sees samples: rows of symbols with per-event
+ *    counts, and on demand the lines and instructions of one function with their counts.
  *  - model (tui_model_*): plain C state (view stack, cursor, scroll, sort, filter, search,
- *    hot-line jumps). It takes enum tui_key values and renders rows into text buffers, so
- *    tests drive it without a terminal.
- *  - terminal (tui_run): ncurses drawing of the rendered rows and the key loop.
+ *    hot-line jumps). tui_model.c holds the stack and dispatches enum tui_key values through
+ *    one table of key bindings (tui_keys.c, which also makes the help screen and the names
+ *    of --batch keys); each view is a table of operations (tui_list.c: symbols and ratios,
+ *    tui_annview.c: annotate, tui_text.c: summary and help). tui_render.c renders the top
+ *    view into text rows (tui_model_render()), so tests drive it all without a terminal.
+ *  - terminal (tui_run; tui_loop.c and tui_draw.c, the only file that includes curses):
+ *    the key loop and the painting of the rendered rows.
  */
 #ifndef MP_TUI_H
 #define MP_TUI_H
@@ -202,8 +206,9 @@ const char *tui_model_symbol(const tui_model *m);
  * none. addr: the instruction's address, 0 on a source row. */
 unsigned tui_model_cur_line(const tui_model *m);
 uint64_t tui_model_cur_addr(const tui_model *m);
-/* The event that sorts and colours; the sort column (0..nev-1 events, then ratios, then
- * TUI_COL_SYMBOL, TUI_COL_DSO); the count display mode. */
+/* The metric that sorts and colours (0..nev-1 an event, nev.. a ratio); the sort column
+ * of the list on top, or of the list the annotate views on top were opened from (0..nev-1
+ * events, then ratios, then TUI_COL_SYMBOL, TUI_COL_DSO); the count display mode. */
 size_t tui_model_color_event(const tui_model *m);
 int tui_model_sort_col(const tui_model *m);
 enum tui_show tui_model_show(const tui_model *m);
@@ -215,8 +220,17 @@ const char *tui_model_row_text(tui_model *m, size_t i);
 #define TUI_COL_SYMBOL 1000
 #define TUI_COL_DSO 1001
 
-/* The key map, one "keys  meaning" line each, NULL-terminated (for --help and docs). */
-extern const char *const tui_help_lines[];
+/* Line i of the key map as the help screen shows it (a heading, or "  keys  meaning"),
+ * made from the key bindings: written to buf (n bytes), 0; -ENOENT past the last line.
+ * For --help and docs. */
+int tui_help_line(size_t i, char *buf, size_t n);
+/* A key of a --batch string at *p: a key name in angle brackets ("<ENTER>", "<TAB>", see
+ * tui_key_name()) or one character ('\n' is ENTER). Advances *p past it; *p must not be
+ * at the end of the string. */
+int tui_key_parse(const char **p);
+/* The name of a key that is not a printable character ("ENTER" for TUI_KEY_ENTER), NULL
+ * when it has none. */
+const char *tui_key_name(int key);
 
 /* ===== source: a recording through the analyzer (tui_source.c) ======================== */
 

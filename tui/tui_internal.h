@@ -67,6 +67,201 @@ struct tui_annot {
 	size_t ninsns, capinsns;
 };
 
+/* ---- the model (tui_model.c), its views and bindings ---- */
+
+/* An annotate row: a source line or an instruction (index in the annotation). */
+enum { IT_LINE, IT_INSN };
+struct item {
+	int kind;
+	size_t idx;
+};
+
+struct tui_view_ops;
+
+/* One view on the model's stack. Which fields are used depends on the view: lists (symbols,
+ * ratios) use rows..filter, annotate an..hot_pos, text views (summary, help) lines. */
+struct view {
+	const struct tui_view_ops *ops;
+	size_t cur, top;
+	/* lists */
+	size_t *rows;
+	size_t nrows;
+	int sort_col;
+	char filter[128];
+	/* annotate */
+	tui_annot *an;
+	long sym;          /* index in data, -1 when the symbol is not in the list */
+	char *name, *dso;
+	struct item *items;
+	size_t nitems;
+	unsigned char *open; /* per line: assembly shown */
+	long *first, *next;  /* per line first insn; per insn next insn of the same line */
+	int asm_all, hide_src;
+	uint64_t ltot[2 * TUI_MAX_EVENTS], itot[2 * TUI_MAX_EVENTS];
+	struct tui_ratio_val *lrv; /* nlines * nratios */
+	size_t *hot;
+	size_t nhot;
+	long hot_pos;
+	/* text views */
+	char **lines;
+	size_t nlines;
+};
+
+/* What the prompt's text is for when ENTER accepts it (the view on top, the text). */
+typedef unsigned (*tui_prompt_fn)(tui_model *m, struct view *v, const char *text, int kind);
+
+struct tui_model {
+	tui_data *d;
+	int cols, rows;
+	struct view *stack;
+	size_t depth, cap;
+	int metric; /* 0..nev-1 an event, nev.. a ratio */
+	enum tui_show show;
+	int prompt; /* 0, '/' or '?' */
+	const char *prompt_label; /* "Filter", "Search", ... */
+	tui_prompt_fn prompt_done;
+	char pbuf[128];
+	size_t plen;
+	char last_search[128];
+	int last_dir;
+	char msg[256];
+	struct tui_ratio_val *srv; /* nsyms * nratios, computed on first use */
+	int srv_done;
+	struct tui_screen scr;
+	char *textbuf;
+	char *rowbuf;
+};
+
+#define NEV(m) ((m)->d->nev)
+#define NRAT(m) ((m)->d->nratios)
+
+/* A row being rendered into its text buffer (tui_render.c). */
+struct tui_line {
+	struct tui_row *row;
+	int cols, pos;
+	int tab0; /* tabs expand to 4 columns from here (the start of the source text) */
+};
+
+/* Binding masks: the views a key binding applies to. */
+enum {
+	TUI_V_SYMBOLS = 1,
+	TUI_V_RATIOS = 2,
+	TUI_V_ANNOTATE = 4,
+	TUI_V_SUMMARY = 8,
+	TUI_V_HELP = 16,
+	TUI_V_LISTS = TUI_V_SYMBOLS | TUI_V_RATIOS,
+	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY, /* all but help */
+	TUI_V_ALL = TUI_V_BROWSE | TUI_V_HELP,
+};
+
+/* View flags. */
+enum {
+	TUI_VF_CURSOR = 1,     /* rows have a cursor ('>'); without, UP/DOWN scroll the text */
+	TUI_VF_LIST = 2,       /* a symbol list: annotate's < > and the sort column follow it */
+	TUI_VF_MOVE_CLEAR = 4, /* moving the cursor clears the status message */
+	TUI_VF_MODAL = 8,      /* keys without a binding here are taken (and do nothing) */
+};
+
+/* A view's behaviour: the model calls these instead of testing which view is on top. */
+struct tui_view_ops {
+	enum tui_view_kind kind;
+	const char *name; /* "Symbols", "Ratios", ...: a list's title starts with it */
+	unsigned bit;   /* TUI_V_*: the bindings that apply */
+	unsigned flags; /* TUI_VF_* */
+	const char *status; /* key hint on the status line */
+	size_t (*rows)(const struct view *v);
+	void (*title)(tui_model *m, struct tui_line *l, const struct view *v);
+	void (*header)(tui_model *m, struct tui_line *l, const struct view *v); /* NULL: none */
+	void (*row)(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+	/* the colouring metric changed (NULL: nothing to redo) */
+	void (*metric)(tui_model *m, struct view *v);
+	/* the symbol under the cursor or shown (NULL: none) */
+	const char *(*symbol)(const tui_model *m, const struct view *v);
+};
+
+extern const struct tui_view_ops tui_symbols_ops, tui_ratios_ops, tui_annotate_ops,
+	tui_summary_ops, tui_help_ops;
+
+/* A key binding: key in the views of the mask runs action. help is the binding's line on
+ * the help screen ("keys\tmeaning", a second line after '\n'), NULL when an earlier
+ * binding's line covers it; key 0 is a heading of the help screen. clamp: the view's
+ * scroll is clamped after the action (keys of one view; global keys leave it to the
+ * next render). */
+typedef unsigned (*tui_action_fn)(tui_model *m, struct view *v, int key);
+struct tui_binding {
+	int key;
+	unsigned views;
+	tui_action_fn action;
+	const char *help;
+	int clamp;
+};
+extern const struct tui_binding tui_bindings[];
+extern const size_t tui_nbindings;
+
+/* tui_model.c: the stack, cursor and shared helpers */
+struct view *tui_top_view(const tui_model *m);
+int tui_body_rows(const tui_model *m);
+size_t tui_view_nrows(const struct view *v);
+void tui_set_msg(tui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct view *tui_push_view(tui_model *m, const struct tui_view_ops *ops);
+void tui_pop_view(tui_model *m);
+void tui_view_fini(struct view *v);
+void tui_clamp_scroll(const tui_model *m, struct view *v);
+void tui_center_cursor(const tui_model *m, struct view *v);
+unsigned tui_move_cursor(tui_model *m, struct view *v, int key);
+unsigned tui_set_metric(tui_model *m, int dir);
+void tui_start_prompt(tui_model *m, int kind, const char *init, const char *label,
+		      tui_prompt_fn done);
+/* Simulated counts are exact: no interval, never "few samples". */
+void tui_sim_exact(const tui_data *d, struct tui_ratio_val *v);
+void tui_compute_sym_ratios(tui_model *m);
+const struct tui_ratio_val *tui_sym_rv(tui_model *m, size_t sym, size_t r);
+int tui_hot_event(const tui_model *m);
+const char *tui_col_name(const tui_model *m, int col);
+/* The list view the annotate views on top of it were opened from. */
+struct view *tui_parent_list(const tui_model *m);
+
+/* tui_list.c: symbol and ratio lists */
+int tui_push_list(tui_model *m, const struct tui_view_ops *ops);
+void tui_list_rebuild(tui_model *m, struct view *v);
+unsigned tui_list_sort(tui_model *m, struct view *v, int key);
+unsigned tui_list_filter(tui_model *m, struct view *v, int key);
+unsigned tui_list_annotate(tui_model *m, struct view *v, int key);
+
+/* tui_text.c: summary and help */
+int tui_push_help(tui_model *m);
+int tui_push_summary(tui_model *m);
+
+/* tui_annview.c: the annotate view */
+uint64_t tui_item_val(const struct view *v, const struct item *it, size_t ev, int period);
+int tui_open_annotate(tui_model *m, long sym, const struct tui_sym_ref *ref, int replace);
+unsigned tui_annot_hottest(tui_model *m, struct view *v, int key);
+unsigned tui_annot_next_hot(tui_model *m, struct view *v, int key);
+unsigned tui_annot_toggle_src(tui_model *m, struct view *v, int key);
+unsigned tui_annot_toggle_asm(tui_model *m, struct view *v, int key);
+unsigned tui_annot_plus(tui_model *m, struct view *v, int key);
+unsigned tui_annot_follow(tui_model *m, struct view *v, int key);
+unsigned tui_annot_search_prompt(tui_model *m, struct view *v, int key);
+unsigned tui_annot_search_next(tui_model *m, struct view *v, int key);
+unsigned tui_annot_neighbour(tui_model *m, struct view *v, int key);
+
+/* tui_render.c: views to text rows */
+void tui_put(struct tui_line *l, const char *s);
+void tui_putf(struct tui_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tui_fmt_ratio(char *out, size_t n, const struct tui_ratio_val *v);
+const char *tui_show_name(enum tui_show show);
+void tui_render_list_title(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_sym_header(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+void tui_render_ratio_header(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+void tui_render_annot_title(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_annot_header(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+void tui_render_summary_title(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_help_title(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_text_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+
 /* ---- the terminal (tui_draw.c, the only user of curses) ---- */
 
 /* Curses key codes the loop maps to enum tui_key (values of KEY_* and friends). */

@@ -62,6 +62,12 @@ void mp_log_set_fn(mp_log_fn fn, void *ctx)
 	log_ctx = ctx;
 }
 
+void mp_log_get_fn(mp_log_fn *fn, void **ctx)
+{
+	*fn = log_fn;
+	*ctx = log_ctx;
+}
+
 void mp_log(enum mp_log_level lvl, const char *fmt, ...)
 {
 	char msg[1024];

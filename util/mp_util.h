@@ -42,6 +42,9 @@ enum mp_log_level { MP_LOG_ERROR, MP_LOG_WARN, MP_LOG_INFO, MP_LOG_DEBUG };
 typedef void (*mp_log_fn)(enum mp_log_level lvl, const char *msg, void *ctx);
 /* The log sink is process-wide configuration owned by the CLI (set once in main()). */
 void mp_log_set_fn(mp_log_fn fn, void *ctx);
+/* The sink now installed (OUT: fn, ctx), so that a command can install its own for a while
+ * and then restore it. */
+void mp_log_get_fn(mp_log_fn *fn, void **ctx);
 void mp_log(enum mp_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Growable byte buffer. Zero-initialise, then append; mp_buf_fini() frees. */

@@ -1,0 +1,514 @@
+/* tui_annview.c - the annotate view: the source lines of one function with their counts,
+ * the assembly under them on demand, hot-line jumps, search, calls and jumps followed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+uint64_t tui_item_val(const struct view *v, const struct item *it, size_t ev, int period)
+{
+	const tui_annot *a = v->an;
+	const uint64_t *c = it->kind == IT_LINE ? a->lines[it->idx].cnt : a->insns[it->idx].cnt;
+	return c[(period ? a->nev : 0) + ev];
+}
+
+static int annot_build_items(struct view *v)
+{
+	const tui_annot *a = v->an;
+	size_t n = 0;
+	uint64_t keep_addr = 0;
+	long keep_line = -1;
+
+	if (v->nitems && v->cur < v->nitems) {
+		struct item *c = &v->items[v->cur];
+		if (c->kind == IT_INSN)
+			keep_addr = a->insns[c->idx].addr, keep_line = (long)a->insns[c->idx].line;
+		else
+			keep_line = (long)c->idx;
+	}
+	free(v->items);
+	v->items = malloc((a->nlines + a->ninsns + 1) * sizeof(*v->items));
+	if (!v->items) {
+		v->nitems = 0;
+		return -ENOMEM;
+	}
+	if (v->hide_src) {
+		for (size_t i = 0; i < a->ninsns; i++)
+			v->items[n++] = (struct item){ IT_INSN, i };
+	} else {
+		for (size_t l = 0; l < a->nlines; l++) {
+			v->items[n++] = (struct item){ IT_LINE, l };
+			if (v->asm_all || v->open[l])
+				for (long i = v->first[l]; i >= 0; i = v->next[i])
+					v->items[n++] = (struct item){ IT_INSN, (size_t)i };
+		}
+	}
+	v->nitems = n;
+	v->cur = 0;
+	/* keep the cursor on the same instruction, else on the same source line */
+	for (size_t i = 0; i < n && (keep_addr || keep_line >= 0); i++) {
+		struct item *it = &v->items[i];
+		if (keep_addr && it->kind == IT_INSN && a->insns[it->idx].addr == keep_addr) {
+			v->cur = i;
+			break;
+		}
+		if (it->kind == IT_LINE && (long)it->idx == keep_line)
+			v->cur = i;
+		if (it->kind == IT_INSN && v->hide_src && !keep_addr &&
+		    (long)a->insns[it->idx].line == keep_line) {
+			v->cur = i;
+			break;
+		}
+	}
+	return 0;
+}
+
+struct hot_ctx {
+	const tui_model *m;
+	const struct view *v;
+	int kind;
+};
+
+static int cmp_hot(const void *a, const void *b, void *arg)
+{
+	const struct hot_ctx *c = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const tui_model *m = c->m;
+	if ((size_t)m->metric >= NEV(m) && c->kind == IT_LINE && c->v->lrv) {
+		size_t r = (size_t)m->metric - NEV(m);
+		double vx = c->v->lrv[x * NRAT(m) + r].value, vy = c->v->lrv[y * NRAT(m) + r].value;
+		if (vx != vy)
+			return vx > vy ? -1 : 1;
+	} else {
+		struct item ix = { c->kind, x }, iy = { c->kind, y };
+		int ev = tui_hot_event(m);
+		uint64_t px = tui_item_val(c->v, &ix, (size_t)ev, 1), py = tui_item_val(c->v, &iy, (size_t)ev, 1);
+		if (px != py)
+			return px > py ? -1 : 1;
+		px = tui_item_val(c->v, &ix, (size_t)ev, 0);
+		py = tui_item_val(c->v, &iy, (size_t)ev, 0);
+		if (px != py)
+			return px > py ? -1 : 1;
+	}
+	return x < y ? -1 : x > y;
+}
+
+/* Hot entries: source lines (or, with the source hidden, instructions) that have samples,
+ * hottest first by the colouring event, or by the colouring ratio. */
+static int annot_build_hot(const tui_model *m, struct view *v)
+{
+	const tui_annot *a = v->an;
+	int kind = v->hide_src ? IT_INSN : IT_LINE;
+	size_t n = kind == IT_LINE ? a->nlines : a->ninsns, k = 0;
+	int by_ratio = (size_t)m->metric >= NEV(m) && kind == IT_LINE && v->lrv;
+	int ev = tui_hot_event(m);
+
+	free(v->hot);
+	v->hot = malloc((n + 1) * sizeof(size_t));
+	v->nhot = 0;
+	v->hot_pos = -1;
+	if (!v->hot)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct item it = { kind, i };
+		if (by_ratio) {
+			const struct tui_ratio_val *rv = &v->lrv[i * NRAT(m) + (size_t)m->metric - NEV(m)];
+			if (!(rv->flags & TUI_RV_VALID))
+				continue;
+		} else if (!tui_item_val(v, &it, (size_t)ev, 1) && !tui_item_val(v, &it, (size_t)ev, 0)) {
+			continue;
+		}
+		v->hot[k++] = i;
+	}
+	struct hot_ctx c = { m, v, kind };
+	qsort_r(v->hot, k, sizeof(size_t), cmp_hot, &c);
+	v->nhot = k;
+	return 0;
+}
+
+/* Put the cursor on hot entry pos (opening the line's assembly when needed). */
+static void goto_hot(tui_model *m, struct view *v, long pos)
+{
+	int kind = v->hide_src ? IT_INSN : IT_LINE;
+	size_t idx = v->hot[pos];
+	v->hot_pos = pos;
+	for (size_t i = 0; i < v->nitems; i++)
+		if (v->items[i].kind == kind && v->items[i].idx == idx) {
+			v->cur = i;
+			break;
+		}
+	tui_center_cursor(m, v);
+	const tui_annot *a = v->an;
+	if (kind == IT_LINE)
+		tui_set_msg(m, "hot %ld/%zu: line %u", pos + 1, v->nhot, a->lines[idx].lineno);
+	else
+		tui_set_msg(m, "hot %ld/%zu: %" PRIx64, pos + 1, v->nhot, a->insns[idx].addr);
+}
+
+static void annot_line_ratios(tui_model *m, struct view *v)
+{
+	tui_data *d = m->d;
+	const tui_annot *a = v->an;
+	if (!d->nratios || !d->rfn)
+		return;
+	v->lrv = calloc(a->nlines * d->nratios + 1, sizeof(*v->lrv));
+	if (!v->lrv)
+		return;
+	for (size_t l = 0; l < a->nlines; l++)
+		for (size_t r = 0; r < d->nratios; r++) {
+			struct tui_ratio_val *rv = &v->lrv[l * d->nratios + r];
+			if (d->rfn(d->rctx, r, a->lines[l].cnt, a->lines[l].cnt + a->nev, rv))
+				rv->flags = 0;
+			tui_sim_exact(d, rv);
+		}
+}
+
+/* Build an annotate view of a symbol (sym = index in the data or -1 with ref filled).
+ * replace: reuse the top view instead of pushing. */
+int tui_open_annotate(tui_model *m, long sym, const struct tui_sym_ref *ref, int replace)
+{
+	tui_data *d = m->d;
+	struct tui_sym_ref r;
+	tui_annot *a = NULL;
+	struct mp_err err = { 0 };
+
+	if (sym >= 0) {
+		r.name = d->syms[sym].name;
+		r.dso = d->syms[sym].dso;
+		r.addr = d->syms[sym].addr;
+	} else {
+		r = *ref;
+	}
+	if (!d->afn) {
+		tui_set_msg(m, "%s: no annotation available", r.name);
+		return -ENOTSUP;
+	}
+	int rc = d->afn(d->actx, &r, &a, &err);
+	if (rc || !a) {
+		tui_set_msg(m, "%s", err.msg[0] ? err.msg : "annotation failed");
+		return rc ? rc : -EINVAL;
+	}
+	if (a->nev != d->nev) {
+		tui_set_msg(m, "%s: annotation has %zu events, the data %zu", r.name, a->nev, d->nev);
+		tui_annot_free(a);
+		return -EINVAL;
+	}
+	char *name = mp_strdup(r.name), *dso = mp_strdup(r.dso ? r.dso : "");
+	unsigned char *open = calloc(a->nlines + 1, 1);
+	long *first = malloc((a->nlines + 1) * sizeof(long));
+	long *next = malloc((a->ninsns + 1) * sizeof(long));
+	long *last = malloc((a->nlines + 1) * sizeof(long));
+	struct view *v = NULL;
+	if (name && dso && open && first && next && last)
+		v = replace ? tui_top_view(m) : tui_push_view(m, &tui_annotate_ops);
+	if (!v) {
+		free(name);
+		free(dso);
+		free(open);
+		free(first);
+		free(next);
+		free(last);
+		tui_annot_free(a);
+		tui_set_msg(m, "out of memory");
+		return -ENOMEM;
+	}
+	if (replace)
+		tui_view_fini(v);
+	v->ops = &tui_annotate_ops;
+	v->an = a;
+	v->sym = sym;
+	v->name = name;
+	v->dso = dso;
+	v->open = open;
+	v->first = first;
+	v->next = next;
+	for (size_t l = 0; l < a->nlines; l++)
+		first[l] = last[l] = -1;
+	for (size_t i = 0; i < a->ninsns; i++) {
+		size_t l = a->insns[i].line;
+		next[i] = -1;
+		if (last[l] < 0)
+			first[l] = (long)i;
+		else
+			next[last[l]] = (long)i;
+		last[l] = (long)i;
+	}
+	free(last);
+	/* Without source lines there is nothing but assembly to show. */
+	int has_src = 0;
+	for (size_t l = 0; l < a->nlines; l++)
+		if (a->lines[l].lineno)
+			has_src = 1;
+	v->hide_src = !has_src && a->ninsns;
+	for (size_t l = 0; l < a->nlines; l++)
+		for (size_t e = 0; e < 2 * a->nev; e++)
+			v->ltot[e] += a->lines[l].cnt[e];
+	for (size_t i = 0; i < a->ninsns; i++)
+		for (size_t e = 0; e < 2 * a->nev; e++)
+			v->itot[e] += a->insns[i].cnt[e];
+	annot_line_ratios(m, v);
+	if (annot_build_items(v) || annot_build_hot(m, v)) {
+		tui_set_msg(m, "out of memory");
+		return -ENOMEM;
+	}
+	m->msg[0] = 0;
+	if (v->nhot)
+		goto_hot(m, v, 0);
+	return 0;
+}
+
+static long find_sym(const tui_model *m, const char *name, uint64_t addr)
+{
+	const tui_data *d = m->d;
+	for (size_t i = 0; name && i < d->nsyms; i++)
+		if (!strcmp(d->syms[i].name, name))
+			return (long)i;
+	for (size_t i = 0; addr && i < d->nsyms; i++)
+		if (d->syms[i].addr == addr)
+			return (long)i;
+	return -1;
+}
+
+/* Enter on an annotate row. */
+unsigned tui_annot_follow(tui_model *m, struct view *v, int key)
+{
+	(void)key;
+	if (!v->nitems)
+		return 0;
+	struct item *it = &v->items[v->cur];
+	tui_annot *a = v->an;
+	if (it->kind == IT_LINE) {
+		if (v->first[it->idx] < 0) {
+			tui_set_msg(m, "line %u has no instructions", a->lines[it->idx].lineno);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		v->open[it->idx] = !v->open[it->idx];
+		annot_build_items(v);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	struct tui_ainsn *in = &a->insns[it->idx];
+	if (in->kind == TUI_INSN_CALL) {
+		if (!in->target && !in->tname) {
+			tui_set_msg(m, "indirect call: the callee is not known");
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		long s = find_sym(m, in->tname, in->target);
+		if (s < 0 && !in->tname) {
+			tui_set_msg(m, "the callee at %" PRIx64 " has no samples in this recording",
+				in->target);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		struct tui_sym_ref ref = { in->tname ? in->tname : "?", v->dso, in->target };
+		char *keep = mp_strdup(ref.name);
+		if (!keep)
+			return TUI_HANDLED;
+		ref.name = keep;
+		tui_open_annotate(m, s, &ref, 0);
+		free(keep);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	if (in->kind == TUI_INSN_JUMP) {
+		size_t t;
+		for (t = 0; t < a->ninsns; t++)
+			if (a->insns[t].addr == in->target)
+				break;
+		if (!in->target || t == a->ninsns) {
+			tui_set_msg(m, "jump target %" PRIx64 " is outside %s", in->target, v->name);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		if (!v->hide_src && !v->asm_all && !v->open[a->insns[t].line]) {
+			v->open[a->insns[t].line] = 1;
+			annot_build_items(v);
+		}
+		for (size_t i = 0; i < v->nitems; i++)
+			if (v->items[i].kind == IT_INSN && v->items[i].idx == t) {
+				v->cur = i;
+				break;
+			}
+		tui_center_cursor(m, v);
+		tui_set_msg(m, "jumped to %" PRIx64, in->target);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	tui_set_msg(m, "not a call or a jump");
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+static const char *item_text(const struct view *v, const struct item *it)
+{
+	return it->kind == IT_LINE ? v->an->lines[it->idx].text : v->an->insns[it->idx].text;
+}
+
+static unsigned annot_search(tui_model *m, struct view *v, const char *s, int dir)
+{
+	size_t n = v->nitems;
+	if (!s[0] || !n)
+		return TUI_HANDLED | TUI_REDRAW;
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = dir > 0 ? (v->cur + k) % n : (v->cur + n - k % n) % n;
+		const struct item *it = &v->items[i];
+		const char *callee = it->kind == IT_INSN ? v->an->insns[it->idx].tname : NULL;
+		if (strstr(item_text(v, it), s) || (callee && strstr(callee, s))) {
+			int wrapped = dir > 0 ? i <= v->cur : i >= v->cur;
+			v->cur = i;
+			tui_center_cursor(m, v);
+			tui_set_msg(m, "%s'%s'", wrapped ? "search wrapped: " : "", s);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+	}
+	tui_set_msg(m, "not found: '%s'", s);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+unsigned tui_annot_neighbour(tui_model *m, struct view *v, int key)
+{
+	int dir = key == '<' ? -1 : 1;
+	struct view *l = tui_parent_list(m);
+	size_t pos;
+	if (!l || !l->nrows)
+		return TUI_HANDLED;
+	for (pos = 0; pos < l->nrows; pos++)
+		if ((long)l->rows[pos] == v->sym)
+			break;
+	if (pos == l->nrows)
+		pos = l->cur;
+	if ((dir < 0 && pos == 0) || (dir > 0 && pos + 1 >= l->nrows)) {
+		tui_set_msg(m, "%s symbol of the list", dir < 0 ? "first" : "last");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	pos = dir < 0 ? pos - 1 : pos + 1;
+	if (tui_open_annotate(m, (long)l->rows[pos], NULL, 1) == 0)
+		l->cur = pos;
+	else if (!tui_top_view(m)->an)
+		tui_pop_view(m);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+/* ---- model ---- */
+
+static unsigned no_samples(tui_model *m, const struct view *v)
+{
+	tui_set_msg(m, "no samples in %s", v->name);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+unsigned tui_annot_hottest(tui_model *m, struct view *v, int key)
+{
+	(void)key;
+	if (!v->nhot)
+		return no_samples(m, v);
+	goto_hot(m, v, 0);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+/* TAB, shift-TAB: next / previous hot entry, hottest first. */
+unsigned tui_annot_next_hot(tui_model *m, struct view *v, int key)
+{
+	if (!v->nhot)
+		return no_samples(m, v);
+	long n = (long)v->nhot, p = v->hot_pos;
+	if (key == TUI_KEY_TAB)
+		p = p < 0 ? 0 : (p + 1) % n;
+	else
+		p = p < 0 ? n - 1 : (p + n - 1) % n;
+	goto_hot(m, v, p);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+unsigned tui_annot_toggle_src(tui_model *m, struct view *v, int key)
+{
+	(void)key;
+	if (!v->an->ninsns) {
+		tui_set_msg(m, "%s has no instructions to show", v->name);
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	v->hide_src = !v->hide_src;
+	annot_build_items(v);
+	annot_build_hot(m, v);
+	tui_clamp_scroll(m, v);
+	tui_center_cursor(m, v);
+	tui_set_msg(m, "%s", v->hide_src ? "assembly only" : "source view");
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+unsigned tui_annot_toggle_asm(tui_model *m, struct view *v, int key)
+{
+	(void)key;
+	v->asm_all = !v->asm_all;
+	if (!v->asm_all)
+		memset(v->open, 0, v->an->nlines);
+	annot_build_items(v);
+	tui_center_cursor(m, v);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+/* '+': on a source line as ENTER; on an instruction, fold its line's assembly. */
+unsigned tui_annot_plus(tui_model *m, struct view *v, int key)
+{
+	if (v->nitems && v->items[v->cur].kind == IT_INSN && !v->hide_src) {
+		v->open[v->an->insns[v->items[v->cur].idx].line] = 0;
+		annot_build_items(v);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	if (v->nitems && v->items[v->cur].kind == IT_INSN)
+		return TUI_HANDLED;
+	return tui_annot_follow(m, v, key);
+}
+
+static unsigned search_done(tui_model *m, struct view *v, const char *text, int kind)
+{
+	if (text[0])
+		snprintf(m->last_search, sizeof(m->last_search), "%s", text);
+	m->last_dir = kind == '?' ? -1 : 1;
+	return annot_search(m, v, m->last_search, m->last_dir);
+}
+
+unsigned tui_annot_search_prompt(tui_model *m, struct view *v, int key)
+{
+	(void)v;
+	tui_start_prompt(m, key, NULL, key == '?' ? "Search backwards" : "Search", search_done);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+unsigned tui_annot_search_next(tui_model *m, struct view *v, int key)
+{
+	(void)key;
+	if (!m->last_search[0]) {
+		tui_set_msg(m, "no previous search");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	return annot_search(m, v, m->last_search, m->last_dir);
+}
+
+static size_t annot_rows(const struct view *v)
+{
+	return v->nitems;
+}
+
+/* A new colouring metric ranks the hot lines by it. */
+static void annot_metric(tui_model *m, struct view *v)
+{
+	annot_build_hot(m, v);
+}
+
+static const char *annot_symbol(const tui_model *m, const struct view *v)
+{
+	(void)m;
+	return v->name;
+}
+
+const struct tui_view_ops tui_annotate_ops = {
+	.kind = TUI_VIEW_ANNOTATE,
+	.name = "Annotate",
+	.bit = TUI_V_ANNOTATE,
+	.flags = TUI_VF_CURSOR | TUI_VF_MOVE_CLEAR,
+	.status = "H hottest  TAB next hot  s source  a asm  ENTER follow  / search  < > symbol  q back",
+	.rows = annot_rows,
+	.title = tui_render_annot_title,
+	.header = tui_render_annot_header,
+	.row = tui_render_annot_row,
+	.metric = annot_metric,
+	.symbol = annot_symbol,
+};

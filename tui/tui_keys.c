@@ -1,0 +1,245 @@
+/* tui_keys.c - the key bindings: one table of {key, views, action, help} that the model
+ * dispatches on, that makes the help screen and --help's key list, and the names of the
+ * keys for --batch strings. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+/* ---- key names (--batch "<ENTER><TAB>q") ---- */
+
+static const struct {
+	int key;
+	const char *name;
+} key_names[] = {
+	{ TUI_KEY_UP, "UP" },       { TUI_KEY_DOWN, "DOWN" },   { TUI_KEY_LEFT, "LEFT" },
+	{ TUI_KEY_RIGHT, "RIGHT" }, { TUI_KEY_PGUP, "PGUP" },   { TUI_KEY_PGDN, "PGDN" },
+	{ TUI_KEY_HOME, "HOME" },   { TUI_KEY_END, "END" },     { TUI_KEY_ENTER, "ENTER" },
+	{ TUI_KEY_ESC, "ESC" },     { TUI_KEY_TAB, "TAB" },     { TUI_KEY_BTAB, "BTAB" },
+	{ TUI_KEY_BACKSPACE, "BS" }, { TUI_KEY_F1, "F1" },
+};
+
+const char *tui_key_name(int key)
+{
+	for (size_t i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++)
+		if (key_names[i].key == key)
+			return key_names[i].name;
+	return NULL;
+}
+
+int tui_key_parse(const char **p)
+{
+	const char *s = *p;
+	if (*s == '<')
+		for (size_t i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
+			size_t n = strlen(key_names[i].name);
+			if (!strncmp(s + 1, key_names[i].name, n) && s[1 + n] == '>') {
+				*p = s + n + 2;
+				return key_names[i].key;
+			}
+		}
+	*p = s + 1;
+	return *s == '\n' ? TUI_KEY_ENTER : (unsigned char)*s;
+}
+
+/* ---- actions that are the same in every view ---- */
+
+static unsigned act_move(tui_model *m, struct view *v, int key)
+{
+	return tui_move_cursor(m, v, key);
+}
+
+static unsigned act_quit(tui_model *m, struct view *v, int key)
+{
+	(void)m, (void)v, (void)key;
+	return TUI_HANDLED | TUI_QUIT;
+}
+
+/* The key means nothing more here (i in the summary, R in the ratio list). */
+static unsigned act_none(tui_model *m, struct view *v, int key)
+{
+	(void)m, (void)v, (void)key;
+	return TUI_HANDLED;
+}
+
+/* q, ESC, LEFT: back to the previous view; at the bottom q quits and ESC clears a filter. */
+static unsigned act_back(tui_model *m, struct view *v, int key)
+{
+	m->msg[0] = 0;
+	if (m->depth > 1) {
+		tui_pop_view(m);
+		tui_clamp_scroll(m, tui_top_view(m));
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	if (key == 'q')
+		return TUI_HANDLED | TUI_QUIT;
+	if (v->filter[0]) { /* ESC zooms out of a filter, as in perf */
+		v->filter[0] = 0;
+		tui_list_rebuild(m, v);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	return TUI_HANDLED;
+}
+
+static unsigned act_help(tui_model *m, struct view *v, int key)
+{
+	(void)v, (void)key;
+	tui_push_help(m);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+static unsigned act_close(tui_model *m, struct view *v, int key)
+{
+	(void)v, (void)key;
+	tui_pop_view(m);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+static unsigned act_summary(tui_model *m, struct view *v, int key)
+{
+	(void)v, (void)key;
+	tui_push_summary(m);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+static unsigned act_ratios(tui_model *m, struct view *v, int key)
+{
+	(void)v, (void)key;
+	if (!NRAT(m)) {
+		tui_set_msg(m, "no ratios: the recording's events define none");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	tui_compute_sym_ratios(m);
+	tui_push_list(m, &tui_ratios_ops);
+	struct view *r = tui_top_view(m);
+	r->sort_col = (size_t)m->metric >= NEV(m) ? m->metric : (int)NEV(m);
+	r->nrows = 0;
+	tui_list_rebuild(m, r);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+static unsigned act_show(tui_model *m, struct view *v, int key)
+{
+	(void)v, (void)key;
+	m->show = (m->show + 1) % 3;
+	tui_set_msg(m, "showing %s", tui_show_name(m->show));
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+static unsigned act_metric(tui_model *m, struct view *v, int key)
+{
+	(void)v;
+	return tui_set_metric(m, key == 'x' || key == TUI_KEY_TAB ? 1 : -1);
+}
+
+/* ---- the table ---- */
+
+#define V_BROWSE TUI_V_BROWSE
+#define V_LISTS TUI_V_LISTS
+#define V_ANN TUI_V_ANNOTATE
+#define V_HELP TUI_V_HELP
+#define V_ALL TUI_V_ALL
+#define HEADING(text) { 0, 0, NULL, text, 0 }
+
+/* In table order: the first binding of a key in the top view runs; the help screen lists
+ * the headings and help lines in this order. */
+const struct tui_binding tui_bindings[] = {
+	HEADING("Everywhere"),
+	{ TUI_KEY_UP, V_ALL, act_move, "UP/DOWN, k/j\tmove the cursor", 0 },
+	{ TUI_KEY_DOWN, V_ALL, act_move, NULL, 0 },
+	{ 'k', V_ALL, act_move, NULL, 0 },
+	{ 'j', V_ALL, act_move, NULL, 0 },
+	{ TUI_KEY_PGUP, V_ALL, act_move, "PGUP/PGDN, SPACE\tpage up / down", 0 },
+	{ TUI_KEY_PGDN, V_ALL, act_move, NULL, 0 },
+	{ ' ', V_ALL, act_move, NULL, 0 },
+	{ TUI_KEY_HOME, V_ALL, act_move, "HOME/END\tfirst / last row", 0 },
+	{ TUI_KEY_END, V_ALL, act_move, NULL, 0 },
+	{ 'q', V_BROWSE, act_back,
+	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0 },
+	{ TUI_KEY_ESC, V_BROWSE, act_back, NULL, 0 },
+	{ TUI_KEY_LEFT, V_BROWSE, act_back, NULL, 0 },
+	{ TUI_KEY_CTRL_C, V_ALL, act_quit, "CTRL-C\tquit", 0 },
+	{ 'h', V_BROWSE, act_help, "h, ?, F1\tthis help (in annotate ? searches backwards: use h)",
+	  0 },
+	{ TUI_KEY_F1, V_BROWSE, act_help, NULL, 0 },
+	{ '?', V_LISTS | TUI_V_SUMMARY, act_help, NULL, 1 },
+	{ 'i', V_BROWSE & ~TUI_V_SUMMARY, act_summary,
+	  "i\tsummary: command, events, samples, lost, program ratios", 0 },
+	{ 'i', TUI_V_SUMMARY, act_none, NULL, 0 },
+	{ 'R', V_BROWSE & ~TUI_V_RATIOS, act_ratios, "R\tper-symbol ratios", 0 },
+	{ 'R', TUI_V_RATIOS, act_none, NULL, 0 },
+	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period", 0 },
+	{ 'x', V_BROWSE, act_metric, "x, X\tnext / previous event (or ratio) that sorts and colours",
+	  0 },
+	{ 'X', V_BROWSE, act_metric, NULL, 0 },
+	HEADING("Symbol lists"),
+	{ TUI_KEY_ENTER, V_LISTS, tui_list_annotate,
+	  "ENTER, RIGHT, a\tannotate the symbol under the cursor", 1 },
+	{ TUI_KEY_RIGHT, V_LISTS, tui_list_annotate, NULL, 1 },
+	{ 'a', V_LISTS, tui_list_annotate, NULL, 1 },
+	{ '/', V_LISTS, tui_list_filter, "/\tfilter symbols by name (empty filter: show all)", 1 },
+	{ 'o', V_LISTS, tui_list_sort,
+	  "o, O\tsort by next / previous column: events, ratios, name, dso", 1 },
+	{ 'O', V_LISTS, tui_list_sort, NULL, 1 },
+	{ TUI_KEY_TAB, V_LISTS, act_metric, "TAB, shift-TAB\tnext / previous event (as x, X)", 1 },
+	{ TUI_KEY_BTAB, V_LISTS, act_metric, NULL, 1 },
+	HEADING("Annotate"),
+	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1 },
+	{ TUI_KEY_TAB, V_ANN, tui_annot_next_hot,
+	  "TAB, shift-TAB\tnext / previous hot line, hottest first", 1 },
+	{ TUI_KEY_BTAB, V_ANN, tui_annot_next_hot, NULL, 1 },
+	{ 's', V_ANN, tui_annot_toggle_src,
+	  "s\ttoggle source code view: source lines / assembly only", 1 },
+	{ 'a', V_ANN, tui_annot_toggle_asm, "a\tassembly under every source line on / off", 1 },
+	{ TUI_KEY_ENTER, V_ANN, tui_annot_follow,
+	  "ENTER, RIGHT\ton a call: open the callee; on a jump: go to its target;\n"
+	  "on a source line: show / hide its assembly (also +)",
+	  1 },
+	{ TUI_KEY_RIGHT, V_ANN, tui_annot_follow, NULL, 1 },
+	{ '+', V_ANN, tui_annot_plus, NULL, 1 },
+	{ '/', V_ANN, tui_annot_search_prompt,
+	  "/, ?, n\tsearch forward, backwards, repeat the last search", 1 },
+	{ '?', V_ANN, tui_annot_search_prompt, NULL, 1 },
+	{ 'n', V_ANN, tui_annot_search_next, NULL, 1 },
+	{ '<', V_ANN, tui_annot_neighbour, "<, >\tprevious / next symbol of the list", 1 },
+	{ '>', V_ANN, tui_annot_neighbour, NULL, 1 },
+	/* the help screen: these close it, the moves above scroll it, other keys do nothing */
+	{ 'q', V_HELP, act_close, NULL, 0 },
+	{ TUI_KEY_ESC, V_HELP, act_close, NULL, 0 },
+	{ TUI_KEY_LEFT, V_HELP, act_close, NULL, 0 },
+	{ 'h', V_HELP, act_close, NULL, 0 },
+	{ '?', V_HELP, act_close, NULL, 0 },
+	{ TUI_KEY_F1, V_HELP, act_close, NULL, 0 },
+};
+const size_t tui_nbindings = sizeof(tui_bindings) / sizeof(tui_bindings[0]);
+
+/* ---- the help screen ---- */
+
+int tui_help_line(size_t i, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (size_t b = 0; b < tui_nbindings; b++) {
+		const char *h = tui_bindings[b].help;
+		if (!h)
+			continue;
+		if (!tui_bindings[b].key) { /* a heading */
+			if (k++ == i) {
+				snprintf(buf, n, "%s", h);
+				return 0;
+			}
+			continue;
+		}
+		const char *tab = strchr(h, '\t'), *nl = strchr(h, '\n');
+		if (k++ == i) {
+			snprintf(buf, n, "  %-17.*s %.*s", (int)(tab - h), h,
+				 (int)(nl ? nl - tab - 1 : (long)strlen(tab + 1)), tab + 1);
+			return 0;
+		}
+		if (nl && k++ == i) {
+			snprintf(buf, n, "  %-17s %s", "", nl + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,410 @@
+/* tui_render.c - the views as text: each row of the screen rendered into a text buffer of
+ * exactly cols characters, with spans of heat for colour. Pure: tui_draw.c paints the
+ * result with curses, tests read the strings. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+void tui_fmt_ratio(char *out, size_t n, const struct tui_ratio_val *v)
+{
+	if (!v || !(v->flags & TUI_RV_VALID)) {
+		snprintf(out, n, "-");
+		return;
+	}
+	char mark = (v->flags & TUI_RV_FLAGGED) ? '!' : (v->flags & TUI_RV_FEW) ? '~' : ' ';
+	double half = (v->hi - v->lo) / 2;
+	/* the interval only when it fits a 13-column cell */
+	if (isfinite(half) && half > 0 &&
+	    snprintf(out, n, "%.3g+-%.2g%c", v->value, half, mark) <= 13)
+		return;
+	if (isfinite(half) && half > 0 &&
+	    snprintf(out, n, "%.2g+-%.1g%c", v->value, half, mark) <= 13)
+		return;
+	snprintf(out, n, "%.4g%c", v->value, mark);
+}
+
+static int ratio_heat(const struct tui_ratio_val *v)
+{
+	if (!v || !(v->flags & TUI_RV_VALID))
+		return 0;
+	if (v->flags & TUI_RV_FLAGGED)
+		return 3;
+	return (v->flags & TUI_RV_FEW) ? 1 : 2;
+}
+
+
+void tui_put(struct tui_line *l, const char *s)
+{
+	for (; *s && l->pos < l->cols; s++) {
+		if (*s == '\t') {
+			do
+				l->row->text[l->pos++] = ' ';
+			while (l->pos < l->cols && (l->pos - l->tab0) % 4);
+			continue;
+		}
+		l->row->text[l->pos++] = (*s >= 32 && *s < 127) ? *s : '?';
+	}
+}
+
+void tui_putf(struct tui_line *l, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	tui_put(l, buf);
+}
+
+static void span(struct tui_line *l, int col, int heat)
+{
+	struct tui_row *r = l->row;
+	if (r->nspans < TUI_ROW_SPANS && heat > 0 && l->pos > col)
+		r->span[r->nspans++] = (struct tui_span){ col, l->pos - col, heat };
+}
+
+static void line_start(struct tui_line *l, struct tui_row *row, int cols, enum tui_row_kind kind)
+{
+	l->row = row;
+	l->cols = cols;
+	l->pos = 0;
+	l->tab0 = 0;
+	row->kind = kind;
+	row->selected = 0;
+	row->nspans = 0;
+}
+
+static void line_end(struct tui_line *l)
+{
+	while (l->pos < l->cols)
+		l->row->text[l->pos++] = ' ';
+	l->row->text[l->cols] = 0;
+}
+
+static int heat_of(double pct)
+{
+	return pct >= 5.0 ? 3 : pct >= 0.5 ? 2 : pct > 0 ? 1 : 0;
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int cell_width(const tui_model *m, size_t e)
+{
+	const struct tui_event *ev = &m->d->ev[e];
+	int w = m->show == TUI_SHOW_PERCENT ? 8
+		: digits(m->show == TUI_SHOW_SAMPLES ? ev->samples : ev->period) + 1;
+	int nw = (int)strlen(ev->name) + 1;
+	if (nw > 14)
+		nw = 14;
+	if (w < nw)
+		w = nw;
+	return w < 8 ? 8 : w;
+}
+
+/* One count cell; returns its heat. */
+static int put_cell(const tui_model *m, struct tui_line *l, size_t e, uint64_t s, uint64_t p,
+		    uint64_t tot_s, uint64_t tot_p)
+{
+	int w = cell_width(m, e), col = l->pos;
+	double pct = tot_p ? 100.0 * (double)p / (double)tot_p
+		     : tot_s ? 100.0 * (double)s / (double)tot_s : 0;
+	if (m->show == TUI_SHOW_PERCENT) {
+		if (s || p)
+			tui_putf(l, "%*.2f%%", w - 1, pct);
+		else
+			tui_putf(l, "%*s", w, "");
+	} else {
+		uint64_t v = m->show == TUI_SHOW_SAMPLES ? s : p;
+		if (v)
+			tui_putf(l, "%*" PRIu64, w, v);
+		else
+			tui_putf(l, "%*s", w, "");
+	}
+	int h = heat_of(pct);
+	span(l, col, h);
+	return h;
+}
+
+const char *tui_show_name(enum tui_show show)
+{
+	return show == TUI_SHOW_PERCENT ? "percent" : show == TUI_SHOW_SAMPLES ? "samples"
+									      : "period";
+}
+
+static void render_sim(const tui_model *m, struct tui_line *l)
+{
+	if (m->d->sim)
+		tui_putf(l, " SIMULATED (%s) |", m->d->sim);
+}
+
+/* The title of both lists ("Symbols" and "Ratios"). */
+void tui_render_list_title(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	const tui_data *d = m->d;
+	const char *what = v->ops->name;
+	size_t e = (size_t)tui_hot_event(m);
+	render_sim(m, l);
+	if (d->sim)
+		tui_putf(l, " %s: '%s' count %" PRIu64 " | sort: %s", what, d->ev[e].name,
+			 d->ev[e].period, tui_col_name(m, v->sort_col));
+	else
+		tui_putf(l, " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
+			 what, d->ev[e].samples, d->ev[e].name, d->ev[e].period,
+			 tui_col_name(m, v->sort_col));
+	if (v->filter[0])
+		tui_putf(l, " | filter: %s (%zu)", v->filter, v->nrows);
+}
+
+void tui_render_annot_title(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	const char *f = v->an->file;
+	render_sim(m, l);
+	tui_putf(l, " Annotate %s", v->name);
+	if (v->dso && v->dso[0])
+		tui_putf(l, " (%s)", v->dso);
+	if (f && f[0]) {
+		const char *b = strrchr(f, '/');
+		tui_putf(l, "  %s", b ? b + 1 : f);
+	}
+	tui_putf(l, " | %s, %s", tui_col_name(m, m->metric), tui_show_name(m->show));
+}
+
+void tui_render_summary_title(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	(void)v;
+	render_sim(m, l);
+	tui_put(l, " Summary");
+}
+
+void tui_render_help_title(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	(void)v;
+	render_sim(m, l);
+	tui_put(l, " Help: memprof tui keys (q, ESC or h to close)");
+}
+
+/* The count columns' heads, then the colouring ratio's when a ratio colours. */
+static void event_heads(tui_model *m, struct tui_line *l)
+{
+	const tui_data *d = m->d;
+	for (size_t e = 0; e < d->nev; e++) {
+		int w = cell_width(m, e);
+		tui_putf(l, "%*.*s", w, w - 1, d->ev[e].name);
+	}
+	if ((size_t)m->metric >= d->nev)
+		tui_putf(l, " %13.13s", tui_col_name(m, m->metric));
+}
+
+void tui_render_sym_header(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	(void)v;
+	event_heads(m, l);
+	tui_put(l, l->cols - l->pos >= 50 ? "              symbol" : "  symbol");
+}
+
+void tui_render_annot_header(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	event_heads(m, l);
+	tui_put(l, v->hide_src ? "     address  instruction" : "   line  source");
+}
+
+void tui_render_ratio_header(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	(void)v;
+	for (size_t r = 0; r < m->d->nratios; r++)
+		tui_putf(l, " %13.13s", m->d->ratios[r].name);
+	tui_put(l, "  symbol");
+}
+
+void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	const struct tui_sym *s = &d->syms[v->rows[i]];
+	int hot = 0;
+	for (size_t e = 0; e < d->nev; e++) {
+		int h = put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples,
+				 d->ev[e].period);
+		if (e == (size_t)tui_hot_event(m))
+			hot = h;
+	}
+	if ((size_t)m->metric >= d->nev) {
+		char buf[64];
+		const struct tui_ratio_val *rv = tui_sym_rv(m, v->rows[i], (size_t)m->metric - d->nev);
+		int col = l->pos;
+		tui_fmt_ratio(buf, sizeof(buf), rv);
+		tui_putf(l, " %13s", buf);
+		span(l, col, ratio_heat(rv));
+	}
+	/* a bar of the colouring event's share, when there is room for it */
+	size_t e = (size_t)tui_hot_event(m);
+	int col;
+	if (l->cols - l->pos >= 50) {
+		double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period
+					       : 0;
+		int n = (int)(share * 10 + 0.5);
+		tui_put(l, " [");
+		col = l->pos;
+		for (int k = 0; k < 10; k++)
+			tui_put(l, k < n ? "#" : " ");
+		span(l, col, hot);
+		tui_put(l, "]");
+	}
+	tui_put(l, "  ");
+	col = l->pos;
+	const char *base = strrchr(s->dso, '/');
+	base = base ? base + 1 : s->dso;
+	int room = l->cols - l->pos - (base[0] ? 2 : 0);
+	int dsow = (int)strlen(base);
+	if (dsow > room / 4)
+		dsow = room / 4;
+	int namew = room - dsow;
+	if (namew < 1)
+		namew = 1;
+	tui_putf(l, "%-*.*s", namew, namew, s->name);
+	span(l, col, hot);
+	if (base[0] && dsow > 0)
+		tui_putf(l, "  %.*s", dsow, base);
+}
+
+void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	for (size_t r = 0; r < d->nratios; r++) {
+		char buf[64];
+		const struct tui_ratio_val *rv = tui_sym_rv(m, v->rows[i], r);
+		int col = l->pos;
+		tui_fmt_ratio(buf, sizeof(buf), rv);
+		tui_putf(l, " %13s", buf);
+		span(l, col, ratio_heat(rv));
+	}
+	tui_putf(l, "  %s", d->syms[v->rows[i]].name);
+}
+
+void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	const tui_annot *a = v->an;
+	const struct item *it = &v->items[i];
+	const uint64_t *tot = it->kind == IT_LINE ? v->ltot : v->itot;
+	int hot = 0;
+	for (size_t e = 0; e < d->nev; e++) {
+		int h = put_cell(m, l, e, tui_item_val(v, it, e, 0), tui_item_val(v, it, e, 1), tot[e],
+				 tot[a->nev + e]);
+		if (e == (size_t)tui_hot_event(m))
+			hot = h;
+	}
+	if ((size_t)m->metric >= d->nev) {
+		char buf[64] = "";
+		const struct tui_ratio_val *rv = NULL;
+		if (it->kind == IT_LINE && v->lrv)
+			rv = &v->lrv[it->idx * d->nratios + (size_t)m->metric - d->nev];
+		if (rv)
+			tui_fmt_ratio(buf, sizeof(buf), rv);
+		int col = l->pos;
+		tui_putf(l, " %13s", buf);
+		hot = ratio_heat(rv);
+		span(l, col, hot);
+	}
+	int col = l->pos;
+	if (it->kind == IT_LINE) {
+		const struct tui_aline *ln = &a->lines[it->idx];
+		if (ln->lineno)
+			tui_putf(l, " %c%5u  ", ln->hot ? '*' : ' ', ln->lineno);
+		else
+			tui_put(l, "      -  ");
+		l->tab0 = l->pos;
+		tui_put(l, ln->text[0] || ln->lineno ? ln->text : "(no source line)");
+		if (ln->file && ln->file[0] && strcmp(ln->file, a->file))
+			tui_putf(l, "   [%s]", ln->file);
+	} else {
+		const struct tui_ainsn *in = &a->insns[it->idx];
+		l->row->kind = TUI_ROW_ASM;
+		tui_putf(l, "%s%10" PRIx64 ":  %s", v->hide_src ? " " : "         ", in->addr, in->text);
+		if (in->kind == TUI_INSN_CALL && in->tname && !strstr(in->text, in->tname))
+			tui_putf(l, "  -> %s", in->tname);
+	}
+	span(l, col, hot);
+}
+
+void tui_render_text_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	(void)m;
+	tui_put(l, v->lines[i]);
+}
+
+static int has_cursor(const struct view *v)
+{
+	return (v->ops->flags & TUI_VF_CURSOR) != 0;
+}
+
+static void render_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	tui_put(l, i == v->cur && has_cursor(v) ? ">" : " ");
+	v->ops->row(m, l, v, i);
+}
+
+static void render_status(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	if (m->prompt)
+		tui_putf(l, "%s: %s_", m->prompt_label, m->pbuf);
+	else
+		tui_put(l, m->msg[0] ? m->msg : v->ops->status);
+}
+
+const struct tui_screen *tui_model_render(tui_model *m)
+{
+	struct view *v = tui_top_view(m);
+	struct tui_line l;
+	int body = tui_body_rows(m);
+
+	if (!m->textbuf)
+		return NULL;
+	tui_clamp_scroll(m, v);
+	line_start(&l, &m->scr.row[0], m->cols, TUI_ROW_TITLE);
+	v->ops->title(m, &l, v);
+	line_end(&l);
+	line_start(&l, &m->scr.row[1], m->cols, TUI_ROW_HEADER);
+	tui_put(&l, " ");
+	if (v->ops->header)
+		v->ops->header(m, &l, v);
+	line_end(&l);
+	for (int r = 0; r < body; r++) {
+		size_t i = v->top + (size_t)r;
+		line_start(&l, &m->scr.row[2 + r], m->cols, TUI_ROW_TEXT);
+		if (i < tui_view_nrows(v)) {
+			render_row(m, &l, v, i);
+			l.row->selected = i == v->cur && has_cursor(v);
+		}
+		line_end(&l);
+	}
+	line_start(&l, &m->scr.row[m->rows - 1], m->cols, TUI_ROW_STATUS);
+	render_status(m, &l, v);
+	line_end(&l);
+	return &m->scr;
+}
+
+const char *tui_model_row_text(tui_model *m, size_t i)
+{
+	struct view *v = tui_top_view(m);
+	struct tui_row row;
+	struct tui_line l;
+	if (i >= tui_view_nrows(v) || !m->rowbuf)
+		return NULL;
+	row.text = m->rowbuf;
+	line_start(&l, &row, m->cols, TUI_ROW_TEXT);
+	render_row(m, &l, v, i);
+	line_end(&l);
+	return m->rowbuf;
+}

@@ -1,0 +1,134 @@
+/* tui_text.c - the text views: the summary (what was recorded, how, the program's ratios)
+ * and the help screen (made from the key bindings). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_internal.h"
+
+static int add_text(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_text(struct view *v, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char **l = realloc(v->lines, (v->nlines + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	v->lines = l;
+	if (!(l[v->nlines] = strdup(buf)))
+		return -ENOMEM;
+	v->nlines++;
+	return 0;
+}
+
+int tui_push_help(tui_model *m)
+{
+	struct view *v = tui_push_view(m, &tui_help_ops);
+	char line[256];
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; tui_help_line(i, line, sizeof(line)) == 0; i++)
+		if (add_text(v, "%s", line))
+			return -ENOMEM;
+	return 0;
+}
+
+int tui_push_summary(tui_model *m)
+{
+	tui_data *d = m->d;
+	struct view *v = tui_push_view(m, &tui_summary_ops);
+	uint64_t samples = 0, lost = 0;
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (d->sim) {
+		/* the note one clause ("; ") a line, so that 80 columns show it whole */
+		const char *n = d->sim_note[0] ? d->sim_note : "counts from a simulation, not measured by a PMU";
+		rc |= add_text(v, "SIMULATED (%s):", d->sim);
+		while (*n) {
+			const char *e = strstr(n, "; ");
+			int len = e ? (int)(e - n) : (int)strlen(n);
+			rc |= add_text(v, "  %.*s", len, n);
+			n += len + (e ? 2 : 0);
+		}
+		rc |= add_text(v, "%s", "  samples are simulated addresses, each with its exact simulated count");
+		rc |= add_text(v, "%s", "");
+	}
+	for (size_t i = 0; i < d->ninfo; i++)
+		rc |= add_text(v, "%-12s %s", d->info[i].key, d->info[i].value);
+	rc |= add_text(v, "%s", "");
+	rc |= add_text(v, "%-18s %-10s %9s %14s %6s %14s", "event", "sampling", "samples",
+		       "event count", "lost", "exact count");
+	for (size_t e = 0; e < d->nev; e++) {
+		char exact[32] = "-", how[32] = "";
+		if (d->ev[e].has_count)
+			snprintf(exact, sizeof(exact), "%" PRIu64, d->ev[e].count);
+		if (d->ev[e].freq >= 0)
+			snprintf(how, sizeof(how), "%s %" PRIu64, d->ev[e].freq ? "-F" : "-c",
+				 d->ev[e].rate);
+		rc |= add_text(v, "%-18.18s %-10s %9" PRIu64 " %14" PRIu64 " %6" PRIu64 " %14s",
+			       d->ev[e].name, how, d->ev[e].samples, d->ev[e].period, d->ev[e].lost,
+			       exact);
+		samples += d->ev[e].samples;
+		lost += d->ev[e].lost;
+	}
+	rc |= add_text(v, "total: %" PRIu64 " samples, %" PRIu64 " lost, %zu symbols", samples,
+		       lost, d->nsyms);
+	if (d->nratios) {
+		uint64_t s[TUI_MAX_EVENTS], p[TUI_MAX_EVENTS];
+		for (size_t e = 0; e < d->nev; e++) {
+			s[e] = d->ev[e].samples;
+			p[e] = d->ev[e].period;
+		}
+		rc |= add_text(v, "%s", "");
+		rc |= add_text(v, "%-28s %-16s %s", "ratio (whole program)", "value",
+			       d->sim ? "(exact simulated counts; '!' past threshold)"
+				      : "('!' past threshold, '~' few samples)");
+		for (size_t r = 0; r < d->nratios; r++) {
+			struct tui_ratio_val val = { 0 };
+			char buf[64];
+			if (d->ratios[r].prog_set)
+				val = d->ratios[r].prog;
+			else if (d->rfn && d->rfn(d->rctx, r, s, p, &val))
+				val.flags = 0;
+			tui_sim_exact(d, &val);
+			tui_fmt_ratio(buf, sizeof(buf), &val);
+			rc |= add_text(v, "%-28.28s %-16s %s", d->ratios[r].name, buf,
+				       d->ratios[r].desc);
+		}
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+static size_t text_rows(const struct view *v)
+{
+	return v->nlines;
+}
+
+const struct tui_view_ops tui_summary_ops = {
+	.kind = TUI_VIEW_SUMMARY,
+	.name = "Summary",
+	.bit = TUI_V_SUMMARY,
+	.status = "q back",
+	.rows = text_rows,
+	.title = tui_render_summary_title,
+	.row = tui_render_text_row,
+};
+
+const struct tui_view_ops tui_help_ops = {
+	.kind = TUI_VIEW_HELP,
+	.name = "Help",
+	.bit = TUI_V_HELP,
+	.flags = TUI_VF_MODAL,
+	.status = "q back",
+	.rows = text_rows,
+	.title = tui_render_help_title,
+	.row = tui_render_text_row,
+};
