@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mp_tui.h"
+#include "tui_internal.h"
 
 /* Two events: cpu-clock (period 100000 per sample) and page-faults (period 1). */
 static const struct {
@@ -767,6 +768,69 @@ static void test_model_new__no_events__error(void **state)
 		assert_true(strlen(line) < 80);
 }
 
+static void test_bindings__one_action_per_key_and_view__help_from_table(void **state)
+{
+	(void)state;
+	size_t helped = 0;
+	for (size_t i = 0; i < tui_nbindings; i++) {
+		const struct tui_binding *a = &tui_bindings[i];
+		if (!a->key) { /* a heading of the help screen */
+			assert_null(a->action);
+			assert_non_null(a->help);
+			continue;
+		}
+		assert_non_null(a->action);
+		assert_true(a->views && !(a->views & ~(unsigned)TUI_V_ALL));
+		if (a->help) {
+			assert_non_null(strchr(a->help, '\t'));
+			helped++;
+		}
+		for (size_t j = i + 1; j < tui_nbindings; j++)
+			if (tui_bindings[j].key == a->key && (tui_bindings[j].views & a->views))
+				fail_msg("key %d bound twice in views %#x (rows %zu and %zu)", a->key,
+					 tui_bindings[j].views & a->views, i, j);
+	}
+	/* the help screen: headings, one line per binding with help, continuation lines */
+	char line[256];
+	size_t n = 0;
+	for (; tui_help_line(n, line, sizeof(line)) == 0; n++)
+		assert_true(strlen(line) < 80);
+	assert_int_equal(n, helped + 3 + 1);
+	assert_int_equal(tui_help_line(0, line, sizeof(line)), 0);
+	assert_string_equal(line, "Everywhere");
+	assert_int_equal(tui_help_line(1, line, sizeof(line)), 0);
+	assert_string_equal(line, "  UP/DOWN, k/j      move the cursor");
+	assert_int_equal(tui_help_line(n, line, sizeof(line)), -ENOENT);
+}
+
+static void test_key_parse__names_and_characters__keys(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		int key;
+		size_t used;
+		int line;
+	} t[] = {
+		{ "<ENTER>q", TUI_KEY_ENTER, 7, __LINE__ },
+		{ "<BS>", TUI_KEY_BACKSPACE, 4, __LINE__ },
+		{ "<BTAB>", TUI_KEY_BTAB, 6, __LINE__ },
+		{ "<TAB", '<', 1, __LINE__ },
+		{ "<NOPE>", '<', 1, __LINE__ },
+		{ "\n", TUI_KEY_ENTER, 1, __LINE__ },
+		{ "q<UP>", 'q', 1, __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *p = t[i].in;
+		int k = tui_key_parse(&p);
+		if (k != t[i].key || (size_t)(p - t[i].in) != t[i].used)
+			fail_msg("line %d: key %d after %td, expected %d after %zu", t[i].line, k,
+				 p - t[i].in, t[i].key, t[i].used);
+	}
+	assert_string_equal(tui_key_name(TUI_KEY_PGDN), "PGDN");
+	assert_null(tui_key_name('q'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +850,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
 		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),
+		cmocka_unit_test(test_bindings__one_action_per_key_and_view__help_from_table),
+		cmocka_unit_test(test_key_parse__names_and_characters__keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
