@@ -138,13 +138,34 @@ void mp_symtab_fini(struct mp_symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* perf's elf_sym__is_label() in a text section (ld.so's _start): kept as a symbol, as
+ * perf keeps it; ARM mapping symbols ($a, $d, $t, $x) are not. */
+static int is_text_label(Elf *elf, size_t shstrndx, const GElf_Sym *sym, const char *nm,
+			 unsigned machine)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	const char *sec;
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	if (sym->st_shndx == SHN_ABS || sym->st_shndx >= SHN_LORESERVE || vis == STV_HIDDEN ||
+	    vis == STV_INTERNAL)
+		return 0;
+	if ((machine == EM_ARM || machine == EM_AARCH64) && nm[0] == '$' &&
+	    strchr("adtx", nm[1]) && (nm[2] == 0 || nm[2] == '.'))
+		return 0;
+	scn = elf_getscn(elf, sym->st_shndx);
+	sec = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+	return sec && strstr(sec, "text") != NULL;
+}
 
 int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	GElf_Ehdr eh;
-	int arm = gelf_getehdr(elf, &eh) && eh.e_machine == EM_ARM;
+	unsigned machine = gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE;
+	int arm = machine == EM_ARM;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
@@ -165,11 +186,13 @@ int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t)
 			if (!gelf_getsym(data, (int)i, &sym))
 				continue;
 			int st = GELF_ST_TYPE(sym.st_info);
-			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || !sym.st_name ||
-			    sym.st_shndx == SHN_UNDEF)
+			if ((st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE) ||
+			    !sym.st_name || sym.st_shndx == SHN_UNDEF)
 				continue;
 			const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!nm || !*nm)
+				continue;
+			if (st == STT_NOTYPE && !is_text_label(elf, shstrndx, &sym, nm, machine))
 				continue;
 			if (mp_grow((void **)&v, &cap, cnt + 1, sizeof(*v)))
 				goto nomem;
