@@ -2,12 +2,21 @@
 # The pmulab step, end to end: install (setup.sh), cross-build (build.sh), pack the
 # initramfs, boot the arm64 guest and run the hardware-event tests in it (run.sh), and
 # judge the results on the host (check.sh). Prints the wall time of each part.
-# Fails (non-zero) on any missing package or failed part; it never skips.
+# Fails (non-zero) on any missing package or failed part; it never skips. Stops at once,
+# with one line, when the host build of memprof is missing.
 # Environment: MEMPROF (host memprof for check.sh; default build/memprof),
 # PMULAB_BUILD (cross build dir, default build-aarch64), PMULAB_DIR, PMULAB_TIMEOUT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
+# check.sh reads the guest's recordings with the host memprof: without a host build, stop
+# now with one line instead of failing half the checks after the guest run.
+MEMPROF=${MEMPROF:-$src/build/memprof}
+[ -x "$MEMPROF" ] || {
+	echo "pmulab: host memprof $MEMPROF missing: build it first (cmake -S $src -B $src/build && cmake --build $src/build)" >&2
+	exit 1
+}
+export MEMPROF
 export PMULAB_BUILD=${PMULAB_BUILD:-$src/build-aarch64}
 export PMULAB_DIR=${PMULAB_DIR:-$PMULAB_BUILD/pmulab}
 mkdir -p "$PMULAB_DIR"
