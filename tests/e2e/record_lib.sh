@@ -6,6 +6,16 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# wait_until CMD...: poll until CMD succeeds (state, not time: the bound is only a safety
+# net below the test's timeout).
+wait_until() {
+	for _ in $(seq 900); do "$@" && return 0; sleep 0.1; done
+	fail "timed out waiting for: $*"
+}
+# cpu_ticks PID: the user+system CPU time PID has used, in clock ticks.
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# ran_ticks PID N: PID has used at least N ticks of CPU.
+ran_ticks() { [ "$(cpu_ticks "$1")" -ge "$2" ]; }
 need_perf() { command -v "$PERF" >/dev/null 2>&1 || { echo "SKIP: no perf"; exit 77; }; }
 # perf report must read the file without a warning or error on stderr.
 perf_reads() {

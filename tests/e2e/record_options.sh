@@ -12,10 +12,18 @@ grep -q '^# Children' "$W/report.out" || fail "no call-graph columns in perf rep
 "$PERF" script -i G -F ip,sym 2>/dev/null | grep -q '__libc_start_call_main\|main$' ||
 	fail "stacks do not reach main"
 
-"$KERNELS/cachebench" -t 1.5 >/dev/null &
+# -p on a running cachebench: attach once it runs, stop it once it has run 0.3 s of CPU
+# under memprof (memprof stops when its target exits).
+"$KERNELS/cachebench" -t 60 >/dev/null &
 wl=$!
-sleep 0.2
-"$MEMPROF" record -p $wl -e cpu-clock -c 100000 -o P >out 2>err || fail "record -p failed: $(cat err)"
+wait_until grep -qx cachebench /proc/$wl/comm
+"$MEMPROF" record -p $wl -e cpu-clock -c 100000 -o P >out 2>err &
+mp=$!
+wait_until test -e P.tmp
+t0=$(cpu_ticks $wl)
+wait_until ran_ticks $wl $((t0 + 30))
+kill $wl
+wait $mp || fail "record -p failed: $(cat err)"
 wait $wl
 perf_reads P
 "$PERF" script -i P -F comm,pid 2>/dev/null | awk '{print $1, $2}' | sort | uniq -c | sort -rn >pp

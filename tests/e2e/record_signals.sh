@@ -2,12 +2,16 @@
 # workload killed by SIGKILL gives a readable file and exit 137; exit codes pass through.
 . "$(dirname "$0")/record_lib.sh"
 need_perf
-wait_file() { for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "no $1"; }
+# The workload is killed once it has run 0.3 s of CPU under memprof (not after a time).
+workload_ran() {
+	local c; c=$(pgrep -P "$1") && [ "$(cat /proc/$c/comm 2>/dev/null)" = cachebench ] &&
+		ran_ticks "$c" 30
+}
 
 "$MEMPROF" record -e cpu-clock -c 100000 -o I "$KERNELS/cachebench" -t 30 >out 2>err &
 mp=$!
-wait_file I.tmp
-sleep 0.5
+wait_until test -e I.tmp
+wait_until workload_ran $mp
 kill -INT $mp
 wait $mp
 rc=$?
@@ -19,8 +23,8 @@ grep -q 'signal 2' err || fail "memprof did not say the workload got SIGINT: $(c
 
 "$MEMPROF" record -e cpu-clock -c 100000 -o K "$KERNELS/cachebench" -t 30 >out 2>err &
 mp=$!
-wait_file K.tmp
-sleep 0.5
+wait_until test -e K.tmp
+wait_until workload_ran $mp
 child=$(pgrep -P $mp)
 [ -n "$child" ] || fail "no workload child"
 kill -KILL $child

@@ -2,7 +2,7 @@
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 "$MEMPROF" record -c 100000 -e cpu-clock -e task-clock:250000 -o F \
-	"$KERNELS/cachebench" -t 0.6 >out 2>err || fail "memprof record failed: $(cat err)"
+	"$KERNELS/cachebench" -r 2500 >out 2>err || fail "memprof record failed: $(cat err)"
 perf_reads F
 for ev in cpu-clock task-clock; do
 	grep -q "^# Samples: .* of event '$ev'" "$W/report.out" || fail "no $ev section in perf report"
