@@ -13,6 +13,8 @@ PKGS=(
   libcapstone-dev                       # disassembly for annotate --asm
   libncurses-dev                        # memprof tui
   libcmocka-dev                         # unit tests
+  libhwloc-dev libnuma-dev              # numa/: topology (hwloc 2), memory policy (numaif.h)
+  dmidecode                             # referee for the SMBIOS memory-device decoding
   linux-perf                            # the referee in the end-to-end tests
   valgrind                              # the simulated PMU (record --sim)
   tmux                                  # drives the TUI in its end-to-end test
