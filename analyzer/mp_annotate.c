@@ -278,6 +278,17 @@ static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint6
 	return rc;
 }
 
+struct insn_key {
+	const struct mp_ann_insn *v;
+	uint64_t addr;
+};
+
+static int starts_at_or_before(const void *ctx, size_t i)
+{
+	const struct insn_key *k = ctx;
+	return k->v[i].addr <= k->addr;
+}
+
 /* Add the samples of (dso, sym) at each instruction (query per address). */
 static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const char *sym,
 		      uint32_t dso_idx, size_t first_insn, const unsigned char *skid)
@@ -293,14 +304,8 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 		if (R->dso_idx != dso_idx)
 			continue;
 		/* the instruction containing the address (samples may point inside one) */
-		size_t lo = first_insn, hi = a->ninsns;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->insns[mid].addr <= R->elf_addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		struct insn_key key = { a->insns, R->elf_addr };
+		size_t lo = mp_partition_point(first_insn, a->ninsns, &key, starts_at_or_before);
 		long k = -1;
 		if (lo > first_insn) {
 			const struct mp_ann_insn *in = &a->insns[lo - 1];
@@ -677,6 +682,89 @@ static int file_matches(const char *have, const char *want)
 	return base && !strcmp(base + 1, want);
 }
 
+/* A function with samples on lines of the annotated file. */
+struct file_fn {
+	uint32_t dso;
+	const char *sym;
+};
+
+/* The functions with samples on lines of srcfile (rows of r), each once, in *fns; *full is
+ * the file's path as DWARF names it (NULL when no row matches). 0 or -ENOMEM. */
+static int file_functions(const struct mp_hist_result *r, const char *srcfile,
+			  const char **full, struct file_fn **fns, size_t *nfns)
+{
+	size_t capfns = 0;
+
+	*full = NULL;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct mp_hist_row *R = &r->rows[i];
+		if (!file_matches(R->srcfile, srcfile) || !R->sym_resolved)
+			continue;
+		if (!*full)
+			*full = R->srcfile;
+		else if (strcmp(*full, R->srcfile))
+			continue; /* the same basename in another directory */
+		size_t j;
+		for (j = 0; j < *nfns; j++)
+			if ((*fns)[j].dso == R->dso_idx && !strcmp((*fns)[j].sym, R->sym))
+				break;
+		if (j < *nfns)
+			continue;
+		if (mp_grow((void **)fns, &capfns, *nfns + 1, sizeof(**fns)))
+			return -ENOMEM;
+		(*fns)[(*nfns)++] = (struct file_fn){ R->dso_idx, R->sym };
+	}
+	return 0;
+}
+
+/* The instructions of those functions, then only those on lines of file full (others are
+ * inlined from other files). 0 or -ENOMEM. */
+static int add_file_functions(mp_ann *a, mp_hist *h, mp_sym *s, const struct file_fn *fns,
+			      size_t nfns, const char *full)
+{
+	for (size_t j = 0; j < nfns; j++) {
+		uint64_t st, sz;
+		const struct mp_sym_dso_info *d = mp_sym_dso(s, fns[j].dso, 1);
+		if (!a->dso && !(a->dso = strdup(d->name)))
+			return -ENOMEM;
+		if (mp_sym_lookup_name(s, fns[j].dso, fns[j].sym, &st, &sz))
+			continue;
+		int have_code;
+		if (add_function(a, h, s, fns[j].dso, d->name, fns[j].sym, st, sz, &have_code,
+				 NULL))
+			return -ENOMEM;
+	}
+	a->info.dso = a->dso;
+	size_t w = 0;
+	for (size_t i = 0; i < a->ninsns; i++) {
+		if (!a->insns[i].srcfile || strcmp(a->insns[i].srcfile, full))
+			continue;
+		a->insns[w] = a->insns[i];
+		memmove(&a->icounts[w * a->nattrs], &a->icounts[i * a->nattrs],
+			a->nattrs * sizeof(*a->icounts));
+		w++;
+	}
+	a->ninsns = w;
+	return 0;
+}
+
+/* The last line to show of file full: its end when readable, else its last line with
+ * code. */
+static unsigned file_last_line(mp_ann *a, const char *full)
+{
+	struct src_text *t = get_src(a, full);
+	unsigned hi = 0;
+
+	a->info.src_readable = t && t->ok;
+	if (a->info.src_readable)
+		return (unsigned)t->n;
+	add_note(a, "source file %s not readable: assembly only", full);
+	for (size_t i = 0; i < a->ninsns; i++)
+		if (a->insns[i].line > hi)
+			hi = a->insns[i].line;
+	return hi;
+}
+
 mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_pct,
 			struct mp_err *err)
 {
@@ -691,33 +779,12 @@ mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_p
 		mp_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	mp_ann *a = ann_alloc(h);
-	if (!a)
-		goto nomem;
 	const char *full = NULL;
-	struct fn {
-		uint32_t dso;
-		const char *sym;
-	} *fns = NULL;
-	size_t nfns = 0, capfns = 0;
-	for (size_t i = 0; i < r.nrows; i++) {
-		const struct mp_hist_row *R = &r.rows[i];
-		if (!file_matches(R->srcfile, srcfile) || !R->sym_resolved)
-			continue;
-		if (!full)
-			full = R->srcfile;
-		else if (strcmp(full, R->srcfile))
-			continue; /* the same basename in another directory */
-		size_t j;
-		for (j = 0; j < nfns; j++)
-			if (fns[j].dso == R->dso_idx && !strcmp(fns[j].sym, R->sym))
-				break;
-		if (j < nfns)
-			continue;
-		if (mp_grow((void **)&fns, &capfns, nfns + 1, sizeof(*fns)))
-			goto nomem_fns;
-		fns[nfns++] = (struct fn){ R->dso_idx, R->sym };
-	}
+	struct file_fn *fns = NULL;
+	size_t nfns = 0;
+	mp_ann *a = ann_alloc(h);
+	if (!a || file_functions(&r, srcfile, &full, &fns, &nfns))
+		goto nomem;
 	if (!full) {
 		free(fns);
 		mp_hist_result_fini(&r);
@@ -727,55 +794,22 @@ mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_p
 		return NULL;
 	}
 	if (!(a->srcfile = strdup(full)) || !(a->sym = strdup("")))
-		goto nomem_fns;
+		goto nomem;
 	a->info.srcfile = a->srcfile;
 	a->info.sym = NULL;
 	a->info.has_debuginfo = 1;
-	for (size_t j = 0; j < nfns; j++) {
-		uint64_t st, sz;
-		const struct mp_sym_dso_info *d = mp_sym_dso(s, fns[j].dso, 1);
-		if (!a->dso && !(a->dso = strdup(d->name)))
-			goto nomem_fns;
-		if (mp_sym_lookup_name(s, fns[j].dso, fns[j].sym, &st, &sz))
-			continue;
-		int have_code;
-		if (add_function(a, h, s, fns[j].dso, d->name, fns[j].sym, st, sz, &have_code,
-				 NULL))
-			goto nomem_fns;
-	}
-	a->info.dso = a->dso;
+	if (add_file_functions(a, h, s, fns, nfns, full))
+		goto nomem;
 	free(fns);
 	fns = NULL;
-	/* instructions of other files (inlined into these functions) are not this file's */
-	size_t w = 0;
-	for (size_t i = 0; i < a->ninsns; i++) {
-		if (!a->insns[i].srcfile || strcmp(a->insns[i].srcfile, full))
-			continue;
-		a->insns[w] = a->insns[i];
-		memmove(&a->icounts[w * a->nattrs], &a->icounts[i * a->nattrs],
-			a->nattrs * sizeof(*a->icounts));
-		w++;
-	}
-	a->ninsns = w;
-	struct src_text *t = get_src(a, full);
-	a->info.src_readable = t && t->ok;
-	unsigned hi = 0;
-	if (a->info.src_readable)
-		hi = (unsigned)t->n;
-	else {
-		add_note(a, "source file %s not readable: assembly only", full);
-		for (size_t i = 0; i < a->ninsns; i++)
-			if (a->insns[i].line > hi)
-				hi = a->insns[i].line;
-	}
+	unsigned hi = file_last_line(a, full);
 	mp_hist_result_fini(&r);
 	if (build_lines(a, full, 1, hi, hot_pct))
 		goto nomem;
 	a->info.note = a->note[0] ? a->note : NULL;
 	return a;
-nomem_fns:
-	free(fns);
 nomem:
+	free(fns);
 	mp_hist_result_fini(&r);
 	mp_ann_free(a);
 	mp_err_set(err, -ENOMEM, "out of memory annotating %s", srcfile);

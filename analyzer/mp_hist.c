@@ -164,31 +164,30 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	return rc;
 }
 
-static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
+/* Keep the first error of the feed. */
+static int feed_rc(struct mp_hist_feed *f, int rc)
 {
-	struct mp_hist_feed *f = ctx;
-	int rc = mp_sym_mmap(f->sym, m);
 	if (rc)
 		f->err = rc;
 	return rc;
+}
+
+static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
+{
+	struct mp_hist_feed *f = ctx;
+	return feed_rc(f, mp_sym_mmap(f->sym, m));
 }
 
 static int feed_comm(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
-	int rc = mp_sym_comm(f->sym, t);
-	if (rc)
-		f->err = rc;
-	return rc;
+	return feed_rc(f, mp_sym_comm(f->sym, t));
 }
 
 static int feed_fork(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
-	int rc = mp_sym_fork(f->sym, t);
-	if (rc)
-		f->err = rc;
-	return rc;
+	return feed_rc(f, mp_sym_fork(f->sym, t));
 }
 
 static int feed_exit(void *ctx, const struct mp_pd_task *t)
@@ -507,31 +506,179 @@ static int dso_matches(mp_sym *s, uint32_t dso_idx, const char *want)
 	return 0;
 }
 
+/* The rows being grouped, found by key hash through an open-addressing table of row ids. */
+struct grouping {
+	unsigned keys;
+	size_t na;
+	struct mp_hist_row *rows;
+	struct mp_hist_counts *counts; /* [nrows * na] */
+	uint64_t *ghash;               /* [nrows]: row_hash() of each row */
+	uint32_t *gtab;                /* [gcap]: row ids, UINT32_MAX empty */
+	size_t nrows, cap, ccap, ghcap, gcap;
+};
+
+/* A new row of place p: the keys grouped on, the others zero. */
+static void row_init(struct mp_hist_row *R, unsigned keys, const struct place *p,
+		     const struct loc *L, mp_sym *s)
+{
+	memset(R, 0, sizeof(*R));
+	R->dso_idx = UINT32_MAX;
+	if (keys & MP_HK_COMM)
+		R->comm = mp_sym_comm_name(s, p->comm);
+	if (keys & MP_HK_PID)
+		R->pid = p->pid;
+	if (keys & MP_HK_TID)
+		R->tid = p->tid;
+	if (keys & (MP_HK_DSO | MP_HK_SYM | MP_HK_ADDR | MP_HK_SRCLINE)) {
+		R->dso = L->l.dso;
+		R->dso_idx = L->l.dso_idx;
+		R->kernel = L->l.kernel;
+		R->level = L->l.level;
+	}
+	if (keys & MP_HK_SYM) {
+		R->sym = L->l.sym;
+		R->sym_resolved = L->l.sym_resolved;
+	}
+	if (keys & MP_HK_SRCLINE) {
+		R->srcfile = L->l.srcfile;
+		R->line = L->l.line;
+		if (!L->l.srcfile) {
+			/* no line: one row per address, as perf does */
+			R->sym = L->l.sym;
+			R->sym_resolved = L->l.sym_resolved;
+			R->addr = L->l.addr;
+			R->elf_addr = L->l.elf_addr;
+			R->sym_off = L->l.elf_addr - L->l.sym_start;
+		}
+	}
+	if (keys & MP_HK_ADDR) {
+		R->addr = L->l.addr;
+		R->elf_addr = L->l.elf_addr;
+		if (!(keys & MP_HK_SYM)) {
+			R->sym = L->l.sym;
+			R->sym_resolved = L->l.sym_resolved;
+		}
+	}
+}
+
+/* Double the hash table of row ids. 0 or -ENOMEM. */
+static int group_rehash(struct grouping *g)
+{
+	size_t ngcap = g->gcap * 2;
+	uint32_t *ng = malloc(ngcap * sizeof(uint32_t));
+	if (!ng)
+		return -ENOMEM;
+	memset(ng, 0xff, ngcap * sizeof(uint32_t));
+	for (size_t t = 0; t < g->nrows; t++) {
+		size_t u = g->ghash[t] & (ngcap - 1);
+		while (ng[u] != UINT32_MAX)
+			u = (u + 1) & (ngcap - 1);
+		ng[u] = (uint32_t)t;
+	}
+	free(g->gtab);
+	g->gtab = ng;
+	g->gcap = ngcap;
+	return 0;
+}
+
+/* The row of place p, added when new: its index, or UINT32_MAX when out of memory. */
+static uint32_t group_row(struct grouping *g, const struct place *p, const struct loc *L,
+			  mp_sym *s)
+{
+	uint64_t rh = row_hash(g->keys, p, L);
+	size_t j = rh & (g->gcap - 1);
+
+	while (g->gtab[j] != UINT32_MAX) {
+		if (g->ghash[g->gtab[j]] == rh && row_eq(g->keys, &g->rows[g->gtab[j]], p, L, s))
+			return g->gtab[j];
+		j = (j + 1) & (g->gcap - 1);
+	}
+	size_t n = g->nrows;
+	if (mp_grow((void **)&g->rows, &g->cap, n + 1, sizeof(*g->rows)) ||
+	    mp_grow((void **)&g->ghash, &g->ghcap, n + 1, sizeof(*g->ghash)) ||
+	    mp_grow((void **)&g->counts, &g->ccap, (n + 1) * g->na, sizeof(*g->counts)))
+		return UINT32_MAX;
+	row_init(&g->rows[n], g->keys, p, L, s);
+	memset(&g->counts[n * g->na], 0, g->na * sizeof(*g->counts));
+	g->ghash[n] = rh;
+	g->gtab[j] = (uint32_t)n;
+	g->nrows++;
+	if (g->nrows * 2 > g->gcap && group_rehash(g))
+		return UINT32_MAX;
+	return (uint32_t)n;
+}
+
+static void group_fini(struct grouping *g)
+{
+	free(g->gtab);
+	free(g->ghash);
+	free(g->rows);
+	free(g->counts);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Sort the grouped rows as q asks into res, which takes them over (g keeps nothing).
+ * 0 or -ENOMEM. */
+static int sort_into(const mp_hist *h, const struct mp_hist_query *q, struct grouping *g,
+		     struct mp_hist_result *res)
+{
+	size_t na = g->na, nrows = g->nrows;
+	size_t *ord = malloc((nrows + 1) * sizeof(size_t));
+	size_t *tmp = malloc((nrows + 1) * sizeof(size_t));
+	uint64_t *tot = malloc(na * sizeof(uint64_t));
+	struct mp_hist_row *sorted = malloc((nrows + 1) * sizeof(*sorted));
+	struct mp_hist_counts *scounts = malloc((nrows * na + 1) * sizeof(*scounts));
+	int rc = -ENOMEM;
+
+	if (!ord || !tmp || !tot || !sorted || !scounts)
+		goto out;
+	for (size_t k = 0; k < na; k++)
+		tot[k] = h->total[k].period;
+	for (size_t i = 0; i < nrows; i++)
+		ord[i] = i;
+	struct qctx qc = { .q = q, .keys = g->keys, .nattrs = na, .h = h, .res = res,
+			   .order_tot = tot };
+	res->rows = g->rows;
+	msort(&qc, ord, tmp, nrows);
+	for (size_t i = 0; i < nrows; i++) {
+		sorted[i] = g->rows[ord[i]];
+		memcpy(&scounts[i * na], &g->counts[ord[i] * na], na * sizeof(*scounts));
+		sorted[i].c = &scounts[i * na];
+	}
+	group_fini(g);
+	res->rows = sorted;
+	res->counts = scounts;
+	res->nrows = nrows;
+	res->nattrs = na;
+	sorted = NULL;
+	scounts = NULL;
+	rc = 0;
+out:
+	free(ord);
+	free(tmp);
+	free(tot);
+	free(sorted);
+	free(scounts);
+	return rc;
+}
+
 int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 		  struct mp_hist_result *res)
 {
 	struct mp_hist_query dq = { 0 };
-	unsigned keys;
 
 	memset(res, 0, sizeof(*res));
 	if (!q)
 		q = &dq;
-	keys = q->keys ? q->keys : (MP_HK_DSO | MP_HK_SYM);
+	unsigned keys = q->keys ? q->keys : (MP_HK_DSO | MP_HK_SYM);
 	int rc = mp_hist_resolve(h, s, (keys & MP_HK_SRCLINE) != 0);
 	if (rc)
 		return rc;
-	size_t na = h->nattrs;
-	size_t cap = 0, gcap = 64, nrows = 0;
-	struct mp_hist_row *rows = NULL;
-	struct mp_hist_counts *counts = NULL;
-	size_t ccap = 0;
-	uint32_t *gtab = malloc(gcap * sizeof(uint32_t));
-	if (!gtab)
+	struct grouping g = { .keys = keys, .na = h->nattrs, .gcap = 64 };
+	g.gtab = malloc(g.gcap * sizeof(uint32_t));
+	if (!g.gtab)
 		return -ENOMEM;
-	memset(gtab, 0xff, gcap * sizeof(uint32_t));
-	uint64_t *ghash = NULL;
-	size_t ghcap = 0;
-
+	memset(g.gtab, 0xff, g.gcap * sizeof(uint32_t));
 	for (size_t i = 0; i < h->cap; i++) {
 		const struct place *p = &h->tab[i];
 		if (!p->used)
@@ -541,135 +688,19 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 			continue;
 		if (q->sym && !mp_streq(L->l.sym, q->sym))
 			continue;
-		uint64_t rh = row_hash(keys, p, L);
-		size_t j = rh & (gcap - 1);
-		uint32_t r = UINT32_MAX;
-		while (gtab[j] != UINT32_MAX) {
-			if (ghash[gtab[j]] == rh && row_eq(keys, &rows[gtab[j]], p, L, s)) {
-				r = gtab[j];
-				break;
-			}
-			j = (j + 1) & (gcap - 1);
-		}
-		if (r == UINT32_MAX) {
-			if (mp_grow((void **)&rows, &cap, nrows + 1, sizeof(*rows)) ||
-			    mp_grow((void **)&ghash, &ghcap, nrows + 1, sizeof(*ghash)) ||
-			    mp_grow((void **)&counts, &ccap, (nrows + 1) * na, sizeof(*counts)))
-				goto nomem;
-			struct mp_hist_row *R = &rows[nrows];
-			memset(R, 0, sizeof(*R));
-			R->dso_idx = UINT32_MAX;
-			if (keys & MP_HK_COMM)
-				R->comm = mp_sym_comm_name(s, p->comm);
-			if (keys & MP_HK_PID)
-				R->pid = p->pid;
-			if (keys & MP_HK_TID)
-				R->tid = p->tid;
-			if (keys & (MP_HK_DSO | MP_HK_SYM | MP_HK_ADDR | MP_HK_SRCLINE)) {
-				R->dso = L->l.dso;
-				R->dso_idx = L->l.dso_idx;
-				R->kernel = L->l.kernel;
-				R->level = L->l.level;
-			}
-			if (keys & MP_HK_SYM) {
-				R->sym = L->l.sym;
-				R->sym_resolved = L->l.sym_resolved;
-			}
-			if (keys & MP_HK_SRCLINE) {
-				R->srcfile = L->l.srcfile;
-				R->line = L->l.line;
-				if (!L->l.srcfile) {
-					R->dso = L->l.dso;
-					R->dso_idx = L->l.dso_idx;
-					R->level = L->l.level;
-					R->sym = L->l.sym;
-					R->sym_resolved = L->l.sym_resolved;
-					R->addr = L->l.addr;
-					R->elf_addr = L->l.elf_addr;
-					R->sym_off = L->l.elf_addr - L->l.sym_start;
-				}
-			}
-			if (keys & MP_HK_ADDR) {
-				R->addr = L->l.addr;
-				R->elf_addr = L->l.elf_addr;
-				if (!(keys & MP_HK_SYM)) {
-					R->sym = L->l.sym;
-					R->sym_resolved = L->l.sym_resolved;
-				}
-			}
-			memset(&counts[nrows * na], 0, na * sizeof(*counts));
-			ghash[nrows] = rh;
-			r = (uint32_t)nrows++;
-			gtab[j] = r;
-			if (nrows * 2 > gcap) {
-				size_t ngcap = gcap * 2;
-				uint32_t *ng = malloc(ngcap * sizeof(uint32_t));
-				if (!ng)
-					goto nomem;
-				memset(ng, 0xff, ngcap * sizeof(uint32_t));
-				for (size_t t = 0; t < nrows; t++) {
-					size_t u = ghash[t] & (ngcap - 1);
-					while (ng[u] != UINT32_MAX)
-						u = (u + 1) & (ngcap - 1);
-					ng[u] = (uint32_t)t;
-				}
-				free(gtab);
-				gtab = ng;
-				gcap = ngcap;
-			}
-		}
-		counts[(size_t)r * na + p->attr].samples += p->samples;
-		counts[(size_t)r * na + p->attr].period += p->period;
+		uint32_t r = group_row(&g, p, L, s);
+		if (r == UINT32_MAX)
+			goto nomem;
+		g.counts[(size_t)r * g.na + p->attr].samples += p->samples;
+		g.counts[(size_t)r * g.na + p->attr].period += p->period;
 	}
-	free(gtab);
-	gtab = NULL;
-	free(ghash);
-	ghash = NULL;
-	for (size_t i = 0; i < nrows; i++)
-		rows[i].c = &counts[i * na];
-
-	/* sort */
-	size_t *ord = malloc((nrows + 1) * sizeof(size_t));
-	size_t *tmp = malloc((nrows + 1) * sizeof(size_t));
-	uint64_t *tot = malloc(na * sizeof(uint64_t));
-	struct mp_hist_row *sorted = malloc((nrows + 1) * sizeof(*sorted));
-	struct mp_hist_counts *scounts = malloc((nrows * na + 1) * sizeof(*scounts));
-	if (!ord || !tmp || !tot || !sorted || !scounts) {
-		free(ord);
-		free(tmp);
-		free(tot);
-		free(sorted);
-		free(scounts);
+	for (size_t i = 0; i < g.nrows; i++)
+		g.rows[i].c = &g.counts[i * g.na];
+	if (sort_into(h, q, &g, res))
 		goto nomem;
-	}
-	for (size_t k = 0; k < na; k++)
-		tot[k] = h->total[k].period;
-	for (size_t i = 0; i < nrows; i++)
-		ord[i] = i;
-	struct qctx qc = { .q = q, .keys = keys, .nattrs = na, .h = h, .res = res,
-			   .order_tot = tot };
-	res->rows = rows;
-	msort(&qc, ord, tmp, nrows);
-	for (size_t i = 0; i < nrows; i++) {
-		sorted[i] = rows[ord[i]];
-		memcpy(&scounts[i * na], &counts[ord[i] * na], na * sizeof(*scounts));
-		sorted[i].c = &scounts[i * na];
-	}
-	free(ord);
-	free(tmp);
-	free(tot);
-	free(rows);
-	free(counts);
-	res->rows = sorted;
-	res->counts = scounts;
-	res->nrows = nrows;
-	res->nattrs = na;
 	return 0;
 nomem:
-	free(gtab);
-	free(ghash);
-	free(rows);
-	free(counts);
+	group_fini(&g);
 	memset(res, 0, sizeof(*res));
 	return -ENOMEM;
 }
