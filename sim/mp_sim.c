@@ -400,33 +400,24 @@ static void geom_str(const struct mp_sim_cache *c, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 ",%u,%u", c->size, c->assoc, c->line);
 }
 
-int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
-		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
-		 struct mp_err *err)
+/* Every quantity the events sum must be in the callgrind output. */
+static int sim_check_quantities(const struct mp_sim_opts *o, const mp_sim_profile *p,
+				struct mp_err *err)
 {
-	size_t nobj = mp_sim_profile_nobjs(p);
-	struct sim_obj *objs = calloc(nobj ? nobj : 1, sizeof(*objs));
-	uint64_t *ids = calloc(o->nevents ? o->nevents : 1, sizeof(*ids));
-	uint64_t *totals = calloc(o->nevents ? o->nevents : 1, sizeof(*totals));
-	int *attr_idx = calloc(o->nevents ? o->nevents : 1, sizeof(*attr_idx));
-	mp_pdw *w = NULL;
-	int rc = 0;
-	uint64_t synth = 0x7f0000000000ULL;
-
-	res->totals = NULL;
-	res->samples = 0;
-	if (!objs || !ids || !totals || !attr_idx) {
-		rc = mp_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	for (size_t i = 0; i < o->nevents; i++)
 		for (int q = 0; q < MP_SIM_NQ; q++)
-			if ((o->events[i].mask & (1u << q)) && !mp_sim_profile_has(p, q)) {
-				rc = mp_err_set(err, -MP_ENOTSUP,
-						"event '%s': the callgrind output has no %s counts",
-						o->events[i].spec, mp_sim_quantity_name(q));
-				goto out;
-			}
+			if ((o->events[i].mask & (1u << q)) && !mp_sim_profile_has(p, q))
+				return mp_err_set(err, -MP_ENOTSUP,
+						  "event '%s': the callgrind output has no %s counts",
+						  o->events[i].spec, mp_sim_quantity_name(q));
+	return 0;
+}
+
+/* Where each object of the profile lives: valgrind's load bias, its executable segments. */
+static void sim_place_objects(const mp_sim_profile *p, const struct mp_sim_load *loads,
+			      size_t nloads, struct sim_obj *objs, size_t nobj)
+{
+	uint64_t synth = 0x7f0000000000ULL;
 	for (size_t i = 0; i < nobj; i++) {
 		struct sim_obj *so = &objs[i];
 		uint16_t etype = 0;
@@ -452,13 +443,12 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 			synth += 1ULL << 32;
 		}
 	}
+}
 
-	if (!(w = mp_pdw_create(o->output, err))) {
-		rc = err && err->code ? err->code : -EIO;
-		goto out;
-	}
-	uint32_t pid = mp_sim_profile_pid(p);
-	mp_pdw_set_read_pid(w, (pid_t)pid);
+/* One attr per event (id 1000 + i); the first carries mmap/comm. */
+static int sim_add_attrs(const struct mp_sim_opts *o, mp_pdw *w, uint64_t *ids, int *attr_idx,
+			 struct mp_err *err)
+{
 	for (size_t i = 0; i < o->nevents; i++) {
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
@@ -485,14 +475,21 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		}
 		ids[i] = 1000 + i;
 		attr_idx[i] = mp_pdw_add_attr(w, &a, &ids[i], 1, o->events[i].name, o->events[i].spec);
-		if (attr_idx[i] < 0) {
-			rc = mp_err_set(err, attr_idx[i], "%s: cannot add event '%s': %s", o->output,
-					o->events[i].name, mp_strerror(attr_idx[i]));
-			goto out;
-		}
+		if (attr_idx[i] < 0)
+			return mp_err_set(err, attr_idx[i], "%s: cannot add event '%s': %s",
+					  o->output, o->events[i].name, mp_strerror(attr_idx[i]));
 	}
+	return 0;
+}
 
+/* COMM of the workload (argv[0]'s basename, else the profile's cmd: line) and MMAP2 per
+ * executable segment of every object. */
+static int sim_write_tasks(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w,
+			   const struct sim_obj *objs, size_t nobj)
+{
+	uint32_t pid = mp_sim_profile_pid(p);
 	char comm[256];
+	int rc;
 	if (o->argv && o->argv[0])
 		snprintf(comm, sizeof(comm), "%s", basename_of(o->argv[0]));
 	else {
@@ -503,15 +500,24 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		memmove(comm, basename_of(comm), strlen(basename_of(comm)) + 1);
 	}
 	if ((rc = write_comm(w, pid, comm)))
-		goto werr;
+		return rc;
 	for (size_t i = 0; i < nobj; i++)
 		for (int s = 0; s < objs[i].nsegs; s++)
 			if ((rc = write_mmap2(w, pid, &objs[i], &objs[i].segs[s])))
-				goto werr;
+				return rc;
+	return 0;
+}
 
+/* One sample per (cost line, event) with a non-zero sum, then the exact totals. */
+static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w,
+			     const struct sim_obj *objs, const uint64_t *ids, const int *attr_idx,
+			     uint64_t *totals, struct mp_sim_result *res)
+{
 	const struct mp_sim_cost *costs = mp_sim_profile_costs(p);
 	size_t nc = mp_sim_profile_ncosts(p);
+	uint32_t pid = mp_sim_profile_pid(p);
 	uint64_t t = 1000000;
+	int rc;
 	for (size_t c = 0; c < nc; c++, t++) {
 		for (size_t i = 0; i < o->nevents; i++) {
 			uint64_t v = 0;
@@ -526,18 +532,23 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 				.pid = pid, .tid = pid, .time = t, .id = ids[i], .period = v,
 			};
 			if ((rc = mp_pdw_write(w, &s, sizeof(s))))
-				goto werr;
+				return rc;
 			totals[i] += v;
 			res->samples++;
 		}
 	}
 	for (size_t i = 0; i < o->nevents; i++)
 		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i], totals[i], 1, 1)))
-			goto werr;
+			return rc;
+	return 0;
+}
 
+/* memprof's meta keys ("simulated", "sim.*") and the host features. */
+static int sim_write_meta(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w)
+{
 	const struct mp_sim_geometry *g = mp_sim_profile_geometry(p);
 	char buf[128];
-	rc = mp_pdw_set_meta(w, "simulated", "callgrind");
+	int rc = mp_pdw_set_meta(w, "simulated", "callgrind");
 	if (!rc && g->i1.size)
 		geom_str(&g->i1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, "sim.I1", buf);
 	if (!rc && g->d1.size)
@@ -552,21 +563,55 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		rc = mp_pdw_set_meta(w, key, o->events[i].formula);
 	}
 	if (rc)
-		goto werr;
+		return rc;
 	mp_pdw_set_host_features(w);
 	if (o->argc_all && o->argv_all)
 		mp_pdw_set_cmdline(w, o->argc_all, o->argv_all);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	mp_pdw_set_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1, ncpu > 0 ? (uint32_t)ncpu : 1);
+	return 0;
+}
+
+int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
+		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
+		 struct mp_err *err)
+{
+	size_t nobj = mp_sim_profile_nobjs(p);
+	struct sim_obj *objs = calloc(nobj ? nobj : 1, sizeof(*objs));
+	uint64_t *ids = calloc(o->nevents ? o->nevents : 1, sizeof(*ids));
+	uint64_t *totals = calloc(o->nevents ? o->nevents : 1, sizeof(*totals));
+	int *attr_idx = calloc(o->nevents ? o->nevents : 1, sizeof(*attr_idx));
+	mp_pdw *w = NULL;
+	int rc = 0;
+
+	res->totals = NULL;
+	res->samples = 0;
+	if (!objs || !ids || !totals || !attr_idx) {
+		rc = mp_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = sim_check_quantities(o, p, err)))
+		goto out;
+	sim_place_objects(p, loads, nloads, objs, nobj);
+	if (!(w = mp_pdw_create(o->output, err))) {
+		rc = err && err->code ? err->code : -EIO;
+		goto out;
+	}
+	mp_pdw_set_read_pid(w, (pid_t)mp_sim_profile_pid(p));
+	if ((rc = sim_add_attrs(o, w, ids, attr_idx, err)))
+		goto out;
+	if ((rc = sim_write_tasks(o, p, w, objs, nobj)) ||
+	    (rc = sim_write_samples(o, p, w, objs, ids, attr_idx, totals, res)) ||
+	    (rc = sim_write_meta(o, p, w))) {
+		mp_err_set(err, rc, "%s: %s", o->output, mp_strerror(rc));
+		goto out;
+	}
 	rc = mp_pdw_close(w, err);
 	w = NULL;
 	if (rc)
 		goto out;
 	res->totals = totals;
 	totals = NULL;
-	goto out;
-werr:
-	mp_err_set(err, rc, "%s: %s", o->output, mp_strerror(rc));
 out:
 	if (w)
 		mp_pdw_abort(w);
