@@ -696,35 +696,20 @@ out:
 	return rc;
 }
 
-int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct mp_err *err)
-{
-	char vg[4096], prog[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
+/* The files of one valgrind run, in a private temporary directory. */
+struct sim_run {
+	char vg[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
 	char geo[3][64];
+};
+
+/* valgrind's command line followed by the workload's; malloc'd (free()), NULL on ENOMEM. */
+static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
+{
 	const char *argv_vg[32 + 1];
-	int n = 0, rc;
-	size_t nw = 0;
-
-	memset(res, 0, sizeof(*res));
-	if (!o->argv || !o->argv[0])
-		return mp_err_set(err, -EINVAL, "record --sim needs a workload to run");
-	if (!o->nevents)
-		return mp_err_set(err, -EINVAL, "record --sim: no events");
-	if ((rc = find_exec(o->valgrind ? o->valgrind : "valgrind", vg, sizeof(vg))))
-		return mp_err_set(err, -MP_ENOTSUP, "%s: not found in PATH: record --sim runs the "
-				  "workload under valgrind (Debian/Ubuntu package 'valgrind')",
-				  o->valgrind ? o->valgrind : "valgrind");
-	if ((rc = find_exec(o->argv[0], prog, sizeof(prog))))
-		return mp_err_set(err, rc, "cannot run '%s': %s", o->argv[0], strerror(-rc));
-
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/memprof-sim.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return mp_err_set(err, -errno, "%s: cannot create a directory: %s", dir, strerror(errno));
-	snprintf(cg, sizeof(cg), "%s/callgrind.out", dir);
-	snprintf(log, sizeof(log), "%s/valgrind.log", dir);
-	snprintf(optcg, sizeof(optcg), "--callgrind-out-file=%s", cg);
-	snprintf(optlog, sizeof(optlog), "--log-file=%s", log);
-	argv_vg[n++] = vg;
+	int n = 0;
+	snprintf(sr->optcg, sizeof(sr->optcg), "--callgrind-out-file=%s", sr->cg);
+	snprintf(sr->optlog, sizeof(sr->optlog), "--log-file=%s", sr->log);
+	argv_vg[n++] = sr->vg;
 	argv_vg[n++] = "--tool=callgrind";
 	argv_vg[n++] = "--cache-sim=yes";
 	argv_vg[n++] = "--branch-sim=yes";
@@ -733,42 +718,44 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	static const char *const opt[3] = { "--I1", "--D1", "--LL" };
 	for (int i = 0; i < 3; i++)
 		if (cs[i]->size) {
-			snprintf(geo[i], sizeof(geo[i]), "%s=%" PRIu64 ",%u,%u", opt[i], cs[i]->size,
-				 cs[i]->assoc, cs[i]->line);
-			argv_vg[n++] = geo[i];
+			snprintf(sr->geo[i], sizeof(sr->geo[i]), "%s=%" PRIu64 ",%u,%u", opt[i],
+				 cs[i]->size, cs[i]->assoc, cs[i]->line);
+			argv_vg[n++] = sr->geo[i];
 		}
-	argv_vg[n++] = optcg;
-	argv_vg[n++] = optlog;
+	argv_vg[n++] = sr->optcg;
+	argv_vg[n++] = sr->optlog;
 	argv_vg[n++] = "-v"; /* twice: "svma ..., avma ..." says where objects were loaded */
 	argv_vg[n++] = "-v";
 	size_t na = 0;
 	while (o->argv[na])
 		na++;
 	char **full = calloc((size_t)n + na + 1, sizeof(*full));
-	if (!full) {
-		rmdir(dir);
-		return mp_err_set(err, -ENOMEM, "out of memory");
-	}
+	if (!full)
+		return NULL;
 	for (int i = 0; i < n; i++)
 		full[i] = (char *)argv_vg[i];
 	for (size_t i = 0; i < na; i++)
 		full[n + i] = o->argv[i];
+	return full;
+}
 
+/* Run valgrind and wait for it, forwarding one Ctrl-C. res gets its status. */
+static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *sr, char **full,
+			    struct mp_sim_result *res, struct mp_err *err)
+{
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC)) {
-		rc = mp_err_set(err, -errno, "pipe: %s", strerror(errno));
-		goto out_dir;
-	}
+	if (pipe2(pfd, O_CLOEXEC))
+		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
 	pid_t pid = fork();
 	if (pid < 0) {
-		rc = mp_err_set(err, -errno, "fork: %s", strerror(errno));
+		int rc = mp_err_set(err, -errno, "fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
-		goto out_dir;
+		return rc;
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		execv(vg, full);
+		execv(sr->vg, full);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -782,55 +769,100 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	close(pfd[0]);
 	int status = 0, forwarded = 0;
 	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			rc = mp_err_set(err, -errno, "waitpid: %s", strerror(errno));
-			goto out_dir;
-		}
+		if (errno != EINTR)
+			return mp_err_set(err, -errno, "waitpid: %s", strerror(errno));
 		if (o->stop && *o->stop && !forwarded) {
 			kill(pid, SIGINT);
 			forwarded = 1;
 		}
 	}
-	if (got == (ssize_t)sizeof(exec_errno)) {
-		rc = mp_err_set(err, -exec_errno, "%s: cannot run: %s", vg, strerror(exec_errno));
-		goto out_dir;
-	}
+	if (got == (ssize_t)sizeof(exec_errno))
+		return mp_err_set(err, -exec_errno, "%s: cannot run: %s", sr->vg,
+				  strerror(exec_errno));
 	res->workload_started = 1;
 	res->workload_status = status;
+	return 0;
+}
 
-	if (access(cg, R_OK)) {
+/* callgrind's output and valgrind's log of a finished run into the perf.data file. */
+static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
+		       struct mp_sim_result *res, struct mp_err *err)
+{
+	int rc, status = res->workload_status;
+	size_t nw = 0;
+	if (access(sr->cg, R_OK)) {
 		char why[400];
-		log_error_line(log, why, sizeof(why));
-		rc = mp_err_set(err, -EIO, "valgrind wrote no callgrind output (%s %d)%s%s",
-				WIFSIGNALED(status) ? "killed by signal" : "exit status",
-				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-				why[0] ? ": " : "", why);
-		goto out_dir;
+		log_error_line(sr->log, why, sizeof(why));
+		return mp_err_set(err, -EIO, "valgrind wrote no callgrind output (%s %d)%s%s",
+				  WIFSIGNALED(status) ? "killed by signal" : "exit status",
+				  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+				  why[0] ? ": " : "", why);
 	}
 	struct mp_sim_load *loads = NULL;
 	struct mp_err lerr = { 0 };
-	if (mp_sim_read_log(log, &loads, &nw, &lerr))
+	if (mp_sim_read_log(sr->log, &loads, &nw, &lerr))
 		mp_log(MP_LOG_WARN, "%s (objects go to synthetic addresses)", lerr.msg);
-	mp_sim_profile *p = mp_sim_profile_read(cg, err);
+	mp_sim_profile *p = mp_sim_profile_read(sr->cg, err);
 	if (!p) {
-		rc = err->code ? err->code : -MP_EFORMAT;
 		mp_sim_loads_free(loads, nw);
-		goto out_dir;
+		return err->code ? err->code : -MP_EFORMAT;
 	}
-	if (o->keep_callgrind && *o->keep_callgrind &&
-	    (rc = copy_file(cg, o->keep_callgrind, err))) {
-		mp_sim_profile_free(p);
-		mp_sim_loads_free(loads, nw);
-		goto out_dir;
-	}
-	rc = mp_sim_write(o, p, loads, nw, res, err);
+	if (o->keep_callgrind && *o->keep_callgrind)
+		rc = copy_file(sr->cg, o->keep_callgrind, err);
+	else
+		rc = 0;
+	if (!rc)
+		rc = mp_sim_write(o, p, loads, nw, res, err);
 	mp_sim_profile_free(p);
 	mp_sim_loads_free(loads, nw);
-out_dir:
-	unlink(cg);
-	unlink(log);
-	rmdir(dir);
+	return rc;
+}
+
+int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct mp_err *err)
+{
+	struct sim_run *sr = calloc(1, sizeof(*sr));
+	char prog[4096];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!sr)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	if (!o->argv || !o->argv[0])
+		rc = mp_err_set(err, -EINVAL, "record --sim needs a workload to run");
+	else if (!o->nevents)
+		rc = mp_err_set(err, -EINVAL, "record --sim: no events");
+	else if (find_exec(o->valgrind ? o->valgrind : "valgrind", sr->vg, sizeof(sr->vg)))
+		rc = mp_err_set(err, -MP_ENOTSUP, "%s: not found in PATH: record --sim runs the "
+				"workload under valgrind (Debian/Ubuntu package 'valgrind')",
+				o->valgrind ? o->valgrind : "valgrind");
+	else if ((rc = find_exec(o->argv[0], prog, sizeof(prog))))
+		rc = mp_err_set(err, rc, "cannot run '%s': %s", o->argv[0], strerror(-rc));
+	else
+		rc = 0;
+	if (rc) {
+		free(sr);
+		return rc;
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(sr->dir, sizeof(sr->dir), "%s/memprof-sim.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(sr->dir)) {
+		rc = mp_err_set(err, -errno, "%s: cannot create a directory: %s", sr->dir,
+				strerror(errno));
+		free(sr);
+		return rc;
+	}
+	snprintf(sr->cg, sizeof(sr->cg), "%s/callgrind.out", sr->dir);
+	snprintf(sr->log, sizeof(sr->log), "%s/valgrind.log", sr->dir);
+	char **full = sim_valgrind_argv(o, sr);
+	if (!full)
+		rc = mp_err_set(err, -ENOMEM, "out of memory");
+	else if (!(rc = sim_run_valgrind(o, sr, full, res, err)))
+		rc = sim_convert(o, sr, res, err);
+	unlink(sr->cg);
+	unlink(sr->log);
+	rmdir(sr->dir);
 	free(full);
+	free(sr);
 	return rc;
 }
 
