@@ -1,0 +1,112 @@
+/* mp_predict.h - predict files (the records that include/memprof/debugpred.h appends at
+ * exit with MEMPROF_PREDICT=FILE) and their aggregation into rows per use, line,
+ * expression or function.
+ *
+ * A record, as the header writes it (docs/predict.md):
+ *   MEMPROF-PREDICT 1 <body bytes>\n
+ *   pid <n>\n  object <len>:<path>\n  build-id <hex>|-\n  arch <name>\n  word <bits>\n
+ *   uses <n>\n
+ *   use likely|unlikely atomic|plain <line> <correct> <incorrect> <len>:<file> <len>:<func> <len>:<expr>\n
+ *   ... (n lines)
+ *   end\n
+ * The reader checks every length against what is left of the buffer and every number
+ * against its range; the first fault is reported as "FILE: offset N: what" (-MP_EFORMAT or
+ * -MP_ETRUNC) and nothing of the file is returned. */
+#ifndef MP_PREDICT_H
+#define MP_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_util.h"
+
+/* One likely()/unlikely() use as one process's object reported it. */
+struct mp_predict_use {
+	int likely;         /* the hint: 1 likely(), 0 unlikely() */
+	int atomic;         /* built with DEBUGPRED_ATOMIC */
+	uint32_t line;
+	uint64_t correct, incorrect;
+	char *file, *func, *expr; /* owned by the mp_predict */
+	size_t record;      /* index into mp_predict.records */
+};
+
+/* One record: one process (pid) and one object (executable or shared object). */
+struct mp_predict_record {
+	uint64_t pid;
+	char *object;       /* path as the process saw it */
+	char *build_id;     /* lower-case hex, "" when the object has none */
+	char *arch;         /* x86_64, i386, aarch64 or other */
+	unsigned word;      /* counter width in bits (32 or 64) */
+	size_t first_use, nuses; /* uses[first_use .. first_use + nuses) */
+	uint64_t offset;    /* of the record in the file */
+};
+
+struct mp_predict {
+	struct mp_predict_record *records;
+	size_t nrecords;
+	struct mp_predict_use *uses;
+	size_t nuses;
+};
+
+/* Limits of the reader (a record above them is an error, not a truncation). */
+#define MP_PREDICT_MAX_BODY (256u << 20)   /* bytes of one record */
+#define MP_PREDICT_MAX_STR (1u << 20)      /* bytes of one string */
+
+/* Parse len bytes (a whole predict file) named name in messages into p (zeroed first).
+ * An empty buffer gives no records. Returns 0, or -MP_EFORMAT / -MP_ETRUNC / -ENOMEM with
+ * err naming name and the offset; p is then empty. */
+int mp_predict_parse(struct mp_predict *p, const char *name, const void *buf, size_t len,
+		     struct mp_err *err);
+/* Read and parse the file at path. Errors as above, or -errno naming the file. */
+int mp_predict_read(struct mp_predict *p, const char *path, struct mp_err *err);
+void mp_predict_fini(struct mp_predict *p);
+
+/* Aggregation. */
+enum mp_predict_by {
+	MP_PREDICT_BY_USE,      /* object, file, line, function, expression, hint: one source use
+				 * (its copies by inlining or unrolling, and every process, merged) */
+	MP_PREDICT_BY_LINE,     /* object, file, line */
+	MP_PREDICT_BY_EXPR,     /* expression text and hint, over every object and file: the
+				 * uses of one macro */
+	MP_PREDICT_BY_FUNCTION, /* object, function */
+};
+enum mp_predict_sort {
+	MP_PREDICT_SORT_INCORRECT, /* incorrect count, descending (the default) */
+	MP_PREDICT_SORT_CORRECT,   /* correct count, descending */
+	MP_PREDICT_SORT_PERCENT,   /* % incorrect, descending */
+	MP_PREDICT_SORT_TOTAL,     /* correct + incorrect, descending */
+	MP_PREDICT_SORT_LOCATION,  /* object, file, line, expression */
+};
+struct mp_predict_opts {
+	enum mp_predict_by by;
+	enum mp_predict_sort sort;
+	double threshold; /* keep rows whose % incorrect >= threshold (0: all) */
+};
+
+/* One row of the table. Strings are borrowed from the mp_predict. */
+struct mp_predict_row {
+	int hint;              /* 1 likely, 0 unlikely, -1 both (a merged row with both) */
+	uint64_t correct, incorrect;
+	double pct_incorrect;  /* 100 * incorrect / (correct + incorrect), 0 when never run */
+	int warning;           /* incorrect > correct: the article's WARNING */
+	const char *expr, *func, *file, *object; /* of the first use merged */
+	uint32_t line;
+	size_t nuses;          /* distinct source uses merged (by use: 1) */
+	size_t nlocations;     /* distinct file:line merged */
+	int atomic;            /* every use merged counts atomically */
+};
+
+/* Rows of p by opts into *rows (malloc'd, caller frees with free()). Returns 0 or -ENOMEM
+ * (err filled). */
+int mp_predict_aggregate(const struct mp_predict *p, const struct mp_predict_opts *opts,
+			 struct mp_predict_row **rows, size_t *nrows, struct mp_err *err);
+
+/* Parse "use", "line", "expr", "function" / "incorrect", "correct", "percent", "total",
+ * "location". Return 0 or -EINVAL (err names the value). */
+int mp_predict_by_parse(const char *s, enum mp_predict_by *by, struct mp_err *err);
+int mp_predict_sort_parse(const char *s, enum mp_predict_sort *sort, struct mp_err *err);
+
+/* "likely", "unlikely" or "mixed". */
+const char *mp_predict_hint_name(int hint);
+
+#endif
