@@ -1,0 +1,353 @@
+/* cmd_predict.c - memprof predict: run a program built with -DDEBUGPRED (or read its predict
+ * file) and print, for every likely()/unlikely() use, how often the hint was right. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mp_collector.h"
+#include "mp_predict.h"
+
+static const char predict_usage[] =
+	"[-o FILE] [--atomic-hint] [--by KEY] [--sort KEY] [--threshold PCT] [--csv | --json] "
+	"-- COMMAND [ARGS...]\n       memprof predict -i FILE [--by KEY] [--sort KEY] "
+	"[--threshold PCT] [--csv | --json]";
+static const char predict_summary[] =
+	"Run COMMAND with MEMPROF_PREDICT=FILE, so that every executable and shared object built\n"
+	"with -DDEBUGPRED and <memprof/debugpred.h> appends its likely()/unlikely() counts at\n"
+	"exit, then print one row per use: the hint, how often it was correct and incorrect,\n"
+	"WARNING where incorrect exceeds correct (the hint is wrong), the expression, function,\n"
+	"file:line and object. Exit status: COMMAND's. With -i, print an existing FILE.";
+
+#define BUILD_HINT                                                                          \
+	"build it with -DDEBUGPRED and #include <memprof/debugpred.h> around likely()/unlikely(), " \
+	"e.g. cc -DDEBUGPRED $(pkg-config --cflags memprof-debugpred) prog.c"
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p ? p : "";
+}
+
+static void print_csv(FILE *f, const struct mp_predict_row *rows, size_t n)
+{
+	fprintf(f, "hint,correct,incorrect,pct_incorrect,warning,expression,function,file,line,"
+		   "object,uses,locations,atomic\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct mp_predict_row *r = &rows[i];
+		fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%.2f,%d,", mp_predict_hint_name(r->hint),
+			r->correct, r->incorrect, r->pct_incorrect, r->warning);
+		cli_csv_str(f, r->expr);
+		fputc(',', f);
+		cli_csv_str(f, r->func);
+		fputc(',', f);
+		cli_csv_str(f, r->file);
+		fprintf(f, ",%" PRIu32 ",", r->line);
+		cli_csv_str(f, r->object);
+		fprintf(f, ",%zu,%zu,%d\n", r->nuses, r->nlocations, r->atomic);
+	}
+}
+
+static void print_json(FILE *f, const struct mp_predict *p, const char *by,
+		       const struct mp_predict_row *rows, size_t n)
+{
+	fprintf(f, "{\"by\": \"%s\", \"records\": [", by);
+	for (size_t i = 0; i < p->nrecords; i++) {
+		const struct mp_predict_record *r = &p->records[i];
+		fprintf(f, "%s\n  {\"pid\": %" PRIu64 ", \"object\": ", i ? "," : "", r->pid);
+		cli_json_str(f, r->object);
+		fprintf(f, ", \"build_id\": ");
+		cli_json_str(f, r->build_id);
+		fprintf(f, ", \"arch\": ");
+		cli_json_str(f, r->arch);
+		fprintf(f, ", \"word\": %u, \"uses\": %zu}", r->word, r->nuses);
+	}
+	fprintf(f, "],\n \"rows\": [");
+	for (size_t i = 0; i < n; i++) {
+		const struct mp_predict_row *r = &rows[i];
+		fprintf(f, "%s\n  {\"hint\": \"%s\", \"correct\": %" PRIu64 ", \"incorrect\": %" PRIu64
+			   ", \"pct_incorrect\": %.2f, \"warning\": %s, \"expression\": ",
+			i ? "," : "", mp_predict_hint_name(r->hint), r->correct, r->incorrect,
+			r->pct_incorrect, r->warning ? "true" : "false");
+		cli_json_str(f, r->expr);
+		fprintf(f, ", \"function\": ");
+		cli_json_str(f, r->func);
+		fprintf(f, ", \"file\": ");
+		cli_json_str(f, r->file);
+		fprintf(f, ", \"line\": %" PRIu32 ", \"object\": ", r->line);
+		cli_json_str(f, r->object);
+		fprintf(f, ", \"uses\": %zu, \"locations\": %zu, \"atomic\": %s}", r->nuses,
+			r->nlocations, r->atomic ? "true" : "false");
+	}
+	fprintf(f, "]}\n");
+}
+
+/* Expression text in the table: one line, at most 48 columns. */
+static void short_text(char *dst, size_t cap, const char *s)
+{
+	size_t k = 0;
+	for (; s && *s && k + 1 < cap; s++)
+		dst[k++] = (*s == '\n' || *s == '\t') ? ' ' : *s;
+	dst[k] = 0;
+	if (s && *s && cap > 4)
+		memcpy(dst + cap - 4, "...", 4);
+}
+
+static void location(char *dst, size_t cap, const struct mp_predict_row *r)
+{
+	int l = snprintf(dst, cap, "%s:%" PRIu32, r->file ? r->file : "", r->line);
+	if (r->nlocations > 1 && l > 0 && (size_t)l < cap)
+		snprintf(dst + l, cap - (size_t)l, " (+%zu)", r->nlocations - 1);
+}
+
+static void print_table(FILE *f, const struct mp_predict *p, const char *by, const char *sort,
+			const struct mp_predict_row *rows, size_t n)
+{
+	int we = 10, wf = 8, wl = 9;
+	char expr[49], loc[4200];
+	size_t objs = 0, pids = 0;
+
+	for (size_t i = 0; i < p->nrecords; i++) {
+		size_t j;
+		for (j = 0; j < i && strcmp(p->records[j].object, p->records[i].object); j++)
+			;
+		objs += j == i;
+		for (j = 0; j < i && p->records[j].pid != p->records[i].pid; j++)
+			;
+		pids += j == i;
+	}
+	fprintf(f, "# memprof predict: %zu rows by %s from %zu uses in %zu object%s, %zu process%s; "
+		   "sorted by %s\n",
+		n, by, p->nuses, objs, objs == 1 ? "" : "s", pids, pids == 1 ? "" : "es", sort);
+	for (size_t i = 0; i < n; i++) {
+		int l;
+		short_text(expr, sizeof expr, rows[i].expr);
+		if ((l = (int)strlen(expr)) > we)
+			we = l;
+		if ((l = (int)strlen(rows[i].func ? rows[i].func : "")) > wf)
+			wf = l < 32 ? l : 32;
+		location(loc, sizeof loc, &rows[i]);
+		if ((l = (int)strlen(loc)) > wl)
+			wl = l < 60 ? l : 60;
+	}
+	fprintf(f, "%-8s %12s %12s %8s %-7s  %-*s  %-*s  %-*s  %s\n", "hint", "correct", "incorrect",
+		"%incorr", "", we, "expression", wf, "function", wl, "file:line", "object");
+	for (size_t i = 0; i < n; i++) {
+		const struct mp_predict_row *r = &rows[i];
+		location(loc, sizeof loc, &rows[i]);
+		short_text(expr, sizeof expr, r->expr);
+		fprintf(f, "%-8s %12" PRIu64 " %12" PRIu64 " %7.2f%% %-7s  %-*s  %-*s  %-*s  %s\n",
+			mp_predict_hint_name(r->hint), r->correct, r->incorrect, r->pct_incorrect,
+			r->warning ? "WARNING" : "", we, expr, wf, r->func ? r->func : "", wl, loc,
+			base_name(r->object));
+	}
+}
+
+/* Run argv with MEMPROF_PREDICT=path; returns the wait() status, or -1 (errno) when the
+ * fork failed; *exec_errno is set when the command could not be started. */
+static int run_workload(char **argv, const char *path, int *exec_errno)
+{
+	int pfd[2], st = 0;
+	pid_t pid;
+	struct sigaction ign = { 0 }, old_int, old_quit;
+
+	*exec_errno = 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int e;
+		close(pfd[0]);
+		setenv("MEMPROF_PREDICT", path, 1);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof e) != (ssize_t)sizeof e)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], exec_errno, sizeof *exec_errno) != (ssize_t)sizeof *exec_errno)
+		*exec_errno = 0;
+	close(pfd[0]);
+	/* Ctrl-C goes to the workload (same process group); we wait and report what it wrote. */
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return st;
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+	const char *input = NULL, *output = NULL, *by_s = "use", *sort_s = "incorrect";
+	int atomic_hint = 0, csv = 0, json = 0, nargs, rc, status = 0, ran = 0;
+	double threshold = 0;
+	struct mp_predict p = { 0 };
+	struct mp_predict_opts po = { 0 };
+	struct mp_predict_row *rows = NULL;
+	size_t nrows = 0;
+	struct mp_err err = { 0 };
+	char *abs = NULL;
+	const struct cli_opt opts[] = {
+		{ 'o', "output", CLI_STR, &output, "FILE",
+		  "predict file the run appends to (default memprof.predict; emptied first)" },
+		{ 'i', "input", CLI_STR, &input, "FILE", "print an existing predict file (no run)" },
+		{ 0, "atomic-hint", CLI_FLAG, &atomic_hint, NULL,
+		  "say which objects count without atomics (their counts may miss increments "
+		  "when threads run the same use at once) and how to build them exact" },
+		{ 0, "by", CLI_STR, &by_s, "KEY",
+		  "merge uses: use (default), line, expr (a macro's uses together), function" },
+		{ 0, "sort", CLI_STR, &sort_s, "KEY",
+		  "incorrect (default), correct, percent, total, location" },
+		{ 0, "threshold", CLI_DOUBLE, &threshold, "PCT",
+		  "only rows whose hint is incorrect at least PCT% of the time" },
+		{ 0, "csv", CLI_FLAG, &csv, NULL, "print CSV" },
+		{ 0, "json", CLI_FLAG, &json, NULL, "print one JSON document" },
+		{ 0 },
+	};
+
+	rc = cli_parse(&cli_cmd_predict, opts, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : CLI_EXIT_USAGE;
+	if (csv && json) {
+		cli_error("predict", "give either --csv or --json, not both");
+		return CLI_EXIT_USAGE;
+	}
+	if (mp_predict_by_parse(by_s, &po.by, &err) || mp_predict_sort_parse(sort_s, &po.sort, &err)) {
+		cli_error("predict", "%s", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	if (threshold < 0 || threshold > 100) {
+		cli_error("predict", "--threshold %g: expected a percentage from 0 to 100", threshold);
+		return CLI_EXIT_USAGE;
+	}
+	po.threshold = threshold;
+	if (input && (nargs || output)) {
+		cli_error("predict", "-i reads an existing file: give no command and no -o");
+		return CLI_EXIT_USAGE;
+	}
+	if (!input && !nargs) {
+		cli_error("predict", "no command to run and no -i FILE (see memprof predict --help)");
+		return CLI_EXIT_USAGE;
+	}
+
+	if (!input) {
+		int exec_errno = 0;
+		const char *path = output ? output : "memprof.predict";
+		if (unlink(path) < 0 && errno != ENOENT) {
+			cli_error("predict", "%s: %s", path, strerror(errno));
+			return CLI_EXIT_RUNTIME;
+		}
+		abs = realpath(".", NULL);
+		if (path[0] != '/' && abs) {
+			char *full = malloc(strlen(abs) + strlen(path) + 2);
+			if (full)
+				sprintf(full, "%s/%s", abs, path);
+			free(abs);
+			abs = full;
+		} else {
+			free(abs);
+			abs = strdup(path);
+		}
+		if (!abs) {
+			cli_error("predict", "out of memory");
+			return CLI_EXIT_RUNTIME;
+		}
+		fflush(NULL);
+		status = run_workload(argv + 1, abs, &exec_errno);
+		if (status < 0) {
+			cli_error("predict", "cannot start %s: %s", argv[1], strerror(errno));
+			free(abs);
+			return CLI_EXIT_RUNTIME;
+		}
+		if (exec_errno) {
+			cli_error("predict", "cannot run %s: %s", argv[1], strerror(exec_errno));
+			free(abs);
+			return 127;
+		}
+		ran = 1;
+		input = abs;
+		if (access(input, F_OK) < 0) {
+			if (WIFSIGNALED(status))
+				cli_error("predict", "%s was killed by signal %d before its destructors "
+						     "could write counts",
+					  argv[1], WTERMSIG(status));
+			else
+				cli_error("predict", "%s wrote no branch-prediction counts: " BUILD_HINT,
+					  argv[1]);
+			free(abs);
+			return mp_exit_code(status);
+		}
+	}
+
+	rc = mp_predict_read(&p, input, &err);
+	if (rc) {
+		cli_error("predict", "%s", err.msg);
+		free(abs);
+		return CLI_EXIT_RUNTIME;
+	}
+	if (p.nrecords == 0) {
+		cli_error("predict", "%s holds no records: " BUILD_HINT, input);
+		mp_predict_fini(&p);
+		free(abs);
+		return ran ? mp_exit_code(status) : CLI_EXIT_RUNTIME;
+	}
+	if (mp_predict_aggregate(&p, &po, &rows, &nrows, &err)) {
+		cli_error("predict", "%s", err.msg);
+		rc = CLI_EXIT_RUNTIME;
+		goto out;
+	}
+	if (csv)
+		print_csv(stdout, rows, nrows);
+	else if (json)
+		print_json(stdout, &p, by_s, rows, nrows);
+	else
+		print_table(stdout, &p, by_s, sort_s, rows, nrows);
+	if (p.nuses == 0)
+		cli_warn("predict", "%s: the objects include <memprof/debugpred.h> with -DDEBUGPRED "
+				    "but have no likely()/unlikely() use",
+			 input);
+	if (atomic_hint) {
+		for (size_t i = 0; i < p.nrecords; i++) {
+			const struct mp_predict_record *r = &p.records[i];
+			size_t plain = 0, j;
+			for (j = 0; j < r->nuses; j++)
+				plain += !p.uses[r->first_use + j].atomic;
+			for (j = 0; j < i && strcmp(p.records[j].object, r->object); j++)
+				;
+			if (plain && j == i)
+				fprintf(stderr,
+					"memprof predict: %s: %zu of %zu uses count without atomics: when "
+					"threads run them at once, increments can be lost; rebuild with "
+					"-DDEBUGPRED -DDEBUGPRED_ATOMIC for exact counts\n",
+					r->object, plain, r->nuses);
+		}
+	}
+	rc = ran ? mp_exit_code(status) : 0;
+out:
+	free(rows);
+	mp_predict_fini(&p);
+	free(abs);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_predict = {
+	"predict", cmd_predict,
+	"likely()/unlikely() hints right and wrong (-DDEBUGPRED, memprof/debugpred.h)",
+	predict_usage, predict_summary, 1,
+};
