@@ -13,3 +13,14 @@ foreach(arch aarch64 i386)
   add_test(NAME predict_cross_${arch} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/predict_cross.sh ${arch})
   set_tests_properties(predict_cross_${arch} PROPERTIES ENVIRONMENT "${MP_PREDICT_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
+# the header and memprof-debugpred.pc installed by cmake --install into a fresh prefix build
+# the known-count program through pkg-config
+add_test(NAME predict_install COMMAND bash -c "
+  set -e
+  d=$(mktemp -d); trap 'rm -rf \$d' EXIT
+  cmake --install ${CMAKE_BINARY_DIR} --prefix \$d >/dev/null
+  test -f \$d/include/memprof/debugpred.h
+  flags=$(PKG_CONFIG_PATH=\$d/${CMAKE_INSTALL_LIBDIR}/pkgconfig pkg-config --cflags memprof-debugpred)
+  cc -O2 -DDEBUGPRED \$flags ${CMAKE_CURRENT_SOURCE_DIR}/data/predict/known.c -o \$d/k
+  \$d/k 2>\$d/err >/dev/null
+  grep -q 'incorrect=700, correct=300   <==== WARNING' \$d/err")

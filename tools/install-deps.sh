@@ -19,7 +19,9 @@ PKGS=(
   valgrind                              # the simulated PMU (record --sim)
   tmux                                  # drives the TUI in its end-to-end test
   clang                                 # libFuzzer harnesses
-  qemu-user-static                      # runs aarch64 test programs (events_arm_aliases)
+  qemu-user-static                      # runs aarch64 (and i386) test programs (events_arm_aliases, predict_cross_*)
+  libc6-dev-i386 lib32gcc-12-dev        # gcc/clang -m32 for predict_cross_i386 (gcc-multilib would
+                                        # conflict with the arm64 cross compiler; these do not)
   binutils time procps                  # objdump/nm, /usr/bin/time, ps in tests and benches
 )
 $SUDO apt-get update -qq
