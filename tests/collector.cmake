@@ -10,5 +10,5 @@ foreach(t record_basic record_two_events record_threads record_refused record_si
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf"
-    TIMEOUT 120)
+    TIMEOUT 300)
 endforeach()

@@ -46,12 +46,12 @@ rec() { # label symbol perf-event-args... -- command
 	fi
 }
 
-rec walk walk -e cpu-clock -F 4000 -- "$KERNELS/cachebench" -m walk -s 32M -o random -t 0.5
+rec walk walk -e cpu-clock -F 4000 -- "$KERNELS/cachebench" -m walk -s 32M -o random -r 3
 rec matmul mm_naive -e cpu-clock -F 4000 -- "$KERNELS/matmul" -N 256 -a naive -r 2
 rec two-events walk -e cpu-clock -e task-clock -F 2000 -- \
-	"$KERNELS/cachebench" -m walk -s 32M -o random -t 0.5
+	"$KERNELS/cachebench" -m walk -s 32M -o random -r 3
 rec group inc -e '{cpu-clock,task-clock}' -F 2000 -- \
-	"$KERNELS/cachebench" -m inc -s 32M -o random -t 0.5
+	"$KERNELS/cachebench" -m inc -s 32M -o random -r 3
 # by source line: perf report --sort srcline (through addr2line) on the matmul recording
 if [ -f matmul.perf.data ]; then
 	"$PERF" report -i matmul.perf.data --stdio --sort srcline --no-children -g none 2>/dev/null \

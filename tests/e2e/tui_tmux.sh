@@ -30,7 +30,9 @@ fail() {
 
 # The recording: memprof's own record when it works, else perf's (same file format).
 DATA=$T/cb.data
-WORKLOAD=("$KERNELS/cachebench" -s 16M -o random -t 1)
+# a fixed amount of work (about 0.8 s of CPU here), so that the sample counts do not
+# depend on the load
+WORKLOAD=("$KERNELS/cachebench" -s 16M -o random -r 10)
 if ! "$MEMPROF" record -e cpu-clock -c 100000 -o "$DATA" "${WORKLOAD[@]}" >rec.out 2>&1 ||
 	[ ! -s "$DATA" ]; then
 	echo "note: memprof record failed ($(tail -1 rec.out)); recording with perf"
@@ -43,9 +45,10 @@ HOT=$(grep -n 'HOT: pointer chase' "$SRCDIR/kernels/cachebench.c" | cut -d: -f1)
 
 capture() { "$TMUX" -S "$SOCK" capture-pane -p -t tui >"$T/screen"; }
 keys() { "$TMUX" -S "$SOCK" send-keys -t tui "$@"; }
-# wait_for REGEX: until the screen shows it (10 s)
+# wait_for REGEX: until the screen shows it (the 90-s bound is a safety net below the
+# test's timeout: under load the screen may be slow to come)
 wait_for() {
-	for _ in $(seq 100); do
+	for _ in $(seq 900); do
 		capture
 		if grep -qE -- "$1" "$T/screen"; then return 0; fi
 		sleep 0.1
