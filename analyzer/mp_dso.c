@@ -266,16 +266,21 @@ uint64_t mp_dso_off_to_vaddr(const struct mp_dso *d, uint64_t off)
 	return off;
 }
 
+long mp_segment_pread(int fd, uint64_t off, uint64_t vaddr, uint64_t filesz, uint64_t addr,
+		      void *buf, size_t len)
+{
+	uint64_t avail = vaddr + filesz - addr;
+	size_t n = len < avail ? len : (size_t)avail;
+	ssize_t r = pread(fd, buf, n, (off_t)(off + (addr - vaddr)));
+	return r < 0 ? -errno : (long)r;
+}
+
 long mp_dso_read(const struct mp_dso *d, uint64_t addr, void *buf, size_t len)
 {
 	for (size_t i = 0; i < d->nsegs; i++) {
 		const struct mp_load_seg *g = &d->segs[i];
-		if (addr < g->vaddr || addr >= g->vaddr + g->filesz)
-			continue;
-		uint64_t avail = g->vaddr + g->filesz - addr;
-		size_t n = len < avail ? len : (size_t)avail;
-		ssize_t r = pread(d->fd, buf, n, (off_t)(g->off + (addr - g->vaddr)));
-		return r < 0 ? -errno : (long)r;
+		if (addr >= g->vaddr && addr < g->vaddr + g->filesz)
+			return mp_segment_pread(d->fd, g->off, g->vaddr, g->filesz, addr, buf, len);
 	}
 	return -ENOENT;
 }

@@ -46,6 +46,10 @@ void mp_dso_load(mp_sym *s, struct mp_dso *d);
 /* ELF vaddr of a file offset (through the PT_LOAD segments; off itself when none holds
  * it). */
 uint64_t mp_dso_off_to_vaddr(const struct mp_dso *d, uint64_t off);
+/* Bytes at vaddr addr (inside [vaddr, vaddr + filesz)) of a segment at file offset off:
+ * bytes read (short at the segment's end), or -errno. */
+long mp_segment_pread(int fd, uint64_t off, uint64_t vaddr, uint64_t filesz, uint64_t addr,
+		      void *buf, size_t len);
 /* The object's bytes at ELF vaddr addr (from its PT_LOAD segments): bytes read or <0. */
 long mp_dso_read(const struct mp_dso *d, uint64_t addr, void *buf, size_t len);
 void mp_dso_fini(struct mp_dso *d);

@@ -262,6 +262,23 @@ static int loc_lookup(mp_hist *h, struct mp_u64map *idx, const struct place *p, 
 	}
 }
 
+static void loc_resolve(mp_sym *s, struct loc *L, int want_line)
+{
+	mp_sym_resolve(s, L->map, L->cpumode, L->ip, want_line, &L->l);
+	L->has_line = want_line;
+	L->symhash = mp_strhash(L->l.sym);
+	L->filehash = mp_strhash(L->l.srcfile);
+}
+
+/* Source lines for every loc resolved without them. */
+static void add_lines(mp_hist *h, mp_sym *s)
+{
+	for (size_t i = 0; i < h->nlocs; i++)
+		if (!h->locs[i].has_line)
+			loc_resolve(s, &h->locs[i], 1);
+	h->resolved_lines = 1;
+}
+
 int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line)
 {
 	if (h->resolved && (!want_line || h->resolved_lines))
@@ -269,16 +286,7 @@ int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line)
 	int rc = 0;
 	if (h->resolved && want_line) {
 		/* every place has its loc already: add the lines */
-		for (size_t i = 0; i < h->nlocs; i++) {
-			struct loc *L = &h->locs[i];
-			if (L->has_line)
-				continue;
-			mp_sym_resolve(s, L->map, L->cpumode, L->ip, 1, &L->l);
-			L->has_line = 1;
-			L->symhash = mp_strhash(L->l.sym);
-			L->filehash = mp_strhash(L->l.srcfile);
-		}
-		h->resolved_lines = 1;
+		add_lines(h, s);
 		return 0;
 	}
 	struct mp_u64map idx = { 0 };
@@ -292,30 +300,15 @@ int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line)
 		if (rc)
 			break;
 		p->loc = li;
-		if (created) {
-			struct loc *L = &h->locs[li];
-			mp_sym_resolve(s, p->map, p->cpumode, p->ip, want_line, &L->l);
-			L->has_line = want_line;
-			L->symhash = mp_strhash(L->l.sym);
-			L->filehash = mp_strhash(L->l.srcfile);
-		}
+		if (created)
+			loc_resolve(s, &h->locs[li], want_line);
 	}
 	mp_u64map_fini(&idx);
 	if (rc)
 		return rc;
 	h->resolved = 1;
-	if (want_line) {
-		for (size_t i = 0; i < h->nlocs; i++) {
-			struct loc *L = &h->locs[i];
-			if (!L->has_line) {
-				mp_sym_resolve(s, L->map, L->cpumode, L->ip, 1, &L->l);
-				L->has_line = 1;
-				L->symhash = mp_strhash(L->l.sym);
-				L->filehash = mp_strhash(L->l.srcfile);
-			}
-		}
-		h->resolved_lines = 1;
-	}
+	if (want_line)
+		add_lines(h, s);
 	return 0;
 }
 

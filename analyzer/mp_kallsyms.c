@@ -239,12 +239,9 @@ long mp_kcore_read(mp_sym *s, uint64_t addr, void *buf, size_t len)
 	}
 	for (size_t i = 0; i < s->kcore_nph; i++) {
 		const Elf64_Phdr *ph = &s->kcore_ph[i];
-		if (ph->p_type != PT_LOAD || addr < ph->p_vaddr || addr >= ph->p_vaddr + ph->p_filesz)
-			continue;
-		uint64_t avail = ph->p_vaddr + ph->p_filesz - addr;
-		size_t n = len < avail ? len : (size_t)avail;
-		ssize_t r = pread(s->kcore_fd, buf, n, (off_t)(ph->p_offset + (addr - ph->p_vaddr)));
-		return r < 0 ? -errno : (long)r;
+		if (ph->p_type == PT_LOAD && addr >= ph->p_vaddr && addr < ph->p_vaddr + ph->p_filesz)
+			return mp_segment_pread(s->kcore_fd, ph->p_offset, ph->p_vaddr, ph->p_filesz,
+						addr, buf, len);
 	}
 	return -ENOENT;
 }
