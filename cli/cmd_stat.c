@@ -87,6 +87,66 @@ static void stat_print_ratios(FILE *f, const struct mp_event *evs,
 	free(c);
 }
 
+/* What was counted, as the header says it: the command line, the process or the system. */
+static void target_name(char *cmd, size_t len, int nargs, char **argv, int pid)
+{
+	cmd[0] = 0;
+	if (nargs)
+		for (int i = 1; i <= nargs; i++) {
+			size_t l = strlen(cmd);
+			snprintf(cmd + l, len - l, "%s%s", i > 1 ? " " : "", argv[i]);
+		}
+	else if (pid)
+		snprintf(cmd, len, "process %d", pid);
+	else
+		snprintf(cmd, len, "system wide");
+}
+
+/* One event's line (text), row (CSV) or object (JSON); scaled: the count scaled by
+ * enabled/running time, pct: the share of time it was counted. */
+static void print_event(FILE *f, const struct mp_event *ev, const struct mp_event_result *r,
+			int first, int counted, double scaled, double pct, int clock, int json,
+			int csv, const char *sep)
+{
+	const char *unit = clock ? "msec" : "";
+	double shown = clock ? scaled / 1e6 : scaled;
+	if (json) {
+		fprintf(f, "%s\n  {\"event\": ", first ? "" : ",");
+		cli_json_str(f, ev_name(ev));
+		fprintf(f, ", \"spec\": ");
+		cli_json_str(f, ev->spec);
+		if (counted)
+			fprintf(f, ", \"value\": %.2f", scaled);
+		else
+			fprintf(f, ", \"value\": null");
+		fprintf(f,
+			", \"unit\": \"%s\", \"raw\": %" PRIu64 ", \"time_enabled\": %" PRIu64
+			", \"time_running\": %" PRIu64 ", \"percent_running\": %.2f}",
+			clock ? "ns" : "", r->value, r->ena, r->run, pct);
+	} else if (csv) {
+		if (counted)
+			fprintf(f, "%s%s%.0f%s%s%s", ev_name(ev), sep,
+				scaled, sep, clock ? "ns" : "", sep);
+		else
+			fprintf(f, "%s%s<not counted>%s%s%s", ev_name(ev), sep, sep,
+				clock ? "ns" : "", sep);
+		fprintf(f, "%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%.2f\n", r->value, sep,
+			r->ena, sep, r->run, sep, pct);
+	} else if (!counted) {
+		fprintf(f, "   %18s %-5s %-28s\n", "<not counted>", unit, ev_name(ev));
+	} else {
+		char num[64];
+		if (clock)
+			snprintf(num, sizeof(num), "%.2f", shown);
+		else
+			snprintf(num, sizeof(num), "%.0f", shown);
+		fprintf(f, "   %18s %-5s %-28s", num, unit, ev_name(ev));
+		if (r->run < r->ena)
+			fprintf(f, " (%.2f%% counted, scaled)", pct);
+		fputc('\n', f);
+	}
+}
+
 static int cmd_stat(int argc, char **argv)
 {
 	char *events = NULL;
@@ -186,16 +246,8 @@ static int cmd_stat(int argc, char **argv)
 	if (!f)
 		f = stderr; /* like perf stat: stdout stays the workload's */
 
-	char cmd[512] = "";
-	if (nargs)
-		for (int i = 1; i <= nargs; i++) {
-			size_t l = strlen(cmd);
-			snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i > 1 ? " " : "", argv[i]);
-		}
-	else if (pid)
-		snprintf(cmd, sizeof(cmd), "process %d", pid);
-	else
-		snprintf(cmd, sizeof(cmd), "system wide");
+	char cmd[512];
+	target_name(cmd, sizeof(cmd), nargs, argv, pid);
 
 	if (json) {
 		fprintf(f, "{\"command\": ");
@@ -216,43 +268,7 @@ static int cmd_stat(int argc, char **argv)
 		double scaled = counted ? (double)r->value * ((double)r->ena / (double)r->run) : 0;
 		double pct = r->ena ? 100.0 * (double)r->run / (double)r->ena : 0;
 		int clock = is_clock(&evs[i]);
-		const char *unit = clock ? "msec" : "";
-		double shown = clock ? scaled / 1e6 : scaled;
-		if (json) {
-			fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
-			cli_json_str(f, ev_name(&evs[i]));
-			fprintf(f, ", \"spec\": ");
-			cli_json_str(f, evs[i].spec);
-			if (counted)
-				fprintf(f, ", \"value\": %.2f", scaled);
-			else
-				fprintf(f, ", \"value\": null");
-			fprintf(f,
-				", \"unit\": \"%s\", \"raw\": %" PRIu64 ", \"time_enabled\": %" PRIu64
-				", \"time_running\": %" PRIu64 ", \"percent_running\": %.2f}",
-				clock ? "ns" : "", r->value, r->ena, r->run, pct);
-		} else if (csv) {
-			if (counted)
-				fprintf(f, "%s%s%.0f%s%s%s", ev_name(&evs[i]), sep,
-					scaled, sep, clock ? "ns" : "", sep);
-			else
-				fprintf(f, "%s%s<not counted>%s%s%s", ev_name(&evs[i]), sep, sep,
-					clock ? "ns" : "", sep);
-			fprintf(f, "%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%.2f\n", r->value, sep,
-				r->ena, sep, r->run, sep, pct);
-		} else if (!counted) {
-			fprintf(f, "   %18s %-5s %-28s\n", "<not counted>", unit, ev_name(&evs[i]));
-		} else {
-			char num[64];
-			if (clock)
-				snprintf(num, sizeof(num), "%.2f", shown);
-			else
-				snprintf(num, sizeof(num), "%.0f", shown);
-			fprintf(f, "   %18s %-5s %-28s", num, unit, ev_name(&evs[i]));
-			if (r->run < r->ena)
-				fprintf(f, " (%.2f%% counted, scaled)", pct);
-			fputc('\n', f);
-		}
+		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep);
 	}
 	if (json)
 		fprintf(f, "\n]}\n");
