@@ -7,11 +7,11 @@
 #include <hwloc.h>
 
 struct NUMA_topo {
-    hwloc_topology_t topo;
-    char *fsroot;
-    int ndist;       /* nodes in the distance matrix (0: none) */
-    int *dist_os;    /* [ndist] node numbers */
-    uint64_t *dist;  /* [ndist * ndist] */
+	hwloc_topology_t topo;
+	char *fsroot;
+	int ndist;	/* nodes in the distance matrix (0: none) */
+	int *dist_os;	/* [ndist] node numbers */
+	uint64_t *dist; /* [ndist * ndist] */
 };
 
 /* Copies an hwloc bitmap into a CPU or node set of setsize bytes. Returns the number of

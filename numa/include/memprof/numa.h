@@ -47,65 +47,68 @@ extern "C" {
 /* A set of memory nodes, the equivalent of cpu_set_t. The fixed type holds MEMNODE_SETSIZE
  * nodes; larger sets come from MEMNODE_ALLOC(count). */
 typedef struct {
-    unsigned long bits[MEMNODE_SETSIZE / NUMA_NBITS_];
+	unsigned long bits[MEMNODE_SETSIZE / NUMA_NBITS_];
 } memnode_set_t;
 
 /* Bytes needed for a set of `count` nodes (a multiple of sizeof(unsigned long)). */
 #define MEMNODE_ALLOC_SIZE(count) \
-    ((((size_t)(count) + NUMA_NBITS_ - 1) / NUMA_NBITS_) * sizeof(unsigned long))
+	((((size_t)(count) + NUMA_NBITS_ - 1) / NUMA_NBITS_) * sizeof(unsigned long))
 /* A zeroed set for `count` nodes, or NULL (errno ENOMEM); free with MEMNODE_FREE. */
 #define MEMNODE_ALLOC(count) ((memnode_set_t *)calloc(1, MEMNODE_ALLOC_SIZE(count)))
 #define MEMNODE_FREE(memnodeset) free(memnodeset)
 
-static inline unsigned long *NUMA_set_words_(void *set) { return (unsigned long *)set; }
+static inline unsigned long *NUMA_set_words_(void *set)
+{
+	return (unsigned long *)set;
+}
 static inline const unsigned long *NUMA_set_cwords_(const void *set)
 {
-    return (const unsigned long *)set;
+	return (const unsigned long *)set;
 }
 
 #define MEMNODE_ZERO_S(setsize, memnodesetp) memset((memnodesetp), 0, (setsize))
-#define MEMNODE_SET_S(node, setsize, memnodesetp)                                         \
-    ((size_t)(node) / 8 < (setsize)                                                       \
-         ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] |=                  \
-            1UL << ((size_t)(node) % NUMA_NBITS_))                                        \
-         : 0)
-#define MEMNODE_CLR_S(node, setsize, memnodesetp)                                         \
-    ((size_t)(node) / 8 < (setsize)                                                       \
-         ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] &=                  \
-            ~(1UL << ((size_t)(node) % NUMA_NBITS_)))                                     \
-         : 0)
-#define MEMNODE_ISSET_S(node, setsize, memnodesetp)                                       \
-    ((size_t)(node) / 8 < (setsize)                                                       \
-         ? (int)((NUMA_set_cwords_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] >>           \
-                  ((size_t)(node) % NUMA_NBITS_)) & 1UL)                                  \
-         : 0)
+#define MEMNODE_SET_S(node, setsize, memnodesetp)                                 \
+	((size_t)(node) / 8 < (setsize)                                           \
+		 ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] |= \
+		    1UL << ((size_t)(node) % NUMA_NBITS_))                        \
+		 : 0)
+#define MEMNODE_CLR_S(node, setsize, memnodesetp)                                 \
+	((size_t)(node) / 8 < (setsize)                                           \
+		 ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] &= \
+		    ~(1UL << ((size_t)(node) % NUMA_NBITS_)))                     \
+		 : 0)
+#define MEMNODE_ISSET_S(node, setsize, memnodesetp)                                      \
+	((size_t)(node) / 8 < (setsize)                                                  \
+		 ? (int)((NUMA_set_cwords_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] >> \
+			  ((size_t)(node) % NUMA_NBITS_)) &                              \
+			 1UL)                                                            \
+		 : 0)
 #define MEMNODE_COUNT_S(setsize, memnodesetp) NUMA_set_count_((setsize), (memnodesetp))
 #define MEMNODE_EQUAL_S(setsize, memnodesetp1, memnodesetp2) \
-    (memcmp((memnodesetp1), (memnodesetp2), (setsize)) == 0)
+	(memcmp((memnodesetp1), (memnodesetp2), (setsize)) == 0)
 #define MEMNODE_AND_S(setsize, destset, srcset1, srcset2) \
-    NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '&')
+	NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '&')
 #define MEMNODE_OR_S(setsize, destset, srcset1, srcset2) \
-    NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '|')
+	NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '|')
 #define MEMNODE_XOR_S(setsize, destset, srcset1, srcset2) \
-    NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '^')
+	NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '^')
 
 static inline int NUMA_set_count_(size_t setsize, const void *set)
 {
-    const unsigned char *p = (const unsigned char *)set;
-    int n = 0;
-    for (size_t i = 0; i < setsize; i++)
-        n += __builtin_popcount(p[i]);
-    return n;
+	const unsigned char *p = (const unsigned char *)set;
+	int n = 0;
+	for (size_t i = 0; i < setsize; i++)
+		n += __builtin_popcount(p[i]);
+	return n;
 }
 
-static inline void *NUMA_set_op_(size_t setsize, void *dest, const void *a, const void *b,
-                                 char op)
+static inline void *NUMA_set_op_(size_t setsize, void *dest, const void *a, const void *b, char op)
 {
-    unsigned char *d = (unsigned char *)dest;
-    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-    for (size_t i = 0; i < setsize; i++)
-        d[i] = op == '&' ? (x[i] & y[i]) : op == '|' ? (x[i] | y[i]) : (x[i] ^ y[i]);
-    return dest;
+	unsigned char *d = (unsigned char *)dest;
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	for (size_t i = 0; i < setsize; i++)
+		d[i] = op == '&' ? (x[i] & y[i]) : op == '|' ? (x[i] | y[i]) : (x[i] ^ y[i]);
+	return dest;
 }
 
 /* ---- the article's interface: this machine, this thread ---------------------------------- */
@@ -130,15 +133,15 @@ int NUMA_cpu_self_current_mask(size_t destsize, cpu_set_t *dest);
  * A machine that does not report cores (or packages, or nodes) gives at that level the
  * CPUs of the next level up that contains the CPU. Other levels: EINVAL. A CPU of `src`
  * that the system does not have: ENOENT. */
-ssize_t NUMA_cpu_level_mask(size_t destsize, cpu_set_t *dest, size_t srcsize,
-                            const cpu_set_t *src, unsigned int level);
+ssize_t NUMA_cpu_level_mask(size_t destsize, cpu_set_t *dest, size_t srcsize, const cpu_set_t *src,
+			    unsigned int level);
 
 /* The CPUs that share the level-`cache_level` data (or unified) cache with any CPU of
  * `src`, into `dest`; returns how many. A CPU of `src` without a cache at that level
  * (or unknown caches): ENOENT. This is the set the article's placement advice needs:
  * threads that share data go on CPUs that share a cache. */
-ssize_t NUMA_cpu_cache_mask(size_t destsize, cpu_set_t *dest, size_t srcsize,
-                            const cpu_set_t *src, unsigned int cache_level);
+ssize_t NUMA_cpu_cache_mask(size_t destsize, cpu_set_t *dest, size_t srcsize, const cpu_set_t *src,
+			    unsigned int cache_level);
 
 /* Number of memory nodes / the set of them. */
 int NUMA_memnode_system_count(void);
@@ -155,9 +158,9 @@ int NUMA_memnode_self_current_mask(size_t destsize, memnode_set_t *dest);
  * belongs to the CPUs of the object hwloc attaches it to) / the CPUs attached to the nodes
  * of `memnodeset`. Both return the number of elements set in the result. */
 int NUMA_cpu_to_memnode(size_t cpusetsize, const cpu_set_t *cpuset, size_t memnodesize,
-                        memnode_set_t *memnodeset);
-int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset,
-                        size_t cpusetsize, cpu_set_t *cpuset);
+			memnode_set_t *memnodeset);
+int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset, size_t cpusetsize,
+			cpu_set_t *cpuset);
 
 /* The node of the page holding `addr`: where it is if it is in memory (move_pages), or
  * where the memory policy in force for it (the mapping's, else the thread's; mbind,
@@ -185,15 +188,13 @@ int NUMA_topo_cpu_mask(const NUMA_topo *t, size_t destsize, cpu_set_t *dest);
 int NUMA_topo_memnode_count(const NUMA_topo *t);
 int NUMA_topo_memnode_mask(const NUMA_topo *t, size_t destsize, memnode_set_t *dest);
 ssize_t NUMA_topo_cpu_level_mask(const NUMA_topo *t, size_t destsize, cpu_set_t *dest,
-                                 size_t srcsize, const cpu_set_t *src, unsigned int level);
+				 size_t srcsize, const cpu_set_t *src, unsigned int level);
 ssize_t NUMA_topo_cpu_cache_mask(const NUMA_topo *t, size_t destsize, cpu_set_t *dest,
-                                 size_t srcsize, const cpu_set_t *src,
-                                 unsigned int cache_level);
+				 size_t srcsize, const cpu_set_t *src, unsigned int cache_level);
 int NUMA_topo_cpu_to_memnode(const NUMA_topo *t, size_t cpusetsize, const cpu_set_t *cpuset,
-                             size_t memnodesize, memnode_set_t *memnodeset);
+			     size_t memnodesize, memnode_set_t *memnodeset);
 int NUMA_topo_memnode_to_cpu(const NUMA_topo *t, size_t memnodesize,
-                             const memnode_set_t *memnodeset, size_t cpusetsize,
-                             cpu_set_t *cpuset);
+			     const memnode_set_t *memnodeset, size_t cpusetsize, cpu_set_t *cpuset);
 
 /* Largest CPU number + 1 and largest node number + 1: what to size sets with. */
 int NUMA_topo_cpu_max(const NUMA_topo *t);
@@ -201,10 +202,10 @@ int NUMA_topo_memnode_max(const NUMA_topo *t);
 
 /* Where a CPU is. -1 in a field: the machine does not say. */
 struct NUMA_cpu_place {
-    int package; /* physical package (socket) number */
-    int die;     /* die number inside the package, -1 if not reported */
-    int core;    /* core number (Linux's core_id) */
-    int node;    /* the first memory node attached to this CPU */
+	int package; /* physical package (socket) number */
+	int die;     /* die number inside the package, -1 if not reported */
+	int core;    /* core number (Linux's core_id) */
+	int node;    /* the first memory node attached to this CPU */
 };
 /* ENOENT: the system has no such CPU. */
 int NUMA_topo_cpu_place(const NUMA_topo *t, int cpu, struct NUMA_cpu_place *out /* OUT */);
@@ -212,17 +213,17 @@ int NUMA_topo_cpu_place(const NUMA_topo *t, int cpu, struct NUMA_cpu_place *out 
 enum NUMA_cache_type { NUMA_CACHE_UNIFIED, NUMA_CACHE_DATA, NUMA_CACHE_INSTRUCTION };
 
 struct NUMA_cache {
-    unsigned level;            /* 1, 2, 3, ... */
-    enum NUMA_cache_type type;
-    uint64_t size;             /* bytes, 0 if unknown */
-    unsigned line_size;        /* bytes, 0 if unknown */
-    int ways;                  /* associativity; -1 fully associative, 0 unknown */
+	unsigned level; /* 1, 2, 3, ... */
+	enum NUMA_cache_type type;
+	uint64_t size;	    /* bytes, 0 if unknown */
+	unsigned line_size; /* bytes, 0 if unknown */
+	int ways;	    /* associativity; -1 fully associative, 0 unknown */
 };
 /* The CPU caches, in the topology's order (by level, then by first CPU). Returns the number
  * of caches; fills `info` and the set of CPUs sharing cache number `idx`. */
 int NUMA_topo_cache_count(const NUMA_topo *t);
 int NUMA_topo_cache_get(const NUMA_topo *t, int idx, struct NUMA_cache *info /* OUT */,
-                        size_t cpusetsize, cpu_set_t *cpus /* OUT, may be NULL */);
+			size_t cpusetsize, cpu_set_t *cpus /* OUT, may be NULL */);
 
 /* Memory of a node in bytes (the node's local memory; 0 if unknown), ENOENT if none. */
 int NUMA_topo_memnode_memory(const NUMA_topo *t, int node, uint64_t *bytes /* OUT */);
@@ -233,17 +234,17 @@ int NUMA_topo_distance(const NUMA_topo *t, int from, int to);
 /* ---- memory modules (SMBIOS type 17) and memory controllers (EDAC) ------------------------ */
 
 struct NUMA_dimm {
-    char locator[64];      /* "DIMM_A1" */
-    char bank[64];         /* "NODE 0 CHANNEL 0 DIMM 0", may be empty */
-    char type[16];         /* "DDR3", "DDR4", ... "Other", "Unknown" */
-    uint64_t size_mb;      /* 0: no module in this slot */
-    unsigned speed_mts;    /* maximum speed, MT/s; 0 unknown */
-    unsigned configured_mts; /* configured speed, MT/s; 0 unknown */
-    int registered;        /* 1 registered (buffered), 0 unbuffered, -1 not said */
-    unsigned total_width;  /* bits, 0 unknown */
-    unsigned data_width;   /* bits, 0 unknown */
-    int check_bits;        /* total - data width: 8 for 64 data bits is SEC/DED */
-    const char *ecc;       /* "SEC/DED", "SEC", "none", "unknown": Table 11.1 */
+	char locator[64];	 /* "DIMM_A1" */
+	char bank[64];		 /* "NODE 0 CHANNEL 0 DIMM 0", may be empty */
+	char type[16];		 /* "DDR3", "DDR4", ... "Other", "Unknown" */
+	uint64_t size_mb;	 /* 0: no module in this slot */
+	unsigned speed_mts;	 /* maximum speed, MT/s; 0 unknown */
+	unsigned configured_mts; /* configured speed, MT/s; 0 unknown */
+	int registered;		 /* 1 registered (buffered), 0 unbuffered, -1 not said */
+	unsigned total_width;	 /* bits, 0 unknown */
+	unsigned data_width;	 /* bits, 0 unknown */
+	int check_bits;		 /* total - data width: 8 for 64 data bits is SEC/DED */
+	const char *ecc;	 /* "SEC/DED", "SEC", "none", "unknown": Table 11.1 */
 };
 
 /* Reads `fsroot`/sys/firmware/dmi/entries/17-N/raw (fsroot NULL: "/"). Returns the number
@@ -258,12 +259,12 @@ int NUMA_dimm_decode(const unsigned char *raw, size_t len, struct NUMA_dimm *out
 const char *NUMA_ecc_kind(unsigned data_bits, int check_bits);
 
 struct NUMA_edac_mc {
-    int index;             /* mcN */
-    char name[64];         /* mc_name */
-    char edac_mode[32];    /* "SECDED", "S4ECD4ED", ... of the first dimm/csrow, "" unknown */
-    char mem_type[32];     /* "Registered-DDR3", ... */
-    uint64_t size_mb;
-    uint64_t ce_count, ue_count; /* corrected / uncorrected errors since load or reset */
+	int index;	    /* mcN */
+	char name[64];	    /* mc_name */
+	char edac_mode[32]; /* "SECDED", "S4ECD4ED", ... of the first dimm/csrow, "" unknown */
+	char mem_type[32];  /* "Registered-DDR3", ... */
+	uint64_t size_mb;
+	uint64_t ce_count, ue_count; /* corrected / uncorrected errors since load or reset */
 };
 /* Reads `fsroot`/sys/devices/system/edac/mc/mcN. Returns the number of controllers, up to
  * `max` filled. -1 with errno ENOENT when EDAC is absent (no driver for this machine's
