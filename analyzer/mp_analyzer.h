@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mp_perfabi.h"
 #include "mp_util.h"
 
 /* ===== (1) perf.data reader ============================================================ */
@@ -56,7 +57,7 @@ int mp_pd_is_pipe(const mp_pd *pd);
 const char *mp_pd_feature_str(const mp_pd *pd, int feature);
 uint32_t mp_pd_nr_cpus(const mp_pd *pd);
 /* memprof meta key (see mp_pdw_set_meta), NULL when absent. Read from memprof's own
- * feature (bit MP_PDW_FEAT_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
+ * feature (bit MP_HEADER_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
  * also fill mp_pd_attr.spec. Strings stay valid until mp_pd_close(). */
 const char *mp_pd_meta(const mp_pd *pd, const char *key);
 /* For a simulated recording (meta "simulated", written by memprof record --sim): one line

@@ -124,8 +124,8 @@ struct mp_pd {
 	struct {
 		uint64_t off, size;
 		int present;
-	} feat[MP_PD_FEAT_BITS];
-	char *fstr[MP_PD_FEAT_BITS];  /* owned strings of the string features */
+	} feat[MP_HEADER_FEAT_BITS];
+	char *fstr[MP_HEADER_FEAT_BITS];  /* owned strings of the string features */
 	uint32_t nr_cpus_avail, nr_cpus_online;
 
 	struct pd_bid *bids;
@@ -236,52 +236,29 @@ static int sid_insert(mp_pd *pd, uint64_t id, uint32_t attr)
 
 /* ---- names ------------------------------------------------------------------------ */
 
-static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-	"ref-cycles",
-};
-static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
-};
-static const char *const cache_names[] = {
-	"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
-};
-static const char *const cache_op[][2] = {
-	{ "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" },
-};
-
 /* perf's evsel__name() for an attr without EVENT_DESC: base name plus modifiers. */
 static char *derive_name(const struct perf_event_attr *a)
 {
 	char buf[128];
 	int n = 0;
 	uint64_t c = a->config;
+	const char *base;
 
 	switch (a->type) {
 	case PERF_TYPE_HARDWARE:
-		if (c < sizeof(hw_names) / sizeof(hw_names[0]))
-			n = snprintf(buf, sizeof(buf), "%s", hw_names[c]);
-		else
-			n = snprintf(buf, sizeof(buf), "unknown-hardware:%#" PRIx64, c);
-		break;
 	case PERF_TYPE_SOFTWARE:
-		if (c < sizeof(sw_names) / sizeof(sw_names[0]))
-			n = snprintf(buf, sizeof(buf), "%s", sw_names[c]);
+		if ((base = mp_generic_name(a->type, c)))
+			n = snprintf(buf, sizeof(buf), "%s", base);
 		else
-			n = snprintf(buf, sizeof(buf), "unknown-software:%#" PRIx64, c);
+			n = snprintf(buf, sizeof(buf), "unknown-%s:%#" PRIx64,
+				     a->type == PERF_TYPE_HARDWARE ? "hardware" : "software", c);
 		break;
-	case PERF_TYPE_HW_CACHE: {
-		uint64_t t = c & 0xff, op = (c >> 8) & 0xff, res = (c >> 16) & 0xff;
-		if (t < 7 && op < 3 && res < 2)
-			n = snprintf(buf, sizeof(buf), res ? "%s-%s-misses" : "%s-%s", cache_names[t],
-				     cache_op[op][res ? 0 : 1]);
+	case PERF_TYPE_HW_CACHE:
+		if (mp_generic_cache_name(c & 0xffffff, buf, sizeof(buf)))
+			n = (int)strlen(buf);
 		else
 			n = snprintf(buf, sizeof(buf), "invalid-cache:%#" PRIx64, c);
 		break;
-	}
 	case PERF_TYPE_TRACEPOINT:
 		n = snprintf(buf, sizeof(buf), "tracepoint:%#" PRIx64, c);
 		break;
@@ -500,7 +477,7 @@ static int add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
 	b->pub.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	memcpy(b->pub.id, r + 12, 20);
 	b->pub.id_len = 20;
-	if (misc & MP_PD_MISC_BUILD_ID_SIZE) {
+	if (misc & MP_MISC_BUILD_ID_SIZE) {
 		uint8_t l = r[32];
 		b->pub.id_len = l <= 20 ? l : 20;
 	} else {
@@ -529,24 +506,24 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	char *s = NULL;
 
 	switch (feat) {
-	case MP_PD_FEAT_HOSTNAME:
-	case MP_PD_FEAT_OSRELEASE:
-	case MP_PD_FEAT_VERSION:
-	case MP_PD_FEAT_ARCH:
-	case MP_PD_FEAT_CPUDESC:
-	case MP_PD_FEAT_CPUID:
+	case MP_HEADER_HOSTNAME:
+	case MP_HEADER_OSRELEASE:
+	case MP_HEADER_VERSION:
+	case MP_HEADER_ARCH:
+	case MP_HEADER_CPUDESC:
+	case MP_HEADER_CPUID:
 		if (feat_string(p, n, &used, &s) == 0) {
 			retire(pd, pd->fstr[feat]);
 			pd->fstr[feat] = s;
 		}
 		return 0;
-	case MP_PD_FEAT_NRCPUS:
+	case MP_HEADER_NRCPUS:
 		if (n >= 8) {
 			pd->nr_cpus_avail = ld32(p);
 			pd->nr_cpus_online = ld32(p + 4);
 		}
 		return 0;
-	case MP_PD_FEAT_CMDLINE: {
+	case MP_HEADER_CMDLINE: {
 		if (n < 4)
 			return 0;
 		uint32_t nr = ld32(p);
@@ -569,7 +546,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		}
 		return 0;
 	}
-	case MP_PD_FEAT_EVENT_DESC: {
+	case MP_HEADER_EVENT_DESC: {
 		if (n < 8)
 			return 0;
 		uint32_t nr = ld32(p), asz = ld32(p + 4);
@@ -595,7 +572,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		}
 		return 0;
 	}
-	case MP_PD_FEAT_GROUP_DESC: {
+	case MP_HEADER_GROUP_DESC: {
 		if (n < 4)
 			return 0;
 		uint32_t nr = ld32(p);
@@ -616,7 +593,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		}
 		return 0;
 	}
-	case MP_PD_FEAT_BUILD_ID: {
+	case MP_HEADER_BUILD_ID: {
 		size_t off = 0;
 		while (n - off >= 8) {
 			uint16_t sz = ld16(p + off + 6);
@@ -627,7 +604,7 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		}
 		return 0;
 	}
-	case MP_PD_FEAT_MEMPROF:
+	case MP_HEADER_MEMPROF:
 		parse_meta_blob(pd, p, n);
 		return 0;
 	default:
@@ -641,10 +618,11 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
  * for mp_pd_meta(). */
 static void meta_set(mp_pd *pd, const char *k, size_t kl, const char *v, size_t vl)
 {
-	if (kl > 6 && !strncmp(k, "event.", 6)) {
+	const size_t pl = sizeof(MP_META_EVENT) - 1;
+	if (kl > pl && !strncmp(k, MP_META_EVENT, pl)) {
 		char *e;
-		unsigned long i = strtoul(k + 6, &e, 10);
-		if (e > k + 6 && i < pd->nattrs && (size_t)(k + kl - e) == 5 &&
+		unsigned long i = strtoul(k + pl, &e, 10);
+		if (e > k + pl && i < pd->nattrs && (size_t)(k + kl - e) == 5 &&
 		    !strncmp(e, ".spec", 5)) {
 			char *sp = strndup(v, vl);
 			if (sp) {
@@ -757,9 +735,9 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 			return PD_ERR(pd, err, -ENOMEM, "out of memory");
 	}
 	/* features: a table of {offset,size} after the data, one per set bit */
-	if (hsize >= MP_PD_FILE_HEADER_SIZE) {
+	if (hsize >= MP_PERF_FILE_HEADER_SIZE) {
 		uint64_t toff = pd->data_off + pd->data_size, nf = 0;
-		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 			if (ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1)
 				nf++;
 		if (nf && !sec_ok(pd, toff, nf * 16))
@@ -767,7 +745,7 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 				      "truncated: feature table ends at %" PRIu64 " but file has %zu bytes",
 				      toff + nf * 16, pd->size);
 		uint64_t k = 0;
-		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++) {
+		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++) {
 			if (!(ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
 				continue;
 			uint64_t so = ld64(pd->map + toff + 16 * k), ss = ld64(pd->map + toff + 16 * k + 8);
@@ -780,7 +758,7 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 			pd->feat[b].off = so;
 			pd->feat[b].size = ss;
 		}
-		for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 			if (pd->feat[b].present)
 				parse_feature(pd, b, pd->map + pd->feat[b].off, (size_t)pd->feat[b].size);
 	}
@@ -789,7 +767,7 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 
 static void handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
 {
-	if (size < 24 || ld64(r + 8) != MP_PD_EVENT_UPDATE_NAME)
+	if (size < 24 || ld64(r + 8) != MP_EVENT_UPDATE_NAME)
 		return;
 	struct pd_sid *s = sid_find(pd, ld64(r + 16));
 	if (!s)
@@ -804,7 +782,7 @@ static void handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
  * the first kernel record. */
 static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 {
-	uint64_t off = MP_PD_PIPE_HEADER_SIZE;
+	uint64_t off = MP_PERF_PIPE_HEADER_SIZE;
 	pd->data_off = off;
 	pd->data_size = pd->size - off;
 	while (pd->size - off >= 8) {
@@ -825,12 +803,12 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 				      "truncated: record at offset %#" PRIx64 " (type %u, size %u) ends at %#" PRIx64
 				      " but the file ends at %#zx",
 				      off, type, size, off + size, pd->size);
-		if (type < MP_PD_REC_USER_START || type == MP_PD_REC_COMPRESSED ||
-		    type == MP_PD_REC_COMPRESSED2)
+		if (type < MP_RECORD_USER_START || type == MP_RECORD_COMPRESSED ||
+		    type == MP_RECORD_COMPRESSED2)
 			break;
 		uint64_t adv = size;
 		switch (type) {
-		case MP_PD_REC_HEADER_ATTR: {
+		case MP_RECORD_HEADER_ATTR: {
 			if (size < 8 + PERF_ATTR_SIZE_VER0)
 				return pd_err_rec(pd, err, off, "attr record too short");
 			uint32_t asz = ld32(r + 8 + 4);
@@ -842,26 +820,26 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 				return PD_ERR(pd, err, -ENOMEM, "out of memory");
 			break;
 		}
-		case MP_PD_REC_HEADER_FEATURE:
+		case MP_RECORD_HEADER_FEATURE:
 			if (size >= 16) {
 				uint64_t f = ld64(r + 8);
-				if (f < MP_PD_FEAT_BITS && f != MP_PD_FEAT_EVENT_DESC)
+				if (f < MP_HEADER_FEAT_BITS && f != MP_HEADER_EVENT_DESC)
 					parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
-				else if (f == MP_PD_FEAT_EVENT_DESC && pd->nattrs)
+				else if (f == MP_HEADER_EVENT_DESC && pd->nattrs)
 					parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
 			}
 			break;
-		case MP_PD_REC_EVENT_UPDATE:
+		case MP_RECORD_EVENT_UPDATE:
 			handle_event_update(pd, r, size);
 			break;
-		case MP_PD_REC_HEADER_BUILD_ID:
+		case MP_RECORD_HEADER_BUILD_ID:
 			add_build_id(pd, r, size);
 			break;
-		case MP_PD_REC_HEADER_TRACING_DATA:
+		case MP_RECORD_HEADER_TRACING_DATA:
 			if (size >= 12)
 				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
 			break;
-		case MP_PD_REC_AUXTRACE:
+		case MP_RECORD_AUXTRACE:
 			if (size >= 16)
 				adv += ld64(r + 8);
 			break;
@@ -906,17 +884,17 @@ static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
 	if (pd->size < 16) {
 		char m[40];
 		magic_text(pd->map, pd->size, m);
-		if (pd->size >= 8 && ld64(pd->map) == MP_PD_MAGIC2)
+		if (pd->size >= 8 && ld64(pd->map) == MP_PERF_MAGIC2)
 			PD_ERR(pd, err, -MP_ETRUNC, "truncated: header needs 16 bytes but file has %zu bytes", pd->size);
 		else
 			PD_ERR(pd, err, -MP_EFORMAT, "not a perf.data file (bad magic '%s', %zu bytes)", m, pd->size);
 		goto fail;
 	}
 	uint64_t magic = ld64(pd->map);
-	if (magic != MP_PD_MAGIC2) {
+	if (magic != MP_PERF_MAGIC2) {
 		char m[40];
 		magic_text(pd->map, 8, m);
-		if (magic == MP_PD_MAGIC2_SWAPPED)
+		if (magic == MP_PERF_MAGIC2_SWAPPED)
 			PD_ERR(pd, err, -MP_ENOTSUP, "big-endian perf.data files are not supported");
 		else if (!memcmp(pd->map, "PERFFILE", 8))
 			PD_ERR(pd, err, -MP_ENOTSUP, "perf.data version 1 ('PERFFILE') is not supported");
@@ -925,7 +903,7 @@ static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
 		goto fail;
 	}
 	int rc;
-	if (ld64(pd->map + 8) == MP_PD_PIPE_HEADER_SIZE) {
+	if (ld64(pd->map + 8) == MP_PERF_PIPE_HEADER_SIZE) {
 		pd->pipe = 1;
 		rc = open_pipe_mode(pd, err);
 	} else {
@@ -1009,7 +987,7 @@ void mp_pd_close(mp_pd *pd)
 	free(pd->attrs);
 	free(pd->ia);
 	free(pd->sids);
-	for (unsigned b = 0; b < MP_PD_FEAT_BITS; b++)
+	for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 		free(pd->fstr[b]);
 	for (size_t i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].fname);
@@ -1046,7 +1024,7 @@ int mp_pd_is_pipe(const mp_pd *pd)
 
 const char *mp_pd_feature_str(const mp_pd *pd, int feature)
 {
-	if (!pd || feature < 0 || feature >= MP_PD_FEAT_BITS)
+	if (!pd || feature < 0 || feature >= MP_HEADER_FEAT_BITS)
 		return NULL;
 	return pd->fstr[feature];
 }
@@ -2016,7 +1994,7 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 		uint64_t adv = size;
 		if (type < PD_NTYPES)
 			pd->counts[type]++;
-		if (type < MP_PD_REC_USER_START) {
+		if (type < MP_RECORD_USER_START) {
 			uint64_t ts = R->ordered ? rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
 				rc = q_push(R, r, size, off, ts, inner);
@@ -2024,18 +2002,18 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 				rc = deliver(R, r, size, off);
 		} else {
 			switch (type) {
-			case MP_PD_REC_FINISHED_ROUND:
+			case MP_RECORD_FINISHED_ROUND:
 				if (R->ordered) {
 					rc = q_flush(R, R->next_flush);
 					R->next_flush = R->max_ts;
 				}
 				break;
-			case MP_PD_REC_COMPRESSED:
+			case MP_RECORD_COMPRESSED:
 				if (inner)
 					return pd_err_rec(pd, R->err, off, "compressed record inside compressed data");
 				rc = do_compressed(R, r + 8, size - 8u, off);
 				break;
-			case MP_PD_REC_COMPRESSED2:
+			case MP_RECORD_COMPRESSED2:
 				if (inner)
 					return pd_err_rec(pd, R->err, off, "compressed record inside compressed data");
 				if (size < 16)
@@ -2044,27 +2022,27 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 					return pd_err_rec(pd, R->err, off, "compressed2 data size exceeds the record");
 				rc = do_compressed(R, r + 16, (size_t)ld64(r + 8), off);
 				break;
-			case MP_PD_REC_HEADER_TRACING_DATA:
+			case MP_RECORD_HEADER_TRACING_DATA:
 				if (size >= 12)
 					adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
 				break;
-			case MP_PD_REC_AUXTRACE:
+			case MP_RECORD_AUXTRACE:
 				if (size >= 16)
 					adv += ld64(r + 8);
 				break;
 			/* header-like records after the pipe-mode prescan (or in a file's data):
 			 * applied once, on the first run */
-			case MP_PD_REC_EVENT_UPDATE:
+			case MP_RECORD_EVENT_UPDATE:
 				if (pd->runs == 1 && (!pd->pipe || inner || base + pos >= pd->prescan_end))
 					handle_event_update(pd, r, size);
 				break;
-			case MP_PD_REC_HEADER_BUILD_ID:
+			case MP_RECORD_HEADER_BUILD_ID:
 				if (pd->runs == 1 && !inner && pd->pipe && base + pos >= pd->prescan_end)
 					add_build_id(pd, r, size);
 				break;
-			case MP_PD_REC_HEADER_FEATURE:
+			case MP_RECORD_HEADER_FEATURE:
 				if (pd->runs == 1 && !inner && pd->pipe && base + pos >= pd->prescan_end && size >= 16 &&
-				    ld64(r + 8) < MP_PD_FEAT_BITS)
+				    ld64(r + 8) < MP_HEADER_FEAT_BITS)
 					parse_feature(pd, (unsigned)ld64(r + 8), r + 16, size - 16u);
 				break;
 			default:

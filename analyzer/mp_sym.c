@@ -77,17 +77,8 @@ int mp_elf_build_id(Elf *elf, uint8_t *out, size_t max)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data)
 			continue;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while ((n = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4)) {
-				size_t len = nh.n_descsz < max ? nh.n_descsz : max;
-				memcpy(out, (char *)data->d_buf + doff, len);
-				return (int)len;
-			}
-			off = n;
-		}
+		if (data->d_buf && !mp_perfabi_note_build_id(data->d_buf, data->d_size, out, max, &n))
+			return (int)n;
 	}
 	/* files without section headers: program headers */
 	size_t phnum;
@@ -100,17 +91,8 @@ int mp_elf_build_id(Elf *elf, uint8_t *out, size_t max)
 		Elf_Data *data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		if (!data)
 			continue;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while ((n = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4)) {
-				size_t len = nh.n_descsz < max ? nh.n_descsz : max;
-				memcpy(out, (char *)data->d_buf + doff, len);
-				return (int)len;
-			}
-			off = n;
-		}
+		if (data->d_buf && !mp_perfabi_note_build_id(data->d_buf, data->d_size, out, max, &n))
+			return (int)n;
 	}
 	return 0;
 }
@@ -125,24 +107,8 @@ void mp_kernel_build_id(uint8_t *out, size_t *len)
 		return;
 	ssize_t n = read(fd, buf, sizeof(buf));
 	close(fd);
-	size_t off = 0;
-	while (n > 0 && off + 12 <= (size_t)n) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t noff = off + 12, doff = noff + ((namesz + 3) & ~3u);
-		size_t next = doff + ((descsz + 3) & ~3u);
-		if (next > (size_t)n || namesz > 4096 || descsz > 4096)
-			return;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + noff, "GNU", 4) &&
-		    descsz <= 20) {
-			memcpy(out, buf + doff, descsz);
-			*len = descsz;
-			return;
-		}
-		off = next;
-	}
+	if (n > 0 && mp_perfabi_note_build_id(buf, (size_t)n, out, 20, len))
+		*len = 0;
 }
 
 /* ---- context ---- */

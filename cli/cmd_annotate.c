@@ -256,7 +256,7 @@ static int cmd_annotate(int argc, char **argv)
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
 	/* A simulated recording's samples are one per address: their number means nothing. */
-	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, "simulated"));
+	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, MP_META_SIMULATED));
 	int status = 0;
 	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
 	if (!skid) {

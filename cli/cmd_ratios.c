@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "mp_events.h"
+#include "mp_perfabi.h"
 #include "mp_ratios.h"
 
 static const char ratios_usage[] =
@@ -333,8 +334,8 @@ static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_ro
 static void sim_desc(const mp_ratio_run *run, char *buf, size_t len)
 {
 	const char *sim = mp_ratio_run_simulated(run);
-	const char *i1 = mp_ratio_run_meta(run, "sim.I1"), *d1 = mp_ratio_run_meta(run, "sim.D1");
-	const char *ll = mp_ratio_run_meta(run, "sim.LL");
+	const char *i1 = mp_ratio_run_meta(run, MP_META_SIM_I1), *d1 = mp_ratio_run_meta(run, MP_META_SIM_D1);
+	const char *ll = mp_ratio_run_meta(run, MP_META_SIM_LL);
 	buf[0] = 0;
 	if (!sim)
 		return;
@@ -464,8 +465,8 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 	char sd[512] = "";
 	const char *sim = mp_ratio_run_simulated(run);
 	if (sim) {
-		const char *i1 = mp_ratio_run_meta(run, "sim.I1"), *d1 = mp_ratio_run_meta(run, "sim.D1");
-		const char *ll = mp_ratio_run_meta(run, "sim.LL");
+		const char *i1 = mp_ratio_run_meta(run, MP_META_SIM_I1), *d1 = mp_ratio_run_meta(run, MP_META_SIM_D1);
+		const char *ll = mp_ratio_run_meta(run, MP_META_SIM_LL);
 		snprintf(sd, sizeof(sd), "SIMULATED by valgrind's %s (I1 %s D1 %s LL %s)", sim,
 			 i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
 		/* the same banner as the text (and memprof report --csv) before the header */
@@ -510,7 +511,7 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 
 static void json_sim(const mp_ratio_run *run)
 {
-	static const char *const keys[] = { "sim.I1", "sim.D1", "sim.LL", "sim.valgrind" };
+	static const char *const keys[] = { MP_META_SIM_I1, MP_META_SIM_D1, MP_META_SIM_LL, MP_META_SIM_VALGRIND };
 	static const char *const names[] = { "I1", "D1", "LL", "valgrind" };
 	const char *sim = mp_ratio_run_simulated(run);
 	char sd[512];

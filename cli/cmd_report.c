@@ -358,9 +358,9 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, ",\n  \"pipe_mode\": %s,", mp_pd_is_pipe(pd) ? "true" : "false");
 	char sim[512];
 	if (mp_pd_sim_banner(pd, sim, sizeof(sim))) {
-		static const char *const keys[] = { "sim.I1", "sim.D1", "sim.LL" };
+		static const char *const keys[] = { MP_META_SIM_I1, MP_META_SIM_D1, MP_META_SIM_LL };
 		fprintf(f, "\n  \"simulated\": {\"by\": ");
-		cli_json_str(f, mp_pd_meta(pd, "simulated"));
+		cli_json_str(f, mp_pd_meta(pd, MP_META_SIMULATED));
 		for (size_t k = 0; k < 3; k++) {
 			const char *v = mp_pd_meta(pd, keys[k]);
 			fprintf(f, ", \"%s\": ", keys[k] + 4);

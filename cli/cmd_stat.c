@@ -265,7 +265,9 @@ static int cmd_stat(int argc, char **argv)
 	for (size_t i = 0; i < nev; i++) {
 		const struct mp_event_result *r = &res.ev[i];
 		int counted = r->run > 0;
-		double scaled = counted ? (double)r->value * ((double)r->ena / (double)r->run) : 0;
+		double scaled = counted ? mp_counts_scaled(&(struct mp_counts){ r->value, r->ena,
+										 r->run })
+					: 0;
 		double pct = r->ena ? 100.0 * (double)r->run / (double)r->ena : 0;
 		int clock = is_clock(&evs[i]);
 		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep);

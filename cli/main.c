@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mp_perfabi.h"
 #include "mp_util.h"
 
-#define MEMPROF_VERSION "0.1.0"
 
 /* The commands in the order memprof --help lists them; each descriptor is in its cmd_*.c. */
 static const struct cli_cmd *const cli_cmds[] = {
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("memprof %s\n", MEMPROF_VERSION);
+		printf("memprof %s\n", MP_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "mp_events.h"
+#include "mp_perfabi.h"
 #include "mp_util.h"
 
 /* ---- perf.data writer -------------------------------------------------------------- */
@@ -61,10 +62,6 @@ void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
  * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
 int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
 		      uint64_t run);
-
-/* Header feature bit of memprof's own section (key=value lines, see collector/README.md).
- * perf ignores feature bits it does not know. */
-#define MP_PDW_FEAT_MEMPROF 200
 
 /* memprof key=value metadata kept in memprof's own feature section, e.g.
  * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */

@@ -10,8 +10,6 @@
 
 #include "mp_collector.h"
 
-/* perf's user record types (tools/lib/perf/include/perf/event.h), not in the uapi. */
-#define PERF_RECORD_FINISHED_ROUND 68
 
 /* ---- the held workload (mp_workload.c) ---- */
 

@@ -18,18 +18,10 @@
 
 #include "mp_collector_internal.h"
 
-#define PDW_ATTR_SIZE PERF_ATTR_SIZE_VER7 /* perf 6.1 refuses larger attrs in files */
+#define PDW_ATTR_SIZE MP_PERF_ATTR_SIZE
 #define PDW_BUF_SIZE (4u << 20)
-#define PDW_NAME_ALIGN 64
-#define PDW_HEADER_SIZE 104
-
-enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
-	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9, FEAT_TOTAL_MEM = 10,
-	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
-};
-/* memprof's own feature (key=value text); see collector/README.md. */
-#define FEAT_MEMPROF MP_PDW_FEAT_MEMPROF
+#define PDW_NAME_ALIGN MP_PERF_NAME_ALIGN
+#define PDW_HEADER_SIZE MP_PERF_FILE_HEADER_SIZE
 
 _Static_assert(sizeof(struct perf_event_attr) >= PDW_ATTR_SIZE, "perf_event_attr too small");
 
@@ -112,7 +104,7 @@ struct mp_pdw {
 	int kernel_hit;
 	uint64_t lost_total, nrecords;
 	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
-	int mp_feature;   /* write FEAT_MEMPROF */
+	int mp_feature;   /* write MP_HEADER_MEMPROF */
 	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
 	uint64_t sample_type;
 	int sample_id_all;
@@ -643,8 +635,8 @@ int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
 
 int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
 {
-	if (feature < 0 || feature >= 16 || feature == FEAT_BUILD_ID || feature == FEAT_NRCPUS ||
-	    feature == FEAT_CMDLINE || feature == FEAT_EVENT_DESC || feature == FEAT_TOTAL_MEM)
+	if (feature < 0 || feature >= 16 || feature == MP_HEADER_BUILD_ID || feature == MP_HEADER_NRCPUS ||
+	    feature == MP_HEADER_CMDLINE || feature == MP_HEADER_EVENT_DESC || feature == MP_HEADER_TOTAL_MEM)
 		return -EINVAL;
 	char *s = strdup(value ? value : "");
 	if (!s)
@@ -691,23 +683,23 @@ int mp_pdw_set_host_features(mp_pdw *w)
 	int rc = 0;
 
 	if (uname(&u) == 0) {
-		rc |= mp_pdw_set_string(w, FEAT_HOSTNAME, u.nodename);
-		rc |= mp_pdw_set_string(w, FEAT_OSRELEASE, u.release);
-		rc |= mp_pdw_set_string(w, FEAT_ARCH, u.machine);
+		rc |= mp_pdw_set_string(w, MP_HEADER_HOSTNAME, u.nodename);
+		rc |= mp_pdw_set_string(w, MP_HEADER_OSRELEASE, u.release);
+		rc |= mp_pdw_set_string(w, MP_HEADER_ARCH, u.machine);
 	}
-	rc |= mp_pdw_set_string(w, FEAT_VERSION, "memprof 0.1.0");
+	rc |= mp_pdw_set_string(w, MP_HEADER_VERSION, "memprof " MP_VERSION);
 	cpuinfo_field(info, "model name", desc, sizeof(desc));
 	if (!desc[0])
 		cpuinfo_field(info, "Processor", desc, sizeof(desc));
 	if (desc[0])
-		rc |= mp_pdw_set_string(w, FEAT_CPUDESC, desc);
+		rc |= mp_pdw_set_string(w, MP_HEADER_CPUDESC, desc);
 	cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor));
 	cpuinfo_field(info, "cpu family", fam, sizeof(fam));
 	cpuinfo_field(info, "model", model, sizeof(model));
 	cpuinfo_field(info, "stepping", step, sizeof(step));
 	if (vendor[0]) {
 		snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", vendor, fam, model, step);
-		rc |= mp_pdw_set_string(w, FEAT_CPUID, cpuid);
+		rc |= mp_pdw_set_string(w, MP_HEADER_CPUID, cpuid);
 	} else {
 		char impl[32], part[32], var[32], rev[32];
 		cpuinfo_field(info, "CPU implementer", impl, sizeof(impl));
@@ -720,7 +712,7 @@ int mp_pdw_set_host_features(mp_pdw *w)
 				      v = strtoul(var, NULL, 0), r = strtoul(rev, NULL, 0);
 			snprintf(cpuid, sizeof(cpuid), "0x%016lx",
 				 (i << 24) | (v << 20) | (0xfUL << 16) | (p << 4) | r);
-			rc |= mp_pdw_set_string(w, FEAT_CPUID, cpuid);
+			rc |= mp_pdw_set_string(w, MP_HEADER_CPUID, cpuid);
 		}
 	}
 	if (mem) {
@@ -919,32 +911,6 @@ static int put_string(struct mp_buf *b, const char *s)
 	return 0;
 }
 
-static int read_note_build_id(const unsigned char *p, size_t n, uint8_t *out, size_t *outlen)
-{
-	size_t off = 0;
-
-	while (off + 12 <= n) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		off += 12;
-		size_t nameoff = off;
-		off += (namesz + 3) & ~3u;
-		size_t descoff = off;
-		off += (descsz + 3) & ~3u;
-		if (off > n)
-			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(p + nameoff, "GNU", 4) &&
-		    descsz > 0 && descsz <= 20) {
-			memcpy(out, p + descoff, descsz);
-			*outlen = descsz;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -966,7 +932,7 @@ static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (d && d->d_buf)
-			rc = read_note_build_id(d->d_buf, d->d_size, out, outlen);
+			rc = mp_perfabi_note_build_id(d->d_buf, d->d_size, out, 20, outlen);
 	}
 	elf_end(e);
 	close(fd);
@@ -990,7 +956,7 @@ static void pdw_collect_build_ids(mp_pdw *w)
 	if (w->kernel_hit) {
 		size_t n = 0;
 		char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
-		if (notes && read_note_build_id((unsigned char *)notes, n, id, &len) == 0)
+		if (notes && mp_perfabi_note_build_id(notes, n, id, sizeof(id), &len) == 0)
 			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, len,
 					    "[kernel.kallsyms]");
 		free(notes);
@@ -1108,7 +1074,7 @@ static int pdw_write_counts(mp_pdw *w)
 static int pdw_meta_text(mp_pdw *w, struct mp_buf *b)
 {
 	for (size_t i = 0; i < w->nattrs; i++)
-		if (mp_buf_printf(b, "event.%zu.spec=%s\nevent.%zu.name=%s\n", i, w->attrs[i].spec,
+		if (mp_buf_printf(b, MP_META_EVENT "%zu.spec=%s\n" MP_META_EVENT "%zu.name=%s\n", i, w->attrs[i].spec,
 				  i, w->attrs[i].name))
 			return -ENOMEM;
 	for (size_t i = 0; i < w->nmeta; i++)
@@ -1133,24 +1099,24 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 		goto out;
 	if (w->auto_bids)
 		pdw_collect_build_ids(w);
-	if (w->nbids && !feat_build_id(w, &feat[FEAT_BUILD_ID]))
-		flags[0] |= 1ull << FEAT_BUILD_ID;
-	for (int f = FEAT_HOSTNAME; f <= FEAT_CPUID; f++)
-		if (w->str[f] && f != FEAT_NRCPUS && !put_string(&feat[f], w->str[f]))
+	if (w->nbids && !feat_build_id(w, &feat[MP_HEADER_BUILD_ID]))
+		flags[0] |= 1ull << MP_HEADER_BUILD_ID;
+	for (int f = MP_HEADER_HOSTNAME; f <= MP_HEADER_CPUID; f++)
+		if (w->str[f] && f != MP_HEADER_NRCPUS && !put_string(&feat[f], w->str[f]))
 			flags[0] |= 1ull << f;
 	if (w->have_nrcpus) {
 		uint32_t v[2] = { w->cpus_avail, w->cpus_online };
-		if (!mp_buf_append(&feat[FEAT_NRCPUS], v, sizeof(v)))
-			flags[0] |= 1ull << FEAT_NRCPUS;
+		if (!mp_buf_append(&feat[MP_HEADER_NRCPUS], v, sizeof(v)))
+			flags[0] |= 1ull << MP_HEADER_NRCPUS;
 	}
-	if (w->total_mem_kb && !mp_buf_append(&feat[FEAT_TOTAL_MEM], &w->total_mem_kb, 8))
-		flags[0] |= 1ull << FEAT_TOTAL_MEM;
-	if (w->cmdline && !feat_cmdline(w, &feat[FEAT_CMDLINE]))
-		flags[0] |= 1ull << FEAT_CMDLINE;
-	if (w->nattrs && !feat_event_desc(w, &feat[FEAT_EVENT_DESC]))
-		flags[0] |= 1ull << FEAT_EVENT_DESC;
+	if (w->total_mem_kb && !mp_buf_append(&feat[MP_HEADER_TOTAL_MEM], &w->total_mem_kb, 8))
+		flags[0] |= 1ull << MP_HEADER_TOTAL_MEM;
+	if (w->cmdline && !feat_cmdline(w, &feat[MP_HEADER_CMDLINE]))
+		flags[0] |= 1ull << MP_HEADER_CMDLINE;
+	if (w->nattrs && !feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
+		flags[0] |= 1ull << MP_HEADER_EVENT_DESC;
 	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
-		flags[FEAT_MEMPROF / 64] |= 1ull << (FEAT_MEMPROF % 64);
+		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 
 	/* Feature section table right after the data, then the blobs in bit order; all in
 	 * one write. */
@@ -1166,7 +1132,7 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 				if (!(flags[f / 64] & (1ull << (f % 64))))
 					continue;
 				/* slot 15 (unused by perf here) holds memprof's blob */
-				struct mp_buf *fb = f == FEAT_MEMPROF ? &feat[15] : &feat[f];
+				struct mp_buf *fb = f == MP_HEADER_MEMPROF ? &feat[15] : &feat[f];
 				uint64_t sec[2] = { off, fb->len };
 				if (pass == 0 ? mp_buf_append(&all, sec, sizeof(sec))
 					      : mp_buf_append(&all, fb->data, fb->len))

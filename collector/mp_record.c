@@ -425,7 +425,7 @@ static int drain(mp_evlist *l, mp_pdw *w, int *wrote)
 		mp_ring_read_done(ring);
 	}
 	if (*wrote && !rc) {
-		struct perf_event_header fr = { PERF_RECORD_FINISHED_ROUND, 0, sizeof(fr) };
+		struct perf_event_header fr = { MP_RECORD_FINISHED_ROUND, 0, sizeof(fr) };
 		rc = mp_pdw_write(w, &fr, sizeof(fr));
 	}
 	return rc;
@@ -697,7 +697,7 @@ static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_p
 	for (size_t i = 0; i < o->nevents; i++) {
 		char key[64];
 		if (o->events[i].alias[0]) {
-			snprintf(key, sizeof(key), "event.%zu.alias", i);
+			snprintf(key, sizeof(key), MP_META_EVENT "%zu.alias", i);
 			mp_pdw_set_meta(w, key, o->events[i].alias);
 		}
 	}

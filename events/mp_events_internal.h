@@ -3,6 +3,7 @@
 #define MP_EVENTS_INTERNAL_H
 
 #include "mp_events.h"
+#include "mp_perfabi.h"
 
 /* Event classes decide the default and minimum sample period (docs/events.md). */
 enum mp_evclass {
@@ -18,25 +19,7 @@ uint64_t mp_ev_class_default(enum mp_evclass c);
 uint64_t mp_ev_class_min(enum mp_evclass c);
 const char *mp_ev_class_name(enum mp_evclass c);
 
-/* ---- mp_generic.c: perf's generic names ---- */
-struct mp_generic {
-	const char *name;
-	uint32_t type;   /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
-	uint64_t config;
-	const char *desc;
-};
-extern const struct mp_generic mp_generic_events[];
-extern const size_t mp_generic_nevents;
-/* hardware/software generic name, or a HW_CACHE name (L1-dcache-load-misses); 1 if
- * found (type/config filled, canon = the name perf prints), 0 if not. */
-int mp_generic_lookup(const char *name, uint32_t *type, uint64_t *config, char *canon,
-		      size_t canon_len);
-/* The perf name of a HW_CACHE config ("L1-dcache-load-misses"); NULL if invalid. */
-const char *mp_generic_cache_name(uint64_t config, char *buf, size_t len);
-/* 1 when perf accepts the cache/op pair of a HW_CACHE config (iTLB has loads only). */
-int mp_generic_cache_valid(uint64_t config);
-/* The number of HW_CACHE caches/ops/results, for listing. */
-void mp_generic_cache_dims(unsigned *ncache, unsigned *nop, unsigned *nresult);
+/* ---- perf's generic names: mp_generic_* in perfabi/mp_perfabi.h ---- */
 
 /* ---- mp_pfm.c: libpfm4 ---- */
 struct mp_pfm_enc {

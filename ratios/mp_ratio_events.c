@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mp_events.h"
+#include "mp_perfabi.h"
 
 /* callgrind's quantities (events/pmu_models.tsv, simq rows): the simulator (sim/mp_sim.c)
  * writes an event for a sum of them as PERF_TYPE_RAW with one bit per quantity. */
@@ -126,9 +127,7 @@ int mp_ratio_stat_report(const struct mp_ratio_counted *c, size_t n, const char 
 		ev[i].name = c[i].name;
 		/* an event that never ran has no count (perf stat's <not counted>) */
 		ev[i].has_count = c[i].run > 0 || (c[i].ena == 0 && c[i].value > 0);
-		ev[i].count = (double)c[i].value;
-		if (c[i].run && c[i].run < c[i].ena)
-			ev[i].count = (double)c[i].value * (double)c[i].ena / (double)c[i].run;
+		ev[i].count = mp_counts_scaled(&(struct mp_counts){ c[i].value, c[i].ena, c[i].run });
 	}
 	rc = mp_ratio_set_load_default(set, extra, err);
 	if (!rc)

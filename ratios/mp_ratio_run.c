@@ -9,11 +9,6 @@
 
 #include "mp_analyzer.h"
 
-#define FEAT_OSRELEASE 4
-#define FEAT_CPUDESC 8
-#define FEAT_CPUID 9
-#define FEAT_CMDLINE 11
-
 struct mp_ratio_run {
 	char *path;
 	char model[64];
@@ -72,7 +67,7 @@ FWD(exit, struct mp_pd_task)
 
 static void detect_model(mp_ratio_run *r, const char *forced)
 {
-	const char *cpuid = mp_pd_feature_str(r->pd, FEAT_CPUID);
+	const char *cpuid = mp_pd_feature_str(r->pd, MP_HEADER_CPUID);
 	const char *keys[4];
 
 	if (forced && *forced) {
@@ -80,7 +75,7 @@ static void detect_model(mp_ratio_run *r, const char *forced)
 		return;
 	}
 	/* memprof record --sim: callgrind's simulated caches, whatever the host */
-	if (mp_pd_meta(r->pd, "simulated")) {
+	if (mp_pd_meta(r->pd, MP_META_SIMULATED)) {
 		snprintf(r->model, sizeof(r->model), "cachegrind");
 		return;
 	}
@@ -143,9 +138,9 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		}
 		r->ev[i].name = r->names[i];
 	}
-	const char *cpu = mp_pd_feature_str(r->pd, FEAT_CPUDESC);
+	const char *cpu = mp_pd_feature_str(r->pd, MP_HEADER_CPUDESC);
 	r->cpu = strdup(cpu ? cpu : "");
-	const char *cmd = mp_pd_feature_str(r->pd, FEAT_CMDLINE), *dd;
+	const char *cmd = mp_pd_feature_str(r->pd, MP_HEADER_CMDLINE), *dd;
 	if (cmd && (dd = strstr(cmd, " -- ")) && dd[4])
 		r->workload = strdup(dd + 4);
 
@@ -160,7 +155,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		so.symfs = opts->symfs;
 		so.kallsyms = opts->kallsyms;
 		so.no_srcline = opts->level < MP_RATIO_LINE;
-		so.osrelease = mp_pd_feature_str(r->pd, FEAT_OSRELEASE);
+		so.osrelease = mp_pd_feature_str(r->pd, MP_HEADER_OSRELEASE);
 		size_t nb = mp_pd_nbuild_ids(r->pd);
 		struct mp_pd_build_id *bids = calloc(nb ? nb : 1, sizeof(*bids));
 		if (!bids) {
@@ -202,16 +197,14 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		else if (!a->attr.freq && a->attr.sample_period)
 			r->ev[i].mean_period = (double)a->attr.sample_period;
 		if (a->has_counts) {
-			double v = (double)a->count_value;
-			/* multiplexed: scale by enabled/running, as perf stat does */
-			if (a->count_run && a->count_run < a->count_ena)
-				v = v * (double)a->count_ena / (double)a->count_run;
 			r->ev[i].has_count = a->count_run > 0 || a->count_value > 0;
-			r->ev[i].count = v;
+			r->ev[i].count = mp_counts_scaled(&(struct mp_counts){ a->count_value,
+									     a->count_ena,
+									     a->count_run });
 		}
 	}
 	detect_model(r, opts->model);
-	if (mp_pd_meta(r->pd, "simulated"))
+	if (mp_pd_meta(r->pd, MP_META_SIMULATED))
 		for (size_t i = 0; i < r->nev; i++)
 			r->ev[i].exact_samples = 1;
 	if (r->hist && mp_hist_resolve(r->hist, r->sym, opts->level >= MP_RATIO_LINE)) {
@@ -297,7 +290,7 @@ const char *mp_ratio_run_meta(const mp_ratio_run *r, const char *key)
 
 const char *mp_ratio_run_simulated(const mp_ratio_run *r)
 {
-	return mp_ratio_run_meta(r, "simulated");
+	return mp_ratio_run_meta(r, MP_META_SIMULATED);
 }
 
 uint64_t mp_ratio_run_samples(const mp_ratio_run *r)

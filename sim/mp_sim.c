@@ -548,18 +548,18 @@ static int sim_write_meta(const struct mp_sim_opts *o, const mp_sim_profile *p, 
 {
 	const struct mp_sim_geometry *g = mp_sim_profile_geometry(p);
 	char buf[128];
-	int rc = mp_pdw_set_meta(w, "simulated", "callgrind");
+	int rc = mp_pdw_set_meta(w, MP_META_SIMULATED, "callgrind");
 	if (!rc && g->i1.size)
-		geom_str(&g->i1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, "sim.I1", buf);
+		geom_str(&g->i1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, MP_META_SIM_I1, buf);
 	if (!rc && g->d1.size)
-		geom_str(&g->d1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, "sim.D1", buf);
+		geom_str(&g->d1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, MP_META_SIM_D1, buf);
 	if (!rc && g->ll.size)
-		geom_str(&g->ll, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, "sim.LL", buf);
+		geom_str(&g->ll, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, MP_META_SIM_LL, buf);
 	if (!rc && mp_sim_profile_creator(p)[0])
-		rc = mp_pdw_set_meta(w, "sim.valgrind", mp_sim_profile_creator(p));
+		rc = mp_pdw_set_meta(w, MP_META_SIM_VALGRIND, mp_sim_profile_creator(p));
 	for (size_t i = 0; !rc && i < o->nevents; i++) {
 		char key[96];
-		snprintf(key, sizeof(key), "sim.event.%s", o->events[i].name);
+		snprintf(key, sizeof(key), MP_META_SIM_EVENT "%s", o->events[i].name);
 		rc = mp_pdw_set_meta(w, key, o->events[i].formula);
 	}
 	if (rc)

@@ -365,7 +365,7 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 	}
 	assert_int_equal(nrec, 2 + 2 + 30 + 1 + 1 + 2);
 	assert_int_equal(nread, 2);
-	int feats[] = { 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, MP_PDW_FEAT_MEMPROF };
+	int feats[] = { 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, MP_HEADER_MEMPROF };
 	uint64_t off, size;
 	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
 		assert_int_equal(feature_sec(f, feats[i], &off, &size), 0);
@@ -388,7 +388,7 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 	assert_int_equal(*(const uint32_t *)(f + off + 8 + 128), 2);
 	assert_string_equal((const char *)f + off + 8 + 128 + 4 + 4, "cpu-clock");
 	/* memprof's feature: key=value lines */
-	assert_int_equal(feature_sec(f, MP_PDW_FEAT_MEMPROF, &off, &size), 0);
+	assert_int_equal(feature_sec(f, MP_HEADER_MEMPROF, &off, &size), 0);
 	char *meta = strndup((const char *)f + off, size);
 	assert_non_null(strstr(meta, "event.1.spec=task-clock:250000\n"));
 	assert_non_null(strstr(meta, "simulated=no\n"));

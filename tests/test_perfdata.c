@@ -474,9 +474,9 @@ static void fixtures__features__match_perf_header(void **state)
 	struct collect c = { 0 };
 	mp_pd *pd = open_fixture("pdc-pipe-group-6.8.data", &c, 0);
 	assert_true(mp_pd_is_pipe(pd));
-	assert_string_equal(mp_pd_feature_str(pd, MP_PD_FEAT_HOSTNAME), "skanev.svl.corp.google.com");
-	assert_string_equal(mp_pd_feature_str(pd, MP_PD_FEAT_OSRELEASE), "6.6.15-2rodete2-amd64");
-	assert_string_equal(mp_pd_feature_str(pd, MP_PD_FEAT_ARCH), "x86_64");
+	assert_string_equal(mp_pd_feature_str(pd, MP_HEADER_HOSTNAME), "skanev.svl.corp.google.com");
+	assert_string_equal(mp_pd_feature_str(pd, MP_HEADER_OSRELEASE), "6.6.15-2rodete2-amd64");
+	assert_string_equal(mp_pd_feature_str(pd, MP_HEADER_ARCH), "x86_64");
 	assert_int_equal(mp_pd_nr_cpus(pd), 12);
 	assert_int_equal(mp_pd_nattrs(pd), 2);
 	assert_int_equal(mp_pd_attr(pd, 0)->file_attr_size, 136);
@@ -488,11 +488,11 @@ static void fixtures__features__match_perf_header(void **state)
 	memset(&c, 0, sizeof(c));
 	pd = open_fixture("pdc-armv7-3.4.data", &c, 0);
 	assert_false(mp_pd_is_pipe(pd));
-	assert_string_equal(mp_pd_feature_str(pd, MP_PD_FEAT_ARCH), "armv7l");
+	assert_string_equal(mp_pd_feature_str(pd, MP_HEADER_ARCH), "armv7l");
 	assert_int_equal(mp_pd_attr(pd, 0)->file_attr_size, 80);
 	assert_int_equal(mp_pd_attr(pd, 5)->group_leader_idx, 5);
-	assert_non_null(mp_pd_feature_str(pd, MP_PD_FEAT_CMDLINE));
-	assert_non_null(strstr(mp_pd_feature_str(pd, MP_PD_FEAT_CMDLINE), "record"));
+	assert_non_null(mp_pd_feature_str(pd, MP_HEADER_CMDLINE));
+	assert_non_null(strstr(mp_pd_feature_str(pd, MP_HEADER_CMDLINE), "record"));
 	assert_true(mp_pd_nbuild_ids(pd) > 0);
 	const struct mp_pd_build_id *b = mp_pd_build_id(pd, 0);
 	assert_non_null(b);
@@ -522,7 +522,7 @@ static void fixtures__features__match_perf_header(void **state)
 
 	memset(&c, 0, sizeof(c));
 	pd = open_fixture("pdc-i686-atom-3.4.data", &c, 0);
-	assert_string_equal(mp_pd_feature_str(pd, MP_PD_FEAT_ARCH), "i686");
+	assert_string_equal(mp_pd_feature_str(pd, MP_HEADER_ARCH), "i686");
 	mp_pd_close(pd);
 	free(c.s);
 }
@@ -579,7 +579,7 @@ static void hostile__bad_magic__names_it(void **state)
 	assert_int_equal(open_and_process_mem((const uint8_t *)v1, sizeof(v1), "v1.data", &err), -1);
 	assert_msg(&err, "v1.data: ", "version 1");
 	uint8_t sw[64] = { 0 };
-	uint64_t m = MP_PD_MAGIC2_SWAPPED;
+	uint64_t m = MP_PERF_MAGIC2_SWAPPED;
 	memcpy(sw, &m, 8);
 	assert_int_equal(open_and_process_mem(sw, sizeof(sw), "be.data", &err), -1);
 	assert_msg(&err, "be.data: ", "big-endian");
@@ -605,7 +605,7 @@ static void hostile__truncated_files__error_not_crash(void **state)
 		size_t last = len;
 		uint64_t hs;
 		memcpy(&hs, b + 8, 8);
-		if (hs == MP_PD_FILE_HEADER_SIZE) {
+		if (hs == MP_PERF_FILE_HEADER_SIZE) {
 			uint64_t doff, dsz, feats[4], t, end = 0;
 			int nf = 0;
 			memcpy(&doff, b + 40, 8);
@@ -695,7 +695,7 @@ static void put_hdr(struct fb *f, uint32_t type, uint16_t misc, uint16_t size)
 static void pipe_start(struct fb *f, uint64_t st, uint64_t rf, int nattrs)
 {
 	f->n = 0;
-	put64(f, MP_PD_MAGIC2);
+	put64(f, MP_PERF_MAGIC2);
 	put64(f, 16);
 	for (int i = 0; i < nattrs; i++) {
 		struct perf_event_attr a;
@@ -707,7 +707,7 @@ static void pipe_start(struct fb *f, uint64_t st, uint64_t rf, int nattrs)
 		a.read_format = rf;
 		a.sample_period = 1000;
 		a.sample_id_all = 1;
-		put_hdr(f, MP_PD_REC_HEADER_ATTR, 0, 8 + PERF_ATTR_SIZE_VER5 + 8);
+		put_hdr(f, MP_RECORD_HEADER_ATTR, 0, 8 + PERF_ATTR_SIZE_VER5 + 8);
 		put(f, &a, PERF_ATTR_SIZE_VER5);
 		put64(f, 100 + (uint64_t)i);
 	}
@@ -883,7 +883,7 @@ static void synthetic__read_records__exact_counts(void **state)
 	assert_int_equal(mp_pd_attr(pd, 0)->count_value, 1000000);
 	assert_int_equal(mp_pd_attr(pd, 0)->lost, 0);
 	assert_int_equal(mp_pd_record_count(pd, PERF_RECORD_READ), 2);
-	assert_int_equal(mp_pd_record_count(pd, MP_PD_REC_HEADER_ATTR), 2);
+	assert_int_equal(mp_pd_record_count(pd, MP_RECORD_HEADER_ATTR), 2);
 	mp_pd_close(pd);
 	free(f);
 }
@@ -898,8 +898,8 @@ static void synthetic__memprof_feature__meta_and_spec(void **state)
 	static const char text[] = "event.0.spec=task-clock:u\nevent.0.name=task-clock\nsimulated=callgrind\n"
 				   "sim.D1=32768,8,64\n";
 	size_t tl = (sizeof(text) + 7) & ~(size_t)7;
-	put_hdr(f, MP_PD_REC_HEADER_FEATURE, 0, (uint16_t)(16 + tl));
-	put64(f, MP_PD_FEAT_MEMPROF);
+	put_hdr(f, MP_RECORD_HEADER_FEATURE, 0, (uint16_t)(16 + tl));
+	put64(f, MP_HEADER_MEMPROF);
 	uint8_t pad[256] = { 0 };
 	memcpy(pad, text, sizeof(text));
 	put(f, pad, tl);
@@ -955,13 +955,13 @@ static void put_compressed(struct fb *f, const uint8_t *raw, size_t n, int v2)
 	assert_false(ZSTD_isError(zn));
 	if (v2) {
 		size_t sz = (16 + zn + 7) & ~(size_t)7;
-		put_hdr(f, MP_PD_REC_COMPRESSED2, 0, (uint16_t)sz);
+		put_hdr(f, MP_RECORD_COMPRESSED2, 0, (uint16_t)sz);
 		put64(f, zn);
 		put(f, z, zn);
 		uint8_t pad[8] = { 0 };
 		put(f, pad, sz - 16 - zn);
 	} else {
-		put_hdr(f, MP_PD_REC_COMPRESSED, 0, (uint16_t)(8 + zn));
+		put_hdr(f, MP_RECORD_COMPRESSED, 0, (uint16_t)(8 + zn));
 		put(f, z, zn);
 	}
 }
@@ -994,8 +994,8 @@ static void synthetic__zstd_records__decoded_across_boundaries(void **state)
 		assert_int_equal(c.s[i].period, 10 * (uint64_t)(i + 1));
 	}
 	assert_int_equal(mp_pd_attr(pd, 0)->total_period, 210);
-	assert_int_equal(mp_pd_record_count(pd, MP_PD_REC_COMPRESSED), 2);
-	assert_int_equal(mp_pd_record_count(pd, MP_PD_REC_COMPRESSED2), 1);
+	assert_int_equal(mp_pd_record_count(pd, MP_RECORD_COMPRESSED), 2);
+	assert_int_equal(mp_pd_record_count(pd, MP_RECORD_COMPRESSED2), 1);
 	assert_int_equal(mp_pd_record_count(pd, PERF_RECORD_SAMPLE), 6);
 	mp_pd_close(pd);
 	free(c.s);
@@ -1009,7 +1009,7 @@ static void synthetic__zstd_records__decoded_across_boundaries(void **state)
 	/* garbage instead of a zstd frame */
 	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 0, 1);
 	size_t off = f->n;
-	put_hdr(f, MP_PD_REC_COMPRESSED, 0, 40);
+	put_hdr(f, MP_RECORD_COMPRESSED, 0, 40);
 	for (int i = 0; i < 4; i++)
 		put64(f, 0x0123456789abcdefULL);
 	assert_int_equal(open_and_process_mem(f->b, f->n, "z.data", &err), -2);
@@ -1032,7 +1032,7 @@ static void synthetic__zstd_bomb__bounded(void **state)
 	assert_true(zn < 60000);
 	struct fb *f = calloc(1, sizeof(*f));
 	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
-	put_hdr(f, MP_PD_REC_COMPRESSED, 0, (uint16_t)(8 + zn));
+	put_hdr(f, MP_RECORD_COMPRESSED, 0, (uint16_t)(8 + zn));
 	put(f, z, zn);
 	struct mp_err err = { 0 };
 	assert_int_equal(open_and_process_mem(f->b, f->n, "bomb.data", &err), -2);
@@ -1049,7 +1049,7 @@ static void synthetic__payload_after_record__skipped(void **state)
 	struct fb *f = calloc(1, sizeof(*f));
 	struct mp_err err = { 0 };
 	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
-	put_hdr(f, MP_PD_REC_HEADER_TRACING_DATA, 0, 16);
+	put_hdr(f, MP_RECORD_HEADER_TRACING_DATA, 0, 16);
 	uint32_t tsz[2] = { 13, 0 };
 	put(f, tsz, 8);
 	uint8_t junk[16];
@@ -1057,7 +1057,7 @@ static void synthetic__payload_after_record__skipped(void **state)
 	put(f, junk, 16);              /* 13 bytes padded to 16 */
 	put_hdr(f, PERF_RECORD_SAMPLE, 0, 16);
 	put64(f, 0x77);
-	put_hdr(f, MP_PD_REC_AUXTRACE, 0, 48);
+	put_hdr(f, MP_RECORD_AUXTRACE, 0, 48);
 	put64(f, 24); /* size of the aux payload */
 	for (int i = 0; i < 4; i++)
 		put64(f, 0);
@@ -1079,7 +1079,7 @@ static void synthetic__payload_after_record__skipped(void **state)
 	/* an AUXTRACE payload running past the end */
 	pipe_start(f, PERF_SAMPLE_IP, 0, 1);
 	size_t off = f->n;
-	put_hdr(f, MP_PD_REC_AUXTRACE, 0, 48);
+	put_hdr(f, MP_RECORD_AUXTRACE, 0, 48);
 	put64(f, 1u << 30);
 	for (int i = 0; i < 4; i++)
 		put64(f, 0);
@@ -1174,10 +1174,10 @@ static void synthetic__ordering__perf_round_rule(void **state)
 	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TIME, 0, 1);
 	put_tsample(f, 5, 5);
 	put_tsample(f, 3, 3);
-	put_hdr(f, MP_PD_REC_FINISHED_ROUND, 0, 8);
+	put_hdr(f, MP_RECORD_FINISHED_ROUND, 0, 8);
 	put_tsample(f, 4, 4);
 	put_tsample(f, 10, 10);
-	put_hdr(f, MP_PD_REC_FINISHED_ROUND, 0, 8); /* flushes up to 5, the first round's newest */
+	put_hdr(f, MP_RECORD_FINISHED_ROUND, 0, 8); /* flushes up to 5, the first round's newest */
 	put_tsample(f, 1, 1);                        /* late: after what was flushed */
 	put_tsample(f, 7, 7);
 	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "o.data", &err);

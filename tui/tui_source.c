@@ -12,10 +12,6 @@
 #include "tui_internal.h"
 #include "mp_ratios.h"
 
-/* perf's header.h feature numbers */
-enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5, FEAT_ARCH = 6,
-       FEAT_CPUDESC = 8, FEAT_CPUID = 9, FEAT_CMDLINE = 11 };
-
 #define RATIO_MIN_SAMPLES 10
 
 struct fn_range {
@@ -232,11 +228,11 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 		       struct mp_err *err)
 {
 	const char *models[16];
-	int sim = mp_pd_meta(src->pd, "simulated") != NULL;
+	int sim = mp_pd_meta(src->pd, MP_META_SIMULATED) != NULL;
 	/* simulated counts bind the cachegrind formulas, whatever CPU the file was made on */
 	size_t nm = mp_ratio_models_for(sim ? "cachegrind"
-					: mp_pd_feature_str(src->pd, FEAT_CPUID)
-					? mp_pd_feature_str(src->pd, FEAT_CPUID) : "",
+					: mp_pd_feature_str(src->pd, MP_HEADER_CPUID)
+					? mp_pd_feature_str(src->pd, MP_HEADER_CPUID) : "",
 					models, 16);
 
 	src->rset = mp_ratio_set_new();
@@ -250,9 +246,8 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 		src->rev[i].attr = a->attr;
 		src->rev[i].name = a->name;
 		src->rev[i].has_count = a->has_counts;
-		src->rev[i].count = a->has_counts && a->count_run && a->count_ena
-				    ? (double)a->count_value * (double)a->count_ena / (double)a->count_run
-				    : (double)a->count_value;
+		src->rev[i].count = mp_counts_scaled(&(struct mp_counts){ a->count_value, a->count_ena,
+									   a->count_run });
 		src->rev[i].mean_period = a->nr_samples ? (double)a->total_period / (double)a->nr_samples : 0;
 		src->rev[i].exact_samples = sim;
 	}
@@ -301,9 +296,9 @@ static int fill_info(tui_source *src, tui_data *d)
 		const char *key;
 		int feat;
 	} feats[] = {
-		{ "command", FEAT_CMDLINE }, { "host", FEAT_HOSTNAME }, { "kernel", FEAT_OSRELEASE },
-		{ "arch", FEAT_ARCH },       { "cpu", FEAT_CPUDESC },   { "cpuid", FEAT_CPUID },
-		{ "perf", FEAT_VERSION },
+		{ "command", MP_HEADER_CMDLINE }, { "host", MP_HEADER_HOSTNAME }, { "kernel", MP_HEADER_OSRELEASE },
+		{ "arch", MP_HEADER_ARCH },       { "cpu", MP_HEADER_CPUDESC },   { "cpuid", MP_HEADER_CPUID },
+		{ "perf", MP_HEADER_VERSION },
 	};
 	char buf[32];
 	int rc = tui_data_add_info(d, "file", src->path);
@@ -354,7 +349,7 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	struct mp_sym_opts so = {
 		.symfs = opts ? opts->symfs : NULL,
 		.kallsyms = opts ? opts->kallsyms : NULL,
-		.osrelease = mp_pd_feature_str(src->pd, FEAT_OSRELEASE),
+		.osrelease = mp_pd_feature_str(src->pd, MP_HEADER_OSRELEASE),
 	};
 	src->sym = mp_sym_new(&so, bids, nb, err);
 	free(bids);
@@ -392,10 +387,10 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	}
 	if (fill_info(src, d))
 		goto nomem;
-	if (mp_pd_meta(src->pd, "simulated")) {
-		const char *by = mp_pd_meta(src->pd, "simulated");
-		const char *i1 = mp_pd_meta(src->pd, "sim.I1"), *d1 = mp_pd_meta(src->pd, "sim.D1");
-		const char *ll = mp_pd_meta(src->pd, "sim.LL"), *vg = mp_pd_meta(src->pd, "sim.valgrind");
+	if (mp_pd_meta(src->pd, MP_META_SIMULATED)) {
+		const char *by = mp_pd_meta(src->pd, MP_META_SIMULATED);
+		const char *i1 = mp_pd_meta(src->pd, MP_META_SIM_I1), *d1 = mp_pd_meta(src->pd, MP_META_SIM_D1);
+		const char *ll = mp_pd_meta(src->pd, MP_META_SIM_LL), *vg = mp_pd_meta(src->pd, MP_META_SIM_VALGRIND);
 		char note[512];
 		snprintf(note, sizeof(note),
 			 "counts from valgrind's %s cache simulation, not measured by a PMU; "

@@ -1,9 +1,11 @@
-/* mp_generic.c - perf's generic event names: hardware, software, hardware cache. */
+/* mp_generic.c - perf's generic event names: hardware, software, hardware cache. The one
+ * table: events/ parses and lists them, the analyzer names attrs with them, the simulator
+ * maps them to its quantities. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "mp_events_internal.h"
+#include "mp_perfabi.h"
 
 #define HW(n, c, d) { n, PERF_TYPE_HARDWARE, c, d }
 #define SW(n, c, d) { n, PERF_TYPE_SOFTWARE, c, d }
@@ -37,6 +39,8 @@ const struct mp_generic mp_generic_events[] = {
 	SW("alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "unaligned accesses fixed up by the kernel"),
 	SW("emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"),
 	SW("dummy", PERF_COUNT_SW_DUMMY, "counts nothing (carries side-band records)"),
+	SW("bpf-output", PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs (perf's bpf-output)"),
+	SW("cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES, "switches between tasks of different cgroups"),
 };
 const size_t mp_generic_nevents = sizeof(mp_generic_events) / sizeof(mp_generic_events[0]);
 
@@ -163,76 +167,10 @@ int mp_generic_lookup(const char *name, uint32_t *type, uint64_t *config, char *
 	return 0;
 }
 
-static const char *generic_name(uint32_t type, uint64_t config)
+const char *mp_generic_name(uint32_t type, uint64_t config)
 {
 	for (size_t i = 0; i < mp_generic_nevents; i++)
 		if (mp_generic_events[i].type == type && mp_generic_events[i].config == config)
 			return mp_generic_events[i].name;
 	return NULL;
-}
-
-const char *mp_event_attr_name(const struct perf_event_attr *attr, char *buf, size_t len)
-{
-	char tmp[128];
-	const char *n = NULL;
-	int w;
-
-	if (!buf || !len)
-		return "";
-	switch (attr->type) {
-	case PERF_TYPE_HARDWARE:
-	case PERF_TYPE_SOFTWARE:
-		n = generic_name(attr->type, attr->config);
-		break;
-	case PERF_TYPE_HW_CACHE:
-		n = mp_generic_cache_name(attr->config, tmp, sizeof(tmp));
-		break;
-	default:
-		break;
-	}
-	if (n)
-		w = snprintf(buf, len, "%s", n);
-	else if (attr->type == PERF_TYPE_RAW)
-		w = snprintf(buf, len, "r%llx", (unsigned long long)attr->config);
-	else if (attr->type == PERF_TYPE_TRACEPOINT)
-		w = snprintf(buf, len, "tracepoint/config=0x%llx/",
-			     (unsigned long long)attr->config);
-	else if (attr->type == PERF_TYPE_BREAKPOINT)
-		w = snprintf(buf, len, "mem:0x%llx", (unsigned long long)attr->bp_addr);
-	else {
-		char pmu[64];
-		const char *p = mp_sysfs_pmu_by_type(NULL, attr->type, pmu, sizeof(pmu));
-		char t[24];
-		if (!p) {
-			snprintf(t, sizeof(t), "type%u", attr->type);
-			p = t;
-		}
-		w = snprintf(buf, len, "%s/config=0x%llx", p, (unsigned long long)attr->config);
-		if (attr->config1 && w > 0 && (size_t)w < len)
-			w += snprintf(buf + w, len - (size_t)w, ",config1=0x%llx",
-				      (unsigned long long)attr->config1);
-		if (attr->config2 && w > 0 && (size_t)w < len)
-			w += snprintf(buf + w, len - (size_t)w, ",config2=0x%llx",
-				      (unsigned long long)attr->config2);
-		if (w > 0 && (size_t)w < len)
-			w += snprintf(buf + w, len - (size_t)w, "/");
-	}
-	/* perf's modifier suffix: only when the levels counted are not "all". */
-	if (w > 0 && (size_t)w < len) {
-		char mod[8];
-		size_t m = 0;
-		int eu = attr->exclude_user, ek = attr->exclude_kernel;
-		if (eu != ek) {
-			if (!eu)
-				mod[m++] = 'u';
-			if (!ek)
-				mod[m++] = 'k';
-		}
-		for (unsigned i = 0; i < attr->precise_ip && i < 3; i++)
-			mod[m++] = 'p';
-		mod[m] = 0;
-		if (m)
-			snprintf(buf + w, len - (size_t)w, ":%s", mod);
-	}
-	return buf;
 }

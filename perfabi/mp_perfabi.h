@@ -1,0 +1,124 @@
+/* mp_perfabi.h - the perf.data ABI as memprof uses it, one definition per fact, shared by
+ * the writer (collector/), the reader (analyzer/) and everything that reads their results.
+ * Values from perf's tools/perf/util/event.h, header.h and evsel.c (a stable file format).
+ */
+#ifndef MP_PERFABI_H
+#define MP_PERFABI_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_version.h" /* MP_VERSION: project(VERSION) of the top CMakeLists.txt */
+
+/* ---- file layout ---- */
+#define MP_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
+#define MP_PERF_MAGIC2_SWAPPED 0x50455246494c4532ULL
+#define MP_PERF_FILE_HEADER_SIZE 104
+#define MP_PERF_PIPE_HEADER_SIZE 16
+/* attr.size memprof writes: perf 6.1 refuses larger attrs in files */
+#define MP_PERF_ATTR_SIZE PERF_ATTR_SIZE_VER7
+/* perf aligns the strings of its features (perf_header_string) to this */
+#define MP_PERF_NAME_ALIGN 64
+
+/* perf's user record types (PERF_RECORD_* not written by the kernel). */
+enum mp_perf_record {
+	MP_RECORD_USER_START = 64,
+	MP_RECORD_HEADER_ATTR = 64,
+	MP_RECORD_HEADER_EVENT_TYPE = 65,
+	MP_RECORD_HEADER_TRACING_DATA = 66,
+	MP_RECORD_HEADER_BUILD_ID = 67,
+	MP_RECORD_FINISHED_ROUND = 68,
+	MP_RECORD_ID_INDEX = 69,
+	MP_RECORD_AUXTRACE_INFO = 70,
+	MP_RECORD_AUXTRACE = 71,
+	MP_RECORD_AUXTRACE_ERROR = 72,
+	MP_RECORD_THREAD_MAP = 73,
+	MP_RECORD_CPU_MAP = 74,
+	MP_RECORD_STAT_CONFIG = 75,
+	MP_RECORD_STAT = 76,
+	MP_RECORD_STAT_ROUND = 77,
+	MP_RECORD_EVENT_UPDATE = 78,
+	MP_RECORD_TIME_CONV = 79,
+	MP_RECORD_HEADER_FEATURE = 80,
+	MP_RECORD_COMPRESSED = 81,
+	MP_RECORD_FINISHED_INIT = 82,
+	MP_RECORD_COMPRESSED2 = 83,
+};
+
+/* Header feature bits (HEADER_* in perf's header.h). */
+enum mp_perf_feature {
+	MP_HEADER_TRACING_DATA = 1,
+	MP_HEADER_BUILD_ID = 2,
+	MP_HEADER_HOSTNAME = 3,
+	MP_HEADER_OSRELEASE = 4,
+	MP_HEADER_VERSION = 5,
+	MP_HEADER_ARCH = 6,
+	MP_HEADER_NRCPUS = 7,
+	MP_HEADER_CPUDESC = 8,
+	MP_HEADER_CPUID = 9,
+	MP_HEADER_TOTAL_MEM = 10,
+	MP_HEADER_CMDLINE = 11,
+	MP_HEADER_EVENT_DESC = 12,
+	MP_HEADER_GROUP_DESC = 17,
+	MP_HEADER_COMPRESSED = 27,
+	/* memprof's own feature (key=value lines, see collector/README.md); far above perf's
+	 * last feature so that perf never assigns it. */
+	MP_HEADER_MEMPROF = 200,
+	MP_HEADER_FEAT_BITS = 256,
+};
+
+/* PERF_RECORD_EVENT_UPDATE type carrying an event's name */
+#define MP_EVENT_UPDATE_NAME 2
+/* misc bit of a HEADER_BUILD_ID entry whose size byte is valid */
+#define MP_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* ---- memprof's meta keys (the MP_HEADER_MEMPROF feature, key=value lines) ---- */
+#define MP_META_SIMULATED "simulated"      /* the simulator that made the counts ("callgrind") */
+#define MP_META_SIM_I1 "sim.I1"            /* simulated cache geometry "SIZE,ASSOC,LINE" */
+#define MP_META_SIM_D1 "sim.D1"
+#define MP_META_SIM_LL "sim.LL"
+#define MP_META_SIM_VALGRIND "sim.valgrind" /* the simulator's version */
+#define MP_META_SIM_EVENT "sim.event."      /* + event name: what the event is made of */
+#define MP_META_EVENT "event."              /* + "N.spec", "N.name", "N.alias": attr N */
+
+/* ---- counts: a counter's value with its enabled and running times ---- */
+struct mp_counts {
+	uint64_t val, ena, run;
+};
+/* The value scaled by enabled/running when the counter was multiplexed (run < ena), as
+ * perf stat does; the value itself otherwise (also when it never ran: check run). */
+double mp_counts_scaled(const struct mp_counts *c);
+
+/* ---- perf's generic event names (mp_generic.c) ---- */
+struct mp_generic {
+	const char *name;
+	uint32_t type;   /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
+	uint64_t config;
+	const char *desc;
+};
+/* The first name of each type/config is the one perf prints; later rows are aliases. */
+extern const struct mp_generic mp_generic_events[];
+extern const size_t mp_generic_nevents;
+/* The name perf prints for a hardware or software config, NULL when it has none. */
+const char *mp_generic_name(uint32_t type, uint64_t config);
+/* hardware/software generic name, or a HW_CACHE name (L1-dcache-load-misses); 1 if
+ * found (type/config filled, canon = the name perf prints), 0 if not. */
+int mp_generic_lookup(const char *name, uint32_t *type, uint64_t *config, char *canon,
+		      size_t canon_len);
+/* The perf name of a HW_CACHE config ("L1-dcache-load-misses"); NULL if invalid. */
+const char *mp_generic_cache_name(uint64_t config, char *buf, size_t len);
+/* 1 when perf accepts the cache/op pair of a HW_CACHE config (iTLB has loads only). */
+int mp_generic_cache_valid(uint64_t config);
+/* The number of HW_CACHE caches/ops/results, for listing. */
+void mp_generic_cache_dims(unsigned *ncache, unsigned *nop, unsigned *nresult);
+
+/* ---- build-id ---- */
+/* The GNU build-id (NT_GNU_BUILD_ID note named "GNU") among the ELF notes notes[0..len)
+ * (native byte order, 4-byte aligned: an SHT_NOTE section, PT_NOTE segment or
+ * /sys/kernel/notes). Copies at most max bytes to out and sets *out_len; 0, or -ENOENT
+ * when there is none. */
+int mp_perfabi_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
+			     size_t *out_len);
+
+#endif
