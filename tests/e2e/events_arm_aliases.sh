@@ -11,8 +11,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 die() { echo "FAIL: $*"; exit 1; }
-"$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events" -I"$SRC/util" -o "$tmp/probe" \
-	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" \
+"$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events" -I"$SRC/perfabi" -I"$SRC/util" \
+	-I"$(dirname "$ALIASES_C")/../perfabi" -o "$tmp/probe" \
+	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC"/perfabi/mp_*.c \
+	"$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" \
 	-lpfm -lpthread 2> "$tmp/cc.err" || { cat "$tmp/cc.err"; die "the aarch64 probe does not build"; }
 # A sysfs tree with the arm PMU only, as in the pmulab guest.
 mkdir -p "$tmp/sys/bus/event_source/devices"
