@@ -39,10 +39,13 @@ const struct mp_generic mp_generic_events[] = {
 	SW("alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "unaligned accesses fixed up by the kernel"),
 	SW("emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"),
 	SW("dummy", PERF_COUNT_SW_DUMMY, "counts nothing (carries side-band records)"),
-	SW("bpf-output", PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs (perf's bpf-output)"),
+	/* the last NAME_ONLY rows name attrs found in files; memprof does not offer them */
+	SW("bpf-output", PERF_COUNT_SW_BPF_OUTPUT, "output of BPF programs"),
 	SW("cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES, "switches between tasks of different cgroups"),
 };
-const size_t mp_generic_nevents = sizeof(mp_generic_events) / sizeof(mp_generic_events[0]);
+#define NAME_ONLY 2
+#define NROWS (sizeof(mp_generic_events) / sizeof(mp_generic_events[0]))
+const size_t mp_generic_nevents = NROWS - NAME_ONLY;
 
 /* perf's parse-events.l spellings; the first of each row is the canonical one. */
 static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX][5] = {
@@ -169,7 +172,7 @@ int mp_generic_lookup(const char *name, uint32_t *type, uint64_t *config, char *
 
 const char *mp_generic_name(uint32_t type, uint64_t config)
 {
-	for (size_t i = 0; i < mp_generic_nevents; i++)
+	for (size_t i = 0; i < NROWS; i++)
 		if (mp_generic_events[i].type == type && mp_generic_events[i].config == config)
 			return mp_generic_events[i].name;
 	return NULL;

@@ -97,10 +97,12 @@ struct mp_generic {
 	uint64_t config;
 	const char *desc;
 };
-/* The first name of each type/config is the one perf prints; later rows are aliases. */
+/* The first name of each type/config is the one perf prints; later rows are aliases.
+ * mp_generic_nevents: the rows memprof accepts and lists as events. */
 extern const struct mp_generic mp_generic_events[];
 extern const size_t mp_generic_nevents;
-/* The name perf prints for a hardware or software config, NULL when it has none. */
+/* The name perf prints for a hardware or software config (also for the few that memprof
+ * does not offer: bpf-output, cgroup-switches), NULL when it has none. */
 const char *mp_generic_name(uint32_t type, uint64_t config);
 /* hardware/software generic name, or a HW_CACHE name (L1-dcache-load-misses); 1 if
  * found (type/config filled, canon = the name perf prints), 0 if not. */
