@@ -10,7 +10,6 @@
 
 #include "mp_collector.h"
 
-
 /* ---- the held workload (mp_workload.c) ---- */
 
 struct mp_workload {
