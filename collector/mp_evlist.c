@@ -39,7 +39,13 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 	a->inherit = o->inherit && !(o->sampling && ev->leader_sample) ? 1 : 0;
 	if (o->sampling) {
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+		/* As perf: the period in each sample only when it varies (-F). With a fixed
+		 * period (-c) the kernel would write a sample per occurrence of a software
+		 * event (perf_swevent_event: PERIOD set and no freq); readers take the
+		 * attr's sample_period instead. */
+		if (a->freq)
+			a->sample_type |= PERF_SAMPLE_PERIOD;
 		if (ev->leader_sample)
 			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
 		if (o->callgraph)

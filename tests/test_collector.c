@@ -148,6 +148,8 @@ static unsigned char *slurp(const char *path, size_t *n)
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+/* What the collector asks for a fixed period (-c): no PERIOD, as perf (issue 19). */
+#define ST_FIXED (ST & ~(uint64_t)PERF_SAMPLE_PERIOD)
 
 static struct perf_event_attr file_attr(uint64_t config, uint64_t period)
 {
@@ -712,7 +714,7 @@ static void evlist__group_per_cpu__leader_and_members(void **state)
 			struct perf_event_attr *a = &fake_calls[c * 2 + k].attr;
 			assert_int_equal(a->inherit, 1);
 			assert_int_equal(a->sample_id_all, 1);
-			assert_int_equal(a->sample_type, ST | PERF_SAMPLE_CALLCHAIN);
+			assert_int_equal(a->sample_type, ST_FIXED | PERF_SAMPLE_CALLCHAIN);
 			assert_int_equal(a->read_format, PERF_FORMAT_TOTAL_TIME_ENABLED |
 								 PERF_FORMAT_TOTAL_TIME_RUNNING |
 								 PERF_FORMAT_ID);
@@ -761,7 +763,7 @@ static void evlist__leader_sampling__group_read_no_inherit(void **state)
 	for (int k = 0; k < 2; k++) {
 		struct perf_event_attr *a = &fake_calls[k].attr;
 		assert_int_equal(a->inherit, 0);
-		assert_int_equal(a->sample_type, ST | PERF_SAMPLE_READ);
+		assert_int_equal(a->sample_type, ST_FIXED | PERF_SAMPLE_READ);
 		assert_int_equal(a->read_format,
 				 PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 					 PERF_FORMAT_ID | PERF_FORMAT_GROUP);
@@ -1015,12 +1017,13 @@ static void record__live_leader_sampling__group_reads(void **state)
 		const struct perf_event_header *r = (const void *)(f + h->data_off + off);
 		const uint64_t *u = (const void *)(r + 1);
 		assert_true(r->size >= 8);
-		/* IDENTIFIER IP TID TIME CPU PERIOD, then nr, ena, run, {value, id} x nr */
+		/* IDENTIFIER IP TID TIME CPU (a fixed period: no PERIOD), then nr, ena, run,
+		 * {value, id} x nr */
 		if (r->type == PERF_RECORD_SAMPLE) {
-			assert_int_equal(r->size, 8 + 8 * (6 + 3 + 2 * 2));
-			assert_int_equal(u[6], 2);
-			assert_int_equal(u[10], u[0]); /* the leader's id first */
-			assert_true(u[12] != u[10]);
+			assert_int_equal(r->size, 8 + 8 * (5 + 3 + 2 * 2));
+			assert_int_equal(u[5], 2);
+			assert_int_equal(u[9], u[0]); /* the leader's id first */
+			assert_true(u[11] != u[9]);
 			nsamples++;
 		}
 		if (r->type == PERF_RECORD_READ) {
