@@ -297,6 +297,8 @@ enum mp_hist_key {
 	MP_HK_SYM = 1 << 4,
 	MP_HK_SRCLINE = 1 << 5, /* srcfile + line */
 	MP_HK_ADDR = 1 << 6,    /* object-relative address (one row per instruction) */
+	MP_HK_CPU = 1 << 7,     /* the CPU the sample was taken on (fed with want_cpu) */
+	MP_HK_SRCFILE = 1 << 8, /* source file only */
 };
 
 struct mp_hist_counts {
@@ -308,6 +310,7 @@ struct mp_hist_row {
 	/* Keys not grouped on are zero/NULL. Strings borrowed from the hist/sym contexts. */
 	const char *comm;
 	uint32_t pid, tid;
+	uint32_t cpu;            /* MP_HK_CPU */
 	const char *dso;
 	uint32_t dso_idx;        /* UINT32_MAX for [unknown] */
 	const char *sym;
@@ -332,6 +335,10 @@ struct mp_hist_query {
 	size_t sort_attr;       /* sort by this attr's period first, then the others in order;
 	                         * SIZE_MAX = by the sum of all attrs' sample shares */
 	int sort_by_key;        /* 1: sort by keys (dso, sym, srcfile, line, addr) instead */
+	/* perf report's filters, each a comma-separated list (NULL = all): samples of other
+	 * commands (fed with want_comm), processes, threads, objects (short name or path) or
+	 * symbols are left out of the rows; the totals stay those of the whole recording. */
+	const char *comms, *pids, *tids, *dsos, *syms;
 };
 
 struct mp_hist_result {
@@ -349,6 +356,10 @@ void mp_hist_free(mp_hist *h); /* NULL-safe */
  * or 0 when comm is not wanted). 0 or -ENOMEM. */
 int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period);
+/* The same, keyed by the sample's CPU too (MP_HK_CPU queries). */
+int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip,
+		    uint64_t period);
 
 /* Convenience: an mp_pd_handler that feeds s (task records) and h (samples). ctx must be a
  * struct mp_hist_feed that lives while mp_pd_process() runs. */
@@ -356,6 +367,7 @@ struct mp_hist_feed {
 	mp_sym *sym;
 	mp_hist *hist;
 	int want_comm;            /* key comm ids (only needed for MP_HK_COMM) */
+	int want_cpu;             /* key CPUs (only needed for MP_HK_CPU) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	int err;                  /* OUT: first error (-ENOMEM) */
@@ -401,6 +413,7 @@ struct mp_session_opts {
 	const char *kallsyms;
 	const char *buildid_dir;  /* as mp_sym_opts */
 	int want_comm;            /* key samples by comm too (MP_HK_COMM queries) */
+	int want_cpu;             /* key samples by CPU too (MP_HK_CPU queries) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };

@@ -12,7 +12,7 @@ struct place {
 	uint64_t ip;
 	uint64_t samples, period;
 	uint32_t pid, tid, comm, map;
-	uint32_t attr;
+	uint32_t attr, cpu;
 	uint16_t cpumode;
 	uint16_t used;
 	uint32_t loc;
@@ -67,9 +67,9 @@ void mp_hist_free(mp_hist *h)
 }
 
 static inline uint64_t place_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t comm,
-				  uint32_t map, uint32_t attr, uint16_t cpumode)
+				  uint32_t map, uint32_t attr, uint16_t cpumode, uint32_t cpu)
 {
-	uint64_t k = ip * 0x9e3779b97f4a7c15ULL;
+	uint64_t k = (ip ^ ((uint64_t)cpu << 48)) * 0x9e3779b97f4a7c15ULL;
 	k ^= ((uint64_t)tid << 32 | pid) * 0xc2b2ae3d27d4eb4fULL;
 	k ^= ((uint64_t)map << 32 | comm) * 0x165667b19e3779f9ULL;
 	k ^= ((uint64_t)attr << 16 | cpumode) * 0x27d4eb2f165667c5ULL;
@@ -87,7 +87,8 @@ static int hist_grow(mp_hist *h)
 		struct place *p = &h->tab[i];
 		if (!p->used)
 			continue;
-		size_t j = place_hash(p->ip, p->pid, p->tid, p->comm, p->map, p->attr, p->cpumode) &
+		size_t j = place_hash(p->ip, p->pid, p->tid, p->comm, p->map, p->attr, p->cpumode,
+				    p->cpu) &
 			   (ncap - 1);
 		while (nt[j].used)
 			j = (j + 1) & (ncap - 1);
@@ -100,28 +101,28 @@ static int hist_grow(mp_hist *h)
 	return 0;
 }
 
-int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
-		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
+int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
 {
 	if (attr >= h->nattrs)
 		return -EINVAL;
 	uint32_t a = (uint32_t)attr;
 	struct place *lp = &h->tab[h->last];
 	if (lp->ip == ip && lp->used && lp->tid == tid && lp->map == map_id && lp->attr == a &&
-	    lp->pid == pid && lp->comm == comm_id && lp->cpumode == cpumode) {
+	    lp->pid == pid && lp->comm == comm_id && lp->cpumode == cpumode && lp->cpu == cpu) {
 		lp->samples++;
 		lp->period += period;
 		h->total[attr].samples++;
 		h->total[attr].period += period;
 		return 0;
 	}
-	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode) & (h->cap - 1);
+	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode, cpu) & (h->cap - 1);
 	for (;;) {
 		struct place *p = &h->tab[j];
 		if (!p->used)
 			break;
 		if (p->ip == ip && p->pid == pid && p->tid == tid && p->map == map_id &&
-		    p->comm == comm_id && p->attr == a && p->cpumode == cpumode) {
+		    p->comm == comm_id && p->attr == a && p->cpumode == cpumode && p->cpu == cpu) {
 			p->samples++;
 			p->period += period;
 			h->total[attr].samples++;
@@ -134,18 +135,25 @@ int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t co
 	if ((h->n + 1) * 4 > h->cap * 3) {
 		if (hist_grow(h))
 			return -ENOMEM;
-		return mp_hist_add(h, attr, pid, tid, comm_id, map_id, cpumode, ip, period);
+		return mp_hist_add_cpu(h, attr, pid, tid, comm_id, cpu, map_id, cpumode, ip,
+				       period);
 	}
 	struct place *p = &h->tab[j];
 	*p = (struct place){ .ip = ip, .samples = 1, .period = period, .pid = pid, .tid = tid,
 			     .comm = comm_id, .map = map_id, .attr = a, .cpumode = cpumode,
-			     .used = 1, .loc = UINT32_MAX };
+			     .cpu = cpu, .used = 1, .loc = UINT32_MAX };
 	h->n++;
 	h->last = j;
 	h->total[attr].samples++;
 	h->total[attr].period += period;
 	h->resolved = 0;
 	return 0;
+}
+
+int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
+{
+	return mp_hist_add_cpu(h, attr, pid, tid, comm_id, 0, map_id, cpumode, ip, period);
 }
 
 /* ---- feeding from the reader ---- */
@@ -155,8 +163,8 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	struct mp_hist_feed *f = ctx;
 	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
 	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
-	int rc = mp_hist_add(f->hist, s->attr_idx, s->pid, s->tid, comm, map, s->cpumode, s->ip,
-			     s->period);
+	int rc = mp_hist_add_cpu(f->hist, s->attr_idx, s->pid, s->tid, comm,
+				 f->want_cpu ? s->cpu : 0, map, s->cpumode, s->ip, s->period);
 	if (rc == -EINVAL)
 		return 0; /* attr index beyond what the hist was made for: cannot happen */
 	if (rc)
@@ -348,6 +356,10 @@ static uint64_t row_hash(unsigned keys, const struct place *p, const struct loc 
 		k = mp_mix64(k ^ ((uint64_t)p->pid << 1));
 	if (keys & MP_HK_TID)
 		k = mp_mix64(k ^ ((uint64_t)p->tid << 2));
+	if (keys & MP_HK_CPU)
+		k = mp_mix64(k ^ ((uint64_t)p->cpu << 5));
+	if (keys & MP_HK_SRCFILE)
+		k = mp_mix64(k ^ L->filehash ^ 0x5f);
 	if (keys & MP_HK_DSO)
 		k = mp_mix64(k ^ ((uint64_t)L->l.dso_idx << 3));
 	if (keys & MP_HK_SYM)
@@ -370,6 +382,10 @@ static int row_eq(unsigned keys, const struct mp_hist_row *r, const struct place
 	if ((keys & MP_HK_PID) && r->pid != p->pid)
 		return 0;
 	if ((keys & MP_HK_TID) && r->tid != p->tid)
+		return 0;
+	if ((keys & MP_HK_CPU) && r->cpu != p->cpu)
+		return 0;
+	if ((keys & MP_HK_SRCFILE) && !mp_streq(r->srcfile, L->l.srcfile))
 		return 0;
 	if ((keys & MP_HK_DSO) && r->dso_idx != L->l.dso_idx)
 		return 0;
@@ -405,6 +421,11 @@ static int key_cmp(unsigned keys, const struct mp_hist_row *a, const struct mp_h
 		return a->pid < b->pid ? -1 : 1;
 	if ((keys & MP_HK_TID) && a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
+	if ((keys & MP_HK_CPU) && a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE &&
+	    (c = cmpstr(a->srcfile, b->srcfile)))
+		return c;
 	if ((keys & MP_HK_DSO) && (c = cmpstr(a->dso, b->dso)))
 		return c;
 	if ((keys & MP_HK_SRCLINE)) {
@@ -499,6 +520,59 @@ static int dso_matches(mp_sym *s, uint32_t dso_idx, const char *want)
 	return 0;
 }
 
+/* Is the n-byte token of a comma-separated list equal to v? */
+static int list_has(const char *list, const char *v)
+{
+	if (!v)
+		return 0;
+	size_t lv = strlen(v);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == lv && !strncmp(p, v, n))
+			return 1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int list_has_num(const char *list, uint32_t v)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%u", v);
+	return list_has(list, buf);
+}
+
+static int dso_in_list(mp_sym *s, uint32_t dso_idx, const char *list)
+{
+	if (dso_idx == UINT32_MAX)
+		return list_has(list, "[unknown]");
+	const struct mp_sym_dso_info *d = mp_sym_dso(s, dso_idx, 0);
+	return d && (list_has(list, d->name) || list_has(list, d->path));
+}
+
+/* perf report's --comm, --pid, --tid, --dso and --symbols. */
+static int place_wanted(const struct mp_hist_query *q, mp_sym *s, const struct place *p,
+			const struct loc *L)
+{
+	if (q->dso && !dso_matches(s, L->l.dso_idx, q->dso))
+		return 0;
+	if (q->sym && !mp_streq(L->l.sym, q->sym))
+		return 0;
+	if (q->comms && !list_has(q->comms, mp_sym_comm_name(s, p->comm)))
+		return 0;
+	if (q->pids && !list_has_num(q->pids, p->pid))
+		return 0;
+	if (q->tids && !list_has_num(q->tids, p->tid))
+		return 0;
+	if (q->dsos && !dso_in_list(s, L->l.dso_idx, q->dsos))
+		return 0;
+	if (q->syms && !list_has(q->syms, L->l.sym))
+		return 0;
+	return 1;
+}
+
 /* The rows being grouped, found by key hash through an open-addressing table of row ids. */
 struct grouping {
 	unsigned keys;
@@ -522,6 +596,10 @@ static void row_init(struct mp_hist_row *R, unsigned keys, const struct place *p
 		R->pid = p->pid;
 	if (keys & MP_HK_TID)
 		R->tid = p->tid;
+	if (keys & MP_HK_CPU)
+		R->cpu = p->cpu;
+	if (keys & MP_HK_SRCFILE)
+		R->srcfile = L->l.srcfile;
 	if (keys & (MP_HK_DSO | MP_HK_SYM | MP_HK_ADDR | MP_HK_SRCLINE)) {
 		R->dso = L->l.dso;
 		R->dso_idx = L->l.dso_idx;
@@ -664,7 +742,7 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 	if (!q)
 		q = &dq;
 	unsigned keys = q->keys ? q->keys : (MP_HK_DSO | MP_HK_SYM);
-	int rc = mp_hist_resolve(h, s, (keys & MP_HK_SRCLINE) != 0);
+	int rc = mp_hist_resolve(h, s, (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)) != 0);
 	if (rc)
 		return rc;
 	struct grouping g = { .keys = keys, .na = h->nattrs, .gcap = 64 };
@@ -677,9 +755,7 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 		if (!p->used)
 			continue;
 		const struct loc *L = &h->locs[p->loc];
-		if (q->dso && !dso_matches(s, L->l.dso_idx, q->dso))
-			continue;
-		if (q->sym && !mp_streq(L->l.sym, q->sym))
+		if (!place_wanted(q, s, p, L))
 			continue;
 		uint32_t r = group_row(&g, p, L, s);
 		if (r == UINT32_MAX)
@@ -716,6 +792,7 @@ int mp_hist_parse_sort(const char *list, unsigned *keys, struct mp_err *err)
 		{ "comm", MP_HK_COMM },	  { "pid", MP_HK_PID },	    { "tid", MP_HK_TID },
 		{ "dso", MP_HK_DSO },	  { "sym", MP_HK_SYM },	    { "symbol", MP_HK_SYM },
 		{ "srcline", MP_HK_SRCLINE }, { "addr", MP_HK_ADDR },
+		{ "cpu", MP_HK_CPU },	  { "srcfile", MP_HK_SRCFILE },
 	};
 	unsigned k = 0;
 	const char *p = list;
@@ -730,8 +807,8 @@ int mp_hist_parse_sort(const char *list, unsigned *keys, struct mp_err *err)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			return mp_err_set(err, -EINVAL,
-					  "unknown sort key '%.*s' (comm, pid, tid, dso, sym, "
-					  "srcline, addr)", (int)n, p);
+					  "unknown sort key '%.*s' (comm, pid, tid, cpu, dso, "
+					  "sym, srcline, srcfile, addr)", (int)n, p);
 		k |= names[i].bit;
 		p += n;
 		if (*p == ',')
@@ -821,6 +898,7 @@ int mp_session_open(struct mp_session *ss, const char *path, const struct mp_ses
 	if (!ss->hist)
 		goto nomem;
 	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
+				     .want_cpu = o->want_cpu,
 				     .progress = o->progress, .progress_ctx = o->progress_ctx };
 	struct mp_pd_handler h;
 	mp_hist_feed_handler(&feed, &h);

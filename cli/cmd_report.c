@@ -20,8 +20,64 @@ struct report_opts {
 	const char *symfs;
 	const char *kallsyms;
 	double threshold;
-	int csv, json, no_objects, quiet;
+	int csv, json, no_objects, quiet, stdio;
+	/* perf report's filters: comma-separated lists */
+	const char *comms, *pids, *tids, *dsos, *syms;
 };
+
+/* The table's columns after the event columns, in --sort order (as perf). */
+enum report_col { COL_COMM, COL_PID, COL_TID, COL_CPU, COL_DSO, COL_ADDR, COL_SYM, COL_SRCLINE,
+		  COL_SRCFILE, COL_PERIOD };
+#define MAX_COLS 16
+struct report_cols {
+	enum report_col c[MAX_COLS];
+	size_t n;
+};
+
+/* Columns and keys of a --sort list: each key where it stands, "period" a column of the
+ * estimated count (perf's Period) that groups nothing. 0, or -EINVAL with err set. */
+static int parse_cols(const char *list, unsigned *keys, struct report_cols *cols,
+		      struct mp_err *err)
+{
+	static const struct {
+		unsigned bit;
+		enum report_col col;
+	} map[] = {
+		{ MP_HK_COMM, COL_COMM }, { MP_HK_PID, COL_PID },	  { MP_HK_TID, COL_TID },
+		{ MP_HK_CPU, COL_CPU },	  { MP_HK_DSO, COL_DSO },	  { MP_HK_ADDR, COL_ADDR },
+		{ MP_HK_SYM, COL_SYM },	  { MP_HK_SRCLINE, COL_SRCLINE }, { MP_HK_SRCFILE, COL_SRCFILE },
+	};
+	char tok[64];
+	*keys = 0;
+	cols->n = 0;
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n >= sizeof(tok) || cols->n == MAX_COLS)
+			return mp_err_set(err, -EINVAL, "sort key '%.*s' too long or too many keys",
+					  (int)n, p);
+		memcpy(tok, p, n);
+		tok[n] = 0;
+		p += n + (p[n] == ',');
+		unsigned bit = 0;
+		if (!strcmp(tok, "period")) {
+			cols->c[cols->n++] = COL_PERIOD;
+			continue;
+		}
+		if (mp_hist_parse_sort(tok, &bit, err))
+			return mp_err_set(err, -EINVAL,
+					  "unknown sort key '%s' (comm, pid, tid, cpu, dso, sym, "
+					  "srcline, srcfile, addr, period)", tok);
+		if (*keys & bit)
+			continue;
+		*keys |= bit;
+		for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (map[i].bit == bit)
+				cols->c[cols->n++] = map[i].col;
+	}
+	if (!*keys && !cols->n)
+		return mp_err_set(err, -EINVAL, "empty sort key list");
+	return 0;
+}
 
 struct progress_state {
 	int on;
@@ -93,11 +149,6 @@ static size_t pick_events(const mp_pd *pd, const mp_hist *h, size_t *ev)
 	return n;
 }
 
-static int key_wants(unsigned keys, unsigned k)
-{
-	return (keys & k) != 0;
-}
-
 static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hist *h,
 			 const size_t *ev, size_t nev)
 {
@@ -111,8 +162,13 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 	if (host || rel)
 		fprintf(f, "# recorded on %s%s%s\n", host ? host : "?", rel ? ", kernel " : "",
 			rel ? rel : "");
-	if (cmdl)
-		fprintf(f, "# command: %s\n", cmdl);
+	if (cmdl) {
+		/* a multi-line command (sh -c 'a\nb') keeps the '#' of every line */
+		fprintf(f, "# command: ");
+		for (const char *c = cmdl; *c; c++)
+			fputs(*c == '\n' ? "\n#          " : (char[2]){ *c, 0 }, f);
+		fputc('\n', f);
+	}
 	fprintf(f, "#\n# Events:\n");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
@@ -162,11 +218,11 @@ static void fmt_srcline(const struct mp_hist_row *r, char *buf, size_t n, int fu
 		snprintf(buf, n, "??:0");
 }
 
-static void print_table_stdio(FILE *f, const char *title, unsigned keys,
+static void print_table_stdio(FILE *f, const char *title, const struct report_cols *cols,
 			      const struct mp_hist_result *res, const mp_hist *h,
 			      const mp_pd *pd, const size_t *ev, size_t nev, double thr)
 {
-	size_t wcomm = 7, wdso = 13, wsym = 6;
+	size_t wcomm = 7, wdso = 13, wsym = 6, wfile = 11;
 	char buf[4096];
 
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -177,11 +233,13 @@ static void print_table_stdio(FILE *f, const char *title, unsigned keys,
 			wcomm = strlen(r->comm);
 		if (r->dso && strlen(r->dso) > wdso)
 			wdso = strlen(r->dso);
-		if (key_wants(keys, MP_HK_SYM)) {
+		if (r->sym) {
 			fmt_sym(r, buf, sizeof(buf));
 			if (strlen(buf) > wsym)
 				wsym = strlen(buf);
 		}
+		if (r->srcfile && strlen(base_name(r->srcfile)) > wfile)
+			wfile = strlen(base_name(r->srcfile));
 	}
 	if (wdso > 48)
 		wdso = 48;
@@ -199,20 +257,23 @@ static void print_table_stdio(FILE *f, const char *title, unsigned keys,
 	fputc('#', f);
 	for (size_t j = 0; j < nev; j++)
 		fprintf(f, " %9s %9s", "Samples", "Overhead");
-	if (key_wants(keys, MP_HK_COMM))
-		fprintf(f, "  %-*s", (int)wcomm, "Command");
-	if (key_wants(keys, MP_HK_PID))
-		fprintf(f, "  %7s", "Pid");
-	if (key_wants(keys, MP_HK_TID))
-		fprintf(f, "  %7s", "Tid");
-	if (key_wants(keys, MP_HK_DSO))
-		fprintf(f, "  %-*s", (int)wdso, "Shared Object");
-	if (key_wants(keys, MP_HK_ADDR))
-		fprintf(f, "  %18s", "Address");
-	if (key_wants(keys, MP_HK_SYM))
-		fprintf(f, "  %-*s", (int)wsym, "Symbol");
-	if (key_wants(keys, MP_HK_SRCLINE))
-		fprintf(f, "  %s", "Source line");
+	for (size_t k = 0; k < cols->n; k++) {
+		switch (cols->c[k]) {
+		case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, "Command"); break;
+		case COL_PID: fprintf(f, "  %7s", "Pid"); break;
+		case COL_TID: fprintf(f, "  %7s", "Tid"); break;
+		case COL_CPU: fprintf(f, "  %3s", "CPU"); break;
+		case COL_DSO: fprintf(f, "  %-*s", (int)wdso, "Shared Object"); break;
+		case COL_ADDR: fprintf(f, "  %18s", "Address"); break;
+		case COL_SYM: fprintf(f, "  %-*s", (int)wsym, "Symbol"); break;
+		case COL_SRCLINE: fprintf(f, "  %s", "Source line"); break;
+		case COL_SRCFILE: fprintf(f, "  %-*s", (int)wfile, "Source file"); break;
+		case COL_PERIOD:
+			for (size_t j = 0; j < nev; j++)
+				fprintf(f, "  %14s", "Period");
+			break;
+		}
+	}
 	fprintf(f, "\n#\n");
 	size_t hidden = 0;
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -225,23 +286,33 @@ static void print_table_stdio(FILE *f, const char *title, unsigned keys,
 		for (size_t j = 0; j < nev; j++)
 			fprintf(f, " %9" PRIu64 " %8.2f%%", r->c[ev[j]].samples,
 				pct_of(r->c[ev[j]].period, mp_hist_total(h, ev[j])->period));
-		if (key_wants(keys, MP_HK_COMM))
-			fprintf(f, "  %-*s", (int)wcomm, r->comm ? r->comm : "");
-		if (key_wants(keys, MP_HK_PID))
-			fprintf(f, "  %7u", r->pid);
-		if (key_wants(keys, MP_HK_TID))
-			fprintf(f, "  %7u", r->tid);
-		if (key_wants(keys, MP_HK_DSO))
-			fprintf(f, "  %-*s", (int)wdso, r->dso ? r->dso : "[unknown]");
-		if (key_wants(keys, MP_HK_ADDR))
-			fprintf(f, "  0x%016" PRIx64, r->addr);
-		if (key_wants(keys, MP_HK_SYM)) {
-			fmt_sym(r, buf, sizeof(buf));
-			fprintf(f, "  %-*s", (int)wsym, buf);
-		}
-		if (key_wants(keys, MP_HK_SRCLINE)) {
-			fmt_srcline(r, buf, sizeof(buf), 0);
-			fprintf(f, "  %s", buf);
+		for (size_t k = 0; k < cols->n; k++) {
+			switch (cols->c[k]) {
+			case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, r->comm ? r->comm : ""); break;
+			case COL_PID: fprintf(f, "  %7u", r->pid); break;
+			case COL_TID: fprintf(f, "  %7u", r->tid); break;
+			case COL_CPU: fprintf(f, "  %03u", r->cpu); break;
+			case COL_DSO:
+				fprintf(f, "  %-*s", (int)wdso, r->dso ? r->dso : "[unknown]");
+				break;
+			case COL_ADDR: fprintf(f, "  0x%016" PRIx64, r->addr); break;
+			case COL_SYM:
+				fmt_sym(r, buf, sizeof(buf));
+				fprintf(f, "  %-*s", (int)wsym, buf);
+				break;
+			case COL_SRCLINE:
+				fmt_srcline(r, buf, sizeof(buf), 0);
+				fprintf(f, "  %s", buf);
+				break;
+			case COL_SRCFILE:
+				fprintf(f, "  %-*s", (int)wfile,
+					r->srcfile ? base_name(r->srcfile) : "??");
+				break;
+			case COL_PERIOD:
+				for (size_t j = 0; j < nev; j++)
+					fprintf(f, "  %14" PRIu64, r->c[ev[j]].period);
+				break;
+			}
 		}
 		fputc('\n', f);
 	}
@@ -297,10 +368,12 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 	if (keys & MP_HK_COMM) { SEP(); fputs("comm", f); }
 	if (keys & MP_HK_PID) { SEP(); fputs("pid", f); }
 	if (keys & MP_HK_TID) { SEP(); fputs("tid", f); }
+	if (keys & MP_HK_CPU) { SEP(); fputs("cpu", f); }
 	if (keys & MP_HK_DSO) { SEP(); fputs("dso", f); }
 	if (keys & MP_HK_ADDR) { SEP(); fputs("addr", f); }
 	if (keys & MP_HK_SYM) { SEP(); fputs("level,sym", f); }
 	if (keys & MP_HK_SRCLINE) { SEP(); fputs("srcfile,line", f); }
+	if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE) { SEP(); fputs("srcfile", f); }
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const char *nm = a->spec && *a->spec ? a->spec : a->name;
@@ -320,6 +393,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		if (keys & MP_HK_COMM) { SEP(); cli_csv_str(f, r->comm); }
 		if (keys & MP_HK_PID) { SEP(); fprintf(f, "%u", r->pid); }
 		if (keys & MP_HK_TID) { SEP(); fprintf(f, "%u", r->tid); }
+		if (keys & MP_HK_CPU) { SEP(); fprintf(f, "%u", r->cpu); }
 		if (keys & MP_HK_DSO) { SEP(); cli_csv_str(f, r->dso); }
 		if (keys & MP_HK_ADDR) { SEP(); fprintf(f, "0x%" PRIx64, r->addr); }
 		if (keys & MP_HK_SYM) {
@@ -336,6 +410,10 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 				cli_csv_str(f, buf);
 			}
 			fprintf(f, ",%u", r->line);
+		}
+		if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE) {
+			SEP();
+			cli_csv_str(f, r->srcfile);
 		}
 		for (size_t j = 0; j < nev; j++) {
 			SEP();
@@ -390,9 +468,10 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"sort\": [");
-	static const char *const kn[] = { "comm", "pid", "tid", "dso", "sym", "srcline", "addr" };
+	static const char *const kn[] = { "comm", "pid",  "tid", "dso",	   "sym",
+					  "srcline", "addr", "cpu", "srcfile" };
 	int first = 1;
-	for (unsigned b = 0; b < 7; b++)
+	for (unsigned b = 0; b < 9; b++)
 		if (keys & (1u << b)) {
 			fprintf(f, "%s\"%s\"", first ? "" : ", ", kn[b]);
 			first = 0;
@@ -417,6 +496,15 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		}
 		if (keys & MP_HK_TID) {
 			fprintf(f, "%s\"tid\": %u", sep, r->tid);
+			sep = ", ";
+		}
+		if (keys & MP_HK_CPU) {
+			fprintf(f, "%s\"cpu\": %u", sep, r->cpu);
+			sep = ", ";
+		}
+		if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE) {
+			fprintf(f, "%s\"srcfile\": ", sep);
+			cli_json_str(f, r->srcfile);
 			sep = ", ";
 		}
 		if (keys & MP_HK_DSO) {
@@ -475,6 +563,31 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* A filter of one value makes its column the same on every row: left out, as perf does. */
+static void elide_single(struct report_cols *cols, enum report_col c, const char *filter)
+{
+	if (!filter || strchr(filter, ',') || cols->n < 2)
+		return;
+	for (size_t k = 0; k < cols->n; k++)
+		if (cols->c[k] == c) {
+			memmove(&cols->c[k], &cols->c[k + 1], (cols->n - k - 1) * sizeof(cols->c[0]));
+			cols->n--;
+			return;
+		}
+}
+
+/* Does the recording hold samples of more than one command? */
+static int several_comms(struct mp_session *ss)
+{
+	struct mp_hist_query q = { .keys = MP_HK_COMM };
+	struct mp_hist_result r;
+	if (mp_hist_query(ss->hist, ss->sym, &q, &r))
+		return 0;
+	int several = r.nrows > 1;
+	mp_hist_result_fini(&r);
+	return several;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .sort = NULL };
@@ -482,9 +595,20 @@ static int cmd_report(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&o.input),
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
-		  "group by comm,pid,tid,dso,sym,srcline,addr (default dso,sym)" },
+		  "group by comm,pid,tid,cpu,dso,sym,srcline,srcfile,addr, columns in this order; "
+		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
+		  "commands)" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
+		{ 0, "percent-limit", CLI_DOUBLE, &o.threshold, "PCT", "the same as --threshold (perf's name)" },
+		{ 0, "comm", CLI_STR, &o.comms, "COMMS",
+		  "only samples of these commands (comma-separated, as perf)" },
+		{ 0, "pid", CLI_STR, &o.pids, "PIDS", "only samples of these processes" },
+		{ 0, "tid", CLI_STR, &o.tids, "TIDS", "only samples of these threads" },
+		{ 'd', "dso", CLI_STR, &o.dsos, "DSOS",
+		  "only samples in these objects (short names or paths)" },
+		{ 'S', "symbols", CLI_STR, &o.syms, "SYMS", "only samples in these symbols" },
+		{ 0, "stdio", CLI_FLAG, &o.stdio, NULL, "text output (the default; accepted as perf)" },
 		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated values, one row per place" },
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON with the header, rows and missing info" },
 		CLI_OPT_SYMFS(&o.symfs),
@@ -518,12 +642,22 @@ static int cmd_report(int argc, char **argv)
 		cli_error(CMD, "--threshold %g: must be between 0 and 100", o.threshold);
 		return CLI_EXIT_USAGE;
 	}
+	if (o.stdio && (o.csv || o.json)) {
+		cli_error(CMD, "--stdio and --%s exclude each other", o.csv ? "csv" : "json");
+		return CLI_EXIT_USAGE;
+	}
 	unsigned keys = MP_HK_DSO | MP_HK_SYM;
+	struct report_cols cols = { .c = { COL_DSO, COL_SYM }, .n = 2 };
 	struct mp_err err = { 0 };
-	if (o.sort && mp_hist_parse_sort(o.sort, &keys, &err)) {
+	if (o.sort && parse_cols(o.sort, &keys, &cols, &err)) {
 		cli_error(CMD, "--sort %s: %s", o.sort, err.msg);
 		return CLI_EXIT_USAGE;
 	}
+	if (!keys) /* --sort period alone: the default grouping with a Period column */
+		keys = MP_HK_DSO | MP_HK_SYM;
+	elide_single(&cols, COL_COMM, o.comms);
+	elide_single(&cols, COL_DSO, o.dsos);
+	elide_single(&cols, COL_SYM, o.syms);
 	if (o.symfs) {
 		struct stat st;
 		if (stat(o.symfs, &st) || !S_ISDIR(st.st_mode)) {
@@ -543,7 +677,9 @@ static int cmd_report(int argc, char **argv)
 				     .path = o.input };
 	char *bdir = cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir,
-				      .want_comm = (keys & MP_HK_COMM) != 0,
+				      .want_comm = (keys & MP_HK_COMM) || o.comms ||
+						   (!o.sort && !o.csv && !o.json),
+				      .want_cpu = (keys & MP_HK_CPU) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
 	struct mp_session ss;
 	rc = mp_session_open(&ss, o.input, &so, &err);
@@ -563,14 +699,25 @@ static int cmd_report(int argc, char **argv)
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
 
-	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0 };
+	if (!o.sort && !o.csv && !o.json && several_comms(&ss)) {
+		/* several commands in the file (-a, a shell and its children): say whose (the
+		 * text table; --csv and --json keep dso,sym for the scripts that read them) */
+		keys |= MP_HK_COMM;
+		memmove(&cols.c[1], &cols.c[0], cols.n * sizeof(cols.c[0]));
+		cols.c[0] = COL_COMM;
+		cols.n++;
+	}
+	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0,
+				   .comms = o.comms, .pids = o.pids, .tids = o.tids,
+				   .dsos = o.dsos, .syms = o.syms };
 	struct mp_hist_result res = { 0 }, objs = { 0 };
 	struct mp_hist_missing *miss = NULL;
 	long nmiss = 0;
 	rc = mp_hist_query(ss.hist, ss.sym, &q, &res);
 	int want_objs = !o.no_objects && !o.csv && !o.json && keys != MP_HK_DSO;
 	if (!rc && want_objs) {
-		struct mp_hist_query qo = { .keys = MP_HK_DSO, .sort_attr = q.sort_attr };
+		struct mp_hist_query qo = q;
+		qo.keys = MP_HK_DSO;
 		rc = mp_hist_query(ss.hist, ss.sym, &qo, &objs);
 	}
 	if (!rc) {
@@ -590,12 +737,14 @@ static int cmd_report(int argc, char **argv)
 	} else {
 		print_header(f, o.input, ss.pd, ss.hist, ev, nev);
 		print_missing(f, miss, nmiss, ss.pd, ss.hist, ev, nev, 0);
+		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
-			print_table_stdio(f, "Objects", MP_HK_DSO, &objs, ss.hist, ss.pd, ev, nev,
+			print_table_stdio(f, "Objects", &objcols, &objs, ss.hist, ss.pd, ev, nev,
 					  o.threshold);
 		char title[128];
-		snprintf(title, sizeof(title), "By %s", o.sort ? o.sort : "dso,sym");
-		print_table_stdio(f, title, keys, &res, ss.hist, ss.pd, ev, nev, o.threshold);
+		snprintf(title, sizeof(title), "By %s",
+			 o.sort ? o.sort : keys & MP_HK_COMM ? "comm,dso,sym" : "dso,sym");
+		print_table_stdio(f, title, &cols, &res, ss.hist, ss.pd, ev, nev, o.threshold);
 	}
 	if (fflush(f) || ferror(f)) {
 		cli_error(CMD, "writing the report: %s", strerror(errno));
@@ -612,7 +761,8 @@ out:
 
 const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
-	"[-i FILE] [--sort KEYS] [--threshold PCT] [--csv|--json]",
+	"[-i FILE] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
+	"[--percent-limit PCT] [--stdio|--csv|--json]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,
 };

@@ -44,7 +44,7 @@ for name in ('cycles', 'cpu-clock'):
     if not re.search(r"\] %s: count \(overrun\) 1000000, samples \d+" % name, txt):
         sys.exit('text: header for %s' % name)
 # threshold: every row shown has >= 1% in some event, and rows were hidden
-thr = open(t + '/t.txt').read().split('# By dso,sym')[1]
+thr = open(t + '/t.txt').read().split('# By comm,dso,sym')[1]  # several commands: comm first
 n = 0
 for l in thr.splitlines():
     m = re.findall(r'(\d+)\s+([\d.]+)%', l)
