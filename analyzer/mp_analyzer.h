@@ -264,6 +264,18 @@ const struct mp_sym_dso_info *mp_sym_dso(mp_sym *s, size_t idx, int load);
 /* Index of the object whose short name or recorded path is name (the first such), or -1. */
 long mp_sym_dso_find(mp_sym *s, const char *name);
 
+/* Names as a user types them (mp_symname.c). How well a symbol's shown name have matches
+ * what the user typed: 3 the same, 2 a qualified tail of it ("scan" or "lexer::scan" for
+ * "demo::lexer::scan"), 1 the same once template arguments are left out of have
+ * ("table::insert" for "demo::table<int, long>::insert"), 0 not at all. */
+int mp_sym_name_match(const char *have, const char *want);
+/* A mangled C++ name as symbols are shown (demangled, no signature), malloc'd; NULL when
+ * name is not mangled or cannot be demangled. */
+char *mp_sym_demangle(mp_sym *s, const char *name);
+/* A C++ name with each outermost template argument list shortened to "<...>" into buf (n
+ * bytes); its length. */
+size_t mp_sym_short_name(const char *name, char *buf, size_t n);
+
 /* Look up a function by name in an object (loading it): its ELF vaddr range. Returns 0, or
  * -ENOENT. */
 int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *start /* OUT */,

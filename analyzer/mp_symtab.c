@@ -324,21 +324,38 @@ static void strip_signature(char *d)
 	}
 }
 
-void mp_symtab_demangle(struct mp_demangler *d, struct mp_symtab *t)
+static int demangler_load(struct mp_demangler *d)
 {
-	size_t need = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (!strncmp(t->v[i].name, "_Z", 2))
-			need = 1;
-	if (!need)
-		return;
 	if (!d->tried) {
 		d->tried = 1;
 		d->lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
 		if (d->lib)
 			*(void **)&d->cxa_demangle = dlsym(d->lib, "__cxa_demangle");
 	}
-	if (!d->cxa_demangle)
+	return d->cxa_demangle != NULL;
+}
+
+char *mp_demangle_one(struct mp_demangler *d, const char *name)
+{
+	int st = -1;
+	if (!name || strncmp(name, "_Z", 2) || !demangler_load(d))
+		return NULL;
+	char *dm = d->cxa_demangle(name, NULL, NULL, &st);
+	if (!dm || st || !*dm) {
+		free(dm);
+		return NULL;
+	}
+	strip_signature(dm);
+	return dm;
+}
+
+void mp_symtab_demangle(struct mp_demangler *d, struct mp_symtab *t)
+{
+	size_t need = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->v[i].name, "_Z", 2))
+			need = 1;
+	if (!need || !demangler_load(d))
 		return;
 	struct mp_buf pool = { 0 };
 	for (size_t i = 0; i < t->n; i++) {

@@ -49,5 +49,8 @@ int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t);
 /* Demangle the table's C++ names in place (loads the demangler on first need). */
 void mp_symtab_demangle(struct mp_demangler *dm, struct mp_symtab *t);
 void mp_demangler_fini(struct mp_demangler *dm);
+/* One mangled name as the table shows it (no signature), malloc'd; NULL when it is not
+ * a C++ name or there is no demangler. */
+char *mp_demangle_one(struct mp_demangler *dm, const char *name);
 
 #endif

@@ -186,6 +186,61 @@ static int split_target(mp_sym *s, const char *arg, char **dso, const char **sym
 	return 0;
 }
 
+/* The last "::" component of a name without its template arguments, for "did you mean". */
+static const char *unqualified(const char *name, char *buf, size_t n)
+{
+	mp_sym_short_name(name, buf, n);
+	for (char *p = buf; (p = strstr(p, "<...>"));)
+		memmove(p, p + 5, strlen(p + 5) + 1);
+	const char *c = strrchr(buf, ':');
+	return c ? c + 1 : buf;
+}
+
+/* The sampled symbol the user meant by want (in dso, when given): the hottest of those
+ * whose name matches best (mp_sym_name_match), a mangled name demangled first. NULL when
+ * none matches; then hint holds the closest names. *others counts the other matches. */
+static const struct mp_hist_row *find_symbol(struct mp_session *ss, const struct mp_hist_result *r,
+					     const char *want, char *hint, size_t nhint,
+					     size_t *others)
+{
+	char *dm = mp_sym_demangle(ss->sym, want);
+	const char *w = dm ? dm : want;
+	const struct mp_hist_row *best = NULL;
+	int lvl = 0;
+	*others = 0;
+	hint[0] = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct mp_hist_row *R = &r->rows[i];
+		int m = R->sym_resolved ? mp_sym_name_match(R->sym, w) : 0;
+		if (m > lvl) {
+			best = R;
+			lvl = m;
+			*others = 0;
+		} else if (m && m == lvl && !(best && !strcmp(best->sym, R->sym))) {
+			(*others)++;
+		}
+	}
+	if (!best) {
+		/* did you mean: the sampled names nearest to what was typed */
+		char a[256], b[256];
+		const char *uw = unqualified(w, a, sizeof(a));
+		size_t lim = strlen(uw) / 3 + 1, used = 0;
+		for (size_t d = 0; d <= lim; d++)
+			for (size_t i = 0; i < r->nrows && used < 3; i++) {
+				const struct mp_hist_row *R = &r->rows[i];
+				if (!R->sym_resolved || strlen(R->sym) > sizeof(b) - 1)
+					continue;
+				if (mp_edit_distance(uw, unqualified(R->sym, b, sizeof(b)), 0) != d)
+					continue;
+				size_t len = strlen(hint);
+				snprintf(hint + len, nhint - len, "%s%s", used ? ", " : "", R->sym);
+				used++;
+			}
+	}
+	free(dm);
+	return best;
+}
+
 static int cmd_annotate(int argc, char **argv)
 {
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
@@ -277,6 +332,30 @@ static int cmd_annotate(int argc, char **argv)
 			goto out;
 		}
 		mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, dso, sym, &ao, &err);
+		char hint[1024] = "";
+		if (!a) {
+			/* C++: "scan", "lexer::scan" or the mangled name of demo::lexer::scan */
+			struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0],
+						   .dso = dso };
+			struct mp_hist_result r;
+			size_t others = 0;
+			if (!mp_hist_query(ss.hist, ss.sym, &q, &r)) {
+				const struct mp_hist_row *R =
+					find_symbol(&ss, &r, sym, hint, sizeof(hint), &others);
+				if (R) {
+					struct mp_err e2 = { 0 };
+					a = mp_ann_new_opts(ss.hist, ss.sym, R->dso, R->sym, &ao, &e2);
+					if (a && others)
+						cli_warn(CMD, "'%s' matches %zu more symbol%s; annotating "
+							 "the hottest, %s (name it as shown by report "
+							 "to choose)", sym, others, others > 1 ? "s" : "",
+							 R->sym);
+					if (!a)
+						err = e2;
+				}
+				mp_hist_result_fini(&r);
+			}
+		}
 		if (!a && !dso) {
 			struct mp_err ferr = { 0 };
 			a = mp_ann_new_file(ss.hist, ss.sym, arg, o.hot, &ferr);
@@ -285,7 +364,8 @@ static int cmd_annotate(int argc, char **argv)
 		}
 		free(dso);
 		if (!a) {
-			cli_error(CMD, "%s: %s", o.input, err.msg);
+			cli_error(CMD, "%s: %s%s%s%s", o.input, err.msg, hint[0] ? " (did you mean " : "",
+				  hint, hint[0] ? "?)" : "");
 			status = 1;
 			goto out;
 		}

@@ -20,7 +20,7 @@ struct report_opts {
 	const char *symfs;
 	const char *kallsyms;
 	double threshold;
-	int csv, json, no_objects, quiet, stdio;
+	int csv, json, no_objects, quiet, stdio, full_names;
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 };
@@ -201,9 +201,18 @@ static int row_above(const struct mp_hist_row *r, const mp_hist *h, const size_t
 	return 0;
 }
 
-static void fmt_sym(const struct mp_hist_row *r, char *buf, size_t n)
+/* Names wider than the symbol column (60) have their template arguments shortened in the
+ * text table (demo::table<...>::insert); --full-names keeps them whole. */
+#define SYM_WIDTH 60
+static void fmt_sym(const struct mp_hist_row *r, char *buf, size_t n, int full)
 {
-	snprintf(buf, n, "[%c] %s", r->level ? r->level : '.', r->sym ? r->sym : "?");
+	const char *nm = r->sym ? r->sym : "?";
+	char sh[1024];
+	if (!full && strlen(nm) > SYM_WIDTH - 4 && strchr(nm, '<')) {
+		mp_sym_short_name(nm, sh, sizeof(sh));
+		nm = sh;
+	}
+	snprintf(buf, n, "[%c] %s", r->level ? r->level : '.', nm);
 }
 
 static void fmt_srcline(const struct mp_hist_row *r, char *buf, size_t n, int full)
@@ -220,7 +229,7 @@ static void fmt_srcline(const struct mp_hist_row *r, char *buf, size_t n, int fu
 
 static void print_table_stdio(FILE *f, const char *title, const struct report_cols *cols,
 			      const struct mp_hist_result *res, const mp_hist *h,
-			      const mp_pd *pd, const size_t *ev, size_t nev, double thr)
+			      const mp_pd *pd, const size_t *ev, size_t nev, double thr, int full)
 {
 	size_t wcomm = 7, wdso = 13, wsym = 6, wfile = 11;
 	char buf[4096];
@@ -234,7 +243,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 		if (r->dso && strlen(r->dso) > wdso)
 			wdso = strlen(r->dso);
 		if (r->sym) {
-			fmt_sym(r, buf, sizeof(buf));
+			fmt_sym(r, buf, sizeof(buf), full);
 			if (strlen(buf) > wsym)
 				wsym = strlen(buf);
 		}
@@ -243,8 +252,8 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 	}
 	if (wdso > 48)
 		wdso = 48;
-	if (wsym > 60)
-		wsym = 60;
+	if (wsym > SYM_WIDTH)
+		wsym = SYM_WIDTH;
 	fprintf(f, "# %s\n#\n", title);
 	/* event names above their column pairs */
 	fputc('#', f);
@@ -297,7 +306,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 				break;
 			case COL_ADDR: fprintf(f, "  0x%016" PRIx64, r->addr); break;
 			case COL_SYM:
-				fmt_sym(r, buf, sizeof(buf));
+				fmt_sym(r, buf, sizeof(buf), full);
 				fprintf(f, "  %-*s", (int)wsym, buf);
 				break;
 			case COL_SRCLINE:
@@ -609,6 +618,9 @@ static int cmd_report(int argc, char **argv)
 		  "only samples in these objects (short names or paths)" },
 		{ 'S', "symbols", CLI_STR, &o.syms, "SYMS", "only samples in these symbols" },
 		{ 0, "stdio", CLI_FLAG, &o.stdio, NULL, "text output (the default; accepted as perf)" },
+		{ 0, "full-names", CLI_FLAG, &o.full_names, NULL,
+		  "C++ names whole in the text table (long ones have their template arguments "
+		  "shortened to <...>)" },
 		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated values, one row per place" },
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON with the header, rows and missing info" },
 		CLI_OPT_SYMFS(&o.symfs),
@@ -740,11 +752,12 @@ static int cmd_report(int argc, char **argv)
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
 			print_table_stdio(f, "Objects", &objcols, &objs, ss.hist, ss.pd, ev, nev,
-					  o.threshold);
+					  o.threshold, o.full_names);
 		char title[128];
 		snprintf(title, sizeof(title), "By %s",
 			 o.sort ? o.sort : keys & MP_HK_COMM ? "comm,dso,sym" : "dso,sym");
-		print_table_stdio(f, title, &cols, &res, ss.hist, ss.pd, ev, nev, o.threshold);
+		print_table_stdio(f, title, &cols, &res, ss.hist, ss.pd, ev, nev, o.threshold,
+				  o.full_names);
 	}
 	if (fflush(f) || ferror(f)) {
 		cli_error(CMD, "writing the report: %s", strerror(errno));
