@@ -29,7 +29,7 @@ static struct l *build_list(char *base, size_t esize, size_t nelems, int random_
 	size_t *order = malloc(nelems * sizeof(*order));
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
-	if (!order)
+	if (unlikely(!order))
 		return NULL;
 	for (size_t i = 0; i < nelems; i++)
 		order[i] = i;
@@ -50,14 +50,14 @@ static struct l *build_list(char *base, size_t esize, size_t nelems, int random_
 /* Follow the list for steps elements; returns where it stopped. */
 __attribute__((noinline)) struct l *walk(struct l *p, uint64_t steps)
 {
-	while (steps--)
+	while (likely(steps--))
 		p = p->n; /* HOT: pointer chase */
 	return p;
 }
 
 __attribute__((noinline)) struct l *inc(struct l *p, uint64_t steps)
 {
-	while (steps--) {
+	while (likely(steps--)) {
 		p->pad[0]++; /* HOT: increment */
 		p = p->n;
 	}
@@ -66,7 +66,7 @@ __attribute__((noinline)) struct l *inc(struct l *p, uint64_t steps)
 
 __attribute__((noinline)) struct l *addnext(struct l *p, uint64_t steps)
 {
-	while (steps--) {
+	while (likely(steps--)) {
 		p->pad[0] += p->n->pad[0]; /* HOT: add next */
 		p = p->n;
 	}
@@ -81,7 +81,7 @@ __attribute__((noinline)) static int check_addnext(char *base, size_t esize, siz
 	unsigned long *val = calloc(nelems, sizeof(*val));
 	int ok = 1;
 
-	if (!next || !val) {
+	if (unlikely(!next || !val)) {
 		free(next);
 		free(val);
 		fprintf(stderr, "cachebench: out of memory for the check\n");
@@ -97,7 +97,7 @@ __attribute__((noinline)) static int check_addnext(char *base, size_t esize, siz
 		cur = next[cur];
 	}
 	for (size_t i = 0; i < nelems && ok; i++)
-		if (elem(base, esize, i)->pad[0] != val[i])
+		if (unlikely(elem(base, esize, i)->pad[0] != val[i]))
 			ok = 0;
 	free(next);
 	free(val);
@@ -169,13 +169,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char *base = aligned_alloc(64, (nelems * esize + 63) / 64 * 64);
-	if (!base) {
+	if (unlikely(!base)) {
 		fprintf(stderr, "cachebench: cannot allocate %zu bytes\n", nelems * esize);
 		return 1;
 	}
 	memset(base, 0, nelems * esize);
 	struct l *head = build_list(base, esize, nelems, random_order);
-	if (!head) {
+	if (unlikely(!head)) {
 		fprintf(stderr, "cachebench: out of memory\n");
 		return 1;
 	}
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 	size_t cycle = 1;
 	for (struct l *p = head->n; p != head; p = p->n)
 		cycle++;
-	if (cycle != nelems) {
+	if (unlikely(cycle != nelems)) {
 		fprintf(stderr, "cachebench: list is broken: cycle of %zu, expected %zu\n", cycle, nelems);
 		return 1;
 	}
@@ -209,14 +209,14 @@ int main(int argc, char **argv)
 		p = mode == MODE_WALK ? walk(p, steps) : mode == MODE_INC ? inc(p, steps) : addnext(p, steps);
 		t1 = kern_now();
 	}
-	if (p != head) {
+	if (unlikely(p != head)) {
 		fprintf(stderr, "cachebench: walk ended at the wrong element\n");
 		return 1;
 	}
 	if (mode == MODE_INC) {
 		uint64_t want = steps / nelems;
 		for (size_t i = 0; i < nelems; i++)
-			if (elem(base, esize, i)->pad[0] != want) {
+			if (unlikely(elem(base, esize, i)->pad[0] != want)) {
 				fprintf(stderr, "cachebench: element %zu was incremented %lu times, expected %llu\n",
 					i, elem(base, esize, i)->pad[0], (unsigned long long)want);
 				return 1;

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	pthread_t *tid = calloc(threads, sizeof(*tid));
 	struct worker_arg *args = calloc(threads, sizeof(*args));
 	pthread_barrier_t start;
-	if (!buf || !tid || !args) {
+	if (unlikely(!buf || !tid || !args)) {
 		fprintf(stderr, "falseshare: out of memory\n");
 		return 1;
 	}
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 					       .iters = iters, .cpu = (int)(t % (uint64_t)ncpu),
 					       .atomic = atomic, .start = &start };
 		int rc = pthread_create(&tid[t], NULL, worker, &args[t]);
-		if (rc) {
+		if (unlikely(rc)) {
 			fprintf(stderr, "falseshare: pthread_create: %s\n", strerror(rc));
 			return 1;
 		}
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (disp) {
 		for (uint64_t t = 0; t < threads; t++)
-			if ((uint64_t)*args[t].counter != iters) {
+			if (unlikely((uint64_t)*args[t].counter != iters)) {
 				fprintf(stderr, "falseshare: counter %llu is %ld, expected %llu\n",
 					(unsigned long long)t, *args[t].counter, (unsigned long long)iters);
 				rc = 1;

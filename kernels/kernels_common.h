@@ -74,4 +74,8 @@ static inline uint64_t kern_rand(uint64_t *state)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* likely()/unlikely(): __builtin_expect, or with -DDEBUGPRED the counts memprof predict reads
+ * (build/kernels/predict/). Last, so that no kernel line moves. */
+#include <memprof/debugpred.h>
+
 #endif

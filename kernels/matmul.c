@@ -97,7 +97,7 @@ static int close_enough(double a, double b)
 static int compare(const char *what, const double *a, const double *b, int n)
 {
 	for (size_t i = 0; i < (size_t)n * n; i++)
-		if (!close_enough(a[i], b[i])) {
+		if (unlikely(!close_enough(a[i], b[i]))) {
 			fprintf(stderr, "matmul: %s differ at [%zu][%zu]: %.17g vs %.17g\n", what,
 				i / (size_t)n, i % (size_t)n, a[i], b[i]);
 			return 0;
@@ -113,7 +113,7 @@ static int spot_check(const char *algo, const double *res, const double *m1, con
 		double sum = 0;
 		for (int k = 0; k < n; k++)
 			sum += m1[(size_t)i * n + k] * m2[(size_t)k * n + j];
-		if (!close_enough(sum, res[(size_t)i * n + j])) {
+		if (unlikely(!close_enough(sum, res[(size_t)i * n + j]))) {
 			fprintf(stderr, "matmul: %s result wrong at [%d][%d]: %.17g, expected %.17g\n",
 				algo, i, j, res[(size_t)i * n + j], sum);
 			return 0;
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	double *m1 = aligned_alloc(64, bytes), *m2 = aligned_alloc(64, bytes);
 	double *r[3] = { aligned_alloc(64, bytes), aligned_alloc(64, bytes), aligned_alloc(64, bytes) };
 	double *tmp = aligned_alloc(64, bytes);
-	if (!m1 || !m2 || !r[0] || !r[1] || !r[2] || !tmp) {
+	if (unlikely(!m1 || !m2 || !r[0] || !r[1] || !r[2] || !tmp)) {
 		fprintf(stderr, "matmul: cannot allocate 6 matrices of %zu bytes\n", bytes);
 		return 1;
 	}
