@@ -12,11 +12,12 @@
 
 #include "cli.h"
 #include "mp_analyzer.h"
+#include "mp_predict.h"
 
 #define CMD "annotate"
 
 struct ann_opts {
-	const char *input, *symfs, *kallsyms;
+	const char *input, *symfs, *kallsyms, *predict;
 	int asm_, quiet, no_skid, period, samples;
 	double threshold, hot;
 };
@@ -56,9 +57,31 @@ static int same_file(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* --predict: the predict file's counts, and the recording's branch events (-1: none). */
+struct ann_predict {
+	const struct mp_predict *p;
+	long br, miss;
+};
+
+/* After a hinted line: its hint and counts, and the measured misprediction rate there. */
+static void print_predict_note(FILE *f, const struct ann_predict *ap, const struct mp_ann_line *L)
+{
+	char note[256];
+	int warn;
+	uint64_t br = 0, miss = 0;
+	if (!ap || !ap->p || !L->line)
+		return;
+	if (ap->br >= 0 && ap->miss >= 0) {
+		br = L->c[ap->br].period;
+		miss = L->c[ap->miss].period;
+	}
+	if (mp_predict_note(ap->p, L->srcfile, L->line, br, miss, note, sizeof(note), &warn))
+		fprintf(f, "   <-- %s", note);
+}
+
 /* Print one model. ev: the events shown (columns). */
 static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *ev, size_t nev,
-		      int with_asm, int period)
+		      int with_asm, int period, const struct ann_predict *ap)
 {
 	const struct mp_ann_info *in = mp_ann_info(a);
 	size_t nl = mp_ann_nlines(a), ni = mp_ann_ninsns(a);
@@ -127,8 +150,10 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 			mark = "* ";
 		fputs(mark, f);
 		print_counts(f, L->c, in, ev, nev, period);
-		if (L->line)
+		if (L->line) {
 			fprintf(f, " : %5u  %s", L->line, L->text ? L->text : "");
+			print_predict_note(f, ap, L);
+		}
 		else
 			fprintf(f, " : %5s  %s", "?", "(addresses without line information)");
 		if (!printed_total && in->sym) {
@@ -261,6 +286,10 @@ static int cmd_annotate(int argc, char **argv)
 		{ 0, "no-skid", CLI_FLAG, &o.no_skid, NULL,
 		  "count samples at the sampled IP, without moving skidding events' samples back "
 		  "one instruction" },
+		{ 0, "predict", CLI_STR, &o.predict, "FILE",
+		  "after each line with a likely()/unlikely() hint, its counts from the predict FILE "
+		  "(memprof predict), WARNING where the hint is wrong, and the branch misses "
+		  "measured there when the recording has branch events" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
@@ -293,6 +322,15 @@ static int cmd_annotate(int argc, char **argv)
 		return 1;
 	}
 	struct mp_err err = { 0 };
+	struct mp_predict pred = { 0 };
+	struct ann_predict ap = { NULL, -1, -1 };
+	if (o.predict) {
+		if (mp_predict_read(&pred, o.predict, &err)) {
+			cli_error(CMD, "--predict %s", err.msg);
+			return 1;
+		}
+		ap.p = &pred;
+	}
 	char *bdir = cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir };
 	struct mp_session ss;
@@ -300,7 +338,16 @@ static int cmd_annotate(int argc, char **argv)
 	free(bdir); /* copied by the session */
 	if (rc) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		mp_predict_fini(&pred);
 		return 1;
+	}
+	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && ap.p; i++) {
+		const struct mp_pd_attr *at = mp_pd_attr(ss.pd, i);
+		int k = mp_predict_branch_event(at->attr.type, at->attr.config, at->name);
+		if (k == MP_PREDICT_EV_BRANCHES && ap.br < 0)
+			ap.br = (long)i;
+		else if (k == MP_PREDICT_EV_MISSES && ap.miss < 0)
+			ap.miss = (long)i;
 	}
 	unsigned char *skid = NULL;
 	size_t *ev = calloc(mp_pd_nattrs(ss.pd) + 1, sizeof(size_t));
@@ -369,7 +416,7 @@ static int cmd_annotate(int argc, char **argv)
 			status = 1;
 			goto out;
 		}
-		print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period);
+		print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
 		mp_ann_free(a);
 	} else {
 		/* the hot symbols, hottest first */
@@ -391,7 +438,7 @@ static int cmd_annotate(int argc, char **argv)
 				cli_warn(CMD, "%s", err.msg);
 				continue;
 			}
-			print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period);
+			print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
 			mp_ann_free(a);
 			shown++;
 		}
@@ -408,6 +455,7 @@ out:
 	free(skid);
 	free(ev);
 	mp_session_close(&ss);
+	mp_predict_fini(&pred);
 	return status;
 }
 

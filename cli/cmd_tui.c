@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mp_predict.h"
 #include "mp_tui.h"
 
 static const char tui_usage[] = "[-i FILE] [options]";
@@ -85,7 +86,7 @@ static int tui_batch(tui_model *m, const char *keys, int cols, int rows)
 static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
-	const char *size = NULL;
+	const char *size = NULL, *predict = NULL;
 	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
@@ -96,6 +97,7 @@ static int cmd_tui(int argc, char **argv)
 		{ 0, "no-ratios", CLI_FLAG, &no_ratios, NULL, "do not compute ratios" },
 		{ 0, "hot", CLI_DOUBLE, &hot_pct, "PCT", "annotate: lines with >= PCT% of samples are hot (5)" },
 		{ 0, "no-skid", CLI_FLAG, &no_skid, NULL, "annotate: count samples at the sampled IP, without skid correction" },
+		{ 0, "predict", CLI_STR, &predict, "FILE", "annotate: likely()/unlikely() counts from the predict FILE after their lines, wrong hints marked" },
 		{ 0, "no-color", CLI_FLAG, &no_color, NULL, "draw without colour (also NO_COLOR=1, TERM=vt100)" },
 		{ 0, "batch", CLI_STR, &batch, "KEYS", "no terminal: apply KEYS (<ENTER>, <TAB>, ...) and print the screen" },
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
@@ -136,23 +138,32 @@ static int cmd_tui(int argc, char **argv)
 	}
 
 	struct mp_err err = { 0 };
-	struct tui_source_opts so = { symfs, kallsyms, ratios, no_ratios, hot_pct, no_skid };
+	struct mp_predict pred = { 0 };
+	if (predict && mp_predict_read(&pred, predict, &err)) {
+		cli_error("tui", "--predict %s", err.msg);
+		return 1;
+	}
+	struct tui_source_opts so = { symfs, kallsyms, ratios, no_ratios, hot_pct, no_skid,
+				      predict ? &pred : NULL };
 	tui_data *d = NULL;
 	tui_source *src = tui_source_open(input, &so, &d, &err);
 	if (!src) {
 		cli_error("tui", "%s", err.msg);
+		mp_predict_fini(&pred);
 		return 1;
 	}
 	if (!tui_data_nsyms(d)) {
 		cli_error("tui", "%s: no samples to browse", input);
 		tui_data_free(d);
 		tui_source_free(src);
+		mp_predict_fini(&pred);
 		return 1;
 	}
 	tui_model *m = tui_model_new(d, cols, rows, &err);
 	if (!m) {
 		cli_error("tui", "%s", err.msg);
 		tui_source_free(src);
+		mp_predict_fini(&pred);
 		return 1;
 	}
 	if (batch) {
@@ -185,6 +196,7 @@ static int cmd_tui(int argc, char **argv)
 	}
 	tui_model_free(m);
 	tui_source_free(src);
+	mp_predict_fini(&pred);
 	return rc;
 }
 

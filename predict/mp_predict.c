@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -549,4 +550,127 @@ int mp_predict_sort_parse(const char *s, enum mp_predict_sort *sort, struct mp_e
 const char *mp_predict_hint_name(int hint)
 {
 	return hint == 1 ? "likely" : hint == 0 ? "unlikely" : "mixed";
+}
+
+/* ---- beside the source ---- */
+
+static const char *strip_rel(const char *s)
+{
+	for (;;) {
+		if (!strncmp(s, "./", 2))
+			s += 2;
+		else if (!strncmp(s, "../", 3))
+			s += 3;
+		else
+			return s;
+	}
+}
+
+int mp_predict_same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	if (!a || !b || !*a || !*b)
+		return 0;
+	if (!strcmp(a, b))
+		return 1;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la < lb) {
+		const char *t = a;
+		a = b;
+		b = t;
+	}
+	b = strip_rel(b);
+	la = strlen(a);
+	lb = strlen(b);
+	return lb && la > lb && a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
+}
+
+int mp_predict_line(const struct mp_predict *p, const char *file, uint32_t line,
+		    struct mp_predict_row *out)
+{
+	int found = 0;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; p && i < p->nuses; i++) {
+		const struct mp_predict_use *u = &p->uses[i];
+		if (u->line != line || !mp_predict_same_file(u->file, file))
+			continue;
+		if (!found) {
+			out->hint = u->likely;
+			out->expr = u->expr;
+			out->func = u->func;
+			out->file = u->file;
+			out->line = u->line;
+			out->object = obj_of(p, u);
+			out->atomic = 1;
+			out->nlocations = 1;
+		} else if (u->likely != out->hint) {
+			out->hint = -1;
+		}
+		if (!found || strcmp(u->expr, out->expr) || u->likely != out->hint)
+			out->nuses++;
+		out->correct += u->correct;
+		out->incorrect += u->incorrect;
+		if (!u->atomic)
+			out->atomic = 0;
+		found = 1;
+	}
+	if (!found)
+		return 0;
+	if (out->correct + out->incorrect)
+		out->pct_incorrect = 100.0 * (double)out->incorrect /
+				     ((double)out->correct + (double)out->incorrect);
+	out->warning = out->incorrect > out->correct;
+	return 1;
+}
+
+static int name_is(const char *n, const char *want)
+{
+	return !strcasecmp(n, want);
+}
+
+int mp_predict_branch_event(uint32_t type, uint64_t config, const char *name)
+{
+	/* PERF_TYPE_HARDWARE: PERF_COUNT_HW_BRANCH_INSTRUCTIONS (4), _BRANCH_MISSES (5); the
+	 * high 32 bits of config name a hybrid PMU */
+	if (type == 0 && (config & 0xffffffffu) == 4)
+		return MP_PREDICT_EV_BRANCHES;
+	if (type == 0 && (config & 0xffffffffu) == 5)
+		return MP_PREDICT_EV_MISSES;
+	if (!name)
+		return 0;
+	char n[128];
+	size_t k = 0;
+	for (; name[k] && name[k] != ':' && name[k] != '/' && k + 1 < sizeof n; k++)
+		n[k] = name[k];
+	n[k] = 0;
+	if (name_is(n, "Bcm") || name_is(n, "branch-misses") || strstr(n, "MISP") ||
+	    strstr(n, "misp") || strstr(n, "MISSP"))
+		return MP_PREDICT_EV_MISSES;
+	if (name_is(n, "Bc") || name_is(n, "branches") || name_is(n, "branch-instructions") ||
+	    name_is(n, "BR_INST_RETIRED") || name_is(n, "BR_INST_RETIRED.ANY") ||
+	    name_is(n, "BR_INST_EXEC") || name_is(n, "BR_CND_EXEC"))
+		return MP_PREDICT_EV_BRANCHES;
+	return 0;
+}
+
+int mp_predict_note(const struct mp_predict *p, const char *file, uint32_t line,
+		    uint64_t branches, uint64_t misses, char *buf, size_t cap, int *warn)
+{
+	struct mp_predict_row r;
+	int n;
+	if (cap)
+		buf[0] = 0;
+	*warn = 0;
+	if (!mp_predict_line(p, file, line, &r))
+		return 0;
+	*warn = r.warning;
+	n = snprintf(buf, cap, "%s: correct %llu, incorrect %llu (%.2f%%)%s",
+		     mp_predict_hint_name(r.hint), (unsigned long long)r.correct,
+		     (unsigned long long)r.incorrect, r.pct_incorrect, r.warning ? " WARNING" : "");
+	if (branches && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, "; branch misses %.2f%% (%llu of %llu)",
+			 100.0 * (double)misses / (double)branches, (unsigned long long)misses,
+			 (unsigned long long)branches);
+	return 1;
 }

@@ -106,6 +106,36 @@ int mp_predict_aggregate(const struct mp_predict *p, const struct mp_predict_opt
 int mp_predict_by_parse(const char *s, enum mp_predict_by *by, struct mp_err *err);
 int mp_predict_sort_parse(const char *s, enum mp_predict_sort *sort, struct mp_err *err);
 
+/* ---- beside the source (annotate, the TUI) ---- */
+
+/* 1 when the two paths name the same source file: equal, or one ends with "/" + the other
+ * (leading "./" and "../" of the shorter dropped): __FILE__ as the compiler was given it
+ * against the path of the DWARF line table. */
+int mp_predict_same_file(const char *a, const char *b);
+
+/* The hints of one source line: every use on line `line` of `file` (mp_predict_same_file),
+ * merged over objects and processes (the counts of a -DDEBUGPRED build apply to the lines
+ * of the normal build of the same source). 1 with *out filled (strings borrowed), 0 when
+ * the line has no hint. */
+int mp_predict_line(const struct mp_predict *p, const char *file, uint32_t line,
+		    struct mp_predict_row *out);
+
+/* What a recorded event counts, from its perf_event_attr type and config and its name:
+ * MP_PREDICT_EV_BRANCHES (branches, branch-instructions, BR_INST_RETIRED(.ANY),
+ * BR_INST_EXEC, BR_CND_EXEC, callgrind's Bc), MP_PREDICT_EV_MISSES (branch-misses,
+ * BR_INST_RETIRED.MISPRED, BR_MISP_*, BR_MISSP_EXEC, BR_CND_MISSP_EXEC, Bcm), or 0. */
+enum { MP_PREDICT_EV_BRANCHES = 1, MP_PREDICT_EV_MISSES = 2 };
+int mp_predict_branch_event(uint32_t type, uint64_t config, const char *name);
+
+/* The note annotate prints after a hinted line, into buf:
+ *   "unlikely: correct 300, incorrect 700 (70.00%) WARNING"
+ * and, when branches > 0 (the recording has branch events and the line executed some),
+ *   "; branch misses 20.20% (202 of 1000)"
+ * Returns 1 (with *warn = incorrect > correct), or 0 with buf "" when the line has no
+ * hint. */
+int mp_predict_note(const struct mp_predict *p, const char *file, uint32_t line,
+		    uint64_t branches, uint64_t misses, char *buf, size_t cap, int *warn);
+
 /* "likely", "unlikely" or "mixed". */
 const char *mp_predict_hint_name(int hint);
 

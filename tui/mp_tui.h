@@ -24,6 +24,8 @@
 
 #include "mp_util.h"
 
+struct mp_predict;
+
 /* ===== data ============================================================================ */
 
 typedef struct tui_data tui_data;
@@ -118,6 +120,9 @@ int tui_annot_set_line_count(tui_annot *a, size_t line, size_t ev, uint64_t samp
 /* Mark a line hot (the analyzer's verdict: the hottest line, and lines past --hot): drawn
  * with a '*' before its number. */
 int tui_annot_set_line_hot(tui_annot *a, size_t line, int hot);
+/* A note after the line's text (copied): the counts of its likely()/unlikely() hint from a
+ * predict file; warn = the hint is wrong (drawn hot). 0, -EINVAL or -ENOMEM. */
+int tui_annot_set_line_note(tui_annot *a, size_t line, const char *note, int warn);
 enum tui_insn_kind { TUI_INSN_PLAIN, TUI_INSN_CALL, TUI_INSN_JUMP, TUI_INSN_RET };
 /* An instruction under source line `line`. For calls and jumps, target is the destination
  * address (0 = indirect) and target_name the callee (may be NULL). Returns its index. */
@@ -243,6 +248,10 @@ struct tui_source_opts {
 	int no_ratios;        /* do not load or evaluate ratios */
 	double hot_pct;       /* annotate: lines at or above this share are hot (0 = 5%) */
 	int no_skid;          /* annotate: no skid correction (see mp_ann_event_skids()) */
+	/* annotate: the counts of likely()/unlikely() hints after their lines, with the branch
+	 * misses measured there when the recording has branch events; borrowed, valid until
+	 * tui_source_free(); NULL = none */
+	const struct mp_predict *predict;
 };
 
 /* Read a perf.data file, let the analyzer aggregate it per symbol, and fill *data (a new

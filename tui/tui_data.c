@@ -223,6 +223,7 @@ void tui_annot_free(tui_annot *a)
 	for (size_t i = 0; i < a->nlines; i++) {
 		free(a->lines[i].file);
 		free(a->lines[i].text);
+		free(a->lines[i].note);
 		free(a->lines[i].cnt);
 	}
 	for (size_t i = 0; i < a->ninsns; i++) {
@@ -271,6 +272,19 @@ int tui_annot_set_line_hot(tui_annot *a, size_t line, int hot)
 	if (line >= a->nlines)
 		return -EINVAL;
 	a->lines[line].hot = hot != 0;
+	return 0;
+}
+
+int tui_annot_set_line_note(tui_annot *a, size_t line, const char *note, int warn)
+{
+	char *n;
+	if (line >= a->nlines || !note)
+		return -EINVAL;
+	if (!(n = strdup(note)))
+		return -ENOMEM;
+	free(a->lines[line].note);
+	a->lines[line].note = n;
+	a->lines[line].note_warn = warn != 0;
 	return 0;
 }
 

@@ -47,6 +47,8 @@ struct tui_aline {
 	unsigned lineno;
 	int hot;
 	char *file, *text;
+	char *note;    /* a likely()/unlikely() hint's counts (memprof predict), or NULL */
+	int note_warn; /* the hint is wrong: the note is drawn hot */
 	uint64_t *cnt; /* samples[nev] then periods[nev] */
 };
 

@@ -328,6 +328,12 @@ void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v
 		tui_put(l, ln->text[0] || ln->lineno ? ln->text : "(no source line)");
 		if (ln->file && ln->file[0] && strcmp(ln->file, a->file))
 			tui_putf(l, "   [%s]", ln->file);
+		if (ln->note) {
+			span(l, col, hot);
+			col = l->pos;
+			tui_putf(l, "   <-- %s", ln->note);
+			hot = ln->note_warn ? TUI_HEAT_MAX : 0;
+		}
 	} else {
 		const struct tui_ainsn *in = &a->insns[it->idx];
 		l->row->kind = TUI_ROW_ASM;

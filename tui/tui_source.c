@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
+#include "mp_predict.h"
 #include "tui_internal.h"
 #include "mp_ratios.h"
 
@@ -32,6 +33,8 @@ struct tui_source {
 	int fns_done, lines_done;
 	double hot_pct;
 	unsigned char skid[TUI_MAX_EVENTS];
+	const struct mp_predict *predict;
+	long br, miss; /* the recording's branch and branch-miss events, -1 = none */
 	mp_ratio_set *rset;
 	struct mp_ratio_event *rev;
 	struct mp_ratio_binding *bind;
@@ -154,6 +157,19 @@ static int annotate_cb(void *ctx, const struct tui_sym_ref *ref, tui_annot **out
 		for (size_t e2 = 0; e2 < src->nattrs; e2++)
 			tui_annot_set_line_count(t, (size_t)tl, e2, ln->c[e2].samples, ln->c[e2].period);
 		tui_annot_set_line_hot(t, (size_t)tl, ln->hot);
+		if (src->predict && ln->line) {
+			char note[256];
+			int warn;
+			uint64_t br = 0, miss = 0;
+			if (src->br >= 0 && src->miss >= 0) {
+				br = ln->c[src->br].period;
+				miss = ln->c[src->miss].period;
+			}
+			if (mp_predict_note(src->predict, ln->srcfile, ln->line, br, miss, note,
+					    sizeof(note), &warn) &&
+			    (rc = tui_annot_set_line_note(t, (size_t)tl, note, warn)))
+				break;
+		}
 		for (size_t k = 0; k < ln->ninsns; k++)
 			if (ln->insns[k] < ni)
 				line_of[ln->insns[k]] = (size_t)tl;
@@ -337,6 +353,16 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 		mp_err_set(err, -MP_EFORMAT, "%s: %zu events (the browser shows 1 to %d)", path,
 			   src->nattrs, TUI_MAX_EVENTS);
 		goto fail;
+	}
+	src->predict = opts ? opts->predict : NULL;
+	src->br = src->miss = -1;
+	for (size_t i = 0; i < src->nattrs && src->predict; i++) {
+		const struct mp_pd_attr *at = mp_pd_attr(src->pd, i);
+		int k = mp_predict_branch_event(at->attr.type, at->attr.config, at->name);
+		if (k == MP_PREDICT_EV_BRANCHES && src->br < 0)
+			src->br = (long)i;
+		else if (k == MP_PREDICT_EV_MISSES && src->miss < 0)
+			src->miss = (long)i;
 	}
 	for (size_t i = 0; i < src->nattrs && !(opts && opts->no_skid); i++)
 		src->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(src->pd, i)->attr);
