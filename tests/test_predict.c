@@ -295,6 +295,56 @@ static void parse_names__bad__names_value(void **state)
 	assert_int_equal(mp_predict_sort_parse("size", &s, &err), -EINVAL);
 }
 
+static void same_file__relative_and_absolute__match(void **state)
+{
+	(void)state;
+	assert_true(mp_predict_same_file("/src/p/known.c", "known.c"));
+	assert_true(mp_predict_same_file("../p/known.c", "/src/p/known.c"));
+	assert_true(mp_predict_same_file("./known.c", "/src/known.c"));
+	assert_false(mp_predict_same_file("/src/unknown.c", "known.c"));
+	assert_false(mp_predict_same_file("/src/a/known.c", "/src/b/known.c"));
+	assert_false(mp_predict_same_file(NULL, "known.c"));
+}
+
+static void line_and_note__merged_over_objects(void **state)
+{
+	struct mp_predict p;
+	struct mp_predict_row r;
+	char buf[256];
+	int warn;
+	(void)state;
+	load_agg(&p);
+	/* m.c:5 in /a: 9+1 (pid 1, two copies) + 10 (pid 2) correct, 1+1+0 incorrect */
+	assert_int_equal(mp_predict_line(&p, "/x/m.c", 5, &r), 1);
+	assert_int_equal(r.correct, 20);
+	assert_int_equal(r.incorrect, 2);
+	assert_int_equal(mp_predict_line(&p, "/x/m.c", 6, &r), 0);
+	assert_int_equal(mp_predict_note(&p, "m.c", 9, 1000, 202, buf, sizeof buf, &warn), 1);
+	assert_string_equal(buf, "likely: correct 10, incorrect 30 (75.00%) WARNING; "
+				 "branch misses 20.20% (202 of 1000)");
+	assert_true(warn);
+	assert_int_equal(mp_predict_note(&p, "m.c", 7, 0, 0, buf, sizeof buf, &warn), 1);
+	assert_string_equal(buf, "unlikely: correct 18, incorrect 2 (10.00%)");
+	assert_false(warn);
+	assert_int_equal(mp_predict_note(&p, "m.c", 8, 0, 0, buf, sizeof buf, &warn), 0);
+	assert_string_equal(buf, "");
+	mp_predict_fini(&p);
+}
+
+static void branch_event__attr_or_name(void **state)
+{
+	(void)state;
+	assert_int_equal(mp_predict_branch_event(0, 4, "x"), MP_PREDICT_EV_BRANCHES);
+	assert_int_equal(mp_predict_branch_event(0, 5, NULL), MP_PREDICT_EV_MISSES);
+	assert_int_equal(mp_predict_branch_event(0, 0xa00000005ull, NULL), MP_PREDICT_EV_MISSES);
+	assert_int_equal(mp_predict_branch_event(4, 0xc4, "BR_INST_RETIRED.ANY"), MP_PREDICT_EV_BRANCHES);
+	assert_int_equal(mp_predict_branch_event(4, 0xc5, "BR_INST_RETIRED.MISPRED:u"), MP_PREDICT_EV_MISSES);
+	assert_int_equal(mp_predict_branch_event(4, 0, "Bcm"), MP_PREDICT_EV_MISSES);
+	assert_int_equal(mp_predict_branch_event(4, 0, "Bc"), MP_PREDICT_EV_BRANCHES);
+	assert_int_equal(mp_predict_branch_event(1, 0, "cpu-clock"), 0);
+	assert_int_equal(mp_predict_branch_event(4, 0, "L1D_REPL"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +359,9 @@ int main(void)
 		cmocka_unit_test(aggregate__by_function_and_line__hint_mixed),
 		cmocka_unit_test(aggregate__threshold_and_sort),
 		cmocka_unit_test(parse_names__bad__names_value),
+		cmocka_unit_test(same_file__relative_and_absolute__match),
+		cmocka_unit_test(line_and_note__merged_over_objects),
+		cmocka_unit_test(branch_event__attr_or_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
