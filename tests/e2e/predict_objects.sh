@@ -74,5 +74,11 @@ if sorted(sums) != [(0, 0), (3996, 4)]:
 PY
 	done
 done
+# two translation units including the header: one record (one reporter per object) with
+# both units' uses
+gcc -O2 -DDEBUGPRED -I"$PREDICT_INC" "$S/tu_a.c" "$S/tu_b.c" -o tu && "$MEMPROF" predict -o tu.pred --csv -- ./tu >tu.csv 2>&1 ||
+	{ echo "FAIL: two TUs: $(cat tu.csv)"; fail=1; }
+[ "$(grep -c '^MEMPROF-PREDICT' tu.pred)" -eq 1 ] && grep -qF "likely,9,1,10.00,0,i != 3,main,$S/tu_a.c," tu.csv &&
+	grep -qF "unlikely,4,1,20.00,0,i == 3,tu_b,$S/tu_b.c," tu.csv || { echo "FAIL: two TUs"; cat tu.pred tu.csv; fail=1; }
 [ $fail -eq 0 ] && echo "ok"
 exit $fail
