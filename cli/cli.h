@@ -83,6 +83,16 @@ void cli_csv_str(FILE *f, const char *s);   /* a CSV field, quoted when it needs
  * --symfs (which is meant to be the only place objects come from). malloc'd. */
 char *cli_buildid_dir(const char *symfs);
 
+/* memprof stat --regions: the regions table of a run (cmd_stat_regions.c); with json, the
+ * members "regions", "outside_regions", "region_notes" of the stat document. model: the
+ * host model for the ratios (mp_events_host_model()). */
+struct mp_event;
+struct mp_event_result;
+struct mp_regions;
+void cli_stat_regions(FILE *f, const struct mp_regions *reg, const struct mp_event *evs,
+		      size_t nev, const struct mp_event_result *total, int csv, int json,
+		      const char *sep, const char *model);
+
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;
 void cli_install_stop_handler(void);

@@ -151,7 +151,8 @@ static int cmd_stat(int argc, char **argv)
 {
 	char *events = NULL;
 	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
-	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, nargs, rc;
+	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, regions = 0, nargs,
+	    rc;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
 		  "events to count, comma-separated or repeated (see memprof list)" },
@@ -167,6 +168,9 @@ static int cmd_stat(int argc, char **argv)
 		CLI_OPT_PMU(&pmu, CLI_PMU_RESOLVE),
 		{ 0, "ratios", CLI_FLAG, &ratios, NULL,
 		  "then the ratios the counts give (IPC, L1D Miss Rate, ...: memprof ratios)" },
+		{ 0, "regions", CLI_FLAG, &regions, NULL,
+		  "count per region of the program's markers (memprof/marker.h): calls, counts "
+		  "and ratios per region and thread, and outside any region" },
 		{ 0 },
 	};
 
@@ -190,6 +194,10 @@ static int cmd_stat(int argc, char **argv)
 	}
 	if (!nargs && !pid && !all) {
 		cli_error("stat", "no command to count (see memprof stat --help)");
+		goto out;
+	}
+	if (regions && !nargs) {
+		cli_error("stat", "--regions needs a command (its markers talk to memprof)");
 		goto out;
 	}
 	if ((nargs && pid) || (pid && all)) {
@@ -231,6 +239,7 @@ static int cmd_stat(int argc, char **argv)
 	so.system_wide = all;
 	so.no_inherit = no_inherit;
 	so.stop = &cli_stop_flag;
+	so.regions = regions;
 	cli_install_stop_handler();
 	if (mp_stat_run(&so, &res, &err)) {
 		cli_error("stat", "%s", err.msg);
@@ -249,6 +258,14 @@ static int cmd_stat(int argc, char **argv)
 	char cmd[512];
 	target_name(cmd, sizeof(cmd), nargs, argv, pid);
 
+	char model[64];
+	struct mp_evopts meo = { 0 };
+	meo.pmu_model = pmu;
+	mp_events_host_model(&meo, model, sizeof(model));
+	if (regions && csv) {
+		cli_stat_regions(f, res.regions, evs, nev, res.ev, 1, 0, sep, model);
+		goto done;
+	}
 	if (json) {
 		fprintf(f, "{\"command\": ");
 		cli_json_str(f, cmd);
@@ -272,12 +289,19 @@ static int cmd_stat(int argc, char **argv)
 		int clock = is_clock(&evs[i]);
 		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep);
 	}
-	if (json)
+	if (json && regions) {
+		fprintf(f, "\n],\n");
+		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 1, sep, model);
+		fprintf(f, "}\n");
+	} else if (json)
 		fprintf(f, "\n]}\n");
 	else if (!csv)
 		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res.wall_ns / 1e9);
 	if (ratios && !json && !csv)
 		stat_print_ratios(f, evs, res.ev, nev, pmu);
+	if (regions && !json && !csv)
+		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 0, sep, model);
+done:
 	if (outpath)
 		fclose(f);
 	rc = 0;
@@ -288,6 +312,7 @@ static int cmd_stat(int argc, char **argv)
 				WTERMSIG(res.workload_status),
 				strsignal(WTERMSIG(res.workload_status)));
 	}
+	mp_regions_free(res.regions);
 	free(res.ev);
 	free(evs);
 out:

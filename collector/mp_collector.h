@@ -91,7 +91,49 @@ struct mp_record_opts {
 	int argc_all; char *const *argv_all; /* memprof's own command line for HEADER_CMDLINE */
 	const struct mp_evopts *evopts; /* how the events were parsed (for error messages);
 					   may be NULL */
+	int regions;              /* --regions: the markers' regions, stored in the file */
+	int regions_only;         /* --regions-only: sample only while a region is open */
 };
+
+/* ---- regions (stat/record --regions, the markers of include/memprof/marker.h) ----------- */
+
+typedef struct mp_regions mp_regions;
+
+/* The control protocol the workload's markers speak (marker.h): parse one message at
+ * buf[0..n). Returns the bytes it takes (> 0, m filled, m->name points into buf), 0 when
+ * the message is not complete yet, or a negative code with err saying what is wrong. Any
+ * bytes are safe: the header line is at most 64 bytes, names at most 1024. */
+enum mp_ctl_kind { MP_CTL_BEGIN, MP_CTL_END, MP_CTL_ENABLE, MP_CTL_DISABLE, MP_CTL_PING };
+struct mp_ctl_msg {
+	enum mp_ctl_kind kind;
+	pid_t tid;                 /* begin/end: the thread */
+	const unsigned char *name; /* begin/end: len bytes, any value */
+	size_t len;
+};
+int mp_ctl_parse(const unsigned char *buf, size_t n, struct mp_ctl_msg *m, struct mp_err *err);
+
+/* One row of the regions table. Rows come in tree order: a region, then the regions
+ * opened inside it. Each region has its row summed over threads (tid 0), followed by one
+ * row per thread that entered it when more than one did. */
+struct mp_region_stat {
+	const unsigned char *name; /* len bytes as the program gave them (any bytes) */
+	size_t len;
+	int depth;                 /* 0 = top level */
+	pid_t tid;                 /* 0 = summed over threads */
+	uint64_t calls;            /* begin..end pairs completed */
+	uint64_t unclosed;         /* still open when the thread or the workload ended: counted
+				    * to the thread's last count */
+	const uint64_t *value, *ena, *run; /* [nevents] summed deltas */
+	const double *scaled;      /* [nevents] sum over calls of delta * ena/run */
+};
+size_t mp_regions_nrows(const mp_regions *r);
+const struct mp_region_stat *mp_regions_row(const mp_regions *r, size_t i);
+/* What went wrong, one line each (a bad message, an end without its begin, a thread that
+ * could not be counted), or NULL past the last. */
+const char *mp_regions_note(const mp_regions *r, size_t i);
+/* The name, printable: bytes outside ASCII graphic characters and space as \xNN. */
+void mp_region_name_str(const unsigned char *name, size_t len, char *buf, size_t size);
+void mp_regions_free(mp_regions *r); /* NULL-safe */
 
 struct mp_event_result {
 	uint64_t samples, lost, throttled;
@@ -106,6 +148,8 @@ struct mp_record_result {
 	uint64_t bytes_written;
 	uint64_t wall_ns;           /* from the workload's start to the end of the run */
 	int exec_errno;             /* the workload could not be started: execvp's errno */
+	mp_regions *regions;        /* with opts regions: the regions table (free with
+				     * mp_regions_free()), else NULL */
 };
 
 /* What the kernel allows, read before a run (perf_event_paranoid, kptr_restrict, PMUs
@@ -138,6 +182,8 @@ struct mp_stat_opts {
 	int system_wide;
 	int no_inherit;
 	volatile sig_atomic_t *stop;
+	int regions;              /* --regions: give the workload the markers' control fds
+				   * (MEMPROF_CONTROL) and count per region (res->regions) */
 };
 
 int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err);

@@ -17,6 +17,8 @@ struct mp_workload {
 	int go_fd;  /* write a byte to let it exec */
 	int err_fd; /* execvp's errno, or EOF on a successful exec */
 	int pidfd;
+	int ctl_child; /* the markers' control socket, given to the workload (MEMPROF_CONTROL);
+			* -1 = none. Set before mp_workload_fork(). */
 };
 
 /* Fork argv[0] held before its exec (wl->pid, pipes, pidfd). 0 or negative code. */
@@ -28,6 +30,26 @@ void mp_workload_cancel(struct mp_workload *wl, int *status);
 /* On the way out of a run: a started workload still running is killed and reaped (its
  * status into res), one never started is cancelled; its fds are closed. */
 void mp_workload_release(struct mp_workload *wl, struct mp_record_result *res);
+
+/* ---- regions (mp_regions.c) ---- */
+
+/* Counting attrs of the events (copied; each thread that sends a message gets a group of
+ * its own, opened then); nev = 0: transitions only (record). NULL on allocation failure. */
+mp_regions *mp_regions_new(const struct perf_event_attr *attrs, size_t nev);
+/* Called at each transition (begin = 1 or 0) of a thread with the region's node and the
+ * CLOCK_MONOTONIC time, while the thread waits for its ack. */
+typedef void (*mp_regions_hook)(void *ctx, pid_t tid, int node, int begin, uint64_t t);
+void mp_regions_set_hook(mp_regions *r, mp_regions_hook fn, void *ctx);
+/* Handle the complete messages of buf[0..n) (*used: bytes taken). Returns the number of
+ * acks owed (>= 0), or a negative code when the stream is broken (a note says why). */
+int mp_regions_feed(mp_regions *r, const void *buf, size_t n, size_t *used);
+unsigned mp_regions_open_count(const mp_regions *r);
+int mp_regions_broken(const mp_regions *r);
+/* A node's name and parent (-1 = top level). */
+const char *mp_regions_node_name(const mp_regions *r, int node, size_t *len);
+int mp_regions_node_parent(const mp_regions *r, int node);
+/* The run ended: close every open region with the thread's last counts, build the rows. */
+int mp_regions_finish(mp_regions *r);
 
 /* ---- ring buffer (mp_ring.c) ---- */
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -560,13 +561,19 @@ struct run {
 	pid_t *threads, sys_thread;
 	int forwarded; /* a Ctrl-C went to the workload already */
 	uint64_t t0;
+	/* --regions: the markers' control socket (our end), what came in not yet parsed */
+	int ctl_fd;
+	mp_regions *reg;
+	unsigned char cbuf[4096];
+	size_t clen;
 };
 
 static void run_init(struct run *r, const struct mp_stat_opts *t)
 {
 	memset(r, 0, sizeof(*r));
 	r->t = t;
-	r->wl = (struct mp_workload){ -1, -1, -1, -1 };
+	r->wl = (struct mp_workload){ -1, -1, -1, -1, -1 };
+	r->ctl_fd = -1;
 	r->one_cpu = -1;
 	r->sys_thread = -1;
 }
@@ -611,7 +618,22 @@ static int run_targets(struct run *r, int per_cpu, struct mp_err *err)
 	} else if (t->pid && (rc = task_threads(t->pid, &r->threads, &r->nthreads, err))) {
 		return rc;
 	}
-	if (t->argv && (rc = mp_workload_fork(&r->wl, t->argv, err)))
+	if (t->regions) {
+		int sv[2];
+		if (!t->argv || t->system_wide)
+			return mp_err_set(err, -EINVAL, "--regions needs a command to run (not -p "
+							"or -a): its markers talk to memprof");
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return mp_err_set(err, -errno, "socketpair: %s", strerror(errno));
+		r->ctl_fd = sv[0];
+		r->wl.ctl_child = sv[1];
+	}
+	rc = t->argv ? mp_workload_fork(&r->wl, t->argv, err) : 0;
+	if (r->wl.ctl_child >= 0) {
+		close(r->wl.ctl_child);
+		r->wl.ctl_child = -1;
+	}
+	if (rc)
 		return rc;
 	if (t->argv && !t->system_wide) {
 		r->threads = &r->wl.pid;
@@ -664,8 +686,61 @@ static int run_target_gone(const struct run *r)
 	return r->t->pid && !r->t->argv && kill(r->t->pid, 0) < 0 && errno == ESRCH;
 }
 
+/* --regions: the region table's counting groups are the events' counting attrs (none
+ * when nev is 0: record marks transitions only). */
+static int run_regions(struct run *r, size_t nev, struct mp_err *err)
+{
+	struct perf_event_attr *a = calloc(nev ? nev : 1, sizeof(*a));
+	if (!a)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < nev; i++)
+		a[i] = *mp_evlist_attr(r->l, i);
+	r->reg = mp_regions_new(a, nev);
+	free(a);
+	return r->reg ? 0 : mp_err_set(err, -ENOMEM, "out of memory");
+}
+
+/* Read what the markers sent, count, acknowledge each message as perf does ("ack\n\0").
+ * A broken stream closes the socket: the markers see EOF and switch themselves off. */
+static void run_control(struct run *r)
+{
+	static const char ack[] = "ack\n";
+	for (;;) {
+		ssize_t n = recv(r->ctl_fd, r->cbuf + r->clen, sizeof(r->cbuf) - r->clen,
+				 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0) { /* every copy of the workload's end is closed */
+				close(r->ctl_fd);
+				r->ctl_fd = -1;
+			}
+			return;
+		}
+		r->clen += (size_t)n;
+		size_t used;
+		int acks = mp_regions_feed(r->reg, r->cbuf, r->clen, &used);
+		for (int i = 0; i < acks; i++)
+			if (send(r->ctl_fd, ack, sizeof(ack), MSG_NOSIGNAL) < 0)
+				break;
+		memmove(r->cbuf, r->cbuf + used, r->clen - used);
+		r->clen -= used;
+		if (acks < 0 || mp_regions_broken(r->reg)) {
+			close(r->ctl_fd);
+			r->ctl_fd = -1;
+			return;
+		}
+	}
+}
+
 static void run_release(struct run *r, struct mp_record_result *res)
 {
+	if (r->ctl_fd >= 0)
+		close(r->ctl_fd);
+	r->ctl_fd = -1;
+	if (r->reg && !res->regions)
+		mp_regions_free(r->reg);
+	r->reg = NULL;
 	mp_workload_release(&r->wl, res);
 	mp_evlist_free(r->l);
 	r->l = NULL;
@@ -816,7 +891,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 {
 	/* the target, as mp_stat_run() gets it */
 	struct mp_stat_opts t = { o->events, o->nevents, o->argv, o->pid, o->system_wide,
-				  o->no_inherit, o->stop };
+				  o->no_inherit, o->stop, o->regions || o->regions_only };
 	struct run r;
 	mp_pdw *w = NULL;
 	int rc, status = 0, have_status = 0;
@@ -853,6 +928,23 @@ out:
 static void stat_wait(struct run *r, struct mp_record_result *res)
 {
 	int status = 0;
+	/* --regions: answer the markers while the workload runs */
+	while (r->ctl_fd >= 0 && r->wl.pid > 0) {
+		struct pollfd pfd[2] = { { .fd = r->ctl_fd, .events = POLLIN },
+					 { .fd = r->wl.pidfd, .events = POLLIN } };
+		if (run_forward_stop(r))
+			return;
+		poll(pfd, r->wl.pidfd >= 0 ? 2 : 1, 100);
+		if (pfd[0].revents)
+			run_control(r);
+		if (waitpid(r->wl.pid, &status, WNOHANG) == r->wl.pid) {
+			res->workload_status = status;
+			r->wl.pid = -1;
+			if (r->ctl_fd >= 0)
+				run_control(r); /* what came before the end */
+			return;
+		}
+	}
 	for (;;) {
 		if (run_forward_stop(r))
 			break;
@@ -882,9 +974,17 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 	if ((rc = run_check(&r, "count", 0, res, err)))
 		return rc;
 	if ((rc = run_targets(&r, 0, err)) || (rc = run_open(&r, NULL, err)) ||
+	    (o->regions && (rc = run_regions(&r, o->nevents, err))) ||
 	    (rc = run_start(&r, res, err)))
 		goto out;
 	stat_wait(&r, res);
+	if (r.reg) {
+		if ((rc = mp_regions_finish(r.reg))) {
+			rc = mp_err_set(err, rc, "out of memory for the regions table");
+			goto out;
+		}
+		res->regions = r.reg;
+	}
 	res->wall_ns = now_ns() - r.t0;
 	mp_evlist_disable(r.l);
 	for (size_t i = 0; i < o->nevents; i++)

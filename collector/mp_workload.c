@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -38,6 +40,12 @@ int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *e
 		close(ep[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* memprof gave up before the start */
+		if (wl->ctl_child >= 0) {
+			char env[48];
+			snprintf(env, sizeof(env), "fd:%d,%d", wl->ctl_child, wl->ctl_child);
+			fcntl(wl->ctl_child, F_SETFD, 0);
+			setenv("MEMPROF_CONTROL", env, 1);
+		}
 		execvp(argv[0], argv);
 		int e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)

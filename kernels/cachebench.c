@@ -9,6 +9,8 @@
  */
 #include <getopt.h>
 
+#include <memprof/marker.h>
+
 #include "kernels_common.h"
 
 struct l {
@@ -193,6 +195,9 @@ int main(int argc, char **argv)
 
 	uint64_t steps = 0;
 	struct l *p = head;
+	/* the walk is a region (memprof --regions), named by the mode */
+	const char *region = mode == MODE_WALK ? "walk" : mode == MODE_INC ? "inc" : "addnext";
+	memprof_region_begin(region);
 	double t0 = kern_now(), t1;
 	if (seconds > 0) {
 		/* Chunks of whole walks, so that the inc check below still holds. */
@@ -209,6 +214,7 @@ int main(int argc, char **argv)
 		p = mode == MODE_WALK ? walk(p, steps) : mode == MODE_INC ? inc(p, steps) : addnext(p, steps);
 		t1 = kern_now();
 	}
+	memprof_region_end(region);
 	if (unlikely(p != head)) {
 		fprintf(stderr, "cachebench: walk ended at the wrong element\n");
 		return 1;

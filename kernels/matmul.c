@@ -12,6 +12,8 @@
 #include <getopt.h>
 #include <math.h>
 
+#include <memprof/marker.h>
+
 #include "kernels_common.h"
 
 #define CLS 64                          /* cache line size */
@@ -179,11 +181,13 @@ int main(int argc, char **argv)
 		if (!(algo & (1 << a)))
 			continue;
 		double t0 = kern_now();
+		memprof_region_begin(names[a]); /* one region per algorithm (memprof --regions) */
 		for (uint64_t rep = 0; rep < reps; rep++) {
 			if (a == 0) mm_naive(r[0], m1, m2, n);
 			else if (a == 1) mm_transposed(r[1], m1, m2, tmp, n);
 			else mm_blocked(r[2], m1, m2, n);
 		}
+		memprof_region_end(names[a]);
 		double t = (kern_now() - t0) / (double)reps;
 		printf("matmul: %-10s N=%d %.6f s per product\n", names[a], n, t);
 		if (!spot_check(names[a], r[a], m1, m2, n))
