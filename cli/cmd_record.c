@@ -164,7 +164,7 @@ struct rec_opts {
 	char *events;
 	const char *output, *pmu;
 	uint64_t count;
-	int freq, pid, all, callgraph, no_inherit, pages, quiet;
+	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only;
 	int nargs;
 	char **argv;    /* argv + 1: the workload, NULL-terminated */
 	int all_argc;   /* memprof's own command line, for the file header */
@@ -211,6 +211,8 @@ static int record_hw(const struct rec_opts *o)
 	ro.argc_all = o->all_argc;
 	ro.argv_all = o->all_argv;
 	ro.evopts = &eo;
+	ro.regions = o->regions;
+	ro.regions_only = o->regions_only;
 	cli_install_stop_handler();
 	memset(&err, 0, sizeof(err));
 	if (mp_record_run(&ro, &res, &err)) {
@@ -261,6 +263,12 @@ static int cmd_record(int argc, char **argv)
 		  "ring buffer size per CPU in pages, a power of two (default 512 as root, else "
 		  "128)" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "print no summary" },
+		{ 0, "regions", CLI_FLAG, &o.regions, NULL,
+		  "store the regions of the program's markers (memprof/marker.h) with the samples "
+		  "(report --sort region)" },
+		{ 0, "regions-only", CLI_FLAG, &o.regions_only, NULL,
+		  "sample only while a region is open (implies --regions; perf's -D -1 with "
+		  "enable/disable)" },
 		CLI_OPT_PMU(&o.pmu, CLI_PMU_RESOLVE),
 		{ 0, "sim", CLI_FLAG, &sim, NULL,
 		  "simulate caches and branches with valgrind (no PMU needed; exact counts)" },
@@ -292,6 +300,11 @@ static int cmd_record(int argc, char **argv)
 	rc = CLI_EXIT_USAGE;
 	if (o.freq < 0 || o.pages < 0 || o.pid < 0) {
 		cli_error("record", "%s must not be negative", o.freq < 0 ? "-F" : o.pages < 0 ? "-m" : "-p");
+		goto out;
+	}
+	if ((o.regions || o.regions_only) && (!o.nargs || sim)) {
+		cli_error("record", "--regions%s needs a command to run, without --sim",
+			  o.regions_only ? "-only" : "");
 		goto out;
 	}
 	if (o.pages & (o.pages - 1)) {

@@ -48,6 +48,7 @@ int mp_regions_broken(const mp_regions *r);
 /* A node's name and parent (-1 = top level). */
 const char *mp_regions_node_name(const mp_regions *r, int node, size_t *len);
 int mp_regions_node_parent(const mp_regions *r, int node);
+size_t mp_regions_nnodes(const mp_regions *r);
 /* The run ended: close every open region with the thread's last counts, build the rows. */
 int mp_regions_finish(mp_regions *r);
 
@@ -87,6 +88,7 @@ struct mp_evlist_opts {
 	int enable_on_exec;  /* leader starts on the workload's exec */
 	int tracking;        /* first event carries mmap/comm/task records */
 	unsigned mmap_pages; /* data pages per ring */
+	int clock_monotonic; /* sample times on CLOCK_MONOTONIC (record --regions) */
 };
 
 typedef struct mp_evlist mp_evlist;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mp_collector_internal.h"
@@ -37,6 +38,10 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 	a->enable_on_exec = i == 0 && o->enable_on_exec;
 	/* The kernel refuses PERF_SAMPLE_READ on inherited events. */
 	a->inherit = o->inherit && !(o->sampling && ev->leader_sample) ? 1 : 0;
+	if (o->clock_monotonic) {
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
 	if (o->sampling) {
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,6 +567,11 @@ struct run {
 	mp_regions *reg;
 	unsigned char cbuf[4096];
 	size_t clen;
+	/* record --regions: the file, the transitions so far ("tid node begin time;"), and
+	 * --regions-only (the events start disabled and follow the open regions) */
+	mp_pdw *rw;
+	struct mp_buf rtr;
+	int start_disabled;
 };
 
 static void run_init(struct run *r, const struct mp_stat_opts *t)
@@ -660,8 +666,8 @@ static int run_open(struct run *r, const struct mp_evopts *evopts, struct mp_err
 static int run_start(struct run *r, struct mp_record_result *res, struct mp_err *err)
 {
 	r->t0 = now_ns();
-	return start_counting(r->l, r->eo.enable_on_exec, r->t->argv ? &r->wl : NULL, r->t->argv,
-			      res, err);
+	return start_counting(r->l, r->eo.enable_on_exec || r->start_disabled,
+			      r->t->argv ? &r->wl : NULL, r->t->argv, res, err);
 }
 
 /* A SIGINT/SIGTERM arrived: the first goes to the workload, a second kills it. Returns 1
@@ -741,6 +747,7 @@ static void run_release(struct run *r, struct mp_record_result *res)
 	if (r->reg && !res->regions)
 		mp_regions_free(r->reg);
 	r->reg = NULL;
+	mp_buf_fini(&r->rtr);
 	mp_workload_release(&r->wl, res);
 	mp_evlist_free(r->l);
 	r->l = NULL;
@@ -785,13 +792,55 @@ static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_p
 	return mp_pdw_sync(w, err);
 }
 
+/* record --regions: a thread's begin or end, while it waits for its ack. The transition is
+ * kept for the file; with --regions-only the first region to open enables the events (after
+ * the maps and threads as they are now, which the disabled events did not see) and the last
+ * to close disables them, as perf's -D -1 with enable/disable does. */
+static void record_region_hook(void *ctx, pid_t tid, int node, int begin, uint64_t t)
+{
+	struct run *r = ctx;
+	unsigned open = mp_regions_open_count(r->reg);
+	mp_buf_printf(&r->rtr, "%d %d %d %" PRIu64 ";", (int)tid, node, begin, t);
+	if (!r->start_disabled || !r->l)
+		return;
+	if (begin && open == 1) {
+		synth_process(r->rw, r->wl.pid);
+		mp_evlist_enable(r->l);
+	} else if (!begin && !open) {
+		mp_evlist_disable(r->l);
+	}
+}
+
+/* The regions into memprof's meta (perf skips the section): "regions.nodes" lists each
+ * region as PARENT:HEXNAME; (its index is its position, -1 = top level), and
+ * "regions.transitions" each begin/end as TID NODE BEGIN TIME; on the samples' clock
+ * (CLOCK_MONOTONIC: the events have use_clockid). A sample of thread TID at time T is in the
+ * innermost region TID had open at T. */
+static void record_region_meta(struct run *r, mp_pdw *w)
+{
+	struct mp_buf nodes = { 0 };
+	for (size_t i = 0; i < mp_regions_nnodes(r->reg); i++) {
+		size_t len;
+		const unsigned char *name =
+			(const unsigned char *)mp_regions_node_name(r->reg, (int)i, &len);
+		mp_buf_printf(&nodes, "%d:", mp_regions_node_parent(r->reg, (int)i));
+		for (size_t k = 0; k < len; k++)
+			mp_buf_printf(&nodes, "%02x", name[k]);
+		mp_buf_printf(&nodes, ";");
+	}
+	mp_pdw_set_meta(w, "regions.clock", "monotonic");
+	mp_pdw_set_meta(w, "regions.nodes", nodes.data ? nodes.data : "");
+	mp_pdw_set_meta(w, "regions.transitions", r->rtr.data ? r->rtr.data : "");
+	mp_buf_fini(&nodes);
+}
+
 /* Drain the rings into w until the workload exits, the -p process is gone or a stop
  * ends the run. The workload's wait status goes to *status (*have_status = 1). */
 static int record_loop(struct run *r, const struct mp_record_opts *o, mp_pdw *w, int *status,
 		       int *have_status, struct mp_err *err)
 {
 	mp_evlist *l = r->l;
-	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc(mp_evlist_nrings(l) + 3, sizeof(*pfd));
 	size_t npfd = 0;
 	int rc = 0;
 	if (!pfd)
@@ -803,10 +852,18 @@ static int record_loop(struct run *r, const struct mp_record_opts *o, mp_pdw *w,
 		target_pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 	if (target_pidfd >= 0)
 		pfd[npfd++] = (struct pollfd){ .fd = target_pidfd, .events = POLLIN };
+	size_t ctl_slot = npfd;
+	if (r->ctl_fd >= 0)
+		pfd[npfd++] = (struct pollfd){ .fd = r->ctl_fd, .events = POLLIN };
 	int done = 0, wrote;
 	uint64_t last_sync = r->t0;
 	while (!done) {
 		poll(pfd, npfd, target_pidfd >= 0 ? 1000 : 100);
+		if (r->ctl_fd >= 0 && ctl_slot < npfd && pfd[ctl_slot].revents) {
+			run_control(r);
+			if (r->ctl_fd < 0)
+				pfd[ctl_slot].fd = -1;
+		}
 		if ((rc = drain(l, w, &wrote))) {
 			mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
 			break;
@@ -867,6 +924,13 @@ static int record_finish(struct run *r, const struct mp_record_opts *o, mp_pdw *
 	mp_pdw *w = *wp;
 	int rc, wrote;
 	res->wall_ns = now_ns() - r->t0;
+	if (r->reg) {
+		if (r->ctl_fd >= 0)
+			run_control(r); /* what came before the end */
+		if ((rc = mp_regions_finish(r->reg)))
+			return mp_err_set(err, rc, "out of memory for the regions");
+		record_region_meta(r, w);
+	}
 	mp_evlist_disable(r->l);
 	if ((rc = drain(r->l, w, &wrote)))
 		return mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
@@ -911,8 +975,18 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
 	 * ring then holds seconds of samples between two drains. */
 	r.eo.mmap_pages = o->mmap_pages ? o->mmap_pages : (r.pc.privileged ? 512 : 128);
+	if (t.regions) {
+		r.eo.clock_monotonic = 1;
+		r.start_disabled = o->regions_only;
+		if (o->regions_only)
+			r.eo.enable_on_exec = 0;
+		r.rw = w;
+	}
 	if ((rc = run_open(&r, o->evopts, err)) || (rc = mp_evlist_mmap(r.l, err)) ||
-	    (rc = record_file_start(&r, o, w, err)) || (rc = run_start(&r, res, err)) ||
+	    (rc = record_file_start(&r, o, w, err)) ||
+	    (t.regions && (rc = run_regions(&r, 0, err))) ||
+	    (t.regions && (mp_regions_set_hook(r.reg, record_region_hook, &r), 0)) ||
+	    (rc = run_start(&r, res, err)) ||
 	    (rc = record_loop(&r, o, w, &status, &have_status, err)))
 		goto out;
 	rc = record_finish(&r, o, &w, status, have_status, res, err);

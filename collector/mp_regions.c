@@ -592,6 +592,11 @@ const char *mp_regions_node_name(const mp_regions *r, int node, size_t *len)
 	return (const char *)r->nodes[node].name;
 }
 
+size_t mp_regions_nnodes(const mp_regions *r)
+{
+	return r->nnodes;
+}
+
 int mp_regions_node_parent(const mp_regions *r, int node)
 {
 	return r->nodes[node].parent;
