@@ -264,8 +264,8 @@ static int cmd_record(int argc, char **argv)
 		  "128)" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "print no summary" },
 		{ 0, "regions", CLI_FLAG, &o.regions, NULL,
-		  "store the regions of the program's markers (memprof/marker.h) with the samples "
-		  "(report --sort region)" },
+		  "store the regions of the program's markers (memprof/marker.h) and their begin/end "
+		  "times with the samples (memprof-record(1))" },
 		{ 0, "regions-only", CLI_FLAG, &o.regions_only, NULL,
 		  "sample only while a region is open (implies --regions; perf's -D -1 with "
 		  "enable/disable)" },
