@@ -110,7 +110,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cachebench [-s BYTES] [-n NPAD] [-o seq|random] [-m walk|inc|addnext]\n"
-		"                  [-r REPEATS | -t SECONDS]\n"
+		"                  [-r REPEATS | -t SECONDS] [--node N]\n"
 		"Walk a circular list of elements (a next pointer plus NPAD longs) that fills a\n"
 		"working set of BYTES (K, M, G suffixes), and print nanoseconds per element.\n"
 		"  -s BYTES    working-set size (default 4M)\n"
@@ -119,6 +119,7 @@ static void usage(FILE *f)
 		"  -m MODE     walk | inc | addnext (default walk)\n"
 		"  -r REPEATS  walks of the whole list (default: about 1e8 elements in all)\n"
 		"  -t SECONDS  walk for about this long instead of -r\n"
+		"  --node N    put the list on NUMA node N (mbind) and print where it went\n"
 		"  -h, --help  this help\n");
 }
 
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
 {
 	uint64_t size = 4 << 20, npad = 7, reps = 0;
 	double seconds = 0;
-	int random_order = 0, opt;
+	int random_order = 0, opt, node = -1;
 	enum mode mode = MODE_WALK;
 
 	while ((opt = getopt_long(argc, argv, "s:n:o:m:r:t:h", kern_long_opts, NULL)) != -1) {
@@ -146,6 +147,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "addnext")) mode = MODE_ADDNEXT;
 			else { fprintf(stderr, "cachebench: -m: unknown mode '%s' (walk, inc or addnext)\n", optarg); return 2; }
 			break;
+		case KERN_OPT_NODE: if (kern_parse_node("cachebench", optarg, &node)) return 2; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -170,7 +172,8 @@ int main(int argc, char **argv)
 			(unsigned long long)size, esize);
 		return 2;
 	}
-	char *base = aligned_alloc(64, (nelems * esize + 63) / 64 * 64);
+	size_t bytes = (nelems * esize + 63) / 64 * 64;
+	char *base = kern_alloc(bytes, node);
 	if (unlikely(!base)) {
 		fprintf(stderr, "cachebench: cannot allocate %zu bytes\n", nelems * esize);
 		return 1;
@@ -183,6 +186,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; mode == MODE_ADDNEXT && i < nelems; i++)
 		elem(base, esize, i)->pad[0] = i + 1;
+	if (node >= 0 && kern_report_node("cachebench", "the list", base, bytes, node))
+		return 1;
 
 	/* Warm up: one walk, which also checks that the list is a single cycle. */
 	size_t cycle = 1;
@@ -236,6 +241,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cachebench: addnext result differs from the array replay\n");
 		return 1;
 	}
-	free(base);
+	kern_free(base, bytes, node);
 	return 0;
 }

@@ -13,7 +13,8 @@
 struct worker_arg {
 	volatile long *counter;
 	uint64_t iters;
-	int cpu, atomic;
+	int cpu, atomic;  /* cpu -1: not pinned */
+	int ran_on;       /* the CPU the thread was on after pinning */
 	pthread_barrier_t *start;
 };
 
@@ -22,10 +23,13 @@ __attribute__((noinline)) void *worker(void *p)
 	struct worker_arg *a = p;
 	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(a->cpu, &set);
-	/* Pinning can fail in a restricted cpuset; the test still runs, only less sharply. */
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (a->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(a->cpu, &set);
+		/* Pinning can fail in a restricted cpuset; the test still runs, less sharply. */
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	a->ran_on = NUMA_cpu_self_current_idx();
 	pthread_barrier_wait(a->start);
 	if (a->atomic)
 		for (uint64_t i = 0; i < a->iters; i++)
@@ -39,7 +43,7 @@ __attribute__((noinline)) void *worker(void *p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: falseshare [-T THREADS] [-d DISPLACEMENT] [-A] [-i ITERS]\n"
+		"usage: falseshare [-T THREADS] [-d DISPLACEMENT] [-A] [-i ITERS] [-P PLACEMENT]\n"
 		"Let THREADS pinned threads increment counters DISPLACEMENT bytes apart and print\n"
 		"the time. DISPLACEMENT below the cache-line size puts counters on shared lines.\n"
 		"  -T THREADS       threads (default 2)\n"
@@ -47,20 +51,113 @@ static void usage(FILE *f)
 		"                   (default 8)\n"
 		"  -A               atomic increments (needed for a correct total with -d 0)\n"
 		"  -i ITERS         increments per thread (default 50000000)\n"
+		"  -P PLACEMENT     where the threads go, as the article's 12.1 and 12.2 place them,\n"
+		"                   starting from the first CPU this process may use:\n"
+		"                   smt      hardware threads of one core\n"
+		"                   core     different cores of one package\n"
+		"                   package  different packages\n"
+		"                   node     different NUMA nodes\n"
+		"                   any      not pinned: the kernel chooses\n"
+		"                   (default: thread t on CPU t modulo the CPUs online)\n"
 		"  -h, --help       this help\n");
+}
+
+enum placement { PLACE_ROUND_ROBIN, PLACE_SMT, PLACE_CORE, PLACE_PACKAGE, PLACE_NODE, PLACE_ANY };
+
+/* The CPUs for `threads` threads by the placement, through the numa library: the first
+ * allowed CPU, then each next allowed CPU whose level-L relatives (core: level 1, package:
+ * level 2, node: level 3) hold none of the CPUs chosen so far; smt takes the hardware
+ * threads of the first CPU's core, core stays inside the first CPU's package (the
+ * article's 12.2). Returns 0, or -1 after saying why there are not enough places. */
+static int place_threads(enum placement pl, uint64_t threads, int *cpus)
+{
+	static const char *const names[] = { "", "smt", "core", "package", "node", "any" };
+	NUMA_topo *t = NUMA_topo_open(NULL);
+	if (!t) {
+		fprintf(stderr, "falseshare: -P %s: cannot read the topology: %s\n", names[pl],
+			strerror(errno));
+		return -1;
+	}
+	int max = NUMA_topo_cpu_max(t);
+	size_t sz = CPU_ALLOC_SIZE(max > 0 ? max : 1);
+	cpu_set_t *allowed = CPU_ALLOC(max), *chosen = CPU_ALLOC(max), *one = CPU_ALLOC(max);
+	cpu_set_t *rel = CPU_ALLOC(max), *scope = CPU_ALLOC(max);
+	int rc = -1, first = -1;
+	if (!allowed || !chosen || !one || !rel || !scope || NUMA_cpu_self_mask(sz, allowed) < 0)
+		goto out;
+	for (int c = 0; c < max && first < 0; c++)
+		if (CPU_ISSET_S(c, sz, allowed) && NUMA_topo_cpu_place(t, c, &(struct NUMA_cpu_place){ 0 }) == 0)
+			first = c;
+	if (first < 0)
+		goto out;
+	CPU_ZERO_S(sz, chosen);
+	CPU_ZERO_S(sz, one);
+	CPU_SET_S(first, sz, one);
+	/* smt: inside the first CPU's core; core: inside its package; others: anywhere */
+	unsigned scope_level = pl == PLACE_SMT ? 1 : pl == PLACE_CORE ? 2 : 4;
+	unsigned level = pl == PLACE_CORE ? 1 : pl == PLACE_PACKAGE ? 2 : pl == PLACE_NODE ? 3 : 0;
+	if (NUMA_topo_cpu_level_mask(t, sz, scope, sz, one, scope_level) < 0)
+		goto out;
+	CPU_AND_S(sz, scope, scope, allowed);
+	uint64_t n = 0;
+	for (int c = 0; c < max && n < threads; c++) {
+		if (!CPU_ISSET_S(c, sz, scope) || CPU_ISSET_S(c, sz, chosen))
+			continue;
+		if (level) {
+			CPU_ZERO_S(sz, one);
+			CPU_SET_S(c, sz, one);
+			if (NUMA_topo_cpu_level_mask(t, sz, rel, sz, one, level) < 0)
+				goto out;
+			CPU_AND_S(sz, rel, rel, chosen);
+			if (CPU_COUNT_S(sz, rel))
+				continue;
+		}
+		CPU_SET_S(c, sz, chosen);
+		cpus[n++] = c;
+	}
+	if (n < threads) {
+		static const char *const units[] = { "", "hardware threads in that core",
+						     "cores in that package", "packages",
+						     "NUMA nodes", "" };
+		fprintf(stderr, "falseshare: -P %s: %llu threads, but from CPU %d the CPUs this "
+				"process may use give %llu %s\n",
+			names[pl], (unsigned long long)threads, first, (unsigned long long)n,
+			units[pl]);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc && first < 0)
+		fprintf(stderr, "falseshare: -P %s: no usable CPU\n", names[pl]);
+	CPU_FREE(allowed);
+	CPU_FREE(chosen);
+	CPU_FREE(one);
+	CPU_FREE(rel);
+	CPU_FREE(scope);
+	NUMA_topo_close(t);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t threads = 2, disp = 8, iters = 50000000;
 	int atomic = 0, opt;
+	enum placement place = PLACE_ROUND_ROBIN;
 
-	while ((opt = getopt_long(argc, argv, "T:d:Ai:h", kern_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "T:d:Ai:P:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'T': if (kern_parse_size("falseshare", "-T", optarg, &threads)) return 2; break;
 		case 'd': if (kern_parse_size("falseshare", "-d", optarg, &disp)) return 2; break;
 		case 'i': if (kern_parse_size("falseshare", "-i", optarg, &iters)) return 2; break;
 		case 'A': atomic = 1; break;
+		case 'P':
+			if (!strcmp(optarg, "smt")) place = PLACE_SMT;
+			else if (!strcmp(optarg, "core")) place = PLACE_CORE;
+			else if (!strcmp(optarg, "package")) place = PLACE_PACKAGE;
+			else if (!strcmp(optarg, "node")) place = PLACE_NODE;
+			else if (!strcmp(optarg, "any")) place = PLACE_ANY;
+			else { fprintf(stderr, "falseshare: -P: unknown placement '%s' (smt, core, package, node or any)\n", optarg); return 2; }
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -92,11 +189,20 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		ncpu = 1;
+	int *cpus = calloc(threads, sizeof(*cpus));
+	if (!cpus) {
+		fprintf(stderr, "falseshare: out of memory\n");
+		return 1;
+	}
+	for (uint64_t t = 0; t < threads; t++)
+		cpus[t] = place == PLACE_ANY ? -1 : (int)(t % (uint64_t)ncpu);
+	if (place != PLACE_ROUND_ROBIN && place != PLACE_ANY && place_threads(place, threads, cpus))
+		return 1;
 	pthread_barrier_init(&start, NULL, (unsigned)threads);
 	double t0 = kern_now();
 	for (uint64_t t = 0; t < threads; t++) {
 		args[t] = (struct worker_arg){ .counter = (volatile long *)(buf + t * disp),
-					       .iters = iters, .cpu = (int)(t % (uint64_t)ncpu),
+					       .iters = iters, .cpu = cpus[t],
 					       .atomic = atomic, .start = &start };
 		int rc = pthread_create(&tid[t], NULL, worker, &args[t]);
 		if (unlikely(rc)) {
@@ -107,6 +213,14 @@ int main(int argc, char **argv)
 	for (uint64_t t = 0; t < threads; t++)
 		pthread_join(tid[t], NULL);
 	double el = kern_now() - t0;
+	/* The CPUs chosen for the threads, and where each was once pinned. */
+	printf("falseshare: cpus=");
+	for (uint64_t t = 0; t < threads; t++)
+		printf(cpus[t] < 0 ? "%sany" : "%s%d", t ? "," : "", cpus[t]);
+	printf(" ran_on=");
+	for (uint64_t t = 0; t < threads; t++)
+		printf("%s%d", t ? "," : "", args[t].ran_on);
+	printf("\n");
 	/* The total is printed for the tests to compare; the checks below decide the status. */
 	uint64_t total = 0;
 	for (uint64_t t = 0; t < (disp ? threads : 1); t++)
@@ -131,6 +245,6 @@ int main(int argc, char **argv)
 		       (unsigned long long)total, (unsigned long long)(iters * threads));
 	}
 	pthread_barrier_destroy(&start);
-	free(buf); free(tid); free(args);
+	free(buf); free(tid); free(args); free(cpus);
 	return rc;
 }

@@ -127,18 +127,19 @@ static int spot_check(const char *algo, const double *res, const double *m1, con
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: matmul [-N SIZE] [-a naive|transposed|blocked|all] [-r REPEATS]\n"
+		"usage: matmul [-N SIZE] [-a naive|transposed|blocked|all] [-r REPEATS] [--node N]\n"
 		"Multiply two SIZE x SIZE matrices of doubles and print the time per product.\n"
 		"  -N SIZE     matrix size, a multiple of %d (default 256)\n"
 		"  -a ALGO     naive, transposed, blocked (SSE2), or all (default all)\n"
 		"  -r REPEATS  products per algorithm (default 1)\n"
+		"  --node N    put the matrices on NUMA node N (mbind) and print where they went\n"
 		"  -h, --help  this help\n", SM);
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t n64 = 256, reps = 1;
-	int algo = 7, opt; /* bits: 1 naive, 2 transposed, 4 blocked */
+	int algo = 7, opt, node = -1; /* algo bits: 1 naive, 2 transposed, 4 blocked */
 
 	while ((opt = getopt_long(argc, argv, "N:a:r:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "all")) algo = 7;
 			else { fprintf(stderr, "matmul: -a: unknown algorithm '%s'\n", optarg); return 2; }
 			break;
+		case KERN_OPT_NODE: if (kern_parse_node("matmul", optarg, &node)) return 2; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -168,14 +170,17 @@ int main(int argc, char **argv)
 		reps = 1;
 	int n = (int)n64;
 	size_t bytes = (size_t)n * n * sizeof(double);
-	double *m1 = aligned_alloc(64, bytes), *m2 = aligned_alloc(64, bytes);
-	double *r[3] = { aligned_alloc(64, bytes), aligned_alloc(64, bytes), aligned_alloc(64, bytes) };
-	double *tmp = aligned_alloc(64, bytes);
+	double *m1 = kern_alloc(bytes, node), *m2 = kern_alloc(bytes, node);
+	double *r[3] = { kern_alloc(bytes, node), kern_alloc(bytes, node), kern_alloc(bytes, node) };
+	double *tmp = kern_alloc(bytes, node);
 	if (unlikely(!m1 || !m2 || !r[0] || !r[1] || !r[2] || !tmp)) {
 		fprintf(stderr, "matmul: cannot allocate 6 matrices of %zu bytes\n", bytes);
 		return 1;
 	}
 	init(m1, m2, n);
+	if (node >= 0 && (kern_report_node("matmul", "matrix 1", m1, bytes, node) ||
+			  kern_report_node("matmul", "matrix 2", m2, bytes, node)))
+		return 1;
 	static const char *const names[3] = { "naive", "transposed", "blocked" };
 	for (int a = 0; a < 3; a++) {
 		if (!(algo & (1 << a)))
@@ -196,6 +201,8 @@ int main(int argc, char **argv)
 	if (algo == 7 && (!compare("naive and transposed", r[0], r[1], n) ||
 			  !compare("naive and blocked", r[0], r[2], n)))
 		return 1;
-	free(m1); free(m2); free(r[0]); free(r[1]); free(r[2]); free(tmp);
+	kern_free(m1, bytes, node); kern_free(m2, bytes, node); kern_free(tmp, bytes, node);
+	for (int a = 0; a < 3; a++)
+		kern_free(r[a], bytes, node);
 	return 0;
 }

@@ -14,3 +14,6 @@ add_test(NAME e2e_topology COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/topology
 set_tests_properties(e2e_topology PROPERTIES
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};SHARED_DIR=${SHARED_DIR};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data"
   TIMEOUT 300)
+
+add_test(NAME e2e_kernels_numa COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/kernels_numa.sh)
+set_tests_properties(e2e_kernels_numa PROPERTIES ENVIRONMENT "KERNELS=${KERNELS_DIR}" TIMEOUT 120)
