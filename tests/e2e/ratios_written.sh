@@ -25,7 +25,7 @@ a_prev=$(awk -v l=$((hot - 1)) -v lo=$((a_hot)) -v hi=$((inc)) '$1 == l && $2 > 
 a_inc=$(awk -v l="$hot_inc" -v lo=$((inc)) '$1 == l && $2 >= lo { printf "0x%x", $2; exit }' "$T/lines")
 [ -n "$a_hot" ] && [ -n "$a_prev" ] && [ -n "$a_inc" ] || { echo "FAIL no addresses: '$a_hot' '$a_prev' '$a_inc'"; exit 1; }
 # The text segment (PT_LOAD R E) as the loader maps a PIE at 0x555555554000
-read -r off vaddr < <(readelf -lW "$BIN" | awk '$1 == "LOAD" && / R E / { print $2, $3 }')
+read -r off vaddr len < <(readelf -lW "$BIN" | awk '$1 == "LOAD" && / R E / { print $2, $3, $5 }')
 base=0x555555554000
 ip() { printf '0x%x' $((base + $1)); }
 
@@ -36,7 +36,7 @@ cmdline memprof record -e core::L1D_REPL,core::INST_RETIRED:ANY_P -- $BIN -s 1M
 attr core::L1D_REPL 4 530f45 1000
 attr core::INST_RETIRED:ANY_P 4 5300c0 20000
 comm 4242 cachebench
-mmap 4242 $(printf '%x' $((base + vaddr))) 1000 $(printf '%x' $((off))) $BIN
+mmap 4242 $(printf '%x' $((base + vaddr))) $(printf '%x' $(((len + 0xfff) & ~0xfff))) $(printf '%x' $((off))) $BIN
 sample 0 4242 $(ip "$a_hot") 300
 sample 1 4242 $(ip "$a_hot") 100
 sample 1 4242 $(ip "$a_prev") 50
