@@ -55,7 +55,28 @@ int mp_pd_is_pipe(const mp_pd *pd);
  * HEADER_VERSION, HEADER_ARCH, HEADER_CPUDESC, HEADER_CPUID, HEADER_CMDLINE (joined with
  * spaces). feature = the HEADER_* number from perf's header.h. */
 const char *mp_pd_feature_str(const mp_pd *pd, int feature);
+/* The payload of HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY or CACHE as recorded (NULL when
+ * absent); borrowed, valid until mp_pd_close(). */
+const void *mp_pd_feature_raw(const mp_pd *pd, int feature, size_t *len /* OUT */);
+
+/* The recorded machine (perf's topology features, as memprof record and perf record write
+ * them): each CPU's socket, core and NUMA node, and the caches. */
+struct mp_pd_topo {
+	uint32_t ncpus;           /* CPUs with a socket/core entry */
+	int32_t *socket, *core;   /* [ncpus], -1 unknown */
+	int32_t *node;            /* [ncpus], -1 when the recording has no NUMA_TOPOLOGY */
+	uint32_t nsockets, nnodes, nthreads_sets;
+	uint64_t *node_mem_kb;    /* [nnodes] in node order, node_ids[i] its number */
+	int32_t *node_ids;
+	char caches[512];         /* "L1d 48K x2, L2 1024K x2, ..." ("" when no CACHE) */
+};
+/* Fills t from the recording's features: 0, -ENOENT when there is no CPU_TOPOLOGY,
+ * -EINVAL when it is malformed, -ENOMEM. Free with mp_pd_topo_fini(). */
+int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t /* OUT */);
+void mp_pd_topo_fini(struct mp_pd_topo *t);
 uint32_t mp_pd_nr_cpus(const mp_pd *pd);
+/* HEADER_NRCPUS "available" (0 when absent): the CPUs perf's per-CPU tables count. */
+uint32_t mp_pd_nr_cpus_avail(const mp_pd *pd);
 /* memprof meta key (see mp_pdw_set_meta), NULL when absent. Read from memprof's own
  * feature (bit MP_HEADER_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
  * also fill mp_pd_attr.spec. Strings stay valid until mp_pd_close(). */

@@ -126,6 +126,7 @@ struct mp_pd {
 		int present;
 	} feat[MP_HEADER_FEAT_BITS];
 	char *fstr[MP_HEADER_FEAT_BITS];  /* owned strings of the string features */
+	struct mp_buf fraw[32];            /* payloads kept whole (topology features) */
 	uint32_t nr_cpus_avail, nr_cpus_online;
 
 	struct pd_bid *bids;
@@ -516,6 +517,13 @@ static int parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 			retire(pd, pd->fstr[feat]);
 			pd->fstr[feat] = s;
 		}
+		return 0;
+	case MP_HEADER_CPU_TOPOLOGY:
+	case MP_HEADER_NUMA_TOPOLOGY:
+	case MP_HEADER_CACHE:
+		pd->fraw[feat].len = 0;
+		if (mp_buf_append(&pd->fraw[feat], p, n))
+			pd->fraw[feat].len = 0;
 		return 0;
 	case MP_HEADER_NRCPUS:
 		if (n >= 8) {
@@ -989,6 +997,8 @@ void mp_pd_close(mp_pd *pd)
 	free(pd->sids);
 	for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 		free(pd->fstr[b]);
+	for (unsigned b = 0; b < 32; b++)
+		mp_buf_fini(&pd->fraw[b]);
 	for (size_t i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].fname);
 	free(pd->bids);
@@ -1022,11 +1032,24 @@ int mp_pd_is_pipe(const mp_pd *pd)
 	return pd ? pd->pipe : 0;
 }
 
+const void *mp_pd_feature_raw(const mp_pd *pd, int feature, size_t *len)
+{
+	if (!pd || feature < 0 || feature >= 32 || !pd->fraw[feature].len)
+		return NULL;
+	*len = pd->fraw[feature].len;
+	return pd->fraw[feature].data;
+}
+
 const char *mp_pd_feature_str(const mp_pd *pd, int feature)
 {
 	if (!pd || feature < 0 || feature >= MP_HEADER_FEAT_BITS)
 		return NULL;
 	return pd->fstr[feature];
+}
+
+uint32_t mp_pd_nr_cpus_avail(const mp_pd *pd)
+{
+	return pd ? pd->nr_cpus_avail : 0;
 }
 
 uint32_t mp_pd_nr_cpus(const mp_pd *pd)

@@ -92,6 +92,14 @@ struct mp_regions;
 void cli_stat_regions(FILE *f, const struct mp_regions *reg, const struct mp_event *evs,
 		      size_t nev, const struct mp_event_result *total, int csv, int json,
 		      const char *sep, const char *model);
+/* memprof report's machine lines (recorded topology, memory errors during the recording)
+ * and its --sort cpu,socket,node tables (report_cpu.c). */
+struct mp_pd;
+void report_print_machine(FILE *f, const struct mp_pd *pd);
+/* 1 when the --sort list names socket or node (keys filled; only cpu may come with them),
+ * 0 when it names neither, -1 (said) when it mixes them with other keys. */
+int report_cpu_keys(const char *sort, int keys[3], int *nkeys);
+int report_by_cpu(const char *input, const char *sort, const int keys[3], int nkeys);
 
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;

@@ -169,6 +169,7 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 			fputs(*c == '\n' ? "\n#          " : (char[2]){ *c, 0 }, f);
 		fputc('\n', f);
 	}
+	report_print_machine(f, pd);
 	fprintf(f, "#\n# Events:\n");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
@@ -606,7 +607,7 @@ static int cmd_report(int argc, char **argv)
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
 		  "group by comm,pid,tid,cpu,dso,sym,srcline,srcfile,addr, columns in this order; "
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
-		  "commands)" },
+		  "commands); socket,node (with cpu): by the recorded topology" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
 		{ 0, "percent-limit", CLI_DOUBLE, &o.threshold, "PCT", "the same as --threshold (perf's name)" },
@@ -658,6 +659,12 @@ static int cmd_report(int argc, char **argv)
 		cli_error(CMD, "--stdio and --%s exclude each other", o.csv ? "csv" : "json");
 		return CLI_EXIT_USAGE;
 	}
+	int ckeys[3], nckeys = 0;
+	int bycpu = report_cpu_keys(o.sort, ckeys, &nckeys);
+	if (bycpu < 0)
+		return CLI_EXIT_USAGE;
+	if (bycpu)
+		return report_by_cpu(o.input, o.sort, ckeys, nckeys);
 	unsigned keys = MP_HK_DSO | MP_HK_SYM;
 	struct report_cols cols = { .c = { COL_DSO, COL_SYM }, .n = 2 };
 	struct mp_err err = { 0 };

@@ -66,6 +66,14 @@ int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint
 /* memprof key=value metadata kept in memprof's own feature section, e.g.
  * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
 int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value);
+/* A header feature given as its finished payload (perf's layout), for the features this
+ * writer does not build itself: MP_HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE,
+ * MEM_TOPOLOGY. The bytes are copied. 0, -EINVAL (another feature), -ENOMEM. */
+int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len);
+/* The machine's topology as perf records it (CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE), read
+ * through memprof's numa library. 0, or a negative errno when the topology is unreadable
+ * (the features are then left out). */
+int mp_pdw_set_topology(mp_pdw *w);
 
 /* Rewrite the header so the file is readable as it stands now. */
 int mp_pdw_sync(mp_pdw *w, struct mp_err *err);

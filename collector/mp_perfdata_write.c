@@ -77,6 +77,7 @@ struct mp_pdw {
 	size_t blen;
 	int error; /* first write error (negative errno) */
 	char *str[16];
+	struct mp_buf raw[32]; /* payloads given whole (mp_pdw_set_feature) */
 	char **cmdline;
 	int ncmdline;
 	uint32_t cpus_online, cpus_avail;
@@ -633,6 +634,15 @@ int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
 	return 0;
 }
 
+int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len)
+{
+	if (feature != MP_HEADER_CPU_TOPOLOGY && feature != MP_HEADER_NUMA_TOPOLOGY &&
+	    feature != MP_HEADER_CACHE && feature != MP_HEADER_MEM_TOPOLOGY)
+		return -EINVAL;
+	w->raw[feature].len = 0;
+	return mp_buf_append(&w->raw[feature], data, len) ? -ENOMEM : 0;
+}
+
 int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
 {
 	if (feature < 0 || feature >= 16 || feature == MP_HEADER_BUILD_ID || feature == MP_HEADER_NRCPUS ||
@@ -1085,7 +1095,7 @@ static int pdw_meta_text(mp_pdw *w, struct mp_buf *b)
 
 int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 {
-	struct mp_buf feat[16] = { 0 };
+	struct mp_buf feat[32] = { 0 };
 	uint64_t flags[4] = { 0 };
 	int rc = 0;
 
@@ -1115,6 +1125,9 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 		flags[0] |= 1ull << MP_HEADER_CMDLINE;
 	if (w->nattrs && !feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
 		flags[0] |= 1ull << MP_HEADER_EVENT_DESC;
+	for (int f = 0; f < 32; f++)
+		if (w->raw[f].len && !mp_buf_append(&feat[f], w->raw[f].data, w->raw[f].len))
+			flags[0] |= 1ull << f;
 	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
 		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 
@@ -1149,7 +1162,7 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	if (!w->error)
 		pdw_write_header(w, flags, w->flushed);
 out:
-	for (int f = 0; f < 16; f++)
+	for (int f = 0; f < 32; f++)
 		mp_buf_fini(&feat[f]);
 	rc = w->error;
 	if (rc)
@@ -1210,6 +1223,8 @@ void mp_pdw_abort(mp_pdw *w)
 	free(w->idmap);
 	for (int i = 0; i < 16; i++)
 		free(w->str[i]);
+	for (int i = 0; i < 32; i++)
+		mp_buf_fini(&w->raw[i]);
 	for (int i = 0; i < w->ncmdline; i++)
 		free(w->cmdline[i]);
 	free(w->cmdline);

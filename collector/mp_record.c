@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memprof/numa.h"
 #include "mp_collector_internal.h"
 
 int mp_exit_code(int st)
@@ -759,6 +760,29 @@ static void run_release(struct run *r, struct mp_record_result *res)
 
 /* ---- record ---- */
 
+/* The memory controllers' error counts summed (EDAC), as meta key `key`
+ * ("CORRECTED,UNCORRECTED"); when they cannot be read, MP_META_EDAC_MISSING says why. */
+static void record_edac(mp_pdw *w, const char *key)
+{
+	struct NUMA_edac_mc mc[64];
+	int n = NUMA_edac_read(NULL, mc, 64);
+	if (n < 0) {
+		mp_pdw_set_meta(w, MP_META_EDAC_MISSING,
+				errno == ENOENT ? "no /sys/devices/system/edac/mc (no EDAC driver loaded)"
+				: errno == EACCES ? "/sys/devices/system/edac/mc is readable by root only"
+						  : strerror(errno));
+		return;
+	}
+	uint64_t ce = 0, ue = 0;
+	for (int i = 0; i < n && i < 64; i++) {
+		ce += mc[i].ce_count;
+		ue += mc[i].ue_count;
+	}
+	char v[64];
+	snprintf(v, sizeof(v), "%llu,%llu", (unsigned long long)ce, (unsigned long long)ue);
+	mp_pdw_set_meta(w, key, v);
+}
+
 /* The attrs with their ids, host features, command line, aliases, and the records of
  * what already runs (kernel map, -a processes, -p process). */
 static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_pdw *w,
@@ -774,6 +798,10 @@ static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_p
 			return mp_err_set(err, -ENOMEM, "out of memory");
 	}
 	mp_pdw_set_host_features(w);
+	/* without a readable topology the recording is still a recording: the features are
+	 * left out, as perf leaves them out */
+	(void)mp_pdw_set_topology(w);
+	record_edac(w, MP_META_EDAC_BEFORE);
 	if (o->argv_all)
 		mp_pdw_set_cmdline(w, o->argc_all, o->argv_all);
 	for (size_t i = 0; i < o->nevents; i++) {
@@ -944,6 +972,7 @@ static int record_finish(struct run *r, const struct mp_record_opts *o, mp_pdw *
 				 &res->ev[i].lost);
 	res->lost_total = mp_pdw_lost_total(w);
 	res->bytes_written = mp_pdw_bytes(w);
+	record_edac(w, MP_META_EDAC_AFTER);
 	mp_evlist_free(r->l);
 	r->l = NULL;
 	*wp = NULL;

@@ -2,6 +2,7 @@
 #include "numa_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 /* The thread's affinity in a set large enough for the kernel (sizes grow until
  * sched_getaffinity stops saying EINVAL); *size gets its size in bytes. */
@@ -219,4 +220,35 @@ int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset, siz
 	NUMA_topo_close(t);
 	errno = e;
 	return n;
+}
+
+int NUMA_memnode_meminfo(int node, uint64_t *total, uint64_t *free_bytes)
+{
+	char path[96], line[256];
+	snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+	FILE *f = node >= 0 ? fopen(path, "re") : NULL;
+	if (!f) {
+		if (node < 0)
+			errno = ENOENT;
+		return -1;
+	}
+	int got = 0;
+	*total = *free_bytes = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long kb;
+		int n;
+		if (sscanf(line, "Node %d MemTotal: %llu kB", &n, &kb) == 2) {
+			*total = kb * 1024;
+			got |= 1;
+		} else if (sscanf(line, "Node %d MemFree: %llu kB", &n, &kb) == 2) {
+			*free_bytes = kb * 1024;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	if (got != 3) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }

@@ -60,7 +60,11 @@ enum mp_perf_feature {
 	MP_HEADER_TOTAL_MEM = 10,
 	MP_HEADER_CMDLINE = 11,
 	MP_HEADER_EVENT_DESC = 12,
+	MP_HEADER_CPU_TOPOLOGY = 13,
+	MP_HEADER_NUMA_TOPOLOGY = 14,
 	MP_HEADER_GROUP_DESC = 17,
+	MP_HEADER_CACHE = 20,
+	MP_HEADER_MEM_TOPOLOGY = 22,
 	MP_HEADER_COMPRESSED = 27,
 	/* memprof's own feature (key=value lines, see collector/README.md); far above perf's
 	 * last feature so that perf never assigns it. */
@@ -81,6 +85,11 @@ enum mp_perf_feature {
 #define MP_META_SIM_VALGRIND "sim.valgrind" /* the simulator's version */
 #define MP_META_SIM_EVENT "sim.event."      /* + event name: what the event is made of */
 #define MP_META_EVENT "event."              /* + "N.spec", "N.name", "N.alias": attr N */
+/* EDAC memory errors summed over the controllers, "CORRECTED,UNCORRECTED", when the
+ * recording started and ended; or why they could not be read */
+#define MP_META_EDAC_BEFORE "edac.before"
+#define MP_META_EDAC_AFTER "edac.after"
+#define MP_META_EDAC_MISSING "edac.missing"
 
 /* ---- counts: a counter's value with its enabled and running times ---- */
 struct mp_counts {

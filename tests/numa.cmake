@@ -17,3 +17,7 @@ set_tests_properties(e2e_topology PROPERTIES
 
 add_test(NAME e2e_kernels_numa COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/kernels_numa.sh)
 set_tests_properties(e2e_kernels_numa PROPERTIES ENVIRONMENT "KERNELS=${KERNELS_DIR}" TIMEOUT 120)
+
+add_test(NAME e2e_record_topology COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/record_topology.sh)
+set_tests_properties(e2e_record_topology PROPERTIES
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PERF=perf" TIMEOUT 300)

@@ -227,6 +227,10 @@ int NUMA_topo_cache_get(const NUMA_topo *t, int idx, struct NUMA_cache *info /* 
 
 /* Memory of a node in bytes (the node's local memory; 0 if unknown), ENOENT if none. */
 int NUMA_topo_memnode_memory(const NUMA_topo *t, int node, uint64_t *bytes /* OUT */);
+/* This machine's node `node` as /sys/devices/system/node/nodeN/meminfo gives it now:
+ * total and free memory in bytes. -1 with errno (ENOENT: no such node). */
+int NUMA_memnode_meminfo(int node, uint64_t *total /* OUT */, uint64_t *free_bytes /* OUT */);
+
 /* The firmware's relative distance from node `from` to node `to` (10 = local, as in
  * /sys/devices/system/node/nodeN/distance); ENODATA if the machine gives none. */
 int NUMA_topo_distance(const NUMA_topo *t, int from, int to);

@@ -1,0 +1,204 @@
+/* The machine's topology in perf's header features, built through memprof's numa library:
+ * HEADER_CPU_TOPOLOGY (package and thread sibling lists, then each CPU's core and socket),
+ * HEADER_NUMA_TOPOLOGY (each node's memory and CPUs) and HEADER_CACHE (each distinct cache
+ * with the CPUs sharing it), laid out as perf's write_cpu_topology, write_numa_topology and
+ * write_cache (tools/perf/util/header.c) write them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memprof/numa.h"
+#include "mp_collector.h"
+#include "mp_perfabi.h"
+#include "mp_util.h"
+
+#define TOPO_NAME_ALIGN 64
+
+static int put_u32(struct mp_buf *b, uint32_t v)
+{
+	return mp_buf_append(b, &v, 4);
+}
+
+static int put_u64(struct mp_buf *b, uint64_t v)
+{
+	return mp_buf_append(b, &v, 8);
+}
+
+/* perf's do_write_string: u32 length (NUL included, padded to 64), the bytes, zeros */
+static int put_str(struct mp_buf *b, const char *s)
+{
+	static const char zeros[TOPO_NAME_ALIGN];
+	uint32_t len = (uint32_t)strlen(s) + 1;
+	uint32_t padded = (len + TOPO_NAME_ALIGN - 1) / TOPO_NAME_ALIGN * TOPO_NAME_ALIGN;
+	return put_u32(b, padded) || mp_buf_append(b, s, len) ||
+	       mp_buf_append(b, zeros, padded - len);
+}
+
+struct lists {
+	char **s;
+	size_t n;
+};
+
+/* Adds `s` unless present (perf lists each sibling set once). */
+static int add_unique(struct lists *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->s[i], s))
+			return 0;
+	char **ns = realloc(l->s, (l->n + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	l->s = ns;
+	if (!(l->s[l->n] = strdup(s)))
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void lists_free(struct lists *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->s[i]);
+	free(l->s);
+}
+
+static int cpu_topology(NUMA_topo *t, int avail, size_t sz, cpu_set_t *one, cpu_set_t *set,
+			struct mp_buf *b)
+{
+	struct lists core = { 0 }, thread = { 0 };
+	char text[16384];
+	int rc = 0;
+	int max = NUMA_topo_cpu_max(t);
+	for (int cpu = 0; cpu < max && !rc; cpu++) {
+		struct NUMA_cpu_place pl;
+		if (NUMA_topo_cpu_place(t, cpu, &pl))
+			continue;
+		CPU_ZERO_S(sz, one);
+		CPU_SET_S(cpu, sz, one);
+		if (NUMA_topo_cpu_level_mask(t, sz, set, sz, one, 2) < 0)
+			rc = -errno;
+		NUMA_set_format(text, sizeof text, sz, set);
+		if (!rc)
+			rc = add_unique(&core, text);
+		if (!rc && NUMA_topo_cpu_level_mask(t, sz, set, sz, one, 1) < 0)
+			rc = -errno;
+		NUMA_set_format(text, sizeof text, sz, set);
+		if (!rc)
+			rc = add_unique(&thread, text);
+	}
+	if (!rc && put_u32(b, (uint32_t)core.n))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < core.n && !rc; i++)
+		rc = put_str(b, core.s[i]) ? -ENOMEM : 0;
+	if (!rc && put_u32(b, (uint32_t)thread.n))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < thread.n && !rc; i++)
+		rc = put_str(b, thread.s[i]) ? -ENOMEM : 0;
+	/* core and socket of every CPU perf counts (HEADER_NRCPUS "available"); -1 for the
+	 * ones the topology does not have (offline) */
+	for (int cpu = 0; cpu < avail && !rc; cpu++) {
+		struct NUMA_cpu_place pl = { -1, -1, -1, -1 };
+		NUMA_topo_cpu_place(t, cpu, &pl);
+		if (put_u32(b, (uint32_t)pl.core) || put_u32(b, (uint32_t)pl.package))
+			rc = -ENOMEM;
+	}
+	lists_free(&core);
+	lists_free(&thread);
+	return rc;
+}
+
+static int numa_topology(NUMA_topo *t, size_t sz, cpu_set_t *set, memnode_set_t *nodes,
+			 struct mp_buf *b)
+{
+	int max = NUMA_topo_memnode_max(t), n = 0;
+	for (int node = 0; node < max; node++) {
+		uint64_t m;
+		n += NUMA_topo_memnode_memory(t, node, &m) == 0;
+	}
+	if (put_u32(b, (uint32_t)n))
+		return -ENOMEM;
+	for (int node = 0; node < max; node++) {
+		uint64_t mem, total, avail;
+		if (NUMA_topo_memnode_memory(t, node, &mem))
+			continue;
+		/* perf reads the node's meminfo; hwloc's size where that is unreadable */
+		if (NUMA_memnode_meminfo(node, &total, &avail)) {
+			total = mem;
+			avail = 0;
+		}
+		MEMNODE_ZERO_S(sz, nodes);
+		MEMNODE_SET_S(node, sz, nodes);
+		if (NUMA_topo_memnode_to_cpu(t, sz, nodes, sz, set) < 0)
+			return -errno;
+		char text[16384];
+		NUMA_set_format(text, sizeof text, sz, set);
+		if (put_u32(b, (uint32_t)node) || put_u64(b, total / 1024) ||
+		    put_u64(b, avail / 1024) || put_str(b, text))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int caches(NUMA_topo *t, size_t sz, cpu_set_t *set, struct mp_buf *b)
+{
+	int n = NUMA_topo_cache_count(t);
+	if (n <= 0)
+		return -ENOENT;
+	/* perf lists each cache of the machine once: distinct (level, type, CPUs) */
+	if (put_u32(b, 1) || put_u32(b, (uint32_t)n))
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct NUMA_cache c;
+		if (NUMA_topo_cache_get(t, i, &c, sz, set))
+			return -errno;
+		unsigned ways = c.ways > 0 ? (unsigned)c.ways
+			      : c.ways < 0 && c.line_size ? (unsigned)(c.size / c.line_size) : 0;
+		unsigned sets = ways && c.line_size ? (unsigned)(c.size / ((uint64_t)ways * c.line_size))
+						    : 0;
+		char size[32], map[16384];
+		snprintf(size, sizeof size, "%lluK", (unsigned long long)(c.size / 1024));
+		NUMA_set_format(map, sizeof map, sz, set);
+		const char *type = c.type == NUMA_CACHE_DATA ? "Data"
+				   : c.type == NUMA_CACHE_INSTRUCTION ? "Instruction"
+								      : "Unified";
+		if (put_u32(b, c.level) || put_u32(b, c.line_size) || put_u32(b, sets) ||
+		    put_u32(b, ways) || put_str(b, type) || put_str(b, size) || put_str(b, map))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int mp_pdw_set_topology(mp_pdw *w)
+{
+	NUMA_topo *t = NUMA_topo_open(NULL);
+	if (!t)
+		return -errno;
+	long conf = sysconf(_SC_NPROCESSORS_CONF), onln = sysconf(_SC_NPROCESSORS_ONLN);
+	int avail = (int)(conf > onln ? conf : onln);
+	if (avail < NUMA_topo_cpu_max(t))
+		avail = NUMA_topo_cpu_max(t);
+	int bits = NUMA_topo_cpu_max(t) > NUMA_topo_memnode_max(t) ? NUMA_topo_cpu_max(t)
+								   : NUMA_topo_memnode_max(t);
+	size_t sz = CPU_ALLOC_SIZE(bits + 1);
+	cpu_set_t *one = CPU_ALLOC(bits + 1), *set = CPU_ALLOC(bits + 1);
+	memnode_set_t *nodes = MEMNODE_ALLOC(bits + 1);
+	struct mp_buf b[3] = { 0 };
+	int rc = !one || !set || !nodes ? -ENOMEM : 0;
+	if (!rc)
+		rc = cpu_topology(t, avail, sz, one, set, &b[0]);
+	if (!rc)
+		rc = mp_pdw_set_feature(w, MP_HEADER_CPU_TOPOLOGY, b[0].data, b[0].len);
+	if (!rc && !numa_topology(t, sz, set, nodes, &b[1]))
+		rc = mp_pdw_set_feature(w, MP_HEADER_NUMA_TOPOLOGY, b[1].data, b[1].len);
+	if (!rc && !caches(t, sz, set, &b[2]))
+		rc = mp_pdw_set_feature(w, MP_HEADER_CACHE, b[2].data, b[2].len);
+	for (int i = 0; i < 3; i++)
+		mp_buf_fini(&b[i]);
+	CPU_FREE(one);
+	CPU_FREE(set);
+	MEMNODE_FREE(nodes);
+	NUMA_topo_close(t);
+	return rc;
+}
