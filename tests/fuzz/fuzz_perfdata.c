@@ -68,6 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int feat = 0; feat < 32; feat++)
 		if (mp_pd_feature_str(pd, feat))
 			f.sum += strlen(mp_pd_feature_str(pd, feat));
+	struct mp_pd_topo topo;
+	if (mp_pd_topo_read(pd, &topo) == 0) {
+		for (uint32_t c = 0; c < topo.ncpus; c++)
+			f.sum += (size_t)(topo.socket[c] + topo.core[c] + topo.node[c]);
+		f.sum += strlen(topo.caches) + topo.nnodes;
+		mp_pd_topo_fini(&topo);
+	}
 	struct mp_pd_handler h = {
 		.ctx = &f, .sample = fz_sample, .mmap = fz_mmap, .comm = fz_task, .fork = fz_task,
 		.exit = fz_task, .lost = fz_lost, .progress = fz_progress,
