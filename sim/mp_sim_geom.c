@@ -330,7 +330,7 @@ int mp_sim_host_geometry(const char *dir, struct mp_sim_geometry *g, struct mp_e
 	struct mp_err cerr = { 0 };
 	if (!dir && (!g->i1.size || !g->d1.size || !g->ll.size)) {
 		/* no sysfs caches (some VMs and containers): ask the CPU */
-		struct mp_sim_cpuid r[48];
+		struct mp_sim_cpuid r[48] = { 0 };
 		mp_sim_cpuid_geometry(r, mp_sim_cpuid_read(r, 48), g, &cerr);
 	}
 	for (int i = 0; i < 3; i++)

@@ -1,8 +1,9 @@
 # Cross-build memprof for aarch64 with Debian's cross compiler and the arm64 -dev
 # packages installed multiarch (dpkg --add-architecture arm64; see setup.sh).
 #   cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=tests/pmulab/aarch64-toolchain.cmake
-# MEMPROF_STATIC=ON (the default here) links every program statically, so that the
-# guest's initramfs needs no shared libraries or loader.
+# MEMPROF_STATIC=ON links every program statically. It is OFF by default: the numa library
+# needs hwloc, and Debian's libhwloc.a calls libudev, which has no static archive; so the
+# programs are dynamic and build.sh puts the loader and their libraries into the guest.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
@@ -20,7 +21,7 @@ set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgco
 set(ENV{PKG_CONFIG_PATH} "")
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "")
 
-option(MEMPROF_STATIC "Link the programs statically (for the pmulab guest)" ON)
+option(MEMPROF_STATIC "Link the programs statically" OFF)
 if(MEMPROF_STATIC)
   # Prefer the .a archives, and append what the static archives themselves need
   # (libdw -> libelf, zlib, lzma, bzip2, zstd; ncursesw -> tinfo) at the end of

@@ -44,4 +44,15 @@ part build bash "$here/build.sh"
 part initramfs bash "$here/mkinitramfs.sh"
 part guest bash "$here/run.sh" "${PMULAB_SMP:-1}"
 part check bash "$here/check.sh"
+# A second boot with two NUMA nodes and two sockets: the numa library, memprof topology and
+# falseshare -P against a real multi-node kernel.
+numa_dir=$PMULAB_BUILD/pmulab-numa
+mkdir -p "$numa_dir"
+ln -sf "$PMULAB_DIR/vmlinuz" "$numa_dir/vmlinuz"
+ln -sf "$PMULAB_DIR/busybox" "$numa_dir/busybox"
+rm -rf "$numa_dir/guest-bin" "$numa_dir/guest-lib"
+cp -a "$PMULAB_DIR/guest-bin" "$PMULAB_DIR/guest-lib" "$numa_dir/"
+part numa-initramfs env PMULAB_DIR="$numa_dir" PMULAB_GUEST_SCRIPT=guest-numa.sh bash "$here/mkinitramfs.sh"
+part numa-guest env PMULAB_DIR="$numa_dir" PMULAB_NUMA=1 bash "$here/run.sh"
+part numa-check env PMULAB_NUMA_DIR="$numa_dir" bash "$here/check-numa.sh"
 summary

@@ -17,7 +17,9 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,proc,sys,dev,tmp,pmulab/bin,lib/aarch64-linux-gnu}
 cp "$dir/busybox" "$root/bin/busybox"
 cp "$here/init" "$root/init"
-cp "$here/guest-tests.sh" "$root/pmulab/guest-tests.sh"
+# PMULAB_GUEST_SCRIPT: what /init runs (default guest-tests.sh; guest-numa.sh for the
+# two-node boot)
+cp "$here/${PMULAB_GUEST_SCRIPT:-guest-tests.sh}" "$root/pmulab/guest-tests.sh"
 cp -a "$dir/guest-bin/." "$root/pmulab/bin/"
 if [ -d "$dir/guest-src" ]; then
   mkdir -p "$root/pmulab/src"; cp -a "$dir/guest-src/." "$root/pmulab/src/"

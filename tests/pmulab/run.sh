@@ -3,7 +3,9 @@
 # PMUv3, -icount shift=0),
 # save the serial console to $PMULAB_DIR/console.log and unpack the files the guest sent
 # back (blocks "PMULAB-FILE <name>" ... "PMULAB-END <name>" of base64) into $PMULAB_DIR/out.
-# Usage: run.sh [SMP]   (default 1). Environment: PMULAB_TIMEOUT seconds (default 420).
+# Usage: run.sh [SMP]   (default 1). Environment: PMULAB_TIMEOUT seconds (default 420);
+# PMULAB_NUMA=1 boots two NUMA nodes of 512 MiB and two sockets of one core with two
+# hardware threads each (CPUs 0-1 on node 0, 2-3 on node 1), SMP ignored.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -17,8 +19,14 @@ command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 not found 
 log=$dir/console.log
 t0=$(date +%s.%N)
 rc=0
+topo=(-smp "$smp")
+if [ "${PMULAB_NUMA:-0}" = 1 ]; then
+  topo=(-smp 4,sockets=2,cores=1,threads=2
+        -object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
+        -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)
+fi
 timeout --foreground -k 5 "${PMULAB_TIMEOUT:-420}" qemu-system-aarch64 \
-  -M virt -cpu ${PMULAB_CPU:-neoverse-n1} -smp "$smp" -m 1024 -icount shift=0 -nographic -no-reboot -nic none \
+  -M virt -cpu ${PMULAB_CPU:-neoverse-n1} "${topo[@]}" -m 1024 -icount shift=0 -nographic -no-reboot -nic none \
   -kernel "$dir/vmlinuz" -initrd "$dir/initrd.gz" \
   -append "console=ttyAMA0 rdinit=/init quiet loglevel=1" \
   </dev/null > "$log" 2>&1 || rc=$?
