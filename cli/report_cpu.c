@@ -59,9 +59,9 @@ int report_cpu_keys(const char *sort, int keys[3], int *nkeys)
 				k = i;
 		if (k && n < 3)
 			keys[n++] = k;
-		topo |= k == RK_SOCKET || k == RK_NODE;
 		else if (!k)
 			other = 1;
+		topo |= k == RK_SOCKET || k == RK_NODE;
 		p += l + (p[l] == ',');
 	}
 	*nkeys = n;

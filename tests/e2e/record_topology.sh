@@ -52,7 +52,8 @@ fi
 # 3. --sort cpu: the samples are on the CPUs the threads ran on, with perf's shares
 "$MEMPROF" report -i fs.data --sort cpu > bycpu.txt
 cat bycpu.txt
-awk '/^ +[0-9.]+%/ { sub("%", "", $1); printf "%s %.2f\n", $3, $1 }' bycpu.txt | sort > m.txt
+awk '/^ +[0-9]+ +[0-9.]+% +[0-9]+$/ { sub("%", "", $2); printf "%d %.2f\n", $3, $2 }' bycpu.txt | sort > m.txt
+[ -s m.txt ] || { echo "no CPU rows"; exit 1; }
 "$PERF" report -i fs.data --sort cpu --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ { sub("%", "", $1); printf "%d %.2f\n", $2, $1 }' | sort > p.txt
 diff p.txt m.txt || { echo "memprof and perf disagree on the CPUs"; exit 1; }
@@ -63,11 +64,16 @@ if [ $place = core ]; then
   share=$(awk -v l=",$cpus," 'index(l, "," $1 ",") { s += $2 } END { print s }' m.txt)
   awk -v s="$share" 'BEGIN { exit !(s >= 95) }' || { echo "only $share% on CPUs $cpus"; exit 1; }
 fi
+"$MEMPROF" report -i fs.data --sort cpu,socket,node > bytopo.txt
+cat bytopo.txt
+# the same CPUs and shares with their socket and node (from the recorded topology)
+awk '/^ +[0-9.]+%/ { sub("%", "", $1); printf "%d %.2f\n", $3, $1 }' bytopo.txt | sort > mt.txt
+diff m.txt mt.txt || { echo "--sort cpu,socket,node disagrees with --sort cpu"; exit 1; }
 "$MEMPROF" report -i fs.data --sort socket | awk '/^ +[0-9.]+%/ { sub("%", "", $1); printf "%d %.2f\n", $3, $1 }' | sort > ms.txt
 "$PERF" report -i fs.data --sort socket --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ { sub("%", "", $1); printf "%d %.2f\n", $2, $1 }' | sort > ps.txt
 diff ps.txt ms.txt || { echo "memprof and perf disagree on the sockets"; exit 1; }
-"$MEMPROF" report -i fs.data --sort cpu,socket,node | grep -q '  Node$'
+grep -q '  Node$' bytopo.txt
 set +e
 "$MEMPROF" report -i fs.data --sort socket,sym 2> err.txt; rc=$?
 set -e

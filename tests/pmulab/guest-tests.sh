@@ -16,7 +16,7 @@ step() {
 }
 
 # The workloads, small: TCG runs 10 to 50 times slower than the host.
-CB="$B/cachebench -s 64K -r 3000"     # ~3M list steps in walk()
+CB="$B/cachebench -s 64K -r 10000"    # ~10M list steps in walk(): the dynamic loader's start-up stays under 10%
 SPIN=2000000                          # pmucheck spin: exactly 5 instructions an iteration
 MUXSPIN=20000000                      # 1e8 instructions: 25 rotations of the 4 ms mux timer
 
