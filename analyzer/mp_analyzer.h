@@ -461,6 +461,72 @@ int mp_session_open(struct mp_session *ss /* OUT */, const char *path,
 		    const struct mp_session_opts *opts, struct mp_err *err);
 void mp_session_close(struct mp_session *ss); /* NULL-safe, idempotent */
 
+/* --- (2d) several recordings: places matched by name (mp_hist_merge) -----------------
+ *
+ * report -i A -i B and diff read one query result per recording and match their rows by
+ * the names of the keys (comm, pid, tid, object short name, level and symbol, source file
+ * and line, address): never by one recording's map ids, so that places match across runs
+ * and across builds of a program. */
+
+/* Match the events ev[0..nev) of recording a to those of b by their attributes (type,
+ * config, config1/2, exclude_user/kernel/hv/guest; not the sampling period): map[j] = b's
+ * attr of a's ev[j]. -EINVAL with err naming b's file and the event when b lacks one, or
+ * when b has samples of an event a does not show. apath/bpath name the files. */
+int mp_pd_attrs_match(const mp_pd *a, const char *apath, const size_t *ev, size_t nev,
+		      const mp_pd *b, const char *bpath, size_t *map /* OUT: [nev] */,
+		      struct mp_err *err);
+
+struct mp_hist_merged {
+	size_t nrows;
+	struct mp_hist_row *rows;   /* [nrows]: names of each place (strings borrowed from the
+				     * inputs' results and their sym contexts); .c is NULL */
+	size_t ngroups, ncols;
+	struct mp_hist_counts *counts; /* [nrows * ngroups * ncols]: row r, group g, column j at
+					* counts[(r * ngroups + g) * ncols + j]; zero when absent */
+	unsigned char *present;     /* [nrows * ngroups]: the group has the place */
+};
+
+/* Merge nin query results (all made with the same keys). Input i adds into group group[i]
+ * (so several recordings can make one side of a diff); its attr attr_map[i * ncols + j]
+ * feeds column j (SIZE_MAX: none). Rows come out in key order. 0 or -ENOMEM; free with
+ * mp_hist_merged_fini(). */
+int mp_hist_merge(const struct mp_hist_result *res, size_t nin, const size_t *group,
+		  size_t ngroups, unsigned keys, size_t ncols, const size_t *attr_map,
+		  struct mp_hist_merged *out /* OUT */);
+void mp_hist_merged_fini(struct mp_hist_merged *m); /* NULL-safe */
+
+/* The events a report shows of a session's recording: those with samples and sampling
+ * events (not counting-only ones, not the dummy event); at least the first attr. Writes
+ * attr indexes into ev[mp_pd_nattrs()] and returns their count. */
+size_t mp_session_events(const struct mp_session *ss, size_t *ev /* OUT */);
+
+/* Several recordings read as sides of one report or diff: sessions opened in order, the
+ * first one's events (mp_session_events) matched in every other (mp_pd_attrs_match), and
+ * their totals summed per group. */
+struct mp_multi {
+	size_t n;
+	const char *const *paths;    /* borrowed */
+	struct mp_session *ss;       /* [n] */
+	struct mp_hist_result *res;  /* [n]: the last mp_multi_query()'s per-file results */
+	size_t nev;
+	size_t *ev;                  /* [nev]: attrs of the first recording shown */
+	size_t *map;                 /* [n * nev]: file i's attr for column j */
+	size_t *group;               /* [n] */
+	size_t ngroups;
+	struct mp_hist_counts *total; /* [ngroups * nev]: each group's totals per column */
+};
+/* Open n recordings, file i into group group[i] (NULL: all in group 0). 0, or a negative
+ * code with err naming the file (unreadable, or events that differ from the first file's);
+ * on error nothing is left open. */
+int mp_multi_open(struct mp_multi *m /* OUT */, const char *const *paths, const size_t *group,
+		  size_t n, size_t ngroups, const struct mp_session_opts *o, struct mp_err *err);
+/* Query every recording (q->sort_attr is taken as column 0's attr in each file) and merge
+ * the rows by name into out (mp_hist_merge; columns = the nev events). The rows borrow
+ * from m until the next query or mp_multi_close(). 0 or a negative code. */
+int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q,
+		   struct mp_hist_merged *out /* OUT */);
+void mp_multi_close(struct mp_multi *m); /* NULL-safe, idempotent */
+
 /* --- (2c) annotate model: one function's source and instructions (mp_ann_*) ----------- */
 
 typedef struct mp_ann mp_ann;

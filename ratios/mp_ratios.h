@@ -413,4 +413,22 @@ void mp_ratio_samples_str(const struct mp_ratio_binding *b, const struct mp_rati
 int mp_ratio_run_source(mp_ratio_run *r, enum mp_ratio_level level, const char **keys,
 			size_t max, struct mp_ratio_source *src, struct mp_err *err);
 
+/* The change of a ratio from a baseline recording to another (memprof diff --ratios). */
+struct mp_ratio_change {
+	double delta;           /* v - base */
+	double lo, hi;          /* its 95% interval: the two estimates are independent, so
+				 * their variances add (half-widths combined in quadrature) */
+	int exact;              /* both values exact (simulated or counted): lo == hi == delta */
+	int significant;        /* the interval excludes zero (exact: delta != 0) */
+};
+/* 0, or -1 when either value is undefined (out zeroed). */
+int mp_ratio_change(const struct mp_ratio_value *base, const struct mp_ratio_value *v,
+		    struct mp_ratio_change *out /* OUT */);
+
+/* The change of a place's share of samples (p1 of n1 samples, then p2 of n2; shares
+ * 0..1) with its 95% interval (binomial proportions, normal approximation), as memprof
+ * diff marks its delta column. 0, or -1 when a side has no samples. */
+int mp_ratio_share_change(double p1, uint64_t n1, double p2, uint64_t n2,
+			  struct mp_ratio_change *out /* OUT */);
+
 #endif
