@@ -476,6 +476,10 @@ int mp_pd_attrs_match(const mp_pd *a, const char *apath, const size_t *ev, size_
 		      const mp_pd *b, const char *bpath, size_t *map /* OUT: [nev] */,
 		      struct mp_err *err);
 
+/* The first object of b's build-id table that a's table lists under the same path with
+ * another build-id (another build of the program), or NULL; borrowed from b. */
+const char *mp_pd_build_id_differs(const mp_pd *a, const mp_pd *b);
+
 struct mp_hist_merged {
 	size_t nrows;
 	struct mp_hist_row *rows;   /* [nrows]: names of each place (strings borrowed from the

@@ -271,3 +271,17 @@ int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q, struct mp_
 	}
 	return mp_hist_merge(m->res, m->n, m->group, m->ngroups, q->keys, m->nev, m->map, out);
 }
+
+const char *mp_pd_build_id_differs(const mp_pd *a, const mp_pd *b)
+{
+	for (size_t i = 0; i < mp_pd_nbuild_ids(b); i++) {
+		const struct mp_pd_build_id *y = mp_pd_build_id(b, i);
+		for (size_t k = 0; y->filename && k < mp_pd_nbuild_ids(a); k++) {
+			const struct mp_pd_build_id *x = mp_pd_build_id(a, k);
+			if (x->filename && !strcmp(x->filename, y->filename) &&
+			    (x->id_len != y->id_len || memcmp(x->id, y->id, x->id_len)))
+				return y->filename;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# memprof report -i A -i B: two recordings of the same program read as one equal the sum of
+# their own reports (samples and estimated counts per symbol, per object; the totals), the
+# header names both files; a recording whose events differ is refused with one line, exit 1.
+set -u
+: "${MEMPROF:?}" "${KERNELS:?}"
+PERF=${PERF:-perf}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail=0
+rec() { # out event args...
+	local o=$1 e=$2; shift 2
+	"$PERF" record -q -e "$e" -F 2000 -o "$o" "$KERNELS/cachebench" "$@" >/dev/null 2>"$o.err" ||
+		{ echo "SKIP: perf record: $(tail -1 "$o.err")"; exit 77; }
+}
+rec a.data cpu-clock -m walk -s 4M -o seq -r 30
+rec b.data cpu-clock -m walk -s 4M -o random -r 3
+rec t.data task-clock -m walk -s 1M -r 3
+for k in dso,sym dso srcline; do
+	"$MEMPROF" report -q -i a.data --sort $k --csv >a.$k.csv
+	"$MEMPROF" report -q -i b.data --sort $k --csv >b.$k.csv
+	"$MEMPROF" report -q -i a.data -i b.data --sort $k --csv >ab.$k.csv ||
+		{ echo "FAIL report -i a -i b --sort $k"; fail=1; continue; }
+	python3 - a.$k.csv b.$k.csv ab.$k.csv $k <<'PY' || fail=1
+import csv, sys
+def load(p):
+    rows = list(csv.reader(l for l in open(p) if not l.startswith('#')))
+    h = rows[0]
+    nk = h.index('cpu-clock samples')
+    return {tuple(r[:nk]): (int(r[nk]), int(r[nk + 1])) for r in rows[1:]}
+a, b, ab = (load(p) for p in sys.argv[1:4])
+want = {}
+for d in (a, b):
+    for k, (s, p) in d.items():
+        w = want.setdefault(k, [0, 0]); w[0] += s; w[1] += p
+bad = [k for k in set(want) | set(ab) if tuple(want.get(k, (0, 0))) != ab.get(k)]
+if bad or len(ab) < 3:
+    sys.exit("FAIL %s: %d places differ from the sum, first %s: sum %s, report %s" % (
+        sys.argv[4], len(bad), bad[:1], [want.get(k) for k in bad[:1]], [ab.get(k) for k in bad[:1]]))
+print("%s: %d places, each the sum of the two reports" % (sys.argv[4], len(ab)))
+PY
+done
+"$MEMPROF" report -q -i a.data -i b.data >ab.txt
+grep -q '^#   a.data: ' ab.txt && grep -q '^#   b.data: ' ab.txt || { echo "FAIL: the header does not name both files"; fail=1; }
+sa=$(sed -n 's/.*cpu-clock: .*samples \([0-9]*\),.*/\1/p' ab.txt)
+na=$("$PERF" report -i a.data --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+nb=$("$PERF" report -i b.data --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+[ -n "$na" ] && [ "$sa" = "$((na + nb))" ] || { echo "FAIL: total samples $sa, perf says $na + $nb"; fail=1; }
+"$MEMPROF" report -q -i a.data -i t.data >mm.out 2>mm.err
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <mm.err)" = 1 ] && grep -q "t.data: has no event cpu-clock" mm.err ||
+	{ echo "FAIL: mismatched events: rc $rc, $(cat mm.err)"; fail=1; }
+[ $fail = 0 ] && echo "PASS report_many"
+exit $fail
