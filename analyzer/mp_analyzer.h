@@ -531,6 +531,42 @@ int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q,
 		   struct mp_hist_merged *out /* OUT */);
 void mp_multi_close(struct mp_multi *m); /* NULL-safe, idempotent */
 
+/* --- (2e) archives: what a recording needs, as perf's build-id cache in a tar ----------
+ *
+ * Layout relative to ~/.debug (perf archive's): <path>/<build-id>/elf (the object),
+ * <path>/<build-id>/debug (its separate debug info), [kernel.kallsyms]/<build-id>/kallsyms,
+ * and .build-id/<xx>/<rest> symlinks to ../../<path>/<build-id>. Unpacked into ~/.debug,
+ * perf report finds the objects; memprof reads it through mp_archive_extract() into a
+ * folder used as mp_sym_opts.buildid_dir. The tar is POSIX ustar, uncompressed. */
+struct mp_archive_missing {
+	const char *name;        /* object's short name (borrowed from the session) */
+	const char *why;         /* "file not found", "no build-id in the recording", ... */
+	double pct;              /* share of samples (periods) of the event it hides most
+	                          * of, 0..100, as mp_hist_missing() */
+};
+struct mp_archive_stats {
+	size_t nobjects, ndebug; /* objects (and separate debug files) packed */
+	uint64_t bytes;
+	struct mp_archive_missing *missing; /* [nmissing], most samples first */
+	size_t nmissing;
+};
+/* Pack every object with samples of the session's recording (found by build-id, as the
+ * report finds it, with its separate debug file where there is one) and the kernel's
+ * symbols into out_path. Objects that cannot be packed go to st->missing. 0 or a negative
+ * code with err naming the file; free st with mp_archive_stats_fini(). */
+int mp_archive_write(struct mp_session *ss, const char *out_path,
+		     struct mp_archive_stats *st /* OUT */, struct mp_err *err);
+void mp_archive_stats_fini(struct mp_archive_stats *st);
+/* Unpack a tar archive (ustar: files, folders, symlinks; other members skipped) into dir,
+ * which must exist. Refuses members that would land outside dir. 0 or a negative code
+ * with err naming the archive and member. */
+int mp_archive_extract(const char *archive, const char *dir, struct mp_err *err);
+/* Remove dir and everything below it (symlinks not followed). 0 or -errno. */
+int mp_archive_remove_tree(const char *dir);
+/* The kallsyms an unpacked archive holds for the recording's kernel (its build-id table
+ * entry, may be NULL): *path malloc'd, 0; -ENOENT when there is none. */
+int mp_archive_kallsyms(const char *dir, const struct mp_pd_build_id *kernel, char **path);
+
 /* --- (2c) annotate model: one function's source and instructions (mp_ann_*) ----------- */
 
 typedef struct mp_ann mp_ann;

@@ -62,7 +62,16 @@ static int by_build_id(mp_sym *s, struct mp_dso *d, const uint8_t *bid, size_t b
 
 	mp_hex_id(bid, bid_len, hex);
 	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	return try_rel(s, d, rel, bid, bid_len, 0);
+	if (try_rel(s, d, rel, bid, bid_len, 0))
+		return 1;
+	/* perf's build-id cache (and memprof archive) keep it as .build-id/xx/yyyy/debug */
+	char *cand;
+	if (!s->buildid_dir ||
+	    asprintf(&cand, "%s/.build-id/%.2s/%s/debug", s->buildid_dir, hex, hex + 2) < 0)
+		return 0;
+	int ok = try_debug(d, cand, bid, bid_len);
+	free(cand);
+	return ok;
 }
 
 /* .gnu_debuglink: the named file beside the object, in its .debug folder, and under

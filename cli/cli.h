@@ -56,7 +56,8 @@ struct cli_cmd {
 	int stop_at_arg;      /* options end at the first non-option (record/stat: the workload) */
 };
 extern const struct cli_cmd cli_cmd_record, cli_cmd_stat, cli_cmd_report, cli_cmd_annotate,
-	cli_cmd_ratios, cli_cmd_tui, cli_cmd_predict, cli_cmd_list, cli_cmd_topology, cli_cmd_diff;
+	cli_cmd_ratios, cli_cmd_tui, cli_cmd_predict, cli_cmd_list, cli_cmd_topology, cli_cmd_diff,
+	cli_cmd_archive;
 
 /* Parse argv[1..] (argv[0] is the command name). With cmd->stop_at_arg, parsing ends at
  * the first non-option (the workload of record/stat); otherwise options and arguments may
@@ -83,6 +84,17 @@ const char *cli_default_input(void);
 /* Output helpers shared by the commands' --json and --csv forms. NULL prints as "". */
 void cli_json_str(FILE *f, const char *s);  /* a JSON string literal, escaped */
 void cli_csv_str(FILE *f, const char *s);   /* a CSV field, quoted when it needs to be */
+
+/* --archive ARCHIVE of report and annotate (a memprof archive): unpacked into a private
+ * temporary folder that serves as the build-id cache (*dir, malloc'd), and, when *kallsyms
+ * is NULL, *kallsyms set to the kernel symbols it holds for the recording input. 0, or 1
+ * after printing the error. cli_archive_done() removes the folder and frees both. */
+int cli_archive_use(const char *cmd, const char *archive, const char *input, char **dir,
+		    char **kallsyms);
+void cli_archive_done(char **dir, char **kallsyms);
+#define CLI_OPT_ARCHIVE(dst)                                                           \
+	{ 0, "archive", CLI_STR, (dst), "ARCHIVE",                                     \
+	  "objects and kernel symbols from a memprof archive (no need to unpack it)" }
 
 /* perf's build-id cache as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; NULL with
  * --symfs (which is meant to be the only place objects come from). malloc'd. */

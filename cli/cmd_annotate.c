@@ -17,7 +17,7 @@
 #define CMD "annotate"
 
 struct ann_opts {
-	const char *input, *symfs, *kallsyms, *predict;
+	const char *input, *symfs, *kallsyms, *predict, *archive;
 	int asm_, quiet, no_skid, period, samples;
 	double threshold, hot;
 };
@@ -279,6 +279,7 @@ static int cmd_annotate(int argc, char **argv)
 		  "mark lines with PCT percent of the function or more (default 10)" },
 		CLI_OPT_SYMFS(&o.symfs),
 		CLI_OPT_KALLSYMS(&o.kallsyms),
+		CLI_OPT_ARCHIVE(&o.archive),
 		{ 0, "period", CLI_FLAG, &o.period, NULL,
 		  "show the sum of sample periods (estimated count) instead of the number of samples; the default for simulated recordings" },
 		{ 0, "samples", CLI_FLAG, &o.samples, NULL,
@@ -331,14 +332,21 @@ static int cmd_annotate(int argc, char **argv)
 		}
 		ap.p = &pred;
 	}
-	char *bdir = cli_buildid_dir(o.symfs);
-	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir };
+	char *adir = NULL, *akall = NULL;
+	if (o.archive && cli_archive_use(CMD, o.archive, o.input, &adir, &akall)) {
+		mp_predict_fini(&pred);
+		return 1;
+	}
+	char *bdir = adir ? strdup(adir) : cli_buildid_dir(o.symfs);
+	struct mp_session_opts so = { .symfs = o.symfs, .buildid_dir = bdir,
+				      .kallsyms = o.kallsyms ? o.kallsyms : akall };
 	struct mp_session ss;
 	rc = mp_session_open(&ss, o.input, &so, &err);
 	free(bdir); /* copied by the session */
 	if (rc) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
 		mp_predict_fini(&pred);
+		cli_archive_done(&adir, &akall);
 		return 1;
 	}
 	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && ap.p; i++) {
@@ -353,6 +361,7 @@ static int cmd_annotate(int argc, char **argv)
 	size_t *ev = calloc(mp_pd_nattrs(ss.pd) + 1, sizeof(size_t));
 	if (!ev) {
 		mp_session_close(&ss);
+		cli_archive_done(&adir, &akall);
 		cli_error(CMD, "out of memory");
 		return 1;
 	}
@@ -456,6 +465,7 @@ out:
 	free(ev);
 	mp_session_close(&ss);
 	mp_predict_fini(&pred);
+	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
 	return status;
 }
 
