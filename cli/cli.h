@@ -96,6 +96,15 @@ void cli_archive_done(char **dir, char **kallsyms);
 	{ 0, "archive", CLI_STR, (dst), "ARCHIVE",                                     \
 	  "objects and kernel symbols from a memprof archive (no need to unpack it)" }
 
+/* The TUI on a model (cmd_tui.c, also for memprof diff --tui): --batch KEYS applied and the
+ * screen printed (cols x rows), or the interactive browser on the terminal. They return
+ * the exit status; the model stays the caller's. */
+struct tui_model;
+int cli_tui_batch(struct tui_model *m, const char *keys, int cols, int rows);
+int cli_tui_interactive(struct tui_model *m, int no_color);
+/* Parse --size COLSxROWS (NULL: 80x24). 0, or -1 after a usage error naming cmd. */
+int cli_tui_size(const char *cmd, const char *size, int *cols, int *rows);
+
 /* perf's build-id cache as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; NULL with
  * --symfs (which is meant to be the only place objects come from). malloc'd. */
 char *cli_buildid_dir(const char *symfs);

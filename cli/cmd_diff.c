@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mp_analyzer.h"
 #include "mp_ratios.h"
+#include "mp_tui.h"
 
 #define CMD "diff"
 
@@ -20,6 +22,7 @@ enum compute { C_DELTA, C_RATIO, C_WDIFF };
 struct diff_opts {
 	const char *sort, *compute, *symfs, *kallsyms, *level;
 	int csv, json, ratios, quiet, tui;
+	const char *batch, *size;
 	enum compute c;
 	double wa, wb;
 	unsigned keys;
@@ -460,6 +463,58 @@ static void print_json(const struct mp_multi *m, const struct mp_hist_merged *mg
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* ---- --tui ---------------------------------------------------------------------------- */
+
+/* The TUI's data: events in pairs (the baseline's, the new side's), one symbol per place. */
+static int diff_tui(const struct mp_multi *m, const struct mp_hist_merged *mg,
+		    const struct diff_opts *o, char **args)
+{
+	struct mp_err err = { 0, "" };
+	tui_data *d = tui_data_new();
+	int rc = d ? 0 : -ENOMEM;
+	char name[4096];
+	for (size_t j = 0; !rc && j < m->nev && 2 * j + 1 < TUI_MAX_EVENTS; j++)
+		for (size_t g = 0; !rc && g < 2; g++) {
+			const struct mp_hist_counts *t = &m->total[g * m->nev + j];
+			snprintf(name, sizeof(name), "%s %s", g ? "new" : "base",
+				 ev_name(m->ss[0].pd, m->ev[j]));
+			rc = tui_data_add_event(d, name, t->samples, t->period, 0, 0, 0) < 0;
+		}
+	for (int g = 0; !rc && g < 2; g++)
+		rc = tui_data_add_info(d, g ? "new" : "baseline", args[g]);
+	size_t nev = !rc ? tui_data_nevents(d) / 2 : 0;
+	for (size_t r = 0; !rc && r < mg->nrows; r++) {
+		fmt_place(&mg->rows[r], o->keys & ~(unsigned)MP_HK_DSO, name, sizeof(name));
+		long k = tui_data_add_sym(d, name, (o->keys & MP_HK_DSO) && mg->rows[r].dso ?
+					  mg->rows[r].dso : "", 0);
+		if (k < 0) {
+			rc = 1;
+			break;
+		}
+		for (size_t j = 0; j < nev; j++)
+			for (size_t g = 0; g < 2; g++) {
+				const struct mp_hist_counts *c =
+					mg->counts + (r * mg->ngroups + g) * mg->ncols + j;
+				tui_data_set_sym_count(d, (size_t)k, 2 * j + g, c->samples, c->period);
+			}
+	}
+	if (rc || tui_data_set_diff(d)) {
+		tui_data_free(d);
+		cli_error(CMD, "out of memory");
+		return 1;
+	}
+	int cols, rows;
+	cli_tui_size(CMD, o->size, &cols, &rows);
+	tui_model *tm = tui_model_new(d, cols, rows, &err);
+	if (!tm) {
+		cli_error(CMD, "%s", err.msg);
+		return 1;
+	}
+	rc = o->batch ? cli_tui_batch(tm, o->batch, cols, rows) : cli_tui_interactive(tm, 0);
+	tui_model_free(tm);
+	return rc;
+}
+
 /* ---- --ratios ------------------------------------------------------------------------ */
 
 struct rchange {
@@ -732,6 +787,10 @@ static int cmd_diff(int argc, char **argv)
 		  "compare every ratio both recordings give, with the change's 95% interval" },
 		{ 0, "level", CLI_STR, &o.level, "LEVEL",
 		  "--ratios: places down to dso, symbol (default) or line, besides the program" },
+		{ 0, "tui", CLI_FLAG, &o.tui, NULL,
+		  "browse BASE against NEW in the text UI (the two shares side by side, the change coloured)" },
+		{ 0, "batch", CLI_STR, &o.batch, "KEYS", "with --tui, no terminal: apply KEYS and print the screen" },
+		{ 0, "size", CLI_STR, &o.size, "COLSxROWS", "screen size for --batch (default 80x24)" },
 		{ 0, "csv", CLI_FLAG, &o.csv, NULL, "comma-separated values" },
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON" },
 		CLI_OPT_SYMFS(&o.symfs),
@@ -752,6 +811,21 @@ static int cmd_diff(int argc, char **argv)
 	if (o.csv + o.json + o.tui > 1) {
 		cli_error(CMD, "--csv, --json and --tui exclude each other");
 		return CLI_EXIT_USAGE;
+	}
+	if (o.tui && nargs != 2) {
+		cli_error(CMD, "--tui compares two sides (BASE NEW), not %d", nargs);
+		return CLI_EXIT_USAGE;
+	}
+	if ((o.batch || o.size) && !o.tui) {
+		cli_error(CMD, "--batch and --size go with --tui");
+		return CLI_EXIT_USAGE;
+	}
+	int cols, rows;
+	if (cli_tui_size(CMD, o.size, &cols, &rows))
+		return CLI_EXIT_USAGE;
+	if (o.tui && !o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		cli_error(CMD, "--tui needs a terminal on stdin and stdout (or --batch KEYS)");
+		return 1;
 	}
 	if (parse_compute(o.compute, &o)) {
 		cli_error(CMD, "--compute %s: expected delta, ratio or wdiff:A,B", o.compute);
@@ -801,6 +875,8 @@ static int cmd_diff(int argc, char **argv)
 		print_csv(&m, &mg, &o);
 	} else if (o.json) {
 		print_json(&m, &mg, &o, argv + 1, nargs);
+	} else if (o.tui) {
+		rc = diff_tui(&m, &mg, &o, argv + 1);
 	} else {
 		print_text(&m, &mg, &o, argv + 1, nargs);
 	}
@@ -819,7 +895,7 @@ out_sf:
 
 const struct cli_cmd cli_cmd_diff = {
 	"diff", cmd_diff, "compare recordings place by place, and their ratios with significance",
-	"BASE NEW [NEW...] [--sort KEYS] [-c delta|ratio|wdiff:A,B] [--ratios] [--csv|--json]",
+	"BASE NEW [NEW...] [--sort KEYS] [-c delta|ratio|wdiff:A,B] [--ratios] [--csv|--json|--tui]",
 	"perf diff's columns (baseline share, delta, ratio, weighted diff) per object, symbol or "
 	"line, places matched by name across builds; a side may be several recordings "
 	"(a.data,b.data), summed. With --ratios every ratio both recordings give, both values, "

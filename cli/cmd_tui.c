@@ -62,8 +62,23 @@ static void tui_log_fn(enum mp_log_level lvl, const char *msg, void *ctx)
 	mp_buf_printf(&tl->held, "memprof tui: %s%s\n", lvl == MP_LOG_WARN ? "warning: " : "", msg);
 }
 
+int cli_tui_size(const char *cmd, const char *size, int *cols, int *rows)
+{
+	*cols = 80;
+	*rows = 24;
+	if (size) {
+		char x;
+		if (sscanf(size, "%d%c%d", cols, &x, rows) != 3 || x != 'x' || *cols < 20 ||
+		    *rows < 5 || *cols > 1000 || *rows > 1000) {
+			cli_error(cmd, "--size '%s': expected COLSxROWS, at least 20x5", size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* --batch: feed keys to the model and print the screen it renders (no terminal). */
-static int tui_batch(tui_model *m, const char *keys, int cols, int rows)
+int cli_tui_batch(tui_model *m, const char *keys, int cols, int rows)
 {
 	tui_model_resize(m, cols, rows);
 	for (const char *p = keys; *p;) {
@@ -117,15 +132,9 @@ static int cmd_tui(int argc, char **argv)
 		cli_error("tui", "unexpected argument '%s' (the file goes with -i)", argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	int cols = 80, rows = 24;
-	if (size) {
-		char x;
-		if (sscanf(size, "%d%c%d", &cols, &x, &rows) != 3 || x != 'x' || cols < 20 ||
-		    rows < 5 || cols > 1000 || rows > 1000) {
-			cli_error("tui", "--size '%s': expected COLSxROWS, at least 20x5", size);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	int cols, rows;
+	if (cli_tui_size("tui", size, &cols, &rows))
+		return CLI_EXIT_USAGE;
 	if (!(hot_pct > 0 && hot_pct <= 100)) {
 		cli_error("tui", "--hot %g: expected a percentage in (0, 100]", hot_pct);
 		return CLI_EXIT_USAGE;
@@ -166,9 +175,21 @@ static int cmd_tui(int argc, char **argv)
 		mp_predict_fini(&pred);
 		return 1;
 	}
-	if (batch) {
-		rc = tui_batch(m, batch, cols, rows);
-	} else {
+	if (batch)
+		rc = cli_tui_batch(m, batch, cols, rows);
+	else
+		rc = cli_tui_interactive(m, no_color);
+	tui_model_free(m);
+	tui_source_free(src);
+	mp_predict_fini(&pred);
+	return rc;
+}
+
+int cli_tui_interactive(tui_model *m, int no_color)
+{
+	struct mp_err err = { 0, "" };
+	int rc;
+	{
 		const char *term = getenv("TERM");
 		struct tui_run_opts ro = { &cli_stop_flag, no_color };
 		if (term && (!strcmp(term, "vt100") || !strcmp(term, "dumb")))
@@ -194,9 +215,6 @@ static int cmd_tui(int argc, char **argv)
 			rc = 128 + cli_stop_flag;
 		}
 	}
-	tui_model_free(m);
-	tui_source_free(src);
-	mp_predict_fini(&pred);
 	return rc;
 }
 

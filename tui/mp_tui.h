@@ -103,6 +103,12 @@ int tui_data_set_simulated(tui_data *d, const char *by, const char *note);
 /* The simulator set by tui_data_set_simulated(), or NULL for measured counts. */
 const char *tui_data_simulated(const tui_data *d);
 void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx);
+/* The data is a diff (memprof diff --tui): its events come in pairs, event 2k the
+ * baseline's and 2k+1 the new recording's count of the same event, and the symbols are
+ * the places of both. The model then opens the diff view: the two shares side by side and
+ * the change, coloured when its 95% interval excludes zero. 0, or -EINVAL for an odd
+ * number of events. */
+int tui_data_set_diff(tui_data *d);
 
 size_t tui_data_nevents(const tui_data *d);
 size_t tui_data_nsyms(const tui_data *d);
@@ -164,7 +170,7 @@ enum {
 };
 
 enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_VIEW_SUMMARY,
-		     TUI_VIEW_HELP };
+		     TUI_VIEW_HELP, TUI_VIEW_DIFF };
 enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD };
 
 /* How a rendered row is drawn. */

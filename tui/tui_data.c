@@ -322,3 +322,11 @@ int tui_annot_set_insn_count(tui_annot *a, size_t insn, size_t ev, uint64_t samp
 	a->insns[insn].cnt[a->nev + ev] = period;
 	return 0;
 }
+
+int tui_data_set_diff(tui_data *d)
+{
+	if (!d->nev || d->nev % 2)
+		return -EINVAL;
+	d->diff = 1;
+	return 0;
+}

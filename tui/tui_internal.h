@@ -41,6 +41,7 @@ struct tui_data {
 	tui_annotate_fn afn;
 	void *actx;
 	char *sim, *sim_note; /* simulated counts: the simulator and how; NULL = measured */
+	int diff;             /* events in pairs (baseline, new): the model opens the diff view */
 };
 
 struct tui_aline {
@@ -151,8 +152,9 @@ enum {
 	TUI_V_ANNOTATE = 4,
 	TUI_V_SUMMARY = 8,
 	TUI_V_HELP = 16,
+	TUI_V_DIFF = 32,
 	TUI_V_LISTS = TUI_V_SYMBOLS | TUI_V_RATIOS,
-	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY, /* all but help */
+	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY | TUI_V_DIFF, /* all but help */
 	TUI_V_ALL = TUI_V_BROWSE | TUI_V_HELP,
 };
 
@@ -182,7 +184,7 @@ struct tui_view_ops {
 };
 
 extern const struct tui_view_ops tui_symbols_ops, tui_ratios_ops, tui_annotate_ops,
-	tui_summary_ops, tui_help_ops;
+	tui_summary_ops, tui_help_ops, tui_diff_ops;
 
 /* A key binding: key in the views of the mask runs action. help is the binding's line on
  * the help screen ("keys\tmeaning", a second line after '\n'), NULL when an earlier
@@ -230,6 +232,8 @@ unsigned tui_list_sort(tui_model *m, struct view *v, int key);
 unsigned tui_list_filter(tui_model *m, struct view *v, int key);
 unsigned tui_list_annotate(tui_model *m, struct view *v, int key);
 
+/* tui_diff.c: the diff view (the first view of a diff's data) */
+int tui_push_diff(tui_model *m);
 /* tui_text.c: summary and help */
 int tui_push_help(tui_model *m);
 int tui_push_summary(tui_model *m);

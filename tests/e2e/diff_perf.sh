@@ -58,6 +58,29 @@ PY
 cmp_perf delta
 cmp_perf ratio -c ratio
 cmp_perf wdiff -c wdiff:1,2
+# the TUI's diff view: the same shares side by side, the change, '*' where significant
+"$MEMPROF" diff --tui --batch q --size 120x40 a.data b.data >tui.txt 2>tui.err || { echo "FAIL diff --tui: $(cat tui.err)"; fail=1; }
+python3 - tui.txt delta.csv <<'PY' || fail=1
+import csv, re, sys
+rows = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    rows['[%s] %s' % (r['level'], r['sym']), r['dso']] = r
+n = 0
+for l in open(sys.argv[1]):
+    m = re.match(r'^[> ]\s+(\d+\.\d+)%\s+(\d+\.\d+)%\s+([+-]\d+\.\d+)%(\*| ) (.*?)  \[(.*)\]$', l.rstrip('\n'))
+    if not m:
+        continue
+    r = rows.get((m.group(5), m.group(6)))
+    if r is None:
+        sys.exit("FAIL tui: no csv row for %s %s" % (m.group(5), m.group(6)))
+    if abs(float(m.group(1)) - float(r['base_pct'])) > 0.006 or abs(float(m.group(2)) - float(r['new1_pct'])) > 0.006 \
+       or (m.group(4) == '*') != (r['significant1'] == '1'):
+        sys.exit("FAIL tui: %r against %s" % (l, r))
+    n += 1
+if n < 5:
+    sys.exit("FAIL tui: %d rows" % n)
+print("tui: %d rows as the csv" % n)
+PY
 # a side of two recordings: base a+a counts twice a's samples, at the same shares
 "$MEMPROF" diff --csv a.data,a.data b.data >aa.csv || { echo "FAIL diff a,a"; fail=1; }
 "$MEMPROF" diff --csv a.data b.data >ab.csv
