@@ -6,3 +6,5 @@ foreach(t diff_sim diff_perf report_many archive)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e" TIMEOUT 300 SKIP_RETURN_CODE 77
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf")
 endforeach()
+mp_add_cmocka_test(test_diff SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_diff.c
+                   LIBS mp_analyzer mp_ratios)
