@@ -713,6 +713,62 @@ static int open_run(const char *path, const struct mp_ratio_run_opts *ro, const 
 	return 0;
 }
 
+/* ratios -i A -i B: every recording opened, their sources summed (mp_ratio_source_sum). */
+struct many_runs {
+	size_t n;
+	mp_ratio_run **runs;
+	struct mp_ratio_source *srcs;
+	const char **names;
+	const char *(*keys)[8]; /* each run's variant keys */
+	char *list;
+	struct mp_ratio_sum sum;
+};
+
+static void many_free(struct many_runs *m)
+{
+	for (size_t i = 0; m->runs && i < m->n; i++)
+		mp_ratio_run_free(m->runs[i]);
+	mp_ratio_sum_fini(&m->sum);
+	free(m->runs);
+	free(m->srcs);
+	free(m->names);
+	free((void *)m->keys);
+	free(m->list);
+	memset(m, 0, sizeof(*m));
+}
+
+static int open_many(const char *inputs, const struct mp_ratio_run_opts *ro, struct many_runs *m,
+		     struct mp_ratio_source *src)
+{
+	struct mp_err err = { 0, "" };
+	size_t n = 1;
+	for (const char *p = inputs; *p; p++)
+		n += *p == ',';
+	m->list = strdup(inputs);
+	m->runs = calloc(n, sizeof(*m->runs));
+	m->srcs = calloc(n, sizeof(*m->srcs));
+	m->names = calloc(n, sizeof(*m->names));
+	m->keys = calloc(n, sizeof(*m->keys));
+	if (!m->list || !m->runs || !m->srcs || !m->names || !m->keys) {
+		cli_error("ratios", "out of memory");
+		return 1;
+	}
+	for (char *s = m->list, *tok; (tok = strsep(&s, ","));) {
+		m->names[m->n] = tok;
+		if (open_run(tok, ro, "", &m->runs[m->n], &m->srcs[m->n], m->keys[m->n])) {
+			m->n++;
+			return 1;
+		}
+		m->n++;
+	}
+	if (mp_ratio_source_sum(m->srcs, m->names, m->n, &m->sum, &err)) {
+		cli_error("ratios", "%s", err.msg);
+		return 1;
+	}
+	*src = m->sum.src;
+	return 0;
+}
+
 static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names, int nnames)
 {
 	struct mp_ratio_run_opts ro;
@@ -721,6 +777,7 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	struct mp_ratio_table t = { 0 };
 	struct mp_err err = { 0, "" };
 	mp_ratio_run *run = NULL, *base = NULL;
+	struct many_runs many = { 0 };
 	struct mp_buf missing = { 0 };
 	const char *keys[8], *bkeys[8];
 	const struct mp_ratio_def **defs = NULL;
@@ -744,8 +801,14 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	ro.model = o->pmu;
 	to.level = ro.level;
 	to.min_samples = o->min_samples;
-	if ((rc = open_run(o->input, &ro, "", &run, &src, keys)) != 0 ||
-	    (o->baseline && (rc = open_run(o->baseline, &ro, "baseline: ", &base, &bsrc, bkeys))))
+	if (strchr(o->input, ',')) {
+		if ((rc = open_many(o->input, &ro, &many, &src)) != 0)
+			goto out;
+		run = many.runs[0];
+	} else if ((rc = open_run(o->input, &ro, "", &run, &src, keys)) != 0) {
+		goto out;
+	}
+	if (o->baseline && (rc = open_run(o->baseline, &ro, "baseline: ", &base, &bsrc, bkeys)))
 		goto out;
 	rc = mp_ratio_table_build(&src, base ? &bsrc : NULL, &to, &t, &err);
 	if (rc == -ENOENT && to.sort)
@@ -763,8 +826,12 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 		print_json(run, base, ro.level, t.r, t.n, t.nplaces, t.miss, t.nmiss, workload, o);
 	else if (o->csv)
 		print_csv(run, base, ro.level, t.r, t.n, t.nplaces);
-	else
+	else {
+		if (many.n)
+			printf("# %zu recordings summed (places by name, events by attributes): %s\n",
+			       many.n, o->input);
 		print_text(run, base, ro.level, t.r, t.n, t.nplaces, o, &missing);
+	}
 	if (o->csv && missing.len)
 		fprintf(stderr, "not computable from %s:\n%s", o->input, missing.data);
 	rc = nnames > 0 && t.nmiss ? 1 : 0;
@@ -772,12 +839,15 @@ out:
 	mp_ratio_table_fini(&t);
 	free(defs);
 	mp_buf_fini(&missing);
-	mp_ratio_run_free(run);
+	if (many.n)
+		many_free(&many);
+	else
+		mp_ratio_run_free(run);
 	mp_ratio_run_free(base);
 	return rc;
 }
 
-static int cmd_ratios(int argc, char **argv)
+static int ratios_main(int argc, char **argv, char **inputs)
 {
 	struct ropts o;
 	struct mp_err err = { 0, "" };
@@ -788,7 +858,7 @@ static int cmd_ratios(int argc, char **argv)
 	o.min_samples = 10;
 	o.top = 20;
 	const struct cli_opt opts[] = {
-		CLI_OPT_INPUT(&o.input),
+		CLI_OPT_INPUTS(inputs),
 		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
@@ -820,6 +890,7 @@ static int cmd_ratios(int argc, char **argv)
 	rc = cli_parse(&cli_cmd_ratios, opts, argc, argv, &nargs);
 	if (rc)
 		return rc == 1 ? 0 : CLI_EXIT_USAGE;
+	o.input = *inputs;
 	if (o.csv && o.json) {
 		cli_error("ratios", "--csv and --json exclude each other");
 		return CLI_EXIT_USAGE;
@@ -871,6 +942,14 @@ static int cmd_ratios(int argc, char **argv)
 		rc = analyze(set, &o, argv + 1, nargs);
 	}
 	mp_ratio_set_free(set);
+	return rc;
+}
+
+static int cmd_ratios(int argc, char **argv)
+{
+	char *inputs = NULL; /* -i FILE, repeated: joined with ',' */
+	int rc = ratios_main(argc, argv, &inputs);
+	free(inputs);
 	return rc;
 }
 

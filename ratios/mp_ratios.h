@@ -431,4 +431,20 @@ int mp_ratio_change(const struct mp_ratio_value *base, const struct mp_ratio_val
 int mp_ratio_share_change(double p1, uint64_t n1, double p2, uint64_t n2,
 			  struct mp_ratio_change *out /* OUT */);
 
+/* Several recordings of one program as one source (memprof ratios -i A -i B): the first
+ * source's events, each found in the others by mp_ratio_attr_same() (-EINVAL with err
+ * naming the file, from names[], whose events differ), exact counts summed (kept only when
+ * every file has them), and the places matched by label and object with their cells summed,
+ * most samples first. out->src borrows labels and models from srcs; free with
+ * mp_ratio_sum_fini(). */
+struct mp_ratio_sum {
+	struct mp_ratio_source src;
+	struct mp_ratio_event *ev;
+	struct mp_ratio_place *places;
+	struct mp_ratio_cell *cells;
+};
+int mp_ratio_source_sum(const struct mp_ratio_source *srcs, const char *const *names, size_t n,
+			struct mp_ratio_sum *out /* OUT */, struct mp_err *err);
+void mp_ratio_sum_fini(struct mp_ratio_sum *s); /* NULL-safe */
+
 #endif

@@ -67,5 +67,23 @@ n=$(awk -F, 'NR > 1 && $6 == "cachebench" && $7 == "walk" && $NF == 1' r.csv | w
 # the text form says it, largest first
 "$MEMPROF" diff --ratios seq.data random.data >d.txt
 grep -q 'L1D Miss Rate .* walk .* exact .*significant' d.txt || { echo "FAIL: text: walk's L1D change"; fail=1; }
+# ratios -i A -i B: the two recordings summed: numerators and denominators of every ratio
+# at every symbol are the sums of each file's own
+"$MEMPROF" ratios --csv --level symbol -i seq.data -i random.data >sum.ratios.csv 2>/dev/null ||
+	{ echo "FAIL ratios -i seq -i random"; fail=1; }
+python3 - seq.ratios.csv random.ratios.csv sum.ratios.csv <<'PY' || fail=1
+import csv, sys
+def load(p):
+    return {(r['ratio_id'], r['place'], r['dso']): (float(r['numerator']), float(r['denominator']))
+            for r in csv.DictReader(l for l in open(p) if not l.startswith('#'))}
+a, b, ab = (load(p) for p in sys.argv[1:4])
+bad = [k for k in ab if k in a and k in b and
+       (ab[k][0] != a[k][0] + b[k][0] or ab[k][1] != a[k][1] + b[k][1])]
+k = ('L1D_MISS_RATE', 'walk', 'cachebench')
+if bad or k not in ab:
+    sys.exit("FAIL ratios -i: %d places are not the sums, first %s" % (len(bad), bad[:1]))
+print("ratios -i: walk L1D %g/%g = sums of %g/%g and %g/%g" % (ab[k] + a[k] + b[k]))
+PY
+"$MEMPROF" ratios -i seq.data -i seq.data --level symbol --csv >/dev/null 2>&1 || { echo "FAIL: ratios -i a -i a"; fail=1; }
 [ $fail = 0 ] && echo "PASS diff_sim"
 exit $fail
