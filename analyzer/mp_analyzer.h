@@ -464,8 +464,8 @@ void mp_session_close(struct mp_session *ss); /* NULL-safe, idempotent */
 /* --- (2d) several recordings: places matched by name (mp_hist_merge) -----------------
  *
  * report -i A -i B and diff read one query result per recording and match their rows by
- * the names of the keys (comm, pid, tid, object short name, level and symbol, source file
- * and line, address): never by one recording's map ids, so that places match across runs
+ * the names of the keys (comm, pid, tid, cpu, object short name, level and symbol, source
+ * file and line, address): never by one recording's map ids, so that places match across runs
  * and across builds of a program. */
 
 /* Match the events ev[0..nev) of recording a to those of b by their attributes (type,

@@ -81,6 +81,10 @@ static int row_cmp(const struct mp_hist_row *a, const struct mp_hist_row *b, uns
 		CMP_NUM(a->pid, b->pid);
 	if (keys & MP_HK_TID)
 		CMP_NUM(a->tid, b->tid);
+	if (keys & MP_HK_CPU)
+		CMP_NUM(a->cpu, b->cpu);
+	if ((keys & MP_HK_SRCFILE) && (c = cmp_str(a->srcfile, b->srcfile)))
+		return c;
 	if ((keys & MP_HK_DSO) && (c = cmp_str(a->dso, b->dso)))
 		return c;
 	if (keys & MP_HK_ADDR)

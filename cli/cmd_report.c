@@ -19,6 +19,7 @@ struct report_opts {
 	const char *sort;
 	const char *symfs;
 	const char *kallsyms;
+	const char *archive;
 	double threshold;
 	int csv, json, no_objects, quiet, stdio, full_names;
 	/* perf report's filters: comma-separated lists */
@@ -149,8 +150,10 @@ static size_t pick_events(const mp_pd *pd, const mp_hist *h, size_t *ev)
 	return n;
 }
 
-static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hist *h,
-			 const size_t *ev, size_t nev)
+/* elost: each shown event's lost samples summed over several recordings (NULL: the
+ * recording's own; several recordings show no exact counts, one file's is not the sum's) */
+static void print_header(FILE *f, const char *path, const mp_pd *pd, const struct mp_hist_counts *tot,
+			 const uint64_t *elost, const size_t *ev, size_t nev)
 {
 	uint64_t lost = 0;
 	char sim[512];
@@ -173,16 +176,16 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 	fprintf(f, "#\n# Events:\n");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
-		const struct mp_hist_counts *t = mp_hist_total(h, ev[j]);
+		const struct mp_hist_counts *t = &tot[ev[j]];
 		char mode[64];
 		event_mode(a, mode, sizeof(mode));
 		fprintf(f, "#   [%zu] %s: %s, samples %" PRIu64 ", lost %" PRIu64
 			", estimated count %" PRIu64, j, a->spec && *a->spec ? a->spec : a->name,
-			mode, t->samples, a->lost, t->period);
-		if (a->has_counts)
+			mode, t->samples, elost ? elost[j] : a->lost, t->period);
+		if (a->has_counts && !elost)
 			print_exact(f, a);
 		fputc('\n', f);
-		lost += a->lost;
+		lost += elost ? elost[j] : a->lost;
 	}
 	fprintf(f, "# Total lost samples: %" PRIu64 "\n", lost);
 	if (mp_pd_nr_unknown_id(pd))
@@ -191,13 +194,13 @@ static void print_header(FILE *f, const char *path, const mp_pd *pd, const mp_hi
 	fprintf(f, "#\n");
 }
 
-static int row_above(const struct mp_hist_row *r, const mp_hist *h, const size_t *ev,
+static int row_above(const struct mp_hist_row *r, const struct mp_hist_counts *tot, const size_t *ev,
 		     size_t nev, double thr)
 {
 	if (thr <= 0)
 		return 1;
 	for (size_t j = 0; j < nev; j++)
-		if (pct_of(r->c[ev[j]].period, mp_hist_total(h, ev[j])->period) >= thr)
+		if (pct_of(r->c[ev[j]].period, tot[ev[j]].period) >= thr)
 			return 1;
 	return 0;
 }
@@ -229,7 +232,7 @@ static void fmt_srcline(const struct mp_hist_row *r, char *buf, size_t n, int fu
 }
 
 static void print_table_stdio(FILE *f, const char *title, const struct report_cols *cols,
-			      const struct mp_hist_result *res, const mp_hist *h,
+			      const struct mp_hist_result *res, const struct mp_hist_counts *tot,
 			      const mp_pd *pd, const size_t *ev, size_t nev, double thr, int full)
 {
 	size_t wcomm = 7, wdso = 13, wsym = 6, wfile = 11;
@@ -237,7 +240,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
-		if (!row_above(r, h, ev, nev, thr))
+		if (!row_above(r, tot, ev, nev, thr))
 			continue;
 		if (r->comm && strlen(r->comm) > wcomm)
 			wcomm = strlen(r->comm);
@@ -288,14 +291,14 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 	size_t hidden = 0;
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
-		if (!row_above(r, h, ev, nev, thr)) {
+		if (!row_above(r, tot, ev, nev, thr)) {
 			hidden++;
 			continue;
 		}
 		fputc(' ', f);
 		for (size_t j = 0; j < nev; j++)
 			fprintf(f, " %9" PRIu64 " %8.2f%%", r->c[ev[j]].samples,
-				pct_of(r->c[ev[j]].period, mp_hist_total(h, ev[j])->period));
+				pct_of(r->c[ev[j]].period, tot[ev[j]].period));
 		for (size_t k = 0; k < cols->n; k++) {
 			switch (cols->c[k]) {
 			case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, r->comm ? r->comm : ""); break;
@@ -332,7 +335,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 }
 
 static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, const mp_pd *pd,
-			  const mp_hist *h, const size_t *ev, size_t nev, int csv_style)
+			  const struct mp_hist_counts *tot, const size_t *ev, size_t nev, int csv_style)
 {
 	if (n <= 0)
 		return;
@@ -356,7 +359,7 @@ static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, cons
 		int first = 1;
 		for (size_t j = 0; j < nev && ev[j] < 8; j++) {
 			const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
-			if (!mp_hist_total(h, ev[j])->samples)
+			if (!tot[ev[j]].samples)
 				continue; /* nothing to hide */
 			fprintf(f, "%s%.2f%% of %s", first ? "" : ", ", m[i].pct[ev[j]],
 				a->spec && *a->spec ? a->spec : a->name);
@@ -368,7 +371,7 @@ static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, cons
 }
 
 static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
-		      const mp_hist *h, const mp_pd *pd, const size_t *ev, size_t nev, double thr)
+		      const struct mp_hist_counts *tot, const mp_pd *pd, const size_t *ev, size_t nev, double thr)
 {
 	char buf[4096];
 	int first = 1;
@@ -397,7 +400,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 	fputc('\n', f);
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
-		if (!row_above(r, h, ev, nev, thr))
+		if (!row_above(r, tot, ev, nev, thr))
 			continue;
 		first = 1;
 		if (keys & MP_HK_COMM) { SEP(); cli_csv_str(f, r->comm); }
@@ -429,7 +432,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 			SEP();
 			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.4f", r->c[ev[j]].samples,
 				r->c[ev[j]].period,
-				pct_of(r->c[ev[j]].period, mp_hist_total(h, ev[j])->period));
+				pct_of(r->c[ev[j]].period, tot[ev[j]].period));
 		}
 		fputc('\n', f);
 	}
@@ -437,7 +440,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 }
 
 static void print_json(FILE *f, const char *path, unsigned keys,
-		       const struct mp_hist_result *res, const mp_hist *h, const mp_pd *pd,
+		       const struct mp_hist_result *res, const struct mp_hist_counts *tot, const mp_pd *pd,
 		       const size_t *ev, size_t nev, double thr, const struct mp_hist_missing *m,
 		       long nm)
 {
@@ -464,7 +467,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	fprintf(f, "\n  \"events\": [");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
-		const struct mp_hist_counts *t = mp_hist_total(h, ev[j]);
+		const struct mp_hist_counts *t = &tot[ev[j]];
 		fprintf(f, "%s\n    {\"name\": ", j ? "," : "");
 		cli_json_str(f, a->spec && *a->spec ? a->spec : a->name);
 		fprintf(f, ", \"freq\": %s, \"%s\": %" PRIu64 ", \"samples\": %" PRIu64
@@ -490,7 +493,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	first = 1;
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
-		if (!row_above(r, h, ev, nev, thr))
+		if (!row_above(r, tot, ev, nev, thr))
 			continue;
 		fprintf(f, "%s\n    {", first ? "" : ",");
 		first = 0;
@@ -557,7 +560,7 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		fprintf(f, "], \"percent\": [");
 		for (size_t j = 0; j < nev; j++)
 			fprintf(f, "%s%.4f", j ? ", " : "",
-				pct_of(r->c[ev[j]].period, mp_hist_total(h, ev[j])->period));
+				pct_of(r->c[ev[j]].period, tot[ev[j]].period));
 		fprintf(f, "]}");
 	}
 	fprintf(f, "\n  ],\n  \"missing\": [");
@@ -598,12 +601,15 @@ static int several_comms(struct mp_session *ss)
 	return several;
 }
 
-static int cmd_report(int argc, char **argv)
+static int report_many(const struct report_opts *o, unsigned keys,
+		       const struct report_cols *cols, const char *bdir);
+
+static int report_run(int argc, char **argv, char **inputs)
 {
 	struct report_opts o = { .sort = NULL };
 	char *sort = NULL;
 	const struct cli_opt opts[] = {
-		CLI_OPT_INPUT(&o.input),
+		CLI_OPT_INPUTS(inputs),
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
 		  "group by comm,pid,tid,cpu,dso,sym,srcline,srcfile,addr, columns in this order; "
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
@@ -626,6 +632,7 @@ static int cmd_report(int argc, char **argv)
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON with the header, rows and missing info" },
 		CLI_OPT_SYMFS(&o.symfs),
 		CLI_OPT_KALLSYMS(&o.kallsyms),
+		CLI_OPT_ARCHIVE(&o.archive),
 		{ 0, "no-objects", CLI_FLAG, &o.no_objects, NULL,
 		  "leave out the per-object summary table" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
@@ -638,6 +645,7 @@ static int cmd_report(int argc, char **argv)
 	if (rc)
 		return CLI_EXIT_USAGE;
 	o.sort = sort;
+	o.input = *inputs;
 	if (nargs > 0) {
 		if (o.input || nargs > 1) {
 			cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
@@ -689,12 +697,29 @@ static int cmd_report(int argc, char **argv)
 		return 1;
 	}
 
+	char *adir = NULL, *akall = NULL, *first = strdup(o.input);
+	if (first)
+		first[strcspn(first, ",")] = 0;
+	if (o.archive && (!first || cli_archive_use(CMD, o.archive, first, &adir, &akall))) {
+		free(first);
+		return 1;
+	}
+	free(first);
+	if (!o.kallsyms)
+		o.kallsyms = akall;
+	char *bdir = adir ? strdup(adir) : cli_buildid_dir(o.symfs);
+	if (strchr(o.input, ',')) {
+		rc = report_many(&o, keys, &cols, bdir);
+		free(bdir);
+		cli_archive_done(&adir, &akall);
+		return rc;
+	}
+
 	/* progress only where it helps: on a terminal, for files that take a moment */
 	struct stat ist;
 	int big = stat(o.input, &ist) == 0 && ist.st_size > (16 << 20);
 	struct progress_state ps = { .on = !o.quiet && big && isatty(2), .last_pct = -1,
 				     .path = o.input };
-	char *bdir = cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir,
 				      .want_comm = (keys & MP_HK_COMM) || o.comms ||
 						   (!o.sort && !o.csv && !o.json),
@@ -707,16 +732,22 @@ static int cmd_report(int argc, char **argv)
 		if (ps.on)
 			fprintf(stderr, "\r\033[K");
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		cli_archive_done(&adir, &akall);
 		return 1;
 	}
 	size_t na = mp_pd_nattrs(ss.pd);
 	size_t *ev = calloc(na + 1, sizeof(size_t));
-	if (!ev) {
+	struct mp_hist_counts *tot = calloc(na + 1, sizeof(*tot));
+	if (!ev || !tot) {
+		free(ev);
 		mp_session_close(&ss);
+		cli_archive_done(&adir, &akall);
 		cli_error(CMD, "out of memory");
 		return 1;
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
+	for (size_t i = 0; i < na; i++)
+		tot[i] = *mp_hist_total(ss.hist, i);
 
 	if (!o.sort && !o.csv && !o.json && several_comms(&ss)) {
 		/* several commands in the file (-a, a shell and its children): say whose (the
@@ -750,20 +781,20 @@ static int cmd_report(int argc, char **argv)
 	}
 	FILE *f = stdout;
 	if (o.csv) {
-		print_csv(f, keys, &res, ss.hist, ss.pd, ev, nev, o.threshold);
+		print_csv(f, keys, &res, tot, ss.pd, ev, nev, o.threshold);
 	} else if (o.json) {
-		print_json(f, o.input, keys, &res, ss.hist, ss.pd, ev, nev, o.threshold, miss, nmiss);
+		print_json(f, o.input, keys, &res, tot, ss.pd, ev, nev, o.threshold, miss, nmiss);
 	} else {
-		print_header(f, o.input, ss.pd, ss.hist, ev, nev);
-		print_missing(f, miss, nmiss, ss.pd, ss.hist, ev, nev, 0);
+		print_header(f, o.input, ss.pd, tot, NULL, ev, nev);
+		print_missing(f, miss, nmiss, ss.pd, tot, ev, nev, 0);
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
-			print_table_stdio(f, "Objects", &objcols, &objs, ss.hist, ss.pd, ev, nev,
+			print_table_stdio(f, "Objects", &objcols, &objs, tot, ss.pd, ev, nev,
 					  o.threshold, o.full_names);
 		char title[128];
 		snprintf(title, sizeof(title), "By %s",
 			 o.sort ? o.sort : keys & MP_HK_COMM ? "comm,dso,sym" : "dso,sym");
-		print_table_stdio(f, title, &cols, &res, ss.hist, ss.pd, ev, nev, o.threshold,
+		print_table_stdio(f, title, &cols, &res, tot, ss.pd, ev, nev, o.threshold,
 				  o.full_names);
 	}
 	if (fflush(f) || ferror(f)) {
@@ -775,7 +806,198 @@ out:
 	mp_hist_result_fini(&res);
 	mp_hist_result_fini(&objs);
 	free(ev);
+	free(tot);
 	mp_session_close(&ss);
+	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
+	return rc ? 1 : 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	char *inputs = NULL; /* -i FILE, repeated: joined with ',' */
+	int rc = report_run(argc, argv, &inputs);
+	free(inputs);
+	return rc;
+}
+
+/* ---- report -i A -i B: several recordings summed ------------------------------------ */
+
+struct merged_sort {
+	const size_t *ev;
+	size_t nev;
+};
+
+static int merged_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct mp_hist_row *a = pa, *b = pb;
+	const struct merged_sort *c = ctx;
+	for (size_t j = 0; j < c->nev; j++)
+		if (a->c[c->ev[j]].period != b->c[c->ev[j]].period)
+			return a->c[c->ev[j]].period > b->c[c->ev[j]].period ? -1 : 1;
+	return 0;
+}
+
+/* A merged table as a query result of the first recording's shape: counts at its attrs,
+ * rows by count, the first event first. */
+static int merged_result(const struct mp_multi *m, const struct mp_hist_merged *mg, size_t na,
+			 struct mp_hist_result *res)
+{
+	res->nrows = mg->nrows;
+	res->nattrs = na;
+	res->rows = calloc(mg->nrows + 1, sizeof(*res->rows));
+	res->counts = calloc((mg->nrows + 1) * na, sizeof(*res->counts));
+	if (!res->rows || !res->counts)
+		return -ENOMEM;
+	for (size_t r = 0; r < mg->nrows; r++) {
+		res->rows[r] = mg->rows[r];
+		res->rows[r].c = res->counts + r * na;
+		for (size_t j = 0; j < m->nev; j++)
+			res->counts[r * na + m->ev[j]] = mg->counts[r * mg->ncols + j];
+	}
+	struct merged_sort sc = { m->ev, m->nev };
+	qsort_r(res->rows, res->nrows, sizeof(*res->rows), merged_cmp, &sc);
+	return 0;
+}
+
+static void print_inputs(FILE *f, const struct mp_multi *m, struct mp_hist_missing **miss,
+			 const long *nmiss, struct mp_hist_counts **tots)
+{
+	fprintf(f, "# %zu recordings summed (places matched by name, events by attributes):\n", m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		const char *cmdl = mp_pd_feature_str(m->ss[i].pd, 11);
+		const struct mp_pd_attr *a = mp_pd_attr(m->ss[i].pd, m->map[i * m->nev]);
+		fprintf(f, "#   %s: %" PRIu64 " samples of %s, lost %" PRIu64 "%s%s\n", m->paths[i],
+			mp_hist_total(m->ss[i].hist, m->map[i * m->nev])->samples,
+			a->spec && *a->spec ? a->spec : a->name, a->lost,
+			cmdl ? ", command: " : "", cmdl && !strchr(cmdl, '\n') ? cmdl : "");
+	}
+	fprintf(f, "#\n");
+	for (size_t i = 0; i < m->n; i++)
+		if (nmiss[i] > 0) {
+			fprintf(f, "# in %s:\n", m->paths[i]);
+			print_missing(f, miss[i], nmiss[i], m->ss[i].pd, tots[i], m->map + i * m->nev,
+				      m->nev, 0);
+		}
+}
+
+static int report_many(const struct report_opts *o, unsigned keys,
+		       const struct report_cols *cols, const char *bdir)
+{
+	struct mp_err err = { 0 };
+	char *list = strdup(o->input);
+	size_t n = 1;
+	for (const char *p = o->input; *p; p++)
+		n += *p == ',';
+	const char **paths = calloc(n, sizeof(*paths));
+	struct mp_hist_missing **miss = calloc(n, sizeof(*miss));
+	long *nmiss = calloc(n, sizeof(*nmiss));
+	struct mp_hist_counts **tots = calloc(n, sizeof(*tots));
+	struct mp_hist_counts *tot = NULL;
+	uint64_t *lost = NULL;
+	struct mp_hist_result res = { 0 }, objs = { 0 };
+	struct mp_hist_merged mg = { 0 }, mo = { 0 };
+	struct mp_multi m = { 0 };
+	int rc = -ENOMEM, opened = 0;
+	if (!list || !paths || !miss || !nmiss || !tots)
+		goto nomem;
+	n = 0;
+	for (char *s = list, *tok; (tok = strsep(&s, ","));)
+		paths[n++] = tok;
+	struct mp_session_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms, .buildid_dir = bdir,
+				      .want_comm = (keys & MP_HK_COMM) || o->comms,
+				      .want_cpu = (keys & MP_HK_CPU) != 0 };
+	if ((rc = mp_multi_open(&m, paths, NULL, n, 1, &so, &err))) {
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		goto out;
+	}
+	opened = 1;
+	for (size_t i = 1; i < n; i++) {
+		const char *what = mp_pd_build_id_differs(m.ss[0].pd, m.ss[i].pd);
+		if (what)
+			cli_warn(CMD, "%s: %s has another build-id than in %s (its places are matched "
+				 "by name)", paths[i], what, paths[0]);
+	}
+	size_t na = mp_pd_nattrs(m.ss[0].pd);
+	tot = calloc(na + 1, sizeof(*tot));
+	lost = calloc(m.nev + 1, sizeof(*lost));
+	if (!tot || !lost)
+		goto nomem;
+	for (size_t j = 0; j < m.nev; j++) {
+		tot[m.ev[j]] = m.total[j];
+		for (size_t i = 0; i < n; i++)
+			lost[j] += mp_pd_attr(m.ss[i].pd, m.map[i * m.nev + j])->lost;
+	}
+	struct mp_hist_query q = { .keys = keys, .comms = o->comms, .pids = o->pids,
+				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms };
+	if ((rc = mp_multi_query(&m, &q, &mg)) || (rc = merged_result(&m, &mg, na, &res)))
+		goto fail;
+	int want_objs = !o->no_objects && !o->csv && !o->json && keys != MP_HK_DSO;
+	if (want_objs) {
+		struct mp_hist_query qo = q;
+		qo.keys = MP_HK_DSO;
+		if ((rc = mp_multi_query(&m, &qo, &mo)) || (rc = merged_result(&m, &mo, na, &objs)))
+			goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t nai = mp_pd_nattrs(m.ss[i].pd);
+		nmiss[i] = mp_hist_missing(m.ss[i].hist, m.ss[i].sym, 1, &miss[i]);
+		tots[i] = calloc(nai + 1, sizeof(**tots));
+		if (nmiss[i] < 0 || !tots[i]) {
+			rc = nmiss[i] < 0 ? (int)nmiss[i] : -ENOMEM;
+			goto fail;
+		}
+		for (size_t k = 0; k < nai; k++)
+			tots[i][k] = *mp_hist_total(m.ss[i].hist, k);
+	}
+	const mp_pd *pd = m.ss[0].pd;
+	FILE *f = stdout;
+	if (o->csv) {
+		print_csv(f, keys, &res, tot, pd, m.ev, m.nev, o->threshold);
+	} else if (o->json) {
+		print_json(f, o->input, keys, &res, tot, pd, m.ev, m.nev, o->threshold, miss[0],
+			   nmiss[0]);
+	} else {
+		print_header(f, o->input, pd, tot, lost, m.ev, m.nev);
+		print_inputs(f, &m, miss, nmiss, tots);
+		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
+		if (want_objs)
+			print_table_stdio(f, "Objects", &objcols, &objs, tot, pd, m.ev, m.nev,
+					  o->threshold, o->full_names);
+		char title[128];
+		snprintf(title, sizeof(title), "By %s", o->sort ? o->sort : "dso,sym");
+		print_table_stdio(f, title, cols, &res, tot, pd, m.ev, m.nev, o->threshold,
+				  o->full_names);
+	}
+	rc = 0;
+	if (fflush(f) || ferror(f)) {
+		cli_error(CMD, "writing the report: %s", strerror(errno));
+		rc = -EIO;
+	}
+	goto out;
+nomem:
+	rc = -ENOMEM;
+fail:
+	cli_error(CMD, "%s: %s", o->input, mp_strerror(rc));
+out:
+	for (size_t i = 0; i < n; i++) {
+		if (miss)
+			free(miss[i]);
+		if (tots)
+			free(tots[i]);
+	}
+	free(miss);
+	free(nmiss);
+	free(tots);
+	free(tot);
+	free(lost);
+	mp_hist_result_fini(&res);
+	mp_hist_result_fini(&objs);
+	mp_hist_merged_fini(&mg);
+	mp_hist_merged_fini(&mo);
+	if (opened)
+		mp_multi_close(&m);
+	free(paths);
+	free(list);
 	return rc ? 1 : 0;
 }
 
