@@ -15,8 +15,10 @@ perf_reads m.data
 "$PERF" script -i p.data -F period >p.periods 2>/dev/null || fail "perf script p.data"
 ms=$(wc -l <m.periods) ps=$(wc -l <p.periods)
 echo "samples: memprof $ms, perf $ps (N=$N)"
-# N/100 faults in touch() plus the start-up's few hundred faults / 100
-[ "$ms" -ge $((N / 100)) ] && [ "$ms" -le $((N / 100 + 20)) ] || fail "memprof wrote $ms samples for $N faults at -c 100"
+# N/100 faults in touch() plus the start-up's few hundred faults / 100; under heavy load the
+# kernel may throttle a sample or two (perf's own count varies the same way), so one percent
+# below N/100 is allowed: a period of 1 (the bug) would give N samples.
+[ "$ms" -ge $((N / 100 - 2)) ] && [ "$ms" -le $((N / 100 + 20)) ] || fail "memprof wrote $ms samples for $N faults at -c 100"
 [ "$(sort -u m.periods | tr -d ' ')" = 100 ] || fail "periods other than 100: $(sort -u m.periods | head -3)"
 d=$((ms - ps)); [ ${d#-} -le 5 ] || fail "memprof $ms samples, perf $ps"
 # memprof's own summary and report say the same
@@ -24,5 +26,5 @@ d=$((ms - ps)); [ ${d#-} -le 5 ] || fail "memprof $ms samples, perf $ps"
 "$MEMPROF" report -i m.data --sort sym >rep.out 2>&1 || fail "report: $(cat rep.out)"
 grep -Eq "^ +[0-9]+ +[0-9.]+% +\[\.\] touch$" rep.out || fail "touch not in report: $(cat rep.out)"
 t=$(awk '$4 == "touch" { print $1 }' rep.out)
-[ "$t" -ge $((N / 100)) ] && [ "$t" -le $((N / 100 + 1)) ] || fail "touch has $t samples"
+[ "$t" -ge $((N / 100 - 2)) ] && [ "$t" -le $((N / 100 + 1)) ] || fail "touch has $t samples"
 echo "ok"
