@@ -14,9 +14,9 @@ export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 cd "$tmp"
 cp "$SRC_DIR/tests/numa_consumer.c" "$SRC_DIR/tests/test_numa.c" .
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Wextra -Werror -o consumer numa_consumer.c $(pkg-config --cflags --libs memprof-numa)
+cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} -o consumer numa_consumer.c $(pkg-config --cflags --libs memprof-numa)
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Wextra -Werror -o test_numa test_numa.c $(pkg-config --cflags --libs memprof-numa cmocka)
+cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} -o test_numa test_numa.c $(pkg-config --cflags --libs memprof-numa cmocka)
 ./test_numa
 
 ./consumer 0 > out.txt
