@@ -10,7 +10,7 @@ set_tests_properties(e2e_stat_regions PROPERTIES TIMEOUT 300 ENVIRONMENT
 
 add_test(NAME e2e_marker_pkgconfig COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/marker_pkgconfig.sh)
 set_tests_properties(e2e_marker_pkgconfig PROPERTIES TIMEOUT 120 ENVIRONMENT
-  "SAN_FLAGS=${MP_TEST_SAN_FLAGS};MEMPROF=${MEMPROF_BIN};BUILD_DIR=${CMAKE_BINARY_DIR};SRC_DIR=${PROJECT_SOURCE_DIR}")
+  "MEMPROF=${MEMPROF_BIN};BUILD_DIR=${CMAKE_BINARY_DIR};SRC_DIR=${PROJECT_SOURCE_DIR}")
 
 add_test(NAME e2e_record_regions COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/record_regions.sh)
 set_tests_properties(e2e_record_regions PROPERTIES TIMEOUT 300 ENVIRONMENT

@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mp_pd_topo topo;
 	if (mp_pd_topo_read(pd, &topo) == 0) {
 		for (uint32_t c = 0; c < topo.ncpus; c++)
-			f.sum += (size_t)(topo.socket[c] + topo.core[c] + topo.node[c]);
+			f.sum += (size_t)topo.socket[c] + (size_t)topo.core[c] + (size_t)topo.node[c];
 		f.sum += strlen(topo.caches) + topo.nnodes;
 		mp_pd_topo_fini(&topo);
 	}
