@@ -138,19 +138,20 @@ static int entry_cmp(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-int NUMA_dimm_read(const char *fsroot, struct NUMA_dimm *out, int max)
+/* The entries PREFIX<N> of DIR (17-0, 17-1, ... or mc0, mc1, ...): their numbers, sorted, in
+ * idx (at most cap); -1 with errno when DIR cannot be read or holds none (ENOENT). */
+static int numbered_entries(const char *dir, const char *prefix, int *idx, int cap)
 {
-	char dir[4096], file[4200];
-	path_of(dir, sizeof dir, fsroot, "sys/firmware/dmi/entries");
+	size_t plen = strlen(prefix);
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
-	int idx[4096], n = 0;
+	int n = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) && n < 4096) {
+	while ((e = readdir(d)) && n < cap) {
 		char *end;
-		if (strncmp(e->d_name, "17-", 3) == 0 && isdigit((unsigned char)e->d_name[3])) {
-			long v = strtol(e->d_name + 3, &end, 10);
+		if (strncmp(e->d_name, prefix, plen) == 0 && isdigit((unsigned char)e->d_name[plen])) {
+			long v = strtol(e->d_name + plen, &end, 10);
 			if (!*end)
 				idx[n++] = (int)v;
 		}
@@ -161,6 +162,17 @@ int NUMA_dimm_read(const char *fsroot, struct NUMA_dimm *out, int max)
 		return -1;
 	}
 	qsort(idx, (size_t)n, sizeof *idx, entry_cmp);
+	return n;
+}
+
+int NUMA_dimm_read(const char *fsroot, struct NUMA_dimm *out, int max)
+{
+	char dir[4096], file[4200];
+	path_of(dir, sizeof dir, fsroot, "sys/firmware/dmi/entries");
+	int idx[4096];
+	int n = numbered_entries(dir, "17-", idx, 4096);
+	if (n < 0)
+		return -1;
 	int got = 0;
 	for (int i = 0; i < n; i++) {
 		snprintf(file, sizeof file, "%s/17-%d/raw", dir, idx[i]);
@@ -249,25 +261,10 @@ int NUMA_edac_read(const char *fsroot, struct NUMA_edac_mc *out, int max)
 {
 	char dir[4096];
 	path_of(dir, sizeof dir, fsroot, "sys/devices/system/edac/mc");
-	DIR *d = opendir(dir);
-	if (!d)
+	int idx[1024];
+	int n = numbered_entries(dir, "mc", idx, 1024);
+	if (n < 0)
 		return -1;
-	int idx[1024], n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && n < 1024) {
-		char *end;
-		if (strncmp(e->d_name, "mc", 2) == 0 && isdigit((unsigned char)e->d_name[2])) {
-			long v = strtol(e->d_name + 2, &end, 10);
-			if (!*end)
-				idx[n++] = (int)v;
-		}
-	}
-	closedir(d);
-	if (n == 0) {
-		errno = ENOENT;
-		return -1;
-	}
-	qsort(idx, (size_t)n, sizeof *idx, entry_cmp);
 	for (int i = 0; i < n && i < max; i++) {
 		struct NUMA_edac_mc *m = &out[i];
 		char mc[4200], p[4300];
