@@ -133,20 +133,33 @@ static int parse_kallsyms(struct mp_buf *fb, struct mp_symtab *t, int *nonzero, 
 	return 0;
 }
 
-/* Sorted, one name per address (the first, kallsyms lists it first), and sized: no sizes
- * in kallsyms, so a symbol ends where the next begins, and at a page boundary between core
- * kernel and module symbols (perf's symbols__fixup_end). */
+/* Same start: file order (names point into the file buffer in the order read). */
+static int kallsyms_cmp(const void *pa, const void *pb)
+{
+	const struct mp_esym *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Sorted, one name per address, and sized: no sizes in kallsyms, so a symbol ends where
+ * the next begins, and at a page boundary between core kernel and module symbols (perf's
+ * symbols__fixup_end). perf sizes before it drops duplicates, so of the names at one address
+ * only the last listed has a size, and its choose_best_symbol() keeps that one: so does
+ * memprof (memcpy, __memcpy and __pi_memcpy share an address; perf shows __pi_memcpy). */
 static void finish_kallsyms(struct mp_symtab *t, int sorted)
 {
 	struct mp_esym *v = t->v;
 	size_t cnt = t->n;
 
 	if (!sorted)
-		qsort(v, cnt, sizeof(*v), mp_esym_cmp);
+		qsort(v, cnt, sizeof(*v), kallsyms_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < cnt; i++) {
-		if (w && v[w - 1].start == v[i].start)
+		if (w && v[w - 1].start == v[i].start) {
+			v[w - 1] = v[i];
 			continue;
+		}
 		v[w++] = v[i];
 	}
 	t->n = cnt = w;

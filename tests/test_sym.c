@@ -260,6 +260,10 @@ static void mp_sym_resolve__kallsyms_file__kernel_and_module_symbols(void **stat
 		   "ffffffff81000100 T do_one\n"
 		   "ffffffff81000200 t do_two\n"
 		   "ffffffff81000300 D some_data\n"
+		   "ffffffff81000400 T memcpy\n"
+		   "ffffffff81000400 T __memcpy\n"
+		   "ffffffff81000400 T __pi_memcpy\n"
+		   "ffffffff81000500 T after_memcpy\n"
 		   "ffffffffc0001000 t mod_fn\t[my_mod]\n");
 	fclose(f);
 	mp_sym *s = new_sym(NULL, path);
@@ -278,6 +282,10 @@ static void mp_sym_resolve__kallsyms_file__kernel_and_module_symbols(void **stat
 	assert_string_equal(l.sym, "do_two");
 	assert_int_equal(l.level, 'k');
 	assert_int_equal(l.addr, ip);
+	/* three names at one address: the last listed, as perf shows it */
+	ip = 0xffffffff81000410;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1234, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.sym, "__pi_memcpy");
 	ip = 0xffffffffc0001010;
 	mp_sym_resolve(s, mp_sym_map_find(s, 1234, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
 	assert_string_equal(l.dso, "[my_mod]");

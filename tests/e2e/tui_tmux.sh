@@ -83,17 +83,37 @@ grep -q "hot 1/[0-9]*: line $HOT" "$T/screen" || fail "status does not name hot 
 [[ "$row" =~ \*\ +$HOT[[:space:]] ]] || fail "line $HOT is not marked hot (*): '$row'"
 hotpct=$(echo "$row" | grep -oE '[0-9]+\.[0-9]+%' | head -1 | tr -d %)
 
-# 3. TAB: the next hot line, with fewer samples
+# 3. TAB: the next hot line, with fewer samples. walk() may have one hot line only (its
+# loop is one load, and the skid rule puts every sample on it), so TAB is tried on main(),
+# whose list setup and verification loops are hot lines of their own: q back to the list,
+# /main filters it, Enter annotates main.
+keys q
+wait_for 'Symbols: [0-9]+ samples'
+keys / ; keys "main" Enter
+wait_for '^>.* main( |$)'
+keys Enter
+wait_for 'Annotate main'
+wait_for 'hot 1/[0-9]+: line [0-9]+'
+mainhot=$(grep -oE 'hot 1/[0-9]+: line [0-9]+' "$T/screen" | awk '{print $NF}')
+row=$(cursor_row)
+mainpct=$(echo "$row" | grep -oE '[0-9]+\.[0-9]+%' | head -1 | tr -d %)
 keys Tab
 wait_for 'hot 2/[0-9]+: line'
 row=$(cursor_row)
 echo "next hot: $row"
-[[ "$row" =~ HOT:\ pointer\ chase ]] && fail "TAB stayed on the HOT line"
 line2=$(grep -oE 'hot 2/[0-9]+: line [0-9]+' "$T/screen" | awk '{print $NF}')
-[ "$line2" != "$HOT" ] || fail "TAB did not move"
+[ "$line2" != "$mainhot" ] || fail "TAB did not move from line $mainhot"
 [[ "$row" =~ [[:space:]]$line2[[:space:]] ]] || fail "the cursor row is not line $line2: '$row'"
 pct2=$(echo "$row" | grep -oE '[0-9]+\.[0-9]+%' | head -1 | tr -d %)
-awk -v a="$pct2" -v b="$hotpct" 'BEGIN { exit !(a <= b) }' || fail "line $line2 ($pct2%) is hotter than $HOT ($hotpct%)"
+awk -v a="$pct2" -v b="$mainpct" 'BEGIN { exit !(a <= b) }' || fail "line $line2 ($pct2%) is hotter than $mainhot ($mainpct%)"
+keys q
+wait_for 'Symbols: [0-9]+ samples'
+keys Escape
+wait_for 'walk'
+keys Home
+wait_for '^>.*walk'
+keys Enter
+wait_for 'Annotate walk'
 
 # 4. assembly: s shows instructions, the hottest with a share; t shows sample counts
 keys H
