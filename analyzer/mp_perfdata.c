@@ -103,6 +103,15 @@ struct pd_qent {
 	struct pd_chunk *ch;
 };
 
+/* One counter as multiplexing sees it: a task's per-CPU counters of an event together
+ * (each runs only while the task is on its CPU; together they run while it runs), or one
+ * CPU-wide counter (pid -1) alone. */
+struct pd_rdctr {
+	size_t attr;
+	int32_t pid, tid; /* -1: CPU-wide, never merged */
+	uint64_t ena, run; /* largest enabled time, summed running time */
+};
+
 struct mp_pd {
 	char *path;
 	int fd;
@@ -137,6 +146,8 @@ struct mp_pd {
 
 	uint64_t counts[PD_NTYPES];
 	uint64_t nr_unknown;
+	struct pd_rdctr *rdctr;     /* counters of the READ records, per task or CPU */
+	size_t nrdctr, crdctr;
 	int ordered;
 	int runs;                   /* mp_pd_process() calls so far */
 
@@ -995,6 +1006,7 @@ void mp_pd_close(mp_pd *pd)
 	free(pd->attrs);
 	free(pd->ia);
 	free(pd->sids);
+	free(pd->rdctr);
 	for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 		free(pd->fstr[b]);
 	for (unsigned b = 0; b < 32; b++)
@@ -1547,6 +1559,58 @@ short_rec:
 	return pd_err_rec(pd, R->err, off, why);
 }
 
+/* One counter's value and times into its event's sums and into its task's counter
+ * (pd_rdctr); -ENOMEM. */
+static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, uint64_t val,
+		     uint64_t ena, uint64_t run)
+{
+	struct mp_pd_attr *a = &pd->attrs[ai];
+	a->has_counts = 1;
+	a->count_value += val;
+	a->count_ena += ena;
+	a->count_run += run;
+	struct pd_rdctr *c = NULL;
+	if (pid != -1)
+		for (size_t i = pd->nrdctr; i-- > 0 && !c;)
+			if (pd->rdctr[i].attr == ai && pd->rdctr[i].pid == pid && pd->rdctr[i].tid == tid)
+				c = &pd->rdctr[i];
+	if (!c) {
+		if (pd->nrdctr == pd->crdctr) {
+			size_t nc = pd->crdctr ? 2 * pd->crdctr : 16;
+			struct pd_rdctr *nv = realloc(pd->rdctr, nc * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			pd->rdctr = nv;
+			pd->crdctr = nc;
+		}
+		c = &pd->rdctr[pd->nrdctr++];
+		*c = (struct pd_rdctr){ ai, pid, tid, 0, 0 };
+	}
+	if (ena > c->ena)
+		c->ena = ena;
+	c->run += run;
+	return 0;
+}
+
+/* Per event: how many counters, how many ran less than they were enabled (multiplexed)
+ * and the least running share among those. */
+static void finish_counts(mp_pd *pd)
+{
+	for (size_t i = 0; i < pd->nrdctr; i++) {
+		const struct pd_rdctr *c = &pd->rdctr[i];
+		struct mp_pd_attr *a = &pd->attrs[c->attr];
+		a->count_nctr++;
+		if (c->run >= c->ena)
+			continue;
+		/* run/ena < mux_run/mux_ena, in integers */
+		if (!a->count_nmux++ || (unsigned __int128)c->run * a->count_mux_ena <
+						(unsigned __int128)a->count_mux_run * c->ena) {
+			a->count_mux_run = c->run;
+			a->count_mux_ena = c->ena;
+		}
+	}
+}
+
 static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 {
 	mp_pd *pd = R->pd;
@@ -1585,11 +1649,9 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 					continue;
 				ai = s->attr;
 			}
-			struct mp_pd_attr *a = &pd->attrs[ai];
-			a->has_counts = 1;
-			a->count_value += ld64(p);
-			a->count_ena += ena;
-			a->count_run += run;
+			if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), ld64(p),
+				      ena, run))
+				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 		}
 		return 0;
 	}
@@ -1613,11 +1675,8 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 		if (s)
 			ai = s->attr;
 	}
-	struct mp_pd_attr *a = &pd->attrs[ai];
-	a->has_counts = 1;
-	a->count_value += val;
-	a->count_ena += ena;
-	a->count_run += run;
+	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), val, ena, run))
+		return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -2104,12 +2163,14 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 
 	memset(pd->counts, 0, sizeof(pd->counts));
 	pd->nr_unknown = 0;
+	pd->nrdctr = 0;
 	pd->runs++;
 	for (size_t i = 0; i < pd->nattrs; i++) {
 		struct mp_pd_attr *a = &pd->attrs[i];
 		a->nr_samples = a->total_period = a->lost = 0;
 		a->has_counts = 0;
 		a->count_value = a->count_ena = a->count_run = 0;
+		a->count_nctr = a->count_nmux = a->count_mux_run = a->count_mux_ena = 0;
 	}
 	for (size_t i = 0; i < pd->sid_cap; i++)
 		pd->sids[i].prev = 0;
@@ -2122,6 +2183,7 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	}
 	if (rc == 0 && R.ordered)
 		rc = q_flush(&R, UINT64_MAX);
+	finish_counts(pd);
 	if (h && h->progress)
 		h->progress(h->ctx, pd->data_size, pd->data_size);
 	for (size_t i = 0; i < R.nq; i++)

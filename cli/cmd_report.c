@@ -122,15 +122,21 @@ static void event_mode(const struct mp_pd_attr *a, char *buf, size_t n)
 		snprintf(buf, n, "counting only");
 }
 
-/* The exact count as stored. It is not scaled by enabled/running time here: the stored
- * times are sums over the per-CPU counters of the event, whose ratio is not the
- * multiplexing ratio of any one counter; they are shown beside the value instead. */
+/* The exact count as stored, unscaled. Multiplexing is a property of each counter (one
+ * per CPU or thread): the summed times of an inherited event on two CPUs read "X of 2X"
+ * and say nothing, so what is shown is how many counters ran less than they were enabled
+ * and the least running share among them, or plainly that none did. */
 static void print_exact(FILE *f, const struct mp_pd_attr *a)
 {
 	fprintf(f, ", exact count %" PRIu64, a->count_value);
-	if (a->count_ena && a->count_run && a->count_run != a->count_ena)
-		fprintf(f, " (time running %" PRIu64 " of %" PRIu64 " ns enabled, summed over "
-			"its counters)", a->count_run, a->count_ena);
+	if (!a->count_ena)
+		return;
+	if (!a->count_nmux)
+		fprintf(f, ", never multiplexed");
+	else
+		fprintf(f, ", multiplexed on %" PRIu64 " of %" PRIu64 " counters (least running "
+			"share %.1f%%)", a->count_nmux, a->count_nctr,
+			100.0 * (double)a->count_mux_run / (double)a->count_mux_ena);
 }
 
 /* The attrs that had samples or are sampling events; counting-only and dummy events
@@ -476,8 +482,9 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 			(uint64_t)a->attr.sample_period, t->samples, a->lost, t->period);
 		if (a->has_counts)
 			fprintf(f, ", \"exact_count\": %" PRIu64 ", \"time_enabled\": %" PRIu64
-				", \"time_running\": %" PRIu64, a->count_value, a->count_ena,
-				a->count_run);
+				", \"time_running\": %" PRIu64 ", \"counters\": %" PRIu64
+				", \"multiplexed_counters\": %" PRIu64, a->count_value, a->count_ena,
+				a->count_run, a->count_nctr, a->count_nmux);
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"sort\": [");

@@ -888,6 +888,58 @@ static void synthetic__read_records__exact_counts(void **state)
 	free(f);
 }
 
+/* READ records of an inherited task event on two CPUs: each per-CPU counter runs only
+ * while the task is on its CPU (run 600 and 400 of 1000 enabled) and together they ran all
+ * the time: never multiplexed. CPU-wide counters (pid -1) stand alone: one of two ran 250
+ * of 1000 ns; a task whose counters ran 500 + 300 of 1000 was multiplexed too. */
+static void put_read(struct fb *f, int32_t pid, uint64_t val, uint64_t ena, uint64_t run,
+		     uint64_t id)
+{
+	put_hdr(f, PERF_RECORD_READ, 0, 8 + 8 + 32 + 16);
+	uint32_t pt[2] = { (uint32_t)pid, (uint32_t)pid };
+	put(f, pt, 8);
+	put64(f, val);
+	put64(f, ena);
+	put64(f, run);
+	put64(f, id);
+	put(f, pt, 8);
+	put64(f, id);
+}
+
+static void synthetic__read_records__multiplexed_per_counter(void **state)
+{
+	(void)state;
+	struct fb *f = calloc(1, sizeof(*f));
+	struct mp_err err = { 0 };
+	uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID, rf, 2);
+	put_read(f, 42, 10, 1000, 600, 100);
+	put_read(f, 42, 20, 1000, 400, 100);
+	put_read(f, -1, 30, 1000, 1000, 101);
+	put_read(f, -1, 40, 1000, 250, 101);
+	put_read(f, 43, 50, 1000, 500, 101);
+	put_read(f, 43, 60, 1000, 300, 101);
+	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "r.data", &err);
+	assert_non_null(pd);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(mp_pd_process(pd, NULL, &err), 0);
+		const struct mp_pd_attr *a = mp_pd_attr(pd, 0);
+		assert_int_equal(a->count_value, 30);
+		assert_int_equal(a->count_ena, 2000); /* the "X of 2X" sums */
+		assert_int_equal(a->count_run, 1000);
+		assert_int_equal(a->count_nctr, 1);
+		assert_int_equal(a->count_nmux, 0);
+		a = mp_pd_attr(pd, 1);
+		assert_int_equal(a->count_value, 180);
+		assert_int_equal(a->count_nctr, 3);
+		assert_int_equal(a->count_nmux, 2);
+		assert_int_equal(a->count_mux_run, 250);
+		assert_int_equal(a->count_mux_ena, 1000);
+	}
+	mp_pd_close(pd);
+	free(f);
+}
+
 /* memprof's own feature: key=value lines, specs per event. */
 static void synthetic__memprof_feature__meta_and_spec(void **state)
 {
@@ -1250,6 +1302,7 @@ int main(void)
 		cmocka_unit_test(synthetic__size_zero_and_small__error_not_loop),
 		cmocka_unit_test(synthetic__group_read__split_with_deltas),
 		cmocka_unit_test(synthetic__read_records__exact_counts),
+		cmocka_unit_test(synthetic__read_records__multiplexed_per_counter),
 		cmocka_unit_test(synthetic__memprof_feature__meta_and_spec),
 		cmocka_unit_test(synthetic__zstd_records__decoded_across_boundaries),
 		cmocka_unit_test(synthetic__zstd_bomb__bounded),
