@@ -2,6 +2,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -104,17 +105,20 @@ static int parse_line(char *q, struct mp_esym *e)
 	return 1;
 }
 
-/* Every symbol of the buffer into t (names point into fb). 0, or -1 out of memory. */
-static int parse_kallsyms(struct mp_buf *fb, struct mp_symtab *t, int *nonzero, int *sorted)
+/* The symbols of buf[*pos, len) into t (names point into buf); with core_only, stop at the
+ * first module line ("name\t[module]": they all follow the core kernel's) and leave *pos
+ * there. 0, or -1 out of memory. */
+static int parse_kallsyms(char *buf, size_t len, size_t *pos, int core_only, struct mp_symtab *t,
+			  int *nonzero, int *sorted)
 {
-	size_t cap = 0;
-	char *p = fb->data, *end = fb->data + fb->len;
+	size_t cap = t->n;
+	char *p = buf + *pos, *end = buf + len;
 
-	*nonzero = 0;
-	*sorted = 1;
 	while (p < end) {
 		char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
+			break;
+		if (core_only && memchr(p, '\t', (size_t)(eol - p)))
 			break;
 		*eol = 0;
 		char *q = p;
@@ -130,6 +134,7 @@ static int parse_kallsyms(struct mp_buf *fb, struct mp_symtab *t, int *nonzero, 
 			*sorted = 0;
 		t->v[t->n++] = e;
 	}
+	*pos = (size_t)(p - buf);
 	return 0;
 }
 
@@ -173,23 +178,71 @@ static void finish_kallsyms(struct mp_symtab *t, int sorted)
 		v[cnt - 1].end = (v[cnt - 1].start + 4095) / 4096 * 4096 + 4096;
 }
 
+/* perf's build-id cache copy of the recorded kernel's kallsyms, which perf record keeps
+ * (and memprof record): <buildid_dir>/[kernel.kallsyms]/<build-id>/kallsyms. A malloc'd
+ * path when it is there, else NULL. */
+static char *cached_kallsyms(const mp_sym *s, const struct mp_dso *kd)
+{
+	if (!s->buildid_dir || !kd || !kd->info.build_id_len)
+		return NULL;
+	char hex[2 * sizeof(kd->info.build_id) + 1];
+	for (size_t i = 0; i < kd->info.build_id_len && i < sizeof(kd->info.build_id); i++)
+		snprintf(hex + 2 * i, 3, "%02x", kd->info.build_id[i]);
+	char *path;
+	if (asprintf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, hex) < 0)
+		return NULL;
+	if (access(path, R_OK)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* Whether the running kernel is the one of kd (by build-id), for /proc/kcore. */
+static int running_kernel_is(const struct mp_dso *kd)
+{
+	uint8_t id[20];
+	size_t n;
+	mp_kernel_build_id(id, &n);
+	return n && kd && n == kd->info.build_id_len && !memcmp(id, kd->info.build_id, n);
+}
+
+/* The core kernel's symbols, from --kallsyms, else the build-id cache copy of the recorded
+ * kernel's, else /proc/kallsyms when the recording was made on this kernel (generating it
+ * costs the kernel tens of milliseconds). Module symbols are parsed later, on first need
+ * (load_modules). */
 static void load_kallsyms(mp_sym *s, struct mp_dso *kd)
 {
 	s->ksyms_tried = 1;
-	const char *path = s->kallsyms ? s->kallsyms : "/proc/kallsyms";
+	char *path = s->kallsyms ? strdup(s->kallsyms) : cached_kallsyms(s, kd);
+	int live = 0;
 
-	if (!strcmp(path, "/dev/null") || !*path)
+	if (!path) {
+		if (s->kallsyms || !running_kernel_is_recorded(s, kd))
+			return;
+		path = strdup("/proc/kallsyms");
+		live = 1;
+	} else if (!s->kallsyms) {
+		live = running_kernel_is(kd);
+	}
+	if (!path)
 		return;
-	if (!s->kallsyms && !running_kernel_is_recorded(s, kd))
+	if (!strcmp(path, "/dev/null") || !*path) {
+		free(path);
 		return;
+	}
 	struct mp_buf fb = { 0 };
-	if (read_whole(path, &fb))
+	if (read_whole(path, &fb)) {
+		free(path);
 		return;
+	}
 	struct mp_symtab t = { 0 };
-	int nonzero, sorted;
-	if (parse_kallsyms(&fb, &t, &nonzero, &sorted)) {
+	int nonzero = 0, sorted = 1;
+	size_t pos = 0;
+	if (parse_kallsyms(fb.data, fb.len, &pos, 1, &t, &nonzero, &sorted)) {
 		free(t.v);
 		mp_buf_fini(&fb);
+		free(path);
 		return;
 	}
 	if (!nonzero) {
@@ -198,13 +251,31 @@ static void load_kallsyms(mp_sym *s, struct mp_dso *kd)
 		mp_buf_fini(&fb);
 		mp_log(MP_LOG_WARN, "%s: addresses hidden (kptr_restrict): kernel symbols not "
 		       "resolved", path);
+		free(path);
 		return;
 	}
 	/* names point into the file buffer, which becomes the table's pool */
 	t.pool = fb.data;
 	finish_kallsyms(&t, sorted);
 	s->ksyms = t;
+	s->ksyms_rest = pos;
+	s->ksyms_len = fb.len;
 	s->ksyms_ok = 1;
+	s->ksyms_live = live;
+	s->ksyms_file = path;
+}
+
+/* The modules' symbols after the core kernel's, once. */
+static void load_modules(mp_sym *s)
+{
+	if (s->ksyms_rest >= s->ksyms_len)
+		return;
+	int nonzero = 0, sorted = 1;
+	size_t pos = s->ksyms_rest;
+	/* the core table is sorted: appended lines keep it so when they come after it */
+	if (!parse_kallsyms(s->ksyms.pool, s->ksyms_len, &pos, 0, &s->ksyms, &nonzero, &sorted))
+		finish_kallsyms(&s->ksyms, sorted);
+	s->ksyms_rest = s->ksyms_len;
 }
 
 void mp_kallsyms_load_kernel(mp_sym *s, struct mp_dso *d)
@@ -217,8 +288,10 @@ void mp_kallsyms_load_kernel(mp_sym *s, struct mp_dso *d)
 		load_kallsyms(s, kd);
 	}
 	if (s->ksyms_ok) {
+		if (d->module)
+			load_modules(s);
 		d->info.flags |= MP_DSO_FOUND | MP_DSO_SYMTAB;
-		d->info.file = s->kallsyms ? s->kallsyms : "/proc/kallsyms";
+		d->info.file = s->ksyms_file;
 	}
 }
 
@@ -226,7 +299,7 @@ void mp_kallsyms_load_kernel(mp_sym *s, struct mp_dso *d)
  * kernel's own (/proc/kallsyms accepted for this recording). */
 long mp_kcore_read(mp_sym *s, uint64_t addr, void *buf, size_t len)
 {
-	if (!s->ksyms_ok || s->kallsyms)
+	if (!s->ksyms_ok || !s->ksyms_live)
 		return -ENOENT;
 	if (!s->kcore_tried) {
 		/* /proc/kcore is a (huge, sparse) ELF64 core: read its program headers by hand,

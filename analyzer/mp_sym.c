@@ -173,6 +173,7 @@ void mp_sym_free(mp_sym *s)
 	mp_u64map_fini(&s->str_by_hash);
 	mp_u64map_fini(&s->comm_by_tid);
 	mp_symtab_fini(&s->ksyms);
+	free(s->ksyms_file);
 	free(s->kcore_ph);
 	if (s->kcore_fd >= 0)
 		close(s->kcore_fd);

@@ -55,10 +55,14 @@ struct mp_sym {
 	Elf64_Phdr *kcore_ph;
 	size_t kcore_nph;
 
-	/* kernel symbols */
+	/* kernel symbols: the core kernel's parsed first, modules' (ksyms_rest: offset of
+	 * their first line in ksyms.pool) only when a module needs them */
 	int ksyms_tried;
 	struct mp_symtab ksyms;
 	int ksyms_ok;
+	int ksyms_live;        /* they are the running kernel's (kcore may be read) */
+	char *ksyms_file;      /* where they came from */
+	size_t ksyms_rest, ksyms_len;
 };
 
 /* Probe sequence over a u64map keyed by string hash: first key to try, then next. */

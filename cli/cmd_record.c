@@ -213,6 +213,8 @@ static int record_hw(const struct rec_opts *o)
 	ro.evopts = &eo;
 	ro.regions = o->regions;
 	ro.regions_only = o->regions_only;
+	char *bdir = cli_buildid_dir(NULL);
+	ro.buildid_dir = bdir;
 	cli_install_stop_handler();
 	memset(&err, 0, sizeof(err));
 	if (mp_record_run(&ro, &res, &err)) {
@@ -222,6 +224,7 @@ static int record_hw(const struct rec_opts *o)
 			rc = mp_exit_code(res.workload_status);
 		free(res.ev);
 		free(evs);
+		free(bdir);
 		return rc;
 	}
 	if (!o->quiet)
@@ -238,6 +241,7 @@ static int record_hw(const struct rec_opts *o)
 	}
 	free(res.ev);
 	free(evs);
+	free(bdir);
 	return rc;
 }
 

@@ -101,6 +101,9 @@ struct mp_record_opts {
 					   may be NULL */
 	int regions;              /* --regions: the markers' regions, stored in the file */
 	int regions_only;         /* --regions-only: sample only while a region is open */
+	const char *buildid_dir;  /* perf's build-id cache (~/.debug): when an event can sample
+				   * the kernel, keep a copy of /proc/kallsyms there as perf
+				   * record does, once per kernel build-id; NULL = do not */
 };
 
 /* ---- regions (stat/record --regions, the markers of include/memprof/marker.h) ----------- */

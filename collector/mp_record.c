@@ -979,6 +979,54 @@ static int record_finish(struct run *r, const struct mp_record_opts *o, mp_pdw *
 	return mp_pdw_close(w, err);
 }
 
+/* perf's build-id cache copy of the running kernel's symbols,
+ * <dir>/[kernel.kallsyms]/<build-id>/kallsyms, written once per kernel (as perf record
+ * does) so that reports read a plain file instead of having the kernel generate
+ * /proc/kallsyms each time. Failures only warn: the recording is complete without it. */
+static void keep_kallsyms(const char *dir)
+{
+	size_t n = 0, len = 0;
+	uint8_t id[20];
+	char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
+	int ok = notes && mp_perfabi_note_build_id(notes, n, id, sizeof(id), &len) == 0 && len;
+	free(notes);
+	if (!ok)
+		return;
+	char hex[41], *path = NULL, *tmp = NULL;
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (asprintf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex) < 0)
+		return;
+	if (!access(path, F_OK)) {
+		free(path);
+		return;
+	}
+	/* mkdir -p of the two levels under dir (dir itself too) */
+	char *slash = path + strlen(dir);
+	mkdir(dir, 0755);
+	for (char *q = strchr(slash + 1, '/'); q; q = strchr(q + 1, '/')) {
+		*q = 0;
+		mkdir(path, 0755);
+		*q = '/';
+	}
+	char *text = mp_read_file("/proc/kallsyms", &n, NULL);
+	FILE *f = NULL;
+	if (text && n && asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) >= 0 &&
+	    (f = fopen(tmp, "w"))) {
+		int bad = fwrite(text, 1, n, f) != n;
+		bad |= fclose(f) != 0;
+		if (bad || rename(tmp, path)) {
+			mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", path, strerror(errno));
+			unlink(tmp);
+		}
+	} else {
+		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", path, strerror(errno));
+	}
+	free(text);
+	free(tmp);
+	free(path);
+}
+
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		  struct mp_err *err)
 {
@@ -1019,6 +1067,8 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	    (rc = record_loop(&r, o, w, &status, &have_status, err)))
 		goto out;
 	rc = record_finish(&r, o, &w, status, have_status, res, err);
+	if (!rc && r.pc.kernel_syms && o->buildid_dir)
+		keep_kallsyms(o->buildid_dir);
 out:
 	run_release(&r, res);
 	mp_pdw_abort(w);

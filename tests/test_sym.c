@@ -302,6 +302,63 @@ static void mp_sym_resolve__kallsyms_file__kernel_and_module_symbols(void **stat
 	unlink(path);
 }
 
+/* Without --kallsyms, the kernel symbols come from perf's build-id cache copy of the
+ * recorded kernel's (<dir>/[kernel.kallsyms]/<build-id>/kallsyms), not /proc/kallsyms
+ * (a made-up build-id: the running kernel's /proc/kallsyms would not have these names);
+ * module symbols, after the core kernel's, are parsed when a module needs them. */
+static void mp_sym_resolve__kallsyms_build_id_cache__kernel_and_module(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_kcache_XXXXXX", path[256], cmd[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/00112233445566778899aabbccddeeff0011"
+		 "2233", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	strcat(path, "/kallsyms");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "ffffffff81000000 T _text\n"
+		   "ffffffff81000100 T cached_one\n"
+		   "ffffffff81000200 t cached_two\n"
+		   "ffffffffc0001000 t cached_mod_fn\t[my_mod]\n"
+		   "ffffffffc0001100 t cached_mod_end\t[my_mod]\n");
+	fclose(f);
+	struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_KERNEL, .id_len = 20,
+				      .filename = "[kernel.kallsyms]" };
+	for (int i = 0; i < 20; i++)
+		bid.id[i] = (uint8_t)(0x11 * (i % 16));
+	struct mp_sym_opts o = { .buildid_dir = dir };
+	struct mp_err err = { 0 };
+	mp_sym *s = mp_sym_new(&o, &bid, 1, &err);
+	assert_non_null(s);
+	struct mp_pd_mmap k = mk_mmap(UINT32_MAX, 0xffffffff81000000, 0x1000000,
+				      0xffffffff81000000, "[kernel.kallsyms]_text");
+	k.cpumode = PERF_RECORD_MISC_KERNEL;
+	struct mp_pd_mmap mod = mk_mmap(UINT32_MAX, 0xffffffffc0000000, 0x4000, 0,
+					"/lib/modules/6.1/kernel/my-mod.ko");
+	mod.cpumode = PERF_RECORD_MISC_KERNEL;
+	assert_int_equal(mp_sym_mmap(s, &k), 0);
+	assert_int_equal(mp_sym_mmap(s, &mod), 0);
+	struct mp_sym_loc l;
+	uint64_t ip = 0xffffffff81000234;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.dso, "[kernel.kallsyms]");
+	assert_string_equal(l.sym, "cached_two");
+	assert_string_equal(mp_sym_dso(s, l.dso_idx, 0)->file, path);
+	/* the core kernel's last symbol ends at a page boundary, not at the module's first */
+	ip = 0xffffffff81003000;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.sym, "0xffffffff81003000");
+	ip = 0xffffffffc0001010;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 1, &l);
+	assert_string_equal(l.dso, "[my_mod]");
+	assert_string_equal(l.sym, "cached_mod_fn");
+	mp_sym_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void mp_sym_lookup__name_srcline_code(void **state)
 {
 	(void)state;
@@ -487,6 +544,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_map__fork_exec_overlap__perf_semantics),
 		cmocka_unit_test(mp_sym_resolve__symfs_and_build_id_mismatch),
 		cmocka_unit_test(mp_sym_resolve__kallsyms_file__kernel_and_module_symbols),
+		cmocka_unit_test(mp_sym_resolve__kallsyms_build_id_cache__kernel_and_module),
 		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
 		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
 		cmocka_unit_test(mp_sym_resolve__build_id_cache__missing_and_rebuilt),

@@ -1,23 +1,33 @@
 #!/bin/bash
 # Build the libFuzzer harnesses with clang (ASan+UBSan, coverage on every library) in their
-# own build dir and run each for a bounded time. Exit status non-zero when a fuzzer finds
-# a crash, leak or timeout; the input that did it is kept in $OUT (default
-# build-fuzz/artifacts/) and should be added to tests/fuzz/corpus/<name>/ once fixed.
-#   tests/fuzz/run.sh [-b BUILD_DIR] [-t SECONDS_FOR_PERFDATA] [-s SECONDS_FOR_OTHERS] [NAME...]
+# own build dir and run each one. Exit status non-zero when a fuzzer finds a crash, leak or
+# timeout; the input that did it is kept in $OUT (default build-fuzz/artifacts/) and should
+# be added to tests/fuzz/corpus/<name>/ once fixed. At the end: executions per harness.
+#   tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [NAME...]
+# Two budgets:
+#   default (CI, every change): each harness for SECONDS (default 20; perfdata, the
+#     biggest parser, three times as long);
+#   -t (the long campaign, once per release of a parser, by hand or the optional CI step
+#     MEMPROF_CI_FUZZ_LONG=1 .ci/run): each harness until RUNS executions (default
+#     1000000), with no time limit.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$src/build-fuzz
-tp=60
-to=20
-while getopts "b:t:s:" o; do
+secs=20
+long=0
+runs=1000000
+usage() { echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [NAME...]" >&2; exit 2; }
+while getopts "b:s:tn:h" o; do
   case $o in
     b) build=$OPTARG ;;
-    t) tp=$OPTARG ;;
-    s) to=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-t SECONDS] [-s SECONDS] [NAME...]" >&2; exit 2 ;;
+    s) secs=$OPTARG ;;
+    t) long=1 ;;
+    n) runs=$OPTARG ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
+case $secs$runs in *[!0-9]*) usage ;; esac
 command -v clang >/dev/null || { echo "run.sh: clang not found" >&2; exit 1; }
 
 names=("$@")
@@ -39,21 +49,38 @@ make -C "$build" -j"$(nproc)" "${targets[@]}" >"$build/make.log" 2>&1 ||
 out=${OUT:-$build/artifacts}
 mkdir -p "$out"
 status=0
+summary=()
 for n in "${names[@]}"; do
-  t=$to; [ "$n" = perfdata ] && t=$tp
+  if [ $long = 1 ]; then
+    budget=(-runs="$runs"); what="$runs executions"
+  else
+    t=$secs; [ "$n" = perfdata ] && t=$((3 * secs))
+    budget=(-max_total_time="$t"); what="${t}s"
+  fi
   work=$(mktemp -d)        # new inputs go here, never into the source corpus
   seeds=$src/tests/fuzz/corpus/$n
   [ -d "$seeds" ] || seeds=
-  echo "== fuzz_$n for ${t}s"
+  echo "== fuzz_$n for $what"
+  t0=$(date +%s)
   if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-       "$build/tests/fuzz_$n" -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       "$build/tests/fuzz_$n" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$out/$n-" "$work" ${seeds:+"$seeds"} >"$out/$n.log" 2>&1; then
     echo "fuzz_$n FAILED (log: $out/$n.log):" >&2
     grep -E "ERROR|SUMMARY|Test unit written|runtime error" "$out/$n.log" | head -20 >&2
     status=1
+    res=FAILED
   else
-    grep -E "stat::number_of_executed_units|stat::new_units_added" "$out/$n.log" | sed 's/^/  /'
+    res=ok
   fi
+  el=$(( $(date +%s) - t0 ))
+  ex=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$n.log" | tail -1)
+  nu=$(sed -n 's/^stat::new_units_added: *//p' "$out/$n.log" | tail -1)
+  summary+=("$(printf '%-12s %12s %8s %10s %6s' "$n" "${ex:-?}" "${el}s" \
+    "$([ -n "$ex" ] && [ "$el" -gt 0 ] && echo $((ex / el)) || echo '?')" "$res") new units ${nu:-?}")
   rm -rf "$work"
 done
+echo
+echo "== executions per harness ($([ $long = 1 ] && echo "long campaign, $runs runs each" || echo "short budget"))"
+printf '%-12s %12s %8s %10s %6s\n' harness executions time exec/s status
+printf '%s\n' "${summary[@]}"
 exit $status
