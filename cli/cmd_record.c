@@ -213,6 +213,9 @@ static int record_hw(const struct rec_opts *o)
 	ro.evopts = &eo;
 	ro.regions = o->regions;
 	ro.regions_only = o->regions_only;
+	/* memprof opens all the events of a run as one group; a '{...}' list says so in the
+	 * file, for perf report's group view */
+	ro.group = o->events && strchr(o->events, '{') && nev > 1 && !evs[0].leader_sample;
 	char *bdir = cli_buildid_dir(NULL);
 	ro.buildid_dir = bdir;
 	cli_install_stop_handler();

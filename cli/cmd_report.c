@@ -21,7 +21,7 @@ struct report_opts {
 	const char *kallsyms;
 	const char *archive;
 	double threshold;
-	int csv, json, no_objects, quiet, stdio, full_names;
+	int csv, json, no_objects, quiet, stdio, full_names, group;
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 };
@@ -154,6 +154,30 @@ static size_t pick_events(const mp_pd *pd, const mp_hist *h, size_t *ev)
 	if (!n && mp_pd_nattrs(pd))
 		ev[n++] = 0;
 	return n;
+}
+
+/* --group: perf report's group header, one per event group of the file (GROUP_DESC):
+ * the group's samples and estimated count summed over its members, as perf sums them. */
+static void print_groups(FILE *f, const mp_pd *pd, const struct mp_hist_counts *tot)
+{
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++) {
+		size_t n = 0;
+		for (size_t k = i; k < mp_pd_nattrs(pd); k++)
+			n += mp_pd_attr(pd, k)->group_leader_idx == (int)i;
+		if (n < 2)
+			continue;
+		uint64_t samples = 0, period = 0;
+		for (size_t k = i; k < mp_pd_nattrs(pd); k++)
+			if (mp_pd_attr(pd, k)->group_leader_idx == (int)i) {
+				samples += tot[k].samples;
+				period += tot[k].period;
+			}
+		fprintf(f, "# Samples: %" PRIu64 " of events 'anon group {", samples);
+		for (size_t k = i, j = 0; k < mp_pd_nattrs(pd); k++)
+			if (mp_pd_attr(pd, k)->group_leader_idx == (int)i)
+				fprintf(f, "%s %s", j++ ? "," : "", mp_pd_attr(pd, k)->name);
+		fprintf(f, " }'\n# Event count (approx.): %" PRIu64 "\n", period);
+	}
 }
 
 /* elost: each shown event's lost samples summed over several recordings (NULL: the
@@ -643,6 +667,8 @@ static int report_run(int argc, char **argv, char **inputs)
 		{ 0, "no-objects", CLI_FLAG, &o.no_objects, NULL,
 		  "leave out the per-object summary table" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
+		{ 0, "group", CLI_FLAG, &o.group, NULL,
+		  "perf's group header: each event group's samples summed over its members" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -793,6 +819,10 @@ static int report_run(int argc, char **argv, char **inputs)
 		print_json(f, o.input, keys, &res, tot, ss.pd, ev, nev, o.threshold, miss, nmiss);
 	} else {
 		print_header(f, o.input, ss.pd, tot, NULL, ev, nev);
+		if (o.group) {
+			print_groups(f, ss.pd, tot);
+			fprintf(f, "#\n");
+		}
 		print_missing(f, miss, nmiss, ss.pd, tot, ev, nev, 0);
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)

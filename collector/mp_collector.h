@@ -54,6 +54,10 @@ int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, si
  * samples hit it, and add it. Called by mp_pdw_close() unless disabled. */
 void mp_pdw_set_auto_build_ids(mp_pdw *w, int on);
 
+/* The attrs leader .. leader + nr - 1 are one event group (HEADER_GROUP_DESC, as perf
+ * writes it for '{a,b}': perf report then shows its group view). nr < 2: no group. */
+void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr);
+
 /* pid/tid written into the PERF_RECORD_READ records of mp_pdw_add_counts() (the
  * workload's pid; -1 = none, the default). */
 void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
@@ -101,6 +105,8 @@ struct mp_record_opts {
 					   may be NULL */
 	int regions;              /* --regions: the markers' regions, stored in the file */
 	int regions_only;         /* --regions-only: sample only while a region is open */
+	int group;                /* the events were written as one group ('{a,b}'): say so in
+				   * the file (HEADER_GROUP_DESC) */
 	const char *buildid_dir;  /* perf's build-id cache (~/.debug): when an event can sample
 				   * the kernel, keep a copy of /proc/kallsyms there as perf
 				   * record does, once per kernel build-id; NULL = do not */

@@ -106,6 +106,7 @@ struct mp_pdw {
 	uint64_t lost_total, nrecords;
 	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
 	int mp_feature;   /* write MP_HEADER_MEMPROF */
+	size_t group_leader, group_nr; /* HEADER_GROUP_DESC: one group, group_nr > 1 */
 	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
 	uint64_t sample_type;
 	int sample_id_all;
@@ -789,6 +790,12 @@ int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, si
 	return 0;
 }
 
+void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr)
+{
+	w->group_leader = leader;
+	w->group_nr = nr;
+}
+
 void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid)
 {
 	w->read_pid = (int32_t)pid;
@@ -1128,6 +1135,15 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	for (int f = 0; f < 32; f++)
 		if (w->raw[f].len && !mp_buf_append(&feat[f], w->raw[f].data, w->raw[f].len))
 			flags[0] |= 1ull << f;
+	if (w->group_nr > 1 && w->group_leader + w->group_nr <= w->nattrs) {
+		/* perf's layout: nr_groups, then per group its name ("{anon_group}" when it has
+		 * none), the leader's attr index and the number of members with the leader */
+		uint32_t v[2] = { (uint32_t)w->group_leader, (uint32_t)w->group_nr }, one = 1;
+		if (!mp_buf_append(&feat[MP_HEADER_GROUP_DESC], &one, 4) &&
+		    !put_string(&feat[MP_HEADER_GROUP_DESC], "{anon_group}") &&
+		    !mp_buf_append(&feat[MP_HEADER_GROUP_DESC], v, sizeof(v)))
+			flags[0] |= 1ull << MP_HEADER_GROUP_DESC;
+	}
 	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
 		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 

@@ -802,6 +802,8 @@ static int record_file_start(struct run *r, const struct mp_record_opts *o, mp_p
 	 * left out, as perf leaves them out */
 	(void)mp_pdw_set_topology(w);
 	record_edac(w, MP_META_EDAC_BEFORE);
+	if (o->group)
+		mp_pdw_set_group(w, 0, o->nevents);
 	if (o->argv_all)
 		mp_pdw_set_cmdline(w, o->argc_all, o->argv_all);
 	for (size_t i = 0; i < o->nevents; i++) {
