@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -55,6 +56,27 @@ static int read_whole(const char *path, struct mp_buf *fb)
 	if (fd < 0) {
 		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not resolved", path, strerror(errno));
 		return -1;
+	}
+	/* a plain file (the build-id cache copy) is read in one go into a buffer of its size;
+	 * /proc/kallsyms has no size and comes in chunks */
+	struct stat st;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		size_t sz = (size_t)st.st_size;
+		char *d = malloc(sz + 1);
+		ssize_t r = d ? read(fd, d, sz) : -1;
+		if (r == (ssize_t)sz) {
+			close(fd);
+			mp_buf_fini(fb);
+			d[sz] = '\n';
+			fb->data = d;
+			fb->len = fb->cap = sz + 1;
+			return 0;
+		}
+		free(d);
+		if (lseek(fd, 0, SEEK_SET) < 0) {
+			close(fd);
+			return -1;
+		}
 	}
 	for (;;) {
 		char chunk[1 << 16];
