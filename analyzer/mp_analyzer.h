@@ -406,6 +406,11 @@ struct mp_hist_feed {
 	int want_cpu;             /* key CPUs (only needed for MP_HK_CPU) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* Called for every sample after it is aggregated, with the symbol context as it is at
+	 * that point of the file (the call graph's mp_cg_add_sample()); may be NULL. A
+	 * negative return stops the feed and becomes its error. */
+	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
+	void *sample_ctx;
 	int err;                  /* OUT: first error (-ENOMEM) */
 };
 void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h /* OUT */);
@@ -452,6 +457,9 @@ struct mp_session_opts {
 	int want_cpu;             /* key samples by CPU too (MP_HK_CPU queries) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* as mp_hist_feed.sample: every sample also goes there (call graphs) */
+	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
+	void *sample_ctx;
 };
 struct mp_session {
 	mp_pd *pd;

@@ -166,7 +166,9 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	int rc = mp_hist_add_cpu(f->hist, s->attr_idx, s->pid, s->tid, comm,
 				 f->want_cpu ? s->cpu : 0, map, s->cpumode, s->ip, s->period);
 	if (rc == -EINVAL)
-		return 0; /* attr index beyond what the hist was made for: cannot happen */
+		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
+	if (!rc && f->sample)
+		rc = f->sample(f->sample_ctx, f->sym, s);
 	if (rc)
 		f->err = rc;
 	return rc;
@@ -899,13 +901,15 @@ int mp_session_open(struct mp_session *ss, const char *path, const struct mp_ses
 		goto nomem;
 	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
 				     .want_cpu = o->want_cpu,
-				     .progress = o->progress, .progress_ctx = o->progress_ctx };
+				     .progress = o->progress, .progress_ctx = o->progress_ctx,
+				     .sample = o->sample, .sample_ctx = o->sample_ctx };
 	struct mp_pd_handler h;
 	mp_hist_feed_handler(&feed, &h);
 	int rc = mp_pd_process(ss->pd, &h, err);
 	if (feed.err) {
 		rc = feed.err;
-		mp_err_set(err, rc, "%s: out of memory while aggregating samples", path);
+		mp_err_set(err, rc, "%s: %s while aggregating samples", path,
+			   rc == -ENOMEM ? "out of memory" : mp_strerror(rc));
 	}
 	if (rc) {
 		if (err && !err->msg[0])

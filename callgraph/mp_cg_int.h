@@ -1,0 +1,105 @@
+/* mp_cg_int.h - the call graph's internals, shared by its files and its unit tests. */
+#ifndef MP_CG_INT_H
+#define MP_CG_INT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memprof/callgraph.h"
+
+#define CG_ROOT 0x80000000u /* parent key of a top-level node: CG_ROOT | comm id */
+
+/* u64 -> u32 open-addressing map; key UINT64_MAX is reserved (empty slot). */
+struct cg_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static inline uint64_t cg_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline uint64_t cg_strhash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+int cg_grow(void **p, size_t *cap, size_t need, size_t elem);
+/* The value slot of key (created when absent: *found = 0). NULL on allocation failure. */
+uint32_t *cg_map_slot(struct cg_map *m, uint64_t key, int *found);
+/* Undo the creation of the slot just returned (its caller failed to fill it). */
+void cg_map_unslot(struct cg_map *m, uint32_t *slot);
+const uint32_t *cg_map_get(const struct cg_map *m, uint64_t key);
+void cg_map_fini(struct cg_map *m);
+
+struct cg_frame {
+	uint64_t ip;
+	uint32_t map;
+	uint16_t cpumode;
+	uint8_t want_line;
+	uint32_t fn, ifn;        /* function ids: the symbol, the inlined function (or none) */
+	struct mp_sym_loc loc;
+};
+
+struct cg_node {
+	uint32_t parent;         /* UINT32_MAX at the top */
+	uint32_t frame;          /* address tree: frame index; function tree: fn id */
+	uint32_t comm;
+	uint32_t depth;          /* function tree only */
+};
+
+struct cg_ftree {
+	struct cg_node *nodes;
+	size_t n, capnodes;
+	struct mp_hist_counts *cnt; /* [n * stride] */
+	size_t capcnt;
+	struct cg_map idx;
+};
+
+struct mp_cg {
+	struct mp_cg_opts o;
+	mp_sym *sym;                 /* of the last resolve (comm names) */
+	struct cg_frame *frames;
+	size_t nframes, capframes;
+	struct cg_map fidx;
+	uint32_t last_frame;
+	struct cg_node *nodes;
+	size_t nnodes, capnodes;
+	struct mp_hist_counts *cnt;  /* [nnodes * stride]: samples whose stack ends here */
+	size_t capcnt;
+	struct cg_map nidx;
+	size_t stride;
+	struct mp_hist_counts *total;/* [stride] */
+	uint64_t nr_chains;
+	struct { uint64_t ip; uint16_t mode; } *ipbuf;
+	size_t capipbuf;
+	/* resolution */
+	int resolved, want_line;
+	struct mp_cg_frame *fns;
+	size_t nfns, capfns;
+	struct cg_map fnidx;
+	/* function tree */
+	struct cg_ftree ft;
+	int ft_built, ft_inline;
+	size_t ft_stride;
+};
+
+int cg_ftree_build(mp_cg *cg, int inline_frames);
+
+static inline const char *mp_cg_comm_name(const mp_cg *cg, uint32_t comm)
+{
+	return cg->sym ? mp_sym_comm_name(cg->sym, comm) : NULL;
+}
+
+#endif
