@@ -11,7 +11,7 @@
 #include "mp_sim.h"
 #include "mp_events.h"
 
-static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g] [-a] "
+static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g | --call-graph MODE] [-a] "
 				   "[-p PID] [-i] [-m PAGES] [-q] [--] [COMMAND [ARGS...]]";
 static const char record_summary[] =
 	"Run COMMAND (or attach to -p PID, or watch every CPU with -a) and sample the events\n"
@@ -165,6 +165,7 @@ struct rec_opts {
 	const char *output, *pmu;
 	uint64_t count;
 	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only;
+	uint32_t cg_stack_size;
 	int nargs;
 	char **argv;    /* argv + 1: the workload, NULL-terminated */
 	int all_argc;   /* memprof's own command line, for the file header */
@@ -204,6 +205,7 @@ static int record_hw(const struct rec_opts *o)
 	ro.pid = o->pid;
 	ro.system_wide = o->all;
 	ro.callgraph = o->callgraph;
+	ro.cg_stack_size = o->cg_stack_size;
 	ro.no_inherit = o->no_inherit;
 	ro.mmap_pages = (unsigned)o->pages;
 	ro.quiet = o->quiet;
@@ -254,6 +256,7 @@ static int cmd_record(int argc, char **argv)
 	int rc;
 	int sim = 0;
 	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
+	const char *cg_mode = NULL;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &o.events, "EVENTS",
 		  "events to sample, comma-separated or repeated (see memprof list)" },
@@ -261,7 +264,12 @@ static int cmd_record(int argc, char **argv)
 		  "sample every COUNT events (default per kind, see memprof-record(1))" },
 		{ 'F', "freq", CLI_INT, &o.freq, "HZ", "sample HZ times a second instead" },
 		{ 'o', "output", CLI_STR, &o.output, "FILE", "output file (default memprof.data)" },
-		{ 'g', "call-graph", CLI_FLAG, &o.callgraph, NULL, "record call chains" },
+		{ 'g', NULL, CLI_FLAG, &o.callgraph, NULL,
+		  "record call chains (frame pointers: --call-graph fp)" },
+		{ 0, "call-graph", CLI_STR, &cg_mode, "MODE",
+		  "record call chains: fp (frame pointers), dwarf[,SIZE] (registers and SIZE bytes "
+		  "of user stack, default 8192, unwound by report) or lbr (the LBR call stack), as "
+		  "perf" },
 		{ 'a', "all-cpus", CLI_FLAG, &o.all, NULL, "sample every CPU (system-wide)" },
 		{ 'p', "pid", CLI_INT, &o.pid, "PID", "attach to a running process" },
 		{ 'i', "no-inherit", CLI_FLAG, &o.no_inherit, NULL,
@@ -329,6 +337,13 @@ static int cmd_record(int argc, char **argv)
 	if (o.pid && o.all) {
 		cli_error("record", "give either -p PID or -a, not both");
 		goto out;
+	}
+	if (cg_mode) {
+		struct mp_err cerr = { 0 };
+		if (mp_callgraph_parse(cg_mode, &o.callgraph, &o.cg_stack_size, &cerr)) {
+			cli_error("record", "%s", cerr.msg);
+			goto out;
+		}
 	}
 	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep)) {
 		cli_error("record", "--I1, --D1, --LL and --callgrind-out go with --sim");

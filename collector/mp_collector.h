@@ -88,6 +88,26 @@ void mp_pdw_abort(mp_pdw *w);
 
 /* ---- record / stat ------------------------------------------------------------------ */
 
+/* How samples get their call chains (perf record --call-graph). */
+enum mp_callgraph {
+	MP_CG_NONE = 0,
+	MP_CG_FP,    /* frame pointers: the kernel walks the chain (PERF_SAMPLE_CALLCHAIN) */
+	MP_CG_DWARF, /* + the user registers and a copy of the user stack, unwound later */
+	MP_CG_LBR,   /* + the LBR call stack (BRANCH_STACK with CALL_STACK) */
+};
+#define MP_CG_DWARF_DEFAULT_SIZE 8192u  /* perf's default dump size */
+#define MP_CG_DWARF_MAX_SIZE 65528u     /* perf's limit: USHRT_MAX rounded down to 8 */
+
+/* Parse perf's --call-graph value: "fp", "dwarf", "dwarf,SIZE" (rounded up to 8 bytes,
+ * at most MP_CG_DWARF_MAX_SIZE) or "lbr". 0, or -EINVAL with err naming the value. */
+int mp_callgraph_parse(const char *s, int *mode /* OUT */, uint32_t *stack_size /* OUT */,
+		       struct mp_err *err);
+/* Set what perf record sets on a sampling attr for mode (sample_type bits,
+ * sample_regs_user, sample_stack_user, exclude_callchain_user, branch_sample_type; the
+ * record run also sets mmap_data on the tracking event for dwarf, as perf does).
+ * stack_size 0 = the default. */
+void mp_callgraph_attr(struct perf_event_attr *a, int mode, uint32_t stack_size);
+
 struct mp_record_opts {
 	struct mp_event *events;  /* borrowed */
 	size_t nevents;
@@ -95,7 +115,8 @@ struct mp_record_opts {
 	char *const *argv;        /* workload; NULL with pid or system_wide */
 	pid_t pid;                /* -p PID, 0 = none */
 	int system_wide;          /* -a */
-	int callgraph;            /* -g: PERF_SAMPLE_CALLCHAIN */
+	int callgraph;            /* enum mp_callgraph: -g / --call-graph MODE */
+	uint32_t cg_stack_size;   /* --call-graph dwarf,SIZE: user stack bytes per sample */
 	int no_inherit;           /* -i/--no-inherit */
 	unsigned mmap_pages;      /* ring size per buffer in pages (power of two), 0 = default */
 	int quiet;

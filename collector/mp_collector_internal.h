@@ -83,7 +83,8 @@ void mp_ring_read_done(struct mp_ring *r);
 
 struct mp_evlist_opts {
 	int sampling;        /* record: sample_type, mmap rings; 0 = counting (stat) */
-	int callgraph;       /* PERF_SAMPLE_CALLCHAIN */
+	int callgraph;       /* enum mp_callgraph */
+	uint32_t cg_stack_size; /* MP_CG_DWARF: bytes of user stack per sample */
 	int inherit;         /* follow threads and children */
 	int enable_on_exec;  /* leader starts on the workload's exec */
 	int tracking;        /* first event carries mmap/comm/task records */

@@ -54,7 +54,7 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 		if (ev->leader_sample)
 			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
 		if (o->callgraph)
-			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			mp_callgraph_attr(a, o->callgraph, o->cg_stack_size);
 		a->sample_id_all = 1;
 		/* Wake the poll loop when a quarter of the ring is full, not per sample. */
 		a->watermark = 1;
@@ -66,6 +66,8 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
+			/* dwarf: data mmaps too, as perf records them with sample addresses */
+			a->mmap_data = o->callgraph == MP_CG_DWARF;
 		}
 	} else {
 		a->sample_type = 0;

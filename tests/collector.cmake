@@ -6,7 +6,8 @@ target_link_options(test_collector PRIVATE -Wl,--wrap=mp_ev_sys_perf_event_open,
 target_include_directories(test_collector PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 
 foreach(t record_basic record_two_events record_threads record_refused record_signals
-          record_options record_syswide record_leader record_kallsyms record_group stat_basic)
+          record_options record_syswide record_leader record_kallsyms record_group stat_basic
+          record_callgraph)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf"

@@ -1072,9 +1072,71 @@ static void exit_code__status_kinds(void **state)
 	assert_int_equal(mp_exit_code(SIGINT), 130);
 }
 
+/* perf record's --call-graph parsing and attr bits (tools/perf/util/callchain.c and
+ * evsel__config_callchain): dwarf,SIZE rounds up to 8 bytes, at most 65528; lbr asks for
+ * the user call stack without flags or cycles, as the LBR fixture's attr shows, plus
+ * HW_INDEX (perf 5.7 on). */
+static void callgraph__perf_spellings__attrs_as_perf(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		int rc, mode;
+		uint32_t size;
+		int line;
+	} cases[] = {
+		{ "fp", 0, MP_CG_FP, 0, __LINE__ },
+		{ "dwarf", 0, MP_CG_DWARF, 8192, __LINE__ },
+		{ "dwarf,4000", 0, MP_CG_DWARF, 4000, __LINE__ },
+		{ "dwarf,100", 0, MP_CG_DWARF, 104, __LINE__ },
+		{ "dwarf,65528", 0, MP_CG_DWARF, 65528, __LINE__ },
+		{ "dwarf,65529", -EINVAL, 0, 0, __LINE__ },
+		{ "dwarf,0", -EINVAL, 0, 0, __LINE__ },
+		{ "dwarf,", -EINVAL, 0, 0, __LINE__ },
+		{ "dwarf,-8", -EINVAL, 0, 0, __LINE__ },
+		{ "dwarfx", -EINVAL, 0, 0, __LINE__ },
+		{ "lbr", 0, MP_CG_LBR, 0, __LINE__ },
+		{ "", -EINVAL, 0, 0, __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mp_err err = { 0 };
+		int mode = -1;
+		uint32_t size = 1;
+		int rc = mp_callgraph_parse(cases[i].in, &mode, &size, &err);
+		if (rc != cases[i].rc)
+			fail_msg("line %d: '%s' gives %d", cases[i].line, cases[i].in, rc);
+		if (rc) {
+			assert_non_null(strstr(err.msg, cases[i].in));
+			continue;
+		}
+		if (mode != cases[i].mode || size != cases[i].size)
+			fail_msg("line %d: '%s' gives mode %d size %u", cases[i].line, cases[i].in,
+				 mode, size);
+	}
+	struct perf_event_attr a = { 0 };
+	mp_callgraph_attr(&a, MP_CG_LBR, 0);
+	assert_int_equal(a.sample_type, PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK);
+	assert_int_equal(a.branch_sample_type,
+			 PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+				 PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES |
+				 PERF_SAMPLE_BRANCH_HW_INDEX);
+	assert_int_equal(a.exclude_callchain_user, 0);
+	memset(&a, 0, sizeof(a));
+	mp_callgraph_attr(&a, MP_CG_FP, 0);
+	assert_int_equal(a.sample_type, PERF_SAMPLE_CALLCHAIN);
+	memset(&a, 0, sizeof(a));
+	mp_callgraph_attr(&a, MP_CG_DWARF, 0);
+	assert_int_equal(a.sample_stack_user, 8192);
+	assert_int_equal(a.exclude_callchain_user, 1);
+#if defined(__x86_64__)
+	assert_int_equal(a.sample_regs_user, 0xff0fff);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(callgraph__perf_spellings__attrs_as_perf),
 		cmocka_unit_test(pdw__known_samples__file_layout_and_features),
 		cmocka_unit_test(pdw__known_samples__perf_script_agrees),
 		cmocka_unit_test(pdw__callchain_objects__build_ids_of_both),
