@@ -899,6 +899,17 @@ static int ratios_main(int argc, char **argv, char **inputs)
 		cli_error("ratios", "--top %d: must be 0 or more", o.top);
 		return CLI_EXIT_USAGE;
 	}
+	if (o.counters < 0) {
+		cli_error("ratios", "--counters %d: must be 1 or more (0: the model's)", o.counters);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.pmu) {
+		struct mp_pmu_model pm;
+		if (!mp_pmu_model_get(o.pmu, &pm) && mp_events_model_check(o.pmu, &err)) {
+			cli_error("ratios", "%s", err.msg);
+			return 1;
+		}
+	}
 	mp_ratio_set *set = mp_ratio_set_new();
 	if (!set) {
 		cli_error("ratios", "out of memory");

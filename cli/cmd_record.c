@@ -1,5 +1,6 @@
 /* cmd_record.c - memprof record: sample events of a command into a perf.data file. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,7 +253,8 @@ static int record_hw(const struct rec_opts *o)
 
 static int cmd_record(int argc, char **argv)
 {
-	struct rec_opts o = { .output = "memprof.data" };
+	/* -c and -F start at "not given" so that -c 0 and -F 0 can be refused. */
+	struct rec_opts o = { .output = "memprof.data", .count = UINT64_MAX, .freq = INT_MIN };
 	int rc;
 	int sim = 0;
 	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
@@ -313,6 +315,20 @@ static int cmd_record(int argc, char **argv)
 		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	}
 	rc = CLI_EXIT_USAGE;
+	if (o.count != UINT64_MAX && o.freq != INT_MIN) {
+		cli_error("record", "give either -c COUNT or -F HZ, not both");
+		goto out;
+	}
+	if (o.count == 0 || o.freq == 0) {
+		cli_error("record", "%s 0: %s", o.count == 0 ? "-c" : "-F",
+			  o.count == 0 ? "the sample period must be 1 or more"
+				       : "the sample frequency must be 1 Hz or more");
+		goto out;
+	}
+	if (o.count == UINT64_MAX)
+		o.count = 0;
+	if (o.freq == INT_MIN)
+		o.freq = 0;
 	if (o.freq < 0 || o.pages < 0 || o.pid < 0) {
 		cli_error("record", "%s must not be negative", o.freq < 0 ? "-F" : o.pages < 0 ? "-m" : "-p");
 		goto out;

@@ -180,6 +180,10 @@ static int cmd_stat(int argc, char **argv)
 		return rc == 1 ? 0 : CLI_EXIT_USAGE;
 	}
 	rc = CLI_EXIT_USAGE;
+	if (sep && !*sep) {
+		cli_error("stat", "-x \"\": the field separator must not be empty");
+		goto out;
+	}
 	if (sep)
 		csv = 1;
 	else
@@ -302,11 +306,15 @@ static int cmd_stat(int argc, char **argv)
 	if (regions && !json && !csv)
 		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 0, sep, model);
 done:
-	if (outpath)
-		fclose(f);
 	rc = 0;
+	if (outpath && (ferror(f) | fclose(f))) {
+		cli_error("stat", "%s: cannot write the counts: %s", outpath,
+			  strerror(errno ? errno : EIO));
+		rc = 1;
+	}
 	if (res.workload_started) {
-		rc = mp_exit_code(res.workload_status);
+		if (!rc) /* a lost output fails even when the command succeeded */
+			rc = mp_exit_code(res.workload_status);
 		if (WIFSIGNALED(res.workload_status))
 			fprintf(stderr, "memprof stat: %s was killed by signal %d (%s)\n", argv[1],
 				WTERMSIG(res.workload_status),

@@ -1,4 +1,5 @@
 /* memprof - a memory-behaviour profiler built on perf_event_open. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,22 @@ static void log_to_stderr(enum mp_log_level lvl, const char *msg, void *ctx)
 	fprintf(stderr, "memprof: %s%s\n", lvl == MP_LOG_WARN ? "warning: " : "", msg);
 }
 
+/* A command's output that never reached stdout (> /dev/full, a closed pipe's EIO) is a
+ * failure, not a silent exit 0 that scripts take for a result. */
+static int stdout_checked(const char *cmd, int rc)
+{
+	int bad;
+
+	errno = 0;
+	bad = fflush(stdout) != 0;
+	if (!bad && !ferror(stdout))
+		return rc;
+	/* An earlier failed write leaves only the error flag: its errno is gone. */
+	fprintf(stderr, "memprof %s: cannot write the output to stdout: %s\n", cmd,
+		bad && errno ? strerror(errno) : "a write failed (disk full, device error?)");
+	return rc ? rc : CLI_EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	static int verbose;
@@ -55,7 +72,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		if (!strcmp(argv[1], cli_cmds[i]->name))
-			return cli_cmds[i]->fn(argc - 1, argv + 1);
+			return stdout_checked(cli_cmds[i]->name, cli_cmds[i]->fn(argc - 1, argv + 1));
 	fprintf(stderr, "memprof: '%s' is not a memprof command (see memprof --help)\n", argv[1]);
 	return CLI_EXIT_USAGE;
 }

@@ -370,6 +370,14 @@ int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_er
 	return mp_events_list_ex(f, model, pattern, 0, err);
 }
 
+int mp_events_model_check(const char *model, struct mp_err *err)
+{
+	if (!strcmp(model, "perf") || mp_pfm_model_known(model))
+		return 0;
+	return mp_err_set(err, -ENOENT, "unknown PMU model '%s' (memprof list --models names them)",
+			  model);
+}
+
 int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned flags,
 		      struct mp_err *err)
 {
@@ -382,9 +390,8 @@ int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned 
 	c.pattern = pattern;
 	c.flags = flags;
 	mp_events_host_model(NULL, host, sizeof(host));
-	if (model && *model && strcmp(model, "perf") && !mp_pfm_model_known(model))
-		return mp_err_set(err, -ENOENT, "unknown PMU model '%s' (memprof list --models names them)",
-				  model);
+	if (model && *model && mp_events_model_check(model, err))
+		return err->code;
 	c.model = model && *model ? model : host;
 	c.opts.pmu_model = c.model;
 	if (!mp_pfm_detected(detected, sizeof(detected)))

@@ -89,6 +89,10 @@ uint64_t mp_event_default_count(const struct mp_event *ev);
  * Writes into buf; returns buf. */
 const char *mp_events_host_model(const struct mp_evopts *opts, char *buf, size_t len);
 
+/* 0 when --pmu MODEL names a model list --pmu accepts ("perf" or a libpfm4 model); else
+ * -ENOENT with a one-line message. */
+int mp_events_model_check(const char *model, struct mp_err *err);
+
 /* The perf_event_open(2) syscall, alone in events/mp_sys.c so that tests can replace it
  * with -Wl,--wrap=mp_ev_sys_perf_event_open (the one wrapper: the probe and the
  * collector both call it). Returns an fd, or -1 with errno set. */
