@@ -41,7 +41,8 @@ struct mp_pd_attr {
 	int group_leader_idx;        /* index of the group leader attr, or own index */
 };
 
-/* Open a file (file mode or pipe mode; "-" = stdin is not supported, use a path).
+/* Open a file (file mode or pipe mode; "-" = standard input, as perf -i -; FIFOs and
+ * devices are refused without blocking).
  * Validates header, attrs and the feature table against the file size. NULL + err on
  * error; err names the file and what is wrong ("x.data: not a perf.data file (bad magic)"). */
 mp_pd *mp_pd_open(const char *path, struct mp_err *err);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_analyzer.h"
 #include "mp_anint.h"
@@ -114,14 +115,21 @@ static struct src_text *get_src(mp_ann *a, const char *path)
 		return NULL;
 	a->nsrcs++;
 	size_t len = 0;
-	FILE *f = fopen(path, "re");
-	if (!f)
+	/* A source file named by the debug info: regular files only (a FIFO there would hang
+	 * annotate in open()), at most MP_READ_FILE_MAX bytes. */
+	int fd = mp_open_input(path, MP_OPEN_REGULAR, NULL);
+	if (fd < 0)
 		return t;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return t;
+	}
 	struct mp_buf b = { 0 };
 	char chunk[65536];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (mp_buf_append(&b, chunk, n)) {
+		if (b.len > MP_READ_FILE_MAX || mp_buf_append(&b, chunk, n)) {
 			fclose(f);
 			mp_buf_fini(&b);
 			return t;

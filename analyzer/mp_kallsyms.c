@@ -52,9 +52,10 @@ static int running_kernel_is_recorded(mp_sym *s, struct mp_dso *kd)
  * parsed in place. 0 or -1. */
 static int read_whole(const char *path, struct mp_buf *fb)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct mp_err err = { 0 };
+	int fd = mp_open_input(path, 0, &err);
 	if (fd < 0) {
-		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not resolved", path, strerror(errno));
+		mp_log(MP_LOG_WARN, "%s: kernel symbols not resolved", err.msg);
 		return -1;
 	}
 	/* a plain file (the build-id cache copy) is read in one go into a buffer of its size;
@@ -80,6 +81,13 @@ static int read_whole(const char *path, struct mp_buf *fb)
 	}
 	for (;;) {
 		char chunk[1 << 16];
+		if (fb->len > MP_READ_FILE_MAX) {
+			mp_log(MP_LOG_WARN, "%s: larger than %zu MiB, the limit of a file read whole: "
+			       "kernel symbols not resolved", path, MP_READ_FILE_MAX >> 20);
+			close(fd);
+			mp_buf_fini(fb);
+			return -1;
+		}
 		ssize_t r = read(fd, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;

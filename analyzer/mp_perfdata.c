@@ -940,6 +940,59 @@ fail:
 	return NULL;
 }
 
+/* "-i -": standard input (perf's pipe mode from memprof/perf record -o -, or a file
+ * redirected in). A regular file is read in place; a pipe is copied to an unlinked file in
+ * $TMPDIR (else /tmp) so that it is mapped and read like any recording. fd or -errno. */
+static int spool_stdin(struct mp_err *err)
+{
+	struct stat st;
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096];
+	int fd;
+
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+		return fd >= 0 ? fd : mp_err_set(err, -errno, "-: standard input: %s", strerror(errno));
+	}
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(tmpl, sizeof(tmpl), "%s/memprof-stdin-XXXXXX", dir);
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd < 0)
+			return mp_err_set(err, -errno, "-: cannot hold standard input in %s: %s", dir,
+					  strerror(errno));
+		unlink(tmpl);
+	}
+	for (;;) {
+		char chunk[1 << 16];
+		ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return mp_err_set(err, -e, "-: reading standard input: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(fd, chunk + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				int e = errno;
+				close(fd);
+				return mp_err_set(err, -e, "-: cannot hold standard input in %s: %s", dir,
+						  strerror(e));
+			}
+			off += w;
+		}
+	}
+	return fd;
+}
+
 mp_pd *mp_pd_open(const char *path, struct mp_err *err)
 {
 	mp_pd *pd = pd_new(path);
@@ -947,10 +1000,11 @@ mp_pd *mp_pd_open(const char *path, struct mp_err *err)
 		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
-	pd->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!strcmp(path, "-"))
+		pd->fd = spool_stdin(err);
+	else
+		pd->fd = mp_open_input(path, MP_OPEN_REGULAR, err); /* never blocks on a FIFO */
 	if (pd->fd < 0) {
-		int e = errno;
-		mp_err_set(err, -e, "%s: %s", path, strerror(e));
 		mp_pd_close(pd);
 		return NULL;
 	}

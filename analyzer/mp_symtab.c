@@ -16,7 +16,9 @@
 
 Elf *mp_elf_open(const char *path, int *fd_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Objects named by a recording's MMAP events: regular files only (never block in open()
+	 * on a FIFO, never read a device). */
+	int fd = mp_open_input(path, MP_OPEN_REGULAR, NULL);
 	if (fd < 0)
 		return NULL;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -29,12 +29,12 @@ struct cli_opt {
 /* The options several commands share: one definition, one help text each. */
 #define CLI_OPT_INPUT(dst)                                                             \
 	{ 'i', "input", CLI_STR, (dst), "FILE",                                        \
-	  "recording to read (default memprof.data, else perf.data)" }
+	  "recording to read, - for standard input (default memprof.data, else perf.data)" }
 /* -i for commands that read several recordings as one (repeat -i; joined with ','). */
 #define CLI_OPT_INPUTS(dst)                                                            \
 	{ 'i', "input", CLI_STRLIST, (dst), "FILE",                                    \
-	  "recording to read (default memprof.data, else perf.data); repeated: several "  \
-	  "recordings of one program, summed" }
+	  "recording to read, - for standard input (default memprof.data, else "      \
+	  "perf.data); repeated: several recordings of one program, summed" }
 #define CLI_OPT_SYMFS(dst)                                                             \
 	{ 0, "symfs", CLI_STR, (dst), "DIR",                                           \
 	  "look for objects and debug info under DIR (as perf --symfs)" }

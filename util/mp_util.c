@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const mp_code_text[] = {
@@ -135,17 +136,56 @@ char *mp_strdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+int mp_open_input(const char *path, unsigned flags, struct mp_err *err)
+{
+	struct stat st;
+	const char *what = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	if (S_ISFIFO(st.st_mode))
+		what = "a FIFO";
+	else if (S_ISSOCK(st.st_mode))
+		what = "a socket";
+	else if ((flags & MP_OPEN_REGULAR) && S_ISDIR(st.st_mode))
+		what = "a directory";
+	else if ((flags & MP_OPEN_REGULAR) && !S_ISREG(st.st_mode))
+		what = "a device";
+	if (what) {
+		close(fd);
+		return mp_err_set(err, -EINVAL, "%s: is %s, not a regular file: not read", path,
+				  what);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	return fd;
+}
+
 char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err)
 {
 	struct mp_buf b = {0};
 	char chunk[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = mp_open_input(path, 0, err);
 
-	if (fd < 0) {
-		mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fd < 0)
 		return NULL;
-	}
 	for (;;) {
+		if (b.len > MP_READ_FILE_MAX) {
+			mp_err_set(err, -EFBIG, "%s: larger than %zu MiB, the limit of a file read "
+				   "whole: not read", path, MP_READ_FILE_MAX >> 20);
+			close(fd);
+			mp_buf_fini(&b);
+			return NULL;
+		}
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0) {
 			if (errno == EINTR)

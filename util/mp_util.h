@@ -65,7 +65,19 @@ char *mp_strdup(const char *s); /* NULL-safe strdup */
 #define MP_EDIT_FOLD_SEP 1u
 size_t mp_edit_distance(const char *a, const char *b, unsigned flags);
 
-/* Read a whole small text file (sysfs, /proc) into a NUL-terminated malloc'd buffer. */
+/* Open a file to read without ever blocking in open(): O_NONBLOCK, then fstat. A FIFO or
+ * socket is refused (a FIFO would hang the reader forever); with MP_OPEN_REGULAR anything
+ * but a regular file is (a device, a directory). Returns the fd (blocking again, O_CLOEXEC)
+ * or a negative errno with a one-line message naming the path. */
+#define MP_OPEN_REGULAR 1u
+int mp_open_input(const char *path, unsigned flags, struct mp_err *err);
+
+/* The most mp_read_file reads: a larger file (or an endless device such as /dev/zero) is
+ * refused with a message saying so. */
+#define MP_READ_FILE_MAX ((size_t)64 << 20)
+
+/* Read a whole text file (sysfs, /proc, ratio definitions) into a NUL-terminated malloc'd
+ * buffer; at most MP_READ_FILE_MAX bytes, never a FIFO (mp_open_input). */
 char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err);
 
 /* Binary search: the first index i in [lo, hi) for which before(ctx, i) is false, where
