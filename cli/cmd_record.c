@@ -226,7 +226,8 @@ static int record_hw(const struct rec_opts *o)
 	if (mp_record_run(&ro, &res, &err)) {
 		cli_error("record", "%s", err.msg);
 		rc = res.exec_errno ? 127 : 1;
-		if (res.workload_started)
+		/* the workload's status, unless it succeeded: a lost recording is a failure */
+		if (res.workload_started && mp_exit_code(res.workload_status))
 			rc = mp_exit_code(res.workload_status);
 		free(res.ev);
 		free(evs);

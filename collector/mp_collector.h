@@ -24,11 +24,16 @@
 
 typedef struct mp_pdw mp_pdw;
 
-/* Create a writer that writes to path. Data goes to "path.tmp" (same directory) and is
- * renamed to path by mp_pdw_close(): a failed run leaves no half-written file at path.
- * If the process dies mid-run, the .tmp file is still a readable perf.data file up to the
- * last mp_pdw_sync() (the header is rewritten there). NULL on error (err set). */
+/* Create a writer that writes to path. path must be absent or a regular file (a device
+ * or FIFO is refused, never replaced). Data goes to "path.tmp.XXXXXX" (same directory, a
+ * random name created with O_EXCL, mode 0600) and is renamed to path by mp_pdw_close(),
+ * the previous path kept as path.old: a failed run leaves no half-written file at path
+ * and path unchanged. If the process dies mid-run, the temporary file is still a
+ * readable perf.data file up to the last mp_pdw_sync() (the header is rewritten there).
+ * NULL on error (err set). */
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err);
+/* The temporary file's name (for tests and messages). */
+const char *mp_pdw_tmp_path(const mp_pdw *w);
 
 /* Add an event attribute with its sample ids. attr is copied, and written with
  * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC

@@ -144,6 +144,45 @@ static struct pdw_caps *caps_of(mp_pdw *w)
 	return &((struct pdw_with_caps *)w)->caps;
 }
 
+/* The output path must be absent or a regular file (a symbolic link is replaced, never
+ * followed): a device or FIFO (-o /dev/null, a named pipe) cannot hold a perf.data file,
+ * which is rewritten in place when it closes, and renaming over it would destroy the node
+ * (root replacing /dev/null). -o - is the pipe format. */
+static int pdw_check_target(const char *path, struct mp_err *err)
+{
+	struct stat st;
+	const char *what;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+	       S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device" :
+	       "not a regular file";
+	return mp_err_set(err, -EEXIST, "%s: is %s: memprof record writes only regular files "
+			  "(use -o - for perf's pipe format on stdout)", path, what);
+}
+
+/* Keep the previous recording as PATH.old, as perf does: only a regular file is moved
+ * there, and only over nothing, a regular file or a link. */
+static void pdw_keep_old(const char *path)
+{
+	struct stat st, ost;
+	char *old = NULL;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || asprintf(&old, "%s.old", path) < 0)
+		return;
+	if (lstat(old, &ost) < 0 || S_ISREG(ost.st_mode) || S_ISLNK(ost.st_mode))
+		rename(path, old);
+	free(old);
+}
+
+const char *mp_pdw_tmp_path(const mp_pdw *w)
+{
+	return w->tmp;
+}
+
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 {
 	struct pdw_with_caps *wc = calloc(1, sizeof(*wc));
@@ -159,12 +198,17 @@ mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 	w->mp_feature = 1;
 	w->path = strdup(path);
 	w->buf = malloc(PDW_BUF_SIZE);
-	if (!w->path || !w->buf || asprintf(&w->tmp, "%s.tmp", path) < 0) {
+	if (!w->path || !w->buf || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		w->tmp = NULL;
 		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (pdw_check_target(path, err))
+		goto fail;
+	/* A fresh random name, O_EXCL, mode 0600 (recordings hold other users' data, as
+	 * perf's): never an existing file or another user's symlink, never a user's own
+	 * PATH.tmp. */
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
 	if (w->fd < 0) {
 		mp_err_set(err, -errno, "%s: cannot create: %s", w->tmp, strerror(errno));
 		goto fail;
@@ -910,8 +954,8 @@ int mp_pdw_sync(mp_pdw *w, struct mp_err *err)
 	if (!w->error)
 		pdw_write_header(w, NULL, w->flushed);
 	if (w->error)
-		return mp_err_set(err, w->error, "%s: write failed: %s", w->tmp,
-				  strerror(-w->error));
+		return mp_err_set(err, w->error, "%s: write failed: %s: the recording is lost (%s "
+				  "left as it was)", w->tmp, strerror(-w->error), w->path);
 	return 0;
 }
 
@@ -1182,12 +1226,15 @@ out:
 		mp_buf_fini(&feat[f]);
 	rc = w->error;
 	if (rc)
-		mp_err_set(err, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as it was)", w->tmp, strerror(-rc), w->path);
 	else if (close(w->fd) < 0)
 		rc = mp_err_set(err, -errno, "%s: close failed: %s", w->tmp, strerror(errno));
-	else if (rename(w->tmp, w->path) < 0)
-		rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s", w->tmp, w->path,
-				strerror(errno));
+	else if ((rc = pdw_check_target(w->path, err)) == 0) {
+		pdw_keep_old(w->path);
+		if (rename(w->tmp, w->path) < 0)
+			rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s", w->tmp, w->path,
+					strerror(errno));
+	}
 	if (rc) {
 		if (w->fd >= 0)
 			close(w->fd);

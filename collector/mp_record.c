@@ -895,7 +895,8 @@ static int record_loop(struct run *r, const struct mp_record_opts *o, mp_pdw *w,
 				pfd[ctl_slot].fd = -1;
 		}
 		if ((rc = drain(l, w, &wrote))) {
-			mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
+			mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as "
+				   "it was)", mp_pdw_tmp_path(w), strerror(-rc), o->output);
 			break;
 		}
 		done = run_forward_stop(r);
@@ -963,7 +964,8 @@ static int record_finish(struct run *r, const struct mp_record_opts *o, mp_pdw *
 	}
 	mp_evlist_disable(r->l);
 	if ((rc = drain(r->l, w, &wrote)))
-		return mp_err_set(err, rc, "%s.tmp: write failed: %s", o->output, strerror(-rc));
+		return mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as "
+				   "it was)", mp_pdw_tmp_path(w), strerror(-rc), o->output);
 	record_counts(r, o, w, res);
 	if (have_status) {
 		res->workload_status = status;

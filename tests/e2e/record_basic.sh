@@ -10,7 +10,7 @@ sh -c 'echo $$ > pid; exec "$0" "$@"' "$MEMPROF" record -e cpu-clock -c 100000 -
 rc=$?
 [ $rc = 0 ] || fail "memprof record exited $rc: $(cat err)"
 [ -f F ] || fail "no output file"
-[ -e F.tmp ] && fail "F.tmp left behind"
+compgen -G "F.tmp*" >/dev/null && fail "F.tmp left behind"
 perf_reads F
 top=$(grep -v '^#' "$W/report.out" | grep -m1 '%')
 echo "$top" | grep -q '\[\.\] walk *$' || fail "top symbol is not walk: $top"

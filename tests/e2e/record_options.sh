@@ -19,7 +19,7 @@ wl=$!
 wait_until grep -qx cachebench /proc/$wl/comm
 "$MEMPROF" record -p $wl -e cpu-clock -c 100000 -o P >out 2>err &
 mp=$!
-wait_until test -e P.tmp
+wait_until compgen -G "P.tmp.*"
 t0=$(cpu_ticks $wl)
 wait_until ran_ticks $wl $((t0 + 30))
 kill $wl
