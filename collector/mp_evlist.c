@@ -131,6 +131,21 @@ static void evlist_close(mp_evlist *l)
 }
 
 /* Drop thread t (its fds closed): a thread of -p PID that exited before its open. */
+/* Make every event user-space only (exclude_kernel and exclude_hv, as perf's ':u') when
+ * one is not yet; 1 when something changed (the open is then worth retrying). */
+static int evlist_user_only(mp_evlist *l)
+{
+	int changed = 0;
+
+	for (size_t e = 0; e < l->nev; e++)
+		if (!l->attrs[e].exclude_kernel) {
+			l->attrs[e].exclude_kernel = 1;
+			l->attrs[e].exclude_hv = 1;
+			changed = 1;
+		}
+	return changed;
+}
+
 static void evlist_drop_thread(mp_evlist *l, uint64_t *fdids, size_t t)
 {
 	size_t blk = l->ncpus * l->nev, tail = (l->nthreads - t - 1) * blk;
@@ -155,7 +170,7 @@ int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 	if (!fdids)
 		return mp_err_set(err, -ENOMEM, "out of memory for %zu counters", nfd);
 	for (size_t t = 0; t < l->nthreads;) {
-		int dropped = 0;
+		int dropped = 0; /* thread t dropped, or every thread to be opened again */
 		for (size_t c = 0; c < l->ncpus && !dropped; c++)
 			for (size_t e = 0; e < l->nev; e++) {
 				int group = e ? FD(l, t, c, 0) : -1;
@@ -164,6 +179,19 @@ int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 								PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0) {
 					int er = errno ? errno : EINVAL;
+					if ((er == EACCES || er == EPERM) && l->threads[t] != -1 &&
+					    evlist_user_only(l)) {
+						/* The kernel refuses kernel-space events to this
+						 * user (perf_event_paranoid >= 2): count user space
+						 * only, as perf does, from the first thread again. */
+						mp_log(MP_LOG_WARN, "the kernel refuses kernel-space "
+						       "events to this user (perf_event_paranoid): "
+						       "measuring user space only (as ':u')");
+						evlist_close(l);
+						t = 0;
+						dropped = 1;
+						break;
+					}
 					if (er == ESRCH && l->threads[t] > 0 && l->nthreads > 1) {
 						/* exited since /proc/PID/task was listed: skip it,
 						 * as perf does */

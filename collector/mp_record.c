@@ -155,12 +155,8 @@ int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
 				  "/proc/sys/kernel/perf_event_paranoid is missing: this kernel "
 				  "has no perf events (CONFIG_PERF_EVENTS)");
 	if (!pc->privileged) {
-		if (pc->paranoid >= 3)
-			return mp_err_set(err, -EACCES,
-					  "kernel.perf_event_paranoid=%d forbids perf events to "
-					  "unprivileged users: run 'sysctl kernel.perf_event_paranoid=2' "
-					  "(or 1) as root",
-					  pc->paranoid);
+		/* No refusal for paranoid >= 3: what it means is the kernel's (mainline treats
+		 * it as 2); a refused open is explained afterwards. */
 		if (system_wide && pc->paranoid > 0)
 			return mp_err_set(err, -EACCES,
 					  "system-wide recording (-a) needs kernel.perf_event_paranoid "
@@ -175,7 +171,15 @@ int mp_collector_precheck(const struct mp_event *evs, size_t n, int system_wide,
 			       "kernel.perf_event_paranoid=1' as root",
 			       pc->paranoid);
 	}
-	if (want_kernel && !pc->kernel_syms)
+	/* /proc/kallsyms shows zeros when kptr_restrict is 2, or 1 without CAP_SYSLOG; at 0
+	 * it still does to users without CAP_SYSLOG when perf_event_paranoid >= 2. */
+	if (want_kernel && !pc->kernel_syms && pc->kptr_restrict == 0 && pc->paranoid >= 2)
+		mp_log(MP_LOG_WARN,
+		       "kernel symbols are hidden from this user (kernel.perf_event_paranoid=%d "
+		       "hides kernel addresses even at kptr_restrict=0): kernel samples will show "
+		       "as [unknown]; run as root or 'sysctl kernel.perf_event_paranoid=1'",
+		       pc->paranoid);
+	else if (want_kernel && !pc->kernel_syms)
 		mp_log(MP_LOG_WARN,
 		       "kernel symbols are hidden (kernel.kptr_restrict=%d): kernel samples "
 		       "will show as [unknown]; run 'sysctl kernel.kptr_restrict=0' to name them",

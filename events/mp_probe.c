@@ -212,6 +212,15 @@ int mp_event_probe(const struct mp_event *ev, struct mp_err *err)
 	a.inherit = 0;
 	a.enable_on_exec = 0;
 	fd = mp_ev_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
+		/* Refused for kernel space (perf_event_paranoid >= 2): the event opens in user
+		 * space, which record and stat then fall back to, as perf does. */
+		int e = errno;
+		a.exclude_kernel = a.exclude_hv = 1;
+		fd = mp_ev_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			errno = e;
+	}
 	if (fd < 0)
 		return mp_event_explain_open_error(ev, errno, NULL, err);
 	close(fd);
