@@ -663,8 +663,19 @@ static int run_open(struct run *r, const struct mp_evopts *evopts, struct mp_err
 	if (!(r->l = mp_evlist_new(t->events, t->nevents, r->threads, r->nthreads, r->cpus,
 				   r->ncpus, &r->eo, err)))
 		return err->code;
-	if ((rc = mp_evlist_open(r->l, &bad, err)))
+	if ((rc = mp_evlist_open(r->l, &bad, err))) {
+		struct stat st;
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/%d", (int)t->pid);
+		/* -p of another user's process: that, not the events, is what is refused */
+		if (t->pid > 0 && (rc == -EACCES || rc == -EPERM) && !stat(proc, &st) &&
+		    st.st_uid != geteuid())
+			return mp_err_set(err, rc, "process %d belongs to another user (uid %u): "
+					  "attaching to it needs that user, or root (CAP_PERFMON "
+					  "and ptrace access): %s", (int)t->pid,
+					  (unsigned)st.st_uid, strerror(-rc));
 		return explain(t->events, t->nevents, bad, rc, evopts, err);
+	}
 	return 0;
 }
 

@@ -41,6 +41,15 @@ if [ "$(cat /proc/sys/kernel/kptr_restrict)" = 0 ]; then
 		fail "kptr advice: $(cat err)"
 	grep -q "sysctl kernel.kptr_restrict=0" err && fail "kptr_restrict=0 advised while it is 0: $(cat err)"
 fi
+# -p of another user's process: the message names that, not system-wide events
+sleep 60 &
+sp=$!
+as_user "'$MEMPROF' record -o P.data -p $sp" >out 2>err && fail "record -p of root's process succeeded"
+grep -q "process $sp belongs to another user (uid 0)" err || fail "-p message: $(cat err)"
+grep -q "system-wide" err && fail "-p message blames system-wide events: $(cat err)"
+as_user "'$MEMPROF' stat -p $sp" >out 2>err && fail "stat -p of root's process succeeded"
+grep -q "process $sp belongs to another user" err || fail "stat -p message: $(cat err)"
+kill $sp
 # root is not limited: no fallback note
 echo 2 >$PAR
 "$MEMPROF" stat -- true >out 2>err || fail "stat as root: $(cat err)"
