@@ -35,6 +35,9 @@ struct cli_opt {
 	{ 'i', "input", CLI_STRLIST, (dst), "FILE",                                    \
 	  "recording to read, - for standard input (default memprof.data, else "      \
 	  "perf.data); repeated: several recordings of one program, summed" }
+#define CLI_OPT_FORCE(dst)                                                             \
+	{ 'f', "force", CLI_FLAG, (dst), NULL,                                         \
+	  "read a recording owned by another user (not you or root), as perf -f" }
 #define CLI_OPT_SYMFS(dst)                                                             \
 	{ 0, "symfs", CLI_STR, (dst), "DIR",                                           \
 	  "look for objects and debug info under DIR (as perf --symfs)" }
@@ -80,6 +83,11 @@ void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(print
 
 /* The default input file: memprof.data, else perf.data, in the current directory. */
 const char *cli_default_input(void);
+/* As perf: a recording owned by someone other than the user or root is not read (it may
+ * be planted to feed root hostile input) unless --force. 0 to go on; else prints one line
+ * and returns CLI_EXIT_RUNTIME. "-" (standard input) always goes on. PATHS may join
+ * several recordings with ',' (repeated -i): each is checked. */
+int cli_input_owner_ok(const char *cmd, const char *paths, int force);
 
 /* Output helpers shared by the commands' --json and --csv forms. NULL prints as "". */
 void cli_json_str(FILE *f, const char *s);  /* a JSON string literal, escaped */

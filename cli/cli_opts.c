@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 volatile sig_atomic_t cli_stop_flag;
@@ -85,6 +86,30 @@ void cli_csv_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+int cli_input_owner_ok(const char *cmd, const char *paths, int force)
+{
+	/* paths: one recording, or several joined with ',' (repeated -i) */
+	for (const char *p = paths; !force && *p;) {
+		size_t n = strcspn(p, ",");
+		char path[4096];
+		struct stat st;
+
+		if (n < sizeof(path)) {
+			memcpy(path, p, n);
+			path[n] = 0;
+			if (strcmp(path, "-") && !stat(path, &st) && st.st_uid != geteuid() &&
+			    st.st_uid != 0) {
+				cli_error(cmd, "%s: owned by another user (uid %u), not by you or "
+					  "root: not read (--force reads it, as perf -f)", path,
+					  (unsigned)st.st_uid);
+				return CLI_EXIT_RUNTIME;
+			}
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
 }
 
 char *cli_buildid_dir(const char *symfs)

@@ -18,7 +18,7 @@
 
 struct ann_opts {
 	const char *input, *symfs, *kallsyms, *predict, *archive;
-	int asm_, quiet, no_skid, period, samples;
+	int asm_, quiet, no_skid, period, samples, force;
 	double threshold, hot;
 };
 
@@ -271,6 +271,7 @@ static int cmd_annotate(int argc, char **argv)
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&o.input),
+		CLI_OPT_FORCE(&o.force),
 		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
 		  "interleave the disassembly with per-instruction counts" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
@@ -311,6 +312,8 @@ static int cmd_annotate(int argc, char **argv)
 	}
 	if (!o.input)
 		o.input = cli_default_input();
+	if (cli_input_owner_ok(CMD, o.input, o.force))
+		return CLI_EXIT_RUNTIME;
 	if (o.symfs) {
 		struct stat st;
 		if (stat(o.symfs, &st) || !S_ISDIR(st.st_mode)) {

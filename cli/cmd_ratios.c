@@ -26,7 +26,7 @@ static const char ratios_summary[] =
 
 struct ropts {
 	const char *input, *level, *sort, *ratios, *baseline, *pmu, *symfs, *kallsyms;
-	int csv, json, record_cmd, list, check, counters, top;
+	int csv, json, record_cmd, list, check, counters, top, force;
 	uint64_t min_samples;
 };
 
@@ -859,6 +859,7 @@ static int ratios_main(int argc, char **argv, char **inputs)
 	o.top = 20;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
+		CLI_OPT_FORCE(&o.force),
 		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
@@ -950,6 +951,11 @@ static int ratios_main(int argc, char **argv, char **inputs)
 		}
 		if (!o.input)
 			o.input = cli_default_input();
+		if (cli_input_owner_ok("ratios", o.input, o.force) ||
+		    (o.baseline && cli_input_owner_ok("ratios", o.baseline, o.force))) {
+			mp_ratio_set_free(set);
+			return CLI_EXIT_RUNTIME;
+		}
 		rc = analyze(set, &o, argv + 1, nargs);
 	}
 	mp_ratio_set_free(set);

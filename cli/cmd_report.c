@@ -21,7 +21,7 @@ struct report_opts {
 	const char *kallsyms;
 	const char *archive;
 	double threshold;
-	int csv, json, no_objects, quiet, stdio, full_names, group;
+	int csv, json, no_objects, quiet, stdio, full_names, group, force;
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 };
@@ -641,6 +641,7 @@ static int report_run(int argc, char **argv, char **inputs)
 	char *sort = NULL;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
+		CLI_OPT_FORCE(&o.force),
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
 		  "group by comm,pid,tid,cpu,dso,sym,srcline,srcfile,addr, columns in this order; "
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
@@ -688,6 +689,8 @@ static int report_run(int argc, char **argv, char **inputs)
 	}
 	if (!o.input)
 		o.input = cli_default_input();
+	if (cli_input_owner_ok(CMD, o.input, o.force))
+		return CLI_EXIT_RUNTIME;
 	if (o.csv && o.json) {
 		cli_error(CMD, "--csv and --json exclude each other");
 		return CLI_EXIT_USAGE;

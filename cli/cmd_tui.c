@@ -102,10 +102,11 @@ static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
 	const char *size = NULL, *predict = NULL;
-	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0;
+	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
+		CLI_OPT_FORCE(&force),
 		CLI_OPT_SYMFS(&symfs),
 		CLI_OPT_KALLSYMS(&kallsyms),
 		{ 0, "ratios", CLI_STR, &ratios, "FILE", "also load ratio definitions from FILE" },
@@ -141,6 +142,8 @@ static int cmd_tui(int argc, char **argv)
 	}
 	if (!input)
 		input = cli_default_input();
+	if (cli_input_owner_ok("tui", input, force))
+		return CLI_EXIT_RUNTIME;
 	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cli_error("tui", "needs a terminal on stdin and stdout (use memprof report, or --batch)");
 		return 1;

@@ -50,6 +50,15 @@ grep -q "system-wide" err && fail "-p message blames system-wide events: $(cat e
 as_user "'$MEMPROF' stat -p $sp" >out 2>err && fail "stat -p of root's process succeeded"
 grep -q "process $sp belongs to another user" err || fail "stat -p message: $(cat err)"
 kill $sp
+# root does not read a recording another user owns (planted input) unless --force, as perf
+cp "$W/u/R2.data" O.data
+chown "$U" O.data
+for c in report annotate ratios "tui --batch q"; do
+	"$MEMPROF" $c -i O.data -k /dev/null >out 2>err && fail "$c read $U's file"
+	[ "$(wc -l <err)" = 1 ] || fail "$c: not one line: $(cat err)"
+	grep -q "O.data: owned by another user (uid $(id -u "$U"))" err || fail "$c: $(cat err)"
+	"$MEMPROF" $c --force -i O.data -k /dev/null >out 2>err || fail "$c --force: $(cat err)"
+done
 # root is not limited: no fallback note
 echo 2 >$PAR
 "$MEMPROF" stat -- true >out 2>err || fail "stat as root: $(cat err)"
