@@ -187,7 +187,7 @@ static void finish_kallsyms(struct mp_symtab *t, int sorted)
 	struct mp_esym *v = t->v;
 	size_t cnt = t->n;
 
-	if (!sorted)
+	if (!sorted && cnt)
 		qsort(v, cnt, sizeof(*v), kallsyms_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < cnt; i++) {

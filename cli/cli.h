@@ -135,6 +135,12 @@ void report_print_machine(FILE *f, const struct mp_pd *pd);
 int report_cpu_keys(const char *sort, int keys[3], int *nkeys);
 int report_by_cpu(const char *input, const char *sort, const int keys[3], int nkeys);
 
+/* SIGBUS: a file memprof has mapped shrank under it (truncated by another process): print
+ * one line and exit 1 instead of dying by the signal. Installed by main for every command;
+ * cli_sigbus_exit() is what the TUI's own fatal handler calls once the terminal is back. */
+void cli_install_sigbus_handler(void);
+void cli_sigbus_exit(void);
+
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;
 void cli_install_stop_handler(void);

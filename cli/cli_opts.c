@@ -16,6 +16,30 @@ static void cli_on_stop(int sig)
 	cli_stop_flag = sig;
 }
 
+void cli_sigbus_exit(void)
+{
+	static const char msg[] = "memprof: a file being read was truncated by another process "
+				  "while memprof had it mapped: stopped (no result)\n";
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(CLI_EXIT_RUNTIME);
+	_exit(CLI_EXIT_RUNTIME);
+}
+
+static void cli_on_sigbus(int sig)
+{
+	(void)sig;
+	cli_sigbus_exit();
+}
+
+void cli_install_sigbus_handler(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cli_on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 void cli_install_stop_handler(void)
 {
 	struct sigaction sa;

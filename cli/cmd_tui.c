@@ -30,6 +30,8 @@ static void tui_on_fatal(int sig)
 		if (write(STDOUT_FILENO, restore, sizeof(restore) - 1) < 0)
 			tui_tty_saved = 0;
 	}
+	if (sig == SIGBUS)
+		cli_sigbus_exit(); /* a mapped file shrank: one line, exit 1 */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

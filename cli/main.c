@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 	if (v)
 		verbose = atoi(v);
 	mp_log_set_fn(log_to_stderr, &verbose);
+	cli_install_sigbus_handler();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
