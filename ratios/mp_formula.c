@@ -29,6 +29,7 @@ struct mp_formula {
 	unsigned line;
 	struct node *nodes;
 	int nn, root;
+	int cap; /* nodes allocated: grown by doubling (a formula costs its size, not the max) */
 	char **ev;
 	unsigned *ev_col;
 	size_t nev;
@@ -146,10 +147,13 @@ static int add_node(struct parser *p, enum node_kind k, int a, int b, size_t at)
 	mp_formula *f = p->f;
 	if (f->nn >= FORMULA_MAX_NODES)
 		return perr(p, at, "formula too long", NULL);
-	if (!f->nodes) {
-		f->nodes = calloc(FORMULA_MAX_NODES, sizeof(*f->nodes));
-		if (!f->nodes)
+	if (f->nn == f->cap) {
+		int cap = f->cap ? f->cap * 2 : 16;
+		struct node *nn = realloc(f->nodes, (size_t)cap * sizeof(*nn));
+		if (!nn)
 			return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;
+		f->nodes = nn;
+		f->cap = cap;
 	}
 	struct node *n = &f->nodes[f->nn];
 	memset(n, 0, sizeof(*n));

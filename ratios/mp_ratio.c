@@ -19,8 +19,44 @@ extern const char mp_ratios_common[];
 
 struct mp_ratio_set {
 	struct mp_ratio_def **d;
-	size_t n;
+	size_t n, cap;
+	/* ids hashed (open addressing, index + 1; 0 = empty) so that loading N definitions is
+	 * linear, not N^2 */
+	size_t *h, hcap;
 };
+
+static size_t id_hash(const char *id)
+{
+	size_t x = 14695981039346656037u;
+	for (; *id; id++)
+		x = (x ^ (unsigned char)*id) * 1099511628211u;
+	return x;
+}
+
+/* The slot of id in the hash: its entry, or the empty slot where it goes. */
+static size_t *set_slot(const mp_ratio_set *s, const char *id)
+{
+	size_t m = s->hcap - 1, i = id_hash(id) & m;
+	while (s->h[i] && strcmp(s->d[s->h[i] - 1]->id, id))
+		i = (i + 1) & m;
+	return &s->h[i];
+}
+
+static int set_rehash(mp_ratio_set *s, size_t want)
+{
+	size_t cap = 64;
+	while (cap < want * 2)
+		cap *= 2;
+	size_t *h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	free(s->h);
+	s->h = h;
+	s->hcap = cap;
+	for (size_t i = 0; i < s->n; i++)
+		*set_slot(s, s->d[i]->id) = i + 1;
+	return 0;
+}
 
 /* ---- definitions ----------------------------------------------------------------------- */
 
@@ -52,6 +88,7 @@ void mp_ratio_set_free(mp_ratio_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		def_free(s->d[i]);
 	free(s->d);
+	free(s->h);
 	free(s);
 }
 
@@ -89,17 +126,24 @@ const struct mp_ratio_def *mp_ratio_set_find(const mp_ratio_set *s, const char *
 /* Put d into s, replacing a ratio with the same id (a later file overrides). */
 static int set_put(mp_ratio_set *s, struct mp_ratio_def *d)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->d[i]->id, d->id)) {
-			def_free(s->d[i]);
-			s->d[i] = d;
-			return 0;
-		}
-	struct mp_ratio_def **nd = realloc(s->d, (s->n + 1) * sizeof(*nd));
-	if (!nd)
+	if ((s->n + 1) * 2 > s->hcap && set_rehash(s, s->n + 1))
 		return -ENOMEM;
-	s->d = nd;
+	size_t *slot = set_slot(s, d->id);
+	if (*slot) {
+		def_free(s->d[*slot - 1]);
+		s->d[*slot - 1] = d;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct mp_ratio_def **nd = realloc(s->d, cap * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		s->d = nd;
+		s->cap = cap;
+	}
 	s->d[s->n++] = d;
+	*slot = s->n;
 	return 0;
 }
 
