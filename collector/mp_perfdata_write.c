@@ -1226,7 +1226,8 @@ out:
 		mp_buf_fini(&feat[f]);
 	rc = w->error;
 	if (rc)
-		mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as it was)", w->tmp, strerror(-rc), w->path);
+		mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as it was)",
+			   w->tmp, strerror(-rc), w->path);
 	else if (close(w->fd) < 0)
 		rc = mp_err_set(err, -errno, "%s: close failed: %s", w->tmp, strerror(errno));
 	else if ((rc = pdw_check_target(w->path, err)) == 0) {
