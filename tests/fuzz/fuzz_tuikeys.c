@@ -1,0 +1,144 @@
+/* fuzz_tuikeys.c - libFuzzer harness for the TUI model's key handling: the first bytes
+ * shape a data set (events, symbols with counts, a ratio, annotations with lines and
+ * instructions), the rest are keys (printable characters and every special key), with a
+ * resize and a render now and then. Every view reachable by keys is rendered and checked:
+ * each row exactly cols characters. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_tui.h"
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned take(struct in *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static int ratio_eval(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
+		      struct tui_ratio_val *out)
+{
+	(void)ctx;
+	(void)ratio;
+	memset(out, 0, sizeof(*out));
+	if (!periods[0])
+		return 0;
+	out->value = (double)periods[1 % 2] / (double)periods[0];
+	out->lo = out->value * 0.9;
+	out->hi = out->value * 1.1;
+	out->flags = 1;
+	out->weight = (double)samples[0];
+	return 0;
+}
+
+static size_t g_nev;
+
+static int annotate(void *ctx, const struct tui_sym_ref *sym, tui_annot **out, struct mp_err *err)
+{
+	struct in *in = ctx;
+	(void)err;
+	tui_annot *a = tui_annot_new(g_nev, sym->name, (take(in) & 1) ? "src.c" : NULL);
+	if (!a)
+		return -1;
+	unsigned nl = take(in) % 12;
+	for (unsigned l = 0; l < nl; l++) {
+		char text[32];
+		snprintf(text, sizeof(text), "line %u\t%c", l, (char)(32 + take(in) % 95));
+		long li = tui_annot_add_line(a, take(in) % 4 ? l + 1 : 0, NULL, text);
+		if (li < 0)
+			break;
+		for (size_t e = 0; e < g_nev; e++)
+			tui_annot_set_line_count(a, (size_t)li, e, take(in), take(in) * 1000u);
+		tui_annot_set_line_hot(a, (size_t)li, take(in) & 1);
+		if (take(in) & 1)
+			tui_annot_set_line_note(a, (size_t)li, "hint: 3 correct, 1 wrong", take(in) & 1);
+		unsigned ni = take(in) % 4;
+		for (unsigned k = 0; k < ni; k++) {
+			long ii = tui_annot_add_insn(a, (size_t)li, 0x1000 + l * 16 + k * 4, "mov %rax,%rbx",
+						     (enum tui_insn_kind)(take(in) % 4),
+						     take(in) & 1 ? 0x1000 + take(in) : 0, NULL);
+			if (ii >= 0)
+				for (size_t e = 0; e < g_nev; e++)
+					tui_annot_set_insn_count(a, (size_t)ii, e, take(in), take(in));
+		}
+	}
+	*out = a;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const int special[] = {
+		TUI_KEY_UP, TUI_KEY_DOWN, TUI_KEY_LEFT, TUI_KEY_RIGHT, TUI_KEY_PGUP, TUI_KEY_PGDN,
+		TUI_KEY_HOME, TUI_KEY_END, TUI_KEY_ENTER, TUI_KEY_ESC, TUI_KEY_TAB, TUI_KEY_BTAB,
+		TUI_KEY_BACKSPACE, TUI_KEY_F1, TUI_KEY_CTRL_C,
+	};
+	struct in in = { data, size };
+	struct mp_err err = { 0 };
+	tui_data *d = tui_data_new();
+	if (!d)
+		return 0;
+	g_nev = 1 + take(&in) % 3;
+	for (size_t e = 0; e < g_nev; e++) {
+		char name[16];
+		snprintf(name, sizeof(name), "ev%zu", e);
+		tui_data_add_event(d, name, 100, 100000, take(&in) % 3, (int)(take(&in) & 1), 123456);
+		tui_data_set_event_sampling(d, e, (int)(take(&in) & 1), 1000);
+	}
+	tui_data_add_info(d, "command", "fuzz");
+	unsigned ns = take(&in) % 40;
+	for (unsigned i = 0; i < ns; i++) {
+		char name[24];
+		snprintf(name, sizeof(name), "sym%u_%c", i, (char)(33 + take(&in) % 94));
+		long si = tui_data_add_sym(d, name, (take(&in) & 1) ? "a.out" : NULL, 0x1000 * i);
+		if (si < 0)
+			break;
+		for (size_t e = 0; e < g_nev; e++)
+			tui_data_set_sym_count(d, (size_t)si, e, take(&in), take(&in) * 997u);
+	}
+	if (take(&in) & 1) {
+		tui_data_add_ratio(d, "R1", "a ratio", (take(&in) & 1) ? 0.5 : NAN);
+		tui_data_set_ratio_fn(d, ratio_eval, NULL);
+	}
+	if (take(&in) & 1)
+		tui_data_set_simulated(d, "callgrind", NULL);
+	struct in ann = in; /* the annotate callback reads from its own copy */
+	tui_data_set_annotate_fn(d, annotate, &ann);
+	int cols = 20 + (int)(take(&in) % 120), rows = 5 + (int)(take(&in) % 50);
+	tui_model *m = tui_model_new(d, cols, rows, &err);
+	if (!m)
+		return 0;
+	while (in.n) {
+		unsigned b = take(&in);
+		int key = b < 0x80 ? (int)b : special[b % (sizeof(special) / sizeof(special[0]))];
+		if (b == 0xff) {
+			cols = 20 + (int)(take(&in) % 200);
+			rows = 5 + (int)(take(&in) % 80);
+			tui_model_resize(m, cols, rows);
+		}
+		unsigned r = tui_model_key(m, key);
+		if (r & TUI_QUIT)
+			break;
+		if ((r & TUI_REDRAW) || b == 0xfe) {
+			const struct tui_screen *s = tui_model_render(m);
+			if (!s)
+				abort();
+			for (int y = 0; y < s->rows; y++)
+				if ((int)strlen(s->row[y].text) != s->cols)
+					abort(); /* each row exactly cols characters */
+		}
+	}
+	tui_model_free(m);
+	return 0;
+}
