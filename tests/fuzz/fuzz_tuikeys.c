@@ -24,6 +24,8 @@ static unsigned take(struct in *in)
 	return *in->p++;
 }
 
+static size_t g_nev; /* events of the current input */
+
 static int ratio_eval(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
 		      struct tui_ratio_val *out)
 {
@@ -32,15 +34,13 @@ static int ratio_eval(void *ctx, size_t ratio, const uint64_t *samples, const ui
 	memset(out, 0, sizeof(*out));
 	if (!periods[0])
 		return 0;
-	out->value = (double)periods[1 % 2] / (double)periods[0];
+	out->value = (double)periods[g_nev - 1] / (double)periods[0];
 	out->lo = out->value * 0.9;
 	out->hi = out->value * 1.1;
 	out->flags = 1;
 	out->weight = (double)samples[0];
 	return 0;
 }
-
-static size_t g_nev;
 
 static int annotate(void *ctx, const struct tui_sym_ref *sym, tui_annot **out, struct mp_err *err)
 {
