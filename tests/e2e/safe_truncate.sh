@@ -2,11 +2,11 @@
 # one line and exit 1, never death by SIGBUS. Deterministic: a test shim preloaded into
 # memprof (safe_truncate_shim.c) cuts the file to 200 KB right after memprof has mapped it,
 # so the reader always meets the missing pages, whatever the load.
+SHIM_SRC="$(cd "$(dirname "$0")" && pwd)/safe_truncate_shim.c"
 . "$(dirname "$0")/record_lib.sh"
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "SKIP: no C compiler for the test shim"; exit 77; }
-"$CC" -shared -fPIC -O1 -o shim.so "$SRC/tests/e2e/safe_truncate_shim.c" -ldl 2>err ||
+"$CC" -shared -fPIC -O1 -o shim.so "$SHIM_SRC" -ldl 2>err ||
 	fail "building the shim: $(cat err)"
 "$MEMPROF" record -q -g -e cpu-clock -c 10000 -o big.data -- "$KERNELS/matmul" -N 256 -a naive \
 	>/dev/null 2>err || fail "record: $(cat err)"
