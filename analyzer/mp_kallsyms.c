@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -237,10 +238,217 @@ static int running_kernel_is(const struct mp_dso *kd)
 	return n && kd && n == kd->info.build_id_len && !memcmp(id, kd->info.build_id, n);
 }
 
+/* ---- the build-id cache copy, searched where it lies ----
+ * The copy is /proc/kallsyms as it was read: the core kernel's lines first, sorted by
+ * address (the kernel's scripts/kallsyms sorts them; kallsyms_lookup() relies on it), then
+ * the modules' ("name\t[module]"). A report with a few kernel samples then needs a few
+ * binary searches over the mapped file, not a parse of its hundred thousand lines. */
+
+/* Start of the line holding byte off (off < len). */
+static size_t line_start(const char *m, size_t off, size_t floor)
+{
+	while (off > floor && m[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+/* Start of the line after the one starting at off (len when none). */
+static size_t line_next(const char *m, size_t len, size_t off)
+{
+	const char *nl = memchr(m + off, '\n', len - off);
+	return nl ? (size_t)(nl - m) + 1 : len;
+}
+
+/* The line at off: its address (0 when it has none) and, in *e when it is a text or data
+ * symbol (as parse_line keeps), its name's place; 1 when kept. */
+static int lazy_line(const char *m, size_t len, size_t off, uint64_t *addr, size_t *name,
+		     size_t *namelen, int *inmod)
+{
+	size_t i = off, eol = line_next(m, len, off);
+	uint64_t a = 0;
+	int h, nd = 0;
+	while (i < eol && (h = hexval(m[i])) >= 0) {
+		a = a << 4 | (uint64_t)h;
+		i++;
+		nd++;
+	}
+	*addr = a;
+	if (!nd || i + 3 > eol || m[i] != ' ' || m[i + 2] != ' ')
+		return 0;
+	int T = m[i + 1] & ~0x20;
+	if (T != 'T' && T != 'W' && T != 'D' && T != 'B')
+		return 0;
+	size_t n0 = i + 3, n1 = n0;
+	while (n1 < eol && m[n1] != '\n' && m[n1] != '\t')
+		n1++;
+	*name = n0;
+	*namelen = n1 - n0;
+	*inmod = n1 < eol && m[n1] == '\t';
+	return 1;
+}
+
+static int line_is_module(const char *m, size_t len, size_t off)
+{
+	size_t eol = line_next(m, len, off);
+	return memchr(m + off, '\t', eol - off) != NULL;
+}
+
+/* Offset of the first module line (len when none): the lines with a tab all follow the
+ * core kernel's, so it is a binary search too. */
+static size_t core_end(const char *m, size_t len)
+{
+	size_t lo = 0, hi = len; /* line at lo is core (or lo == 0), hi: first module line */
+	if (!len || line_is_module(m, len, 0))
+		return 0;
+	while (line_next(m, len, lo) < hi) {
+		size_t mid = line_start(m, lo + (hi - lo) / 2, lo);
+		if (mid <= lo)
+			mid = line_next(m, len, lo);
+		if (line_is_module(m, len, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* The core kernel's symbol holding ip in the mapped copy: of the lines kept as symbols,
+ * the last listed at the greatest address <= ip, ending where the next kept address
+ * starts (at the last one, a page past its start, as finish_kallsyms sizes it). */
+static const struct mp_esym *lazy_find(mp_sym *s, uint64_t ip)
+{
+	const char *m = s->ks_map;
+	size_t len = s->ks_core_end, name, nl, lo = 0, hi = len;
+	uint64_t a;
+	int inmod;
+
+	if (!len)
+		return NULL;
+	lazy_line(m, len, 0, &a, &name, &nl, &inmod);
+	if (a > ip)
+		return NULL;
+	/* lo: last line with address <= ip */
+	while (line_next(m, len, lo) < hi) {
+		size_t mid = line_start(m, lo + (hi - lo) / 2, lo);
+		if (mid <= lo)
+			mid = line_next(m, len, lo);
+		lazy_line(m, len, mid, &a, &name, &nl, &inmod);
+		if (a <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* back to the last kept line at or before lo */
+	size_t k = lo;
+	uint64_t start;
+	for (;;) {
+		if (lazy_line(m, len, k, &start, &name, &nl, &inmod))
+			break;
+		if (k == 0)
+			return NULL;
+		k = line_start(m, k - 1, 0);
+	}
+	/* forward to the next kept line: its address ends the symbol */
+	uint64_t end = (start + 4095) / 4096 * 4096 + 4096, b;
+	size_t n2, nl2;
+	for (size_t j = line_next(m, len, lo); j < len; j = line_next(m, len, j))
+		if (lazy_line(m, len, j, &b, &n2, &nl2, &inmod) && b > start) {
+			end = b;
+			break;
+		}
+	if (ip >= end || nl >= 4096)
+		return NULL;
+	char nm[4096];
+	memcpy(nm, m + name, nl);
+	nm[nl] = 0;
+	s->ks_hit = (struct mp_esym){ start, end, mp_sym_intern_str(s, nm), 0 };
+	return &s->ks_hit;
+}
+
+/* Map path for lazy_find: 0, or -1 when it cannot be mapped or has no core kernel lines
+ * (then it is read and parsed). */
+static int lazy_open(mp_sym *s, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	size_t len = (size_t)st.st_size, ce = core_end(m, len);
+	if (!ce) {
+		munmap(m, len);
+		return -1;
+	}
+	s->ks_map = m;
+	s->ks_maplen = len;
+	s->ks_core_end = ce;
+	return 0;
+}
+
+static void lazy_close(mp_sym *s)
+{
+	if (s->ks_map)
+		munmap((void *)s->ks_map, s->ks_maplen);
+	s->ks_map = NULL;
+	s->ks_maplen = s->ks_core_end = 0;
+}
+
+/* The symbols of fb (a kallsyms file's bytes, ending in a newline) parsed: the core
+ * kernel's now, the modules' on first need (load_modules). fb becomes the table's pool. */
+static void parse_core(mp_sym *s, struct mp_buf *fb, char *path, int live)
+{
+	struct mp_symtab t = { 0 };
+	int nonzero = 0, sorted = 1;
+	size_t pos = 0;
+	int rc = parse_kallsyms(fb->data, fb->len, &pos, 1, &t, &nonzero, &sorted);
+	if (rc || !nonzero) {
+		/* !nonzero: kptr_restrict, all addresses read as zero */
+		if (!rc)
+			mp_log(MP_LOG_WARN, "%s: addresses hidden (kptr_restrict): kernel symbols "
+			       "not resolved", path);
+		free(t.v);
+		mp_buf_fini(fb);
+		if (path != s->ksyms_file) /* else objects point at it: freed with s */
+			free(path);
+		return;
+	}
+	/* names point into the file buffer, which becomes the table's pool */
+	t.pool = fb->data;
+	finish_kallsyms(&t, sorted);
+	s->ksyms = t;
+	s->ksyms_rest = pos;
+	s->ksyms_len = fb->len;
+	s->ksyms_ok = 1;
+	s->ksyms_live = live;
+	s->ksyms_file = path;
+}
+
+/* The mapped copy read and parsed as any kallsyms file (a module or a lookup by name needs
+ * the whole table). */
+static void lazy_to_table(mp_sym *s)
+{
+	if (!s->ks_map)
+		return;
+	struct mp_buf fb = { 0 };
+	int fail = mp_buf_append(&fb, s->ks_map, s->ks_maplen) || mp_buf_append(&fb, "\n", 1);
+	lazy_close(s);
+	s->ksyms_ok = 0;
+	if (fail) {
+		mp_buf_fini(&fb);
+		return;
+	}
+	parse_core(s, &fb, s->ksyms_file, s->ksyms_live);
+}
+
 /* The core kernel's symbols, from --kallsyms, else the build-id cache copy of the recorded
- * kernel's, else /proc/kallsyms when the recording was made on this kernel (generating it
- * costs the kernel tens of milliseconds). Module symbols are parsed later, on first need
- * (load_modules). */
+ * kernel's (mapped and searched in place), else /proc/kallsyms when the recording was made
+ * on this kernel (generating it costs the kernel tens of milliseconds). Module symbols are
+ * parsed later, on first need (load_modules). */
 static void load_kallsyms(mp_sym *s, struct mp_dso *kd)
 {
 	s->ksyms_tried = 1;
@@ -254,6 +462,26 @@ static void load_kallsyms(mp_sym *s, struct mp_dso *kd)
 		live = 1;
 	} else if (!s->kallsyms) {
 		live = running_kernel_is(kd);
+		if (!lazy_open(s, path)) {
+			uint64_t a, last = 0;
+			size_t name, nl;
+			int inmod;
+			lazy_line(s->ks_map, s->ks_core_end,
+				  line_start(s->ks_map, s->ks_core_end - 1, 0), &a, &name, &nl, &inmod);
+			last = a;
+			if (!last) {
+				/* kptr_restrict: all addresses read as zero */
+				lazy_close(s);
+				mp_log(MP_LOG_WARN, "%s: addresses hidden (kptr_restrict): kernel "
+				       "symbols not resolved", path);
+				free(path);
+				return;
+			}
+			s->ksyms_ok = 1;
+			s->ksyms_live = live;
+			s->ksyms_file = path;
+			return;
+		}
 	}
 	if (!path)
 		return;
@@ -266,38 +494,13 @@ static void load_kallsyms(mp_sym *s, struct mp_dso *kd)
 		free(path);
 		return;
 	}
-	struct mp_symtab t = { 0 };
-	int nonzero = 0, sorted = 1;
-	size_t pos = 0;
-	if (parse_kallsyms(fb.data, fb.len, &pos, 1, &t, &nonzero, &sorted)) {
-		free(t.v);
-		mp_buf_fini(&fb);
-		free(path);
-		return;
-	}
-	if (!nonzero) {
-		/* kptr_restrict: all addresses read as zero */
-		free(t.v);
-		mp_buf_fini(&fb);
-		mp_log(MP_LOG_WARN, "%s: addresses hidden (kptr_restrict): kernel symbols not "
-		       "resolved", path);
-		free(path);
-		return;
-	}
-	/* names point into the file buffer, which becomes the table's pool */
-	t.pool = fb.data;
-	finish_kallsyms(&t, sorted);
-	s->ksyms = t;
-	s->ksyms_rest = pos;
-	s->ksyms_len = fb.len;
-	s->ksyms_ok = 1;
-	s->ksyms_live = live;
-	s->ksyms_file = path;
+	parse_core(s, &fb, path, live);
 }
 
 /* The modules' symbols after the core kernel's, once. */
 static void load_modules(mp_sym *s)
 {
+	lazy_to_table(s);
 	if (s->ksyms_rest >= s->ksyms_len)
 		return;
 	int nonzero = 0, sorted = 1;
@@ -323,6 +526,30 @@ void mp_kallsyms_load_kernel(mp_sym *s, struct mp_dso *d)
 		d->info.flags |= MP_DSO_FOUND | MP_DSO_SYMTAB;
 		d->info.file = s->ksyms_file;
 	}
+}
+
+const struct mp_esym *mp_kallsyms_find(mp_sym *s, uint64_t ip)
+{
+	if (!s->ksyms_ok)
+		return NULL;
+	if (s->ks_map)
+		return lazy_find(s, ip);
+	return mp_symtab_find(&s->ksyms, ip);
+}
+
+const struct mp_symtab *mp_kallsyms_table(mp_sym *s)
+{
+	if (s->ks_map)
+		load_modules(s);
+	return &s->ksyms;
+}
+
+void mp_kallsyms_fini(mp_sym *s)
+{
+	lazy_close(s);
+	mp_symtab_fini(&s->ksyms);
+	free(s->ksyms_file);
+	s->ksyms_file = NULL;
 }
 
 /* Kernel code comes from /proc/kcore, only when the kernel symbols are the running

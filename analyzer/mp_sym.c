@@ -172,8 +172,7 @@ void mp_sym_free(mp_sym *s)
 	free(s->strs);
 	mp_u64map_fini(&s->str_by_hash);
 	mp_u64map_fini(&s->comm_by_tid);
-	mp_symtab_fini(&s->ksyms);
-	free(s->ksyms_file);
+	mp_kallsyms_fini(s);
 	free(s->kcore_ph);
 	if (s->kcore_fd >= 0)
 		close(s->kcore_fd);
@@ -234,8 +233,7 @@ void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, i
 	const struct mp_esym *e = NULL;
 	if (d->kernel) {
 		out->elf_addr = ip;
-		if (s->ksyms_ok)
-			e = mp_symtab_find(&s->ksyms, ip);
+		e = mp_kallsyms_find(s, ip);
 	} else {
 		out->elf_addr = d->elf ? mp_dso_off_to_vaddr(d, out->addr) : out->addr;
 		if (d->syms.n)
@@ -291,7 +289,7 @@ int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *sta
 		return -ENOENT;
 	struct mp_dso *d = &s->dsos[dso_idx];
 	mp_dso_load(s, d);
-	const struct mp_symtab *t = d->kernel ? &s->ksyms : &d->syms;
+	const struct mp_symtab *t = d->kernel ? mp_kallsyms_table(s) : &d->syms;
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->v[i].name, sym)) {
 			*start = t->v[i].start;

@@ -63,6 +63,11 @@ struct mp_sym {
 	int ksyms_live;        /* they are the running kernel's (kcore may be read) */
 	char *ksyms_file;      /* where they came from */
 	size_t ksyms_rest, ksyms_len;
+	/* the build-id cache copy mapped and searched in place until a module or a lookup
+	 * by name needs the table (mp_kallsyms.c) */
+	const char *ks_map;
+	size_t ks_maplen, ks_core_end;
+	struct mp_esym ks_hit;
 };
 
 /* Probe sequence over a u64map keyed by string hash: first key to try, then next. */

@@ -359,6 +359,169 @@ static void mp_sym_resolve__kallsyms_build_id_cache__kernel_and_module(void **st
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The build-id cache copy is searched where it lies (binary search over its sorted core
+ * lines) instead of parsed: every address resolves to what the parsed table gives (name,
+ * start, size), with lines that are no symbols (r, A), several names at one address,
+ * before the first and past the last symbol; then a module's sample, which parses the
+ * whole copy. On this machine's own /proc/kallsyms too, when its addresses are visible. */
+static void kallsyms_pair(const char *text, size_t len, uint64_t *ips, size_t nips)
+{
+	char dir[] = "/tmp/test_klazy_XXXXXX", path[256], cmd[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4",
+		 dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	strcat(path, "/kallsyms");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+	struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_KERNEL, .id_len = 20,
+				      .filename = "[kernel.kallsyms]" };
+	for (int i = 0; i < 20; i++)
+		bid.id[i] = (uint8_t)(0xa1 + i);
+	struct mp_err err = { 0 };
+	struct mp_sym_opts lo = { .buildid_dir = dir }, fo = { .kallsyms = path };
+	mp_sym *lazy = mp_sym_new(&lo, &bid, 1, &err), *full = mp_sym_new(&fo, &bid, 1, &err);
+	assert_non_null(lazy);
+	assert_non_null(full);
+	struct mp_pd_mmap k = mk_mmap(UINT32_MAX, 0, UINT64_MAX, 0, "[kernel.kallsyms]_text");
+	k.cpumode = PERF_RECORD_MISC_KERNEL;
+	assert_int_equal(mp_sym_mmap(lazy, &k), 0);
+	assert_int_equal(mp_sym_mmap(full, &k), 0);
+	size_t named = 0;
+	for (size_t i = 0; i < nips; i++) {
+		struct mp_sym_loc a, b;
+		mp_sym_resolve(lazy, mp_sym_map_find(lazy, 1, PERF_RECORD_MISC_KERNEL, ips[i]), 1,
+			       ips[i], 0, &a);
+		mp_sym_resolve(full, mp_sym_map_find(full, 1, PERF_RECORD_MISC_KERNEL, ips[i]), 1,
+			       ips[i], 0, &b);
+		if (strcmp(a.sym, b.sym) || a.sym_start != b.sym_start || a.sym_size != b.sym_size)
+			fail_msg("%#llx: searched %s %#llx+%llu, parsed %s %#llx+%llu",
+				 (unsigned long long)ips[i], a.sym, (unsigned long long)a.sym_start,
+				 (unsigned long long)a.sym_size, b.sym, (unsigned long long)b.sym_start,
+				 (unsigned long long)b.sym_size);
+		assert_string_equal(mp_sym_dso(lazy, a.dso_idx, 0)->file, path);
+		named += a.sym_resolved;
+	}
+	assert_true(named > nips / 2);
+	mp_sym_free(lazy);
+	mp_sym_free(full);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void mp_sym_resolve__kallsyms_cache_searched__as_parsed(void **state)
+{
+	(void)state;
+	static const char text[] = "0000000000000000 A fixed_percpu_data\n"
+				   "ffffffff81000000 T _text\n"
+				   "ffffffff81000000 T startup_64\n"
+				   "ffffffff81000100 T do_one\n"
+				   "ffffffff81000180 r a_rodata_label\n"
+				   "ffffffff81000200 t do_two\n"
+				   "ffffffff81000300 D some_data\n"
+				   "ffffffff81000400 T memcpy\n"
+				   "ffffffff81000400 T __memcpy\n"
+				   "ffffffff81000400 T __pi_memcpy\n"
+				   "ffffffff81000500 T after_memcpy\n"
+				   "ffffffff81000600 R rodata_end\n"
+				   "ffffffff81000700 b last_bss\n"
+				   "ffffffffc0001000 t mod_fn\t[my_mod]\n"
+				   "ffffffffc0001100 t mod_end\t[my_mod]\n";
+	uint64_t ips[400];
+	size_t n = 0;
+	for (uint64_t a = 0xffffffff80fffff0; a < 0xffffffff81002100 && n < 400; a += 0x18)
+		ips[n++] = a;
+	kallsyms_pair(text, sizeof(text) - 1, ips, n);
+
+	/* the modules' symbols, after a core lookup: the copy is parsed whole then */
+	char dir[] = "/tmp/test_klazy_XXXXXX", path[256], cmd[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/0102030405060708090a0b0c0d0e0f1011121314",
+		 dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	strcat(path, "/kallsyms");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct mp_pd_build_id bid = { .pid = -1, .cpumode = PERF_RECORD_MISC_KERNEL, .id_len = 20,
+				      .filename = "[kernel.kallsyms]" };
+	for (int i = 0; i < 20; i++)
+		bid.id[i] = (uint8_t)(i + 1);
+	struct mp_sym_opts o = { .buildid_dir = dir };
+	struct mp_err err = { 0 };
+	mp_sym *s = mp_sym_new(&o, &bid, 1, &err);
+	assert_non_null(s);
+	struct mp_pd_mmap k = mk_mmap(UINT32_MAX, 0xffffffff81000000, 0x1000000,
+				      0xffffffff81000000, "[kernel.kallsyms]_text");
+	k.cpumode = PERF_RECORD_MISC_KERNEL;
+	struct mp_pd_mmap mod = mk_mmap(UINT32_MAX, 0xffffffffc0000000, 0x4000, 0,
+					"/lib/modules/6.1/kernel/my-mod.ko");
+	mod.cpumode = PERF_RECORD_MISC_KERNEL;
+	assert_int_equal(mp_sym_mmap(s, &k), 0);
+	assert_int_equal(mp_sym_mmap(s, &mod), 0);
+	struct mp_sym_loc l;
+	uint64_t ip = 0xffffffff81000410;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 0, &l);
+	assert_string_equal(l.sym, "__pi_memcpy");
+	assert_int_equal(l.sym_start, 0xffffffff81000400);
+	assert_int_equal(l.sym_size, 0x100);
+	ip = 0xffffffffc0001010;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 0, &l);
+	assert_string_equal(l.dso, "[my_mod]");
+	assert_string_equal(l.sym, "mod_fn");
+	ip = 0xffffffff81000234;
+	mp_sym_resolve(s, mp_sym_map_find(s, 1, PERF_RECORD_MISC_KERNEL, ip), 1, ip, 0, &l);
+	assert_string_equal(l.sym, "do_two");
+	uint64_t st, sz;
+	assert_int_equal(mp_sym_lookup_name(s, l.dso_idx, "after_memcpy", &st, &sz), 0);
+	assert_int_equal(st, 0xffffffff81000500);
+	assert_int_equal(sz, 0x200);
+	mp_sym_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+
+	/* this machine's kernel: addresses spread over its core symbols and around them */
+	FILE *p = fopen("/proc/kallsyms", "r");
+	if (!p)
+		return;
+	char *buf = NULL, line[512];
+	size_t len = 0, cap = 0, nlines = 0;
+	uint64_t first = 0, last = 0;
+	while (fgets(line, sizeof(line), p)) {
+		size_t l2 = strlen(line);
+		if (len + l2 + 1 > cap) {
+			cap = (len + l2 + 1) * 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		memcpy(buf + len, line, l2);
+		len += l2;
+		if (!strchr(line, '\t')) {
+			uint64_t a = strtoull(line, NULL, 16);
+			if (a && !first)
+				first = a;
+			if (a)
+				last = a;
+			nlines++;
+		}
+	}
+	fclose(p);
+	if (first && last > first) {
+		static uint64_t rips[3000];
+		size_t m = 0;
+		uint64_t step = (last - first) / 2900 + 1;
+		for (uint64_t a = first - 64; a < last + 8192 && m < 3000; a += step)
+			rips[m] = a + (m * 37) % 64, m++;
+		kallsyms_pair(buf, len, rips, m);
+	}
+	free(buf);
+}
+
 static void mp_sym_lookup__name_srcline_code(void **state)
 {
 	(void)state;
@@ -545,6 +708,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_resolve__symfs_and_build_id_mismatch),
 		cmocka_unit_test(mp_sym_resolve__kallsyms_file__kernel_and_module_symbols),
 		cmocka_unit_test(mp_sym_resolve__kallsyms_build_id_cache__kernel_and_module),
+		cmocka_unit_test(mp_sym_resolve__kallsyms_cache_searched__as_parsed),
 		cmocka_unit_test(mp_sym_lookup__name_srcline_code),
 		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
 		cmocka_unit_test(mp_sym_resolve__build_id_cache__missing_and_rebuilt),
