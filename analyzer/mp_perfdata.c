@@ -27,6 +27,11 @@
 #define PD_ZSTD_RATIO_MAX 512
 #define PD_QUEUE_MAX (1u << 20)
 #define PD_CHUNK_SIZE (1u << 20)
+/* the data section of a file is read in windows of this size into reused buffers: walking
+ * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
+ * of a report of ten million samples on a virtual machine) */
+#define PD_WIN_SIZE (1u << 20)
+#define PD_NSPARE 4
 /* sample fields after READ: a sample with none of them skips that part in one test */
 #define PD_TAIL_BITS                                                                          \
 	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                  \
@@ -68,6 +73,11 @@ struct pd_iattr {               /* decoding facts cached per attr */
 	int branch_hw_idx;
 	unsigned time_off;          /* offset of TIME in a sample record, 0 = none */
 	unsigned trailer_time;      /* offset of TIME from the trailer start, UINT_MAX = none */
+	/* samples of fixed-size fields only (no READ, CALLCHAIN, RAW, ...): each field's
+	 * offset in the record (0 = absent) and the size they need, for one-step decoding */
+	int fx;
+	uint8_t o_ip, o_tid, o_time, o_addr, o_id, o_stream, o_cpu, o_period;
+	unsigned fx_size;
 	char *name;                 /* owned */
 	char *spec;                 /* owned, memprof only */
 	uint64_t *ids;              /* owned */
@@ -89,7 +99,8 @@ struct pd_meta {
 	char *key, *val;
 };
 
-struct pd_chunk {               /* arena chunk for queued records that live in zstd output */
+struct pd_chunk {               /* arena chunk for queued records that live in zstd output,
+				 * or a window of the data section (walk_windows) */
 	struct pd_chunk *next;
 	size_t used, cap, live;
 	int retired;
@@ -410,6 +421,28 @@ static int add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t 
 			       : 0;
 	ia->trailer_time = ia->sid_all && (ia->st & PERF_SAMPLE_TIME) ? ((ia->st & PERF_SAMPLE_TID) ? 8 : 0)
 								      : UINT_MAX;
+	const uint64_t fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	ia->fx = !(ia->st & ~fixed);
+	unsigned o = 8;
+	/* in deliver_sample's order; ID after IDENTIFIER gives the id, as there */
+#define FX_FIELD(bit, field)                     \
+	if (ia->st & (bit)) {                    \
+		ia->field = (uint8_t)o;          \
+		o += 8;                          \
+	}
+	FX_FIELD(PERF_SAMPLE_IDENTIFIER, o_id)
+	FX_FIELD(PERF_SAMPLE_IP, o_ip)
+	FX_FIELD(PERF_SAMPLE_TID, o_tid)
+	FX_FIELD(PERF_SAMPLE_TIME, o_time)
+	FX_FIELD(PERF_SAMPLE_ADDR, o_addr)
+	FX_FIELD(PERF_SAMPLE_ID, o_id)
+	FX_FIELD(PERF_SAMPLE_STREAM_ID, o_stream)
+	FX_FIELD(PERF_SAMPLE_CPU, o_cpu)
+	FX_FIELD(PERF_SAMPLE_PERIOD, o_period)
+#undef FX_FIELD
+	ia->fx_size = o;
 	ia->nregs_user = popcount64(a->attr.sample_regs_user);
 	ia->nregs_intr = popcount64(a->attr.sample_regs_intr);
 	ia->branch_hw_idx = !!(a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
@@ -1178,6 +1211,9 @@ struct pd_run {
 	size_t nsorted;             /* q[0..nsorted) is sorted */
 	uint64_t next_flush, max_ts;
 	struct pd_chunk *chunks, *cur;
+	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
+	size_t nspare;
+	struct pd_chunk *win;       /* the window being walked */
 
 	/* zstd */
 	ZSTD_DStream *zs;
@@ -1336,6 +1372,19 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 	s.user_stack_size = 0;
 	s.attr_idx = ai;
 	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (ia->fx && size >= ia->fx_size) {
+		/* fixed-size fields only: each at its offset */
+		s.id = ia->o_id ? ld64(r + ia->o_id) : 0;
+		s.ip = ia->o_ip ? ld64(r + ia->o_ip) : 0;
+		s.pid = ia->o_tid ? ld32(r + ia->o_tid) : 0;
+		s.tid = ia->o_tid ? ld32(r + ia->o_tid + 4) : 0;
+		s.time = ia->o_time ? ld64(r + ia->o_time) : 0;
+		s.addr = ia->o_addr ? ld64(r + ia->o_addr) : 0;
+		s.stream_id = ia->o_stream ? ld64(r + ia->o_stream) : 0;
+		s.cpu = ia->o_cpu ? ld32(r + ia->o_cpu) : 0;
+		s.period = ia->o_period ? ld64(r + ia->o_period) : pd->attrs[ai].attr.sample_period;
+		return call_sample(R, &s);
+	}
 	if (st & PERF_SAMPLE_IDENTIFIER) {
 		NEED(8);
 		s.id = ld64(p);
@@ -1848,21 +1897,56 @@ static void chunk_release(struct pd_run *R, struct pd_chunk *c)
 			pp = &(*pp)->next;
 		if (*pp)
 			*pp = c->next;
+		if (R->nspare < PD_NSPARE && c->cap == PD_CHUNK_SIZE) {
+			c->next = R->spare;
+			R->spare = c;
+			R->nspare++;
+			return;
+		}
 		free(c->data);
 		free(c);
 	}
 }
 
+/* A chunk of cap bytes (a spare one when it is of the standard size), on R->chunks. */
+static struct pd_chunk *chunk_new(struct pd_run *R, size_t cap)
+{
+	struct pd_chunk *c = NULL;
+	if (cap == PD_CHUNK_SIZE && R->spare) {
+		c = R->spare;
+		R->spare = c->next;
+		R->nspare--;
+	} else {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->data = malloc(cap);
+		if (!c->data) {
+			free(c);
+			return NULL;
+		}
+	}
+	c->used = c->live = 0;
+	c->retired = 0;
+	c->next = R->chunks;
+	R->chunks = c;
+	return c;
+}
+
 static void chunks_free(struct pd_run *R)
 {
-	struct pd_chunk *c = R->chunks;
-	while (c) {
-		struct pd_chunk *n = c->next;
-		free(c->data);
-		free(c);
-		c = n;
+	for (int list = 0; list < 2; list++) {
+		struct pd_chunk *c = list ? R->spare : R->chunks;
+		while (c) {
+			struct pd_chunk *n = c->next;
+			free(c->data);
+			free(c);
+			c = n;
+		}
 	}
-	R->chunks = R->cur = NULL;
+	R->chunks = R->cur = R->spare = R->win = NULL;
+	R->nspare = 0;
 }
 
 /* Copy a record out of the zstd buffer so it survives until it is delivered. */
@@ -1878,19 +1962,10 @@ static const uint8_t *chunk_copy(struct pd_run *R, const uint8_t *r, size_t size
 				chunk_release(R, c);
 			}
 		}
-		c = calloc(1, sizeof(*c));
+		c = chunk_new(R, need > PD_CHUNK_SIZE ? need : PD_CHUNK_SIZE);
+		R->cur = c;
 		if (!c)
 			return NULL;
-		c->cap = need > PD_CHUNK_SIZE ? need : PD_CHUNK_SIZE;
-		c->data = malloc(c->cap);
-		if (!c->data) {
-			free(c);
-			R->cur = NULL;
-			return NULL;
-		}
-		c->next = R->chunks;
-		R->chunks = c;
-		R->cur = c;
 	}
 	uint8_t *d = c->data + c->used;
 	memcpy(d, r, size);
@@ -1973,7 +2048,9 @@ static int q_flush(struct pd_run *R, uint64_t limit)
 	return rc;
 }
 
-static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int inner)
+enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
+
+static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int mode)
 {
 	if (R->nq == R->cq) {
 		if (R->nq >= PD_QUEUE_MAX) {
@@ -1998,10 +2075,13 @@ static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
 		}
 	}
 	struct pd_chunk *ch = NULL;
-	if (inner) {
+	if (mode == WALK_INNER) {
 		r = chunk_copy(R, r, size, &ch);
 		if (!r)
 			return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+	} else if (mode == WALK_WINDOW) {
+		ch = R->win; /* the record stays in its window until delivered */
+		ch->live++;
 	}
 	R->q[R->nq].ts = ts;
 	R->q[R->nq].rec = r;
@@ -2015,7 +2095,7 @@ static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
 
 /* ---- record walk ------------------------------------------------------------------- */
 
-static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int inner, size_t *consumed);
+static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int mode, size_t *consumed);
 
 static int do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off)
 {
@@ -2057,7 +2137,7 @@ static int do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uin
 			break; /* no progress: stop rather than spin */
 	}
 	size_t used = 0;
-	int rc = walk(R, R->zbuf, R->zlen, off, 1, &used);
+	int rc = walk(R, R->zbuf, R->zlen, off, WALK_INNER, &used);
 	if (rc)
 		return rc;
 	memmove(R->zbuf, R->zbuf + used, R->zlen - used);
@@ -2072,7 +2152,7 @@ static int do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uin
 static void drop_behind(struct pd_run *R, uint64_t pos)
 {
 	mp_pd *pd = R->pd;
-	if (!pd->own_map || pos < R->dropped + 2 * (uint64_t)PD_DROP_STEP)
+	if (!pd->own_map || R->win || pos < R->dropped + 2 * (uint64_t)PD_DROP_STEP)
 		return;
 	uint64_t page = 4096, to = (pos - PD_DROP_STEP) & ~(page - 1);
 	madvise((void *)(pd->map + R->dropped), (size_t)(to - R->dropped), MADV_DONTNEED);
@@ -2089,19 +2169,26 @@ static void progress(struct pd_run *R, uint64_t pos)
 		R->h->progress(R->h->ctx, pos - R->pd->data_off, R->pd->data_size);
 }
 
-/* Walk records in buf. Top level (inner == 0): buf is the data section at file offset
- * base; a record running past its end is a truncation error. Inner (zstd output): a
- * trailing partial record is left for the next COMPRESSED record (*consumed says how far
- * the walk got); base is the COMPRESSED record's file offset, used in messages. */
-static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int inner, size_t *consumed)
+/* Walk records in buf. WALK_TOP: buf is the data section at file offset base; a record
+ * running past its end is a truncation error. WALK_INNER (zstd output): a trailing partial
+ * record is left for the next COMPRESSED record (*consumed says how far the walk got);
+ * base is the COMPRESSED record's file offset, used in messages. WALK_WINDOW: buf is the
+ * part of the data section at file offset base (walk_windows); a trailing partial record
+ * is left for the next window unless the data ends there, and *consumed goes past len when
+ * a record's payload (AUXTRACE) does. */
+static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int mode, size_t *consumed)
 {
 	mp_pd *pd = R->pd;
 	size_t pos = 0;
-	int rc = 0;
+	int rc = 0, inner = mode == WALK_INNER;
 	char why[200];
+	/* a window that ends before the data section does may end inside a record */
+	int more = mode == WALK_WINDOW && base + len < pd->data_off + pd->data_size;
 
 	while (len - pos >= 8 || (!inner && pos < len)) {
 		uint64_t off = inner ? base : base + pos;
+		if (len - pos < 8 && more)
+			break;
 		if (len - pos < 8) {
 			mp_err_set(R->err, -MP_ETRUNC, "%s: truncated: record header at offset %#" PRIx64
 				   " needs 8 bytes but the data ends at %#" PRIx64, pd->path, off, base + len);
@@ -2120,7 +2207,7 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 			return pd_err_rec(pd, R->err, off, why);
 		}
 		if (size > len - pos) {
-			if (inner)
+			if (inner || more)
 				break;
 			mp_err_set(R->err, -MP_ETRUNC, "%s: truncated: record at offset %#" PRIx64
 				   " (type %u, size %u) ends at %#" PRIx64 " but the data ends at %#" PRIx64,
@@ -2133,7 +2220,7 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 		if (type < MP_RECORD_USER_START) {
 			uint64_t ts = R->ordered ? rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
-				rc = q_push(R, r, size, off, ts, inner);
+				rc = q_push(R, r, size, off, ts, mode);
 			else
 				rc = deliver(R, r, size, off);
 		} else {
@@ -2187,6 +2274,11 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 		}
 		if (rc)
 			return rc;
+		if (adv > len - pos && mode == WALK_WINDOW &&
+		    adv - (len - pos) <= pd->data_off + pd->data_size - (base + len)) {
+			pos += (size_t)adv; /* the payload goes on past the window: skipped */
+			break;
+		}
 		if (adv > len - pos) {
 			snprintf(why, sizeof(why), "payload of %" PRIu64 " bytes runs past the end of the data",
 				 adv - size);
@@ -2199,6 +2291,70 @@ static int walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base,
 	if (consumed)
 		*consumed = pos;
 	return 0;
+}
+
+/* The data section of a file read window by window into reused buffers (each queued
+ * record keeps its window until it is delivered), a record cut by a window's end carried
+ * to the start of the next. */
+static int walk_windows(struct pd_run *R)
+{
+	mp_pd *pd = R->pd;
+	const uint64_t dend = pd->data_off + pd->data_size;
+	uint64_t fpos = pd->data_off; /* next byte of the file to read */
+	struct pd_chunk *prev = NULL;
+	size_t carry = 0, carry_at = 0;
+	int rc = 0;
+
+	while (fpos < dend || carry) {
+		struct pd_chunk *c = chunk_new(R, PD_WIN_SIZE);
+		if (!c)
+			return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+		if (carry)
+			memcpy(c->data, prev->data + carry_at, carry);
+		if (prev) {
+			prev->retired = 1;
+			prev->live++;
+			chunk_release(R, prev);
+		}
+		prev = c;
+		uint64_t base = fpos - carry;
+		size_t len = carry;
+		while (len < c->cap && fpos < dend) {
+			size_t want = c->cap - len;
+			if (want > dend - fpos)
+				want = (size_t)(dend - fpos);
+			ssize_t got = pread(pd->fd, c->data + len, want, (off_t)fpos);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				int e = got < 0 ? errno : 0;
+				return mp_err_set(R->err, got < 0 ? -e : -MP_ETRUNC,
+						  "%s: reading the data at offset %#" PRIx64 ": %s", pd->path,
+						  fpos, got < 0 ? strerror(e) : "the file is shorter than its header says");
+			}
+			len += (size_t)got;
+			fpos += (uint64_t)got;
+		}
+		size_t used = 0;
+		R->win = c;
+		rc = walk(R, c->data, len, base, WALK_WINDOW, &used);
+		R->win = NULL;
+		if (rc)
+			break;
+		if (used >= len) {
+			fpos = base + used; /* past a payload that went on beyond the window */
+			carry = 0;
+		} else {
+			carry = len - used; /* a record cut by the window's end, at most 64 KiB */
+			carry_at = used;
+		}
+	}
+	if (prev) {
+		prev->retired = 1;
+		prev->live++;
+		chunk_release(R, prev);
+	}
+	return rc;
 }
 
 int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
@@ -2229,7 +2385,9 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	for (size_t i = 0; i < pd->sid_cap; i++)
 		pd->sids[i].prev = 0;
 
-	int rc = walk(&R, pd->map + pd->data_off, (size_t)pd->data_size, pd->data_off, 0, NULL);
+	int rc = pd->own_map && pd->fd >= 0 ? walk_windows(&R)
+					     : walk(&R, pd->map + pd->data_off, (size_t)pd->data_size,
+						    pd->data_off, WALK_TOP, NULL);
 	if (rc == 0 && R.zlen) {
 		/* a partial record left in the zstd output at the end of the file */
 		rc = pd_err_rec(pd, err, pd->data_off + pd->data_size,

@@ -1280,6 +1280,169 @@ static void synthetic__ordering__perf_round_rule(void **state)
 	free(f);
 }
 
+/* ---- windows: a file's data section read in 1 MiB windows ------------------------------ */
+
+struct gbuf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void gput(struct gbuf *g, const void *p, size_t n)
+{
+	if (g->n + n > g->cap) {
+		g->cap = (g->n + n) * 2;
+		g->b = realloc(g->b, g->cap);
+		assert_non_null(g->b);
+	}
+	memcpy(g->b + g->n, p, n);
+	g->n += n;
+}
+
+static void gput64(struct gbuf *g, uint64_t v)
+{
+	gput(g, &v, 8);
+}
+
+static void gput_hdr(struct gbuf *g, uint32_t type, uint16_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = PERF_RECORD_MISC_USER, .size = size };
+	gput(g, &h, sizeof(h));
+}
+
+struct wcollect {
+	uint64_t n, comms, hash, ipsum, rawsum;
+};
+
+static int w_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct wcollect *c = ctx;
+	c->n++;
+	c->ipsum += s->ip;
+	c->hash = (c->hash ^ s->ip ^ s->time << 20 ^ (uint64_t)s->raw_size << 50) * 0x100000001b3ULL;
+	for (uint32_t i = 0; i < s->raw_size; i++)
+		c->rawsum += ((const uint8_t *)s->raw)[i];
+	return 0;
+}
+
+static int w_comm(void *ctx, const struct mp_pd_task *t)
+{
+	struct wcollect *c = ctx;
+	c->comms++;
+	c->hash = (c->hash ^ t->time ^ (uint64_t)strlen(t->comm) << 40) * 0x100000001b3ULL;
+	return 0;
+}
+
+/* The same bytes processed from memory (one walk over them) and from a file (windows): the
+ * same samples in the same order, records cut by a window's end carried over, an AUXTRACE
+ * payload longer than a window skipped, and the same error for a record cut by the file's
+ * end. */
+static void windows__file_as_memory__same_records(void **state)
+{
+	(void)state;
+	struct gbuf g = { 0 };
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	gput64(&g, MP_PERF_MAGIC2);
+	gput64(&g, 16);
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = PERF_ATTR_SIZE_VER5;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_type = st;
+	a.sample_period = 1000;
+	a.sample_id_all = 1;
+	gput_hdr(&g, MP_RECORD_HEADER_ATTR, 8 + PERF_ATTR_SIZE_VER5 + 8);
+	gput(&g, &a, PERF_ATTR_SIZE_VER5);
+	gput64(&g, 100);
+	uint64_t seed = 7, nsamples = 0, ipsum = 0, rawsum = 0;
+	uint8_t raw[1024];
+	for (int i = 0; g.n < (7u << 19); i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* raw data of 4..1000 bytes: records of 24..1024 bytes cross the windows' ends at
+		 * every offset modulo 8 */
+		uint32_t rs = 4 + (uint32_t)((seed >> 33) % 997);
+		rs = ((rs + 4 + 7) & ~7u) - 4;
+		for (uint32_t k = 0; k < rs; k++) {
+			raw[k] = (uint8_t)(seed >> (k % 50));
+			rawsum += raw[k];
+		}
+		uint64_t t = 1000 + (uint64_t)i * 10 - (uint64_t)(i % 3) * 4; /* runs out of order */
+		gput_hdr(&g, PERF_RECORD_SAMPLE, (uint16_t)(8 + 8 + 8 + 4 + rs));
+		gput64(&g, 0x400000 + (uint64_t)i);
+		gput64(&g, t);
+		gput(&g, &rs, 4);
+		gput(&g, raw, rs);
+		nsamples++;
+		ipsum += 0x400000 + (uint64_t)i;
+		if (i % 97 == 0) {
+			char comm[16] = "worker";
+			gput_hdr(&g, PERF_RECORD_COMM, 8 + 8 + 16 + 8);
+			uint32_t pt[2] = { 42, 42 };
+			gput(&g, pt, 8);
+			gput(&g, comm, 16);
+			gput64(&g, t + 1);
+		}
+		if (i % 50 == 49)
+			gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+		if (i == 1500) {
+			/* 1.5 MiB of AUXTRACE payload: skipped, past a whole window */
+			gput_hdr(&g, MP_RECORD_AUXTRACE, 48);
+			gput64(&g, 3u << 19);
+			for (int k = 0; k < 4; k++)
+				gput64(&g, 0);
+			uint8_t *junk = calloc(1, 3u << 19); /* size 0 "records" if not skipped */
+			gput(&g, junk, 3u << 19);
+			free(junk);
+		}
+	}
+	gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+
+	char path[] = "/tmp/mp-pd-win-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, g.b, g.n), (ssize_t)g.n);
+	close(fd);
+	struct mp_err err = { 0 };
+	struct wcollect mem = { 0 }, file = { 0 };
+	struct mp_pd_handler h = { .ctx = &mem, .sample = w_sample, .comm = w_comm };
+	mp_pd *pd = mp_pd_open_mem(g.b, g.n, "w.data", &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	mp_pd_close(pd);
+	h.ctx = &file;
+	pd = mp_pd_open(path, &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	mp_pd_close(pd);
+	assert_true(g.n > (3u << 20));
+	assert_int_equal(mem.n, nsamples);
+	assert_int_equal(mem.ipsum, ipsum);
+	assert_int_equal(mem.rawsum, rawsum);
+	assert_int_equal(file.n, mem.n);
+	assert_int_equal(file.comms, mem.comms);
+	assert_int_equal(file.rawsum, mem.rawsum);
+	assert_int_equal(file.hash, mem.hash);
+
+	/* cut inside a record past the first window: the same message both ways */
+	size_t cut = g.n - 20;
+	assert_int_equal(truncate(path, (off_t)cut), 0);
+	char merr[sizeof(err.msg)];
+	assert_true(open_and_process_mem(g.b, cut, path, &err) < 0);
+	snprintf(merr, sizeof(merr), "%s", err.msg);
+	pd = mp_pd_open(path, &err);
+	assert_non_null(pd);
+	struct wcollect c3 = { 0 };
+	h.ctx = &c3;
+	assert_true(mp_pd_process(pd, &h, &err) < 0);
+	assert_string_equal(err.msg, merr);
+	assert_non_null(strstr(merr, "truncated"));
+	mp_pd_close(pd);
+	unlink(path);
+	free(g.b);
+}
+
 int main(void)
 {
 	const char *sd = getenv("SHARED_DIR");
@@ -1288,6 +1451,7 @@ int main(void)
 	snprintf(datadir, sizeof(datadir), "%s", td ? td : "tests/data");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixtures__counts__equal_perf_report),
+		cmocka_unit_test(windows__file_as_memory__same_records),
 		cmocka_unit_test(fixtures__record_counts__equal_perf_stats),
 		cmocka_unit_test(fixtures__sample_order__equal_perf_script),
 		cmocka_unit_test(fixtures__unordered__same_samples),
