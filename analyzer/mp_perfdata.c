@@ -1208,7 +1208,8 @@ struct pd_run {
 	/* ordered delivery */
 	struct pd_qent *q, *tmp;
 	size_t nq, cq;
-	size_t nsorted;             /* q[0..nsorted) is sorted */
+	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
+	size_t nsorted;             /* q[qh..nsorted) is sorted */
 	uint64_t next_flush, max_ts;
 	struct pd_chunk *chunks, *cur;
 	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
@@ -2022,7 +2023,7 @@ static void q_settle(struct pd_run *R)
 {
 	if (R->nsorted < R->nq) {
 		q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
-		q_merge(R->q, R->tmp, R->nsorted, R->nq);
+		q_merge(R->q + R->qh, R->tmp, R->nsorted - R->qh, R->nq - R->qh);
 		R->nsorted = R->nq;
 	}
 }
@@ -2030,10 +2031,10 @@ static void q_settle(struct pd_run *R)
 /* Deliver queued records with ts <= limit (all when limit == UINT64_MAX). */
 static int q_flush(struct pd_run *R, uint64_t limit)
 {
-	if (R->nq == 0)
+	if (R->nq == R->qh)
 		return 0;
 	q_settle(R);
-	size_t k = 0;
+	size_t k = R->qh;
 	int rc = 0;
 	while (k < R->nq && R->q[k].ts <= limit) {
 		struct pd_qent *e = &R->q[k++];
@@ -2042,10 +2043,21 @@ static int q_flush(struct pd_run *R, uint64_t limit)
 		if (rc)
 			break;
 	}
-	memmove(R->q, R->q + k, (R->nq - k) * sizeof(*R->q));
-	R->nq -= k;
-	R->nsorted -= k;
+	R->qh = k;
+	if (k == R->nq)
+		R->qh = R->nq = R->nsorted = 0;
 	return rc;
+}
+
+/* Move the queue down to q[0] (when it reaches the end of its array). */
+static void q_compact(struct pd_run *R)
+{
+	if (!R->qh)
+		return;
+	memmove(R->q, R->q + R->qh, (R->nq - R->qh) * sizeof(*R->q));
+	R->nq -= R->qh;
+	R->nsorted -= R->qh;
+	R->qh = 0;
 }
 
 enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
@@ -2053,6 +2065,7 @@ enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
 static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int mode)
 {
 	if (R->nq == R->cq) {
+		q_compact(R);
 		if (R->nq >= PD_QUEUE_MAX) {
 			/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
 			q_settle(R);
@@ -2060,6 +2073,7 @@ static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
 			int rc = q_flush(R, lo + (hi - lo) / 2);
 			if (rc)
 				return rc;
+			q_compact(R);
 		}
 		if (R->nq == R->cq) {
 			size_t nc = R->cq ? R->cq * 2 : 4096;
@@ -2398,7 +2412,7 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	finish_counts(pd);
 	if (h && h->progress)
 		h->progress(h->ctx, pd->data_size, pd->data_size);
-	for (size_t i = 0; i < R.nq; i++)
+	for (size_t i = R.qh; i < R.nq; i++)
 		chunk_release(&R, R.q[i].ch);
 	chunks_free(&R);
 	free(R.q);
