@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,17 @@
 #define PD_ZSTD_REC_MAX (64u << 20)
 #define PD_ZSTD_RATIO_MAX 512
 #define PD_QUEUE_MAX (1u << 20)
-#define PD_CHUNK_SIZE (1u << 20)
+#define PD_CHUNK_SIZE (1u << 18)
 /* the data section of a file is read in windows of this size into reused buffers: walking
  * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
  * of a report of ten million samples on a virtual machine) */
-#define PD_WIN_SIZE (1u << 20)
-#define PD_NSPARE 4
+#define PD_WIN_SIZE PD_CHUNK_SIZE /* within the L2 cache of most CPUs */
+#define PD_NSPARE 8
+/* files with more data than this are read ahead by a second thread (PD_AHEAD windows);
+ * each window has room for a record carried over from the one before (< 64 KiB) */
+#define PD_THREAD_MIN (4 * (uint64_t)PD_WIN_SIZE)
+#define PD_AHEAD 3
+#define PD_HEAD (1u << 16)
 /* sample fields after READ: a sample with none of them skips that part in one test */
 #define PD_TAIL_BITS                                                                          \
 	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                  \
@@ -105,6 +111,22 @@ struct pd_chunk {               /* arena chunk for queued records that live in z
 	size_t used, cap, live;
 	int retired;
 	uint8_t *data;
+	uint64_t foff;              /* read-ahead window: file offset of data + PD_HEAD */
+	int ahead;                  /* a read-ahead window: given back to the reader */
+};
+
+/* The read-ahead thread: reads the data section window by window (PD_AHEAD ahead of the
+ * walk) into buffers the walk gives back once their records are delivered. */
+struct pd_reader {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_ready, cv_space;
+	int fd;
+	uint64_t fpos, dend;
+	struct pd_chunk *ready, *ready_tail, *free;
+	size_t nready, nfree;
+	int stop, done, err; /* err: 0, -errno, or 1 for a short file */
+	uint64_t err_off;
 };
 
 struct pd_qent {
@@ -1215,6 +1237,7 @@ struct pd_run {
 	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
 	size_t nspare;
 	struct pd_chunk *win;       /* the window being walked */
+	struct pd_reader *rd;       /* the read-ahead thread, when there is one */
 
 	/* zstd */
 	ZSTD_DStream *zs;
@@ -1898,7 +1921,16 @@ static void chunk_release(struct pd_run *R, struct pd_chunk *c)
 			pp = &(*pp)->next;
 		if (*pp)
 			*pp = c->next;
-		if (R->nspare < PD_NSPARE && c->cap == PD_CHUNK_SIZE) {
+		if (c->ahead && R->rd) {
+			struct pd_reader *rd = R->rd;
+			pthread_mutex_lock(&rd->mu);
+			c->next = rd->free;
+			rd->free = c;
+			rd->nfree++;
+			pthread_mutex_unlock(&rd->mu);
+			return;
+		}
+		if (!c->ahead && R->nspare < PD_NSPARE && c->cap == PD_CHUNK_SIZE) {
 			c->next = R->spare;
 			R->spare = c;
 			R->nspare++;
@@ -1976,19 +2008,39 @@ static const uint8_t *chunk_copy(struct pd_run *R, const uint8_t *r, size_t size
 	return d;
 }
 
-/* Stable merge of q[0..mid) and q[mid..n) (both sorted by ts), through tmp. */
+/* Stable merge of q[0..mid) and q[mid..n) (both sorted by ts), through tmp. Only the
+ * overlap moves: the left run's entries up to the right run's first ts, and the right
+ * run's from the left run's last ts on, are in place already (rounds overlap little). */
 static void q_merge(struct pd_qent *q, struct pd_qent *tmp, size_t mid, size_t n)
 {
 	if (mid == 0 || mid == n || q[mid - 1].ts <= q[mid].ts)
 		return;
-	memcpy(tmp, q, n * sizeof(*q));
-	size_t i = 0, j = mid, k = 0;
-	while (i < mid && j < n)
-		q[k++] = tmp[j].ts < tmp[i].ts ? tmp[j++] : tmp[i++];
-	while (i < mid)
+	size_t lo = 0, hi = mid; /* first left entry with ts > q[mid].ts */
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (q[m].ts <= q[mid].ts)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	size_t i0 = lo;
+	lo = mid;
+	hi = n; /* first right entry with ts >= q[mid - 1].ts: it and the rest stay */
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (q[m].ts < q[mid - 1].ts)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	size_t j1 = lo, nl = mid - i0;
+	memcpy(tmp, q + i0, nl * sizeof(*q));
+	size_t i = 0, j = mid, k = i0;
+	while (i < nl && j < j1)
+		q[k++] = q[j].ts < tmp[i].ts ? q[j++] : tmp[i++];
+	while (i < nl)
 		q[k++] = tmp[i++];
-	while (j < n)
-		q[k++] = tmp[j++];
+	/* the right run's rest (j..j1) is in place: k == j once the left run is out */
 }
 
 /* Natural merge sort of q[0..len): records of one ring buffer come in time order, so a
@@ -2034,14 +2086,27 @@ static int q_flush(struct pd_run *R, uint64_t limit)
 	if (R->nq == R->qh)
 		return 0;
 	q_settle(R);
-	size_t k = R->qh;
+	size_t k = R->qh, nheld = 0;
+	struct pd_chunk *held = NULL; /* delivered records of one chunk, released together */
 	int rc = 0;
 	while (k < R->nq && R->q[k].ts <= limit) {
 		struct pd_qent *e = &R->q[k++];
+		if (e->ch != held) {
+			if (held) {
+				held->live -= nheld - 1;
+				chunk_release(R, held);
+			}
+			held = e->ch;
+			nheld = 0;
+		}
+		nheld++;
 		rc = deliver(R, e->rec, ld16(e->rec + 6), e->off);
-		chunk_release(R, e->ch);
 		if (rc)
 			break;
+	}
+	if (held) {
+		held->live -= nheld - 1;
+		chunk_release(R, held);
 	}
 	R->qh = k;
 	if (k == R->nq)
@@ -2371,6 +2436,234 @@ static int walk_windows(struct pd_run *R)
 	return rc;
 }
 
+static void *reader_main(void *arg)
+{
+	struct pd_reader *rd = arg;
+	pthread_mutex_lock(&rd->mu);
+	while (!rd->stop && rd->fpos < rd->dend) {
+		while (rd->nready >= PD_AHEAD && !rd->stop)
+			pthread_cond_wait(&rd->cv_space, &rd->mu);
+		if (rd->stop)
+			break;
+		struct pd_chunk *c = rd->free;
+		if (c) {
+			rd->free = c->next;
+			rd->nfree--;
+		}
+		uint64_t fpos = rd->fpos;
+		pthread_mutex_unlock(&rd->mu);
+		if (!c) {
+			c = calloc(1, sizeof(*c));
+			if (c) {
+				c->cap = PD_WIN_SIZE;
+				c->ahead = 1;
+				c->data = malloc(PD_HEAD + (size_t)PD_WIN_SIZE);
+				if (!c->data) {
+					free(c);
+					c = NULL;
+				}
+			}
+		}
+		size_t len = 0, want = PD_WIN_SIZE;
+		int e = c ? 0 : -ENOMEM;
+		if (want > rd->dend - fpos)
+			want = (size_t)(rd->dend - fpos);
+		while (!e && len < want) {
+			ssize_t got = pread(rd->fd, c->data + PD_HEAD + len, want - len, (off_t)(fpos + len));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				e = got < 0 ? -errno : 1;
+			else
+				len += (size_t)got;
+		}
+		pthread_mutex_lock(&rd->mu);
+		if (e) {
+			rd->err = e;
+			rd->err_off = fpos + len;
+			if (c) {
+				c->next = rd->free;
+				rd->free = c;
+				rd->nfree++;
+			}
+			break;
+		}
+		c->foff = fpos;
+		c->used = len;
+		c->next = NULL;
+		if (rd->ready_tail)
+			rd->ready_tail->next = c;
+		else
+			rd->ready = c;
+		rd->ready_tail = c;
+		rd->nready++;
+		rd->fpos = fpos + len;
+		pthread_cond_signal(&rd->cv_ready);
+	}
+	rd->done = 1;
+	pthread_cond_signal(&rd->cv_ready);
+	pthread_mutex_unlock(&rd->mu);
+	return NULL;
+}
+
+/* The next window read ahead (NULL at the end or on an error, *e set then). */
+static struct pd_chunk *reader_next(struct pd_reader *rd, int *e, uint64_t *err_off)
+{
+	pthread_mutex_lock(&rd->mu);
+	while (!rd->nready && !rd->done)
+		pthread_cond_wait(&rd->cv_ready, &rd->mu);
+	struct pd_chunk *c = rd->ready;
+	if (c) {
+		rd->ready = c->next;
+		if (!rd->ready)
+			rd->ready_tail = NULL;
+		rd->nready--;
+		pthread_cond_signal(&rd->cv_space);
+	} else {
+		*e = rd->err;
+		*err_off = rd->err_off;
+	}
+	pthread_mutex_unlock(&rd->mu);
+	return c;
+}
+
+static void reader_free_list(struct pd_chunk *c)
+{
+	while (c) {
+		struct pd_chunk *n = c->next;
+		free(c->data);
+		free(c);
+		c = n;
+	}
+}
+
+/* walk_windows with the reading done ahead by a second thread; -EAGAIN when the thread
+ * cannot be started (the caller reads in this one). */
+static int walk_ahead(struct pd_run *R)
+{
+	mp_pd *pd = R->pd;
+	struct pd_reader *rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -EAGAIN;
+	rd->fd = pd->fd;
+	rd->fpos = pd->data_off;
+	rd->dend = pd->data_off + pd->data_size;
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv_ready, NULL);
+	pthread_cond_init(&rd->cv_space, NULL);
+	if (pthread_create(&rd->th, NULL, reader_main, rd)) {
+		pthread_cond_destroy(&rd->cv_space);
+		pthread_cond_destroy(&rd->cv_ready);
+		pthread_mutex_destroy(&rd->mu);
+		free(rd);
+		return -EAGAIN;
+	}
+	R->rd = rd;
+	const uint64_t dend = rd->dend;
+	uint64_t fpos = pd->data_off; /* next byte of the data to walk */
+	struct pd_chunk *prev = NULL;
+	size_t carry = 0, carry_at = 0;
+	int rc = 0;
+
+	while (fpos < dend || carry) {
+		int e = 0;
+		uint64_t eoff = 0;
+		struct pd_chunk *c = reader_next(rd, &e, &eoff);
+		if (!c) {
+			if (e < 0 && e != -ENOMEM)
+				rc = mp_err_set(R->err, e, "%s: reading the data at offset %#" PRIx64 ": %s",
+						pd->path, eoff, strerror(-e));
+			else if (e < 0)
+				rc = PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+			else if (e > 0)
+				rc = mp_err_set(R->err, -MP_ETRUNC, "%s: reading the data at offset %#" PRIx64
+						": the file is shorter than its header says", pd->path, eoff);
+			else if (carry) /* the data ends inside a record: walk says so */
+				c = NULL;
+			if (rc || !carry)
+				break;
+		}
+		if (c && c->foff + c->used <= fpos && !carry) {
+			/* all of it inside a payload that was skipped */
+			c->live = 1;
+			c->retired = 1;
+			c->next = R->chunks;
+			R->chunks = c;
+			chunk_release(R, c);
+			continue;
+		}
+		uint8_t *buf;
+		size_t len;
+		uint64_t base;
+		if (!c) {
+			/* no more data: the carried bytes alone, walked as the data's end */
+			buf = prev->data + carry_at;
+			len = carry;
+			base = fpos - carry;
+		} else {
+			c->live = 0;
+			c->retired = 0;
+			c->next = R->chunks;
+			R->chunks = c;
+			size_t skip = fpos > c->foff ? (size_t)(fpos - c->foff) : 0;
+			if (carry)
+				memcpy(c->data + PD_HEAD - carry, prev->data + carry_at, carry);
+			buf = c->data + PD_HEAD + skip - carry;
+			len = carry + c->used - skip;
+			base = c->foff + skip - carry;
+		}
+		struct pd_chunk *walked = c ? c : prev;
+		if (c && prev) {
+			prev->retired = 1;
+			prev->live++;
+			chunk_release(R, prev);
+			prev = NULL;
+		}
+		size_t used = 0;
+		R->win = walked;
+		rc = walk(R, buf, len, base, WALK_WINDOW, &used);
+		R->win = NULL;
+		if (rc || !c)
+			break;
+		prev = c;
+		if (used >= len) {
+			fpos = base + used; /* past a payload that went on beyond the window */
+			carry = 0;
+		} else {
+			carry = len - used;
+			carry_at = (size_t)(buf - c->data) + used;
+			fpos = base + len;
+		}
+	}
+	if (prev) {
+		prev->retired = 1;
+		prev->live++;
+		chunk_release(R, prev);
+	}
+	pthread_mutex_lock(&rd->mu);
+	rd->stop = 1;
+	pthread_cond_signal(&rd->cv_space);
+	pthread_mutex_unlock(&rd->mu);
+	pthread_join(rd->th, NULL);
+	return rc;
+}
+
+/* After the run: the read-ahead thread's buffers freed (queued records' windows are on
+ * R->chunks and freed with them). */
+static void reader_fini(struct pd_run *R)
+{
+	struct pd_reader *rd = R->rd;
+	if (!rd)
+		return;
+	R->rd = NULL;
+	reader_free_list(rd->ready);
+	reader_free_list(rd->free);
+	pthread_cond_destroy(&rd->cv_space);
+	pthread_cond_destroy(&rd->cv_ready);
+	pthread_mutex_destroy(&rd->mu);
+	free(rd);
+}
+
 int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 {
 	if (!pd)
@@ -2399,9 +2692,13 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	for (size_t i = 0; i < pd->sid_cap; i++)
 		pd->sids[i].prev = 0;
 
-	int rc = pd->own_map && pd->fd >= 0 ? walk_windows(&R)
-					     : walk(&R, pd->map + pd->data_off, (size_t)pd->data_size,
-						    pd->data_off, WALK_TOP, NULL);
+	int rc = -EAGAIN;
+	if (pd->own_map && pd->fd >= 0 && pd->data_size > PD_THREAD_MIN)
+		rc = walk_ahead(&R);
+	if (rc == -EAGAIN)
+		rc = pd->own_map && pd->fd >= 0 ? walk_windows(&R)
+						: walk(&R, pd->map + pd->data_off, (size_t)pd->data_size,
+						       pd->data_off, WALK_TOP, NULL);
 	if (rc == 0 && R.zlen) {
 		/* a partial record left in the zstd output at the end of the file */
 		rc = pd_err_rec(pd, err, pd->data_off + pd->data_size,
@@ -2415,6 +2712,7 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	for (size_t i = R.qh; i < R.nq; i++)
 		chunk_release(&R, R.q[i].ch);
 	chunks_free(&R);
+	reader_fini(&R);
 	free(R.q);
 	free(R.tmp);
 	free(R.zbuf);

@@ -1280,7 +1280,7 @@ static void synthetic__ordering__perf_round_rule(void **state)
 	free(f);
 }
 
-/* ---- windows: a file's data section read in 1 MiB windows ------------------------------ */
+/* ---- windows: a file's data section read in windows of 256 KiB -------------------------- */
 
 struct gbuf {
 	uint8_t *b;
