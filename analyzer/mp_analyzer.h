@@ -120,7 +120,13 @@ struct mp_pd_sample {
 	const struct perf_branch_entry *branch;
 	uint32_t raw_size;        /* RAW (tracepoint payload) */
 	const void *raw;
-	uint64_t user_stack_size; /* STACK_USER: bytes dumped (the dump itself is skipped) */
+	uint64_t user_stack_size; /* STACK_USER: bytes dumped (dyn_size) */
+	const void *user_stack;   /* STACK_USER: the dump (user_stack_size bytes from the user
+	                           * sp), NULL when none; may be unaligned */
+	uint64_t regs_user_abi;   /* REGS_USER: PERF_SAMPLE_REGS_ABI_*, 0 = no user registers */
+	uint64_t regs_user_mask;  /* REGS_USER: the attr's sample_regs_user */
+	const void *regs_user;    /* REGS_USER: one u64 per bit of the mask, in bit order; may
+	                           * be unaligned (memcpy); NULL when abi is 0 */
 };
 
 struct mp_pd_mmap {
@@ -315,6 +321,45 @@ int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **fi
 long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_t len);
 /* ELF e_machine of the object (EM_X86_64, EM_AARCH64, ...), 0 when unknown; *is64 OUT. */
 int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
+
+/* --- call chains of samples (mp_unwind_*; mp_unwind.c, mp_unwind_inline.c) ----------
+ *
+ * One function turns a sample into its call chain as perf's callchain spells it: addresses
+ * leaf first, with PERF_CONTEXT_KERNEL/USER/... markers before the entries of each context.
+ *  - frame pointers (-g): the recorded chain as it is;
+ *  - --call-graph dwarf (REGS_USER and STACK_USER): the recorded kernel part, then
+ *    PERF_CONTEXT_USER and the user frames unwound by libdw's unwinder from the sample's
+ *    registers and stack copy, with the recording's objects (found as the mp_sym context
+ *    finds them: symfs, build-id cache, debug files) reported as modules at their mapped
+ *    addresses; callers' frames at their call instruction (return address minus one), as
+ *    perf's unwinders give them;
+ *  - --call-graph lbr (BRANCH_STACK with CALL_STACK): the kernel part, then
+ *    PERF_CONTEXT_USER, the newest call's target and each call stack entry's call site,
+ *    as perf's resolve_lbr_callchain_sample does (callee order);
+ *  - no chain: the context marker and the sample's ip.
+ * Call it from the sample callback of mp_pd_process() while the same mp_sym context is
+ * fed the task records (the stack copy and the maps are those of that moment). */
+typedef struct mp_unwind mp_unwind;
+
+/* sym: the symbol context fed with the recording's task records (borrowed); pd: the
+ * recording (borrowed; its attrs say what each sample carries, HEADER_ARCH the register
+ * layout). NULL with err on allocation failure. */
+mp_unwind *mp_unwind_new(mp_sym *sym, const mp_pd *pd, struct mp_err *err);
+void mp_unwind_free(mp_unwind *u); /* NULL-safe */
+/* The chain of s: its length, *ips borrowed (from u or from s) until the next call or the
+ * end of the sample callback. 0 only when out of memory. At most 127 unwound frames
+ * (perf's max_stack). */
+size_t mp_unwind_sample(mp_unwind *u, const struct mp_pd_sample *s,
+			const uint64_t **ips /* OUT */);
+/* Counts so far: dwarf samples whose unwinding started, user frames produced, and dwarf
+ * samples left with their first frame only (no CFI or object for it). */
+void mp_unwind_stats(const mp_unwind *u, uint64_t *unwound /* OUT */, uint64_t *frames /* OUT */,
+		     uint64_t *failed /* OUT */);
+/* The functions inlined at ip (map from mp_sym_map_find()), innermost first, as perf
+ * report --inline lists them before the function that holds them: up to max names
+ * (borrowed from s), their count; 0 when ip is not in inlined code or has no DWARF. */
+size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **names /* OUT */,
+		      size_t max);
 
 /* --- (2b) aggregation: samples per place (mp_hist_*) --------------------------------
  *

@@ -1394,6 +1394,10 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 	s.raw_size = 0;
 	s.raw = NULL;
 	s.user_stack_size = 0;
+	s.user_stack = NULL;
+	s.regs_user_abi = 0;
+	s.regs_user_mask = 0;
+	s.regs_user = NULL;
 	s.attr_idx = ai;
 	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (ia->fx && size >= ia->fx_size) {
@@ -1564,6 +1568,9 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		p += 8;
 		if (abi) {
 			NEED(8 * (size_t)ia->nregs_user);
+			s.regs_user_abi = abi;
+			s.regs_user_mask = pd->attrs[ai].attr.sample_regs_user;
+			s.regs_user = p;
 			p += 8 * (size_t)ia->nregs_user;
 		}
 	}
@@ -1576,9 +1583,11 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 				 size);
 			return pd_err_rec(pd, R->err, off, why);
 		}
+		const uint8_t *stk = p;
 		p += sz;
 		if (sz) {
 			NEED(8);
+			s.user_stack = stk;
 			s.user_stack_size = ld64(p); /* dyn_size: bytes actually dumped */
 			if (s.user_stack_size > sz)
 				s.user_stack_size = sz;

@@ -139,3 +139,15 @@ void mp_srcline_fini(struct mp_dso *d)
 	d->cus = NULL;
 	d->ncus = 0;
 }
+
+int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes)
+{
+	Dwarf_Die cu;
+
+	*scopes = NULL;
+	dso_open_dwarf(d);
+	if (dso_cudie(d, addr, &cu))
+		return 0;
+	int n = dwarf_getscopes(&cu, addr, scopes);
+	return n > 0 ? n : 0;
+}

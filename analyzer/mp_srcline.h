@@ -20,6 +20,9 @@ void mp_cu_ranges_sort(struct mp_cu_range *v, size_t n);
  * also the innermost inlined function (NULL when not inlined). 0 or -ENOENT. */
 int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **file,
 		    unsigned *line, const char **inl);
+/* The DWARF scopes at ELF vaddr addr in d, innermost first (dwarf_getscopes), *scopes
+ * malloc'd (free it); their count, 0 when there is no DWARF there. */
+int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes /* OUT */);
 void mp_srcline_fini(struct mp_dso *d);
 
 #endif

@@ -1,0 +1,65 @@
+/* mp_unwind_inline.c - the functions inlined at an address, innermost first, from the
+ * DWARF scopes (DW_TAG_inlined_subroutine), as perf report --inline shows them. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+
+#include "mp_srcline.h"
+#include "mp_sym_int.h"
+
+/* A scope's function name as symbols are shown: the demangled linkage name without its
+ * signature, else DW_AT_name (both looked up through the abstract origin). */
+static const char *inline_name(mp_sym *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
+	if (ln) {
+		char *dm = mp_sym_demangle(s, ln);
+		if (dm) {
+			const char *r = mp_sym_intern_str(s, dm);
+			free(dm);
+			return r;
+		}
+		return mp_sym_intern_str(s, ln);
+	}
+	const char *n = dwarf_diename(die);
+	return n ? mp_sym_intern_str(s, n) : "??";
+}
+
+size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **names, size_t max)
+{
+	if (map_id == MP_SYM_NO_MAP || map_id >= s->nmaps || s->no_srcline || !max)
+		return 0;
+	const struct mp_map *m = &s->maps[map_id];
+	struct mp_dso *d = &s->dsos[m->dso];
+	mp_dso_load(s, d);
+	if (d->kernel || d->anon || !d->elf)
+		return 0;
+	uint64_t va = mp_dso_off_to_vaddr(d, ip - m->start + m->pgoff);
+	Dwarf_Die *scopes = NULL;
+	int n = mp_srcline_scopes(d, va, &scopes);
+	size_t k = 0;
+	/* dwarf_getscopes follows an inlined instance into its abstract origin's scopes; the
+	 * callers are the concrete scopes around the instance (dwarf_getscopes_die), as
+	 * eu-addr2line -i walks them */
+	for (int i = 0; i < n && k < max;) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine) {
+			i++;
+			continue;
+		}
+		names[k++] = inline_name(s, &scopes[i]);
+		Dwarf_Die *outer = NULL;
+		int no = dwarf_getscopes_die(&scopes[i], &outer);
+		free(scopes);
+		scopes = outer;
+		n = no;
+		i = 1; /* outer[0] is the instance itself */
+	}
+	free(scopes);
+	return k;
+}

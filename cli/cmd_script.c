@@ -1,0 +1,177 @@
+/* cmd_script.c - memprof script: each sample of a recording with its call chain, as perf
+ * script prints them (frame-pointer chains as recorded, --call-graph dwarf stacks
+ * unwound, LBR call stacks stitched: mp_unwind_sample), with inlined frames. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "mp_analyzer.h"
+
+#define CMD "script"
+#define SCRIPT_MAX_INLINE 64
+
+static const char script_usage[] = "[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G]";
+static const char script_summary[] =
+	"Print every sample of FILE with its call chain, leaf first, as perf script does: one\n"
+	"line per sample (command, pid/tid, time, period, event), then one line per frame\n"
+	"(address, symbol+offset, object). Chains come from frame pointers as recorded, from\n"
+	"the user stack of --call-graph dwarf recordings (unwound with libdw) and from the LBR\n"
+	"call stack of --call-graph lbr recordings; functions inlined at a frame show before it,\n"
+	"marked (inlined).";
+
+struct script_ctx {
+	mp_pd *pd;
+	mp_sym *sym;
+	mp_unwind *uw;
+	FILE *out;
+	int no_inline, no_chain;
+};
+
+static int on_mmap(void *c, const struct mp_pd_mmap *m)
+{
+	return mp_sym_mmap(((struct script_ctx *)c)->sym, m);
+}
+static int on_comm(void *c, const struct mp_pd_task *t)
+{
+	return mp_sym_comm(((struct script_ctx *)c)->sym, t);
+}
+static int on_fork(void *c, const struct mp_pd_task *t)
+{
+	return mp_sym_fork(((struct script_ctx *)c)->sym, t);
+}
+static int on_exit_(void *c, const struct mp_pd_task *t)
+{
+	return mp_sym_exit(((struct script_ctx *)c)->sym, t);
+}
+
+static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip)
+{
+	uint32_t map = mp_sym_map_find(x->sym, pid, cpumode, ip);
+	struct mp_sym_loc loc;
+	mp_sym_resolve(x->sym, map, cpumode, ip, 0, &loc);
+	if (!x->no_inline && !loc.kernel) {
+		const char *inl[SCRIPT_MAX_INLINE];
+		size_t n = mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
+		for (size_t i = 0; i < n; i++)
+			fprintf(x->out, "\t%16" PRIx64 " %s (inlined)\n", loc.addr, inl[i]);
+	}
+	if (loc.sym_resolved)
+		fprintf(x->out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", loc.addr, loc.sym,
+			loc.elf_addr - loc.sym_start, loc.dso);
+	else
+		fprintf(x->out, "\t%16" PRIx64 " [unknown] (%s)\n", loc.addr, loc.dso);
+}
+
+static int on_sample(void *c, const struct mp_pd_sample *s)
+{
+	struct script_ctx *x = c;
+	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
+	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
+		mp_sym_comm_of(x->sym, s->pid, s->tid), s->pid, s->tid, s->time / 1000000000,
+		(s->time % 1000000000) / 1000, s->period, a && a->name ? a->name : "?");
+	if (x->no_chain) {
+		print_frame(x, s->pid, s->cpumode, s->ip);
+	} else {
+		const uint64_t *ips;
+		size_t n = mp_unwind_sample(x->uw, s, &ips);
+		uint16_t mode = s->cpumode;
+		for (size_t i = 0; i < n; i++) {
+			if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+				mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+				       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+									       : 0;
+				continue;
+			}
+			if (mode)
+				print_frame(x, s->pid, mode, ips[i]);
+		}
+	}
+	fputc('\n', x->out);
+	return ferror(x->out) ? -EIO : 0;
+}
+
+static int cmd_script(int argc, char **argv)
+{
+	const char *input = NULL, *symfs = NULL, *kallsyms = NULL;
+	int no_inline = 0, no_chain = 0;
+	const struct cli_opt opts[] = {
+		CLI_OPT_INPUT(&input),
+		CLI_OPT_SYMFS(&symfs),
+		CLI_OPT_KALLSYMS(&kallsyms),
+		{ 0, "no-inline", CLI_FLAG, &no_inline, NULL,
+		  "do not show the functions inlined at each frame" },
+		{ 'G', "hide-call-graph", CLI_FLAG, &no_chain, NULL,
+		  "only the sample's own address, no call chain (as perf script -G)" },
+		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
+	};
+	int nargs = 0;
+	int rc = cli_parse(&cli_cmd_script, opts, argc, argv, &nargs);
+	if (rc == 1)
+		return 0;
+	if (rc)
+		return CLI_EXIT_USAGE;
+	if (nargs > 0) {
+		if (input || nargs > 1) {
+			cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
+			return CLI_EXIT_USAGE;
+		}
+		input = argv[1];
+	}
+	if (!input)
+		input = cli_default_input();
+	if (symfs) {
+		struct stat st;
+		if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error(CMD, "--symfs %s: not a directory", symfs);
+			return 1;
+		}
+	}
+	struct mp_err err = { 0 };
+	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain };
+	x.pd = mp_pd_open(input, &err);
+	if (!x.pd) {
+		cli_error(CMD, "%s", err.msg);
+		return 1;
+	}
+	size_t nb = mp_pd_nbuild_ids(x.pd);
+	struct mp_pd_build_id *bids = nb ? calloc(nb, sizeof(*bids)) : NULL;
+	for (size_t i = 0; bids && i < nb; i++)
+		bids[i] = *mp_pd_build_id(x.pd, i);
+	char *bdir = cli_buildid_dir(symfs);
+	struct mp_sym_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
+				  .osrelease = mp_pd_feature_str(x.pd, 4 /* HEADER_OSRELEASE */) };
+	rc = 1;
+	if (nb && !bids) {
+		cli_error(CMD, "%s: out of memory", input);
+		goto out;
+	}
+	x.sym = mp_sym_new(&so, bids, nb, &err);
+	if (!x.sym || !(x.uw = mp_unwind_new(x.sym, x.pd, &err))) {
+		cli_error(CMD, "%s: %s", input, err.msg[0] ? err.msg : "out of memory");
+		goto out;
+	}
+	struct mp_pd_handler h = { .ctx = &x, .sample = on_sample, .mmap = on_mmap,
+				   .comm = on_comm, .fork = on_fork, .exit = on_exit_ };
+	if (mp_pd_process(x.pd, &h, &err)) {
+		fflush(stdout);
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : "cannot write the output");
+		goto out;
+	}
+	rc = fflush(stdout) ? 1 : 0;
+out:
+	mp_unwind_free(x.uw);
+	mp_sym_free(x.sym);
+	mp_pd_close(x.pd);
+	free(bids);
+	free(bdir);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_script = {
+	CMD, cmd_script, "print each sample with its call chain (as perf script)", script_usage,
+	script_summary, 0,
+};
