@@ -118,6 +118,7 @@ struct mp_pd_sample {
 	uint64_t transaction, phys_addr, cgroup, data_page_size, code_page_size;
 	uint64_t nr_branch;       /* BRANCH_STACK entries */
 	const struct perf_branch_entry *branch;
+	uint64_t branch_sample_type; /* BRANCH_STACK: the attr's (CALL_STACK: an LBR call stack) */
 	uint32_t raw_size;        /* RAW (tracepoint payload) */
 	const void *raw;
 	uint64_t user_stack_size; /* STACK_USER: bytes dumped (dyn_size) */
@@ -341,9 +342,10 @@ int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
  * fed the task records (the stack copy and the maps are those of that moment). */
 typedef struct mp_unwind mp_unwind;
 
-/* sym: the symbol context fed with the recording's task records (borrowed); pd: the
- * recording (borrowed; its attrs say what each sample carries, HEADER_ARCH the register
- * layout). NULL with err on allocation failure. */
+/* sym: the symbol context fed with the recording's task records (borrowed; may be NULL
+ * when the chains come through mp_unwind_ips(), which is handed it); pd: the recording
+ * (borrowed; its HEADER_ARCH says the register layout; NULL: this machine's). NULL with
+ * err on allocation failure. */
 mp_unwind *mp_unwind_new(mp_sym *sym, const mp_pd *pd, struct mp_err *err);
 void mp_unwind_free(mp_unwind *u); /* NULL-safe */
 /* The chain of s: its length, *ips borrowed (from u or from s) until the next call or the
@@ -351,6 +353,10 @@ void mp_unwind_free(mp_unwind *u); /* NULL-safe */
  * (perf's max_stack). */
 size_t mp_unwind_sample(mp_unwind *u, const struct mp_pd_sample *s,
 			const uint64_t **ips /* OUT */);
+/* The same as an address-list callback (the signature of callgraph.h's mp_cg_ips_fn):
+ * ctx is an mp_unwind, sym the context fed with the task records up to s. 0, or -ENOMEM. */
+int mp_unwind_ips(void *ctx, mp_sym *sym, const struct mp_pd_sample *s,
+		  const uint64_t **ips /* OUT */, size_t *n /* OUT */);
 /* Counts so far: dwarf samples whose unwinding started, user frames produced, and dwarf
  * samples left with their first frame only (no CFI or object for it). */
 void mp_unwind_stats(const mp_unwind *u, uint64_t *unwound /* OUT */, uint64_t *frames /* OUT */,

@@ -1391,6 +1391,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 	s.transaction = s.phys_addr = s.cgroup = s.data_page_size = s.code_page_size = 0;
 	s.nr_branch = 0;
 	s.branch = NULL;
+	s.branch_sample_type = 0;
 	s.raw_size = 0;
 	s.raw = NULL;
 	s.user_stack_size = 0;
@@ -1547,6 +1548,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 			return pd_err_rec(pd, R->err, off, why);
 		}
 		s.nr_branch = nr;
+		s.branch_sample_type = pd->attrs[ai].attr.branch_sample_type;
 		if (((uintptr_t)p & 7) == 0) {
 			s.branch = (const struct perf_branch_entry *)(const void *)p;
 		} else if (nr) {

@@ -26,7 +26,6 @@ struct uw_proc {
 
 struct mp_unwind {
 	mp_sym *sym;
-	const mp_pd *pd;
 	enum uw_arch arch;
 	struct uw_proc *procs;
 	size_t nprocs, capprocs;
@@ -300,7 +299,6 @@ mp_unwind *mp_unwind_new(mp_sym *sym, const mp_pd *pd, struct mp_err *err)
 		return NULL;
 	}
 	u->sym = sym;
-	u->pd = pd;
 	u->cb.find_elf = dwfl_build_id_find_elf;
 	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
@@ -343,14 +341,10 @@ static size_t uw_user_mark(const struct mp_pd_sample *s)
 
 size_t mp_unwind_sample(mp_unwind *u, const struct mp_pd_sample *s, const uint64_t **ips)
 {
-	const struct mp_pd_attr *a = u->pd ? mp_pd_attr(u->pd, s->attr_idx) : NULL;
-	uint64_t st = a ? a->attr.sample_type : 0;
-
 	u->s = s;
 	u->nframes = 0;
 	*ips = NULL;
-	if ((st & PERF_SAMPLE_BRANCH_STACK) &&
-	    (a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->nr_branch) {
+	if ((s->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->nr_branch) {
 		/* perf's resolve_lbr_callchain_sample, callee order: the kernel part of the
 		 * chain, then the target of the newest call (the current function) and the
 		 * call sites of the LBR call stack */
@@ -368,8 +362,8 @@ size_t mp_unwind_sample(mp_unwind *u, const struct mp_pd_sample *s, const uint64
 			return u->nframes;
 		}
 	}
-	if ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER) && s->regs_user_abi &&
-	    s->regs_user && u->arch != UW_ARCH_NONE) {
+	if (s->regs_user_abi && s->regs_user && s->user_stack && u->sym &&
+	    u->arch != UW_ARCH_NONE) {
 		/* the kernel part as recorded (the kernel wrote no user part:
 		 * exclude_callchain_user), then the unwound user frames */
 		size_t i = uw_user_mark(s);
@@ -401,4 +395,14 @@ void mp_unwind_stats(const mp_unwind *u, uint64_t *unwound, uint64_t *frames, ui
 	*unwound = u->stats[0];
 	*frames = u->stats[1];
 	*failed = u->stats[2];
+}
+
+int mp_unwind_ips(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t **ips,
+		  size_t *n)
+{
+	mp_unwind *u = ctx;
+	if (sym)
+		u->sym = sym;
+	*n = mp_unwind_sample(u, s, ips);
+	return *n || !(s->nr_callchain || s->ip) ? 0 : -ENOMEM;
 }
