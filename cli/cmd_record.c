@@ -89,7 +89,7 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 /* memprof record --sim: the workload runs under valgrind's cache and branch simulation
  * (sim/mp_sim.c); see docs/memprof-record-sim.md. */
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
-		      const char *keep, const char *output, int quiet, char **argv,
+		      const char *keep, const char *output, int quiet, int callgraph, char **argv,
 		      int all_argc, char **all_argv)
 {
 	struct mp_sim_event *evs = NULL;
@@ -120,6 +120,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	so.output = output;
 	so.argv = argv;
 	so.keep_callgrind = keep;
+	so.callgraph = callgraph;
 	so.quiet = quiet;
 	so.stop = &cli_stop_flag;
 	so.argc_all = all_argc;
@@ -366,12 +367,17 @@ static int cmd_record(int argc, char **argv)
 		cli_error("record", "--I1, --D1, --LL and --callgrind-out go with --sim");
 		goto out;
 	}
-	if (sim && (o.pid || o.all || o.callgraph || o.count || o.freq)) {
-		cli_error("record", "--sim runs a command under valgrind: -p, -a, -g, -c and -F do not apply");
+	if (sim && (o.pid || o.all || o.count || o.freq)) {
+		cli_error("record", "--sim runs a command under valgrind: -p, -a, -c and -F do not apply");
+		goto out;
+	}
+	if (sim && o.callgraph && o.callgraph != MP_CG_FP) {
+		cli_error("record", "--sim: the call chains come from callgrind's call graph: use -g");
 		goto out;
 	}
 	if (sim) {
-		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet, argv + 1,
+		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet,
+				o.callgraph, argv + 1,
 				o.all_argc, o.all_argv);
 		goto out;
 	}

@@ -458,6 +458,8 @@ static int sim_add_attrs(const struct mp_sim_opts *o, mp_pdw *w, uint64_t *ids, 
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 				PERF_SAMPLE_PERIOD;
+		if (o->callgraph)
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 				PERF_FORMAT_ID;
 		a.disabled = 1;
@@ -508,7 +510,155 @@ static int sim_write_tasks(const struct mp_sim_opts *o, const mp_sim_profile *p,
 	return 0;
 }
 
-/* One sample per (cost line, event) with a non-zero sum, then the exact totals. */
+/* ---- call chains from callgrind's call graph (record --sim -g) ----
+ *
+ * callgrind gives each function's self cost per instruction and, per call site, the call's
+ * inclusive cost; not whole stacks. A cost of function F is spread over F's callers in
+ * proportion to their calls' inclusive cost of the same event, and so on up to a function
+ * nobody calls (as gprof and callgrind_annotate --tree do): exact wherever a function has
+ * one caller, and the parts of a cost always add up to the cost. */
+
+#define SIM_CG_MAX_DEPTH 127
+#define SIM_CG_MAX_PATHS 64
+
+struct sim_cg {
+	const mp_sim_profile *p;
+	const struct sim_obj *objs;
+	size_t *in_first, *in_next; /* incoming calls of each function: a linked list */
+	size_t nfns;
+};
+
+struct sim_path {
+	double w;
+	size_t n;
+	uint64_t ips[SIM_CG_MAX_DEPTH];
+};
+
+struct sim_paths {
+	struct sim_path *v;
+	size_t n;
+	uint32_t mask; /* the event's quantities */
+};
+
+static uint64_t call_value(const struct mp_sim_call *c, uint32_t mask)
+{
+	uint64_t v = 0;
+	for (int q = 0; q < MP_SIM_NQ; q++)
+		if (mask & (1u << q))
+			v += c->v[q];
+	return v;
+}
+
+static void sim_paths_add(struct sim_paths *ps, const struct sim_path *cur)
+{
+	if (ps->n < SIM_CG_MAX_PATHS) {
+		ps->v[ps->n++] = *cur;
+		return;
+	}
+	/* full: the lightest path gives way, its weight goes to the heaviest kept */
+	size_t lo = 0, hi;
+	for (size_t i = 1; i < ps->n; i++)
+		if (ps->v[i].w < ps->v[lo].w)
+			lo = i;
+	hi = lo ? 0 : 1;
+	for (size_t i = 0; i < ps->n; i++)
+		if (i != lo && ps->v[i].w > ps->v[hi].w)
+			hi = i;
+	if (cur->w > ps->v[lo].w) {
+		ps->v[hi].w += ps->v[lo].w;
+		ps->v[lo] = *cur;
+	} else {
+		ps->v[hi].w += cur->w;
+	}
+}
+
+/* Walk from function fn (its frame already in cur) up through its callers. onpath marks
+ * the functions of cur (recursion ends a path). */
+static void sim_paths_up(const struct sim_cg *g, struct sim_paths *ps, struct sim_path *cur,
+			 uint32_t fn, unsigned char *onpath)
+{
+	const struct mp_sim_call *calls = mp_sim_profile_calls(g->p);
+	uint64_t total = 0;
+	if (fn < g->nfns && cur->n < SIM_CG_MAX_DEPTH)
+		for (size_t e = g->in_first[fn]; e != SIZE_MAX; e = g->in_next[e])
+			if (calls[e].caller < g->nfns && !onpath[calls[e].caller])
+				total += call_value(&calls[e], ps->mask);
+	if (!total) {
+		sim_paths_add(ps, cur);
+		return;
+	}
+	double w = cur->w;
+	for (size_t e = g->in_first[fn]; e != SIZE_MAX; e = g->in_next[e]) {
+		const struct mp_sim_call *c = &calls[e];
+		uint64_t v = c->caller < g->nfns && !onpath[c->caller] ? call_value(c, ps->mask) : 0;
+		if (!v)
+			continue;
+		cur->w = w * (double)v / (double)total;
+		if (cur->w < w * 1e-9)
+			continue;
+		cur->ips[cur->n++] = g->objs[c->obj].bias + c->addr;
+		onpath[c->caller] = 1;
+		sim_paths_up(g, ps, cur, c->caller, onpath);
+		onpath[c->caller] = 0;
+		cur->n--;
+	}
+	cur->w = w;
+}
+
+/* The cost v split over the paths in proportion to their weights, the parts summing to v.
+ * carry[] holds each path's rounding error from the function's previous cost lines (the
+ * lines of one function come one after the other, with the same paths), so that what a
+ * path gets over the whole function is its exact share to within one. */
+static void sim_paths_split(const struct sim_paths *ps, uint64_t v, uint64_t *part,
+			    double *carry)
+{
+	double tw = 0;
+	uint64_t given = 0;
+	for (size_t i = 0; i < ps->n; i++)
+		tw += ps->v[i].w;
+	for (size_t i = 0; i < ps->n; i++) {
+		double x = (tw > 0 ? (double)v * ps->v[i].w / tw : 0) + carry[i];
+		part[i] = x > 0 ? (uint64_t)x : 0;
+		if (part[i] > v - given)
+			part[i] = v - given;
+		given += part[i];
+		carry[i] = x;
+	}
+	while (given < v) {
+		size_t best = 0;
+		for (size_t i = 1; i < ps->n; i++)
+			if (carry[i] - (double)part[i] > carry[best] - (double)part[best])
+				best = i;
+		part[best]++;
+		given++;
+	}
+	for (size_t i = 0; i < ps->n; i++)
+		carry[i] -= (double)part[i];
+}
+
+static int sim_write_sample(mp_pdw *w, uint64_t ip, uint32_t pid, uint64_t t, uint64_t id,
+			    uint64_t period, const struct sim_path *path)
+{
+	struct sim_sample s = {
+		.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+		.ip = ip, .pid = pid, .tid = pid, .time = t, .id = id, .period = period,
+	};
+	if (!path)
+		return mp_pdw_write(w, &s, sizeof(s));
+	uint64_t buf[sizeof(s) / 8 + 2 + SIM_CG_MAX_DEPTH];
+	size_t nr = 1 + path->n; /* PERF_CONTEXT_USER, then the frames (leaf = ip) */
+	s.h.size = (uint16_t)(sizeof(s) + 8 * (1 + nr));
+	memcpy(buf, &s, sizeof(s));
+	size_t k = sizeof(s) / 8;
+	buf[k++] = nr;
+	buf[k++] = (uint64_t)PERF_CONTEXT_USER;
+	for (size_t i = 0; i < path->n; i++)
+		buf[k++] = path->ips[i];
+	return mp_pdw_write(w, buf, 8 * k);
+}
+
+/* One sample per (cost line, event) with a non-zero sum (with -g, one per caller path of
+ * the cost's function, the parts summing to the cost), then the exact totals. */
 static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w,
 			     const struct sim_obj *objs, const uint64_t *ids, const int *attr_idx,
 			     uint64_t *totals, struct mp_sim_result *res)
@@ -517,8 +667,45 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 	size_t nc = mp_sim_profile_ncosts(p);
 	uint32_t pid = mp_sim_profile_pid(p);
 	uint64_t t = 1000000;
-	int rc;
+	int rc = 0;
+	struct sim_cg g = { .p = p, .objs = objs, .nfns = mp_sim_profile_nfns(p) };
+	struct sim_paths ps = { 0 };
+	struct sim_path *cur = NULL;
+	unsigned char *onpath = NULL;
+	uint64_t *part = NULL;
+	double *carry = NULL;       /* [nevents][SIM_CG_MAX_PATHS] */
+	uint32_t *carry_fn = NULL;  /* [nevents]: the function carry[] is about */
+	if (o->callgraph) {
+		size_t ncalls = mp_sim_profile_ncalls(p);
+		const struct mp_sim_call *calls = mp_sim_profile_calls(p);
+		g.in_first = malloc((g.nfns ? g.nfns : 1) * sizeof(*g.in_first));
+		g.in_next = malloc((ncalls ? ncalls : 1) * sizeof(*g.in_next));
+		ps.v = malloc(SIM_CG_MAX_PATHS * sizeof(*ps.v));
+		cur = malloc(sizeof(*cur));
+		onpath = calloc(g.nfns ? g.nfns : 1, 1);
+		part = malloc(SIM_CG_MAX_PATHS * sizeof(*part));
+		carry = calloc(o->nevents * SIM_CG_MAX_PATHS, sizeof(*carry));
+		carry_fn = malloc(o->nevents * sizeof(*carry_fn));
+		if (!g.in_first || !g.in_next || !ps.v || !cur || !onpath || !part || !carry ||
+		    !carry_fn) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (size_t f = 0; f < g.nfns; f++)
+			g.in_first[f] = SIZE_MAX;
+		for (size_t i = 0; i < o->nevents; i++)
+			carry_fn[i] = UINT32_MAX - 1;
+		for (size_t e = ncalls; e-- > 0;) {
+			uint32_t callee = calls[e].callee;
+			g.in_next[e] = SIZE_MAX;
+			if (callee < g.nfns) {
+				g.in_next[e] = g.in_first[callee];
+				g.in_first[callee] = e;
+			}
+		}
+	}
 	for (size_t c = 0; c < nc; c++, t++) {
+		uint64_t ip = objs[costs[c].obj].bias + costs[c].addr;
 		for (size_t i = 0; i < o->nevents; i++) {
 			uint64_t v = 0;
 			for (int q = 0; q < MP_SIM_NQ; q++)
@@ -526,21 +713,52 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 					v += costs[c].v[q];
 			if (!v)
 				continue;
-			struct sim_sample s = {
-				.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
-				.ip = objs[costs[c].obj].bias + costs[c].addr,
-				.pid = pid, .tid = pid, .time = t, .id = ids[i], .period = v,
-			};
-			if ((rc = mp_pdw_write(w, &s, sizeof(s))))
-				return rc;
 			totals[i] += v;
-			res->samples++;
+			if (!o->callgraph) {
+				if ((rc = sim_write_sample(w, ip, pid, t, ids[i], v, NULL)))
+					goto out;
+				res->samples++;
+				continue;
+			}
+			ps.n = 0;
+			ps.mask = o->events[i].mask;
+			cur->w = 1;
+			cur->n = 1;
+			cur->ips[0] = ip;
+			uint32_t fn = costs[c].fn;
+			if (fn < g.nfns)
+				onpath[fn] = 1;
+			sim_paths_up(&g, &ps, cur, fn, onpath);
+			if (fn < g.nfns)
+				onpath[fn] = 0;
+			double *cy = carry + i * SIM_CG_MAX_PATHS;
+			if (carry_fn[i] != fn) {
+				memset(cy, 0, SIM_CG_MAX_PATHS * sizeof(*cy));
+				carry_fn[i] = fn;
+			}
+			sim_paths_split(&ps, v, part, cy);
+			for (size_t k = 0; k < ps.n; k++) {
+				if (!part[k])
+					continue;
+				if ((rc = sim_write_sample(w, ip, pid, t, ids[i], part[k], &ps.v[k])))
+					goto out;
+				res->samples++;
+			}
 		}
 	}
 	for (size_t i = 0; i < o->nevents; i++)
 		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i], totals[i], 1, 1)))
-			return rc;
-	return 0;
+			goto out;
+out:
+	free(g.in_first);
+	free(g.in_next);
+	free(ps.v);
+	free(cur);
+	free(onpath);
+	free(part);
+	free(carry);
+	free(carry_fn);
+	return rc;
 }
 
 /* memprof's meta keys ("simulated", "sim.*") and the host features. */

@@ -115,6 +115,8 @@ int mp_sim_cpuid_geometry(const struct mp_sim_cpuid *r, size_t n, struct mp_sim_
 typedef struct mp_sim_profile mp_sim_profile;
 struct mp_sim_cost {
 	uint32_t obj;                 /* index into the objects */
+	uint32_t fn;                  /* the function (fn=) whose cost line it was, first seen;
+				       * UINT32_MAX when none */
 	uint64_t addr;
 	uint64_t v[MP_SIM_NQ];
 };
@@ -127,6 +129,19 @@ const char *mp_sim_profile_obj(const mp_sim_profile *p, size_t i); /* borrowed *
 /* Costs sorted by (object, address), borrowed until _free. */
 size_t mp_sim_profile_ncosts(const mp_sim_profile *p);
 const struct mp_sim_cost *mp_sim_profile_costs(const mp_sim_profile *p);
+/* callgrind's call graph: one entry per (caller function, call site, callee function),
+ * from its calls= lines, with the call's inclusive cost (summed over its contexts). */
+struct mp_sim_call {
+	uint32_t caller, callee;      /* function indexes (mp_sim_profile_fn) */
+	uint32_t obj;                 /* the caller's object */
+	uint64_t addr;                /* the call instruction, as cost addresses are */
+	uint64_t calls;               /* how many times */
+	uint64_t v[MP_SIM_NQ];        /* inclusive cost */
+};
+size_t mp_sim_profile_nfns(const mp_sim_profile *p);
+const char *mp_sim_profile_fn(const mp_sim_profile *p, size_t i); /* borrowed */
+size_t mp_sim_profile_ncalls(const mp_sim_profile *p);
+const struct mp_sim_call *mp_sim_profile_calls(const mp_sim_profile *p); /* borrowed */
 /* Sum of self costs per quantity (MP_SIM_NQ entries). */
 const uint64_t *mp_sim_profile_totals(const mp_sim_profile *p);
 /* 1 when the file's events: line has quantity q. */
@@ -158,6 +173,8 @@ struct mp_sim_opts {
 	struct mp_sim_geometry geom; /* size 0 entries: valgrind's own choice */
 	const char *valgrind;     /* NULL = "valgrind" from PATH */
 	const char *keep_callgrind; /* copy callgrind's output here, or NULL */
+	int callgraph;            /* -g: each sample carries a call chain made from callgrind's
+				   * call graph (PERF_SAMPLE_CALLCHAIN) */
 	int quiet;
 	volatile sig_atomic_t *stop; /* SIGINT/SIGTERM flag, forwarded to valgrind */
 	int argc_all; char *const *argv_all; /* memprof's own command line */

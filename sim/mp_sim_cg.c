@@ -33,6 +33,10 @@ struct mp_sim_profile {
 	size_t hash_cap;
 	uint64_t totals[MP_SIM_NQ];
 	int has[MP_SIM_NQ];
+	char **fns;                 /* function names (fn=/cfn=) */
+	size_t nfns, cap_fns;
+	struct mp_sim_call *calls;
+	size_t ncalls, cap_calls;
 	uint32_t pid;
 	struct mp_sim_geometry geom;
 	char creator[64];
@@ -51,8 +55,14 @@ struct cg_parse {
 	uint32_t cur_obj;
 	int have_obj;
 	int skip_next;                /* next position line is a call's inclusive cost */
+	int call_next;                /* ... of a calls= line (not a jump) */
+	uint64_t call_count;
 	size_t *obj_ids;              /* ob=(N) compression: N -> obj index + 1 */
 	size_t nobj_ids;
+	size_t *fn_ids;               /* fn=(N) compression: N -> fn index + 1 */
+	size_t nfn_ids;
+	uint32_t cur_fn, call_fn;     /* fn= and the last cfn= */
+	int have_fn, have_call_fn;
 	uint64_t file_totals[MP_SIM_NQ];
 	int have_totals;
 };
@@ -131,6 +141,7 @@ static struct mp_sim_cost *cost_at(mp_sim_profile *p, uint32_t obj, uint64_t add
 	struct mp_sim_cost *c = &p->costs[p->ncosts++];
 	memset(c, 0, sizeof(*c));
 	c->obj = obj;
+	c->fn = UINT32_MAX;
 	c->addr = addr;
 	p->hash[s] = p->ncosts;
 	return c;
@@ -179,6 +190,102 @@ static int parse_obj_ref(struct cg_parse *cp, const char *s, uint32_t *obj, stru
 		cp->obj_ids[id] = idx + 1;
 	}
 	*obj = idx;
+	return 0;
+}
+
+static int add_fn(mp_sim_profile *p, const char *name, uint32_t *idx)
+{
+	if (p->nfns == p->cap_fns) {
+		size_t cap = p->cap_fns ? p->cap_fns * 2 : 64;
+		char **n = realloc(p->fns, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->fns = n;
+		p->cap_fns = cap;
+	}
+	if (!(p->fns[p->nfns] = strdup(name)))
+		return -ENOMEM;
+	*idx = (uint32_t)p->nfns++;
+	return 0;
+}
+
+/* "(N) name", "(N)" or "name" after fn=/cfn=: the function's index. Names without an id
+ * are new functions each time (callgrind compresses every name it repeats). */
+static int parse_fn_ref(struct cg_parse *cp, const char *s, uint32_t *fn, struct mp_err *err)
+{
+	const char *name = s;
+	size_t id = 0;
+	int has_id = 0;
+
+	if (*s == '(') {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(s + 1, &end, 10);
+		if (end == s + 1 || *end != ')' || errno || v > 100000000)
+			return perr(cp, err, "bad name reference '%s'", s);
+		id = (size_t)v;
+		has_id = 1;
+		name = end + 1;
+		while (*name == ' ')
+			name++;
+	}
+	if (!*name) {
+		if (!has_id)
+			return perr(cp, err, "empty function name%s", "");
+		if (id >= cp->nfn_ids || !cp->fn_ids[id])
+			return perr(cp, err, "function %s used before it is named", s);
+		*fn = (uint32_t)(cp->fn_ids[id] - 1);
+		return 0;
+	}
+	uint32_t idx;
+	if (add_fn(cp->p, name, &idx))
+		return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
+	if (has_id) {
+		if (id >= cp->nfn_ids) {
+			size_t n = id + 256;
+			size_t *ids = realloc(cp->fn_ids, n * sizeof(*ids));
+			if (!ids)
+				return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
+			memset(ids + cp->nfn_ids, 0, (n - cp->nfn_ids) * sizeof(*ids));
+			cp->fn_ids = ids;
+			cp->nfn_ids = n;
+		}
+		cp->fn_ids[id] = idx + 1;
+	}
+	*fn = idx;
+	return 0;
+}
+
+/* A calls= line's inclusive cost: added to the (caller, site, callee) entry. */
+static int add_call(struct cg_parse *cp, uint64_t site, const uint64_t v[MP_SIM_NQ])
+{
+	mp_sim_profile *p = cp->p;
+	uint32_t caller = cp->have_fn ? cp->cur_fn : UINT32_MAX;
+	for (size_t i = p->ncalls; i-- > 0 && i + 64 >= p->ncalls;) {
+		struct mp_sim_call *c = &p->calls[i];
+		if (c->caller == caller && c->callee == cp->call_fn && c->obj == cp->cur_obj &&
+		    c->addr == site) {
+			c->calls += cp->call_count;
+			for (int q = 0; q < MP_SIM_NQ; q++)
+				c->v[q] += v[q];
+			return 0;
+		}
+	}
+	if (p->ncalls == p->cap_calls) {
+		size_t cap = p->cap_calls ? p->cap_calls * 2 : 256;
+		struct mp_sim_call *n = realloc(p->calls, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->calls = n;
+		p->cap_calls = cap;
+	}
+	struct mp_sim_call *c = &p->calls[p->ncalls++];
+	c->caller = caller;
+	c->callee = cp->call_fn;
+	c->obj = cp->cur_obj;
+	c->addr = site;
+	c->calls = cp->call_count;
+	memcpy(c->v, v, sizeof(c->v));
 	return 0;
 }
 
@@ -295,7 +402,18 @@ static int parse_cost_line(struct cg_parse *cp, const char *s, struct mp_err *er
 	if (cp->skip_next) {
 		cp->skip_next = 0;
 		uint64_t v[MP_SIM_NQ];
-		return parse_costs(cp, s, v, err);
+		int rc = parse_costs(cp, s, v, err);
+		if (rc || !cp->call_next)
+			return rc;
+		cp->call_next = 0;
+		if (!cp->have_obj) {
+			if (add_obj(cp->p, "???", &cp->cur_obj))
+				return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
+			cp->have_obj = 1;
+		}
+		if (cp->have_call_fn && add_call(cp, pos[cp->instr_pos], v))
+			return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
+		return 0;
 	}
 	memcpy(cp->last, pos, sizeof(pos[0]) * (size_t)cp->npos);
 	uint64_t v[MP_SIM_NQ];
@@ -310,6 +428,8 @@ static int parse_cost_line(struct cg_parse *cp, const char *s, struct mp_err *er
 	struct mp_sim_cost *c = cost_at(cp->p, cp->cur_obj, pos[cp->instr_pos]);
 	if (!c)
 		return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
+	if (c->fn == UINT32_MAX && cp->have_fn)
+		c->fn = cp->cur_fn;
 	for (int q = 0; q < MP_SIM_NQ; q++) {
 		c->v[q] += v[q];
 		cp->p->totals[q] += v[q];
@@ -364,8 +484,23 @@ static int parse_line(struct cg_parse *cp, char *line, struct mp_err *err)
 		uint32_t dummy; /* only defines a compressed name here */
 		return parse_obj_ref(cp, r, &dummy, err);
 	}
-	if (key_is(line, "calls=", &r) || key_is(line, "jump=", &r) || key_is(line, "jcnd=", &r)) {
+	if (key_is(line, "fn=", &r)) {
+		cp->have_fn = 1;
+		return parse_fn_ref(cp, r, &cp->cur_fn, err);
+	}
+	if (key_is(line, "cfn=", &r)) {
+		cp->have_call_fn = 1;
+		return parse_fn_ref(cp, r, &cp->call_fn, err);
+	}
+	if (key_is(line, "calls=", &r)) {
 		cp->skip_next = 1;
+		cp->call_next = 1;
+		cp->call_count = strtoull(r, NULL, 10);
+		return 0;
+	}
+	if (key_is(line, "jump=", &r) || key_is(line, "jcnd=", &r)) {
+		cp->skip_next = 1;
+		cp->call_next = 0;
 		return 0;
 	}
 	if (key_is(line, "positions:", &r))
@@ -474,6 +609,7 @@ mp_sim_profile *mp_sim_profile_read(const char *path, struct mp_err *err)
 out:
 	free(line);
 	free(cp.obj_ids);
+	free(cp.fn_ids);
 	fclose(f);
 	if (rc) {
 		mp_sim_profile_free(p);
@@ -489,6 +625,10 @@ void mp_sim_profile_free(mp_sim_profile *p)
 	for (size_t i = 0; i < p->nobjs; i++)
 		free(p->objs[i]);
 	free(p->objs);
+	for (size_t i = 0; i < p->nfns; i++)
+		free(p->fns[i]);
+	free(p->fns);
+	free(p->calls);
 	free(p->costs);
 	free(p->hash);
 	free(p->cmd);
@@ -501,6 +641,13 @@ const char *mp_sim_profile_obj(const mp_sim_profile *p, size_t i)
 	return i < p->nobjs ? p->objs[i] : NULL;
 }
 size_t mp_sim_profile_ncosts(const mp_sim_profile *p) { return p->ncosts; }
+size_t mp_sim_profile_nfns(const mp_sim_profile *p) { return p->nfns; }
+const char *mp_sim_profile_fn(const mp_sim_profile *p, size_t i)
+{
+	return i < p->nfns ? p->fns[i] : NULL;
+}
+size_t mp_sim_profile_ncalls(const mp_sim_profile *p) { return p->ncalls; }
+const struct mp_sim_call *mp_sim_profile_calls(const mp_sim_profile *p) { return p->calls; }
 const struct mp_sim_cost *mp_sim_profile_costs(const mp_sim_profile *p) { return p->costs; }
 const uint64_t *mp_sim_profile_totals(const mp_sim_profile *p) { return p->totals; }
 int mp_sim_profile_has(const mp_sim_profile *p, int q)

@@ -4,7 +4,7 @@
 mp_add_cmocka_test(test_sim SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sim.c
                    LIBS mp_sim mp_collector mp_analyzer mp_util)
 
-foreach(t sim_errors sim_cachebench sim_matmul)
+foreach(t sim_errors sim_cachebench sim_matmul sim_callgraph)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;SHARED_DIR=${SHARED_DIR};PERF=perf")
