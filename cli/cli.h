@@ -113,6 +113,11 @@ int cli_tui_interactive(struct tui_model *m, int no_color);
 /* Parse --size COLSxROWS (NULL: 80x24). 0, or -1 after a usage error naming cmd. */
 int cli_tui_size(const char *cmd, const char *size, int *cols, int *rows);
 
+/* memprof report --html OUT (cmd_report_html.c): the recording's call graph as one
+ * self-contained HTML flame graph. Returns the exit status after printing any error. */
+int cli_report_html(const char *input, const char *out, const char *symfs, const char *kallsyms,
+		    const char *buildid_dir);
+
 /* perf's build-id cache as perf report uses it: $PERF_BUILDID_DIR, else ~/.debug; NULL with
  * --symfs (which is meant to be the only place objects come from). malloc'd. */
 char *cli_buildid_dir(const char *symfs);

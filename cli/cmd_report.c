@@ -20,6 +20,7 @@ struct report_opts {
 	const char *symfs;
 	const char *kallsyms;
 	const char *archive;
+	const char *html;      /* --html FILE: the flame graph page instead of the table */
 	double threshold;
 	int csv, json, no_objects, quiet, stdio, full_names, group, force;
 	/* perf report's filters: comma-separated lists */
@@ -668,6 +669,9 @@ static int report_run(int argc, char **argv, char **inputs)
 		{ 0, "no-objects", CLI_FLAG, &o.no_objects, NULL,
 		  "leave out the per-object summary table" },
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
+		{ 0, "html", CLI_STR, &o.html, "FILE",
+		  "write an interactive flame graph of the call chains to FILE, one self-contained "
+		  "HTML page (zoom, search, caller view, ratio heat colouring, hot symbols)" },
 		{ 0, "group", CLI_FLAG, &o.group, NULL,
 		  "perf's group header: each event group's samples summed over its members" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
@@ -744,6 +748,17 @@ static int report_run(int argc, char **argv, char **inputs)
 	if (!o.kallsyms)
 		o.kallsyms = akall;
 	char *bdir = adir ? strdup(adir) : cli_buildid_dir(o.symfs);
+	if (o.html) {
+		if (strchr(o.input, ',')) {
+			cli_error(CMD, "--html reads one recording");
+			rc = CLI_EXIT_USAGE;
+		} else {
+			rc = cli_report_html(o.input, o.html, o.symfs, o.kallsyms, bdir);
+		}
+		free(bdir);
+		cli_archive_done(&adir, &akall);
+		return rc;
+	}
 	if (strchr(o.input, ',')) {
 		rc = report_many(&o, keys, &cols, bdir);
 		free(bdir);

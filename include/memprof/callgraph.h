@@ -17,6 +17,7 @@
 #define MEMPROF_CALLGRAPH_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "mp_analyzer.h"
@@ -178,5 +179,26 @@ void mp_cg_tree_fini(struct mp_cg_tree *tr); /* NULL-safe */
  * range. Borrowed. */
 const struct mp_cg_frame *mp_cg_fn(const mp_cg *cg, uint32_t fn);
 size_t mp_cg_nfns(const mp_cg *cg);
+
+/* --- the HTML flame graph (mp_cg_html.c; memprof report --html) ---------------------- */
+
+struct mp_cg_html_opts {
+	const char *path;            /* the output's name, for error messages */
+	const char *title;           /* shown at the top (the recording's path) */
+	const char *banner;          /* a line under it (the simulated-recording banner), or NULL */
+	const size_t *ev;            /* [nev] attrs shown, in this order */
+	const char *const *ev_names; /* [nev] their names */
+	size_t nev;
+	int inline_frames;           /* inlined functions as frames (mp_cg_resolve want_line 2) */
+};
+
+/* Write one self-contained HTML page (no network access: data, style and script inline) to
+ * f: the function-level stacks (mp_cg_foreach_stack) with their estimated counts and
+ * samples per event, drawn by the page as an interactive flame graph of any event (click
+ * to zoom, search by regular expression, hover titles with counts and percentages), its
+ * inverted caller view, a heat colouring by the ratio of two events per frame (a miss event
+ * per instructions by default when there is such a pair), and the hot-symbol table (self
+ * and children). Needs mp_cg_resolve(). 0, or -ENOMEM / -EIO with err naming o->path. */
+int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct mp_err *err);
 
 #endif

@@ -1,0 +1,76 @@
+/* cmd_report_html.c - memprof report --html FILE: the recording's call graph (chains
+ * unwound as memprof script shows them) written as one self-contained HTML flame graph
+ * (callgraph/mp_cg_html.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "memprof/callgraph.h"
+#include "mp_analyzer.h"
+
+int cli_report_html(const char *input, const char *out, const char *symfs, const char *kallsyms,
+		    const char *buildid_dir)
+{
+	struct mp_err err = { 0 };
+	mp_unwind *uw = mp_unwind_new(NULL, NULL, &err);
+	if (!uw) {
+		cli_error("report", "%s", err.msg);
+		return 1;
+	}
+	struct mp_session ss;
+	mp_cg *cg = NULL;
+	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms,
+				      .buildid_dir = buildid_dir };
+	struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw };
+	if (mp_cg_session_open(&ss, &cg, input, &so, &co, &err)) {
+		cli_error("report", "%s", err.msg);
+		mp_unwind_free(uw);
+		return 1;
+	}
+	int rc = 1;
+	size_t nattrs = mp_pd_nattrs(ss.pd);
+	size_t *ev = calloc(nattrs ? nattrs : 1, sizeof(*ev));
+	const char **names = calloc(nattrs ? nattrs : 1, sizeof(*names));
+	FILE *f = NULL;
+	if (!ev || !names || mp_cg_resolve(cg, ss.sym, 2)) {
+		cli_error("report", "%s: out of memory", input);
+		goto out;
+	}
+	size_t nev = mp_session_events(&ss, ev);
+	for (size_t i = 0; i < nev; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(ss.pd, ev[i]);
+		names[i] = a->spec && a->spec[0] ? a->spec : a->name;
+	}
+	char banner[512];
+	struct mp_cg_html_opts ho = { .path = out, .title = input,
+				      .banner = mp_pd_sim_banner(ss.pd, banner, sizeof(banner)),
+				      .ev = ev, .ev_names = names, .nev = nev, .inline_frames = 1 };
+	f = fopen(out, "w");
+	if (!f) {
+		cli_error("report", "--html %s: %s", out, strerror(errno));
+		goto out;
+	}
+	if (mp_cg_html_write(cg, &ho, f, &err)) {
+		cli_error("report", "%s", err.msg);
+		goto out;
+	}
+	rc = fclose(f) ? 1 : 0;
+	f = NULL;
+	if (rc)
+		cli_error("report", "--html %s: %s", out, strerror(errno));
+	else
+		fprintf(stderr, "[ memprof report: wrote the flame graph of %s to %s ]\n", input, out);
+out:
+	if (f) {
+		fclose(f);
+		remove(out);
+	}
+	free(ev);
+	free(names);
+	mp_cg_free(cg);
+	mp_session_close(&ss);
+	mp_unwind_free(uw);
+	return rc;
+}
