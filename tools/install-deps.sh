@@ -18,6 +18,7 @@ PKGS=(
   linux-perf                            # the referee in the end-to-end tests
   valgrind                              # the simulated PMU (record --sim)
   tmux                                  # drives the TUI in its end-to-end test
+  chromium                              # loads report --html pages headless (e2e_report_html)
   clang                                 # libFuzzer harnesses
   qemu-user-static                      # runs aarch64 (and i386) test programs (events_arm_aliases, predict_cross_*)
   libc6-dev-i386 lib32gcc-12-dev        # gcc/clang -m32 for predict_cross_i386 (gcc-multilib would
