@@ -374,8 +374,11 @@ size_t mp_unwind_sample(mp_unwind *u, const struct mp_pd_sample *s, const uint64
 		if (uw_push(u, (uint64_t)PERF_CONTEXT_USER))
 			return 0;
 		uw_dwarf(u);
-		*ips = u->out;
-		return u->nframes;
+		if (u->nframes) {
+			*ips = u->out;
+			return u->nframes;
+		}
+		/* nothing to unwind and no kernel part: the sample's own address below */
 	}
 	if (s->nr_callchain) {
 		*ips = s->callchain;
@@ -404,5 +407,5 @@ int mp_unwind_ips(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const ui
 	if (sym)
 		u->sym = sym;
 	*n = mp_unwind_sample(u, s, ips);
-	return *n || !(s->nr_callchain || s->ip) ? 0 : -ENOMEM;
+	return *n ? 0 : -ENOMEM; /* a chain has at least the sample's own address */
 }
