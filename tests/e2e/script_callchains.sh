@@ -1,8 +1,8 @@
 # memprof script prints each sample's call chain (mp_unwind_sample) as perf script does:
 #  - fp (-g) chains of cachebench: the same addresses as perf script, sample by sample;
-#  - --call-graph dwarf of matmul (built without frame pointers): the user stacks unwound
-#    with libdw give perf's chains (addresses, callers at their call instruction) for
-#    nearly every sample, and the top chains equal;
+#  - --call-graph dwarf of matmul (built without frame pointers), recorded by memprof and
+#    by perf: the user stacks unwound with libdw give perf's chains (addresses, callers at
+#    their call instruction) for nearly every sample, and the top chains equal;
 #  - kdab-vector-dwarf-bdw (a static binary from ../shared/perfdata/bin): perf 6.1's
 #    libunwind stops after the first user frame on it, so the leaves are compared with
 #    perf's and the whole chains with hotspot's perfparser's expected output for the file
@@ -68,6 +68,21 @@ for f in mm_naive mm_transposed mm_blocked; do
 		fail "dwarf: $f not called from main: $(grep -A3 -m1 " $f+" d.mp)"
 done
 
+# perf's own --call-graph dwarf recording of matmul, read by memprof
+"$PERF" record -q -e cpu-clock -c 500000 --call-graph dwarf -o PD "$KERNELS/matmul" -r 3 >/dev/null 2>perr ||
+	fail "perf record --call-graph dwarf: $(cat perr)"
+"$MEMPROF" script -i PD >pd.mp 2>err || fail "script -i PD: $(cat err)"
+"$PERF" script -i PD -F ip,sym >pd.perf 2>/dev/null
+chains pd.mp >pd.mpc
+chains pd.perf >pd.pc
+np=$(wc -l <pd.pc)
+[ "$np" -gt 100 ] && [ "$(wc -l <pd.mpc)" = "$np" ] || fail "perf's dwarf file: $(wc -l <pd.mpc) samples, perf $np"
+samep=$(paste -d'|' pd.mpc pd.pc | awk -F'|' '$1 == $2' | wc -l)
+[ $((samep * 100)) -ge $((np * 98)) ] || fail "perf's dwarf file: only $samep of $np chains equal perf's"
+sort pd.mpc | uniq -c | sort -rn | head -5 >pd.mtop
+sort pd.pc | uniq -c | sort -rn | head -5 >pd.ptop
+cmp -s pd.mtop pd.ptop || fail "perf's dwarf file: top chains differ: $(diff pd.ptop pd.mtop)"
+
 # dwarf: kdab-vector-dwarf-bdw with its binary
 t=$(mktemp -d "$W/symfs.XXXX")
 rp=/home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc
@@ -129,4 +144,4 @@ nl=$(grep -c 1 l.full)
 paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3 { bad++ } END { exit bad > 0 }' ||
 	fail "lbr: chains differ from perf's: $(paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3' | head -3)"
 grep -q '__ieee754_hypot+0x0' l.mp || fail "lbr: no hypot leaf"
-echo "OK: fp, dwarf ($same of $n), kdab dwarf ($nu samples) and lbr ($nl) chains as perf's"
+echo "OK: fp, dwarf ($same of $n; perf's file $samep of $np), kdab dwarf ($nu samples) and lbr ($nl) chains as perf's"
