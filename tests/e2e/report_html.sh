@@ -4,7 +4,9 @@
 # title gives its inclusive estimated count (the samples whose chain holds it),
 # a click on it zooms (the flame box names it, its frame is marked and full width), a
 # search highlights the matching frames, the caller view puts mm_naive on the top row, and
-# the hot-symbol table lists it with report's self share.
+# the hot-symbol table lists it with report's self share. Then a simulated recording
+# (record --sim -g, no PMU): the L1D_REPL flame graph, heat-coloured by L1D_REPL per
+# instructions, gives mm_naive its count from the chains.
 . "$(dirname "$0")/record_lib.sh"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || { echo "SKIP: no chromium (tools/install-deps.sh installs it)"; exit 77; }
@@ -39,6 +41,8 @@ cat >probe_tail.js <<'JS'
 	out.push("frames " + fr.length);
 	out.push("title " + (fr[0] ? fr[0].title.split("\n")[1] : "none"));
 	out.push("count " + (fr[0] ? fr[0].getAttribute("data-count") : "none"));
+	out.push("colour " + document.getElementById("colour").value);
+	out.push("legend " + document.getElementById("legend").textContent);
 	if (fr[0]) fr[0].dispatchEvent(new MouseEvent("click", { bubbles: true }));
 	var z = q("#flame .f.zoomed")[0];
 	out.push("zoom " + document.getElementById("flame").getAttribute("data-zoom"));
@@ -66,13 +70,19 @@ cat >probe_tail.js <<'JS'
 })();
 </script>
 JS
-awk 'FNR == NR { h = h $0 "\n"; next } /<head>/ { print; printf "%s", h; next } { print }' probe_head.js page.html >t1.html
-awk 'FNR == NR { t = t $0 "\n"; next } /<\/body>/ { printf "%s", t } { print }' probe_tail.js t1.html >t.html
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$W/prof" \
-	--enable-logging=stderr --v=0 --dump-dom "file://$W/t.html" >dom.html 2>chrome.err ||
-	fail "chromium failed: $(tail -5 chrome.err)"
-sed -n '/<pre id="probe">/,/<\/pre>/p' dom.html >probe.txt
-[ -s probe.txt ] || fail "the probe did not run: $(grep -i 'error\|uncaught' chrome.err | head -5)"
+# probe PAGE: load PAGE with the probe in headless chromium; its findings in probe.txt
+probe() {
+	awk 'FNR == NR { h = h $0 "\n"; next } /<head>/ { print; printf "%s", h; next } { print }' probe_head.js "$1" >t1.html
+	awk 'FNR == NR { t = t $0 "\n"; next } /<\/body>/ { printf "%s", t } { print }' probe_tail.js t1.html >t.html
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$W/prof" \
+		--enable-logging=stderr --v=0 --dump-dom "file://$W/t.html" >dom.html 2>chrome.err ||
+		fail "chromium failed on $1: $(tail -5 chrome.err)"
+	sed -n '/<pre id="probe">/,/<\/pre>/p' dom.html >probe.txt
+	[ -s probe.txt ] || fail "the probe did not run on $1: $(grep -i 'error\|uncaught' chrome.err | head -5)"
+	grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log on $1"
+	return 0
+}
+probe page.html
 get() { sed -n "s/^$1 //p" probe.txt; }
 grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log"
 [ "$(get errors)" = "0 " ] || [ "$(get errors)" = "0" ] || fail "console errors: $(get errors)"
@@ -90,4 +100,20 @@ get matched | grep -q '^matched: [0-9.]*%$' || fail "no matched share: $(get mat
 share=$(get hot)
 rshare=$(awk -F, '$2 == "mm_naive" { printf "%.2f", $5 }' rep.csv)
 [ "$share" = "$rshare" ] || fail "hot table says $share% for mm_naive, report $rshare%"
-echo "OK: page loads clean, mm_naive $want ($share%), zoom, search, caller view"
+[ "$(get colour)" = name ] || fail "one event, yet colour $(get colour)"
+
+# a simulated recording (no PMU) with -g: the flame graph of L1D_REPL, coloured by L1D_REPL
+# per instructions, mm_naive's frame with its count from the chains
+command -v valgrind >/dev/null || { echo "SKIP: no valgrind for the simulated part"; exit 77; }
+"$MEMPROF" record -q --sim -g -e L1D_REPL,instructions -o S "$KERNELS/matmul" -N 64 >out 2>err ||
+	fail "record --sim -g: $(cat err)"
+"$MEMPROF" report -i S --html sim.html >out 2>err || fail "report --html (sim): $(cat err)"
+grep -q 'SIMULATED' sim.html || fail "the simulated recording's banner is missing"
+"$MEMPROF" script -i S --no-inline >ss.txt 2>err || fail "script -i S: $(cat err)"
+swant=$(awk 'BEGIN { RS = "" } / L1D_REPL:/ && / mm_naive\+/ { split($0, l, "\n"); n = split(l[1], h, " "); s += h[n - 1] } END { print s + 0 }' ss.txt)
+probe sim.html
+[ "$(get errors)" = "0 " ] || [ "$(get errors)" = "0" ] || fail "sim page: console errors: $(get errors)"
+[ "$(get count)" = "$swant" ] || fail "sim page: mm_naive L1D_REPL $(get count), the chains say $swant"
+[ "$(get colour)" = "r0,1" ] || fail "sim page: not coloured by L1D_REPL per instructions: $(get colour)"
+get legend | grep -q 'L1D_REPL per instructions' || fail "sim page: legend $(get legend)"
+echo "OK: page loads clean, mm_naive $want ($share%), zoom, search, caller view; sim page: L1D_REPL $swant, heat by L1D_REPL per instructions"
