@@ -20,6 +20,8 @@ make -C "$bld" -j"$(nproc)" memprof cachebench matmul falseshare mp_numa >"$bld/
 mkdir -p "$dir"
 rm -rf "$dir/guest-bin"; mkdir -p "$dir/guest-bin"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/guest-bin/pmucheck" "$here/pmucheck.c" || die "pmucheck does not build"
+aarch64-linux-gnu-gcc -O2 -static -D_GNU_SOURCE -Wall -Wextra -Werror -I"$src/marker/include" -o "$dir/guest-bin/regionspin" \
+  "$here/regionspin.c" "$src/marker/marker.c" -pthread || die "regionspin does not build"
 cp "$bld/memprof" "$dir/guest-bin/"
 cp "$bld"/kernels/cachebench "$bld"/kernels/matmul "$bld"/kernels/falseshare "$dir/guest-bin/"
 aarch64-linux-gnu-gcc -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$src/numa/include" \

@@ -234,6 +234,13 @@ a=$(sv stat-alone instructions 2) g=$(sv stat-group instructions 2) gc=$(sv stat
 check "stat: instructions alone ($a) and in a group ($g) agree within 1%, = 5 x $((2000000)) within 5%" \
 	eval 'within "${a:-0}" "${g:-1}" 1 && within "${a:-0}" 10000000 5'
 check "stat: cycles = instructions under icount ($gc, $g)" within "${gc:-0}" "${g:-1}" 0.1
+# regions: the CSV's region,depth,tid,calls,unclosed,event,value,... rows
+rv() { awk -F, -v r="$2" -v e="$3" '$1 == r && $3 == 0 && $6 ~ "^"e { print $7; exit }' "$o/$1.err"; }
+ri=$(rv stat-regions spin instructions) r3=$(rv stat-regions spin3 instructions)
+check "stat --regions: instructions in region spin ($ri) = 5 x 2000000 within 1%" within "${ri:-0}" $((5 * 2000000)) 1
+check "stat --regions: instructions in region spin3 ($r3) = 15 x 2000000 within 1%" within "${r3:-0}" $((15 * 2000000)) 1
+check "stat --regions: IPC per region" eval \
+	'[ "$(grep -c "^ IPC " "$o/stat-regions-ipc.err")" -ge 2 ] && grep -q "ratios of region .spin3." "$o/stat-regions-ipc.err"'
 u=$(sv stat-all instructions 2) m=$(sv stat-mux instructions 2) mr=$(sv stat-mux instructions 4)
 mp=$(sv stat-mux instructions 7) up=$(sv stat-all instructions 7)
 check "stat -a: not multiplexed alone ($up% running)" [ "$up" = 100.00 ]

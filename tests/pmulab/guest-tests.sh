@@ -61,6 +61,9 @@ step ratios-sym memprof ratios -i $out/periods.data --level symbol --csv IPC
 # Counting: one event alone and in a group.
 step stat-alone memprof stat --csv -e instructions $B/pmucheck spin $SPIN
 step stat-group memprof stat --csv -e cycles,instructions $B/pmucheck spin $SPIN
+# Regions (issue 15): instructions per region of a loop of known length, IPC per region.
+step stat-regions memprof stat --regions --csv -e instructions:u,cycles:u $B/regionspin $SPIN
+step stat-regions-ipc memprof stat --regions -e instructions:u,cycles:u $B/regionspin $SPIN
 # Multiplexing: 6 system-wide counters held on every CPU by another program take the
 # PMU's 6 event counters; memprof's system-wide group shares them by rotation.
 step stat-all memprof stat -a --csv -e cycles,instructions $B/pmucheck spin $MUXSPIN
