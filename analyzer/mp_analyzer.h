@@ -90,6 +90,20 @@ const char *mp_pd_meta(const mp_pd *pd, const char *key);
  * Every output built from such a file prints it. */
 const char *mp_pd_sim_banner(const mp_pd *pd, char *buf, size_t len);
 
+/* The named regions of a recording made with record --regions (its meta keys "regions.*"):
+ * which region a sample of thread tid at time fell in. Region 0 is "[no region]"; region
+ * k (1..count) is the k-th region declared, named by its path ("outer/inner"). */
+typedef struct mp_pd_regions mp_pd_regions;
+/* *out = NULL when the recording has no regions. 0, or -EINVAL (malformed meta, err names
+ * the entry) or -ENOMEM. */
+int mp_pd_regions_load(const mp_pd *pd, mp_pd_regions **out /* OUT */, struct mp_err *err);
+void mp_pd_regions_free(mp_pd_regions *r); /* NULL-safe */
+/* The innermost region thread tid had open at time (0 when none, or r is NULL). */
+uint32_t mp_pd_region_of(const mp_pd_regions *r, uint32_t tid, uint64_t time);
+size_t mp_pd_regions_count(const mp_pd_regions *r);
+/* Name of region 0..count ("[no region]" for 0 and out of range); borrowed. */
+const char *mp_pd_region_name(const mp_pd_regions *r, uint32_t region);
+
 struct mp_pd_build_id {
 	int32_t pid;
 	uint16_t cpumode;
@@ -387,6 +401,7 @@ enum mp_hist_key {
 	MP_HK_ADDR = 1 << 6,    /* object-relative address (one row per instruction) */
 	MP_HK_CPU = 1 << 7,     /* the CPU the sample was taken on (fed with want_cpu) */
 	MP_HK_SRCFILE = 1 << 8, /* source file only */
+	MP_HK_REGION = 1 << 9,  /* the named region (record --regions; fed with regions) */
 };
 
 struct mp_hist_counts {
@@ -399,6 +414,8 @@ struct mp_hist_row {
 	const char *comm;
 	uint32_t pid, tid;
 	uint32_t cpu;            /* MP_HK_CPU */
+	uint32_t region;         /* MP_HK_REGION: 0 = none, else as mp_pd_region_of() */
+	const char *region_name; /* MP_HK_REGION: its name (from the query's regions) */
 	const char *dso;
 	uint32_t dso_idx;        /* UINT32_MAX for [unknown] */
 	const char *sym;
@@ -427,6 +444,7 @@ struct mp_hist_query {
 	 * commands (fed with want_comm), processes, threads, objects (short name or path) or
 	 * symbols are left out of the rows; the totals stay those of the whole recording. */
 	const char *comms, *pids, *tids, *dsos, *syms;
+	const mp_pd_regions *regions; /* names of MP_HK_REGION rows (NULL: "[no region]") */
 };
 
 struct mp_hist_result {
@@ -444,6 +462,10 @@ void mp_hist_free(mp_hist *h); /* NULL-safe */
  * or 0 when comm is not wanted). 0 or -ENOMEM. */
 int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period);
+/* The same, keyed by the sample's CPU and region too (MP_HK_CPU, MP_HK_REGION queries). */
+int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		    uint32_t cpu, uint32_t region, uint32_t map_id, uint16_t cpumode,
+		    uint64_t ip, uint64_t period);
 /* The same, keyed by the sample's CPU too (MP_HK_CPU queries). */
 int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip,
@@ -456,6 +478,7 @@ struct mp_hist_feed {
 	mp_hist *hist;
 	int want_comm;            /* key comm ids (only needed for MP_HK_COMM) */
 	int want_cpu;             /* key CPUs (only needed for MP_HK_CPU) */
+	const mp_pd_regions *regions; /* key regions (only needed for MP_HK_REGION) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	/* Called for every sample after it is aggregated, with the symbol context as it is at
@@ -507,6 +530,7 @@ struct mp_session_opts {
 	const char *buildid_dir;  /* as mp_sym_opts */
 	int want_comm;            /* key samples by comm too (MP_HK_COMM queries) */
 	int want_cpu;             /* key samples by CPU too (MP_HK_CPU queries) */
+	int want_region;          /* key samples by region too (MP_HK_REGION queries) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	/* as mp_hist_feed.sample: every sample also goes there (call graphs) */
@@ -517,6 +541,7 @@ struct mp_session {
 	mp_pd *pd;
 	mp_sym *sym;
 	mp_hist *hist;
+	mp_pd_regions *regions;   /* with want_region, when the recording has regions */
 };
 /* 0, or a negative code with err naming the file (bad file, truncated data, no memory);
  * on error nothing is left open. Symbols are not resolved yet (mp_hist_query does it). */

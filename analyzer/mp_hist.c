@@ -16,6 +16,7 @@ struct place {
 	uint16_t cpumode;
 	uint16_t used;
 	uint32_t loc;
+	uint32_t region;
 };
 
 struct loc {
@@ -101,28 +102,32 @@ static int hist_grow(mp_hist *h)
 	return 0;
 }
 
-int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
-		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
+int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		    uint32_t cpu, uint32_t region, uint32_t map_id, uint16_t cpumode,
+		    uint64_t ip, uint64_t period)
 {
 	if (attr >= h->nattrs)
 		return -EINVAL;
 	uint32_t a = (uint32_t)attr;
 	struct place *lp = &h->tab[h->last];
 	if (lp->ip == ip && lp->used && lp->tid == tid && lp->map == map_id && lp->attr == a &&
-	    lp->pid == pid && lp->comm == comm_id && lp->cpumode == cpumode && lp->cpu == cpu) {
+	    lp->pid == pid && lp->comm == comm_id && lp->cpumode == cpumode && lp->cpu == cpu &&
+	    lp->region == region) {
 		lp->samples++;
 		lp->period += period;
 		h->total[attr].samples++;
 		h->total[attr].period += period;
 		return 0;
 	}
-	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode, cpu) & (h->cap - 1);
+	size_t j = place_hash(ip, pid, tid, comm_id, map_id, a, cpumode, cpu ^ region << 20) &
+		   (h->cap - 1);
 	for (;;) {
 		struct place *p = &h->tab[j];
 		if (!p->used)
 			break;
 		if (p->ip == ip && p->pid == pid && p->tid == tid && p->map == map_id &&
-		    p->comm == comm_id && p->attr == a && p->cpumode == cpumode && p->cpu == cpu) {
+		    p->comm == comm_id && p->attr == a && p->cpumode == cpumode && p->cpu == cpu &&
+		    p->region == region) {
 			p->samples++;
 			p->period += period;
 			h->total[attr].samples++;
@@ -135,19 +140,25 @@ int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
 	if ((h->n + 1) * 4 > h->cap * 3) {
 		if (hist_grow(h))
 			return -ENOMEM;
-		return mp_hist_add_cpu(h, attr, pid, tid, comm_id, cpu, map_id, cpumode, ip,
-				       period);
+		return mp_hist_add_key(h, attr, pid, tid, comm_id, cpu, region, map_id, cpumode,
+				       ip, period);
 	}
 	struct place *p = &h->tab[j];
 	*p = (struct place){ .ip = ip, .samples = 1, .period = period, .pid = pid, .tid = tid,
 			     .comm = comm_id, .map = map_id, .attr = a, .cpumode = cpumode,
-			     .cpu = cpu, .used = 1, .loc = UINT32_MAX };
+			     .cpu = cpu, .used = 1, .loc = UINT32_MAX, .region = region };
 	h->n++;
 	h->last = j;
 	h->total[attr].samples++;
 	h->total[attr].period += period;
 	h->resolved = 0;
 	return 0;
+}
+
+int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
+		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
+{
+	return mp_hist_add_key(h, attr, pid, tid, comm_id, cpu, 0, map_id, cpumode, ip, period);
 }
 
 int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
@@ -163,8 +174,10 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	struct mp_hist_feed *f = ctx;
 	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
 	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
-	int rc = mp_hist_add_cpu(f->hist, s->attr_idx, s->pid, s->tid, comm,
-				 f->want_cpu ? s->cpu : 0, map, s->cpumode, s->ip, s->period);
+	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
+	int rc = mp_hist_add_key(f->hist, s->attr_idx, s->pid, s->tid, comm,
+				 f->want_cpu ? s->cpu : 0, region, map, s->cpumode, s->ip,
+				 s->period);
 	if (rc == -EINVAL)
 		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
 	if (!rc && f->sample)
@@ -360,6 +373,8 @@ static uint64_t row_hash(unsigned keys, const struct place *p, const struct loc 
 		k = mp_mix64(k ^ ((uint64_t)p->tid << 2));
 	if (keys & MP_HK_CPU)
 		k = mp_mix64(k ^ ((uint64_t)p->cpu << 5));
+	if (keys & MP_HK_REGION)
+		k = mp_mix64(k ^ ((uint64_t)p->region << 9) ^ 0x7e);
 	if (keys & MP_HK_SRCFILE)
 		k = mp_mix64(k ^ L->filehash ^ 0x5f);
 	if (keys & MP_HK_DSO)
@@ -386,6 +401,8 @@ static int row_eq(unsigned keys, const struct mp_hist_row *r, const struct place
 	if ((keys & MP_HK_TID) && r->tid != p->tid)
 		return 0;
 	if ((keys & MP_HK_CPU) && r->cpu != p->cpu)
+		return 0;
+	if ((keys & MP_HK_REGION) && r->region != p->region)
 		return 0;
 	if ((keys & MP_HK_SRCFILE) && !mp_streq(r->srcfile, L->l.srcfile))
 		return 0;
@@ -417,6 +434,8 @@ static int cmpstr(const char *a, const char *b)
 static int key_cmp(unsigned keys, const struct mp_hist_row *a, const struct mp_hist_row *b)
 {
 	int c;
+	if ((keys & MP_HK_REGION) && (c = cmpstr(a->region_name, b->region_name)))
+		return c;
 	if ((keys & MP_HK_COMM) && (c = cmpstr(a->comm, b->comm)))
 		return c;
 	if ((keys & MP_HK_PID) && a->pid != b->pid)
@@ -583,12 +602,13 @@ struct grouping {
 	struct mp_hist_counts *counts; /* [nrows * na] */
 	uint64_t *ghash;               /* [nrows]: row_hash() of each row */
 	uint32_t *gtab;                /* [gcap]: row ids, UINT32_MAX empty */
+	const mp_pd_regions *regions;  /* names of MP_HK_REGION rows */
 	size_t nrows, cap, ccap, ghcap, gcap;
 };
 
 /* A new row of place p: the keys grouped on, the others zero. */
 static void row_init(struct mp_hist_row *R, unsigned keys, const struct place *p,
-		     const struct loc *L, mp_sym *s)
+		     const struct loc *L, mp_sym *s, const mp_pd_regions *regions)
 {
 	memset(R, 0, sizeof(*R));
 	R->dso_idx = UINT32_MAX;
@@ -600,6 +620,10 @@ static void row_init(struct mp_hist_row *R, unsigned keys, const struct place *p
 		R->tid = p->tid;
 	if (keys & MP_HK_CPU)
 		R->cpu = p->cpu;
+	if (keys & MP_HK_REGION) {
+		R->region = p->region;
+		R->region_name = mp_pd_region_name(regions, p->region);
+	}
 	if (keys & MP_HK_SRCFILE)
 		R->srcfile = L->l.srcfile;
 	if (keys & (MP_HK_DSO | MP_HK_SYM | MP_HK_ADDR | MP_HK_SRCLINE)) {
@@ -671,7 +695,7 @@ static uint32_t group_row(struct grouping *g, const struct place *p, const struc
 	    mp_grow((void **)&g->ghash, &g->ghcap, n + 1, sizeof(*g->ghash)) ||
 	    mp_grow((void **)&g->counts, &g->ccap, (n + 1) * g->na, sizeof(*g->counts)))
 		return UINT32_MAX;
-	row_init(&g->rows[n], g->keys, p, L, s);
+	row_init(&g->rows[n], g->keys, p, L, s, g->regions);
 	memset(&g->counts[n * g->na], 0, g->na * sizeof(*g->counts));
 	g->ghash[n] = rh;
 	g->gtab[j] = (uint32_t)n;
@@ -747,7 +771,7 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 	int rc = mp_hist_resolve(h, s, (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)) != 0);
 	if (rc)
 		return rc;
-	struct grouping g = { .keys = keys, .na = h->nattrs, .gcap = 64 };
+	struct grouping g = { .keys = keys, .na = h->nattrs, .gcap = 64, .regions = q->regions };
 	g.gtab = malloc(g.gcap * sizeof(uint32_t));
 	if (!g.gtab)
 		return -ENOMEM;
@@ -795,6 +819,7 @@ int mp_hist_parse_sort(const char *list, unsigned *keys, struct mp_err *err)
 		{ "dso", MP_HK_DSO },	  { "sym", MP_HK_SYM },	    { "symbol", MP_HK_SYM },
 		{ "srcline", MP_HK_SRCLINE }, { "addr", MP_HK_ADDR },
 		{ "cpu", MP_HK_CPU },	  { "srcfile", MP_HK_SRCFILE },
+		{ "region", MP_HK_REGION },
 	};
 	unsigned k = 0;
 	const char *p = list;
@@ -809,8 +834,8 @@ int mp_hist_parse_sort(const char *list, unsigned *keys, struct mp_err *err)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			return mp_err_set(err, -EINVAL,
-					  "unknown sort key '%.*s' (comm, pid, tid, cpu, dso, "
-					  "sym, srcline, srcfile, addr)", (int)n, p);
+					  "unknown sort key '%.*s' (comm, pid, tid, cpu, region, "
+					  "dso, sym, srcline, srcfile, addr)", (int)n, p);
 		k |= names[i].bit;
 		p += n;
 		if (*p == ',')
@@ -899,8 +924,10 @@ int mp_session_open(struct mp_session *ss, const char *path, const struct mp_ses
 	ss->hist = mp_hist_new(mp_pd_nattrs(ss->pd));
 	if (!ss->hist)
 		goto nomem;
+	if (o->want_region && mp_pd_regions_load(ss->pd, &ss->regions, err))
+		goto fail;
 	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
-				     .want_cpu = o->want_cpu,
+				     .want_cpu = o->want_cpu, .regions = ss->regions,
 				     .progress = o->progress, .progress_ctx = o->progress_ctx,
 				     .sample = o->sample, .sample_ctx = o->sample_ctx };
 	struct mp_pd_handler h;
@@ -930,6 +957,7 @@ void mp_session_close(struct mp_session *ss)
 	if (!ss)
 		return;
 	mp_hist_free(ss->hist);
+	mp_pd_regions_free(ss->regions);
 	mp_sym_free(ss->sym);
 	mp_pd_close(ss->pd);
 	memset(ss, 0, sizeof(*ss));

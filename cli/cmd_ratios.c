@@ -14,7 +14,7 @@
 #include "mp_ratios.h"
 
 static const char ratios_usage[] =
-	"[-i FILE] [--level program|dso|symbol|line] [--sort RATIO] [RATIO...]\n"
+	"[-i FILE] [--level program|dso|symbol|line|region] [--sort RATIO] [RATIO...]\n"
 	"       memprof ratios --record-cmd [--pmu MODEL] [RATIO...] [-- COMMAND...]\n"
 	"       memprof ratios --list | --check";
 static const char ratios_summary[] =
@@ -49,14 +49,14 @@ static void counts_str(const struct mp_ratio_row *r, char *buf, size_t len)
 
 static const char *level_name(enum mp_ratio_level l)
 {
-	static const char *const n[] = { "program", "dso", "symbol", "line" };
+	static const char *const n[] = { "program", "dso", "symbol", "line", "region" };
 	return n[l];
 }
 
 static int parse_level(const char *s, enum mp_ratio_level *l)
 {
-	static const char *const n[] = { "program", "dso", "symbol", "line" };
-	for (int i = 0; i < 4; i++)
+	static const char *const n[] = { "program", "dso", "symbol", "line", "region" };
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(s, n[i]) || (i == 2 && !strcmp(s, "sym")) ||
 		    (i == 3 && !strcmp(s, "srcline"))) {
 			*l = (enum mp_ratio_level)i;
@@ -440,7 +440,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 					fmt_change(r, ch, sizeof(ch));
 					printf("%-12s %-8s ", bv, ch);
 				}
-				if (lvl == MP_RATIO_DSO)
+				if (lvl == MP_RATIO_DSO || lvl == MP_RATIO_REGION)
 					printf("%s%s\n", r->place->label, fl);
 				else if (lvl == MP_RATIO_SYMBOL)
 					printf("%s  [%s]%s\n", r->place->label, r->place->dso ? r->place->dso : "?", fl);
@@ -786,7 +786,7 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	memset(&ro, 0, sizeof(ro));
 	memset(&to, 0, sizeof(to));
 	if (o->level && parse_level(o->level, &ro.level)) {
-		cli_error("ratios", "--level '%s': expected program, dso, symbol or line", o->level);
+		cli_error("ratios", "--level '%s': expected program, dso, symbol, line or region", o->level);
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = pick_defs(set, names, nnames, &defs, &to.ndefs)) != 0)
@@ -860,7 +860,7 @@ static int ratios_main(int argc, char **argv, char **inputs)
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
-		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol or line" },
+		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol, line or region (record --regions)" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
 		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event (default 10)" },

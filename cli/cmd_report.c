@@ -28,7 +28,7 @@ struct report_opts {
 };
 
 /* The table's columns after the event columns, in --sort order (as perf). */
-enum report_col { COL_COMM, COL_PID, COL_TID, COL_CPU, COL_DSO, COL_ADDR, COL_SYM, COL_SRCLINE,
+enum report_col { COL_REGION, COL_COMM, COL_PID, COL_TID, COL_CPU, COL_DSO, COL_ADDR, COL_SYM, COL_SRCLINE,
 		  COL_SRCFILE, COL_PERIOD };
 #define MAX_COLS 16
 struct report_cols {
@@ -48,6 +48,7 @@ static int parse_cols(const char *list, unsigned *keys, struct report_cols *cols
 		{ MP_HK_COMM, COL_COMM }, { MP_HK_PID, COL_PID },	  { MP_HK_TID, COL_TID },
 		{ MP_HK_CPU, COL_CPU },	  { MP_HK_DSO, COL_DSO },	  { MP_HK_ADDR, COL_ADDR },
 		{ MP_HK_SYM, COL_SYM },	  { MP_HK_SRCLINE, COL_SRCLINE }, { MP_HK_SRCFILE, COL_SRCFILE },
+		{ MP_HK_REGION, COL_REGION },
 	};
 	char tok[64];
 	*keys = 0;
@@ -67,8 +68,8 @@ static int parse_cols(const char *list, unsigned *keys, struct report_cols *cols
 		}
 		if (mp_hist_parse_sort(tok, &bit, err))
 			return mp_err_set(err, -EINVAL,
-					  "unknown sort key '%s' (comm, pid, tid, cpu, dso, sym, "
-					  "srcline, srcfile, addr, period)", tok);
+					  "unknown sort key '%s' (comm, pid, tid, cpu, region, dso, "
+					  "sym, srcline, srcfile, addr, period)", tok);
 		if (*keys & bit)
 			continue;
 		*keys |= bit;
@@ -266,7 +267,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 			      const struct mp_hist_result *res, const struct mp_hist_counts *tot,
 			      const mp_pd *pd, const size_t *ev, size_t nev, double thr, int full)
 {
-	size_t wcomm = 7, wdso = 13, wsym = 6, wfile = 11;
+	size_t wcomm = 7, wdso = 13, wsym = 6, wfile = 11, wreg = 11;
 	char buf[4096];
 
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -275,6 +276,8 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 			continue;
 		if (r->comm && strlen(r->comm) > wcomm)
 			wcomm = strlen(r->comm);
+		if (r->region_name && strlen(r->region_name) > wreg)
+			wreg = strlen(r->region_name);
 		if (r->dso && strlen(r->dso) > wdso)
 			wdso = strlen(r->dso);
 		if (r->sym) {
@@ -303,6 +306,7 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 		fprintf(f, " %9s %9s", "Samples", "Overhead");
 	for (size_t k = 0; k < cols->n; k++) {
 		switch (cols->c[k]) {
+		case COL_REGION: fprintf(f, "  %-*s", (int)wreg, "Region"); break;
 		case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, "Command"); break;
 		case COL_PID: fprintf(f, "  %7s", "Pid"); break;
 		case COL_TID: fprintf(f, "  %7s", "Tid"); break;
@@ -332,6 +336,9 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 				pct_of(r->c[ev[j]].period, tot[ev[j]].period));
 		for (size_t k = 0; k < cols->n; k++) {
 			switch (cols->c[k]) {
+			case COL_REGION:
+				fprintf(f, "  %-*s", (int)wreg, r->region_name ? r->region_name : "");
+				break;
 			case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, r->comm ? r->comm : ""); break;
 			case COL_PID: fprintf(f, "  %7u", r->pid); break;
 			case COL_TID: fprintf(f, "  %7u", r->tid); break;
@@ -409,6 +416,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 #define SEP() do { if (!first) fputc(',', f); first = 0; } while (0)
 	if (mp_pd_sim_banner(pd, buf, sizeof(buf)))
 		fprintf(f, "# %s\n", buf);
+	if (keys & MP_HK_REGION) { SEP(); fputs("region", f); }
 	if (keys & MP_HK_COMM) { SEP(); fputs("comm", f); }
 	if (keys & MP_HK_PID) { SEP(); fputs("pid", f); }
 	if (keys & MP_HK_TID) { SEP(); fputs("tid", f); }
@@ -434,6 +442,7 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		if (!row_above(r, tot, ev, nev, thr))
 			continue;
 		first = 1;
+		if (keys & MP_HK_REGION) { SEP(); cli_csv_str(f, r->region_name); }
 		if (keys & MP_HK_COMM) { SEP(); cli_csv_str(f, r->comm); }
 		if (keys & MP_HK_PID) { SEP(); fprintf(f, "%u", r->pid); }
 		if (keys & MP_HK_TID) { SEP(); fprintf(f, "%u", r->tid); }
@@ -514,9 +523,9 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 	}
 	fprintf(f, "\n  ],\n  \"sort\": [");
 	static const char *const kn[] = { "comm", "pid",  "tid", "dso",	   "sym",
-					  "srcline", "addr", "cpu", "srcfile" };
+					  "srcline", "addr", "cpu", "srcfile", "region" };
 	int first = 1;
-	for (unsigned b = 0; b < 9; b++)
+	for (unsigned b = 0; b < 10; b++)
 		if (keys & (1u << b)) {
 			fprintf(f, "%s\"%s\"", first ? "" : ", ", kn[b]);
 			first = 0;
@@ -530,8 +539,13 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		fprintf(f, "%s\n    {", first ? "" : ",");
 		first = 0;
 		const char *sep = "";
+		if (keys & MP_HK_REGION) {
+			fprintf(f, "\"region\": ");
+			cli_json_str(f, r->region_name);
+			sep = ", ";
+		}
 		if (keys & MP_HK_COMM) {
-			fprintf(f, "\"comm\": ");
+			fprintf(f, "%s\"comm\": ", sep);
 			cli_json_str(f, r->comm);
 			sep = ", ";
 		}
@@ -644,7 +658,7 @@ static int report_run(int argc, char **argv, char **inputs)
 		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
 		{ 's', "sort", CLI_STR, &sort, "KEYS",
-		  "group by comm,pid,tid,cpu,dso,sym,srcline,srcfile,addr, columns in this order; "
+		  "group by comm,pid,tid,cpu,region,dso,sym,srcline,srcfile,addr, columns in this order; "
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
 		  "commands); socket,node (with cpu): by the recorded topology" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
@@ -760,6 +774,12 @@ static int report_run(int argc, char **argv, char **inputs)
 		return rc;
 	}
 	if (strchr(o.input, ',')) {
+		if (keys & MP_HK_REGION) {
+			cli_error(CMD, "--sort region reads one recording at a time");
+			free(bdir);
+			cli_archive_done(&adir, &akall);
+			return 1;
+		}
 		rc = report_many(&o, keys, &cols, bdir);
 		free(bdir);
 		cli_archive_done(&adir, &akall);
@@ -775,6 +795,7 @@ static int report_run(int argc, char **argv, char **inputs)
 				      .want_comm = (keys & MP_HK_COMM) || o.comms ||
 						   (!o.sort && !o.csv && !o.json),
 				      .want_cpu = (keys & MP_HK_CPU) != 0,
+				      .want_region = (keys & MP_HK_REGION) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
 	struct mp_session ss;
 	rc = mp_session_open(&ss, o.input, &so, &err);
@@ -783,6 +804,13 @@ static int report_run(int argc, char **argv, char **inputs)
 		if (ps.on)
 			fprintf(stderr, "\r\033[K");
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		cli_archive_done(&adir, &akall);
+		return 1;
+	}
+	if ((keys & MP_HK_REGION) && !ss.regions) {
+		cli_error(CMD, "%s: --sort region: the recording has no regions (record it with "
+			  "memprof record --regions)", o.input);
+		mp_session_close(&ss);
 		cli_archive_done(&adir, &akall);
 		return 1;
 	}
@@ -810,7 +838,7 @@ static int report_run(int argc, char **argv, char **inputs)
 	}
 	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0,
 				   .comms = o.comms, .pids = o.pids, .tids = o.tids,
-				   .dsos = o.dsos, .syms = o.syms };
+				   .dsos = o.dsos, .syms = o.syms, .regions = ss.regions };
 	struct mp_hist_result res = { 0 }, objs = { 0 };
 	struct mp_hist_missing *miss = NULL;
 	long nmiss = 0;

@@ -25,6 +25,7 @@ struct mp_ratio_run {
 	mp_pd *pd;
 	mp_sym *sym;
 	mp_hist *hist;
+	mp_pd_regions *regions; /* level REGION */
 	struct mp_hist_result res;
 	int have_res;
 	struct mp_ratio_place *places;
@@ -154,7 +155,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		memset(&so, 0, sizeof(so));
 		so.symfs = opts->symfs;
 		so.kallsyms = opts->kallsyms;
-		so.no_srcline = opts->level < MP_RATIO_LINE;
+		so.no_srcline = opts->level != MP_RATIO_LINE;
 		so.osrelease = mp_pd_feature_str(r->pd, MP_HEADER_OSRELEASE);
 		size_t nb = mp_pd_nbuild_ids(r->pd);
 		struct mp_pd_build_id *bids = calloc(nb ? nb : 1, sizeof(*bids));
@@ -175,6 +176,16 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		memset(&feed, 0, sizeof(feed));
 		feed.sym = r->sym;
 		feed.hist = r->hist;
+		if (opts->level == MP_RATIO_REGION) {
+			if (mp_pd_regions_load(r->pd, &r->regions, err))
+				goto fail;
+			if (!r->regions) {
+				mp_err_set(err, -ENOENT, "%s: level region: the recording has no "
+					   "regions (record it with memprof record --regions)", path);
+				goto fail;
+			}
+			feed.regions = r->regions;
+		}
 		mp_hist_feed_handler(&feed, &fc.inner);
 		fc.use_inner = 1;
 		h.mmap = fwd_mmap;
@@ -207,7 +218,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 	if (mp_pd_meta(r->pd, MP_META_SIMULATED))
 		for (size_t i = 0; i < r->nev; i++)
 			r->ev[i].exact_samples = 1;
-	if (r->hist && mp_hist_resolve(r->hist, r->sym, opts->level >= MP_RATIO_LINE)) {
+	if (r->hist && mp_hist_resolve(r->hist, r->sym, opts->level == MP_RATIO_LINE)) {
 		mp_err_set(err, -ENOMEM, "%s: out of memory resolving symbols", path);
 		goto fail;
 	}
@@ -239,6 +250,7 @@ void mp_ratio_run_free(mp_ratio_run *r)
 		return;
 	free_places(r);
 	mp_hist_free(r->hist);
+	mp_pd_regions_free(r->regions);
 	mp_sym_free(r->sym);
 	mp_pd_close(r->pd);
 	for (size_t i = 0; r->names && i < r->nev; i++)
@@ -316,7 +328,10 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 	int rc;
 
 	free_places(r);
-	if (level > r->deepest)
+	int ok = level == MP_RATIO_PROGRAM ||
+		 (r->deepest == MP_RATIO_REGION ? level != MP_RATIO_LINE
+						: level <= r->deepest && level != MP_RATIO_REGION);
+	if (!ok)
 		return mp_err_set(err, -EINVAL, "%s: read for level %d, asked for %d", r->path,
 				  (int)r->deepest, (int)level);
 	if (level == MP_RATIO_PROGRAM) {
@@ -336,7 +351,9 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 		return 0;
 	}
 	memset(&q, 0, sizeof(q));
-	q.keys = level == MP_RATIO_DSO ? MP_HK_DSO :
+	q.regions = r->regions;
+	q.keys = level == MP_RATIO_REGION ? MP_HK_REGION :
+		 level == MP_RATIO_DSO ? MP_HK_DSO :
 		 level == MP_RATIO_SYMBOL ? MP_HK_DSO | MP_HK_SYM :
 		 MP_HK_DSO | MP_HK_SYM | MP_HK_SRCLINE;
 	q.sort_attr = SIZE_MAX;
@@ -360,7 +377,9 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 			c[k].period = (double)row->c[k].period;
 			p->samples += row->c[k].samples;
 		}
-		if (level == MP_RATIO_DSO)
+		if (level == MP_RATIO_REGION)
+			lab = strdup(row->region_name ? row->region_name : "[no region]");
+		else if (level == MP_RATIO_DSO)
 			lab = strdup(row->dso ? row->dso : "[unknown]");
 		else if (level == MP_RATIO_SYMBOL)
 			lab = strdup(row->sym ? row->sym : "[unknown]");
@@ -374,7 +393,7 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 		r->nplaces = i + 1;
 		p->label = lab;
 		p->dso = row->dso;
-		p->sym = level >= MP_RATIO_SYMBOL ? row->sym : NULL;
+		p->sym = level == MP_RATIO_SYMBOL || level == MP_RATIO_LINE ? row->sym : NULL;
 		p->srcfile = row->srcfile;
 		p->line = row->line;
 		p->cells = c;

@@ -285,7 +285,10 @@ int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
 
 typedef struct mp_ratio_run mp_ratio_run;
 
-enum mp_ratio_level { MP_RATIO_PROGRAM, MP_RATIO_DSO, MP_RATIO_SYMBOL, MP_RATIO_LINE };
+/* PROGRAM < DSO < SYMBOL < LINE go deeper; REGION (record --regions: one place per named
+ * region) stands apart: a run opened for it gives PROGRAM, DSO, SYMBOL and REGION. */
+enum mp_ratio_level { MP_RATIO_PROGRAM, MP_RATIO_DSO, MP_RATIO_SYMBOL, MP_RATIO_LINE,
+		      MP_RATIO_REGION };
 
 struct mp_ratio_run_opts {
 	const char *symfs;          /* as perf --symfs; NULL = "/" */

@@ -75,6 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		f.sum += strlen(topo.caches) + topo.nnodes;
 		mp_pd_topo_fini(&topo);
 	}
+	mp_pd_regions *reg = NULL;
+	if (mp_pd_regions_load(pd, &reg, &err) == 0 && reg) {
+		for (uint32_t k = 0; k <= mp_pd_regions_count(reg) + 1; k++)
+			f.sum += strlen(mp_pd_region_name(reg, k));
+		for (uint64_t t = 0; t < 64; t++)
+			f.sum += mp_pd_region_of(reg, (uint32_t)t, t * t * 1000003u);
+		mp_pd_regions_free(reg);
+	}
 	struct mp_pd_handler h = {
 		.ctx = &f, .sample = fz_sample, .mmap = fz_mmap, .comm = fz_task, .fork = fz_task,
 		.exit = fz_task, .lost = fz_lost, .progress = fz_progress,
