@@ -719,6 +719,13 @@ mp_ann *mp_ann_new_opts(mp_hist *h, mp_sym *s, const char *dso, const char *sym,
  * any function). Instructions are those of the functions with samples in that file. */
 mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_pct,
 			struct mp_err *err);
+/* Add o's counts into a: the same function (or file) read from another recording, oh, of
+ * the same build (a's attr e takes oh's attr map[e]; SIZE_MAX: none), for annotate -i A -i B;
+ * o NULL when the function has no samples in oh (only oh's event totals are added). Lines,
+ * totals and hot lines are recomputed. 0, or -EXDEV (err says so) when o's code is not a's
+ * (another build: its instructions are elsewhere). */
+int mp_ann_add(mp_ann *a, const mp_ann *o, const mp_hist *oh, const size_t *map,
+	       struct mp_err *err);
 void mp_ann_free(mp_ann *a); /* NULL-safe */
 const struct mp_ann_info *mp_ann_info(const mp_ann *a);
 size_t mp_ann_nlines(const mp_ann *a);

@@ -40,6 +40,9 @@ struct mp_ann {
 	char *dso, *sym, *srcfile;
 	char note[512];
 	int skid_moved;
+	double hot_pct;
+	const char *b_main;   /* build_lines()' arguments, to build the lines again */
+	unsigned b_lo, b_hi;
 };
 
 void mp_ann_free(mp_ann *a)
@@ -405,6 +408,8 @@ static int line_key_cmp(const void *pa, const void *pb)
 	return x->insn < y->insn ? -1 : x->insn > y->insn;
 }
 
+static void sum_lines(mp_ann *a);
+
 /* Build lines from the instructions: main_file lines from lo to hi (all of them, with
  * source), then the other (file, line) pairs that have instructions. file_mode: main_file
  * only, lo..hi = the whole file. */
@@ -457,43 +462,176 @@ static int build_lines(mp_ann *a, const char *main_file, unsigned lo, unsigned h
 		struct mp_ann_line *L = &a->lines[row];
 		L->insns = &a->lineinsns[nli];
 		size_t cnt = 0;
-		while (k < ni && keys[k].file == f && keys[k].line == ln) {
-			size_t ii = keys[k].insn;
-			a->lineinsns[nli++] = ii;
+		/* one group per file name (two CUs may name the file by two copies) */
+		while (k < ni && mp_streq(keys[k].file, f) && keys[k].line == ln) {
+			a->lineinsns[nli++] = keys[k].insn;
 			cnt++;
-			for (size_t e = 0; e < na; e++) {
-				a->lcounts[row * na + e].samples += a->icounts[ii * na + e].samples;
-				a->lcounts[row * na + e].period += a->icounts[ii * na + e].period;
-			}
 			k++;
 		}
 		L->ninsns = cnt;
 	}
 	free(keys);
 	a->nlines = nl;
-	/* counts pointers, totals, hot lines */
-	uint64_t best = 0;
-	for (size_t i = 0; i < nl; i++) {
+	a->hot_pct = hot_pct;
+	a->b_main = main_file;
+	a->b_lo = lo;
+	a->b_hi = hi;
+	for (size_t i = 0; i < nl; i++)
 		a->lines[i].c = &a->lcounts[i * na];
-		if (a->lines[i].c[0].period > best)
-			best = a->lines[i].c[0].period;
-	}
 	for (size_t i = 0; i < ni; i++)
 		a->insns[i].c = &a->icounts[i * na];
-	for (size_t i = 0; i < nl; i++)
+	sum_lines(a);
+	return 0;
+}
+
+/* Line counts from their instructions' counts, the function's totals, and the hot lines. */
+static void sum_lines(mp_ann *a)
+{
+	size_t na = a->nattrs, nl = a->nlines;
+	memset(a->total, 0, na * sizeof(*a->total));
+	uint64_t best = 0;
+	for (size_t i = 0; i < nl; i++) {
+		struct mp_ann_line *L = &a->lines[i];
+		struct mp_hist_counts *lc = &a->lcounts[i * na];
+		memset(lc, 0, na * sizeof(*lc));
+		for (size_t k = 0; k < L->ninsns; k++)
+			for (size_t e = 0; e < na; e++) {
+				lc[e].samples += a->icounts[L->insns[k] * na + e].samples;
+				lc[e].period += a->icounts[L->insns[k] * na + e].period;
+			}
 		for (size_t e = 0; e < na; e++) {
-			a->total[e].samples += a->lines[i].c[e].samples;
-			a->total[e].period += a->lines[i].c[e].period;
+			a->total[e].samples += lc[e].samples;
+			a->total[e].period += lc[e].period;
 		}
+		if (lc[0].period > best)
+			best = lc[0].period;
+	}
 	for (size_t i = 0; i < nl; i++) {
 		uint64_t p = a->lines[i].c[0].period;
-		if (!p)
-			continue;
-		if (p == best ||
-		    (hot_pct > 0 && a->total[0].period &&
-		     100.0 * (double)p / (double)a->total[0].period >= hot_pct))
-			a->lines[i].hot = 1;
+		a->lines[i].hot = p && (p == best || (a->hot_pct > 0 && a->total[0].period &&
+						      100.0 * (double)p / (double)a->total[0].period >=
+							      a->hot_pct));
 	}
+}
+
+struct insn_ord {
+	uint64_t addr;
+	size_t i;
+};
+
+static int insn_ord_cmp(const void *pa, const void *pb)
+{
+	const struct insn_ord *x = pa, *y = pb;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Instructions back into address order (with their counts), lines built again. */
+static int rebuild_lines(mp_ann *a, struct mp_err *err)
+{
+	size_t n = a->ninsns, na = a->nattrs;
+	struct insn_ord *ord = malloc((n + 1) * sizeof(*ord));
+	struct mp_ann_insn *ni = malloc((n + 1) * sizeof(*ni));
+	struct mp_hist_counts *nc = malloc((n * na + 1) * sizeof(*nc));
+	if (!ord || !ni || !nc) {
+		free(ord);
+		free(ni);
+		free(nc);
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		ord[i] = (struct insn_ord){ a->insns[i].addr, i };
+	qsort(ord, n, sizeof(*ord), insn_ord_cmp);
+	for (size_t i = 0; i < n; i++) {
+		ni[i] = a->insns[ord[i].i];
+		memcpy(&nc[i * na], &a->icounts[ord[i].i * na], na * sizeof(*nc));
+	}
+	free(ord);
+	free(a->insns);
+	free(a->icounts);
+	a->insns = ni;
+	a->icounts = nc;
+	a->capinsns = n + 1;
+	a->capicounts = n * na + 1;
+	free(a->lines);
+	free(a->lcounts);
+	free(a->lineinsns);
+	a->lines = NULL;
+	a->lcounts = NULL;
+	a->lineinsns = NULL;
+	a->nlines = 0;
+	if (build_lines(a, a->b_main, a->b_lo, a->b_hi, a->hot_pct))
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int mp_ann_add(mp_ann *a, const mp_ann *o, const mp_hist *oh, const size_t *map,
+	       struct mp_err *err)
+{
+	size_t na = a->nattrs;
+	if (!o) {
+		for (size_t e = 0; e < na; e++)
+			if (map[e] < mp_hist_nattrs(oh)) {
+				a->evtotal[e].samples += mp_hist_total(oh, map[e])->samples;
+				a->evtotal[e].period += mp_hist_total(oh, map[e])->period;
+			}
+		return 0;
+	}
+	if (o->info.start != a->info.start || o->info.size != a->info.size)
+		return mp_err_set(err, -EXDEV, "%s: another build of %s in this recording (0x%" PRIx64
+				  "+%" PRIu64 ", not 0x%" PRIx64 "+%" PRIu64 ")",
+				  a->sym ? a->sym : a->srcfile ? a->srcfile : "?",
+				  a->dso ? a->dso : "the file", o->info.start, o->info.size,
+				  a->info.start, a->info.size);
+	/* o's instructions in a's (both in address order); unmatched ones are sampled
+	 * addresses of code neither could read, added as rows of their own */
+	size_t *to = malloc((o->ninsns + 1) * sizeof(size_t));
+	if (!to)
+		return mp_err_set(err, -ENOMEM, "out of memory");
+	size_t added = 0, n0 = a->ninsns;
+	for (size_t i = 0, k = 0; i < o->ninsns; i++) {
+		const struct mp_ann_insn *oi = &o->insns[i];
+		while (k < n0 && a->insns[k].addr < oi->addr)
+			k++;
+		if (k < n0 && a->insns[k].addr == oi->addr &&
+		    (!a->insns[k].size || !oi->size || a->insns[k].size == oi->size)) {
+			to[i] = k;
+			continue;
+		}
+		if (oi->size && n0 && a->insns[0].size) {
+			free(to);
+			return mp_err_set(err, -EXDEV, "%s: another build of %s in this recording "
+					  "(no instruction at 0x%" PRIx64 " here)", a->sym ? a->sym : "?",
+					  a->dso ? a->dso : "the file", oi->addr);
+		}
+		long nk = add_insn(a, 0, oi->addr, oi->size, oi->text);
+		if (nk < 0) {
+			free(to);
+			return mp_err_set(err, -ENOMEM, "out of memory");
+		}
+		a->insns[nk].srcfile = oi->srcfile;
+		a->insns[nk].line = oi->line;
+		to[i] = (size_t)nk;
+		added++;
+	}
+	size_t ona = o->nattrs;
+	for (size_t e = 0; e < na; e++) {
+		size_t oe = map[e];
+		if (oe >= ona)
+			continue;
+		for (size_t i = 0; i < o->ninsns; i++) {
+			a->icounts[to[i] * na + e].samples += o->icounts[i * ona + oe].samples;
+			a->icounts[to[i] * na + e].period += o->icounts[i * ona + oe].period;
+		}
+		a->evtotal[e].samples += o->evtotal[oe].samples;
+		a->evtotal[e].period += o->evtotal[oe].period;
+	}
+	a->skid_moved |= o->skid_moved;
+	free(to);
+	if (added)
+		return rebuild_lines(a, err);
+	sum_lines(a);
 	return 0;
 }
 

@@ -266,11 +266,93 @@ static const struct mp_hist_row *find_symbol(struct mp_session *ss, const struct
 	return best;
 }
 
-static int cmd_annotate(int argc, char **argv)
+/* annotate -i A -i B: the recordings after the first, each with its attr for each of the
+ * first's attrs and its own skid flags. */
+struct ann_multi {
+	struct mp_multi m;
+	int on;
+	size_t **amap;           /* [n][nattrs of the first]: file i's attr, SIZE_MAX none */
+	unsigned char **skid;    /* [n][nattrs of file i] */
+};
+
+static void ann_multi_fini(struct ann_multi *am)
+{
+	for (size_t i = 0; am->on && i < am->m.n; i++) {
+		free(am->amap ? am->amap[i] : NULL);
+		free(am->skid ? am->skid[i] : NULL);
+	}
+	free(am->amap);
+	free(am->skid);
+	mp_multi_close(&am->m);
+	am->on = 0;
+}
+
+static int ann_multi_init(struct ann_multi *am, int no_skid)
+{
+	size_t n = am->m.n, na0 = mp_pd_nattrs(am->m.ss[0].pd);
+	am->amap = calloc(n, sizeof(*am->amap));
+	am->skid = calloc(n, sizeof(*am->skid));
+	if (!am->amap || !am->skid)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t nai = mp_pd_nattrs(am->m.ss[i].pd);
+		am->amap[i] = malloc((na0 + 1) * sizeof(size_t));
+		am->skid[i] = calloc(nai + 1, 1);
+		if (!am->amap[i] || !am->skid[i])
+			return -ENOMEM;
+		for (size_t e = 0; e < na0; e++)
+			am->amap[i][e] = SIZE_MAX;
+		for (size_t j = 0; j < am->m.nev; j++)
+			am->amap[i][am->m.ev[j]] = am->m.map[i * am->m.nev + j];
+		for (size_t k = 0; k < nai && !no_skid; k++)
+			am->skid[i][k] =
+				(unsigned char)mp_ann_event_skids(&mp_pd_attr(am->m.ss[i].pd, k)->attr);
+	}
+	return 0;
+}
+
+/* Add the same function (or source file) of the other recordings into a: 0, or -EXDEV
+ * with err when one holds another build of it. */
+static int ann_multi_add(const struct ann_multi *am, mp_ann *a, const char *file, double hot,
+			 struct mp_err *err)
+{
+	const struct mp_ann_info *in = mp_ann_info(a);
+	for (size_t i = 1; am->on && i < am->m.n; i++) {
+		const struct mp_session *si = &am->m.ss[i];
+		struct mp_ann_opts ao = { .hot_pct = hot, .skid = am->skid[i] };
+		struct mp_err e2 = { 0 };
+		mp_ann *b = file ? mp_ann_new_file(si->hist, si->sym, file, hot, &e2)
+				 : mp_ann_new_opts(si->hist, si->sym, in->dso, in->sym, &ao, &e2);
+		int rc = mp_ann_add(a, b, si->hist, am->amap[i], err);
+		mp_ann_free(b);
+		if (rc) {
+			char msg[sizeof(err->msg)];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			mp_err_set(err, rc, "%s: %s", am->m.paths[i], msg);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+struct hot_row {
+	uint64_t period;
+	size_t row;
+};
+
+static int hot_row_cmp(const void *pa, const void *pb)
+{
+	const struct hot_row *a = pa, *b = pb;
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int annotate_run(int argc, char **argv, char **inputs)
 {
 	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
 	const struct cli_opt opts[] = {
-		CLI_OPT_INPUT(&o.input),
+		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
 		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
 		  "interleave the disassembly with per-instruction counts" },
@@ -301,6 +383,7 @@ static int cmd_annotate(int argc, char **argv)
 		return 0;
 	if (rc)
 		return CLI_EXIT_USAGE;
+	o.input = *inputs;
 	if (nargs > 1) {
 		cli_error(CMD, "one SYMBOL or source file at a time ('%s' is extra)", argv[2]);
 		return CLI_EXIT_USAGE;
@@ -344,12 +427,57 @@ static int cmd_annotate(int argc, char **argv)
 	struct mp_session_opts so = { .symfs = o.symfs, .buildid_dir = bdir,
 				      .kallsyms = o.kallsyms ? o.kallsyms : akall };
 	struct mp_session ss;
-	rc = mp_session_open(&ss, o.input, &so, &err);
+	struct ann_multi am = { 0 };
+	char *plist = NULL;
+	const char **paths = NULL;
+	if (strchr(o.input, ',')) {
+		size_t n = 1;
+		for (const char *p = o.input; *p; p++)
+			n += *p == ',';
+		plist = strdup(o.input);
+		paths = calloc(n, sizeof(*paths));
+		if (!plist || !paths) {
+			rc = mp_err_set(&err, -ENOMEM, "out of memory");
+		} else {
+			n = 0;
+			for (char *sp = plist, *tok; (tok = strsep(&sp, ","));)
+				paths[n++] = tok;
+			rc = mp_multi_open(&am.m, paths, NULL, n, 1, &so, &err);
+			if (!rc) {
+				am.on = 1;
+				ss = am.m.ss[0];
+				for (size_t i = 1; i < n; i++) {
+					const char *what = mp_pd_build_id_differs(am.m.ss[0].pd,
+										  am.m.ss[i].pd);
+					if (what)
+						cli_warn(CMD, "%s: %s has another build-id than in %s",
+							 paths[i], what, paths[0]);
+				}
+				if (ann_multi_init(&am, o.no_skid)) {
+					ann_multi_fini(&am);
+					rc = mp_err_set(&err, -ENOMEM, "out of memory");
+				} else {
+					printf("# %zu recordings summed (instructions matched by "
+					       "address, events by attributes):\n", n);
+					for (size_t i = 0; i < n; i++)
+						printf("#   %s: %" PRIu64 " samples of %s\n", paths[i],
+						       mp_hist_total(am.m.ss[i].hist,
+								     am.m.map[i * am.m.nev])->samples,
+						       mp_pd_attr(am.m.ss[i].pd, am.m.map[i * am.m.nev])->name);
+					printf("#\n");
+				}
+			}
+		}
+	} else {
+		rc = mp_session_open(&ss, o.input, &so, &err);
+	}
 	free(bdir); /* copied by the session */
 	if (rc) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
 		mp_predict_fini(&pred);
 		cli_archive_done(&adir, &akall);
+		free(plist);
+		free(paths);
 		return 1;
 	}
 	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && ap.p; i++) {
@@ -362,16 +490,15 @@ static int cmd_annotate(int argc, char **argv)
 	}
 	unsigned char *skid = NULL;
 	size_t *ev = calloc(mp_pd_nattrs(ss.pd) + 1, sizeof(size_t));
+	int status = 0;
 	if (!ev) {
-		mp_session_close(&ss);
-		cli_archive_done(&adir, &akall);
 		cli_error(CMD, "out of memory");
-		return 1;
+		status = 1;
+		goto out;
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
 	/* A simulated recording's samples are one per address: their number means nothing. */
 	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, MP_META_SIMULATED));
-	int status = 0;
 	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
 	if (!skid) {
 		cli_error(CMD, "out of memory");
@@ -423,37 +550,79 @@ static int cmd_annotate(int argc, char **argv)
 		}
 		free(dso);
 		if (!a) {
-			cli_error(CMD, "%s: %s%s%s%s", o.input, err.msg, hint[0] ? " (did you mean " : "",
-				  hint, hint[0] ? "?)" : "");
+			cli_error(CMD, "%s: %s%s%s%s", am.on ? paths[0] : o.input, err.msg,
+				  hint[0] ? " (did you mean " : "", hint, hint[0] ? "?)" : "");
+			status = 1;
+			goto out;
+		}
+		if (ann_multi_add(&am, a, mp_ann_info(a)->sym ? NULL : arg, o.hot, &err)) {
+			cli_error(CMD, "%s", err.msg);
+			mp_ann_free(a);
 			status = 1;
 			goto out;
 		}
 		print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
 		mp_ann_free(a);
 	} else {
-		/* the hot symbols, hottest first */
+		/* the hot symbols, hottest first (of all the recordings together) */
 		struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0] };
-		struct mp_hist_result r;
-		if (mp_hist_query(ss.hist, ss.sym, &q, &r)) {
+		struct mp_hist_result r = { 0 };
+		struct mp_hist_merged mg = { 0 };
+		struct hot_row *order = NULL;
+		size_t nrows = 0;
+		uint64_t tot = mp_hist_total(ss.hist, ev[0])->period;
+		if (am.on) {
+			size_t col = 0;
+			for (size_t j = 0; j < am.m.nev; j++)
+				if (am.m.ev[j] == ev[0])
+					col = j;
+			if (!mp_multi_query(&am.m, &q, &mg) &&
+			    (order = calloc(mg.nrows + 1, sizeof(*order)))) {
+				nrows = mg.nrows;
+				for (size_t i = 0; i < nrows; i++)
+					order[i] = (struct hot_row){
+						mg.counts[i * mg.ncols * mg.ngroups + col].period, i };
+				qsort(order, nrows, sizeof(*order), hot_row_cmp);
+				tot = am.m.total[col].period;
+			}
+		} else if (!mp_hist_query(ss.hist, ss.sym, &q, &r) &&
+			   (order = calloc(r.nrows + 1, sizeof(*order)))) {
+			nrows = r.nrows;
+			for (size_t i = 0; i < nrows; i++)
+				order[i] = (struct hot_row){ r.rows[i].c[ev[0]].period, i };
+		}
+		if (!order) {
+			mp_hist_result_fini(&r);
 			cli_error(CMD, "out of memory");
 			status = 1;
 			goto out;
 		}
 		size_t shown = 0;
-		uint64_t tot = mp_hist_total(ss.hist, ev[0])->period;
-		for (size_t i = 0; i < r.nrows; i++) {
-			const struct mp_hist_row *R = &r.rows[i];
-			if (!R->sym_resolved || pct(R->c[ev[0]].period, tot) < o.threshold)
+		for (size_t i = 0; i < nrows && status == 0; i++) {
+			const struct mp_hist_row *R = am.on ? &mg.rows[order[i].row] : &r.rows[order[i].row];
+			if (!R->sym_resolved || pct(order[i].period, tot) < o.threshold)
 				continue;
 			mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, R->dso, R->sym, &ao, &err);
 			if (!a) {
-				cli_warn(CMD, "%s", err.msg);
+				if (am.on)
+					printf("# %s (%s): no samples in %s, the first recording: not "
+					       "annotated (name it to -i first)\n\n", R->sym,
+					       R->dso ? R->dso : "?", paths[0]);
+				else
+					cli_warn(CMD, "%s", err.msg);
 				continue;
 			}
-			print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
+			if (ann_multi_add(&am, a, NULL, o.hot, &err)) {
+				cli_error(CMD, "%s", err.msg);
+				status = 1;
+			} else {
+				print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
+				shown++;
+			}
 			mp_ann_free(a);
-			shown++;
 		}
+		free(order);
+		mp_hist_merged_fini(&mg);
 		mp_hist_result_fini(&r);
 		if (!shown)
 			printf("# no resolved symbol holds %.2f%% of the samples or more\n",
@@ -466,10 +635,23 @@ static int cmd_annotate(int argc, char **argv)
 out:
 	free(skid);
 	free(ev);
-	mp_session_close(&ss);
+	if (am.on)
+		ann_multi_fini(&am);
+	else
+		mp_session_close(&ss);
+	free(plist);
+	free(paths);
 	mp_predict_fini(&pred);
 	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
 	return status;
+}
+
+static int cmd_annotate(int argc, char **argv)
+{
+	char *inputs = NULL; /* -i FILE, repeated: joined with ',' */
+	int rc = annotate_run(argc, argv, &inputs);
+	free(inputs);
+	return rc;
 }
 
 const struct cli_cmd cli_cmd_annotate = {

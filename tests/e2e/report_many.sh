@@ -2,6 +2,7 @@
 # memprof report -i A -i B: two recordings of the same program read as one equal the sum of
 # their own reports (samples and estimated counts per symbol, per object; the totals), the
 # header names both files; a recording whose events differ is refused with one line, exit 1.
+# annotate -i A -i B: each source line the sum of the two annotations.
 set -u
 : "${MEMPROF:?}" "${KERNELS:?}"
 PERF=${PERF:-perf}
@@ -51,5 +52,33 @@ nb=$("$PERF" report -i b.data --stats 2>/dev/null | awk '/SAMPLE events:/ {print
 rc=$?
 [ $rc = 1 ] && [ "$(wc -l <mm.err)" = 1 ] && grep -q "t.data: has no event cpu-clock" mm.err ||
 	{ echo "FAIL: mismatched events: rc $rc, $(cat mm.err)"; fail=1; }
+# annotate -i A -i B: every line of walk() holds the sum of its samples in the two
+# annotations, and the hottest line is the pointer chase
+"$MEMPROF" annotate -i a.data walk >ann.a || { echo "FAIL: annotate -i a.data walk"; fail=1; }
+"$MEMPROF" annotate -i b.data walk >ann.b || { echo "FAIL: annotate -i b.data walk"; fail=1; }
+"$MEMPROF" annotate -i a.data -i b.data walk >ann.ab || { echo "FAIL: annotate -i a -i b walk"; fail=1; }
+python3 - ann.a ann.b ann.ab <<'PY' || fail=1
+import re, sys
+def lines(p):
+    d = {}
+    for l in open(p):
+        m = re.match(r"^(=>)? +(\d+) +[\d.]+% : +(\d+) ", l)
+        if m:
+            d[int(m.group(3))] = int(m.group(2))
+    return d
+a, b, ab = (lines(p) for p in sys.argv[1:4])
+want = {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+if not ab or want != ab:
+    sys.exit(f"FAIL annotate -i a -i b: lines {ab}, the sums {want}")
+hot = [l for l in open(sys.argv[3]) if l.startswith("=>")]
+if len(hot) != 1 or "HOT: pointer chase" not in hot[0]:
+    sys.exit(f"FAIL annotate -i a -i b: hottest line {hot}")
+print(f"annotate: {len(ab)} lines of walk, each the sum of the two annotations")
+PY
+grep -q '^#   a.data: [0-9]* samples' ann.ab && grep -q '^#   b.data: ' ann.ab ||
+	{ echo "FAIL: annotate's header does not name both files"; fail=1; }
+"$MEMPROF" annotate -i a.data -i t.data walk >/dev/null 2>am.err
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <am.err)" = 1 ] || { echo "FAIL: annotate, mismatched events: rc $rc, $(cat am.err)"; fail=1; }
 [ $fail = 0 ] && echo "PASS report_many"
 exit $fail
