@@ -3,6 +3,7 @@
  * HEADER_NUMA_TOPOLOGY (each node's memory and CPUs) and HEADER_CACHE (each distinct cache
  * with the CPUs sharing it), laid out as perf's write_cpu_topology, write_numa_topology and
  * write_cache (tools/perf/util/header.c) write them. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +65,28 @@ static void lists_free(struct lists *l)
 	free(l->s);
 }
 
+/* The first line of /sys/devices/system/cpu/cpuN/topology/NAME, without its newline. */
+static int read_line_at(int cpu, const char *name, char *buf, size_t len)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, name);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
 static int cpu_topology(NUMA_topo *t, int avail, size_t sz, cpu_set_t *one, cpu_set_t *set,
 			struct mp_buf *b)
 {
-	struct lists core = { 0 }, thread = { 0 };
+	struct lists core = { 0 }, thread = { 0 }, die = { 0 };
 	char text[16384];
-	int rc = 0;
+	int rc = 0, have_die = 0;
 	int max = NUMA_topo_cpu_max(t);
 	for (int cpu = 0; cpu < max && !rc; cpu++) {
 		struct NUMA_cpu_place pl;
@@ -87,6 +104,12 @@ static int cpu_topology(NUMA_topo *t, int avail, size_t sz, cpu_set_t *one, cpu_
 		NUMA_set_format(text, sizeof text, sz, set);
 		if (!rc)
 			rc = add_unique(&thread, text);
+		/* its die's CPUs, where the kernel reports dies (hwloc leaves out a die level
+		 * of one die per package, perf reads sysfs): die_cpus_list */
+		if (!rc && read_line_at(cpu, "die_cpus_list", text, sizeof text) == 0) {
+			have_die = 1;
+			rc = add_unique(&die, text);
+		}
 	}
 	if (!rc && put_u32(b, (uint32_t)core.n))
 		rc = -ENOMEM;
@@ -104,8 +127,21 @@ static int cpu_topology(NUMA_topo *t, int avail, size_t sz, cpu_set_t *one, cpu_
 		if (put_u32(b, (uint32_t)pl.core) || put_u32(b, (uint32_t)pl.package))
 			rc = -ENOMEM;
 	}
+	/* then, where the kernel reports dies, the die sibling lists and each CPU's die (perf
+	 * reads files without this part as written before Linux 5.2) */
+	if (!rc && have_die && put_u32(b, (uint32_t)die.n))
+		rc = -ENOMEM;
+	for (size_t i = 0; have_die && i < die.n && !rc; i++)
+		rc = put_str(b, die.s[i]) ? -ENOMEM : 0;
+	for (int cpu = 0; have_die && cpu < avail && !rc; cpu++) {
+		char v[32];
+		int id = read_line_at(cpu, "die_id", v, sizeof v) == 0 ? atoi(v) : -1;
+		if (put_u32(b, (uint32_t)id))
+			rc = -ENOMEM;
+	}
 	lists_free(&core);
 	lists_free(&thread);
+	lists_free(&die);
 	return rc;
 }
 
@@ -170,6 +206,104 @@ static int caches(NUMA_topo *t, size_t sz, cpu_set_t *set, struct mp_buf *b)
 	return 0;
 }
 
+/* HEADER_MEM_TOPOLOGY as perf's write_mem_topology: version 1, the memory block size, then
+ * each node's number, its count of memory blocks and the bitmap of its blocks
+ * (/sys/devices/system/node/nodeN/memoryM), as perf reads them. -ENOENT where sysfs has no
+ * memory blocks (perf then writes none either). */
+static int mem_topology(const char *sysfs, struct mp_buf *b)
+{
+	char path[512], line[64];
+	snprintf(path, sizeof path, "%s/devices/system/memory/block_size_bytes", sysfs);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	unsigned long long bsize = 0;
+	int ok = fgets(line, sizeof line, f) && sscanf(line, "%llx", &bsize) == 1 && bsize;
+	fclose(f);
+	if (!ok)
+		return -ENOENT;
+	struct node {
+		uint64_t id, nbits;
+		uint64_t *bits;
+	} *nodes = NULL;
+	size_t nn = 0;
+	int rc = 0;
+	snprintf(path, sizeof path, "%s/devices/system/node", sysfs);
+	DIR *d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		unsigned id;
+		char c;
+		if (sscanf(de->d_name, "node%u%c", &id, &c) != 1)
+			continue;
+		char np[600];
+		snprintf(np, sizeof np, "%s/%s", path, de->d_name);
+		DIR *nd = opendir(np);
+		if (!nd)
+			continue;
+		struct node *nv = realloc(nodes, (nn + 1) * sizeof(*nodes));
+		if (!nv) {
+			closedir(nd);
+			rc = -ENOMEM;
+			break;
+		}
+		nodes = nv;
+		struct node *n = &nodes[nn++];
+		*n = (struct node){ id, 0, NULL };
+		size_t cap = 0;
+		struct dirent *me;
+		while ((me = readdir(nd))) {
+			unsigned blk;
+			if (sscanf(me->d_name, "memory%u%c", &blk, &c) != 1)
+				continue;
+			size_t words = blk / 64 + 1;
+			if (words > cap) {
+				uint64_t *nb = realloc(n->bits, words * sizeof(*nb));
+				if (!nb) {
+					rc = -ENOMEM;
+					break;
+				}
+				memset(nb + cap, 0, (words - cap) * sizeof(*nb));
+				n->bits = nb;
+				cap = words;
+			}
+			n->bits[blk / 64] |= 1ULL << (blk % 64);
+			if (blk + 1 > n->nbits)
+				n->nbits = blk + 1;
+		}
+		closedir(nd);
+	}
+	closedir(d);
+	/* perf lists the nodes in their number's order */
+	for (size_t i = 1; i < nn; i++)
+		for (size_t j = i; j > 0 && nodes[j - 1].id > nodes[j].id; j--) {
+			struct node x = nodes[j];
+			nodes[j] = nodes[j - 1];
+			nodes[j - 1] = x;
+		}
+	size_t nblk = 0;
+	for (size_t i = 0; i < nn; i++)
+		nblk += nodes[i].nbits;
+	if (!rc && (!nn || !nblk))
+		rc = -ENOENT;
+	if (!rc && (put_u64(b, 1) || put_u64(b, bsize) || put_u64(b, nn)))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < nn && !rc; i++) {
+		const struct node *n = &nodes[i];
+		if (put_u64(b, n->id) || put_u64(b, n->nbits) || put_u64(b, n->nbits))
+			rc = -ENOMEM;
+		for (size_t k = 0; k < (n->nbits + 63) / 64 && !rc; k++)
+			if (put_u64(b, n->bits[k]))
+				rc = -ENOMEM;
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(nodes[i].bits);
+	free(nodes);
+	return rc;
+}
+
 int mp_pdw_set_topology(mp_pdw *w)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
@@ -184,7 +318,7 @@ int mp_pdw_set_topology(mp_pdw *w)
 	size_t sz = CPU_ALLOC_SIZE(bits + 1);
 	cpu_set_t *one = CPU_ALLOC(bits + 1), *set = CPU_ALLOC(bits + 1);
 	memnode_set_t *nodes = MEMNODE_ALLOC(bits + 1);
-	struct mp_buf b[3] = { 0 };
+	struct mp_buf b[4] = { 0 };
 	int rc = !one || !set || !nodes ? -ENOMEM : 0;
 	if (!rc)
 		rc = cpu_topology(t, avail, sz, one, set, &b[0]);
@@ -194,7 +328,9 @@ int mp_pdw_set_topology(mp_pdw *w)
 		rc = mp_pdw_set_feature(w, MP_HEADER_NUMA_TOPOLOGY, b[1].data, b[1].len);
 	if (!rc && !caches(t, sz, set, &b[2]))
 		rc = mp_pdw_set_feature(w, MP_HEADER_CACHE, b[2].data, b[2].len);
-	for (int i = 0; i < 3; i++)
+	if (!rc && !mem_topology("/sys", &b[3]))
+		rc = mp_pdw_set_feature(w, MP_HEADER_MEM_TOPOLOGY, b[3].data, b[3].len);
+	for (int i = 0; i < 4; i++)
 		mp_buf_fini(&b[i]);
 	CPU_FREE(one);
 	CPU_FREE(set);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# memprof record writes perf's topology header features and the EDAC counts around the run;
+# memprof record writes perf's topology header features (CPU_TOPOLOGY with its dies,
+# NUMA_TOPOLOGY, CACHE, MEM_TOPOLOGY) and the EDAC counts around the run;
 # perf report --header-only -I reads them back the same as from perf's own recording here;
 # memprof report --sort cpu,socket on a two-thread falseshare recording pinned by -P puts
 # the samples on the CPUs falseshare chose, with perf report's own shares.
@@ -26,8 +27,7 @@ done
 "$PERF" record -q -e cpu-clock -o perf.data -- true >/dev/null 2>&1 || { echo "perf record refused"; exit 77; }
 topo() {
   "$PERF" report -i "$1" --header-only -I 2>/dev/null |
-    grep -E '^# (sibling sockets|sibling threads|CPU [0-9]+: Core ID|node[0-9]+ cpu list)' |
-    sed 's/Die ID [0-9-]*, //'
+    grep -E '^# (sibling sockets|sibling dies|sibling threads|CPU [0-9]+: Core ID|node[0-9]+ cpu list|memory nodes)|^# +[0-9]+ \[[0-9.]+[KMGT]?\]: '
 }
 topo fs.data > mine.txt
 topo perf.data > perfs.txt
