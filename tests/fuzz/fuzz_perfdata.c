@@ -9,6 +9,7 @@
 
 struct fz {
 	uint64_t sum;
+	mp_unwind *uw; /* without symbols: LBR stitching and the plain chains */
 };
 
 static int fz_sample(void *c, const struct mp_pd_sample *s)
@@ -22,6 +23,23 @@ static int fz_sample(void *c, const struct mp_pd_sample *s)
 	const uint8_t *raw = s->raw;
 	for (uint32_t i = 0; i < s->raw_size; i++)
 		f->sum += raw[i];
+	const uint8_t *stk = s->user_stack;
+	for (uint64_t i = 0; stk && i < s->user_stack_size; i++)
+		f->sum += stk[i];
+	if (s->regs_user) {
+		int n = __builtin_popcountll(s->regs_user_mask);
+		for (int i = 0; i < n; i++) {
+			uint64_t r;
+			memcpy(&r, (const uint8_t *)s->regs_user + 8 * i, 8);
+			f->sum += r;
+		}
+	}
+	if (f->uw) {
+		const uint64_t *ips;
+		size_t n = mp_unwind_sample(f->uw, s, &ips);
+		for (size_t i = 0; i < n; i++)
+			f->sum += ips[i];
+	}
 	return 0;
 }
 
@@ -57,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!pd)
 		return 0;
 	struct fz f = { 0 };
+	f.uw = mp_unwind_new(NULL, pd, &err);
 	for (size_t i = 0; i < mp_pd_nattrs(pd); i++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, i);
 		f.sum += strlen(a->name) + strlen(a->spec) + a->nids;
@@ -91,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* and once more without the non-sample callbacks: the unordered path */
 	struct mp_pd_handler h2 = { .ctx = &f, .sample = fz_sample };
 	mp_pd_process(pd, &h2, &err);
+	mp_unwind_free(f.uw);
 	mp_pd_close(pd);
 	return f.sum == 0x5a5a5a5a5a5a5a5aULL; /* keeps the sums from being optimised away */
 }
