@@ -269,10 +269,11 @@ static int cmd_record(int argc, char **argv)
 		{ 'F', "freq", CLI_INT, &o.freq, "HZ", "sample HZ times a second instead" },
 		{ 'o', "output", CLI_STR, &o.output, "FILE", "output file (default memprof.data)" },
 		{ 'g', NULL, CLI_FLAG, &o.callgraph, NULL,
-		  "record call chains (frame pointers: --call-graph fp)" },
+		  "record call chains (frame pointers: --call-graph fp; with --sim, callgrind's call "
+		  "graph)" },
 		{ 0, "call-graph", CLI_STR, &cg_mode, "MODE",
 		  "record call chains: fp (frame pointers), dwarf[,SIZE] (registers and SIZE bytes "
-		  "of user stack, default 8192, unwound by report) or lbr (the LBR call stack), as "
+		  "of user stack, default 8192, unwound with libdw when read) or lbr (the LBR call stack), as "
 		  "perf" },
 		{ 'a', "all-cpus", CLI_FLAG, &o.all, NULL, "sample every CPU (system-wide)" },
 		{ 'p', "pid", CLI_INT, &o.pid, "PID", "attach to a running process" },
