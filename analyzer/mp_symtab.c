@@ -77,13 +77,67 @@ int mp_esym_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+/* Stable sort by start, as glibc's qsort (a merge sort) sorts: of symbols at one address
+ * the duplicate rule below sees them in table order. Bottom-up merges with the comparison
+ * inlined (qsort's calls through a pointer were most of loading a large table); runs
+ * already in order cost one comparison. */
+static void esym_sort(struct mp_esym *v, size_t n)
+{
+	size_t k = 1;
+	while (k < n && v[k - 1].start <= v[k].start)
+		k++;
+	if (k == n)
+		return;
+	struct mp_esym *tmp = malloc(n * sizeof(*v));
+	if (!tmp) {
+		qsort(v, n, sizeof(*v), mp_esym_cmp);
+		return;
+	}
+	/* insertion-sort runs of 16, then merge runs of doubling width */
+	for (size_t b = 0; b < n; b += 16) {
+		size_t e = b + 16 < n ? b + 16 : n;
+		for (size_t i = b + 1; i < e; i++) {
+			struct mp_esym x = v[i];
+			size_t j = i;
+			while (j > b && v[j - 1].start > x.start) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+	}
+	struct mp_esym *src = v, *dst = tmp;
+	for (size_t w = 16; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+			if (mid == hi || src[mid - 1].start <= src[mid].start) {
+				memcpy(dst + lo, src + lo, (hi - lo) * sizeof(*v));
+				continue;
+			}
+			while (i < mid && j < hi)
+				dst[o++] = src[j].start < src[i].start ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct mp_esym *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
 /* Sort, drop duplicates as perf does, and give zero-sized symbols the room up to the next
  * one (perf's symbols__fixup_end). */
 void mp_symtab_finish(struct mp_symtab *t, int kallsyms)
 {
 	if (!t->n)
 		return;
-	qsort(t->v, t->n, sizeof(*t->v), mp_esym_cmp);
+	esym_sort(t->v, t->n);
 	size_t w = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		if (w && t->v[w - 1].start == t->v[i].start) {
