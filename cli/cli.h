@@ -81,6 +81,14 @@ void cli_print_help(const struct cli_cmd *cmd, const struct cli_opt *opts);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* -e/--events of report and annotate: the recording's events named in list
+ * (comma-separated, as report's header names them), in the order given, into ev (room for
+ * every attr); *nev their number. 0, or CLI_EXIT_USAGE after naming the unknown event
+ * and the recording's events. */
+struct mp_pd;
+int cli_select_events(const char *cmd, const struct mp_pd *pd, const char *list, size_t *ev,
+		      size_t *nev);
+
 /* The default input file: memprof.data, else perf.data, in the current directory. */
 const char *cli_default_input(void);
 /* As perf: a recording owned by someone other than the user or root is not read (it may

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_analyzer.h"
+
 volatile sig_atomic_t cli_stop_flag;
 
 static void cli_on_stop(int sig)
@@ -353,5 +355,48 @@ int cli_parse(const struct cli_cmd *command, const struct cli_opt *opts, int arg
 	*nargs = out - 1;
 	free(tail);
 	free(args);
+	return 0;
+}
+
+static const char *event_name(const struct mp_pd_attr *a)
+{
+	return a->spec && *a->spec ? a->spec : a->name ? a->name : "";
+}
+
+int cli_select_events(const char *cmd, const struct mp_pd *pd, const char *list, size_t *ev,
+		      size_t *nev)
+{
+	size_t na = mp_pd_nattrs(pd), n = 0;
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ","), i;
+		for (i = 0; i < na; i++) {
+			const struct mp_pd_attr *a = mp_pd_attr(pd, i);
+			if ((strlen(event_name(a)) == k && !strncmp(event_name(a), p, k)) ||
+			    (a->name && strlen(a->name) == k && !strncmp(a->name, p, k)))
+				break;
+		}
+		if (i == na) {
+			char names[512] = "";
+			for (size_t j = 0; j < na; j++) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof(names) - len, "%s%s", j ? ", " : "",
+					 event_name(mp_pd_attr(pd, j)));
+			}
+			cli_error(cmd, "-e: no event '%.*s' in the recording (it has %s)", (int)k, p,
+				  names);
+			return CLI_EXIT_USAGE;
+		}
+		size_t j;
+		for (j = 0; j < n && ev[j] != i; j++)
+			;
+		if (j == n)
+			ev[n++] = i;
+		p += k + (p[k] == ',');
+	}
+	if (!n) {
+		cli_error(cmd, "-e: no event named");
+		return CLI_EXIT_USAGE;
+	}
+	*nev = n;
 	return 0;
 }

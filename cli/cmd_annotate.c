@@ -15,9 +15,12 @@
 #include "mp_predict.h"
 
 #define CMD "annotate"
+/* More events than this and no -e: only the first SHOWN_EVENTS are columns. */
+#define MANY_EVENTS 6
+#define SHOWN_EVENTS ((size_t)4)
 
 struct ann_opts {
-	const char *input, *symfs, *kallsyms, *predict, *archive;
+	const char *input, *symfs, *kallsyms, *predict, *archive, *events;
 	int asm_, quiet, no_skid, period, samples, force;
 	double threshold, hot;
 };
@@ -354,6 +357,9 @@ static int annotate_run(int argc, char **argv, char **inputs)
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
+		{ 'e', "events", CLI_STR, &o.events, "EVENTS",
+		  "show these events' columns, in this order (default: every event with samples; "
+		  "the first 4 when there are more than 6)" },
 		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
 		  "interleave the disassembly with per-instruction counts" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
@@ -497,6 +503,25 @@ static int annotate_run(int argc, char **argv, char **inputs)
 		goto out;
 	}
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
+	if (o.events) {
+		rc = cli_select_events(CMD, ss.pd, o.events, ev, &nev);
+		if (rc) {
+			free(ev);
+			mp_session_close(&ss);
+			return rc;
+		}
+	} else if (nev > MANY_EVENTS) {
+		/* 13 simulated events make 491 columns: the first ones, and how to choose */
+		fprintf(stdout, "# showing %zu of %zu events (-e to choose):", SHOWN_EVENTS, nev);
+		for (size_t j = 0; j < nev; j++) {
+			const struct mp_pd_attr *at = mp_pd_attr(ss.pd, ev[j]);
+			fprintf(stdout, "%s %s%s", j ? "," : "",
+				at->spec && *at->spec ? at->spec : at->name,
+				j < SHOWN_EVENTS ? "" : " (hidden)");
+		}
+		fputc('\n', stdout);
+		nev = SHOWN_EVENTS;
+	}
 	/* A simulated recording's samples are one per address: their number means nothing. */
 	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, MP_META_SIMULATED));
 	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
@@ -656,7 +681,7 @@ static int cmd_annotate(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_annotate = {
 	"annotate", cmd_annotate, "source and assembly with per-line hits, like opannotate",
-	"[-i FILE] [--asm] [SYMBOL | DSO:SYMBOL | SOURCE-FILE]",
+	"[-i FILE] [-e EVENTS] [--asm] [SYMBOL | DSO:SYMBOL | SOURCE-FILE]",
 	"Source lines (and instructions) of a function or file with their "
 	"samples per event, the hottest lines marked.", 0,
 };

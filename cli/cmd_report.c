@@ -25,6 +25,7 @@ struct report_opts {
 	int csv, json, no_objects, quiet, stdio, full_names, group, force;
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
+	const char *events;
 };
 
 /* The table's columns after the event columns, in --sort order (as perf). */
@@ -661,6 +662,9 @@ static int report_run(int argc, char **argv, char **inputs)
 		  "group by comm,pid,tid,cpu,region,dso,sym,srcline,srcfile,addr, columns in this order; "
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
 		  "commands); socket,node (with cpu): by the recorded topology" },
+		{ 'e', "events", CLI_STR, &o.events, "EVENTS",
+		  "show these events' columns, in this order (the first sorts; default: every "
+		  "sampled event)" },
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
 		{ 0, "percent-limit", CLI_DOUBLE, &o.threshold, "PCT", "the same as --threshold (perf's name)" },
@@ -827,6 +831,13 @@ static int report_run(int argc, char **argv, char **inputs)
 	size_t nev = pick_events(ss.pd, ss.hist, ev);
 	for (size_t i = 0; i < na; i++)
 		tot[i] = *mp_hist_total(ss.hist, i);
+	if (o.events && (rc = cli_select_events(CMD, ss.pd, o.events, ev, &nev))) {
+		free(ev);
+		free(tot);
+		mp_session_close(&ss);
+		cli_archive_done(&adir, &akall);
+		return rc;
+	}
 
 	if (!o.sort && !o.csv && !o.json && several_comms(&ss)) {
 		/* several commands in the file (-a, a shell and its children): say whose (the
@@ -1086,7 +1097,7 @@ out:
 
 const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
-	"[-i FILE] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
+	"[-i FILE] [-e EVENTS] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
 	"[--percent-limit PCT] [--stdio|--csv|--json]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,

@@ -103,7 +103,7 @@ int cli_tui_batch(tui_model *m, const char *keys, int cols, int rows)
 static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
-	const char *size = NULL, *predict = NULL;
+	const char *size = NULL, *predict = NULL, *events = NULL;
 	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
@@ -119,6 +119,8 @@ static int cmd_tui(int argc, char **argv)
 		{ 0, "no-color", CLI_FLAG, &no_color, NULL, "draw without colour (also NO_COLOR=1, TERM=vt100)" },
 		{ 0, "batch", CLI_STR, &batch, "KEYS", "no terminal: apply KEYS (<ENTER>, <TAB>, ...) and print the screen" },
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
+		{ 'e', "events", CLI_STR, &events, "EVENTS",
+		  "event columns to show (comma-separated; default all that fit, key e)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, &nargs);
@@ -179,6 +181,13 @@ static int cmd_tui(int argc, char **argv)
 		tui_source_free(src);
 		mp_predict_fini(&pred);
 		return 1;
+	}
+	if (events && tui_model_set_events(m, events, &err)) {
+		cli_error("tui", "-e: %s", err.msg);
+		tui_model_free(m);
+		tui_source_free(src);
+		mp_predict_fini(&pred);
+		return CLI_EXIT_USAGE;
 	}
 	if (batch)
 		rc = cli_tui_batch(m, batch, cols, rows);

@@ -1,5 +1,5 @@
 mp_add_cmocka_test(test_cli SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.c
-                   ${PROJECT_SOURCE_DIR}/cli/cli_opts.c LIBS mp_util)
+                   ${PROJECT_SOURCE_DIR}/cli/cli_opts.c LIBS mp_analyzer mp_util)
 target_include_directories(test_cli PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 add_test(NAME cli_usage_errors COMMAND bash -c "
   m=$<TARGET_FILE:memprof>

@@ -200,6 +200,9 @@ struct tui_screen {
 tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err);
 void tui_model_free(tui_model *m); /* NULL-safe */
 void tui_model_resize(tui_model *m, int cols, int rows);
+/* Show only the events of list (comma-separated names, NULL or "" = all) as columns; the
+ * colouring event is always shown. 0, or -EINVAL with err naming the unknown event. */
+int tui_model_set_events(tui_model *m, const char *list, struct mp_err *err);
 /* Handle one key: TUI_* result bits (0 = the key means nothing here). */
 unsigned tui_model_key(tui_model *m, int key);
 /* Render the current view (borrowed, valid until the next call on m). */

@@ -133,9 +133,20 @@ struct tui_model {
 	struct tui_screen scr;
 	char *textbuf;
 	char *rowbuf;
+	/* the event columns: the ones chosen (-e, the e key; all by default), the first
+	 * shown ([ and ] scroll them), and those shown at the last render, in order (the
+	 * colouring event first when the window left it out) */
+	unsigned char evsel[TUI_MAX_EVENTS];
+	size_t evscroll;
+	size_t vis[TUI_MAX_EVENTS], nvis, nsel;
 };
 
 #define NEV(m) ((m)->d->nev)
+/* The event columns that fit beside the names (tui_render.c): fills m->vis. */
+void tui_visible_events(tui_model *m);
+/* e: choose the event columns; [ ]: scroll them (tui_render.c). */
+unsigned tui_events_prompt(tui_model *m, struct view *v, int key);
+unsigned tui_events_scroll(tui_model *m, struct view *v, int key);
 #define NRAT(m) ((m)->d->nratios)
 
 /* A row being rendered into its text buffer (tui_render.c). */

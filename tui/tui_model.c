@@ -187,6 +187,8 @@ tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err)
 		tui_model_free(m);
 		return NULL;
 	}
+	memset(m->evsel, 1, sizeof(m->evsel));
+	m->nsel = d->nev;
 	if (alloc_screen(m) || (d->diff ? tui_push_diff(m) : tui_push_list(m, &tui_symbols_ops))) {
 		mp_err_set(err, -ENOMEM, "tui: out of memory");
 		tui_model_free(m);

@@ -1,6 +1,7 @@
 /* tui_render.c - the views as text: each row of the screen rendered into a text buffer of
  * exactly cols characters, with spans of heat for colour. Pure: tui_draw.c paints the
  * result with curses, tests read the strings. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -195,11 +196,108 @@ void tui_render_help_title(tui_model *m, struct tui_line *l, const struct view *
 	tui_put(l, " Help: memprof tui keys (q, ESC or h to close)");
 }
 
+int tui_model_set_events(tui_model *m, const char *list, struct mp_err *err)
+{
+	unsigned char sel[TUI_MAX_EVENTS] = { 0 };
+	size_t n = 0;
+	if (!list || !*list) {
+		memset(m->evsel, 1, sizeof(m->evsel));
+		m->nsel = NEV(m);
+		m->evscroll = 0;
+		return 0;
+	}
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ","), e;
+		for (e = 0; e < NEV(m); e++)
+			if (strlen(m->d->ev[e].name) == k && !strncmp(m->d->ev[e].name, p, k))
+				break;
+		if (e == NEV(m))
+			return mp_err_set(err, -EINVAL, "no event '%.*s' in the recording", (int)k, p);
+		n += !sel[e];
+		sel[e] = 1;
+		p += k + (p[k] == ',');
+	}
+	if (!n)
+		return mp_err_set(err, -EINVAL, "no event named in '%s'", list);
+	memcpy(m->evsel, sel, sizeof(sel));
+	m->nsel = n;
+	m->evscroll = 0;
+	return 0;
+}
+
+void tui_visible_events(tui_model *m)
+{
+	const tui_data *d = m->d;
+	size_t hot = (size_t)tui_hot_event(m);
+	/* the symbol lists keep 40 columns for the name and its object, annotate two thirds
+	 * of the width for the source text */
+	int budget = tui_top_view(m)->ops == &tui_annotate_ops ? m->cols / 3 : m->cols - 40;
+	int used = 0;
+	budget -= (size_t)m->metric >= d->nev ? 14 : 0;
+	size_t k = 0;
+	m->nvis = 0;
+	for (size_t e = 0; e < d->nev; e++) {
+		if (!m->evsel[e] && e != hot)
+			continue;
+		if (k++ < m->evscroll && e != hot)
+			continue;
+		int w = cell_width(m, e);
+		if (m->nvis && used + w > budget)
+			continue;
+		used += w;
+		m->vis[m->nvis++] = e;
+	}
+	/* the colouring event first when scrolling or the width left it out */
+	size_t i;
+	for (i = 0; i < m->nvis && m->vis[i] != hot; i++)
+		;
+	if (i == m->nvis) {
+		if (m->nvis && used + cell_width(m, hot) > budget)
+			m->nvis--;
+		memmove(&m->vis[1], &m->vis[0], m->nvis * sizeof(m->vis[0]));
+		m->vis[0] = hot;
+		m->nvis++;
+	}
+}
+
+static unsigned events_done(tui_model *m, struct view *v, const char *text, int kind)
+{
+	(void)v, (void)kind;
+	struct mp_err err = { 0 };
+	if (tui_model_set_events(m, text, &err))
+		tui_set_msg(m, "%s", err.msg);
+	else
+		tui_set_msg(m, "events: %s", text[0] ? text : "all");
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+unsigned tui_events_prompt(tui_model *m, struct view *v, int key)
+{
+	(void)v;
+	tui_start_prompt(m, key, "", "Events (comma-separated, empty: all)", events_done);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+unsigned tui_events_scroll(tui_model *m, struct view *v, int key)
+{
+	(void)v;
+	tui_visible_events(m);
+	if (key == '[' && m->evscroll > 0)
+		m->evscroll--;
+	else if (key == ']' && m->nvis < m->nsel && m->evscroll + 1 < m->nsel)
+		m->evscroll++;
+	tui_visible_events(m);
+	tui_set_msg(m, "event columns %zu-%zu of %zu ([ ] scroll, e choose)", m->evscroll + 1,
+		    m->evscroll + m->nvis > m->nsel ? m->nsel : m->evscroll + m->nvis, m->nsel);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
 /* The count columns' heads, then the colouring ratio's when a ratio colours. */
 static void event_heads(tui_model *m, struct tui_line *l)
 {
 	const tui_data *d = m->d;
-	for (size_t e = 0; e < d->nev; e++) {
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
 		int w = cell_width(m, e);
 		tui_putf(l, "%*.*s", w, w - 1, d->ev[e].name);
 	}
@@ -233,7 +331,8 @@ void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, 
 	const tui_data *d = m->d;
 	const struct tui_sym *s = &d->syms[v->rows[i]];
 	int hot = 0;
-	for (size_t e = 0; e < d->nev; e++) {
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
 		int h = put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples,
 				 d->ev[e].period);
 		if (e == (size_t)tui_hot_event(m))
@@ -299,7 +398,8 @@ void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v
 	const struct item *it = &v->items[i];
 	const uint64_t *tot = it->kind == IT_LINE ? v->ltot : v->itot;
 	int hot = 0;
-	for (size_t e = 0; e < d->nev; e++) {
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
 		int h = put_cell(m, l, e, tui_item_val(v, it, e, 0), tui_item_val(v, it, e, 1), tot[e],
 				 tot[a->nev + e]);
 		if (e == (size_t)tui_hot_event(m))
@@ -377,6 +477,7 @@ const struct tui_screen *tui_model_render(tui_model *m)
 
 	if (!m->textbuf)
 		return NULL;
+	tui_visible_events(m);
 	tui_clamp_scroll(m, v);
 	line_start(&l, &m->scr.row[0], m->cols, TUI_ROW_TITLE);
 	v->ops->title(m, &l, v);
@@ -408,6 +509,7 @@ const char *tui_model_row_text(tui_model *m, size_t i)
 	struct tui_line l;
 	if (i >= tui_view_nrows(v) || !m->rowbuf)
 		return NULL;
+	tui_visible_events(m);
 	row.text = m->rowbuf;
 	line_start(&l, &row, m->cols, TUI_ROW_TEXT);
 	render_row(m, &l, v, i);

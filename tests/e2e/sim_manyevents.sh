@@ -1,0 +1,47 @@
+#!/bin/bash
+# Views of a 13-event --sim recording of a program with its own shared library: the TUI at
+# 80x24 shows symbol names and source text beside the columns that fit (the colouring event
+# first), -e and the e key choose the columns, [ ] scroll them; annotate -e D1mr,Ir prints
+# those two columns in that order; annotate without -e shows 4 of 13 and says so; report -e.
+source "$(dirname "$0")/record_lib.sh"
+command -v valgrind >/dev/null || fail "valgrind is not installed (package valgrind)"
+S=$(dirname "$0")/../standins
+gcc -O1 -g -fPIC -shared -o libwork.so "$S/libwork.c" &&
+	gcc -O1 -g -o uselib "$S/uselib.c" -I"$S" -L. -lwork -Wl,-rpath,'$ORIGIN' ||
+	fail "cannot build the stand-in"
+"$MEMPROF" record --sim -o s.data -- ./uselib 100 >/dev/null 2>rec.err || fail "record --sim: $(cat rec.err)"
+n=$("$MEMPROF" report -i s.data --csv | grep -v '^#' | head -1 | grep -o ' samples,' | wc -l)
+[ "$n" = 13 ] || fail "the --sim recording has $n events, not 13"
+
+# TUI at 80x24: symbols with their names, then the source of sum_local
+"$MEMPROF" tui -i s.data --batch "" >t0.txt 2>t.err || fail "tui: $(cat t.err)"
+[ "$(wc -l <t0.txt)" = 24 ] || fail "not 24 rows"
+awk 'length($0) > 80 { exit 1 }' t0.txt || fail "rows wider than 80"
+sed -n 2p t0.txt | grep -Eq '^ +Ir +Dr .* symbol' || fail "header: $(sed -n 2p t0.txt)"
+grep -Eq '^> +[0-9.]+%.* (sum_local|work_mix) +(uselib|libwork)' t0.txt || fail "no symbol names: $(sed -n 3,4p t0.txt)"
+"$MEMPROF" tui -i s.data --batch "/sum_local<ENTER><ENTER>" >t1.txt 2>t.err || fail "tui annotate: $(cat t.err)"
+grep -q 'Annotate sum_local' t1.txt || fail "not annotating: $(head -1 t1.txt)"
+grep -q 's += v\[i\] / (double)(r + 1);' t1.txt || fail "no source text at 80x24: $(cat t1.txt)"
+# -e chooses the columns, the colouring event (Ir) stays first
+"$MEMPROF" tui -i s.data -e D1mr,DLmr --batch "" | sed -n 2p | grep -Eq '^ +Ir +D1mr +DLmr +symbol' ||
+	fail "tui -e D1mr,DLmr: $("$MEMPROF" tui -i s.data -e D1mr,DLmr --batch "" | sed -n 2p)"
+# the e key does the same; ] scrolls the columns
+"$MEMPROF" tui -i s.data --batch "eBc,Bcm<ENTER>" | sed -n 2p | grep -Eq '^ +Ir +Bc +Bcm +symbol' ||
+	fail "e key: $("$MEMPROF" tui -i s.data --batch "eBc,Bcm<ENTER>" | sed -n 2p)"
+"$MEMPROF" tui -i s.data --batch "]]" | sed -n 2p | grep -Eq '^ +Ir +Dw +I1mr' ||
+	fail "] scroll: $("$MEMPROF" tui -i s.data --batch "]]" | sed -n 2p)"
+"$MEMPROF" tui -i s.data -e nope --batch "" >/dev/null 2>e.out; [ $? = 2 ] || fail "tui -e nope accepted"
+grep -q "no event 'nope'" e.out || fail "tui -e nope: $(cat e.out)"
+
+# annotate -e D1mr,Ir: two event columns, in that order, with the recording's counts
+"$MEMPROF" annotate -i s.data -e D1mr,Ir sum_local >a.txt 2>a.err || fail "annotate -e: $(cat a.err)"
+grep -Eq '^#  +D1mr +Ir *$' a.txt || fail "column heads: $(grep -E '^#  ' a.txt | head -2)"
+[ "$(grep -Ec '^#  +count +% +count +% :' a.txt)" = 1 ] || fail "not two count columns"
+ir=$("$MEMPROF" report -i s.data --csv --sort sym | awk -F, '$2 == "sum_local" { print $4 }')
+grep -q "^# total: D1mr [0-9]* counted ([0-9.]*%), Ir $ir counted" a.txt || fail "total: $(grep '^# total' a.txt), report Ir $ir"
+"$MEMPROF" annotate -i s.data sum_local >b.txt || fail "annotate"
+grep -q '^# showing 4 of 13 events (-e to choose): Ir, Dr, Dw, I1mr, D1mr (hidden)' b.txt || fail "no note: $(head -1 b.txt)"
+awk 'length($0) > 140 && !/^# showing/ && !/^# SIMULATED/ && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
+# report -e
+"$MEMPROF" report -i s.data -e DLmr,Ir --no-objects --sort sym | grep -Eq '^# DLmr +Ir *$' || fail "report -e"
+echo ok
