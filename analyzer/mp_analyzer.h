@@ -445,6 +445,10 @@ struct mp_hist_query {
 	 * symbols are left out of the rows; the totals stay those of the whole recording. */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const mp_pd_regions *regions; /* names of MP_HK_REGION rows (NULL: "[no region]") */
+	/* per attr, 1: count srcline/srcfile rows at the line of the instruction before the
+	 * sampled one in the same function, as annotate does (mp_ann_event_skids()); NULL =
+	 * at the sampled address, as perf */
+	const unsigned char *skid;
 };
 
 struct mp_hist_result {

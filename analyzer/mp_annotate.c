@@ -768,7 +768,8 @@ mp_ann *mp_ann_new_opts(mp_hist *h, mp_sym *s, const char *dso, const char *sym,
 		goto nomem;
 	if (a->skid_moved)
 		add_note(a, "%s", "samples of skidding events (cpu-clock, imprecise hardware "
-			 "events) moved back one instruction");
+			 "events) moved back one instruction, as report --sort srcline counts "
+			 "them (--no-skid: at the sampled address, as perf)");
 	if (!have_code)
 		add_note(a, "no code for %s: showing the sampled addresses only", dinfo->name);
 	/* the function's main file: that of its first instruction with a line */

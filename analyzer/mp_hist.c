@@ -26,6 +26,10 @@ struct loc {
 	uint32_t map;
 	uint16_t cpumode;
 	uint16_t has_line;
+	/* the source line one instruction back (skid), looked up on first need */
+	const char *skid_file;
+	unsigned skid_line;
+	int skid_done;
 };
 
 struct mp_hist {
@@ -573,6 +577,33 @@ static int dso_in_list(mp_sym *s, uint32_t dso_idx, const char *list)
 	return d && (list_has(list, d->name) || list_has(list, d->path));
 }
 
+/* A skidding event's sample counted for the line of the instruction before it, in the same
+ * function (annotate's rule: the byte before an instruction start belongs to the previous
+ * one): L itself when the line stays, else tmp with that line. */
+static const struct loc *skid_loc(mp_sym *s, struct loc *L, struct loc *tmp)
+{
+	if (!L->skid_done) {
+		L->skid_done = 1;
+		L->skid_file = L->l.srcfile;
+		L->skid_line = L->l.line;
+		if (L->l.sym_resolved && L->l.elf_addr > L->l.sym_start && L->ip) {
+			struct mp_sym_loc t;
+			mp_sym_resolve(s, L->map, L->cpumode, L->ip - 1, 1, &t);
+			if (t.sym_resolved && t.sym_start == L->l.sym_start && t.srcfile) {
+				L->skid_file = t.srcfile;
+				L->skid_line = t.line;
+			}
+		}
+	}
+	if (L->skid_file == L->l.srcfile && L->skid_line == L->l.line)
+		return L;
+	*tmp = *L;
+	tmp->l.srcfile = L->skid_file;
+	tmp->l.line = L->skid_line;
+	tmp->filehash = mp_strhash(L->skid_file);
+	return tmp;
+}
+
 /* perf report's --comm, --pid, --tid, --dso and --symbols. */
 static int place_wanted(const struct mp_hist_query *q, mp_sym *s, const struct place *p,
 			const struct loc *L)
@@ -781,8 +812,12 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 		if (!p->used)
 			continue;
 		const struct loc *L = &h->locs[p->loc];
+		struct loc tmp;
 		if (!place_wanted(q, s, p, L))
 			continue;
+		if (q->skid && q->skid[p->attr] && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)) &&
+		    L->has_line)
+			L = skid_loc(s, &h->locs[p->loc], &tmp);
 		uint32_t r = group_row(&g, p, L, s);
 		if (r == UINT32_MAX)
 			goto nomem;

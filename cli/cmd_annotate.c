@@ -31,17 +31,21 @@ static double pct(uint64_t v, uint64_t t)
 }
 
 /* The count column is the number of samples, or with period the sum of their periods
- * (the estimated count; for a simulated file the exact simulated count). */
+ * (the estimated count; for a simulated file the exact simulated count); then the share of
+ * the event in the whole recording (%all) and in the function or file (%func, what the
+ * TUI's annotate shows as "percent of function"). */
 static void print_counts(FILE *f, const struct mp_hist_counts *c, const struct mp_ann_info *in,
 			 const size_t *ev, size_t nev, int period)
 {
 	for (size_t j = 0; j < nev; j++) {
 		if (c[ev[j]].samples)
-			fprintf(f, period ? " %12" PRIu64 " %7.2f%%" : " %9" PRIu64 " %7.2f%%",
+			fprintf(f, period ? " %12" PRIu64 " %7.2f%% %7.2f%%"
+					  : " %9" PRIu64 " %7.2f%% %7.2f%%",
 				period ? c[ev[j]].period : c[ev[j]].samples,
-				pct(c[ev[j]].period, in->evtotal[ev[j]].period));
+				pct(c[ev[j]].period, in->evtotal[ev[j]].period),
+				pct(c[ev[j]].period, in->total[ev[j]].period));
 		else
-			fprintf(f, period ? " %12s %8s" : " %9s %8s", "", "");
+			fprintf(f, period ? " %12s %8s %8s" : " %9s %8s %8s", "", "", "");
 	}
 }
 
@@ -110,14 +114,17 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 			period ? "counted" : "samples",
 			pct(in->total[ev[j]].period, in->evtotal[ev[j]].period));
 	}
-	fprintf(f, "\n#\n#  ");
+	fprintf(f, "\n# %%all: share of the event in the whole recording; %%func: share of "
+		   "the event in this %s (as the TUI's percent of function)\n#\n#  ",
+		in->sym ? "function" : "file");
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *at = mp_pd_attr(pd, ev[j]);
-		fprintf(f, period ? " %-21.21s" : " %-18.18s", at->spec && *at->spec ? at->spec : at->name);
+		fprintf(f, period ? " %-30.30s" : " %-27.27s", at->spec && *at->spec ? at->spec : at->name);
 	}
 	fprintf(f, "\n#  ");
 	for (size_t j = 0; j < nev; j++)
-		fprintf(f, period ? " %12s %8s" : " %9s %8s", period ? "count" : "samples", "%");
+		fprintf(f, period ? " %12s %8s %8s" : " %9s %8s %8s", period ? "count" : "samples",
+			"%all", "%func");
 	fprintf(f, " : %5s  %s\n", "line", "source  (=> hottest line, * hot line)");
 
 	/* the hottest line by the first event */
@@ -353,7 +360,7 @@ static int hot_row_cmp(const void *pa, const void *pb)
 
 static int annotate_run(int argc, char **argv, char **inputs)
 {
-	struct ann_opts o = { .threshold = 1.0, .hot = 10.0 };
+	struct ann_opts o = { .threshold = 1.0, .hot = 5.0 };
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
@@ -365,7 +372,7 @@ static int annotate_run(int argc, char **argv, char **inputs)
 		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
 		  "without SYMBOL: annotate the symbols above PCT percent (default 1)" },
 		{ 0, "hot", CLI_DOUBLE, &o.hot, "PCT",
-		  "mark lines with PCT percent of the function or more (default 10)" },
+		  "mark lines with PCT percent of the function or more (default 5, as the TUI)" },
 		CLI_OPT_SYMFS(&o.symfs),
 		CLI_OPT_KALLSYMS(&o.kallsyms),
 		CLI_OPT_ARCHIVE(&o.archive),

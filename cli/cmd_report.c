@@ -22,7 +22,7 @@ struct report_opts {
 	const char *archive;
 	const char *html;      /* --html FILE: the flame graph page instead of the table */
 	double threshold;
-	int csv, json, no_objects, quiet, stdio, full_names, group, force;
+	int csv, json, no_objects, quiet, stdio, full_names, group, force, no_skid;
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *events;
@@ -676,6 +676,9 @@ static int report_run(int argc, char **argv, char **inputs)
 		  "only samples in these objects (short names or paths)" },
 		{ 'S', "symbols", CLI_STR, &o.syms, "SYMS", "only samples in these symbols" },
 		{ 0, "stdio", CLI_FLAG, &o.stdio, NULL, "text output (the default; accepted as perf)" },
+		{ 0, "no-skid", CLI_FLAG, &o.no_skid, NULL,
+		  "srcline, srcfile: count skidding events' samples at the sampled address, as "
+		  "perf (default: one instruction back, as annotate)" },
 		{ 0, "full-names", CLI_FLAG, &o.full_names, NULL,
 		  "C++ names whole in the text table (long ones have their template arguments "
 		  "shortened to <...>)" },
@@ -847,7 +850,13 @@ static int report_run(int argc, char **argv, char **inputs)
 		cols.c[0] = COL_COMM;
 		cols.n++;
 	}
-	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0,
+	/* one skid rule for lines in report and annotate: back one instruction */
+	unsigned char *skid = calloc(na + 1, 1);
+	int skids = 0;
+	for (size_t i = 0; skid && i < na && !o.no_skid && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE));
+	     i++)
+		skids |= skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(ss.pd, i)->attr);
+	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0, .skid = skid,
 				   .comms = o.comms, .pids = o.pids, .tids = o.tids,
 				   .dsos = o.dsos, .syms = o.syms, .regions = ss.regions };
 	struct mp_hist_result res = { 0 }, objs = { 0 };
@@ -880,6 +889,11 @@ static int report_run(int argc, char **argv, char **inputs)
 			print_groups(f, ss.pd, tot);
 			fprintf(f, "#\n");
 		}
+		if (skids)
+			fprintf(f, "# Skid: samples of skidding events (cpu-clock, imprecise hardware "
+				   "events) count for the line of the instruction before the sampled "
+				   "one, as annotate counts them (--no-skid: at the sampled address, "
+				   "as perf)\n#\n");
 		print_missing(f, miss, nmiss, ss.pd, tot, ev, nev, 0);
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
@@ -896,6 +910,7 @@ static int report_run(int argc, char **argv, char **inputs)
 		rc = -EIO;
 	}
 out:
+	free(skid);
 	free(miss);
 	mp_hist_result_fini(&res);
 	mp_hist_result_fini(&objs);

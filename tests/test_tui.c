@@ -435,6 +435,8 @@ static void test_model_key__asm__on_demand_and_source_toggle(void **state)
 	tui_model_key(m, 't');
 	assert_non_null(strstr(tui_model_row_text(m, tui_model_cursor(m)), "3000000"));
 	tui_model_key(m, 't');
+	assert_int_equal(tui_model_show(m), TUI_SHOW_PERCENT_ALL);
+	tui_model_key(m, 't');
 	assert_int_equal(tui_model_show(m), TUI_SHOW_PERCENT);
 	tui_model_key(m, 's');
 	assert_int_equal(tui_model_nrows(m), 5);

@@ -171,7 +171,9 @@ enum {
 
 enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_VIEW_SUMMARY,
 		     TUI_VIEW_HELP, TUI_VIEW_DIFF };
-enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD };
+/* percent: of the function in annotate (the CLI's %func), of the recording in the lists;
+ * percent of recording: of the recording everywhere (the CLI's %all). */
+enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD, TUI_SHOW_PERCENT_ALL };
 
 /* How a rendered row is drawn. */
 enum tui_row_kind { TUI_ROW_TEXT, TUI_ROW_TITLE, TUI_ROW_HEADER, TUI_ROW_STATUS,

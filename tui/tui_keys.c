@@ -122,7 +122,7 @@ static unsigned act_ratios(tui_model *m, struct view *v, int key)
 static unsigned act_show(tui_model *m, struct view *v, int key)
 {
 	(void)v, (void)key;
-	m->show = (m->show + 1) % 3;
+	m->show = (m->show + 1) % 4;
 	tui_set_msg(m, "showing %s", tui_show_name(m->show));
 	return TUI_HANDLED | TUI_REDRAW;
 }
@@ -169,7 +169,7 @@ const struct tui_binding tui_bindings[] = {
 	{ 'i', TUI_V_SUMMARY, act_none, NULL, 0 },
 	{ 'R', V_BROWSE & ~TUI_V_RATIOS, act_ratios, "R\tper-symbol ratios", 0 },
 	{ 'R', TUI_V_RATIOS, act_none, NULL, 0 },
-	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period", 0 },
+	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period / percent of recording", 0 },
 	{ 'x', V_BROWSE, act_metric, "x, X\tnext / previous event (or ratio) that sorts and colours",
 	  0 },
 	{ 'X', V_BROWSE, act_metric, NULL, 0 },

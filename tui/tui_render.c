@@ -104,7 +104,8 @@ static int digits(uint64_t v)
 static int cell_width(const tui_model *m, size_t e)
 {
 	const struct tui_event *ev = &m->d->ev[e];
-	int w = m->show == TUI_SHOW_PERCENT ? 8
+	int pc = m->show == TUI_SHOW_PERCENT || m->show == TUI_SHOW_PERCENT_ALL;
+	int w = pc ? 8
 		: digits(m->show == TUI_SHOW_SAMPLES ? ev->samples : ev->period) + 1;
 	int nw = (int)strlen(ev->name) + 1;
 	if (nw > 14)
@@ -119,9 +120,13 @@ static int put_cell(const tui_model *m, struct tui_line *l, size_t e, uint64_t s
 		    uint64_t tot_s, uint64_t tot_p)
 {
 	int w = cell_width(m, e), col = l->pos;
+	if (m->show == TUI_SHOW_PERCENT_ALL) { /* the share of the whole recording */
+		tot_s = m->d->ev[e].samples;
+		tot_p = m->d->ev[e].period;
+	}
 	double pct = tot_p ? 100.0 * (double)p / (double)tot_p
 		     : tot_s ? 100.0 * (double)s / (double)tot_s : 0;
-	if (m->show == TUI_SHOW_PERCENT) {
+	if (m->show == TUI_SHOW_PERCENT || m->show == TUI_SHOW_PERCENT_ALL) {
 		if (s || p)
 			tui_putf(l, "%*.2f%%", w - 1, pct);
 		else
@@ -140,8 +145,10 @@ static int put_cell(const tui_model *m, struct tui_line *l, size_t e, uint64_t s
 
 const char *tui_show_name(enum tui_show show)
 {
-	return show == TUI_SHOW_PERCENT ? "percent" : show == TUI_SHOW_SAMPLES ? "samples"
-									      : "period";
+	return show == TUI_SHOW_PERCENT	      ? "percent"
+	       : show == TUI_SHOW_PERCENT_ALL ? "percent of recording"
+	       : show == TUI_SHOW_SAMPLES     ? "samples"
+					      : "period";
 }
 
 static void render_sim(const tui_model *m, struct tui_line *l)
@@ -179,7 +186,8 @@ void tui_render_annot_title(tui_model *m, struct tui_line *l, const struct view 
 		const char *b = strrchr(f, '/');
 		tui_putf(l, "  %s", b ? b + 1 : f);
 	}
-	tui_putf(l, " | %s, %s", tui_col_name(m, m->metric), tui_show_name(m->show));
+	tui_putf(l, " | %s, %s", tui_col_name(m, m->metric),
+		 m->show == TUI_SHOW_PERCENT ? "percent of function" : tui_show_name(m->show));
 }
 
 void tui_render_summary_title(tui_model *m, struct tui_line *l, const struct view *v)

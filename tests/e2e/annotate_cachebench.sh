@@ -39,7 +39,7 @@ for l in txt:
         tot = float(m.group(2)); tsamp = int(m.group(1))
     if l.startswith('#'):
         continue
-    m = re.match(r'^(=>|\* |  )\s+(\d+)\s+([\d.]+)%\s+:\s+\d+', l)
+    m = re.match(r'^(=>|\* |  )\s+(\d+)\s+([\d.]+)%\s+(?:[\d.]+%\s+)?:\s+\d+', l)
     if m:
         s += float(m.group(3)); n += 1
 if tot is None or n == 0:
@@ -59,7 +59,7 @@ tot = None; s = 0.0; n = 0; insns = 0
 for l in txt:
     m = re.search(r'/\* walk total: (\d+) ([\d.]+)% \*/', l)
     if m: tot = float(m.group(2))
-    m = re.match(r'^\s+(?:(\d+)\s+([\d.]+)%)?\s+:\s+[0-9a-f]+:\s+\S', l)
+    m = re.match(r'^\s+(?:(\d+)\s+([\d.]+)%\s+[\d.]+%)?\s+:\s+[0-9a-f]+:\s+\S', l)
     if m:
         insns += 1
         if m.group(2): s += float(m.group(2)); n += 1

@@ -58,7 +58,7 @@ rec group inc -e '{cpu-clock,task-clock}' -F 2000 -- \
 if [ -f matmul.perf.data ]; then
 	"$PERF" report -i matmul.perf.data --stdio --sort srcline --no-children -g none 2>/dev/null \
 		>srcline.perf.txt
-	"$MEMPROF" report -q -i matmul.perf.data --sort srcline --csv >srcline.csv
+	"$MEMPROF" report -q -i matmul.perf.data --sort srcline --no-skid --csv >srcline.csv
 	python3 - srcline.perf.txt srcline.csv <<'PY' || fail=1
 import csv, os, re, sys
 perf = {}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# One meaning per number: annotate's %all (share of the recording) and %func (share of the
+# function) are labelled, and the TUI's annotate shows the same numbers on every line
+# ("percent of function", t: "percent of recording"); report --sort srcline counts skidding
+# events one instruction back as annotate does, so both give the hottest line the same
+# share, and both headers say so. On cachebench's walk, sampled with cpu-clock (skids).
+source "$(dirname "$0")/record_lib.sh"
+"$MEMPROF" record -e cpu-clock -c 100000 -o cb.data -- "$KERNELS/cachebench" -s 32M -o random -r 2 \
+	>/dev/null 2>rec.err || fail "record: $(cat rec.err)"
+"$MEMPROF" annotate -i cb.data walk >a.txt 2>a.err || fail "annotate: $(cat a.err)"
+grep -q '^# %all: share of the event in the whole recording; %func: share of the event in this function' a.txt ||
+	fail "no legend: $(head -6 a.txt)"
+grep -Eq '^#  +samples +%all +%func :' a.txt || fail "column heads: $(grep '^#  ' a.txt)"
+grep -q '^# note: .*moved back one instruction, as report --sort srcline counts them' a.txt || fail "skid note"
+# per source line: "LINE ALL FUNC" from the CLI, from the TUI in both percent modes
+awk '!/^#/ && / : +[0-9]+  / { for (i = 1; i <= NF; i++) if ($i == ":") break;
+	if ($(i - 1) ~ /%$/) { a = $(i - 2); f = $(i - 1); sub(/%/, "", a); sub(/%/, "", f); print $(i + 1), a, f } }' a.txt >cli.rows
+[ -s cli.rows ] || fail "no counted lines: $(cat a.txt)"
+tui_rows() { # KEYS: "LINE PCT" of each counted line
+	"$MEMPROF" tui -i cb.data --size 160x60 --batch "/walk<ENTER><ENTER>$1" >t.txt 2>t.err || fail "tui: $(cat t.err)"
+	awk 'NR > 2 && /%/ { sub(/^> ?/, " "); sub(/%/, "", $1); n = $2 == "*" ? $3 : $2; print n, $1 }' t.txt
+}
+tui_rows "" >tf.rows
+tui_rows "ttt" >ta.rows
+head -1 t.txt | grep -q 'percent of recording' || fail "tui title: $(head -1 t.txt)"
+awk '{ print $1, $3 }' cli.rows | diff - tf.rows >d.out || fail "%func differs from the TUI's percent of function: $(cat d.out)"
+awk '{ print $1, $2 }' cli.rows | diff - ta.rows >d.out || fail "%all differs from the TUI's percent of recording: $(cat d.out)"
+echo "CLI and TUI agree on $(wc -l <cli.rows) lines"
+# report --sort srcline: the hottest line, its share equal to annotate's %all
+hot=$(awk '/^=>/ { for (i = 1; i <= NF; i++) if ($i == ":") { print $(i + 1), $(i - 2); exit } }' a.txt)
+want=$(grep -n 'HOT: pointer chase' "$(dirname "$0")/../../kernels/cachebench.c" | cut -d: -f1)
+[ "${hot% *}" = "$want" ] || fail "annotate's hottest line ${hot% *}, want $want"
+"$MEMPROF" report -i cb.data --sort srcline --no-objects >r.txt 2>&1 || fail "report: $(cat r.txt)"
+grep -q '^# Skid: samples of skidding events .* as annotate counts them' r.txt || fail "report header says no skid rule"
+got=$(awk '$3 == "cachebench.c:'"$want"'" { print $2 }' r.txt)
+[ "$got" = "${hot#* }" ] || fail "report --sort srcline gives line $want $got, annotate ${hot#* }"
+echo "hottest line $want: annotate and report both ${hot#* }"
+# --no-skid on both: at the sampled address, as perf; they still agree
+"$MEMPROF" annotate -i cb.data --no-skid walk >an.txt || fail "annotate --no-skid"
+"$MEMPROF" report -i cb.data --sort srcline --no-objects --no-skid >rn.txt || fail "report --no-skid"
+grep -q '^# Skid' rn.txt && fail "--no-skid report still states the skid rule"
+for l in $(awk '!/^#/ && / : +[0-9]+  / && /%/ { for (i = 1; i <= NF; i++) if ($i == ":") print $(i + 1) }' an.txt); do
+	a=$(awk -v l="$l" '!/^#/ { for (i = 1; i <= NF; i++) if ($i == ":" && $(i + 1) == l) print $(i - 2) }' an.txt)
+	r=$(awk '$3 == "cachebench.c:'"$l"'" { print $2 }' rn.txt)
+	[ "$a" = "$r" ] || fail "--no-skid line $l: annotate $a, report $r"
+done
+echo ok
