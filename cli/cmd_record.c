@@ -150,6 +150,9 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 		if (so.geom.source[0])
 			fprintf(stderr, " (from %s)", so.geom.source);
 		fprintf(stderr, " ]\n");
+		if (res.nprocs > 1)
+			fprintf(stderr, "[ memprof record: simulated %zu processes (the workload and "
+				"its children): %s ]\n", res.nprocs, res.procs);
 		for (size_t i = 0; i < nev; i++)
 			fprintf(stderr, "[ memprof record: %s = %s: %llu ]\n", evs[i].name,
 				evs[i].formula, (unsigned long long)res.totals[i]);

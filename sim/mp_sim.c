@@ -4,6 +4,7 @@
  *
  * The parsers for callgrind's output and valgrind's log are in mp_sim_cg.c.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -487,12 +488,12 @@ static int sim_add_attrs(const struct mp_sim_opts *o, mp_pdw *w, uint64_t *ids, 
 /* COMM of the workload (argv[0]'s basename, else the profile's cmd: line) and MMAP2 per
  * executable segment of every object. */
 static int sim_write_tasks(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w,
-			   const struct sim_obj *objs, size_t nobj)
+			   const struct sim_obj *objs, size_t nobj, int several)
 {
 	uint32_t pid = mp_sim_profile_pid(p);
 	char comm[256];
 	int rc;
-	if (o->argv && o->argv[0])
+	if (o->argv && o->argv[0] && !several)
 		snprintf(comm, sizeof(comm), "%s", basename_of(o->argv[0]));
 	else {
 		const char *cmd = mp_sim_profile_cmd(p);
@@ -658,15 +659,15 @@ static int sim_write_sample(mp_pdw *w, uint64_t ip, uint32_t pid, uint64_t t, ui
 }
 
 /* One sample per (cost line, event) with a non-zero sum (with -g, one per caller path of
- * the cost's function, the parts summing to the cost), then the exact totals. */
+ * the cost's function, the parts summing to the cost), written by process (the exact totals: sim_write_counts). */
 static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *p, mp_pdw *w,
-			     const struct sim_obj *objs, const uint64_t *ids, const int *attr_idx,
-			     uint64_t *totals, struct mp_sim_result *res)
+			     const struct sim_obj *objs, const uint64_t *ids, uint64_t *totals,
+			     uint64_t *time, struct mp_sim_result *res)
 {
 	const struct mp_sim_cost *costs = mp_sim_profile_costs(p);
 	size_t nc = mp_sim_profile_ncosts(p);
 	uint32_t pid = mp_sim_profile_pid(p);
-	uint64_t t = 1000000;
+	uint64_t t = *time;
 	int rc = 0;
 	struct sim_cg g = { .p = p, .objs = objs, .nfns = mp_sim_profile_nfns(p) };
 	struct sim_paths ps = { 0 };
@@ -704,7 +705,7 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 			}
 		}
 	}
-	for (size_t c = 0; c < nc; c++, t++) {
+	for (size_t c = 0; c < nc; c++, t++, *time = t) {
 		uint64_t ip = objs[costs[c].obj].bias + costs[c].addr;
 		for (size_t i = 0; i < o->nevents; i++) {
 			uint64_t v = 0;
@@ -746,9 +747,6 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 			}
 		}
 	}
-	for (size_t i = 0; i < o->nevents; i++)
-		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i], totals[i], 1, 1)))
-			goto out;
 out:
 	free(g.in_first);
 	free(g.in_next);
@@ -759,6 +757,17 @@ out:
 	free(carry);
 	free(carry_fn);
 	return rc;
+}
+
+/* The exact totals, summed over the processes. */
+static int sim_write_counts(const struct mp_sim_opts *o, mp_pdw *w, const uint64_t *ids,
+			    const int *attr_idx, const uint64_t *totals)
+{
+	int rc;
+	for (size_t i = 0; i < o->nevents; i++)
+		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i], totals[i], 1, 1)))
+			return rc;
+	return 0;
 }
 
 /* memprof's meta keys ("simulated", "sim.*") and the host features. */
@@ -790,37 +799,59 @@ static int sim_write_meta(const struct mp_sim_opts *o, const mp_sim_profile *p, 
 	return 0;
 }
 
-int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
-		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
-		 struct mp_err *err)
+/* One process's COMM, MMAP2s and samples. */
+static int sim_write_process(const struct mp_sim_opts *o, const mp_sim_profile *p,
+			     const struct mp_sim_load *loads, size_t nloads, mp_pdw *w,
+			     const uint64_t *ids, uint64_t *totals, uint64_t *time, int several,
+			     struct mp_sim_result *res)
 {
 	size_t nobj = mp_sim_profile_nobjs(p);
 	struct sim_obj *objs = calloc(nobj ? nobj : 1, sizeof(*objs));
+	int rc;
+	if (!objs)
+		return -ENOMEM;
+	sim_place_objects(p, loads, nloads, objs, nobj);
+	rc = sim_write_tasks(o, p, w, objs, nobj, several);
+	if (!rc)
+		rc = sim_write_samples(o, p, w, objs, ids, totals, time, res);
+	free(objs);
+	return rc;
+}
+
+int mp_sim_write_procs(const struct mp_sim_opts *o, const struct mp_sim_proc *procs, size_t n,
+		       struct mp_sim_result *res, struct mp_err *err)
+{
 	uint64_t *ids = calloc(o->nevents ? o->nevents : 1, sizeof(*ids));
 	uint64_t *totals = calloc(o->nevents ? o->nevents : 1, sizeof(*totals));
 	int *attr_idx = calloc(o->nevents ? o->nevents : 1, sizeof(*attr_idx));
 	mp_pdw *w = NULL;
+	uint64_t time = 1000000;
 	int rc = 0;
 
 	res->totals = NULL;
 	res->samples = 0;
-	if (!objs || !ids || !totals || !attr_idx) {
-		rc = mp_err_set(err, -ENOMEM, "out of memory");
+	if (!ids || !totals || !attr_idx || !n) {
+		rc = mp_err_set(err, n ? -ENOMEM : -EINVAL, n ? "out of memory" : "no process");
 		goto out;
 	}
-	if ((rc = sim_check_quantities(o, p, err)))
-		goto out;
-	sim_place_objects(p, loads, nloads, objs, nobj);
+	for (size_t k = 0; k < n; k++)
+		if ((rc = sim_check_quantities(o, procs[k].profile, err)))
+			goto out;
 	if (!(w = mp_pdw_create(o->output, err))) {
 		rc = err && err->code ? err->code : -EIO;
 		goto out;
 	}
-	mp_pdw_set_read_pid(w, (pid_t)mp_sim_profile_pid(p));
+	mp_pdw_set_read_pid(w, (pid_t)mp_sim_profile_pid(procs[0].profile));
 	if ((rc = sim_add_attrs(o, w, ids, attr_idx, err)))
 		goto out;
-	if ((rc = sim_write_tasks(o, p, w, objs, nobj)) ||
-	    (rc = sim_write_samples(o, p, w, objs, ids, attr_idx, totals, res)) ||
-	    (rc = sim_write_meta(o, p, w))) {
+	for (size_t k = 0; k < n && !rc; k++)
+		rc = sim_write_process(o, procs[k].profile, procs[k].loads, procs[k].nloads, w, ids,
+				       totals, &time, n > 1, res);
+	if (!rc)
+		rc = sim_write_counts(o, w, ids, attr_idx, totals);
+	if (!rc)
+		rc = sim_write_meta(o, procs[0].profile, w);
+	if (rc) {
 		mp_err_set(err, rc, "%s: %s", o->output, mp_strerror(rc));
 		goto out;
 	}
@@ -833,11 +864,18 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 out:
 	if (w)
 		mp_pdw_abort(w);
-	free(objs);
 	free(ids);
 	free(totals);
 	free(attr_idx);
 	return rc;
+}
+
+int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
+		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
+		 struct mp_err *err)
+{
+	struct mp_sim_proc one = { p, loads, nloads };
+	return mp_sim_write_procs(o, &one, 1, res, err);
 }
 
 /* ---- running valgrind --------------------------------------------------------------- */
@@ -925,13 +963,15 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 {
 	const char *argv_vg[32 + 1];
 	int n = 0;
-	snprintf(sr->optcg, sizeof(sr->optcg), "--callgrind-out-file=%s", sr->cg);
-	snprintf(sr->optlog, sizeof(sr->optlog), "--log-file=%s", sr->log);
+	snprintf(sr->optcg, sizeof(sr->optcg), "--callgrind-out-file=%s.%%p", sr->cg);
+	snprintf(sr->optlog, sizeof(sr->optlog), "--log-file=%s.%%p", sr->log);
 	argv_vg[n++] = sr->vg;
 	argv_vg[n++] = "--tool=callgrind";
 	argv_vg[n++] = "--cache-sim=yes";
 	argv_vg[n++] = "--branch-sim=yes";
 	argv_vg[n++] = "--dump-instr=yes";
+	/* a shell wrapper's programs too: one output and one log per process (%p) */
+	argv_vg[n++] = "--trace-children=yes";
 	const struct mp_sim_cache *cs[3] = { &o->geom.i1, &o->geom.d1, &o->geom.ll };
 	static const char *const opt[3] = { "--I1", "--D1", "--LL" };
 	for (int i = 0; i < 3; i++)
@@ -1002,38 +1042,149 @@ static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *s
 	return 0;
 }
 
-/* callgrind's output and valgrind's log of a finished run into the perf.data file. */
+/* The pids of the callgrind outputs in sr->dir (callgrind.out.PID), ascending: the
+ * workload first, then its children. malloc'd; *n their number. */
+static int sim_output_pids(const struct sim_run *sr, uint32_t **pids, size_t *n)
+{
+	DIR *d = opendir(sr->dir);
+	size_t cap = 0;
+	*pids = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		unsigned long pid;
+		char *end;
+		if (strncmp(e->d_name, "callgrind.out.", 14))
+			continue;
+		pid = strtoul(e->d_name + 14, &end, 10);
+		if (*end || !pid)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			uint32_t *np = realloc(*pids, nc * sizeof(**pids));
+			if (!np) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*pids = np;
+			cap = nc;
+		}
+		(*pids)[(*n)++] = (uint32_t)pid;
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++) /* few: insertion sort */
+		for (size_t j = i; j > 0 && (*pids)[j - 1] > (*pids)[j]; j--) {
+			uint32_t t = (*pids)[j];
+			(*pids)[j] = (*pids)[j - 1];
+			(*pids)[j - 1] = t;
+		}
+	return 0;
+}
+
+static void sim_procs_free(struct mp_sim_proc *procs, size_t n)
+{
+	for (size_t k = 0; procs && k < n; k++) {
+		mp_sim_profile_free((mp_sim_profile *)procs[k].profile);
+		mp_sim_loads_free((struct mp_sim_load *)procs[k].loads, procs[k].nloads);
+	}
+	free(procs);
+}
+
+/* callgrind's outputs and valgrind's logs of a finished run (one per process) into the
+ * perf.data file. */
 static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
 		       struct mp_sim_result *res, struct mp_err *err)
 {
 	int rc, status = res->workload_status;
-	size_t nw = 0;
-	if (access(sr->cg, R_OK)) {
-		char why[400];
-		log_error_line(sr->log, why, sizeof(why));
+	uint32_t *pids = NULL;
+	size_t np = 0;
+	char cg[4300], log[4300];
+	if ((rc = sim_output_pids(sr, &pids, &np)))
+		return mp_err_set(err, rc, "%s: %s", sr->dir, mp_strerror(rc));
+	if (!np) {
+		char why[400] = "";
+		DIR *d = opendir(sr->dir);
+		struct dirent *e;
+		while (d && (e = readdir(d)) && !why[0])
+			if (!strncmp(e->d_name, "valgrind.log.", 13)) {
+				snprintf(log, sizeof(log), "%s/%s", sr->dir, e->d_name);
+				log_error_line(log, why, sizeof(why));
+			}
+		if (d)
+			closedir(d);
+		free(pids);
 		return mp_err_set(err, -EIO, "valgrind wrote no callgrind output (%s %d)%s%s",
 				  WIFSIGNALED(status) ? "killed by signal" : "exit status",
 				  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
 				  why[0] ? ": " : "", why);
 	}
-	struct mp_sim_load *loads = NULL;
-	struct mp_err lerr = { 0 };
-	if (mp_sim_read_log(sr->log, &loads, &nw, &lerr))
-		mp_log(MP_LOG_WARN, "%s (objects go to synthetic addresses)", lerr.msg);
-	mp_sim_profile *p = mp_sim_profile_read(sr->cg, err);
-	if (!p) {
-		mp_sim_loads_free(loads, nw);
-		return err->code ? err->code : -MP_EFORMAT;
+	struct mp_sim_proc *procs = calloc(np, sizeof(*procs));
+	if (!procs) {
+		free(pids);
+		return mp_err_set(err, -ENOMEM, "out of memory");
 	}
-	if (o->keep_callgrind && *o->keep_callgrind)
-		rc = copy_file(sr->cg, o->keep_callgrind, err);
-	else
-		rc = 0;
+	rc = 0;
+	for (size_t k = 0; k < np && !rc; k++) {
+		snprintf(cg, sizeof(cg), "%s.%u", sr->cg, pids[k]);
+		snprintf(log, sizeof(log), "%s.%u", sr->log, pids[k]);
+		struct mp_sim_load *loads = NULL;
+		struct mp_err lerr = { 0 };
+		size_t nw = 0;
+		if (mp_sim_read_log(log, &loads, &nw, &lerr))
+			mp_log(MP_LOG_WARN, "%s (objects go to synthetic addresses)", lerr.msg);
+		procs[k].loads = loads;
+		procs[k].nloads = nw;
+		procs[k].profile = mp_sim_profile_read(cg, err);
+		if (!procs[k].profile)
+			rc = err->code ? err->code : -MP_EFORMAT;
+		else if (o->keep_callgrind && *o->keep_callgrind) {
+			/* one process: FILE; several: FILE.PID each */
+			char keep[4300];
+			snprintf(keep, sizeof(keep), np > 1 ? "%s.%u" : "%s", o->keep_callgrind,
+				 pids[k]);
+			rc = copy_file(cg, keep, err);
+		}
+	}
+	if (!rc && np > 1) {
+		/* say what was simulated: every process, by name */
+		char who[512] = "";
+		for (size_t k = 0; k < np; k++) {
+			const char *cmd = mp_sim_profile_cmd(procs[k].profile);
+			char first[256];
+			while (*cmd == ' ')
+				cmd++;
+			snprintf(first, sizeof(first), "%.*s", (int)strcspn(cmd, " "), cmd);
+			size_t len = strlen(who);
+			snprintf(who + len, sizeof(who) - len, "%s%s (%u)", k ? ", " : "",
+				 basename_of(first), pids[k]);
+		}
+		snprintf(res->procs, sizeof(res->procs), "%s", who);
+	}
+	res->nprocs = np;
 	if (!rc)
-		rc = mp_sim_write(o, p, loads, nw, res, err);
-	mp_sim_profile_free(p);
-	mp_sim_loads_free(loads, nw);
+		rc = mp_sim_write_procs(o, procs, np, res, err);
+	sim_procs_free(procs, np);
+	free(pids);
 	return rc;
+}
+
+/* Remove the run's directory and what valgrind left in it. */
+static void sim_run_clean(const struct sim_run *sr)
+{
+	DIR *d = opendir(sr->dir);
+	struct dirent *e;
+	char path[4400];
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", sr->dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(sr->dir);
 }
 
 int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct mp_err *err)
@@ -1071,14 +1222,13 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	}
 	snprintf(sr->cg, sizeof(sr->cg), "%s/callgrind.out", sr->dir);
 	snprintf(sr->log, sizeof(sr->log), "%s/valgrind.log", sr->dir);
+	/* valgrind writes FILE.PID per process (--trace-children) */
 	char **full = sim_valgrind_argv(o, sr);
 	if (!full)
 		rc = mp_err_set(err, -ENOMEM, "out of memory");
 	else if (!(rc = sim_run_valgrind(o, sr, full, res, err)))
 		rc = sim_convert(o, sr, res, err);
-	unlink(sr->cg);
-	unlink(sr->log);
-	rmdir(sr->dir);
+	sim_run_clean(sr);
 	free(full);
 	free(sr);
 	return rc;

@@ -185,6 +185,8 @@ struct mp_sim_result {
 	uint64_t samples;         /* sample records written */
 	int workload_status;      /* wait() status of valgrind, which exits as the workload */
 	int workload_started;
+	size_t nprocs;            /* processes simulated (the workload and its children) */
+	char procs[512];          /* "sh (1234), prog (1235)" when more than one */
 };
 
 /* Write the perf.data file o->output from a parsed profile and the load biases (loads
@@ -192,6 +194,18 @@ struct mp_sim_result {
 int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
 		 struct mp_err *err);
+
+/* One simulated process: its profile and where its objects were loaded. */
+struct mp_sim_proc {
+	const mp_sim_profile *profile;
+	const struct mp_sim_load *loads;
+	size_t nloads;
+};
+/* The same for several processes (a workload and its children, valgrind's
+ * --trace-children): one file, each process with its COMM, mappings and samples, the
+ * exact totals summed. procs[0] gives the meta data. */
+int mp_sim_write_procs(const struct mp_sim_opts *o, const struct mp_sim_proc *procs, size_t n,
+		       struct mp_sim_result *res, struct mp_err *err);
 
 /* For memprof record --sim: parse events (NULL = MP_SIM_DEFAULT_EVENTS) into *evs
  * (malloc'd), and set g from this machine's caches (cache_dir, NULL = sysfs), each

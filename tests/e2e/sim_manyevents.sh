@@ -36,12 +36,12 @@ grep -q "no event 'nope'" e.out || fail "tui -e nope: $(cat e.out)"
 # annotate -e D1mr,Ir: two event columns, in that order, with the recording's counts
 "$MEMPROF" annotate -i s.data -e D1mr,Ir sum_local >a.txt 2>a.err || fail "annotate -e: $(cat a.err)"
 grep -Eq '^#  +D1mr +Ir *$' a.txt || fail "column heads: $(grep -E '^#  ' a.txt | head -2)"
-[ "$(grep -Ec '^#  +count +% +count +% :' a.txt)" = 1 ] || fail "not two count columns"
+[ "$(grep -Ec '^#  +count +%all +%func +count +%all +%func :' a.txt)" = 1 ] || fail "not two count columns"
 ir=$("$MEMPROF" report -i s.data --csv --sort sym | awk -F, '$2 == "sum_local" { print $4 }')
 grep -q "^# total: D1mr [0-9]* counted ([0-9.]*%), Ir $ir counted" a.txt || fail "total: $(grep '^# total' a.txt), report Ir $ir"
 "$MEMPROF" annotate -i s.data sum_local >b.txt || fail "annotate"
 grep -q '^# showing 4 of 13 events (-e to choose): Ir, Dr, Dw, I1mr, D1mr (hidden)' b.txt || fail "no note: $(head -1 b.txt)"
-awk 'length($0) > 140 && !/^# showing/ && !/^# SIMULATED/ && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
+awk 'length($0) > 180 && !/^# / && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
 # report -e
 "$MEMPROF" report -i s.data -e DLmr,Ir --no-objects --sort sym | grep -Eq '^# DLmr +Ir *$' || fail "report -e"
 echo ok

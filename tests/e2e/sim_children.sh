@@ -1,0 +1,32 @@
+#!/bin/bash
+# record --sim follows a shell wrapper's children (valgrind --trace-children): the file holds
+# each process with its command and pid, every uselib with the counts of uselib simulated
+# alone, and record says which processes it simulated; --callgrind-out keeps FILE.PID each.
+source "$(dirname "$0")/record_lib.sh"
+command -v valgrind >/dev/null || fail "valgrind is not installed (package valgrind)"
+S=$(dirname "$0")/../standins
+gcc -O1 -g -fPIC -shared -o libwork.so "$S/libwork.c" &&
+	gcc -O1 -g -o uselib "$S/uselib.c" -I"$S" -L. -lwork -Wl,-rpath,'$ORIGIN' ||
+	fail "cannot build the stand-in"
+"$MEMPROF" record --sim -e Ir,D1mr -o one.data -- ./uselib 40 >/dev/null 2>one.err || fail "record --sim: $(cat one.err)"
+grep -q 'simulated .* processes' one.err && fail "one process said to be several: $(cat one.err)"
+"$MEMPROF" record --sim -e Ir,D1mr -o sh.data --callgrind-out cg.out -- \
+	sh -c './uselib 40 >/dev/null; ./uselib 40 >/dev/null' >/dev/null 2>sh.err || fail "record --sim sh: $(cat sh.err)"
+grep -Eq '^\[ memprof record: simulated 3 processes \(the workload and its children\): sh \([0-9]+\), uselib \([0-9]+\), uselib \([0-9]+\) \]$' sh.err ||
+	fail "no processes line: $(cat sh.err)"
+[ "$(ls cg.out.* | wc -l)" = 3 ] || fail "--callgrind-out: $(ls)"
+perf_reads sh.data
+"$MEMPROF" report -i one.data --csv --sort comm,pid,sym >one.csv || fail "report one"
+"$MEMPROF" report -i sh.data --csv --sort comm,pid,sym >sh.csv || fail "report sh"
+# comm,pid,level,sym,Ir samples,Ir period,...
+want=$(awk -F, '$1 == "uselib" && $4 == "sum_local" { print $6 }' one.csv)
+[ -n "$want" ] && [ "$want" -gt 0 ] || fail "no sum_local in the single run"
+got=$(awk -F, '$1 == "uselib" && $4 == "sum_local" { print $6 }' sh.csv | sort -u)
+[ "$(awk -F, '$1 == "uselib" && $4 == "sum_local"' sh.csv | wc -l)" = 2 ] || fail "not two uselib processes: $(grep sum_local sh.csv)"
+[ "$got" = "$want" ] || fail "sum_local Ir under sh: $got, alone: $want"
+awk -F, '$1 == "sh"' sh.csv | grep -q . || fail "the shell's own counts are missing"
+# the exact totals are the sum over the processes: perf sees the same
+t=$("$PERF" report -i sh.data --stdio --sort comm -F period,comm 2>/dev/null | awk '/of event .Ir./ { on = 1 } on && $2 == "uselib" { print $1; exit }')
+u=$(awk -F, '$1 == "uselib" { s += $6 } END { print s }' sh.csv)
+[ "$t" = "$u" ] || fail "perf's uselib Ir $t, memprof's $u"
+echo "ok: sum_local Ir $want in each of two uselib under sh, as alone"
