@@ -86,6 +86,14 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 			(unsigned long long)res->lost_total);
 }
 
+/* A long simulation says it is still going (valgrind runs programs 20-100 times slower). */
+static void sim_progress(void *ctx, unsigned seconds)
+{
+	(void)ctx;
+	fprintf(stderr, "[ memprof record --sim: simulating for %u s (valgrind runs programs "
+		"20 to 100 times slower than natively) ]\n", seconds);
+}
+
 /* memprof record --sim: the workload runs under valgrind's cache and branch simulation
  * (sim/mp_sim.c); see docs/memprof-record-sim.md. */
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
@@ -123,6 +131,12 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	so.callgraph = callgraph;
 	so.quiet = quiet;
 	so.stop = &cli_stop_flag;
+	if (!quiet) {
+		/* every 10 s (MEMPROF_SIM_PROGRESS=SECONDS to change, 0 for never) */
+		const char *pe = getenv("MEMPROF_SIM_PROGRESS");
+		so.progress = sim_progress;
+		so.progress_every = pe ? (unsigned)atoi(pe) : 10;
+	}
 	so.argc_all = all_argc;
 	so.argv_all = all_argv;
 	cli_install_stop_handler();

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mp_sim.h"
@@ -1026,12 +1027,27 @@ static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *s
 		;
 	close(pfd[0]);
 	int status = 0, forwarded = 0;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	/* poll, so that a long simulation can say it is still going */
+	unsigned every = o->progress ? o->progress_every : 0, next = every;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
 			return mp_err_set(err, -errno, "waitpid: %s", strerror(errno));
 		if (o->stop && *o->stop && !forwarded) {
 			kill(pid, SIGINT);
 			forwarded = 1;
+		}
+		struct timespec ts = { 0, 100000000 }; /* 0.1 s */
+		nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned el = (unsigned)(now.tv_sec - t0.tv_sec);
+		if (every && el >= next) {
+			o->progress(o->progress_ctx, el);
+			next = el + every;
 		}
 	}
 	if (got == (ssize_t)sizeof(exec_errno))

@@ -178,6 +178,10 @@ struct mp_sim_opts {
 	int quiet;
 	volatile sig_atomic_t *stop; /* SIGINT/SIGTERM flag, forwarded to valgrind */
 	int argc_all; char *const *argv_all; /* memprof's own command line */
+	/* called every progress_every seconds while valgrind runs (NULL: never) */
+	void (*progress)(void *ctx, unsigned seconds);
+	void *progress_ctx;
+	unsigned progress_every;
 };
 
 struct mp_sim_result {

@@ -29,4 +29,10 @@ awk -F, '$1 == "sh"' sh.csv | grep -q . || fail "the shell's own counts are miss
 t=$("$PERF" report -i sh.data --stdio --sort comm -F period,comm 2>/dev/null | awk '/of event .Ir./ { on = 1 } on && $2 == "uselib" { print $1; exit }')
 u=$(awk -F, '$1 == "uselib" { s += $6 } END { print s }' sh.csv)
 [ "$t" = "$u" ] || fail "perf's uselib Ir $t, memprof's $u"
+# progress: a simulation that lasts (sleep 2 takes 2 s however fast the machine) says it
+# is still going, each MEMPROF_SIM_PROGRESS seconds; -q says nothing
+MEMPROF_SIM_PROGRESS=1 "$MEMPROF" record --sim -e Ir -o sl.data -- sh -c 'sleep 2' 2>sl.err || fail "sleep: $(cat sl.err)"
+grep -Eq '^\[ memprof record --sim: simulating for [0-9]+ s ' sl.err || fail "no progress: $(cat sl.err)"
+MEMPROF_SIM_PROGRESS=1 "$MEMPROF" record -q --sim -e Ir -o sl.data -- sh -c 'sleep 2' 2>sl.err || fail "sleep -q"
+grep -q 'simulating for' sl.err && fail "-q printed progress"
 echo "ok: sum_local Ir $want in each of two uselib under sh, as alone"
