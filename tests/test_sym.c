@@ -201,6 +201,9 @@ static void mp_sym_map__fork_exec_overlap__perf_semantics(void **state)
 	assert_int_not_equal(mp_sym_map_find(s, 11, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
 	/* comm of a thread never named */
 	assert_string_equal(mp_sym_comm_of(s, 12, 13), ":13");
+	/* the idle task of -a, never named: perf's "swapper" */
+	assert_string_equal(mp_sym_comm_of(s, 0, 0), "swapper");
+	assert_string_equal(mp_sym_comm_name(s, mp_sym_comm_id(s, 0, 0)), "swapper");
 	/* a data mmap (MMAP2 prot without exec) is ignored */
 	struct mp_pd_mmap dm = mk_mmap(11, 0x2000, 0x1000, 0, "/x/data.bin");
 	dm.prot = 3;

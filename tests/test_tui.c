@@ -604,6 +604,13 @@ static void test_model_key__view_stack__push_pop_quit(void **state)
 	assert_int_equal(tui_model_view(m), TUI_VIEW_RATIOS);
 	assert_string_equal(tui_model_symbol(m), "main");
 	assert_non_null(strstr(tui_model_row_text(m, 0), "4e+03+-4e+02!"));
+	/* x in the ratio list stays on ratios (issue 19: it went to an event) */
+	for (int k = 0; k < 4; k++) {
+		tui_model_key(m, 'x');
+		assert_true(tui_model_color_event(m) >= 2);
+	}
+	tui_model_key(m, 'X');
+	assert_true(tui_model_color_event(m) >= 2);
 	keys(m, "j\n");
 	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
 	assert_string_equal(tui_model_symbol(m), "inc");

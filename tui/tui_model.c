@@ -295,7 +295,14 @@ unsigned tui_set_metric(tui_model *m, int dir)
 {
 	int n = (int)(NEV(m) + NRAT(m));
 	struct view *v = tui_top_view(m);
-	m->metric = (m->metric + dir + n) % n;
+	if (v->ops == &tui_ratios_ops && NRAT(m)) {
+		/* the ratio list: x goes to the next ratio, never to an event */
+		int r = (size_t)m->metric >= NEV(m) ? m->metric - (int)NEV(m) : (dir > 0 ? -1 : 0);
+		r = (r + dir + (int)NRAT(m)) % (int)NRAT(m);
+		m->metric = (int)NEV(m) + r;
+	} else {
+		m->metric = (m->metric + dir + n) % n;
+	}
 	if (v->ops->metric)
 		v->ops->metric(m, v);
 	tui_set_msg(m, "sorting and colouring by %s", tui_col_name(m, m->metric));
