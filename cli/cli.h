@@ -96,6 +96,9 @@ const char *cli_default_input(void);
  * and returns CLI_EXIT_RUNTIME. "-" (standard input) always goes on. PATHS may join
  * several recordings with ',' (repeated -i): each is checked. */
 int cli_input_owner_ok(const char *cmd, const char *paths, int force);
+/* The same for a command that reads it: NULL after an error naming both files when
+ * neither exists. */
+const char *cli_default_input_of(const char *cmd);
 
 /* Output helpers shared by the commands' --json and --csv forms. NULL prints as "". */
 void cli_json_str(FILE *f, const char *s);  /* a JSON string literal, escaped */

@@ -82,6 +82,16 @@ const char *cli_default_input(void)
 	return "memprof.data";
 }
 
+const char *cli_default_input_of(const char *cmd)
+{
+	const char *in = cli_default_input();
+	if (access(in, F_OK) == 0)
+		return in;
+	cli_error(cmd, "no memprof.data or perf.data in the current directory (name a recording "
+		  "with -i FILE)");
+	return NULL;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

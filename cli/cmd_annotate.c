@@ -407,7 +407,8 @@ static int annotate_run(int argc, char **argv, char **inputs)
 		return CLI_EXIT_USAGE;
 	}
 	if (!o.input)
-		o.input = cli_default_input();
+		if (!(o.input = cli_default_input_of(CMD)))
+			return 1;
 	if (cli_input_owner_ok(CMD, o.input, o.force))
 		return CLI_EXIT_RUNTIME;
 	if (o.symfs) {

@@ -713,7 +713,8 @@ static int report_run(int argc, char **argv, char **inputs)
 		o.input = argv[1];
 	}
 	if (!o.input)
-		o.input = cli_default_input();
+		if (!(o.input = cli_default_input_of(CMD)))
+			return 1;
 	if (cli_input_owner_ok(CMD, o.input, o.force))
 		return CLI_EXIT_RUNTIME;
 	if (o.csv && o.json) {

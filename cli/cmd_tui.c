@@ -145,7 +145,8 @@ static int cmd_tui(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!input)
-		input = cli_default_input();
+		if (!(input = cli_default_input_of("tui")))
+			return 1;
 	if (cli_input_owner_ok("tui", input, force))
 		return CLI_EXIT_RUNTIME;
 	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
