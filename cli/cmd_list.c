@@ -1,8 +1,10 @@
 /* memprof list [--pmu MODEL] [--models] [PATTERN]: the events memprof can resolve. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "mp_events.h"
+#include "mp_sim.h"
 
 static int cmd_list(int argc, char **argv)
 {
@@ -30,8 +32,26 @@ static int cmd_list(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (mp_events_list_ex(stdout, pmu, nargs ? argv[1] : NULL, verbose ? MP_LIST_ATTR : 0, &err)) {
+	/* --pmu cachegrind (as memprof ratios takes it): the simulated events only */
+	int sim_only = pmu && !strcmp(pmu, "cachegrind");
+	int host = sim_only ? 0
+		   : mp_events_list_ex(stdout, pmu, nargs ? argv[1] : NULL,
+				       verbose ? MP_LIST_ATTR : 0, &err);
+	if (host && !nargs) { /* a bad --pmu: nothing to add to */
 		cli_error("list", "%s", err.msg);
+		return 1;
+	}
+	int nsim = mp_sim_list(stdout, nargs ? argv[1] : NULL);
+	if (nsim < 0) {
+		cli_error("list", "writing the list failed");
+		return 1;
+	}
+	if (host && !(nargs && nsim > 0)) {
+		cli_error("list", "%s", err.msg);
+		return 1;
+	}
+	if (sim_only && !nsim) {
+		cli_error("list", "no simulated event matches '%s'", argv[1]);
 		return 1;
 	}
 	return 0;

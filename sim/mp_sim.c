@@ -105,6 +105,82 @@ static const struct sim_alias sim_aliases[] = {
 	  0, 0, 0, "a software event, which the kernel counts for real: record it without --sim" },
 };
 
+/* What each of callgrind's quantities counts (enum mp_sim_quantity order). */
+static const char *const sim_quantity_desc[MP_SIM_NQ] = {
+	"instructions executed",
+	"data reads (loads)",
+	"data writes (stores)",
+	"L1 instruction cache read misses",
+	"L1 data cache read misses",
+	"L1 data cache write misses",
+	"last-level cache instruction read misses (this machine's L2 by default)",
+	"last-level cache data read misses",
+	"last-level cache data write misses",
+	"conditional branches executed",
+	"conditional branches mispredicted",
+	"indirect branches executed",
+	"indirect branches mispredicted",
+};
+
+/* A pattern as memprof list takes it: a case-insensitive substring (globs: their
+ * literal prefix up to the first '*' or '?'). */
+static int sim_list_match(const char *name, const char *pat)
+{
+	char lit[128];
+	size_t n = 0;
+	if (!pat || !*pat)
+		return 1;
+	while (pat[n] && pat[n] != '*' && pat[n] != '?' && n + 1 < sizeof(lit)) {
+		lit[n] = pat[n];
+		n++;
+	}
+	lit[n] = 0;
+	return !n || strcasestr(name, lit) != NULL;
+}
+
+int mp_sim_list(FILE *f, const char *pattern)
+{
+	int n = 0;
+	for (int q = 0; q < MP_SIM_NQ; q++)
+		n += sim_list_match(mp_sim_quantity_name(q), pattern);
+	for (size_t i = 0; i < sizeof(sim_aliases) / sizeof(sim_aliases[0]); i++)
+		n += sim_list_match(sim_aliases[i].names, pattern);
+	if (!n)
+		return 0;
+	fprintf(f, "\nSimulated events (memprof record --sim: valgrind's callgrind, exact counts, "
+		   "no PMU needed; memprof list --pmu cachegrind lists only these):\n");
+	for (int q = 0; q < MP_SIM_NQ; q++)
+		if (sim_list_match(mp_sim_quantity_name(q), pattern))
+			fprintf(f, "  %-28s %s\n", mp_sim_quantity_name(q), sim_quantity_desc[q]);
+	fprintf(f, "  Also by these names (each the sum of the quantities after '='):\n");
+	for (size_t i = 0; i < sizeof(sim_aliases) / sizeof(sim_aliases[0]); i++) {
+		const struct sim_alias *a = &sim_aliases[i];
+		char first[128];
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(a->names, "|"), a->names);
+		int own = 0; /* callgrind's own names are listed above */
+		for (int q = 0; q < MP_SIM_NQ; q++)
+			own |= !strcasecmp(first, mp_sim_quantity_name(q));
+		if (own || !a->mask || !sim_list_match(a->names, pattern))
+			continue;
+		fprintf(f, "  %-28s =", first);
+		int plus = 0;
+		for (int q = 0; q < MP_SIM_NQ; q++)
+			if (a->mask & (1u << q)) {
+				fprintf(f, "%s%s", plus ? "+" : " ", mp_sim_quantity_name(q));
+				plus = 1;
+			}
+		fputc('\n', f);
+	}
+	fprintf(f, "  Not simulated (record them on a PMU, or without --sim):\n");
+	for (size_t i = 0; i < sizeof(sim_aliases) / sizeof(sim_aliases[0]); i++) {
+		const struct sim_alias *a = &sim_aliases[i];
+		if (a->mask || !sim_list_match(a->names, pattern))
+			continue;
+		fprintf(f, "  %.*s...: %s\n", (int)strcspn(a->names, "|"), a->names, a->why);
+	}
+	return ferror(f) ? -EIO : n;
+}
+
 static const char *sim_offer =
 	"callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, Bc, Bcm, Bi, Bim; INST_RETIRED, L1D_REPL, L1I_MISSES, L2_LINES_IN, L2_IFETCH.SELF.I_STATE, L1D_CACHE_LD, "
 	"L1D_CACHE_ST, BR_INST_RETIRED, BR_MISSP_EXEC, BR_CND_EXEC, BR_IND_EXEC, instructions, "

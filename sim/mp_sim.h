@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mp_collector.h"
 #include "mp_util.h"
@@ -62,6 +63,11 @@ struct mp_sim_event {
  * simulator cannot give (cycles, TLB, prefetch, stall events, kernel-only counting) fail
  * with MP_ENOTSUP and a message saying why. */
 int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err *err);
+/* memprof list's section of simulated events to f: callgrind's quantities with what they
+ * count, the other names they answer to, and what cannot be simulated and why; those
+ * matching pattern (a case-insensitive substring; NULL = all). The number of names matched (0:
+ * nothing printed), or -EIO. */
+int mp_sim_list(FILE *f, const char *pattern);
 /* Comma-separated list; *out malloc'd (free()), *n entries. */
 int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 			struct mp_err *err);

@@ -44,4 +44,10 @@ grep -q '^# showing 4 of 13 events (-e to choose): Ir, Dr, Dw, I1mr, D1mr (hidde
 awk 'length($0) > 180 && !/^# / && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
 # report -e
 "$MEMPROF" report -i s.data -e DLmr,Ir --no-objects --sort sym | grep -Eq '^# DLmr +Ir *$' || fail "report -e"
+# memprof list names the simulated events, with --pmu cachegrind as ratios takes it
+"$MEMPROF" list --pmu cachegrind >l.txt || fail "list --pmu cachegrind"
+grep -Eq '^  D1mr +L1 data cache read misses$' l.txt || fail "no D1mr: $(head -5 l.txt)"
+grep -Eq '^  L1D_REPL +- D1mr\+D1mw$' l.txt || grep -Eq '^  L1D_REPL += D1mr\+D1mw$' l.txt || fail "no L1D_REPL"
+"$MEMPROF" list | grep -q '^Simulated events (memprof record --sim' || fail "list has no simulated events"
+"$MEMPROF" list DLmw | grep -Eq '^  DLmw +last-level cache data write misses$' || fail "list DLmw"
 echo ok
