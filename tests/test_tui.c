@@ -684,6 +684,20 @@ static void test_model_render__sizes__every_row_full_width(void **state)
 		while (tui_model_depth(m) > 1)
 			tui_model_key(m, 'q');
 	}
+	/* a narrow title loses whole words, never part of a number (issue 19) */
+	tui_model_resize(m, 200, 24);
+	char full[256];
+	snprintf(full, sizeof(full), "%s", tui_model_render(m)->row[0].text);
+	for (int cols = 20; cols < 80; cols++) {
+		tui_model_resize(m, cols, 24);
+		char t[256];
+		snprintf(t, sizeof(t), "%s", tui_model_render(m)->row[0].text);
+		size_t n = strlen(t);
+		while (n && t[n - 1] == ' ')
+			t[--n] = 0;
+		assert_true(n <= strlen(full) && !strncmp(t, full, n));
+		assert_true(full[n] == 0 || full[n] == ' ' || full[n] == '|');
+	}
 	tui_model_resize(m, 80, 24);
 	const struct tui_screen *s = tui_model_render(m);
 	assert_non_null(strstr(s->row[0].text, "1000 samples of 'cpu-clock'"));

@@ -157,22 +157,47 @@ static void render_sim(const tui_model *m, struct tui_line *l)
 		tui_putf(l, " SIMULATED (%s) |", m->d->sim);
 }
 
+/* A title too wide for the screen loses whole " | " parts from the end, then whole words,
+ * never half a number. */
+static void put_title(struct tui_line *l, char *t)
+{
+	int room = l->cols - l->pos;
+	while ((int)strlen(t) > room) {
+		char *cut = strrchr(t, '|');
+		if (!cut || cut == t)
+			cut = strrchr(t, ' ');
+		if (!cut || cut == t) {
+			t[room > 0 ? room : 0] = 0;
+			break;
+		}
+		*cut = 0;
+		size_t n = strlen(t);
+		while (n && t[n - 1] == ' ')
+			t[--n] = 0;
+	}
+	tui_put(l, t);
+}
+
 /* The title of both lists ("Symbols" and "Ratios"). */
 void tui_render_list_title(tui_model *m, struct tui_line *l, const struct view *v)
 {
 	const tui_data *d = m->d;
 	const char *what = v->ops->name;
 	size_t e = (size_t)tui_hot_event(m);
+	char t[512];
+	int n;
 	render_sim(m, l);
 	if (d->sim)
-		tui_putf(l, " %s: '%s' count %" PRIu64 " | sort: %s", what, d->ev[e].name,
-			 d->ev[e].period, tui_col_name(m, v->sort_col));
+		n = snprintf(t, sizeof(t), " %s: '%s' count %" PRIu64 " | sort: %s", what,
+			     d->ev[e].name, d->ev[e].period, tui_col_name(m, v->sort_col));
 	else
-		tui_putf(l, " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
-			 what, d->ev[e].samples, d->ev[e].name, d->ev[e].period,
-			 tui_col_name(m, v->sort_col));
-	if (v->filter[0])
-		tui_putf(l, " | filter: %s (%zu)", v->filter, v->nrows);
+		n = snprintf(t, sizeof(t),
+			     " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
+			     what, d->ev[e].samples, d->ev[e].name, d->ev[e].period,
+			     tui_col_name(m, v->sort_col));
+	if (v->filter[0] && n > 0 && (size_t)n < sizeof(t))
+		snprintf(t + n, sizeof(t) - (size_t)n, " | filter: %s (%zu)", v->filter, v->nrows);
+	put_title(l, t);
 }
 
 void tui_render_annot_title(tui_model *m, struct tui_line *l, const struct view *v)
