@@ -30,7 +30,8 @@ want = {int(sys.argv[2]): ("likely", 999, 1, "0.10", False), int(sys.argv[3]): (
 ok = True
 seen = set()
 for l in lines:
-    m = re.match(r"^..\s+(\d+)\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+:\s+(\d+)\s", l)
+    # per event: count, %all, %func (issue 19)
+    m = re.match(r"^..\s+(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+[\d.]+%\s+:\s+(\d+)\s", l)
     m0 = re.match(r"^.*:\s+(\d+)\s", l)
     num = int(m.group(3)) if m else (int(m0.group(1)) if m0 and " : " in l else None)
     if "<--" in l and num not in want:
