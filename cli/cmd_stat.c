@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mp_collector.h"
 #include "mp_events.h"
 #include "mp_ratios.h"
+#include "mp_sim.h"
 
 static const char stat_usage[] = "[-e EVENTS] [-a | -p PID] [-i] [--csv | --json | -x SEP] "
 				 "[-o FILE] [--] [COMMAND [ARGS...]]";
@@ -147,12 +149,71 @@ static void print_event(FILE *f, const struct mp_event *ev, const struct mp_even
 	}
 }
 
+/* stat --sim: the workload under valgrind's callgrind, its exact simulated totals printed
+ * as counts (the perf.data record --sim would write goes to a temporary file, removed). */
+static int stat_sim(const char *events, char **argv, FILE *f)
+{
+	struct mp_sim_event *evs = NULL;
+	size_t nev = 0;
+	struct mp_sim_opts so = { 0 };
+	struct mp_sim_result res = { 0 };
+	struct mp_err err = { 0 }, warn = { 0 };
+	char tmp[4096];
+	const char *td = getenv("TMPDIR");
+	int rc;
+
+	if (mp_sim_setup(events, NULL, NULL, NULL, NULL, &evs, &nev, &so.geom, &warn, &err)) {
+		cli_error("stat", "%s", err.msg);
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/memprof-stat-sim.XXXXXX", td && *td ? td : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("stat", "%s: cannot create: %s", tmp, strerror(errno));
+		free(evs);
+		return 1;
+	}
+	close(fd);
+	so.events = evs;
+	so.nevents = nev;
+	so.output = tmp;
+	so.argv = argv;
+	so.stop = &cli_stop_flag;
+	cli_install_stop_handler();
+	rc = mp_sim_record(&so, &res, &err);
+	unlink(tmp);
+	if (rc) {
+		cli_error("stat", "%s", err.msg);
+		rc = res.workload_started ? mp_exit_code(res.workload_status) : 1;
+		free(res.totals);
+		free(evs);
+		return rc ? rc : 1;
+	}
+	char cmd[1024] = "";
+	for (int i = 0; argv[i]; i++) {
+		size_t l = strlen(cmd);
+		snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "", argv[i]);
+	}
+	fprintf(f, "\n Simulated counts for '%s' (valgrind's callgrind: exact, no PMU", cmd);
+	if (res.nprocs > 1)
+		fprintf(f, "; %zu processes", res.nprocs);
+	fprintf(f, "):\n\n");
+	for (size_t i = 0; i < nev; i++)
+		fprintf(f, "   %18" PRIu64 "       %-28s %s\n", res.totals[i], evs[i].name,
+			strcmp(evs[i].name, evs[i].formula) ? evs[i].formula : "");
+	fputc('\n', f);
+	rc = res.workload_started ? mp_exit_code(res.workload_status) : 0;
+	free(res.totals);
+	free(evs);
+	return rc;
+}
+
 static int cmd_stat(int argc, char **argv)
 {
 	char *events = NULL;
 	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
-	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, regions = 0, nargs,
-	    rc;
+	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, regions = 0, sim = 0,
+	    nargs, rc;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
 		  "events to count, comma-separated or repeated (see memprof list)" },
@@ -171,6 +232,9 @@ static int cmd_stat(int argc, char **argv)
 		{ 0, "regions", CLI_FLAG, &regions, NULL,
 		  "count per region of the program's markers (memprof/marker.h): calls, counts "
 		  "and ratios per region and thread, and outside any region" },
+		{ 0, "sim", CLI_FLAG, &sim, NULL,
+		  "count under valgrind's cache and branch simulation (record --sim's events; "
+		  "exact counts, no PMU)" },
 		{ 0 },
 	};
 
@@ -206,6 +270,15 @@ static int cmd_stat(int argc, char **argv)
 	}
 	if ((nargs && pid) || (pid && all)) {
 		cli_error("stat", "give one of a command, -p PID or -a");
+		goto out;
+	}
+	if (sim) {
+		if (pid || all || csv || json || ratios || no_inherit || pmu || outpath) {
+			cli_error("stat", "--sim runs a command and prints its counts: it takes -e "
+				  "only");
+			goto out;
+		}
+		rc = stat_sim(events, argv + 1, stdout);
 		goto out;
 	}
 

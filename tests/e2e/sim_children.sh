@@ -35,4 +35,13 @@ MEMPROF_SIM_PROGRESS=1 "$MEMPROF" record --sim -e Ir -o sl.data -- sh -c 'sleep 
 grep -Eq '^\[ memprof record --sim: simulating for [0-9]+ s ' sl.err || fail "no progress: $(cat sl.err)"
 MEMPROF_SIM_PROGRESS=1 "$MEMPROF" record -q --sim -e Ir -o sl.data -- sh -c 'sleep 2' 2>sl.err || fail "sleep -q"
 grep -q 'simulating for' sl.err && fail "-q printed progress"
+# stat --sim: the same exact totals as record --sim, the children counted too
+"$MEMPROF" stat --sim -e Ir,D1mr -- sh -c './uselib 40 >/dev/null; ./uselib 40 >/dev/null' >st.out 2>st.err ||
+	fail "stat --sim: $(cat st.err)"
+grep -q "Simulated counts for 'sh -c ./uselib 40 >/dev/null; ./uselib 40 >/dev/null' .*3 processes" st.out ||
+	fail "stat --sim header: $(cat st.out)"
+ir=$(awk '$2 == "Ir" { print $1 }' st.out)
+rep=$("$MEMPROF" report -i sh.data | sed -n 's/^#   \[0\] Ir: .*exact count \([0-9]*\).*/\1/p')
+[ -n "$ir" ] && [ "$ir" = "$rep" ] || fail "stat --sim Ir $ir, record --sim $rep"
+"$MEMPROF" stat --sim -a >/dev/null 2>&1; [ $? = 2 ] || fail "stat --sim -a accepted"
 echo "ok: sum_local Ir $want in each of two uselib under sh, as alone"
