@@ -293,18 +293,21 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 		wdso = 48;
 	if (wsym > SYM_WIDTH)
 		wsym = SYM_WIDTH;
+	/* a simulated recording's samples are one per address: its column is the count */
+	int counts = mp_pd_meta(pd, MP_META_SIMULATED) != NULL;
 	fprintf(f, "# %s\n#\n", title);
 	/* event names above their column pairs */
 	fputc('#', f);
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const char *nm = a->spec && *a->spec ? a->spec : a->name;
-		fprintf(f, " %-19.19s", nm ? nm : "?");
+		fprintf(f, counts ? " %-22.22s" : " %-19.19s", nm ? nm : "?");
 	}
 	fputc('\n', f);
 	fputc('#', f);
 	for (size_t j = 0; j < nev; j++)
-		fprintf(f, " %9s %9s", "Samples", "Overhead");
+		fprintf(f, counts ? " %12s %9s" : " %9s %9s", counts ? "Count" : "Samples",
+			"Overhead");
 	for (size_t k = 0; k < cols->n; k++) {
 		switch (cols->c[k]) {
 		case COL_REGION: fprintf(f, "  %-*s", (int)wreg, "Region"); break;
@@ -333,7 +336,8 @@ static void print_table_stdio(FILE *f, const char *title, const struct report_co
 		}
 		fputc(' ', f);
 		for (size_t j = 0; j < nev; j++)
-			fprintf(f, " %9" PRIu64 " %8.2f%%", r->c[ev[j]].samples,
+			fprintf(f, counts ? " %12" PRIu64 " %8.2f%%" : " %9" PRIu64 " %8.2f%%",
+				counts ? r->c[ev[j]].period : r->c[ev[j]].samples,
 				pct_of(r->c[ev[j]].period, tot[ev[j]].period));
 		for (size_t k = 0; k < cols->n; k++) {
 			switch (cols->c[k]) {

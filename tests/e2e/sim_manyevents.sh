@@ -42,6 +42,10 @@ grep -q "^# total: D1mr [0-9]* counted ([0-9.]*%), Ir $ir counted" a.txt || fail
 "$MEMPROF" annotate -i s.data sum_local >b.txt || fail "annotate"
 grep -q '^# showing 4 of 13 events (-e to choose): Ir, Dr, Dw, I1mr, D1mr (hidden)' b.txt || fail "no note: $(head -1 b.txt)"
 awk 'length($0) > 180 && !/^# / && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
+# a simulated report shows counts, not samples (one sample per address means nothing)
+"$MEMPROF" report -i s.data -e Ir --no-objects --sort sym >rc.txt || fail "report"
+grep -Eq '^# +Count +Overhead +Symbol' rc.txt || fail "no Count column: $(grep Overhead rc.txt | head -2)"
+[ "$(awk '$4 == "sum_local" { print $1 }' rc.txt)" = "$ir" ] || fail "sum_local count $(awk '$4 == "sum_local"' rc.txt), want $ir"
 # report -e
 "$MEMPROF" report -i s.data -e DLmr,Ir --no-objects --sort sym | grep -Eq '^# DLmr +Ir *$' || fail "report -e"
 # memprof list names the simulated events, with --pmu cachegrind as ratios takes it
