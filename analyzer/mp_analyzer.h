@@ -616,7 +616,8 @@ struct mp_multi {
  * on error nothing is left open. */
 int mp_multi_open(struct mp_multi *m /* OUT */, const char *const *paths, const size_t *group,
 		  size_t n, size_t ngroups, const struct mp_session_opts *o, struct mp_err *err);
-/* Query every recording (q->sort_attr is taken as column 0's attr in each file) and merge
+/* Query every recording (q->sort_attr is taken as column 0's attr in each file; a non-NULL
+ * q->skid applies each file's own skid rule, mp_ann_event_skids() of its attrs) and merge
  * the rows by name into out (mp_hist_merge; columns = the nev events). The rows borrow
  * from m until the next query or mp_multi_close(). 0 or a negative code. */
 int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q,

@@ -268,9 +268,20 @@ int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q, struct mp_
 	for (size_t i = 0; i < m->n; i++) {
 		struct mp_hist_query qi = *q;
 		mp_hist_result_fini(&m->res[i]);
+		unsigned char *skid = NULL;
 		if (q->sort_attr != SIZE_MAX)
 			qi.sort_attr = m->map[i * m->nev];
-		if ((rc = mp_hist_query(m->ss[i].hist, m->ss[i].sym, &qi, &m->res[i])))
+		if (q->skid) {
+			size_t na = mp_pd_nattrs(m->ss[i].pd);
+			if (!(skid = calloc(na + 1, 1)))
+				return -ENOMEM;
+			for (size_t k = 0; k < na; k++)
+				skid[k] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(m->ss[i].pd, k)->attr);
+			qi.skid = skid;
+		}
+		rc = mp_hist_query(m->ss[i].hist, m->ss[i].sym, &qi, &m->res[i]);
+		free(skid);
+		if (rc)
 			return rc;
 	}
 	return mp_hist_merge(m->res, m->n, m->group, m->ngroups, q->keys, m->nev, m->map, out);

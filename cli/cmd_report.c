@@ -13,6 +13,10 @@
 #include "mp_analyzer.h"
 
 #define CMD "report"
+#define SKID_NOTE                                                                          \
+	"# Skid: samples of skidding events (cpu-clock, imprecise hardware events) count for " \
+	"the line of the instruction before the sampled one, as annotate counts them "         \
+	"(--no-skid: at the sampled address, as perf)\n#\n"
 
 struct report_opts {
 	const char *input;
@@ -895,10 +899,7 @@ static int report_run(int argc, char **argv, char **inputs)
 			fprintf(f, "#\n");
 		}
 		if (skids)
-			fprintf(f, "# Skid: samples of skidding events (cpu-clock, imprecise hardware "
-				   "events) count for the line of the instruction before the sampled "
-				   "one, as annotate counts them (--no-skid: at the sampled address, "
-				   "as perf)\n#\n");
+			fputs(SKID_NOTE, f);
 		print_missing(f, miss, nmiss, ss.pd, tot, ev, nev, 0);
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
@@ -1041,8 +1042,14 @@ static int report_many(const struct report_opts *o, unsigned keys,
 		for (size_t i = 0; i < n; i++)
 			lost[j] += mp_pd_attr(m.ss[i].pd, m.map[i * m.nev + j])->lost;
 	}
+	/* the skid rule of report_run, each file's events by their own attributes */
+	static const unsigned char skid_on = 1;
+	int skids = 0;
+	for (size_t j = 0; j < m.nev && !o->no_skid && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)); j++)
+		skids |= mp_ann_event_skids(&mp_pd_attr(m.ss[0].pd, m.ev[j])->attr);
 	struct mp_hist_query q = { .keys = keys, .comms = o->comms, .pids = o->pids,
-				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms };
+				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
+				   .skid = skids ? &skid_on : NULL };
 	if ((rc = mp_multi_query(&m, &q, &mg)) || (rc = merged_result(&m, &mg, na, &res)))
 		goto fail;
 	int want_objs = !o->no_objects && !o->csv && !o->json && keys != MP_HK_DSO;
@@ -1073,6 +1080,8 @@ static int report_many(const struct report_opts *o, unsigned keys,
 	} else {
 		print_header(f, o->input, pd, tot, lost, m.ev, m.nev);
 		print_inputs(f, &m, miss, nmiss, tots);
+		if (skids)
+			fputs(SKID_NOTE, f);
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (want_objs)
 			print_table_stdio(f, "Objects", &objcols, &objs, tot, pd, m.ev, m.nev,
