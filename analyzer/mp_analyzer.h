@@ -326,6 +326,9 @@ size_t mp_sym_short_name(const char *name, char *buf, size_t n);
  * -ENOENT. */
 int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *start /* OUT */,
 		       uint64_t *size /* OUT */);
+/* The function holding ELF vaddr addr in an object (loading it; PLT entries are "f@plt"):
+ * its name, borrowed, and *off the offset into it; NULL when none. */
+const char *mp_sym_name_at(mp_sym *s, size_t dso_idx, uint64_t addr, uint64_t *off /* OUT */);
 /* Source position of an ELF vaddr in an object (no map needed): 0 or -ENOENT. file is
  * borrowed. */
 int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **file /* OUT */,
@@ -667,7 +670,9 @@ typedef struct mp_ann mp_ann;
 struct mp_ann_insn {
 	uint64_t addr;          /* ELF vaddr */
 	uint8_t size;
-	char text[96];          /* "mov rax, qword ptr [rax]" (capstone, Intel syntax on x86) */
+	char text[160];         /* "mov rax, qword ptr [rax]" (capstone, Intel syntax on x86);
+	                         * calls and jumps out of the function name their target as
+	                         * objdump does: "call 0x1070 <malloc@plt>" */
 	const char *srcfile;    /* NULL when no line info */
 	unsigned line;
 	const struct mp_hist_counts *c; /* [nattrs] */

@@ -233,6 +233,34 @@ static int cs_setup(int machine, int is64, csh *h)
 	return 0;
 }
 
+/* A call or jump to a constant address outside the function [lo, hi): its target named
+ * after the operand as objdump does (" <malloc@plt>", " <main+0x1c>") into text (n bytes). */
+static void name_target(mp_sym *s, uint32_t dso, const char *mn, const char *op, uint64_t lo,
+			uint64_t hi, char *text, size_t n)
+{
+	int branch = !strncmp(mn, "call", 4) || mn[0] == 'j' || !strcmp(mn, "bl") ||
+		     !strcmp(mn, "b") || !strncmp(mn, "b.", 2) || !strcmp(mn, "blx");
+	if (!branch)
+		return;
+	if (*op == '#')
+		op++;
+	char *end;
+	if (strncmp(op, "0x", 2))
+		return;
+	uint64_t to = strtoull(op, &end, 16);
+	if (*end || (to >= lo && to < hi))
+		return;
+	uint64_t off = 0;
+	const char *nm = mp_sym_name_at(s, dso, to, &off);
+	size_t len = strlen(text);
+	if (!nm || len + 4 >= n)
+		return;
+	if (off)
+		snprintf(text + len, n - len, " <%s+0x%" PRIx64 ">", nm, off);
+	else
+		snprintf(text + len, n - len, " <%s>", nm);
+}
+
 /* Disassemble [start, start+size) of object dso into a. Returns 0, or -1 when there is
  * no code to disassemble (the caller falls back to the sampled addresses). */
 static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint64_t size)
@@ -263,9 +291,11 @@ static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint6
 	while (left > 0) {
 		const uint8_t *before = p;
 		if (cs_disasm_iter(cs, &p, &left, &addr, insn)) {
-			char text[96];
+			char text[sizeof(a->insns->text)];
 			snprintf(text, sizeof(text), "%s%s%s", insn->mnemonic,
 				 insn->op_str[0] ? " " : "", insn->op_str);
+			name_target(s, dso, insn->mnemonic, insn->op_str, start, start + size, text,
+				    sizeof(text));
 			if (add_insn(a, dso, insn->address, (uint8_t)insn->size, text) < 0) {
 				rc = -1;
 				break;

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "mp_debugfile.h"
@@ -130,6 +133,55 @@ uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel)
 	return (uint32_t)s->ndsos++;
 }
 
+/* The vDSO of this process, as perf report does when its build-id cache lacks the
+ * recording's: the kernel maps the same image into every process. Only when it is the
+ * recording's: the same build-id, or (none recorded: memprof record keeps none) the same
+ * kernel release and no --symfs. Copied into a memfd so that it reads as a file. */
+static void own_vdso(mp_sym *s, struct mp_dso *d)
+{
+	struct utsname u;
+	if (!d->info.build_id_len &&
+	    (!s->osrelease || uname(&u) || strcmp(u.release, s->osrelease) ||
+	     (s->symfs && *s->symfs && strcmp(s->symfs, "/"))))
+		return;
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	if (!img || memcmp(img, ELFMAG, SELFMAG))
+		return;
+	size_t len;
+	if (img[EI_CLASS] == ELFCLASS64) {
+		const Elf64_Ehdr *e = (const void *)img;
+		len = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+	} else {
+		const Elf32_Ehdr *e = (const void *)img;
+		len = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+	}
+	if (len < SELFMAG || len > (1u << 20))
+		return;
+	int fd = memfd_create("memprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, img, len) != (ssize_t)len || !(d->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) ||
+	    elf_kind(d->elf) != ELF_K_ELF || !(d->file = strdup("[vdso] (memprof's own)"))) {
+		if (d->elf)
+			elf_end(d->elf);
+		d->elf = NULL;
+		close(fd);
+		return;
+	}
+	uint8_t bid[20];
+	int bl = mp_elf_build_id(d->elf, bid, sizeof(bid));
+	if (d->info.build_id_len &&
+	    (bl != d->info.build_id_len || memcmp(bid, d->info.build_id, (size_t)bl))) {
+		elf_end(d->elf);
+		d->elf = NULL;
+		free(d->file);
+		d->file = NULL;
+		close(fd);
+		return;
+	}
+	d->fd = fd;
+}
+
 /* Find and open the object's file: the recorded path under --symfs, perf's build-id cache,
  * else the debug file of its build-id alone (it still gives symbols and lines). 1 when
  * d->elf is open. */
@@ -143,6 +195,8 @@ static int dso_open(mp_sym *s, struct mp_dso *d)
 	}
 	if (!d->elf)
 		mp_debugfile_buildid_cache(s, d);
+	if (!d->elf && !strcmp(d->path, "[vdso]"))
+		own_vdso(s, d);
 	if (!d->elf && d->path[0] == '[')
 		return 0;
 	if (!d->elf) {
@@ -217,10 +271,12 @@ static void dso_load_symbols(mp_sym *s, struct mp_dso *d, const uint8_t *bid, si
 		mp_symtab_load_elf(d->dwelf, SHT_SYMTAB, &d->syms);
 	if (!d->syms.n)
 		mp_symtab_load_elf(d->elf, SHT_DYNSYM, &d->syms);
-	if (d->syms.n) {
+	if (d->syms.n)
 		mp_symtab_demangle(&s->demangler, &d->syms);
+	/* the PLT entries as perf names them (free@plt), from the object itself */
+	mp_symtab_add_plt(d->elf, &d->syms, &s->demangler);
+	if (d->syms.n)
 		d->info.flags |= MP_DSO_SYMTAB;
-	}
 	int own_lines = mp_elf_has_dwarf_lines(d->elf);
 	if ((d->dwelf && mp_elf_has_dwarf_lines(d->dwelf)) || own_lines)
 		d->info.flags |= MP_DSO_DEBUGINFO;

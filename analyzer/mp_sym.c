@@ -299,6 +299,19 @@ int mp_sym_lookup_name(mp_sym *s, size_t dso_idx, const char *sym, uint64_t *sta
 	return -ENOENT;
 }
 
+const char *mp_sym_name_at(mp_sym *s, size_t dso_idx, uint64_t addr, uint64_t *off)
+{
+	if (dso_idx >= s->ndsos)
+		return NULL;
+	struct mp_dso *d = &s->dsos[dso_idx];
+	mp_dso_load(s, d);
+	const struct mp_esym *e = mp_symtab_find(d->kernel ? &s->ksyms : &d->syms, addr);
+	if (!e)
+		return NULL;
+	*off = addr - e->start;
+	return e->name;
+}
+
 int mp_sym_srcline(mp_sym *s, size_t dso_idx, uint64_t elf_addr, const char **file,
 		   unsigned *line)
 {

@@ -282,6 +282,121 @@ nomem:
 	return 0;
 }
 
+/* perf's PLT header and entry sizes per machine (6.1's dso__synthesize_plt_symbols). */
+static void plt_sizes(unsigned machine, const GElf_Shdr *plt, uint64_t *hdr, uint64_t *ent)
+{
+	switch (machine) {
+	case EM_ARM:
+		*hdr = 20;
+		*ent = 12;
+		break;
+	case EM_AARCH64:
+		*hdr = 32;
+		*ent = 16;
+		break;
+	case EM_SPARC:
+		*hdr = 48;
+		*ent = 12;
+		break;
+	case EM_SPARCV9:
+		*hdr = 128;
+		*ent = 32;
+		break;
+	default:
+		*hdr = plt->sh_entsize;
+		*ent = plt->sh_entsize;
+		break;
+	}
+}
+
+int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr sh_rel, sh_plt, sh_dyn;
+	Elf_Scn *rel = mp_elf_section(elf, ".rela.plt");
+	if (!rel)
+		rel = mp_elf_section(elf, ".rel.plt");
+	Elf_Scn *plt = mp_elf_section(elf, ".plt");
+	if (!rel || !plt || !gelf_getehdr(elf, &eh) || !gelf_getshdr(rel, &sh_rel) ||
+	    !gelf_getshdr(plt, &sh_plt) || sh_rel.sh_type == SHT_NOBITS ||
+	    sh_plt.sh_type == SHT_NOBITS || !sh_rel.sh_entsize)
+		return 0;
+	Elf_Scn *dyn = elf_getscn(elf, sh_rel.sh_link);
+	if (!dyn || !gelf_getshdr(dyn, &sh_dyn) || sh_dyn.sh_type != SHT_DYNSYM)
+		return 0;
+	Elf_Data *rd = elf_getdata(rel, NULL), *sd = elf_getdata(dyn, NULL);
+	uint64_t hdr, ent;
+	plt_sizes(eh.e_machine, &sh_plt, &hdr, &ent);
+	if (!rd || !sd || !ent)
+		return 0;
+	size_t n = sh_rel.sh_size / sh_rel.sh_entsize;
+	if (hdr + n * ent > sh_plt.sh_size)
+		n = sh_plt.sh_size > hdr ? (size_t)((sh_plt.sh_size - hdr) / ent) : 0;
+	if (!n)
+		return 0;
+	/* a symbol stretched over .plt (by the zero-size rule) ends where .plt starts */
+	uint64_t plt_start = sh_plt.sh_addr, plt_end = sh_plt.sh_addr + sh_plt.sh_size;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].start < plt_start && t->v[i].end > plt_start)
+			t->v[i].end = plt_start;
+	struct mp_esym *v = realloc(t->v, (t->n + n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
+	/* names: the table's, then the new ones, in one new pool (offsets until it stops
+	 * moving) */
+	struct mp_buf pool = { 0 };
+	size_t old = t->n, cnt = old;
+	size_t *offs = malloc((old + n + 1) * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++) {
+		offs[i] = pool.len;
+		if (mp_buf_append(&pool, v[i].name, strlen(v[i].name) + 1))
+			goto nomem;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t info, at = plt_start + hdr + i * ent;
+		if (at + ent > plt_end)
+			break;
+		if (sh_rel.sh_type == SHT_RELA) {
+			GElf_Rela r;
+			if (!gelf_getrela(rd, (int)i, &r))
+				continue;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(rd, (int)i, &r))
+				continue;
+			info = r.r_info;
+		}
+		GElf_Sym sym;
+		const char *nm = NULL;
+		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
+			nm = elf_strptr(elf, sh_dyn.sh_link, sym.st_name);
+		char *dmn = mp_demangle_one(dm, nm);
+		const char *use = dmn ? dmn : nm ? nm : "";
+		offs[cnt] = pool.len;
+		int rc = mp_buf_append(&pool, use, strlen(use)) || mp_buf_append(&pool, "@plt", 5);
+		free(dmn);
+		if (rc)
+			goto nomem;
+		v[cnt++] = (struct mp_esym){ at, at + ent, NULL, STB_GLOBAL };
+	}
+	for (size_t i = 0; i < cnt; i++)
+		v[i].name = pool.data + offs[i];
+	free(offs);
+	free(t->pool);
+	t->pool = pool.data;
+	t->n = cnt;
+	mp_symtab_finish(t, 0);
+	return cnt > old;
+nomem:
+	free(offs);
+	mp_buf_fini(&pool);
+	return -ENOMEM;
+}
+
 int mp_elf_has_section(Elf *elf, unsigned type)
 {
 	Elf_Scn *scn = NULL;

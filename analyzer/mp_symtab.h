@@ -46,6 +46,13 @@ void mp_symtab_fini(struct mp_symtab *t);
  * 1 loaded, 0 none, -ENOMEM. */
 int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t);
 
+/* perf's PLT symbols (dso__synthesize_plt_symbols): one "NAME@plt" per .rela.plt (.rel.plt)
+ * entry, in relocation order after the .plt header (x86: 16 bytes; ARM, AArch64: perf's
+ * sizes), NAME from .dynsym (demangled; empty for IRELATIVE slots: "@plt"). A symbol that
+ * the zero-size rule stretched over .plt (_init) ends where .plt starts. 1 added, 0 none,
+ * -ENOMEM. */
+int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm);
+
 /* Demangle the table's C++ names in place (loads the demangler on first need). */
 void mp_symtab_demangle(struct mp_demangler *dm, struct mp_symtab *t);
 void mp_demangler_fini(struct mp_demangler *dm);

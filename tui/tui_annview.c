@@ -295,7 +295,25 @@ unsigned tui_annot_follow(tui_model *m, struct view *v, int key)
 			tui_set_msg(m, "indirect call: the callee is not known");
 			return TUI_HANDLED | TUI_REDRAW;
 		}
-		long s = find_sym(m, in->tname, in->target);
+		long s = -1;
+		size_t tl = in->tname ? strlen(in->tname) : 0;
+		if (tl > 4 && !strcmp(in->tname + tl - 4, "@plt")) {
+			/* a PLT stub: on to the function it jumps to, where that has samples */
+			char *fn = mp_strdup(in->tname);
+			if (!fn)
+				return TUI_HANDLED;
+			fn[tl - 4] = 0;
+			s = find_sym(m, fn, 0);
+			free(fn);
+			if (s >= 0) {
+				if (tui_open_annotate(m, s, NULL, 0))
+					return TUI_HANDLED | TUI_REDRAW;
+				tui_set_msg(m, "%s: followed to %s (%s)", in->tname, m->d->syms[s].name,
+					    m->d->syms[s].dso ? m->d->syms[s].dso : "?");
+				return TUI_HANDLED | TUI_RESCAN;
+			}
+		}
+		s = find_sym(m, in->tname, in->target);
 		if (s < 0 && !in->tname) {
 			tui_set_msg(m, "the callee at %" PRIx64 " has no samples in this recording",
 				in->target);

@@ -195,8 +195,16 @@ static int annotate_cb(void *ctx, const struct tui_sym_ref *ref, tui_annot **out
 		uint64_t target;
 		enum tui_insn_kind kind = insn_kind(in->text, &target);
 		const char *tname = NULL;
+		char named[sizeof(in->text)];
 		if (kind == TUI_INSN_CALL && target && dso_idx >= 0)
 			tname = fn_at(src, (uint32_t)dso_idx, target);
+		/* the analyzer's name of the callee (" <malloc@plt>"), sampled or not */
+		const char *lt = strrchr(in->text, '<');
+		if (kind == TUI_INSN_CALL && !tname && lt && !strchr(lt, '+')) {
+			snprintf(named, sizeof(named), "%s", lt + 1);
+			named[strcspn(named, ">")] = 0;
+			tname = named;
+		}
 		long ti = tui_annot_add_insn(t, line_of[i], in->addr, in->text, kind, target, tname);
 		if (ti < 0) {
 			rc = (int)ti;

@@ -40,15 +40,8 @@ if len(P) < 5:
     sys.exit("FAIL %s: perf diff shows %d rows" % (lbl, len(P)))
 for k, (b, v) in P.items():
     r = M.get(k)
-    if r is None and k[2].endswith('@plt'):
-        # perf synthesizes names for PLT stubs ("x@plt", "@plt"); memprof does not yet
-        # (issue 19), so such a place is an address on memprof's side
-        print("%s: %s not compared (a PLT stub memprof leaves unnamed)" % (lbl, k)); continue
     if r is None:
-        # below 0.5% either side (startup samples in PLT stubs that perf names "x@plt"
-        # and memprof leaves as addresses), as report_perfdiff compares
-        if max(abs(float(b or 0)), abs(float(v or 0)) if lbl == 'delta' else 0) < 0.5:
-            continue
+        # every place perf shows, PLT stubs ("free@plt") and [vdso] symbols included
         print("FAIL %s: no row for %s" % (lbl, k)); bad += 1; continue
     mb = float(r['base_pct']) if int(r['base_samples']) else None
     if (b is None) != (mb is None) or (b is not None and abs(float(b) - mb) > 0.1):

@@ -93,39 +93,27 @@ def main():
         if s['count'] is not None and s['count'] != tot_count:
             print('%s: estimated count: perf %d, memprof %d' % (names, s['count'], tot_count)); bad += 1
         if mode == 'rows':
-            seen = set()
-            # perf names PLT stubs ("free@plt") and [vdso] symbols from its own copies;
-            # memprof does not yet (issue 19) and shows their addresses: those places are
-            # compared pooled per object (perf's named rows against memprof's address rows)
-            pooled_p, pooled_m, pooled_n = {}, {}, {}
+            # perf keeps a row per symbol, memprof per name in an object: perf's rows of
+            # one name (libc's IRELATIVE PLT slots, all "@plt") are summed first
+            prow, nrow = {}, {}
             for dso, lvl, sym, pcts in s['rows']:
-                if sym.strip().endswith('@plt') or dso == '[vdso]':
-                    for j, n in enumerate(names):
-                        pp = pcts[j] if j < len(pcts) else 0.0
-                        pooled_p[(n, dso)] = pooled_p.get((n, dso), 0.0) + pp
-                        pooled_n[(n, dso)] = pooled_n.get((n, dso), 0) + 1
-                    continue
                 key = (dso, lvl, norm_sym(sym))
-                seen.add(key)
+                nrow[key] = nrow.get(key, 0) + 1
+                acc = prow.setdefault(key, [0.0] * len(names))
+                for j in range(len(names)):
+                    acc[j] += pcts[j] if j < len(pcts) else 0.0
+            for key, pcts in prow.items():
                 for j, n in enumerate(names):
-                    pp = pcts[j] if j < len(pcts) else 0.0
+                    pp = pcts[j]
                     if pp < minpct:
                         continue
                     mv = mp.get(key, {}).get(n, (0, 0, 0.0))[2]
-                    if abs(mv - pp) > tol:
-                        print('%s %s [%s] %s: perf %.2f%%, memprof %.4f%%' % (n, dso, lvl, sym, pp, mv)); bad += 1
+                    if abs(mv - pp) > tol + 0.005 * (nrow[key] - 1):
+                        print('%s %s [%s] %s: perf %.2f%%, memprof %.4f%%' % (n, key[0], key[1], key[2], pp, mv)); bad += 1
             for key, v in mp.items():
                 for n in names:
-                    if key not in seen and (n, key[0]) in pooled_p and key[2].startswith('0x'):
-                        pooled_m[(n, key[0])] = pooled_m.get((n, key[0]), 0.0) + v[n][2]
-                        continue
-                    if v[n][2] >= max(minpct, tol) + 0.005 and key not in seen:
+                    if v[n][2] >= max(minpct, tol) + 0.005 and key not in prow:
                         print('%s %s [%s] %s: memprof %.4f%%, not in perf' % (n, key[0], key[1], key[2], v[n][2])); bad += 1
-            for key, pp in pooled_p.items():
-                mv = pooled_m.get(key, 0.0)
-                t = tol + 0.005 * pooled_n[key]
-                if abs(mv - pp) > t:
-                    print('%s %s: PLT/vdso places perf %.2f%%, memprof unnamed %.4f%% (tolerance %.3f)' % (key[0], key[1], pp, mv, t)); bad += 1
         else:
             pobj = {}
             cnt = {}
