@@ -1,6 +1,7 @@
 /* cmd_stat.c - memprof stat: count events of a command, like perf stat / ocount. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static void target_name(char *cmd, size_t len, int nargs, char **argv, int pid)
  * enabled/running time, pct: the share of time it was counted. */
 static void print_event(FILE *f, const struct mp_event *ev, const struct mp_event_result *r,
 			int first, int counted, double scaled, double pct, int clock, int json,
-			int csv, const char *sep)
+			int csv, const char *sep, const char *note, double noise)
 {
 	const char *unit = clock ? "msec" : "";
 	double shown = clock ? scaled / 1e6 : scaled;
@@ -143,10 +144,130 @@ static void print_event(FILE *f, const struct mp_event *ev, const struct mp_even
 		else
 			snprintf(num, sizeof(num), "%.0f", shown);
 		fprintf(f, "   %18s %-5s %-28s", num, unit, ev_name(ev));
+		if (note && *note)
+			fprintf(f, noise >= 0 ? " %-26s" : " %s", note);
+		if (noise >= 0)
+			fprintf(f, "  ( +-%6.2f%% )", noise);
 		if (r->run < r->ena)
 			fprintf(f, " (%.2f%% counted, scaled)", pct);
 		fputc('\n', f);
 	}
+}
+
+static long find_hw(const struct mp_event *evs, const int *counted, size_t nev, uint64_t config)
+{
+	for (size_t i = 0; i < nev; i++)
+		if (counted[i] && evs[i].attr.type == PERF_TYPE_HARDWARE && evs[i].attr.config == config)
+			return (long)i;
+	return -1;
+}
+
+/* The note perf stat prints after a count (its shadow metrics): CPUs utilized for the
+ * clocks (clock time / wall time), GHz for cycles, instructions per cycle, the share of
+ * branches missed, else the rate per second of task-clock (K/M/G above 1e3/1e6/1e9). val:
+ * each event's (scaled) count; wall_ns: the time counted. */
+static void rate_note(const struct mp_event *evs, const double *val, const int *counted,
+		      size_t nev, size_t i, double wall_ns, char *buf, size_t n)
+{
+	long clk = -1;
+	buf[0] = 0;
+	for (size_t k = 0; k < nev && clk < 0; k++)
+		if (counted[k] && is_clock(&evs[k]))
+			clk = (long)k;
+	if (!counted[i])
+		return;
+	const struct perf_event_attr *a = &evs[i].attr;
+	int hw = a->type == PERF_TYPE_HARDWARE;
+	long cyc = find_hw(evs, counted, nev, PERF_COUNT_HW_CPU_CYCLES);
+	long br = find_hw(evs, counted, nev, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+	double clk_ns = clk >= 0 ? val[clk] : 0;
+	if (is_clock(&evs[i])) {
+		if (wall_ns > 0)
+			snprintf(buf, n, "# %8.3f CPUs utilized", val[i] / wall_ns);
+	} else if (hw && a->config == PERF_COUNT_HW_CPU_CYCLES && clk_ns > 0) {
+		snprintf(buf, n, "# %8.3f GHz", val[i] / clk_ns);
+	} else if (hw && a->config == PERF_COUNT_HW_INSTRUCTIONS && cyc >= 0 && val[cyc] > 0) {
+		snprintf(buf, n, "# %8.2f insn per cycle", val[i] / val[cyc]);
+	} else if (hw && a->config == PERF_COUNT_HW_BRANCH_MISSES && br >= 0 && val[br] > 0) {
+		snprintf(buf, n, "# %7.2f%% of all branches", 100.0 * val[i] / val[br]);
+	} else if (clk_ns > 0) {
+		double r = val[i] * 1e9 / clk_ns;
+		const char *u = "";
+		if (r > 1e9)
+			r /= 1e9, u = "G";
+		else if (r > 1e6)
+			r /= 1e6, u = "M";
+		else if (r > 1e3)
+			r /= 1e3, u = "K";
+		snprintf(buf, n, "# %8.3f %s/sec", r, u);
+	}
+}
+
+static double scaled_of(const struct mp_event_result *r)
+{
+	return r->run ? mp_counts_scaled(&(struct mp_counts){ r->value, r->ena, r->run }) : 0;
+}
+
+/* -I: each interval's counts (the differences from the last interval's) as text lines
+ * with perf stat -I's time column. */
+struct stat_iv {
+	FILE *f;
+	const struct mp_event *evs;
+	size_t nev;
+	struct mp_event_result *prev;
+	uint64_t prev_ns;
+	int header_done;
+};
+
+static void stat_iv_print(struct stat_iv *iv, uint64_t t_ns, const struct mp_event_result *cur)
+{
+	size_t nev = iv->nev;
+	double *val = calloc(nev + 1, sizeof(*val));
+	int *counted = calloc(nev + 1, sizeof(*counted));
+	struct mp_event_result *d = calloc(nev + 1, sizeof(*d));
+	if (!val || !counted || !d)
+		goto out;
+	if (!iv->header_done) {
+		fprintf(iv->f, "#           time             counts unit events\n");
+		iv->header_done = 1;
+	}
+	for (size_t i = 0; i < nev; i++) {
+		d[i].value = cur[i].value - iv->prev[i].value;
+		d[i].ena = cur[i].ena - iv->prev[i].ena;
+		d[i].run = cur[i].run - iv->prev[i].run;
+		counted[i] = d[i].run > 0;
+		val[i] = scaled_of(&d[i]);
+	}
+	for (size_t i = 0; i < nev; i++) {
+		char note[64], ts[32];
+		rate_note(iv->evs, val, counted, nev, i, (double)(t_ns - iv->prev_ns), note,
+			  sizeof(note));
+		snprintf(ts, sizeof(ts), "%6" PRIu64 ".%09" PRIu64, t_ns / 1000000000u,
+			 t_ns % 1000000000u);
+		fprintf(iv->f, "%s", ts);
+		print_event(iv->f, &iv->evs[i], &d[i], i == 0, counted[i], val[i],
+			    d[i].ena ? 100.0 * (double)d[i].run / (double)d[i].ena : 0,
+			    is_clock(&iv->evs[i]), 0, 0, ",", note, -1);
+	}
+	memcpy(iv->prev, cur, nev * sizeof(*cur));
+	iv->prev_ns = t_ns;
+out:
+	free(val);
+	free(counted);
+	free(d);
+}
+
+static void stat_iv_cb(void *ctx, uint64_t t_ns, const struct mp_event_result *cur)
+{
+	stat_iv_print(ctx, t_ns, cur);
+}
+
+/* perf's get_precision(): digits to show for a spread of sd */
+static int precision_of(double sd)
+{
+	if (sd > 1 || sd <= 0)
+		return sd <= 0 ? 6 : 0;
+	return (int)lround(ceil(-log10(sd)));
 }
 
 /* stat --sim: the workload under valgrind's callgrind, its exact simulated totals printed
@@ -213,7 +334,7 @@ static int cmd_stat(int argc, char **argv)
 	char *events = NULL;
 	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
 	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, regions = 0, sim = 0,
-	    nargs, rc;
+	    repeat = 1, interval = 0, nargs, rc;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
 		  "events to count, comma-separated or repeated (see memprof list)" },
@@ -232,6 +353,12 @@ static int cmd_stat(int argc, char **argv)
 		{ 0, "regions", CLI_FLAG, &regions, NULL,
 		  "count per region of the program's markers (memprof/marker.h): calls, counts "
 		  "and ratios per region and thread, and outside any region" },
+		{ 'r', "repeat", CLI_INT, &repeat, "N",
+		  "run the command N times: each count's mean and the spread of the mean (as "
+		  "perf stat -r)" },
+		{ 'I', "interval-print", CLI_INT, &interval, "MS",
+		  "print the counts of every MS milliseconds while the target runs (as perf stat "
+		  "-I; the last line: up to the end)" },
 		{ 0, "sim", CLI_FLAG, &sim, NULL,
 		  "count under valgrind's cache and branch simulation (record --sim's events; "
 		  "exact counts, no PMU)" },
@@ -272,6 +399,20 @@ static int cmd_stat(int argc, char **argv)
 		cli_error("stat", "give one of a command, -p PID or -a");
 		goto out;
 	}
+	if (repeat < 1 || interval < 0) {
+		cli_error("stat", repeat < 1 ? "-r %d: not a number of runs" : "-I %d: not a number "
+			  "of milliseconds", repeat < 1 ? repeat : interval);
+		goto out;
+	}
+	if ((repeat > 1 || interval) && (csv || json || regions || sim || (repeat > 1 && interval))) {
+		cli_error("stat", "-r and -I print text (not with each other, --csv, --json, "
+			  "--regions or --sim)");
+		goto out;
+	}
+	if (repeat > 1 && !nargs) {
+		cli_error("stat", "-r needs a command to run again");
+		goto out;
+	}
 	if (sim) {
 		if (pid || all || csv || json || ratios || no_inherit || pmu || outpath) {
 			cli_error("stat", "--sim runs a command and prints its counts: it takes -e "
@@ -307,6 +448,8 @@ static int cmd_stat(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (!f)
+		f = stderr; /* like perf stat: stdout stays the workload's */
 	struct mp_stat_opts so = { 0 };
 	struct mp_record_result res = { 0 };
 	so.events = evs;
@@ -317,20 +460,51 @@ static int cmd_stat(int argc, char **argv)
 	so.no_inherit = no_inherit;
 	so.stop = &cli_stop_flag;
 	so.regions = regions;
-	cli_install_stop_handler();
-	if (mp_stat_run(&so, &res, &err)) {
-		cli_error("stat", "%s", err.msg);
-		rc = res.exec_errno ? 127 : 1;
-		if (f)
-			fclose(f);
-		if (outpath)
-			remove(outpath);
-		free(res.ev);
-		free(evs);
-		goto out;
+	struct stat_iv iv = { f, evs, nev, calloc(nev + 1, sizeof(struct mp_event_result)), 0, 0 };
+	double *mean = calloc(2 * nev + 3, sizeof(double)), *m2 = mean ? mean + nev + 1 : NULL;
+	int *any = calloc(nev + 1, sizeof(int));
+	if (!iv.prev || !mean || !any) {
+		cli_error("stat", "out of memory");
+		rc = 1;
+		goto free_run;
 	}
-	if (!f)
-		f = stderr; /* like perf stat: stdout stays the workload's */
+	if (interval) {
+		so.interval_ns = (uint64_t)interval * 1000000u;
+		so.interval = stat_iv_cb;
+		so.interval_ctx = &iv;
+	}
+	cli_install_stop_handler();
+	int runs = 0;
+	for (int k = 0; k < repeat; k++) {
+		if (k) {
+			free(res.ev);
+			mp_regions_free(res.regions);
+			memset(&res, 0, sizeof(res));
+		}
+		if (mp_stat_run(&so, &res, &err)) {
+			cli_error("stat", "%s", err.msg);
+			rc = res.exec_errno ? 127 : 1;
+			if (outpath) {
+				fclose(f);
+				remove(outpath);
+				outpath = NULL;
+			}
+			goto free_run;
+		}
+		/* each event's scaled count and the wall time: running mean and squares of the
+		 * differences (Welford), for -r's spread */
+		runs++;
+		for (size_t i = 0; i <= nev; i++) {
+			double x = i < nev ? scaled_of(&res.ev[i]) : (double)res.wall_ns;
+			if (i < nev)
+				any[i] |= res.ev[i].run > 0;
+			double dl = x - mean[i];
+			mean[i] += dl / runs;
+			m2[i] += dl * (x - mean[i]);
+		}
+		if (res.workload_started && WIFSIGNALED(res.workload_status))
+			break; /* Ctrl-C or killed: no more runs */
+	}
 
 	char cmd[512];
 	target_name(cmd, sizeof(cmd), nargs, argv, pid);
@@ -339,6 +513,11 @@ static int cmd_stat(int argc, char **argv)
 	struct mp_evopts meo = { 0 };
 	meo.pmu_model = pmu;
 	mp_events_host_model(&meo, model, sizeof(model));
+	if (interval) {
+		/* the last interval: from the previous one to the end */
+		stat_iv_print(&iv, res.wall_ns, res.ev);
+		goto done;
+	}
 	if (regions && csv) {
 		cli_stat_regions(f, res.regions, evs, nev, res.ev, 1, 0, sep, model);
 		goto done;
@@ -347,33 +526,52 @@ static int cmd_stat(int argc, char **argv)
 		fprintf(f, "{\"command\": ");
 		cli_json_str(f, cmd);
 		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res.wall_ns);
+		if (res.have_rusage)
+			fprintf(f, ", \"user_ns\": %" PRIu64 ", \"sys_ns\": %" PRIu64, res.user_ns,
+				res.sys_ns);
 		if (res.workload_started)
 			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res.workload_status));
 		fprintf(f, ", \"events\": [");
 	} else if (csv) {
 		fprintf(f, "event%svalue%sunit%sraw%stime_enabled%stime_running%spercent_running\n",
 			sep, sep, sep, sep, sep, sep);
+	} else if (runs > 1) {
+		fprintf(f, "\n Performance counter stats for '%s' (%d runs):\n\n", cmd, runs);
 	} else {
 		fprintf(f, "\n Performance counter stats for '%s':\n\n", cmd);
 	}
 	for (size_t i = 0; i < nev; i++) {
 		const struct mp_event_result *r = &res.ev[i];
-		int counted = r->run > 0;
-		double scaled = counted ? mp_counts_scaled(&(struct mp_counts){ r->value, r->ena,
-										 r->run })
-					: 0;
+		int counted = runs > 1 ? any[i] : r->run > 0;
+		double scaled = counted ? mean[i] : 0;
 		double pct = r->ena ? 100.0 * (double)r->run / (double)r->ena : 0;
 		int clock = is_clock(&evs[i]);
-		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep);
+		char note[64];
+		rate_note(evs, mean, any, nev, i, mean[nev], note, sizeof(note));
+		/* the spread of the mean, in percent of it (perf's stddev_stats) */
+		double noise = runs > 1 && mean[i] > 0
+				       ? 100.0 * sqrt(m2[i] / (runs - 1) / runs) / mean[i]
+				       : -1;
+		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep,
+			    note, noise);
 	}
 	if (json && regions) {
 		fprintf(f, "\n],\n");
 		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 1, sep, model);
 		fprintf(f, "}\n");
-	} else if (json)
+	} else if (json) {
 		fprintf(f, "\n]}\n");
-	else if (!csv)
+	} else if (!csv && runs > 1) {
+		double avg = mean[nev] / 1e9, sd = sqrt(m2[nev] / (runs - 1) / runs) / 1e9;
+		int prec = precision_of(sd) + 2;
+		fprintf(f, "\n   %18.*f +- %.*f seconds time elapsed  ( +-%6.2f%% )\n\n", prec, avg,
+			prec, sd, avg > 0 ? 100.0 * sd / avg : 0.0);
+	} else if (!csv) {
 		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res.wall_ns / 1e9);
+		if (res.have_rusage)
+			fprintf(f, "   %18.6f seconds user\n   %18.6f seconds sys\n\n",
+				(double)res.user_ns / 1e9, (double)res.sys_ns / 1e9);
+	}
 	if (ratios && !json && !csv)
 		stat_print_ratios(f, evs, res.ev, nev, pmu);
 	if (regions && !json && !csv)
@@ -393,9 +591,13 @@ done:
 				WTERMSIG(res.workload_status),
 				strsignal(WTERMSIG(res.workload_status)));
 	}
+free_run:
 	mp_regions_free(res.regions);
 	free(res.ev);
 	free(evs);
+	free(iv.prev);
+	free(mean);
+	free(any);
 out:
 	free(events);
 	return rc;

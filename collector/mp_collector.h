@@ -193,6 +193,9 @@ struct mp_record_result {
 	int exec_errno;             /* the workload could not be started: execvp's errno */
 	mp_regions *regions;        /* with opts regions: the regions table (free with
 				     * mp_regions_free()), else NULL */
+	int have_rusage;            /* stat of a command: its CPU times (wait4's rusage: the
+				     * workload and the children it waited for) */
+	uint64_t user_ns, sys_ns;
 };
 
 /* What the kernel allows, read before a run (perf_event_paranoid, kptr_restrict, PMUs
@@ -227,6 +230,12 @@ struct mp_stat_opts {
 	volatile sig_atomic_t *stop;
 	int regions;              /* --regions: give the workload the markers' control fds
 				   * (MEMPROF_CONTROL) and count per region (res->regions) */
+	/* interval_ns > 0: interval(ctx, elapsed, ev) every interval_ns while the target
+	 * runs, with each event's counts so far (nevents entries; the final counts are the
+	 * result's) */
+	uint64_t interval_ns;
+	void (*interval)(void *ctx, uint64_t elapsed_ns, const struct mp_event_result *ev);
+	void *interval_ctx;
 };
 
 int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, struct mp_err *err);

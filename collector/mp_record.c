@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1050,8 +1051,10 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		  struct mp_err *err)
 {
 	/* the target, as mp_stat_run() gets it */
-	struct mp_stat_opts t = { o->events, o->nevents, o->argv, o->pid, o->system_wide,
-				  o->no_inherit, o->stop, o->regions || o->regions_only };
+	struct mp_stat_opts t = { .events = o->events, .nevents = o->nevents, .argv = o->argv,
+				  .pid = o->pid, .system_wide = o->system_wide,
+				  .no_inherit = o->no_inherit, .stop = o->stop,
+				  .regions = o->regions || o->regions_only };
 	struct run r;
 	mp_pdw *w = NULL;
 	int rc, status = 0, have_status = 0;
@@ -1097,35 +1100,83 @@ out:
 
 /* ---- stat ---- */
 
-/* Wait for the workload (or the -p process) while forwarding Ctrl-C. */
+static void stat_done(struct run *r, struct mp_record_result *res, int status,
+		      const struct rusage *ru)
+{
+	res->workload_status = status;
+	res->have_rusage = 1;
+	res->user_ns = (uint64_t)ru->ru_utime.tv_sec * 1000000000u +
+		       (uint64_t)ru->ru_utime.tv_usec * 1000u;
+	res->sys_ns = (uint64_t)ru->ru_stime.tv_sec * 1000000000u +
+		      (uint64_t)ru->ru_stime.tv_usec * 1000u;
+	r->wl.pid = -1;
+}
+
+/* -I: the counts so far to the caller's callback. */
+static void stat_interval(struct run *r)
+{
+	const struct mp_stat_opts *o = r->t;
+	struct mp_event_result *ev = calloc(o->nevents + 1, sizeof(*ev));
+	if (!ev)
+		return;
+	for (size_t i = 0; i < o->nevents; i++)
+		if (mp_evlist_read(r->l, i, &ev[i].value, &ev[i].ena, &ev[i].run))
+			memset(&ev[i], 0, sizeof(ev[i]));
+	o->interval(o->interval_ctx, now_ns() - r->t0, ev);
+	free(ev);
+}
+
+/* Wait for the workload (or the -p process) while forwarding Ctrl-C; with --regions
+ * answer the markers, with an interval hand the counts over every interval. */
 static void stat_wait(struct run *r, struct mp_record_result *res)
 {
+	const struct mp_stat_opts *o = r->t;
+	uint64_t next = o->interval_ns && o->interval ? r->t0 + o->interval_ns : 0;
+	struct rusage ru;
 	int status = 0;
-	/* --regions: answer the markers while the workload runs */
-	while (r->ctl_fd >= 0 && r->wl.pid > 0) {
-		struct pollfd pfd[2] = { { .fd = r->ctl_fd, .events = POLLIN },
-					 { .fd = r->wl.pidfd, .events = POLLIN } };
+	while (r->ctl_fd >= 0 || next) {
 		if (run_forward_stop(r))
 			return;
-		poll(pfd, r->wl.pidfd >= 0 ? 2 : 1, 100);
-		if (pfd[0].revents)
-			run_control(r);
-		if (waitpid(r->wl.pid, &status, WNOHANG) == r->wl.pid) {
-			res->workload_status = status;
-			r->wl.pid = -1;
-			if (r->ctl_fd >= 0)
-				run_control(r); /* what came before the end */
+		if (r->wl.pid > 0) {
+			if (wait4(r->wl.pid, &status, WNOHANG, &ru) == r->wl.pid) {
+				stat_done(r, res, status, &ru);
+				if (r->ctl_fd >= 0)
+					run_control(r); /* what came before the end */
+				return;
+			}
+		} else if (run_target_gone(r)) {
 			return;
+		}
+		struct pollfd pfd[2];
+		nfds_t n = 0;
+		int ctl = -1;
+		if (r->ctl_fd >= 0) {
+			ctl = (int)n;
+			pfd[n++] = (struct pollfd){ .fd = r->ctl_fd, .events = POLLIN };
+		}
+		if (r->wl.pid > 0 && r->wl.pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = r->wl.pidfd, .events = POLLIN };
+		int timeout = 100;
+		if (next) {
+			uint64_t now = now_ns();
+			uint64_t ms = now >= next ? 0 : (next - now + 999999) / 1000000;
+			timeout = ms < 100 ? (int)ms : 100;
+		}
+		poll(pfd, n, timeout);
+		if (ctl >= 0 && pfd[ctl].revents)
+			run_control(r);
+		if (next && now_ns() >= next) {
+			stat_interval(r);
+			next += o->interval_ns;
 		}
 	}
 	for (;;) {
 		if (run_forward_stop(r))
 			break;
 		if (r->wl.pid > 0) {
-			pid_t p = waitpid(r->wl.pid, &status, 0);
+			pid_t p = wait4(r->wl.pid, &status, 0, &ru);
 			if (p == r->wl.pid) {
-				res->workload_status = status;
-				r->wl.pid = -1;
+				stat_done(r, res, status, &ru);
 				break;
 			}
 			if (p < 0 && errno != EINTR)
