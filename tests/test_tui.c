@@ -467,6 +467,57 @@ static void test_model_key__enter_on_jump__goes_to_target(void **state)
 	assert_int_equal(tui_model_depth(m), 2);
 }
 
+/* The row holding text, or NULL. */
+static const char *row_with(tui_model *m, const char *text)
+{
+	for (size_t i = 0;; i++) {
+		const char *r = tui_model_row_text(m, i);
+		if (!r || strstr(r, text))
+			return r;
+	}
+}
+
+static void test_model_key__braces__scroll_long_lines(void **state)
+{
+	(void)state;
+	int calls = 0;
+	tui_model *m = make_model(&calls, 70, 12);
+	keys(m, "jjj"); /* main */
+	tui_model_key(m, TUI_KEY_ENTER);
+	tui_model_key(m, 'a');
+	/* 70 columns: line 19's text (51 columns with its tab) is cut */
+	const char *r = row_with(m, "struct l *head");
+	assert_non_null(r);
+	assert_null(strstr(r, "n, 1);"));
+	tui_model_key(m, '{');
+	assert_string_equal(tui_model_message(m), "at the start of the lines");
+	/* } moves 8 columns: "    struct l" loses "    stru" */
+	tui_model_key(m, '}');
+	assert_string_equal(tui_model_message(m), "text from column 9 of 51");
+	assert_null(row_with(m, "struct l"));
+	r = row_with(m, "ct l *head = build_list(");
+	assert_non_null(r);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[1].text, "line  source (from column 9: { })"));
+	/* the assembly too: "call   2000 <walk>" from its 9th column */
+	assert_non_null(row_with(m, "1010:  000 <walk>"));
+	tui_model_key(m, '}');
+	tui_model_key(m, '}');
+	r = row_with(m, "head = build_list");
+	assert_null(r);
+	assert_non_null(row_with(m, " ld_list(base, esize, n, 1);")); /* from column 25 */
+	/* up to the end of the longest line, no further */
+	for (int i = 0; i < 10; i++)
+		tui_model_key(m, '}');
+	assert_string_equal(tui_model_message(m), "at the end of the longest line (51 columns)");
+	for (int i = 0; i < 10; i++)
+		tui_model_key(m, '{');
+	assert_non_null(row_with(m, "    struct l *head"));
+	s = tui_model_render(m);
+	assert_null(strstr(s->row[1].text, "from column"));
+	tui_model_free(m);
+}
+
 static void test_model_key__enter_on_call__opens_callee(void **state)
 {
 	struct fx *f = *state;
@@ -872,6 +923,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_key__ratio_metric__colours_and_ranks_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
+		cmocka_unit_test(test_model_key__braces__scroll_long_lines),
 		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),
 		cmocka_unit_test(test_bindings__one_action_per_key_and_view__help_from_table),
 		cmocka_unit_test(test_key_parse__names_and_characters__keys),

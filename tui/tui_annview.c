@@ -380,6 +380,38 @@ static unsigned annot_search(tui_model *m, struct view *v, const char *s, int di
 	return TUI_HANDLED | TUI_REDRAW;
 }
 
+/* { and }: the source and assembly text 8 columns left / right, up to the longest. */
+unsigned tui_annot_hscroll(tui_model *m, struct view *v, int key)
+{
+	const tui_annot *a = v->an;
+	size_t longest = 0;
+	for (size_t i = 0; i < a->nlines; i++) {
+		size_t w = 0;
+		for (const char *c = a->lines[i].text; *c; c++)
+			w = *c == '\t' ? (w / 4 + 1) * 4 : w + 1;
+		if (w > longest)
+			longest = w;
+	}
+	for (size_t i = 0; i < a->ninsns; i++)
+		if (strlen(a->insns[i].text) > longest)
+			longest = strlen(a->insns[i].text);
+	if (key == '{') {
+		if (!v->hscroll) {
+			tui_set_msg(m, "at the start of the lines");
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		v->hscroll = v->hscroll > 8 ? v->hscroll - 8 : 0;
+	} else {
+		if (v->hscroll + 8 >= longest) {
+			tui_set_msg(m, "at the end of the longest line (%zu columns)", longest);
+			return TUI_HANDLED | TUI_REDRAW;
+		}
+		v->hscroll += 8;
+	}
+	tui_set_msg(m, "text from column %zu of %zu", v->hscroll + 1, longest);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
 unsigned tui_annot_neighbour(tui_model *m, struct view *v, int key)
 {
 	int dir = key == '<' ? -1 : 1;

@@ -100,6 +100,7 @@ struct view {
 	unsigned char *open; /* per line: assembly shown */
 	long *first, *next;  /* per line first insn; per insn next insn of the same line */
 	int asm_all, hide_src;
+	size_t hscroll;    /* source and assembly text shown from this column ({ and }) */
 	uint64_t ltot[2 * TUI_MAX_EVENTS], itot[2 * TUI_MAX_EVENTS];
 	struct tui_ratio_val *lrv; /* nlines * nratios */
 	size_t *hot;
@@ -261,6 +262,7 @@ unsigned tui_annot_follow(tui_model *m, struct view *v, int key);
 unsigned tui_annot_search_prompt(tui_model *m, struct view *v, int key);
 unsigned tui_annot_search_next(tui_model *m, struct view *v, int key);
 unsigned tui_annot_neighbour(tui_model *m, struct view *v, int key);
+unsigned tui_annot_hscroll(tui_model *m, struct view *v, int key);
 
 /* tui_render.c: views to text rows */
 void tui_put(struct tui_line *l, const char *s);

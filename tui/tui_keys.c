@@ -207,6 +207,9 @@ const struct tui_binding tui_bindings[] = {
 	  "/, ?, n\tsearch forward, backwards, repeat the last search", 1 },
 	{ '?', V_ANN, tui_annot_search_prompt, NULL, 1 },
 	{ 'n', V_ANN, tui_annot_search_next, NULL, 1 },
+	{ '{', V_ANN, tui_annot_hscroll,
+	  "{, }\tscroll long source and assembly lines left / right", 1 },
+	{ '}', V_ANN, tui_annot_hscroll, NULL, 1 },
 	{ '<', V_ANN, tui_annot_neighbour, "<, >\tprevious / next symbol of the list", 1 },
 	{ '>', V_ANN, tui_annot_neighbour, NULL, 1 },
 	/* the help screen: these close it, the moves above scroll it, other keys do nothing */

@@ -51,6 +51,28 @@ void tui_put(struct tui_line *l, const char *s)
 	}
 }
 
+/* Text from its column skip on, tabs at 4-column stops from its start (the annotate view's
+ * horizontal scroll). */
+static void put_from(struct tui_line *l, const char *s, size_t skip)
+{
+	char buf[1024];
+	size_t n = 0, col = 0;
+	for (; *s && n + 1 < sizeof(buf); s++) {
+		if (*s == '\t') {
+			do {
+				if (col >= skip && n + 1 < sizeof(buf))
+					buf[n++] = ' ';
+				col++;
+			} while (col % 4);
+			continue;
+		}
+		if (col++ >= skip)
+			buf[n++] = *s;
+	}
+	buf[n] = 0;
+	tui_put(l, buf);
+}
+
 void tui_putf(struct tui_line *l, const char *fmt, ...)
 {
 	char buf[1024];
@@ -349,6 +371,8 @@ void tui_render_annot_header(tui_model *m, struct tui_line *l, const struct view
 {
 	event_heads(m, l);
 	tui_put(l, v->hide_src ? "     address  instruction" : "   line  source");
+	if (v->hscroll)
+		tui_putf(l, " (from column %zu: { })", v->hscroll + 1);
 }
 
 void tui_render_ratio_header(tui_model *m, struct tui_line *l, const struct view *v)
@@ -458,7 +482,7 @@ void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v
 		else
 			tui_put(l, "      -  ");
 		l->tab0 = l->pos;
-		tui_put(l, ln->text[0] || ln->lineno ? ln->text : "(no source line)");
+		put_from(l, ln->text[0] || ln->lineno ? ln->text : "(no source line)", v->hscroll);
 		if (ln->file && ln->file[0] && strcmp(ln->file, a->file))
 			tui_putf(l, "   [%s]", ln->file);
 		if (ln->note) {
@@ -470,7 +494,8 @@ void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v
 	} else {
 		const struct tui_ainsn *in = &a->insns[it->idx];
 		l->row->kind = TUI_ROW_ASM;
-		tui_putf(l, "%s%10" PRIx64 ":  %s", v->hide_src ? " " : "         ", in->addr, in->text);
+		tui_putf(l, "%s%10" PRIx64 ":  ", v->hide_src ? " " : "         ", in->addr);
+		put_from(l, in->text, v->hscroll);
 		if (in->kind == TUI_INSN_CALL && in->tname && !strstr(in->text, in->tname))
 			tui_putf(l, "  -> %s", in->tname);
 	}
