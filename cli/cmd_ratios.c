@@ -325,9 +325,10 @@ static void fmt_change(const struct mp_ratio_row *r, char *buf, size_t len)
 static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	const struct mp_ratio_def *d = rr->def;
-	snprintf(buf, len, "%s%s", r->v.few ? "  few samples" : "",
+	snprintf(buf, len, "%s%s%s", r->v.few ? "  few samples" : "",
 		 r->v.flagged ? (d->threshold_below ? "   <==== WARNING (below threshold)" :
-					"   <==== WARNING (above threshold)") : "");
+					"   <==== WARNING (above threshold)") : "",
+		 r->v.cold ? "   (above threshold: cold misses only, each once)" : "");
 }
 
 /* The one line that says a file's counts were simulated ("" for measured files). */
@@ -361,7 +362,8 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		       mp_ratio_run_simulated(base) ? "  (SIMULATED)" : "");
 	if (sim) {
 		printf("# SIMULATED: %s\n", sd);
-		printf("# counts: exact simulated counts at every level (no sampling: no intervals, no few-sample marks); counts = numerator/denominator\n");
+		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event counted fewer than %llu times; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction); counts = numerator/denominator\n",
+		       (unsigned long long)o->min_samples);
 	} else {
 		printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",
 		       any_exact ? "exact counts from the file (program level)" :
@@ -863,7 +865,7 @@ static int ratios_main(int argc, char **argv, char **inputs)
 		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol, line or region (record --regions)" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
-		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event (default 10)" },
+		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event, or simulated counts (default 10)" },
 		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change" },
 		{ 0, "ratios", CLI_STR, &o.ratios, "FILE", "more ratio definitions (after the shipped ones and ~/.config/memprof/ratios)" },
 		{ 0, "record-cmd", CLI_FLAG, &o.record_cmd, NULL, "print the memprof record command(s) that measure the ratios" },

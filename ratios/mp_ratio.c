@@ -828,8 +828,33 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 			out->lo = 0;
 		out->few = out->min_samples < min_samples;
 	}
+	if (simulated) {
+		/* exact counts at the place: the value rests on the fewest events counted
+		 * (one miss in one instruction is 100% but means nothing) */
+		out->min_samples = UINT64_MAX;
+		for (size_t i = 0; i < b->n; i++)
+			if (b->ev[i] >= 0 && cells[b->ev[i]].period < (double)out->min_samples)
+				out->min_samples = (uint64_t)cells[b->ev[i]].period;
+		out->few = out->min_samples < min_samples;
+	}
 	if (d->has_threshold)
 		out->flagged = d->threshold_below ? r < d->threshold : r > d->threshold;
+	int side[MP_RATIO_MAX_EVENTS];
+	int sim_num = out->flagged && !d->threshold_below && cells && b->n <= MP_RATIO_MAX_EVENTS &&
+		      mp_formula_nevents(b->var->f) == b->n && mp_formula_sides(b->var->f, side);
+	double misses = 0, places = 0;
+	for (size_t i = 0; i < b->n && sim_num; i++) {
+		if (b->ev[i] < 0 || side[i] <= 0)
+			continue;
+		if (!ev[b->ev[i]].exact_samples)
+			sim_num = 0;
+		misses += cells[b->ev[i]].period;
+		places += (double)cells[b->ev[i]].samples;
+	}
+	if (sim_num && misses > 0 && misses <= places * 1.01) {
+		out->flagged = 0;
+		out->cold = 1;
+	}
 	return 0;
 }
 

@@ -33,7 +33,7 @@ static int cmp_double_desc(double a, double b)
 }
 
 /* Places in the order shown. With a sort ratio: by its value, highest first (places where
- * it is undefined last). Else by the count of the ratio's numerator (the misses, not the
+ * it is undefined last, those resting on fewer than the minimum count just before). Else by the count of the ratio's numerator (the misses, not the
  * accesses), highest first: the places that matter come first. Ties keep the
  * most-samples-first order. */
 struct sort_ctx {
@@ -49,7 +49,9 @@ static int cmp_perm(const void *pa, const void *pb, void *arg)
 	if (c->by) {
 		const struct mp_ratio_row *ra = &c->by->rows[a], *rb = &c->by->rows[b];
 		int da = ra->v.defined, db = rb->v.defined;
-		r = da != db ? db - da : da ? cmp_double_desc(ra->v.value, rb->v.value) : 0;
+		/* values resting on fewer than the minimum count come after the others */
+		r = da != db ? db - da : ra->v.few != rb->v.few ? ra->v.few - rb->v.few
+			 : da ? cmp_double_desc(ra->v.value, rb->v.value) : 0;
 	} else {
 		r = cmp_double_desc(c->self->rows[a].num, c->self->rows[b].num);
 	}

@@ -210,6 +210,10 @@ struct mp_ratio_value {
 	int few;                /* min_samples < the min_samples asked for */
 	int exact;              /* from exact counts: lo == hi == value */
 	int flagged;            /* past the definition's threshold */
+	int cold;               /* simulated: past the threshold, but the numerator's misses
+				 * fell once each on another instruction (at most 1% more
+				 * misses than instructions that missed): the cold misses of a
+				 * first pass through code or data, not flagged */
 };
 
 /* The counts a complete binding's ratio rests on at one place: the sum of the estimated

@@ -904,9 +904,12 @@ static void ratio_bind__simulated_sum_event__folded(void **state)
 	assert_int_equal(b.ev[2], 1);
 	/* 3 instructions with 2 + 1 replacements over 12 + 8 instructions: exact, 3/20 */
 	struct mp_ratio_cell c[2] = { { 2, 3, 5 }, { 2, 20, 208 } };
-	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 3, &v, &err), 0);
 	assert_true(v.defined && v.exact && !v.few);
 	assert_true(v.value == 0.15 && v.lo == 0.15 && v.hi == 0.15);
+	/* the minimum count applies to the exact counts: 3 replacements are fewer than 10 */
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.few && v.min_samples == 3 && v.value == 0.15);
 	/* the counts it rests on: the folded sum once, not twice */
 	double den = -1;
 	assert_true(mp_ratio_numerator(&b, c, &den) == 3 && den == 20);
@@ -915,6 +918,51 @@ static void ratio_bind__simulated_sum_event__folded(void **state)
 	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L1D_MISS_RATE"), models, 1, ev, 2,
 				       sim_resolve, NULL, &b, &err), -ENOENT);
 	assert_string_equal(b.missing, "D1mw");
+	mp_ratio_set_free(s);
+}
+
+/* L2 Instruction Miss Rate (threshold > 0) of simulated counts: misses each once on
+ * another instruction are the cold misses of the first pass (not a WARNING); misses that
+ * repeat at the same instructions are. */
+static void ratio_eval__simulated_cold_misses__not_flagged(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = builtin();
+	struct mp_ratio_event ev[2];
+	struct mp_ratio_binding b;
+	struct mp_ratio_value v;
+	const char *models[1] = { "cachegrind" };
+	memset(ev, 0, sizeof(ev));
+	ev[0].attr.type = ev[1].attr.type = PERF_TYPE_RAW;
+	ev[0].attr.config = 1ULL << 6; /* ILmr */
+	ev[1].attr.config = 1ULL << 0; /* Ir */
+	ev[0].exact_samples = ev[1].exact_samples = 1;
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L2_INSTR_MISS_RATE"), models, 1, ev,
+				       2, sim_resolve, NULL, &b, &err), 0);
+	assert_string_equal(mp_formula_src(b.var->f), "ILmr / Ir");
+	/* uselib under --sim: 1363 misses at 1362 instructions, 1195214 instructions */
+	struct mp_ratio_cell c[2] = { { 1362, 1363, 0 }, { 90000, 1195214, 0 } };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && !v.flagged && v.cold);
+	assert_true(fabs(v.value - 1363.0 / 1195214.0) < 1e-15);
+	/* 1% more misses than missing instructions is still cold; more is flagged */
+	c[0] = (struct mp_ratio_cell){ 1000, 1010, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(!v.flagged && v.cold);
+	c[0] = (struct mp_ratio_cell){ 1000, 1011, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.flagged && !v.cold);
+	/* a loop whose code keeps missing: 50 instructions, 40000 misses */
+	c[0] = (struct mp_ratio_cell){ 50, 40000, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.flagged && !v.cold);
+	/* sampled (not simulated) misses: the threshold alone, as the article says */
+	ev[0].exact_samples = ev[1].exact_samples = 0;
+	ev[0].mean_period = ev[1].mean_period = 1;
+	c[0] = (struct mp_ratio_cell){ 1362, 1363, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.flagged && !v.cold);
 	mp_ratio_set_free(s);
 }
 
@@ -933,6 +981,7 @@ int main(void)
 		cmocka_unit_test(set_load_builtin__shipped__article_table_complete),
 		cmocka_unit_test(set_load_dir__user_folder__sorted_and_overrides),
 		cmocka_unit_test(ratio_eval__two_overruns__hand_computed_interval),
+		cmocka_unit_test(ratio_eval__simulated_cold_misses__not_flagged),
 		cmocka_unit_test(ratio_bind__event_missing__names_it),
 		cmocka_unit_test(ratio_eval__threshold__flagged),
 		cmocka_unit_test(models_for__cpuid__libpfm_model_then_perf),
