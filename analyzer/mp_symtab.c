@@ -327,19 +327,21 @@ int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm)
 	Elf_Data *rd = elf_getdata(rel, NULL), *sd = elf_getdata(dyn, NULL);
 	uint64_t hdr, ent;
 	plt_sizes(eh.e_machine, &sh_plt, &hdr, &ent);
-	if (!rd || !sd || !ent)
+	if (!rd || !sd || !ent || hdr >= sh_plt.sh_size)
 		return 0;
-	size_t n = sh_rel.sh_size / sh_rel.sh_entsize;
-	if (hdr + n * ent > sh_plt.sh_size)
-		n = sh_plt.sh_size > hdr ? (size_t)((sh_plt.sh_size - hdr) / ent) : 0;
-	if (!n)
+	/* as many entries as the relocations read hold and the .plt has room for (a
+	 * hostile file's sizes bound nothing) */
+	uint64_t n = rd->d_size / sh_rel.sh_entsize, room = (sh_plt.sh_size - hdr) / ent;
+	if (n > room)
+		n = room;
+	if (!n || n > (1u << 24))
 		return 0;
 	/* a symbol stretched over .plt (by the zero-size rule) ends where .plt starts */
 	uint64_t plt_start = sh_plt.sh_addr, plt_end = sh_plt.sh_addr + sh_plt.sh_size;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].start < plt_start && t->v[i].end > plt_start)
 			t->v[i].end = plt_start;
-	struct mp_esym *v = realloc(t->v, (t->n + n + 1) * sizeof(*v));
+	struct mp_esym *v = realloc(t->v, (t->n + (size_t)n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	t->v = v;
@@ -347,7 +349,7 @@ int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm)
 	 * moving) */
 	struct mp_buf pool = { 0 };
 	size_t old = t->n, cnt = old;
-	size_t *offs = malloc((old + n + 1) * sizeof(*offs));
+	size_t *offs = malloc((old + (size_t)n + 1) * sizeof(*offs));
 	if (!offs)
 		return -ENOMEM;
 	for (size_t i = 0; i < old; i++) {
@@ -355,7 +357,7 @@ int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm)
 		if (mp_buf_append(&pool, v[i].name, strlen(v[i].name) + 1))
 			goto nomem;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < (size_t)n; i++) {
 		uint64_t info, at = plt_start + hdr + i * ent;
 		if (at + ent > plt_end)
 			break;

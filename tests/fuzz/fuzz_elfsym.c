@@ -51,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct mp_sym_dso_info *d = mp_sym_dso(s, i, 1);
 		sum += d ? d->flags : 0;
 		sum += (uint64_t)mp_sym_machine(s, i, &is64);
+		uint64_t off = 0;
+		const char *at = mp_sym_name_at(s, i, 0x1030, &off); /* a PLT entry's place */
+		sum += at ? strlen(at) + off : 0;
 		if (mp_sym_lookup_name(s, i, "main", &start, &len) == 0) {
 			uint8_t code[256];
 			const char *file;
