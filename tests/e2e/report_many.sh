@@ -62,7 +62,7 @@ import re, sys
 def lines(p):
     d = {}
     for l in open(p):
-        m = re.match(r"^(=>|\*)? +(\d+) +[\d.]+% : +(\d+) ", l)
+        m = re.match(r"^(=>|\*)? +(\d+) +[\d.]+% +[\d.]+% : +(\d+) ", l)  # count %all %func
         if m:
             d[int(m.group(3))] = int(m.group(2))
     return d
