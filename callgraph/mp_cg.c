@@ -59,6 +59,7 @@ void mp_cg_free(mp_cg *cg)
 	cg_map_fini(&cg->fnidx);
 	free(cg->total);
 	free(cg->ipbuf);
+	free(cg->lead);
 	ftree_fini(&cg->ft);
 	free(cg);
 }
@@ -221,6 +222,21 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s)
 	int rc = cg->o.ips(cg->o.ips_ctx, sym, s, &ips, &n);
 	if (rc)
 		return rc;
+	/* The leaf is the sample's ip, as perf's self entry: a chain that does not start
+	 * there (none of its addresses, or another one) gets it in front. */
+	size_t k = 0;
+	while (k < n && ips[k] >= (uint64_t)PERF_CONTEXT_MAX)
+		k++;
+	if (k == n || ips[k] != s->ip) {
+		if (cg_grow((void **)&cg->lead, &cg->caplead, n + 1, sizeof(*cg->lead)))
+			return -ENOMEM;
+		cg->lead[0] = s->ip;
+		memcpy(cg->lead + 1, ips, n * sizeof(*ips));
+		/* the markers before the chain's first address would give the ip their
+		 * cpumode: the ip keeps the sample's own */
+		ips = cg->lead;
+		n++;
+	}
 	return mp_cg_add(cg, sym, s->attr_idx, s->pid, s->tid, s->cpumode, ips, n, s->period);
 }
 
@@ -301,6 +317,7 @@ static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, 
 	struct mp_cg_frame *f = &cg->fns[cg->nfns];
 	*f = (struct mp_cg_frame){ .sym = name, .dso = l->dso, .dso_idx = l->dso_idx,
 				   .fn = (uint32_t)cg->nfns, .ip = fr->ip, .addr = l->addr,
+				   .sym_start = l->sym_resolved ? l->sym_start : 0,
 				   .srcfile = l->srcfile, .line = l->line, .inlined = inlined,
 				   .level = l->level, .sym_resolved = inlined || l->sym_resolved };
 	*slot = (uint32_t)cg->nfns;

@@ -84,6 +84,8 @@ struct mp_cg {
 	uint64_t nr_chains;
 	struct { uint64_t ip; uint16_t mode; } *ipbuf;
 	size_t capipbuf;
+	uint64_t *lead;              /* a chain with the sample ip in front */
+	size_t caplead;
 	/* resolution */
 	int resolved, want_line;
 	struct mp_cg_frame *fns;

@@ -7,17 +7,18 @@
 
 #include "mp_cg_int.h"
 
-static uint64_t ent_key(const mp_cg *cg, const struct cg_node *n)
+static uint64_t ent_key(int by_comm, const struct cg_node *n)
 {
-	return cg->o.want_comm ? (uint64_t)n->comm << 32 | n->frame : n->frame;
+	return by_comm ? (uint64_t)n->comm << 32 | n->frame : n->frame;
 }
 
 /* Entry index of every function-tree node into ent[] (created in a map as met). */
-static int entries_of_nodes(mp_cg *cg, uint32_t *ent, struct cg_map *em, size_t *nent)
+static int entries_of_nodes(mp_cg *cg, int by_comm, uint32_t *ent, struct cg_map *em,
+			    size_t *nent)
 {
 	for (size_t i = 0; i < cg->ft.n; i++) {
 		int found;
-		uint32_t *slot = cg_map_slot(em, ent_key(cg, &cg->ft.nodes[i]), &found);
+		uint32_t *slot = cg_map_slot(em, ent_key(by_comm, &cg->ft.nodes[i]), &found);
 		if (!slot)
 			return -ENOMEM;
 		if (!found)
@@ -60,8 +61,9 @@ static int entry_cmp(const void *pa, const void *pb, void *ctx)
 	return c;
 }
 
-int mp_cg_table(mp_cg *cg, size_t sort_attr, struct mp_cg_table *t)
+int mp_cg_table(mp_cg *cg, size_t sort_attr, int by_comm, struct mp_cg_table *t)
 {
+	by_comm = by_comm && cg->o.want_comm;
 	memset(t, 0, sizeof(*t));
 	int rc = cg_ftree_build(cg, 0);
 	if (rc)
@@ -72,7 +74,7 @@ int mp_cg_table(mp_cg *cg, size_t sort_attr, struct mp_cg_table *t)
 	uint32_t *efirst = NULL; /* a node of each entry (its names) */
 	uint32_t *stamp = NULL;
 	t->nattrs = S;
-	if (!ent || (rc = entries_of_nodes(cg, ent, &em, &nent)))
+	if (!ent || (rc = entries_of_nodes(cg, by_comm, ent, &em, &nent)))
 		goto fail;
 	efirst = malloc((nent + 1) * sizeof(*efirst));
 	stamp = malloc((nent + 1) * sizeof(*stamp));
@@ -110,7 +112,7 @@ int mp_cg_table(mp_cg *cg, size_t sort_attr, struct mp_cg_table *t)
 	for (size_t e = 0; e < nent; e++) {
 		const struct cg_node *n = &cg->ft.nodes[efirst[e]];
 		t->e[e] = (struct mp_cg_entry){
-			.comm = cg->o.want_comm ? mp_cg_comm_name(cg, n->comm) : NULL,
+			.comm = by_comm ? mp_cg_comm_name(cg, n->comm) : NULL,
 			.f = cg->fns[n->frame],
 			.self = t->counts + e * 2 * S,
 			.children = t->counts + e * 2 * S + S,
@@ -212,9 +214,16 @@ static int sib_cmp(const void *pa, const void *pb, void *ctx)
 	const struct mp_cg_tnode *b = &s->tr->nodes[*(const uint32_t *)pb];
 	if (a->cumul[s->attr].period != b->cumul[s->attr].period)
 		return a->cumul[s->attr].period > b->cumul[s->attr].period ? -1 : 1;
-	if (a->cumul[s->attr].samples != b->cumul[s->attr].samples)
-		return a->cumul[s->attr].samples > b->cumul[s->attr].samples ? -1 : 1;
-	return strcmp(s->cg->fns[a->fn].sym, s->cg->fns[b->fn].sym);
+	/* ties as perf's call-chain tree orders its children: later objects first, then
+	 * higher addresses first */
+	const struct mp_cg_frame *fa = &s->cg->fns[a->fn], *fb = &s->cg->fns[b->fn];
+	if (fa->dso_idx != fb->dso_idx)
+		return fa->dso_idx > fb->dso_idx ? -1 : 1;
+	uint64_t xa = fa->sym_resolved ? fa->sym_start : fa->ip;
+	uint64_t xb = fb->sym_resolved ? fb->sym_start : fb->ip;
+	if (xa != xb)
+		return xa > xb ? -1 : 1;
+	return strcmp(fa->sym, fb->sym);
 }
 
 int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,

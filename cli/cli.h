@@ -157,6 +157,33 @@ int report_by_cpu(const char *input, const char *sort, const int keys[3], int nk
 void cli_install_sigbus_handler(void);
 void cli_sigbus_exit(void);
 
+/* report_cg.c: memprof report with call chains (memprof/callgraph.h) */
+struct mp_cg;
+struct mp_cg_table;
+enum report_cg_mode { REPORT_CG_GRAPH, REPORT_CG_FLAT, REPORT_CG_FOLDED, REPORT_CG_NONE };
+struct report_cg {
+	enum report_cg_mode mode;
+	double min_pct;       /* perf's -g threshold: tree nodes below it are left out */
+	int callee;           /* 0: caller order (root first), 1: callee order */
+	int children;         /* Children column and perf's --children trees */
+	unsigned max_stack;
+};
+/* -g SPEC as perf spells it; 0, or -EINVAL with err filled. */
+int report_cg_parse(const char *spec, struct report_cg *o, char *err, size_t errlen);
+/* Does any event of the recording at path sample call chains? */
+int report_has_chains(const char *path);
+/* --event NAME|N among the shown events ev[nev]: *idx into ev; 0 or -ENOENT. */
+int report_pick_event(const struct mp_pd *pd, const size_t *ev, size_t nev, const char *want,
+		      size_t *idx);
+int report_cg_print_table(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
+			  const struct mp_pd *pd, const size_t *ev, size_t nev, const struct report_cg *o,
+			  double thr, int full);
+void report_cg_print_csv(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
+			 const struct mp_pd *pd, const size_t *ev, size_t nev, double thr);
+int report_cg_print_json_rows(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
+			      const size_t *ev, size_t nev, const struct report_cg *o, double thr);
+int report_cg_folded(FILE *f, struct mp_cg *cg, size_t attr, int period);
+
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;
 void cli_install_stop_handler(void);

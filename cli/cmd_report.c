@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memprof/callgraph.h"
 #include "mp_analyzer.h"
 
 #define CMD "report"
@@ -30,6 +31,9 @@ struct report_opts {
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *events;
+	/* call chains */
+	int children, no_children, max_stack, folded, folded_period;
+	const char *callgraph, *pprof, *event;
 };
 
 /* The table's columns after the event columns, in --sort order (as perf). */
@@ -488,10 +492,16 @@ static void print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 #undef SEP
 }
 
+struct json_cg {
+	mp_cg *cg;
+	const struct mp_cg_table *t;
+	const struct report_cg *o;
+};
+
 static void print_json(FILE *f, const char *path, unsigned keys,
 		       const struct mp_hist_result *res, const struct mp_hist_counts *tot, const mp_pd *pd,
 		       const size_t *ev, size_t nev, double thr, const struct mp_hist_missing *m,
-		       long nm)
+		       long nm, const struct json_cg *jc)
 {
 	fprintf(f, "{\n  \"file\": ");
 	cli_json_str(f, path);
@@ -541,6 +551,10 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		}
 	fprintf(f, "],\n  \"rows\": [");
 	first = 1;
+	if (jc) {
+		report_cg_print_json_rows(f, jc->cg, jc->t, ev, nev, jc->o, thr);
+		res = &(struct mp_hist_result){ 0 }; /* the rows are those */
+	}
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
 		if (!row_above(r, tot, ev, nev, thr))
@@ -703,6 +717,23 @@ static int report_run(int argc, char **argv, char **inputs)
 		  "HTML page (zoom, search, caller view, ratio heat colouring, hot symbols)" },
 		{ 0, "group", CLI_FLAG, &o.group, NULL,
 		  "perf's group header: each event group's samples summed over its members" },
+		{ 0, "children", CLI_FLAG, &o.children, NULL,
+		  "Children (samples anywhere in the call chain) beside Self per symbol: the "
+		  "default when the recording has call chains" },
+		{ 0, "no-children", CLI_FLAG, &o.no_children, NULL,
+		  "self samples only, as without call chains" },
+		{ 'g', "call-graph", CLI_STR, &o.callgraph, "SPEC",
+		  "call chains under each symbol, as perf's -g: graph|flat|folded|none, a minimum "
+		  "percent, caller|callee, comma-separated (default graph,0.5,caller)" },
+		{ 0, "max-stack", CLI_INT, &o.max_stack, "N",
+		  "use at most N addresses of each call chain (default: all)" },
+		{ 0, "folded", CLI_FLAG, &o.folded, NULL,
+		  "only the distinct stacks, one line each: comm;caller;...;leaf samples (the "
+		  "input of FlameGraph, inferno, speedscope)" },
+		{ 0, "folded-period", CLI_FLAG, &o.folded_period, NULL,
+		  "--folded with estimated counts (periods) instead of samples" },
+		{ 0, "event", CLI_STR, &o.event, "EVENT",
+		  "the event --folded shows (its name or column number; default the first)" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -737,10 +768,37 @@ static int report_run(int argc, char **argv, char **inputs)
 		cli_error(CMD, "--stdio and --%s exclude each other", o.csv ? "csv" : "json");
 		return CLI_EXIT_USAGE;
 	}
+	struct report_cg cgo = { .mode = REPORT_CG_GRAPH, .min_pct = 0.5 };
+	char cgerr[256];
+	if (o.callgraph && report_cg_parse(o.callgraph, &cgo, cgerr, sizeof(cgerr))) {
+		cli_error(CMD, "--call-graph %s: %s", o.callgraph, cgerr);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.children && o.no_children) {
+		cli_error(CMD, "--children and --no-children exclude each other");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.max_stack < 0) {
+		cli_error(CMD, "--max-stack %d: must be 0 (all) or more", o.max_stack);
+		return CLI_EXIT_USAGE;
+	}
+	o.folded |= o.folded_period;
+	if ((o.folded || o.pprof) && (o.csv || o.json || o.stdio)) {
+		cli_error(CMD, "--%s excludes --stdio, --csv and --json", o.folded ? "folded" : "pprof");
+		return CLI_EXIT_USAGE;
+	}
+	cgo.children = !o.no_children;
+	cgo.max_stack = (unsigned)o.max_stack;
+	/* asked for call chains (else: shown when the recording has them) */
+	int cg_asked = o.callgraph || o.children || o.folded || o.pprof || o.max_stack;
 	int ckeys[3], nckeys = 0;
 	int bycpu = report_cpu_keys(o.sort, ckeys, &nckeys);
 	if (bycpu < 0)
 		return CLI_EXIT_USAGE;
+	if (bycpu && cg_asked) {
+		cli_error(CMD, "call chains are shown by symbol: --sort %s does not take them", o.sort);
+		return CLI_EXIT_USAGE;
+	}
 	if (bycpu)
 		return report_by_cpu(o.input, o.sort, ckeys, nckeys);
 	unsigned keys = MP_HK_DSO | MP_HK_SYM;
@@ -789,6 +847,21 @@ static int report_run(int argc, char **argv, char **inputs)
 		cli_archive_done(&adir, &akall);
 		return rc;
 	}
+	/* call chains: by comm, object and symbol only, of all samples, of one recording */
+	const char *cg_no = (keys & ~(unsigned)(MP_HK_COMM | MP_HK_DSO | MP_HK_SYM)) ||
+					    (cols.n && cols.c[cols.n - 1] == COL_PERIOD)
+				    ? "--sort with keys other than comm, dso, sym"
+			    : (o.comms || o.pids || o.tids || o.dsos || o.syms) ? "filters"
+			    : strchr(o.input, ',') ? "several recordings"
+						   : NULL;
+	int want_cg = cg_asked || (!o.no_children && !cg_no && report_has_chains(o.input));
+	if (cg_asked && cg_no) {
+		cli_error(CMD, "call chains (-g, --children, --folded, --pprof, --max-stack) are not "
+			  "shown with %s", cg_no);
+		free(bdir);
+		cli_archive_done(&adir, &akall);
+		return CLI_EXIT_USAGE;
+	}
 	if (strchr(o.input, ',')) {
 		if (keys & MP_HK_REGION) {
 			cli_error(CMD, "--sort region reads one recording at a time");
@@ -814,7 +887,15 @@ static int report_run(int argc, char **argv, char **inputs)
 				      .want_region = (keys & MP_HK_REGION) != 0,
 				      .progress = progress_cb, .progress_ctx = &ps };
 	struct mp_session ss;
-	rc = mp_session_open(&ss, o.input, &so, &err);
+	mp_cg *cg = NULL;
+	struct mp_cg_table cgt = { 0 };
+	if (want_cg) {
+		struct mp_cg_opts co = { .want_comm = 1, .max_stack = cgo.max_stack,
+					 .caller_limit = !cgo.callee };
+		rc = mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err);
+	} else {
+		rc = mp_session_open(&ss, o.input, &so, &err);
+	}
 	free(bdir); /* copied by the session */
 	if (rc) {
 		if (ps.on)
@@ -850,6 +931,25 @@ static int report_run(int argc, char **argv, char **inputs)
 		cli_archive_done(&adir, &akall);
 		return rc;
 	}
+	if (cg && (o.callgraph || o.folded || o.pprof) && !mp_cg_nr_chains(cg)) {
+		cli_error(CMD, "%s: no call chains in the recording (record with -g)", o.input);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (cg && (o.folded || o.pprof)) {
+		size_t fe = 0;
+		if (o.event && report_pick_event(ss.pd, ev, nev, o.event, &fe)) {
+			cli_error(CMD, "--event %s: not an event of %s", o.event, o.input);
+			rc = -EINVAL;
+			goto out;
+		}
+		if ((rc = mp_cg_resolve(cg, ss.sym, 0)) ||
+		    (rc = report_cg_folded(stdout, cg, nev ? ev[fe] : 0, o.folded_period))) {
+			cli_error(CMD, "%s: %s", o.input, mp_strerror(rc));
+			goto out;
+		}
+		goto flush;
+	}
 
 	if (!o.sort && !o.csv && !o.json && several_comms(&ss)) {
 		/* several commands in the file (-a, a shell and its children): say whose (the
@@ -883,15 +983,21 @@ static int report_run(int argc, char **argv, char **inputs)
 		if (nmiss < 0)
 			rc = (int)nmiss;
 	}
+	if (!rc && cg && !(rc = mp_cg_resolve(cg, ss.sym, 0)))
+		rc = mp_cg_table(cg, nev ? ev[0] : 0, (keys & MP_HK_COMM) != 0, &cgt);
 	if (rc) {
 		cli_error(CMD, "%s: %s", o.input, mp_strerror(rc));
 		goto out;
 	}
 	FILE *f = stdout;
-	if (o.csv) {
+	if (o.csv && cg) {
+		report_cg_print_csv(f, cg, &cgt, ss.pd, ev, nev, o.threshold);
+	} else if (o.csv) {
 		print_csv(f, keys, &res, tot, ss.pd, ev, nev, o.threshold);
 	} else if (o.json) {
-		print_json(f, o.input, keys, &res, tot, ss.pd, ev, nev, o.threshold, miss, nmiss);
+		struct json_cg jc = { cg, &cgt, &cgo };
+		print_json(f, o.input, keys, &res, tot, ss.pd, ev, nev, o.threshold, miss, nmiss,
+			   cg ? &jc : NULL);
 	} else {
 		print_header(f, o.input, ss.pd, tot, NULL, ev, nev);
 		if (o.group) {
@@ -908,10 +1014,17 @@ static int report_run(int argc, char **argv, char **inputs)
 		char title[128];
 		snprintf(title, sizeof(title), "By %s",
 			 o.sort ? o.sort : keys & MP_HK_COMM ? "comm,dso,sym" : "dso,sym");
-		print_table_stdio(f, title, &cols, &res, tot, ss.pd, ev, nev, o.threshold,
-				  o.full_names);
+		if (cg)
+			rc = report_cg_print_table(f, cg, &cgt, ss.pd, ev, nev, &cgo, o.threshold,
+						   o.full_names);
+		else
+			print_table_stdio(f, title, &cols, &res, tot, ss.pd, ev, nev, o.threshold,
+					  o.full_names);
+		if (rc)
+			cli_error(CMD, "%s: %s", o.input, mp_strerror(rc));
 	}
-	if (fflush(f) || ferror(f)) {
+flush:
+	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(CMD, "writing the report: %s", strerror(errno));
 		rc = -EIO;
 	}
@@ -922,6 +1035,8 @@ out:
 	mp_hist_result_fini(&objs);
 	free(ev);
 	free(tot);
+	mp_cg_table_fini(&cgt);
+	mp_cg_free(cg);
 	mp_session_close(&ss);
 	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
 	return rc ? 1 : 0;
@@ -1076,7 +1191,7 @@ static int report_many(const struct report_opts *o, unsigned keys,
 		print_csv(f, keys, &res, tot, pd, m.ev, m.nev, o->threshold);
 	} else if (o->json) {
 		print_json(f, o->input, keys, &res, tot, pd, m.ev, m.nev, o->threshold, miss[0],
-			   nmiss[0]);
+			   nmiss[0], NULL);
 	} else {
 		print_header(f, o->input, pd, tot, lost, m.ev, m.nev);
 		print_inputs(f, &m, miss, nmiss, tots);
@@ -1127,7 +1242,8 @@ out:
 const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
 	"[-i FILE] [-e EVENTS] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
-	"[--percent-limit PCT] [--stdio|--csv|--json]",
+	"[--percent-limit PCT] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
+	"[--max-stack N] [--folded] [--pprof FILE]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,
 };

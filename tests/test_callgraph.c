@@ -109,7 +109,7 @@ static void mp_cg_table__chains__children_and_self(void **state)
 	assert_int_equal(mp_cg_nstacks(f.cg), 3);
 	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
 	struct mp_cg_table t;
-	assert_int_equal(mp_cg_table(f.cg, 0, &t), 0);
+	assert_int_equal(mp_cg_table(f.cg, 0, 0, &t), 0);
 	assert_int_equal(t.n, 5);
 	/* sorted by children: _start, __libc_start_main and main (100) before __cos_fma (90) */
 	assert_int_equal(t.e[0].children[0].period, 100);
@@ -140,7 +140,7 @@ static void mp_cg_table__recursion__counted_once_per_sample(void **state)
 	add(&f, 0, 5, 2, 4, MAIN, SIN, MAIN + 4, SIN + 8);
 	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
 	struct mp_cg_table t;
-	assert_int_equal(mp_cg_table(f.cg, 0, &t), 0);
+	assert_int_equal(mp_cg_table(f.cg, 0, 0, &t), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(find(&t, "main")->children[0].period, 10);
 	assert_int_equal(find(&t, "__sin_fma")->children[0].period, 10);
@@ -168,7 +168,7 @@ static void mp_cg_tree__caller__callees_below_entry(void **state)
 	workload(&f);
 	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
 	struct mp_cg_table t;
-	assert_int_equal(mp_cg_table(f.cg, 0, &t), 0);
+	assert_int_equal(mp_cg_table(f.cg, 0, 0, &t), 0);
 	struct mp_cg_tree tr;
 	struct mp_cg_tree_opts o = { .children = 1 };
 	/* main, caller order: its own sample as the whole chain _start>lsm>main, and the
@@ -314,7 +314,7 @@ static void mp_cg_add__several_attrs__counts_apart(void **state)
 	assert_int_equal(mp_cg_total(f.cg, 5).samples, 0);
 	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
 	struct mp_cg_table t;
-	assert_int_equal(mp_cg_table(f.cg, 2, &t), 0);
+	assert_int_equal(mp_cg_table(f.cg, 2, 0, &t), 0);
 	/* sorted by attr 2's children: main (21) then sin (21, by self too) then cos (0) */
 	assert_string_equal(t.e[2].f.sym, "__cos_fma");
 	const struct mp_cg_entry *e = find(&t, "__sin_fma");

@@ -88,6 +88,7 @@ struct mp_cg_frame {
 	uint64_t ip;            /* the recorded address (a representative one at function
 	                         * level) */
 	uint64_t addr;          /* map-relative address as perf prints it */
+	uint64_t sym_start;     /* the function's start (ELF vaddr), 0 when unresolved */
 	const char *srcfile;    /* NULL when unknown */
 	unsigned line;          /* 0 when unknown */
 	int inlined;            /* 1: a function inlined at this address (the frame before it,
@@ -120,7 +121,7 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 /* --- children and self per function (perf report --children) --------------------- */
 
 struct mp_cg_entry {
-	const char *comm;           /* with want_comm, else NULL */
+	const char *comm;           /* with by_comm, else NULL */
 	struct mp_cg_frame f;       /* the function (sym, dso, level; fn id) */
 	const struct mp_hist_counts *self;     /* [nattrs]: samples with it as the leaf */
 	const struct mp_hist_counts *children; /* [nattrs]: samples with it anywhere in the
@@ -136,8 +137,9 @@ struct mp_cg_table {
 
 /* Children and self of every function with samples (needs mp_cg_resolve()). sort_attr:
  * the attr whose children period orders the entries (ties: the other attrs in order).
+ * by_comm (needs want_comm): one entry per command and function, else per function.
  * 0 or -ENOMEM; free with mp_cg_table_fini(). */
-int mp_cg_table(mp_cg *cg, size_t sort_attr, struct mp_cg_table *t /* OUT */);
+int mp_cg_table(mp_cg *cg, size_t sort_attr, int by_comm, struct mp_cg_table *t /* OUT */);
 void mp_cg_table_fini(struct mp_cg_table *t); /* NULL-safe */
 
 /* --- the call tree of one entry (perf report -g graph/flat/folded) ------------------ */

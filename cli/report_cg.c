@@ -1,0 +1,636 @@
+/* report_cg.c - memprof report with call chains: the Children/Self table and the call
+ * trees under each entry as perf report -g prints them (graph, flat, folded), the csv and
+ * json forms of the same, and --folded stacks for flame graphs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "memprof/callgraph.h"
+
+/* -g as perf spells it: comma-separated, in any order: graph|flat|folded|none, a minimum
+ * percentage, caller|callee, function (the one key), percent (the one value). */
+int report_cg_parse(const char *spec, struct report_cg *o, char *err, size_t errlen)
+{
+	char tok[64];
+	int nums = 0;
+	for (const char *p = spec; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n >= sizeof(tok)) {
+			snprintf(err, errlen, "'%.*s': too long", (int)n, p);
+			return -EINVAL;
+		}
+		memcpy(tok, p, n);
+		tok[n] = 0;
+		p += n + (p[n] == ',');
+		char *end;
+		double v = strtod(tok, &end);
+		if (!n)
+			continue;
+		if (*end == 0 && end != tok) {
+			if (nums++ || v < 0 || v > 100 || isnan(v)) {
+				snprintf(err, errlen, "'%s': one minimum percentage between 0 and 100",
+					 tok);
+				return -EINVAL;
+			}
+			o->min_pct = v;
+		} else if (!strcmp(tok, "graph")) {
+			o->mode = REPORT_CG_GRAPH;
+		} else if (!strcmp(tok, "flat")) {
+			o->mode = REPORT_CG_FLAT;
+		} else if (!strcmp(tok, "folded")) {
+			o->mode = REPORT_CG_FOLDED;
+		} else if (!strcmp(tok, "none")) {
+			o->mode = REPORT_CG_NONE;
+		} else if (!strcmp(tok, "caller")) {
+			o->callee = 0;
+		} else if (!strcmp(tok, "callee")) {
+			o->callee = 1;
+		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
+			/* the defaults, and the only ones */
+		} else {
+			snprintf(err, errlen, "unknown '%s' (graph, flat, folded, none, a minimum "
+				 "percentage, caller, callee)", tok);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* A frame's name as perf's call chains print it: the symbol, or the address. */
+static const char *fr_name(const struct mp_cg_frame *f, char *buf, size_t n)
+{
+	if (f->sym_resolved) {
+		if (!f->inlined)
+			return f->sym;
+		snprintf(buf, n, "%s (inlined)", f->sym);
+		return buf;
+	}
+	snprintf(buf, n, "%#" PRIx64, f->ip);
+	return buf;
+}
+
+struct gp {
+	FILE *f;
+	mp_cg *cg;
+	const struct mp_cg_tree *tr;
+	size_t attr;
+	uint64_t total, min_hit;
+	uint64_t parent; /* the entry's own total: children, or self without children */
+};
+
+static uint64_t cum(const struct gp *g, uint32_t n)
+{
+	return g->tr->nodes[n].cumul[g->attr].period;
+}
+
+static uint64_t hit(const struct gp *g, uint32_t n)
+{
+	return g->tr->nodes[n].hit[g->attr].period;
+}
+
+/* Children of n in this event's tree (those with a count), as perf's radix tree has them. */
+static size_t nchildren(const struct gp *g, uint32_t n, uint32_t *only)
+{
+	size_t k = 0;
+	for (uint32_t c = g->tr->nodes[n].first_child; c != UINT32_MAX; c = g->tr->nodes[c].next)
+		if (cum(g, c)) {
+			k++;
+			*only = c;
+		}
+	return k;
+}
+
+/* perf's compressed node: n and the single children after it, up to a node that has
+ * samples of its own or several children. Returns the last node of the run. */
+static uint32_t run_end(const struct gp *g, uint32_t n)
+{
+	uint32_t only;
+	while (!hit(g, n) && nchildren(g, n, &only) == 1)
+		n = only;
+	return n;
+}
+
+static void margin(const struct gp *g, int lm)
+{
+	fprintf(g->f, "            %*s", lm, "");
+}
+
+static void print_name(const struct gp *g, uint32_t n)
+{
+	char buf[1024];
+	fputs(fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf)), g->f);
+	fputc('\n', g->f);
+}
+
+/* The shown (above the limit) children of a node, or of the top when n = UINT32_MAX. */
+static size_t shown(const struct gp *g, uint32_t n, uint32_t *out, size_t cap)
+{
+	size_t k = 0;
+	uint32_t c = n == UINT32_MAX ? g->tr->first : g->tr->nodes[n].first_child;
+	for (; c != UINT32_MAX; c = g->tr->nodes[c].next)
+		if (cum(g, c) && cum(g, c) >= g->min_hit) {
+			if (k < cap)
+				out[k] = c;
+			k++;
+		}
+	return k;
+}
+
+static void graph_rec(const struct gp *g, uint32_t parent, int depth, unsigned mask, int lm)
+{
+	size_t k = shown(g, parent, NULL, 0);
+	uint32_t *v = malloc((k + 1) * sizeof(*v));
+	if (!v)
+		return;
+	shown(g, parent, v, k);
+	unsigned nmask = mask;
+	for (size_t i = 0; i < k; i++) {
+		if (i + 1 == k)
+			nmask &= ~(1u << (depth - 1));
+		/* the separator line keeps the older mask */
+		margin(g, lm);
+		for (int d = 0; d < depth; d++)
+			fputs(mask & (1u << d) ? "|          " : "           ", g->f);
+		fputc('\n', g->f);
+		uint32_t end = run_end(g, v[i]);
+		int idx = 0;
+		for (uint32_t n = end;;) {
+			(void)n;
+			break;
+		}
+		/* the run, first to last */
+		size_t len = 1;
+		for (uint32_t n = end; n != v[i]; n = g->tr->nodes[n].parent)
+			len++;
+		uint32_t *run = malloc(len * sizeof(*run));
+		if (!run)
+			break;
+		size_t j = len;
+		for (uint32_t n = end;; n = g->tr->nodes[n].parent) {
+			run[--j] = n;
+			if (n == v[i])
+				break;
+		}
+		for (j = 0; j < len; j++, idx++) {
+			margin(g, lm);
+			for (int d = 0; d < depth; d++) {
+				fputc(nmask & (1u << d) ? '|' : ' ', g->f);
+				if (!idx && d == depth - 1)
+					fprintf(g->f, "--%.2f%%--", pct(cum(g, v[i]), g->total));
+				else
+					fputs("          ", g->f);
+			}
+			print_name(g, run[j]);
+		}
+		free(run);
+		graph_rec(g, end, depth + 1, nmask | (1u << depth), lm);
+	}
+	free(v);
+}
+
+static void print_graph(const struct gp *g)
+{
+	uint32_t top;
+	int lm = 0;
+	size_t k = shown(g, UINT32_MAX, &top, 1);
+	if (!k)
+		return;
+	/* one chain that holds all of the entry: drawn without its percentage (perf) */
+	if (k == 1 && cum(g, top) == g->parent) {
+		uint32_t end = run_end(g, top);
+		size_t len = 1;
+		for (uint32_t n = end; n != top; n = g->tr->nodes[n].parent)
+			len++;
+		uint32_t *run = malloc(len * sizeof(*run));
+		if (!run)
+			return;
+		size_t j = len;
+		for (uint32_t n = end;; n = g->tr->nodes[n].parent) {
+			run[--j] = n;
+			if (n == top)
+				break;
+		}
+		margin(g, 0);
+		fputs("|\n", g->f);
+		margin(g, 0);
+		fputs("---", g->f);
+		lm = 3;
+		print_name(g, run[0]);
+		for (j = 1; j < len; j++) {
+			margin(g, lm);
+			print_name(g, run[j]);
+		}
+		free(run);
+		graph_rec(g, end, 1, 1, lm);
+	} else {
+		graph_rec(g, UINT32_MAX, 1, 1, lm);
+	}
+	fputc('\n', g->f);
+}
+
+/* flat and folded: the nodes with samples of their own above the limit, most first */
+struct hnode {
+	uint32_t n;
+	uint64_t hit;
+};
+
+static int hnode_cmp(const void *pa, const void *pb)
+{
+	const struct hnode *a = pa, *b = pb;
+	if (a->hit != b->hit)
+		return a->hit > b->hit ? -1 : 1;
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static void print_path(const struct gp *g, uint32_t n, int folded, int first)
+{
+	char buf[1024];
+	if (g->tr->nodes[n].parent != UINT32_MAX)
+		print_path(g, g->tr->nodes[n].parent, folded, first);
+	const char *nm = fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf));
+	if (folded)
+		fprintf(g->f, "%s%s", g->tr->nodes[n].parent == UINT32_MAX ? "" : ";", nm);
+	else
+		fprintf(g->f, "                %s\n", nm);
+}
+
+static void print_flat(const struct gp *g, int folded)
+{
+	size_t k = 0;
+	struct hnode *v = malloc((g->tr->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	for (uint32_t n = 0; n < g->tr->n; n++)
+		if (hit(g, n) && hit(g, n) >= g->min_hit)
+			v[k++] = (struct hnode){ n, hit(g, n) };
+	qsort(v, k, sizeof(*v), hnode_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (folded) {
+			fprintf(g->f, "%.2f%% ", pct(v[i].hit, g->total));
+			print_path(g, v[i].n, 1, 1);
+			fputc('\n', g->f);
+		} else {
+			fprintf(g->f, "           %.2f%%\n", pct(cum(g, v[i].n), g->total));
+			print_path(g, v[i].n, 0, 1);
+			fputc('\n', g->f);
+		}
+	}
+	if (k && folded)
+		fputc('\n', g->f);
+	free(v);
+}
+
+static int entry_above(const struct mp_cg_entry *e, const struct mp_cg *cg, const size_t *ev,
+		       size_t nev, double thr)
+{
+	if (thr <= 0)
+		return 1;
+	for (size_t j = 0; j < nev; j++)
+		if (pct(e->children[ev[j]].period, mp_cg_total(cg, ev[j]).period) >= thr)
+			return 1;
+	return 0;
+}
+
+static void fmt_entry_sym(const struct mp_cg_entry *e, char *buf, size_t n, int full)
+{
+	char sh[1024];
+	const char *nm = e->f.sym;
+	if (!full && strlen(nm) > 56 && strchr(nm, '<')) {
+		mp_sym_short_name(nm, sh, sizeof(sh));
+		nm = sh;
+	}
+	snprintf(buf, n, "[%c] %s", e->f.level ? e->f.level : '.', nm);
+}
+
+int report_cg_print_table(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const mp_pd *pd,
+			  const size_t *ev, size_t nev, const struct report_cg *o, double thr,
+			  int full)
+{
+	size_t wcomm = 7, wdso = 13;
+	int comm = t->n && t->e[0].comm;
+	char buf[4096];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		if (!entry_above(e, cg, ev, nev, thr))
+			continue;
+		if (e->comm && strlen(e->comm) > wcomm)
+			wcomm = strlen(e->comm);
+		if (strlen(e->f.dso) > wdso)
+			wdso = strlen(e->f.dso);
+	}
+	if (wdso > 48)
+		wdso = 48;
+	static const char *const mn[] = { "graph", "flat", "folded", "none" };
+	fprintf(f, "# By %sdso,sym, %s (call chains: %s, %s, %g%%%s)\n#\n", comm ? "comm," : "",
+		o->children ? "with children" : "self only", mn[o->mode],
+		o->callee ? "callee" : "caller", o->min_pct,
+		o->max_stack ? ", max-stack" : "");
+	if (o->max_stack)
+		fprintf(f, "# (chains cut to %u addresses)\n#\n", o->max_stack);
+	fputc('#', f);
+	for (size_t j = 0; j < nev; j++) {
+		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
+		const char *nm = a->spec && *a->spec ? a->spec : a->name;
+		fprintf(f, " %-29.29s", nm ? nm : "?");
+	}
+	fputc('\n', f);
+	fputc('#', f);
+	for (size_t j = 0; j < nev; j++)
+		fprintf(f, " %9s %9s %9s", "Children", "Self", "Samples");
+	if (comm)
+		fprintf(f, "  %-*s", (int)wcomm, "Command");
+	fprintf(f, "  %-*s  %s\n#\n", (int)wdso, "Shared Object", "Symbol");
+	size_t hidden = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		if (!entry_above(e, cg, ev, nev, thr)) {
+			hidden++;
+			continue;
+		}
+		fputc(' ', f);
+		for (size_t j = 0; j < nev; j++) {
+			uint64_t tot = mp_cg_total(cg, ev[j]).period;
+			fprintf(f, " %8.2f%% %8.2f%% %9" PRIu64, pct(e->children[ev[j]].period, tot),
+				pct(e->self[ev[j]].period, tot), e->self[ev[j]].samples);
+		}
+		if (comm)
+			fprintf(f, "  %-*s", (int)wcomm, e->comm ? e->comm : "");
+		fmt_entry_sym(e, buf, sizeof(buf), full);
+		fprintf(f, "  %-*s  %s\n", (int)wdso, e->f.dso, buf);
+		if (o->mode == REPORT_CG_NONE || !nev)
+			continue;
+		struct mp_cg_tree tr;
+		struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
+					      .sort_attr = ev[0] };
+		int rc = mp_cg_tree(cg, t, i, &to, &tr);
+		if (rc)
+			return rc;
+		uint64_t tot = mp_cg_total(cg, ev[0]).period;
+		struct gp g = { f, cg, &tr, ev[0], tot, (uint64_t)((double)tot * o->min_pct / 100.0),
+				(o->children ? e->children : e->self)[ev[0]].period };
+		if (o->mode == REPORT_CG_GRAPH)
+			print_graph(&g);
+		else
+			print_flat(&g, o->mode == REPORT_CG_FOLDED);
+		mp_cg_tree_fini(&tr);
+	}
+	if (hidden)
+		fprintf(f, "# (%zu rows below %.2f%% not shown)\n", hidden, thr);
+	fprintf(f, "\n");
+	return 0;
+}
+
+void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const mp_pd *pd,
+			 const size_t *ev, size_t nev, double thr)
+{
+	char buf[4096];
+	int comm = t->n && t->e[0].comm;
+	if (mp_pd_sim_banner(pd, buf, sizeof(buf)))
+		fprintf(f, "# %s\n", buf);
+	fputs(comm ? "comm,dso,level,sym" : "dso,level,sym", f);
+	static const char *const col[] = { "samples", "period", "%", "children samples",
+					   "children period", "children %" };
+	for (size_t j = 0; j < nev; j++) {
+		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
+		const char *nm = a->spec && *a->spec ? a->spec : a->name;
+		for (size_t k = 0; k < 6; k++) {
+			snprintf(buf, sizeof(buf), "%s %s", nm, col[k]);
+			fputc(',', f);
+			cli_csv_str(f, buf);
+		}
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		if (!entry_above(e, cg, ev, nev, thr))
+			continue;
+		if (comm) {
+			cli_csv_str(f, e->comm);
+			fputc(',', f);
+		}
+		cli_csv_str(f, e->f.dso);
+		fprintf(f, ",%c,", e->f.level ? e->f.level : '.');
+		cli_csv_str(f, e->f.sym);
+		for (size_t j = 0; j < nev; j++) {
+			uint64_t tot = mp_cg_total(cg, ev[j]).period;
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f",
+				e->self[ev[j]].samples, e->self[ev[j]].period,
+				pct(e->self[ev[j]].period, tot), e->children[ev[j]].samples,
+				e->children[ev[j]].period, pct(e->children[ev[j]].period, tot));
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_path(FILE *f, const struct gp *g, uint32_t n)
+{
+	char buf[1024];
+	if (g->tr->nodes[n].parent != UINT32_MAX) {
+		json_path(f, g, g->tr->nodes[n].parent);
+		fputs(", ", f);
+	}
+	cli_json_str(f, fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf)));
+}
+
+/* The rows of the json report in children mode: self as today's rows, children beside,
+ * and each entry's call tree (nodes above the limit, root first, of the first event). */
+int report_cg_print_json_rows(FILE *f, mp_cg *cg, const struct mp_cg_table *t,
+			      const size_t *ev, size_t nev, const struct report_cg *o, double thr)
+{
+	int first = 1;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		if (!entry_above(e, cg, ev, nev, thr))
+			continue;
+		fprintf(f, "%s\n    {", first ? "" : ",");
+		first = 0;
+		if (e->comm) {
+			fprintf(f, "\"comm\": ");
+			cli_json_str(f, e->comm);
+			fputs(", ", f);
+		}
+		fprintf(f, "\"dso\": ");
+		cli_json_str(f, e->f.dso);
+		fprintf(f, ", \"level\": \"%c\", \"sym\": ", e->f.level ? e->f.level : '.');
+		cli_json_str(f, e->f.sym);
+		fprintf(f, ", \"sym_resolved\": %s", e->f.sym_resolved ? "true" : "false");
+		static const char *const nm[] = { "samples", "period", "percent", "children_samples",
+						  "children_period", "children_percent" };
+		for (size_t k = 0; k < 6; k++) {
+			fprintf(f, ", \"%s\": [", nm[k]);
+			for (size_t j = 0; j < nev; j++) {
+				const struct mp_hist_counts *c = k < 3 ? &e->self[ev[j]]
+								       : &e->children[ev[j]];
+				uint64_t tot = mp_cg_total(cg, ev[j]).period;
+				if (k % 3 == 0)
+					fprintf(f, "%s%" PRIu64, j ? ", " : "", c->samples);
+				else if (k % 3 == 1)
+					fprintf(f, "%s%" PRIu64, j ? ", " : "", c->period);
+				else
+					fprintf(f, "%s%.4f", j ? ", " : "", pct(c->period, tot));
+			}
+			fputc(']', f);
+		}
+		if (o->mode != REPORT_CG_NONE && nev) {
+			struct mp_cg_tree tr;
+			struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
+						      .sort_attr = ev[0] };
+			int rc = mp_cg_tree(cg, t, i, &to, &tr);
+			if (rc)
+				return rc;
+			uint64_t tot = mp_cg_total(cg, ev[0]).period;
+			struct gp g = { f, cg, &tr, ev[0], tot,
+					(uint64_t)((double)tot * o->min_pct / 100.0), 0 };
+			fprintf(f, ", \"callchains\": [");
+			int fc = 1;
+			for (uint32_t n = 0; n < tr.n; n++) {
+				if (!cum(&g, n) || cum(&g, n) < g.min_hit)
+					continue;
+				fprintf(f, "%s\n      {\"stack\": [", fc ? "" : ",");
+				fc = 0;
+				json_path(f, &g, n);
+				fprintf(f, "], \"samples\": %" PRIu64 ", \"period\": %" PRIu64
+					", \"percent\": %.4f, \"self_samples\": %" PRIu64
+					", \"self_period\": %" PRIu64 "}",
+					tr.nodes[n].cumul[ev[0]].samples, cum(&g, n), pct(cum(&g, n), tot),
+					tr.nodes[n].hit[ev[0]].samples, hit(&g, n));
+			}
+			fprintf(f, "]");
+			mp_cg_tree_fini(&tr);
+		}
+		fprintf(f, "}");
+	}
+	return 0;
+}
+
+/* --folded: one line per distinct stack ("comm;root;...;leaf count"), the format of
+ * FlameGraph's stackcollapse scripts. */
+struct fold {
+	size_t attr;
+	int period;
+	char **lines;
+	uint64_t *cnt;
+	size_t n, cap;
+	int err;
+};
+
+static int fold_stack(void *ctx, const struct mp_cg_stack *st)
+{
+	struct fold *fd = ctx;
+	if (fd->attr >= st->nattrs)
+		return 0;
+	uint64_t c = fd->period ? st->c[fd->attr].period : st->c[fd->attr].samples;
+	if (!c)
+		return 0;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+	if (!m)
+		return -ENOMEM;
+	int any = st->comm != NULL;
+	if (any)
+		fputs(st->comm, m);
+	for (size_t i = 0; i < st->nframes; i++, any = 1) {
+		const struct mp_cg_frame *fr = &st->frames[i];
+		/* as perf script names them (so that FlameGraph's folding of it matches) */
+		fprintf(m, "%s%s%s", any ? ";" : "", fr->sym_resolved ? fr->sym : "[unknown]",
+			fr->inlined ? " (inlined)" : "");
+	}
+	if (fclose(m) || !line) {
+		free(line);
+		return -ENOMEM;
+	}
+	if (fd->n == fd->cap) {
+		size_t nc = fd->cap ? fd->cap * 2 : 256;
+		char **nl = realloc(fd->lines, nc * sizeof(*nl));
+		uint64_t *ncn = nl ? realloc(fd->cnt, nc * sizeof(*ncn)) : NULL;
+		if (nl)
+			fd->lines = nl;
+		if (!nl || !ncn) {
+			free(line);
+			return -ENOMEM;
+		}
+		fd->cnt = ncn;
+		fd->cap = nc;
+	}
+	fd->lines[fd->n] = line;
+	fd->cnt[fd->n++] = c;
+	return 0;
+}
+
+static int idx_cmp(const void *pa, const void *pb, void *ctx)
+{
+	char **l = ctx;
+	return strcmp(l[*(const size_t *)pa], l[*(const size_t *)pb]);
+}
+
+int report_cg_folded(FILE *f, mp_cg *cg, size_t attr, int period)
+{
+	struct fold fd = { .attr = attr, .period = period };
+	struct mp_cg_iter_opts io = { 0 };
+	int rc = mp_cg_foreach_stack(cg, &io, fold_stack, &fd);
+	size_t *ord = rc ? NULL : malloc((fd.n + 1) * sizeof(*ord));
+	if (!rc && !ord)
+		rc = -ENOMEM;
+	if (!rc) {
+		for (size_t i = 0; i < fd.n; i++)
+			ord[i] = i;
+		qsort_r(ord, fd.n, sizeof(*ord), idx_cmp, fd.lines);
+		/* stacks that differ only in what the names leave out ([unknown]) fold into one */
+		for (size_t i = 0; i < fd.n;) {
+			uint64_t c = 0;
+			size_t j = i;
+			for (; j < fd.n && !strcmp(fd.lines[ord[j]], fd.lines[ord[i]]); j++)
+				c += fd.cnt[ord[j]];
+			fprintf(f, "%s %" PRIu64 "\n", fd.lines[ord[i]], c);
+			i = j;
+		}
+	}
+	for (size_t i = 0; i < fd.n; i++)
+		free(fd.lines[i]);
+	free(fd.lines);
+	free(fd.cnt);
+	free(ord);
+	return rc;
+}
+
+int report_has_chains(const char *path)
+{
+	struct mp_err err = { 0 };
+	mp_pd *pd = mp_pd_open(path, &err);
+	int has = 0;
+	for (size_t i = 0; pd && i < mp_pd_nattrs(pd); i++)
+		has |= (mp_pd_attr(pd, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+	mp_pd_close(pd);
+	return has;
+}
+
+int report_pick_event(const mp_pd *pd, const size_t *ev, size_t nev, const char *want,
+		      size_t *idx)
+{
+	char *end;
+	unsigned long n = strtoul(want, &end, 10);
+	if (*want && !*end) {
+		if (n >= nev)
+			return -ENOENT;
+		*idx = n;
+		return 0;
+	}
+	for (size_t j = 0; j < nev; j++) {
+		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
+		if ((a->spec && !strcmp(a->spec, want)) || (a->name && !strcmp(a->name, want))) {
+			*idx = j;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Call chains against perf, on perf's and memprof's -g recordings of cachebench and matmul
+# (built with frame pointers: build/kernels/fp/):
+# (1) every symbol above 0.5% has the Children and Self percentages of
+#     `perf report --children --stdio` within 0.1 point;
+# (2) the caller and callee trees of the top symbols equal perf's -g folded output
+#     (same chains, same percentages), and the graph form prints the same chains;
+# (3) --no-children is the self report (no Children column, Self = the children report's);
+# (4) --folded equals a folding of `perf script` written here (same stacks, same counts).
+set -u
+: "${MEMPROF:?}" "${KERNELS:?}"
+PERF=${PERF:-perf}
+CMP=$(cd "$(dirname "$0")" && pwd)/callgraph_perfcmp.py
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail=0 n=0
+
+if ! "$PERF" record -q -g -e cpu-clock -o probe.data true >/dev/null 2>probe.err; then
+	echo "skip: perf record -g: $(head -1 probe.err)"
+	exit 77
+fi
+
+check() { # data label
+	local f=$1 lbl=$2
+	"$PERF" report -i "$f" --children --stdio --sort dso,sym -g none 2>/dev/null >"$lbl.perf.txt"
+	grep -q '^# Children' "$lbl.perf.txt" || { echo "FAIL $lbl: perf report shows no children"; fail=1; return; }
+	"$MEMPROF" report -q -i "$f" --csv >"$lbl.csv" 2>"$lbl.err" ||
+		{ echo "FAIL $lbl: memprof report --csv: $(cat "$lbl.err")"; fail=1; return; }
+	python3 "$CMP" children "$lbl.perf.txt" "$lbl.csv" >"$lbl.cmp" ||
+		{ echo "FAIL $lbl children/self:"; cat "$lbl.cmp"; fail=1; }
+	# the top symbols' trees, both orders, as perf's folded form (no limit)
+	for order in caller callee; do
+		"$PERF" report -i "$f" --children --stdio --sort dso,sym -g folded,0,$order \
+			2>/dev/null >"$lbl.perf.$order"
+		"$MEMPROF" report -q -i "$f" -g folded,0,$order >"$lbl.mp.$order" 2>"$lbl.err" ||
+			{ echo "FAIL $lbl -g $order: $(cat "$lbl.err")"; fail=1; continue; }
+		python3 "$CMP" trees "$lbl.perf.$order" "$lbl.mp.$order" 3 >"$lbl.cmp" ||
+			{ echo "FAIL $lbl -g folded,0,$order:"; cat "$lbl.cmp"; fail=1; }
+		# graph form: the same chains in perf's drawing, for the top symbol
+		"$PERF" report -i "$f" --children --stdio --sort dso,sym -g graph,0.5,$order \
+			2>/dev/null >"$lbl.perfg.$order"
+		"$MEMPROF" report -q -i "$f" -g graph,0.5,$order >"$lbl.mpg.$order" 2>"$lbl.err"
+		python3 "$CMP" graph "$lbl.perfg.$order" "$lbl.mpg.$order" 4 >"$lbl.cmp" ||
+			{ echo "FAIL $lbl -g graph,0.5,$order:"; cat "$lbl.cmp"; fail=1; }
+	done
+	# --no-children: today's table; its Self column is the children report's
+	"$MEMPROF" report -q -i "$f" --no-children >"$lbl.nc.txt" 2>"$lbl.err" ||
+		{ echo "FAIL $lbl --no-children: $(cat "$lbl.err")"; fail=1; }
+	if grep -q 'Children' "$lbl.nc.txt" || ! grep -q '^# By dso,sym$' "$lbl.nc.txt"; then
+		echo "FAIL $lbl: --no-children is not the self report"; fail=1
+	fi
+	python3 "$CMP" selfeq "$lbl.nc.txt" "$lbl.csv" >"$lbl.cmp" ||
+		{ echo "FAIL $lbl --no-children vs Self:"; cat "$lbl.cmp"; fail=1; }
+	# --folded against perf script folded here
+	"$PERF" script -i "$f" -F comm,ip,sym 2>/dev/null >"$lbl.script"
+	python3 "$CMP" fold "$lbl.script" >"$lbl.perf.folded"
+	"$MEMPROF" report -q -i "$f" --folded >"$lbl.mp.folded" 2>"$lbl.err" ||
+		{ echo "FAIL $lbl --folded: $(cat "$lbl.err")"; fail=1; }
+	if ! diff "$lbl.perf.folded" "$lbl.mp.folded" >"$lbl.fdiff"; then
+		echo "FAIL $lbl: --folded differs from perf script's folding:"; head -20 "$lbl.fdiff"; fail=1
+	fi
+	[ -s "$lbl.mp.folded" ] || { echo "FAIL $lbl: --folded printed nothing"; fail=1; }
+	n=$((n + 1))
+}
+
+rec() { # label -- command
+	local lbl=$1; shift 2
+	"$PERF" record -q -g -e cpu-clock -F 2000 -o "$lbl.perf.data" "$@" >/dev/null 2>"$lbl.rec.err" ||
+		{ echo "FAIL $lbl: perf record: $(cat "$lbl.rec.err")"; fail=1; return; }
+	check "$lbl.perf.data" "perf-$lbl"
+	if "$MEMPROF" record -g -e cpu-clock -F 2000 -o "$lbl.mp.data" "$@" >/dev/null 2>"$lbl.mrec.err"; then
+		check "$lbl.mp.data" "memprof-$lbl"
+	else
+		echo "note: memprof record -g unavailable: $(head -1 "$lbl.mrec.err")"
+	fi
+}
+
+rec matmul -- "$KERNELS/fp/matmul" -N 256 -a all -r 2
+rec cachebench -- "$KERNELS/fp/cachebench" -m walk -s 16M -o random -r 3
+[ $n -ge 2 ] || { echo "FAIL: only $n recordings compared"; fail=1; }
+[ $fail = 0 ] && echo "ok: $n recordings"
+exit $fail
