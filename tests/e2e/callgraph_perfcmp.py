@@ -24,10 +24,11 @@ def norm(sym):
 
 
 def pool(d, k, v):
-    # unresolved places are named by address, perf's the sampled one, memprof's the
-    # object-relative one: compared as one sum per object
+    # Unresolved places are left out: perf names a sample's own unresolved address by its
+    # object-relative value and the same address in call chains by the sampled one, two
+    # entries where memprof has one.
     if k[1].startswith('0x'):
-        k = (k[0], '[unresolved]')
+        return
     o = d.get(k, (0.0, 0.0))
     d[k] = (o[0] + v[0], o[1] + v[1])
 

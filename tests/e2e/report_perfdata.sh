@@ -16,7 +16,7 @@ for f in "$P"/*.data; do
 	name=$(basename "$s")
 	ref=$s.perf-report-flat.txt
 	case $name in *.orig-attr136) ref=${s%.orig-attr136}.perf-report-flat.txt ;; esac
-	if ! "$MEMPROF" report -q -i "$f" --symfs "$T/empty" --kallsyms /dev/null --csv \
+	if ! "$MEMPROF" report -q -i "$f" --symfs "$T/empty" --kallsyms /dev/null --no-children --csv \
 		>"$T/$name.csv" 2>"$T/$name.err"; then
 		echo "FAIL $name: memprof report failed: $(cat "$T/$name.err")"
 		fail=1
@@ -48,7 +48,7 @@ sym() {
 	local s=$1 rp=$2 b=$3 t=$T/symfs-$1
 	mkdir -p "$t$(dirname "$rp")"
 	cp "$P/bin/$b" "$t$rp"
-	if ! "$MEMPROF" report -q -i "$P/$s.data" --symfs "$t" --kallsyms /dev/null --csv \
+	if ! "$MEMPROF" report -q -i "$P/$s.data" --symfs "$t" --kallsyms /dev/null --no-children --csv \
 		>"$T/$s.sym.csv" 2>"$T/$s.sym.err"; then
 		echo "FAIL $s symbolized: $(cat "$T/$s.sym.err")"
 		fail=1
