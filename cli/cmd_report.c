@@ -551,9 +551,10 @@ static void print_json(FILE *f, const char *path, unsigned keys,
 		}
 	fprintf(f, "],\n  \"rows\": [");
 	first = 1;
+	struct mp_hist_result none = { 0 };
 	if (jc) {
 		report_cg_print_json_rows(f, jc->cg, jc->t, ev, nev, jc->o, thr);
-		res = &(struct mp_hist_result){ 0 }; /* the rows are those */
+		res = &none; /* the rows are those */
 	}
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct mp_hist_row *r = &res->rows[i];
@@ -931,6 +932,9 @@ static int report_run(int argc, char **argv, char **inputs)
 		cli_archive_done(&adir, &akall);
 		return rc;
 	}
+	struct mp_hist_result res = { 0 }, objs = { 0 };
+	struct mp_hist_missing *miss = NULL;
+	long nmiss = 0;
 	if (cg && (o.callgraph || o.folded || o.pprof) && !mp_cg_nr_chains(cg)) {
 		cli_error(CMD, "%s: no call chains in the recording (record with -g)", o.input);
 		rc = -EINVAL;
@@ -968,9 +972,6 @@ static int report_run(int argc, char **argv, char **inputs)
 	struct mp_hist_query q = { .keys = keys, .sort_attr = nev ? ev[0] : 0, .skid = skid,
 				   .comms = o.comms, .pids = o.pids, .tids = o.tids,
 				   .dsos = o.dsos, .syms = o.syms, .regions = ss.regions };
-	struct mp_hist_result res = { 0 }, objs = { 0 };
-	struct mp_hist_missing *miss = NULL;
-	long nmiss = 0;
 	rc = mp_hist_query(ss.hist, ss.sym, &q, &res);
 	int want_objs = !o.no_objects && !o.csv && !o.json && keys != MP_HK_DSO;
 	if (!rc && want_objs) {

@@ -29,6 +29,10 @@ check() { # data label
 		{ echo "FAIL $lbl: memprof report --csv: $(cat "$lbl.err")"; fail=1; return; }
 	python3 "$CMP" children "$lbl.perf.txt" "$lbl.csv" >"$lbl.cmp" ||
 		{ echo "FAIL $lbl children/self:"; cat "$lbl.cmp"; fail=1; }
+	# --json: the same numbers, and the call trees
+	"$MEMPROF" report -q -i "$f" --json >"$lbl.json" 2>"$lbl.err" &&
+		python3 "$CMP" json "$lbl.json" "$lbl.csv" >"$lbl.cmp" ||
+		{ echo "FAIL $lbl --json: $(cat "$lbl.err" "$lbl.cmp")"; fail=1; }
 	# the top symbols' trees, both orders, as perf's folded form (no limit)
 	for order in caller callee; do
 		"$PERF" report -i "$f" --children --stdio --sort dso,sym -g folded,0,$order \

@@ -139,6 +139,24 @@ def selfeq(txt, mp_csv):
     return 1 if bad else 0
 
 
+def jsoncmp(js, mp_csv):
+    import json
+    d = json.load(open(js))
+    rows = list(csv.reader(l for l in open(mp_csv) if not l.startswith('#')))
+    hdr = rows[0]
+    ich = next(i for i, h in enumerate(hdr) if h.endswith(' children %'))
+    want = {(r[hdr.index('dso')], r[hdr.index('sym')]): float(r[ich]) for r in rows[1:]}
+    got = {(r['dso'], r['sym']): r['children_percent'][0] for r in d['rows']}
+    if want != got:
+        print('json children differ from csv')
+        return 1
+    top = d['rows'][0]
+    if not top.get('callchains') or top['callchains'][0]['percent'] <= 0:
+        print('no call chains in the json of the top symbol')
+        return 1
+    return 0
+
+
 def fold(script):
     counts = {}
     comm, frames = None, []
@@ -176,6 +194,8 @@ if __name__ == '__main__':
         sys.exit(trees(sys.argv[2], sys.argv[3], sys.argv[4], graph=True))
     if mode == 'selfeq':
         sys.exit(selfeq(sys.argv[2], sys.argv[3]))
+    if mode == 'json':
+        sys.exit(jsoncmp(sys.argv[2], sys.argv[3]))
     if mode == 'fold':
         sys.exit(fold(sys.argv[2]))
     sys.exit(2)
