@@ -286,6 +286,10 @@ int mp_sym_comm(mp_sym *s, const struct mp_pd_task *t);
 int mp_sym_fork(mp_sym *s, const struct mp_pd_task *t);
 int mp_sym_exit(mp_sym *s, const struct mp_pd_task *t);
 
+/* How many task records (mmap, comm, fork, exit) the context has been fed: while it stays
+ * the same, every lookup below gives the same answer (callers cache on it). */
+uint64_t mp_sym_generation(const mp_sym *s);
+
 /* The map holding ip in process pid at this point of the file (kernel cpumodes look in the
  * kernel maps), or MP_SYM_NO_MAP. O(1) for repeated hits in the same map. */
 uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip);

@@ -114,6 +114,7 @@ static int proc_insert(mp_sym *s, struct mp_proc *p, uint32_t id)
 
 int mp_sym_mmap(mp_sym *s, const struct mp_pd_mmap *m)
 {
+	s->gen++;
 	s->lk_end = 0;
 	int kernel = m->cpumode == PERF_RECORD_MISC_KERNEL ||
 		     m->cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
@@ -151,6 +152,7 @@ static uint64_t tidkey(uint32_t pid, uint32_t tid)
 
 int mp_sym_comm(mp_sym *s, const struct mp_pd_task *t)
 {
+	s->gen++;
 	s->lk_end = 0;
 	uint32_t id = mp_sym_intern(s, t->comm ? t->comm : "");
 	if (id == UINT32_MAX)
@@ -172,6 +174,7 @@ int mp_sym_comm(mp_sym *s, const struct mp_pd_task *t)
 
 int mp_sym_fork(mp_sym *s, const struct mp_pd_task *t)
 {
+	s->gen++;
 	s->lk_end = 0;
 	/* the child thread starts with the parent's comm */
 	const uint32_t *pc = mp_u64map_get(&s->comm_by_tid, tidkey(t->ppid, t->ptid));
@@ -207,6 +210,7 @@ int mp_sym_fork(mp_sym *s, const struct mp_pd_task *t)
 
 int mp_sym_exit(mp_sym *s, const struct mp_pd_task *t)
 {
+	s->gen++;
 	/* maps stay: samples may still arrive out of order for an exited task */
 	(void)s;
 	(void)t;
@@ -282,3 +286,8 @@ const char *mp_sym_comm_name(const mp_sym *s, uint32_t comm_id)
 	return comm_id < s->nstrs ? s->strs[comm_id] : "";
 }
 
+
+uint64_t mp_sym_generation(const mp_sym *s)
+{
+	return s->gen;
+}

@@ -38,6 +38,7 @@ struct mp_sym {
 	uint32_t lk_pid, lk_map;
 	uint16_t lk_cpumode;
 	uint64_t lk_start, lk_end;
+	uint64_t gen;          /* task records fed so far (mp_sym_generation) */
 	struct mp_u64map proc_by_pid;
 	uint32_t last_pid, last_proc;
 

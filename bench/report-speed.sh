@@ -3,6 +3,8 @@
 # and both peak memory figures (never run by ctest).
 #   1e6 and 1e7 samples: perf record -e page-faults -c 1 on bench/pagetouch.c
 #   1e5 cpu-clock samples of a kernel: --sort srcline (perf runs addr2line)
+#   1e6 and 2e6 samples with call chains (-g, page-faults of pagetouch built with frame
+#   pointers): the children report against perf report --children
 # usage: bench/report-speed.sh [BUILD_DIR]   (default: build)
 # Needs GNU time (/usr/bin/time, Debian package "time") for the peak memory.
 set -eu
@@ -82,4 +84,19 @@ anon_peak() { # CMD...: prints the peak RssAnon in MiB
 }
 for n in 1000000 10000000; do
 	echo "# pf$n.data: peak anonymous memory (RssAnon, MiB): memprof $(anon_peak "$MEMPROF" report -q -i "$W/pf$n.data"), perf $(anon_peak "$PERF" report -i "$W/pf$n.data" --stdio --sort dso,sym)"
+done
+
+# call chains: perf record -g of page faults (kernel fault path and user frames), the
+# Children/Self report (memprof's default with chains) against perf report --children;
+# peak anonymous memory for 1e6 and 2e6 samples (flat: stacks are aggregated)
+cc -O2 -g -fno-omit-frame-pointer -o "$W/pagetouch-fp" "$HERE/pagetouch.c"
+for n in 1000000 2000000; do
+	"$PERF" record -q -g -e page-faults -c 1 -o "$W/pfg$n.data" "$W/pagetouch-fp" "$n" >/dev/null 2>&1
+	cat "$W/pfg$n.data" >/dev/null
+	echo "# pfg$n.data: $(du -m "$W/pfg$n.data" | cut -f1) MiB, call chains"
+	run "perf-children-$n" "$PERF" report -i "$W/pfg$n.data" --stdio --children --sort dso,sym
+	run "memprof-children-$n" "$MEMPROF" report -q -i "$W/pfg$n.data" --sort dso,sym
+	eval "ps=\$perf_children_${n}_s ms=\$memprof_children_${n}_s pc=\$perf_children_${n}_c mc=\$memprof_children_${n}_c"
+	echo "  => memprof children report is $(ratio "$ps" "$ms")x faster than perf report --children (cpu time: $(ratio "$pc" "$mc")x)"
+	echo "# pfg$n.data: peak anonymous memory (RssAnon, MiB): memprof $(anon_peak "$MEMPROF" report -q -i "$W/pfg$n.data" --sort dso,sym)"
 done

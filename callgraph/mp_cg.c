@@ -60,6 +60,7 @@ void mp_cg_free(mp_cg *cg)
 	free(cg->total);
 	free(cg->ipbuf);
 	free(cg->lead);
+	free(cg->last_ips);
 	ftree_fini(&cg->ft);
 	free(cg);
 }
@@ -170,6 +171,21 @@ int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 {
 	if (attr >= cg->stride && widen(cg, attr))
 		return -ENOMEM;
+	uint64_t gen = mp_sym_generation(sym);
+	if (cg->last_ok && n == cg->last_n && pid == cg->last_pid && tid == cg->last_tid &&
+	    cpumode == cg->last_mode && gen == cg->last_gen &&
+	    !memcmp(ips, cg->last_ips, n * sizeof(*ips))) {
+		cg->nr_chains += cg->last_chain;
+		cg->total[attr].samples++;
+		cg->total[attr].period += period;
+		if (cg->last_node != UINT32_MAX) {
+			struct mp_hist_counts *c = &cg->cnt[(size_t)cg->last_node * cg->stride + attr];
+			c->samples++;
+			c->period += period;
+		}
+		return 0;
+	}
+	cg->last_ok = 0;
 	/* the real addresses with their cpumodes, leaf first, cut to max_stack */
 	if (cg_grow((void **)&cg->ipbuf, &cg->capipbuf, n + 1, sizeof(*cg->ipbuf)))
 		return -ENOMEM;
@@ -206,6 +222,17 @@ int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 		cg->nr_chains++;
 	cg->total[attr].samples++;
 	cg->total[attr].period += period;
+	if (!cg_grow((void **)&cg->last_ips, &cg->caplast, n + 1, sizeof(*ips))) {
+		memcpy(cg->last_ips, ips, n * sizeof(*ips));
+		cg->last_n = n;
+		cg->last_pid = pid;
+		cg->last_tid = tid;
+		cg->last_mode = cpumode;
+		cg->last_gen = gen;
+		cg->last_node = node;
+		cg->last_chain = m > 1;
+		cg->last_ok = 1;
+	}
 	if (node == UINT32_MAX)
 		return 0; /* no address at all: counted in the totals only */
 	struct mp_hist_counts *c = &cg->cnt[(size_t)node * cg->stride + attr];

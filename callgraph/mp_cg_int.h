@@ -86,6 +86,14 @@ struct mp_cg {
 	size_t capipbuf;
 	uint64_t *lead;              /* a chain with the sample ip in front */
 	size_t caplead;
+	/* the last chain added and its node: the same chain again in the same thread with
+	 * the same maps (mp_sym_generation) lands there without a lookup */
+	uint64_t *last_ips;
+	size_t last_n, caplast;
+	uint32_t last_pid, last_tid, last_node;
+	uint16_t last_mode;
+	uint64_t last_gen;
+	int last_ok, last_chain;
 	/* resolution */
 	int resolved, want_line;
 	struct mp_cg_frame *fns;

@@ -733,6 +733,9 @@ static int report_run(int argc, char **argv, char **inputs)
 		  "input of FlameGraph, inferno, speedscope)" },
 		{ 0, "folded-period", CLI_FLAG, &o.folded_period, NULL,
 		  "--folded with estimated counts (periods) instead of samples" },
+		{ 0, "pprof", CLI_STR, &o.pprof, "FILE",
+		  "write the call chains as a gzipped pprof profile (profile.proto) to FILE: per "
+		  "event samples and estimated counts, source lines, inline frames, build-ids" },
 		{ 0, "event", CLI_STR, &o.event, "EVENT",
 		  "the event --folded shows (its name or column number; default the first)" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
@@ -935,12 +938,29 @@ static int report_run(int argc, char **argv, char **inputs)
 	struct mp_hist_result res = { 0 }, objs = { 0 };
 	struct mp_hist_missing *miss = NULL;
 	long nmiss = 0;
-	if (cg && (o.callgraph || o.folded || o.pprof) && !mp_cg_nr_chains(cg)) {
+	if (cg && (o.callgraph || o.folded) && !mp_cg_nr_chains(cg)) {
 		cli_error(CMD, "%s: no call chains in the recording (record with -g)", o.input);
 		rc = -EINVAL;
 		goto out;
 	}
-	if (cg && (o.folded || o.pprof)) {
+	if (cg && o.pprof) {
+		struct mp_cg_pprof_event *pe = calloc(nev + 1, sizeof(*pe));
+		char comment[4200];
+		snprintf(comment, sizeof(comment), "memprof report --pprof of %s", o.input);
+		for (size_t j = 0; pe && j < nev; j++) {
+			const struct mp_pd_attr *a = mp_pd_attr(ss.pd, ev[j]);
+			pe[j] = (struct mp_cg_pprof_event){
+				.name = a->spec && *a->spec ? a->spec : a->name, .attr = ev[j],
+				.period = a->attr.freq ? 0 : a->attr.sample_period };
+		}
+		rc = pe ? mp_cg_pprof_write(cg, ss.sym, pe, nev, comment, o.pprof, &err)
+			: mp_err_set(&err, -ENOMEM, "%s: out of memory", o.pprof);
+		free(pe);
+		if (rc)
+			cli_error(CMD, "%s", err.msg);
+		goto out;
+	}
+	if (cg && o.folded) {
 		size_t fe = 0;
 		if (o.event && report_pick_event(ss.pd, ev, nev, o.event, &fe)) {
 			cli_error(CMD, "--event %s: not an event of %s", o.event, o.input);

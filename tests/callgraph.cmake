@@ -3,7 +3,7 @@
 mp_add_cmocka_test(test_callgraph SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_callgraph.c
   LIBS mp_callgraph)
 set(MP_CG_ENV "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf")
-foreach(t callgraph_perf)
+foreach(t callgraph_perf callgraph_pprof)
   add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(${t} PROPERTIES ENVIRONMENT "${MP_CG_ENV}" TIMEOUT 300)
 endforeach()

@@ -326,6 +326,31 @@ static void mp_cg_add__several_attrs__counts_apart(void **state)
 	rm(&f);
 }
 
+static void mp_cg_add__same_chain_after_mmap__placed_in_new_map(void **state)
+{
+	(void)state;
+	struct fx f;
+	mk(&f, NULL);
+	add(&f, 0, 1, 2, 2, START, MAIN); /* the second one from the last-chain cache */
+	struct mp_pd_mmap m = { .pid = 1, .tid = 1, .start = 0x401400, .len = 0x200,
+				.cpumode = PERF_RECORD_MISC_USER, .filename = "/gone/libfoo.so" };
+	assert_int_equal(mp_sym_mmap(f.s, &m), 0);
+	add(&f, 0, 1, 1, 2, START, MAIN); /* same addresses, main's page now libfoo's */
+	assert_int_equal(mp_cg_nr_chains(f.cg), 3);
+	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
+	struct mp_cg_table t;
+	assert_int_equal(mp_cg_table(f.cg, 0, 0, &t), 0);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(find(&t, "main")->self[0].samples, 2);
+	assert_int_equal(find(&t, "_start")->children[0].samples, 3);
+	int foo = 0;
+	for (size_t i = 0; i < t.n; i++)
+		foo += !strcmp(t.e[i].f.dso, "libfoo.so") && t.e[i].self[0].samples == 1;
+	assert_int_equal(foo, 1);
+	mp_cg_table_fini(&t);
+	rm(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +360,7 @@ int main(void)
 		cmocka_unit_test(mp_cg_foreach_stack__functions__root_first_with_counts),
 		cmocka_unit_test(mp_cg_add__markers_and_max_stack__cut_as_perf),
 		cmocka_unit_test(mp_cg_add__several_attrs__counts_apart),
+		cmocka_unit_test(mp_cg_add__same_chain_after_mmap__placed_in_new_map),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

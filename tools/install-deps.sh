@@ -10,6 +10,8 @@ PKGS=(
   libpfm4-dev                           # event names -> perf_event_attr
   libelf-dev libdw-dev                  # symbols, source lines, build-ids
   libzstd-dev                           # perf record -z (PERF_RECORD_COMPRESSED)
+  zlib1g-dev                            # report --pprof (gzipped profile.proto)
+  golang-go                             # go tool pprof: the referee of report --pprof
   libcapstone-dev                       # disassembly for annotate --asm
   libncurses-dev                        # memprof tui
   libcmocka-dev                         # unit tests

@@ -177,6 +177,25 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 	       const struct mp_cg_tree_opts *o, struct mp_cg_tree *out /* OUT */);
 void mp_cg_tree_fini(struct mp_cg_tree *tr); /* NULL-safe */
 
+/* --- pprof export ------------------------------------------------------------------ */
+
+struct mp_cg_pprof_event {
+	const char *name;  /* the event's name: sample types "<name>_samples" (count) and
+	                    * "<name>" (events: the estimated count), with the characters
+	                    * pprof takes badly in names as '_' */
+	size_t attr;
+	uint64_t period;   /* its sampling period, 0 in frequency mode */
+};
+
+/* Write the call graph as pprof's profile.proto, gzipped, to path: one sample per distinct
+ * address stack (leaf first) with two values per event, locations per address with their
+ * source lines (an inlined function's line first, then the function it is in), functions,
+ * mappings per object with their build-ids, the comm as a label, and comment. Resolves
+ * with lines and inline functions (mp_cg_resolve(cg, sym, 2)). 0, or a negative code with
+ * err naming the file. */
+int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
+		      const char *comment, const char *path, struct mp_err *err);
+
 /* A function by id (a representative frame: its first address seen). NULL when out of
  * range. Borrowed. */
 const struct mp_cg_frame *mp_cg_fn(const mp_cg *cg, uint32_t fn);

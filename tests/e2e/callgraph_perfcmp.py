@@ -6,6 +6,10 @@
   graph PERF MEMPROF K           the top K entries' -g graph drawings are the same
   selfeq NOCHILDREN_TXT CSV      --no-children's Overhead = the children report's Self
   fold PERF_SCRIPT               fold `perf script -F comm,ip,sym` as stackcollapse does
+  json JSON CSV                  --json's children equal --csv's, the top row has chains
+  pproftop TOP CSV INDEX         go tool pprof -top's flat, cum = Self, Children
+  pproftraces TRACES FOLDED      go tool pprof -traces = report --folded
+  pprofinline RAW                go tool pprof -raw has a location with an inlined line
 """
 import csv
 import re
@@ -157,6 +161,100 @@ def jsoncmp(js, mp_csv):
     return 0
 
 
+def num(v):
+    # pprof prints plain counts, or with a unit suffix it knows; ours have none it knows
+    return float(re.match(r'[\d.]+(?:e[+-]\d+)?', v).group(0))
+
+
+def pproftop(top, mp_csv, index):
+    """go tool pprof -top -noinlines: flat = Self, cum = Children per function"""
+    row = re.compile(r'^\s*([\d.]+\S*)\s+[\d.]+%\s+[\d.]+%\s+([\d.]+\S*)\s+[\d.]+%\s+(.*?)\s*$')
+    got = {}
+    for line in open(top):
+        m = row.match(line)
+        if m:
+            got[m.group(3)] = (num(m.group(1)), num(m.group(2)))
+    rows = list(csv.reader(l for l in open(mp_csv) if not l.startswith('#')))
+    hdr = rows[0]
+    what = 'samples' if index == '0' else 'period'
+    isf = next(i for i, h in enumerate(hdr) if h.endswith(' ' + what) and 'children' not in h)
+    ich = next(i for i, h in enumerate(hdr) if h.endswith(' children ' + what))
+    isy = hdr.index('sym')
+    names = [r[isy] for r in rows[1:]]
+    bad = checked = 0
+    for r in rows[1:]:
+        name = r[isy]
+        if name.startswith('0x') or names.count(name) > 1 or float(r[ich]) == 0:
+            continue  # unresolved, or one name in two objects (pprof merges them)
+        checked += 1
+        want = (float(r[isf]), float(r[ich]))
+        have = got.get(name)
+        if have is None or abs(have[0] - want[0]) > 0.5 or abs(have[1] - want[1]) > 0.5:
+            print('%s: pprof flat, cum %s, memprof self, children %s' % (name, have, want))
+            bad += 1
+    print('%d functions compared, %d differ' % (checked, bad))
+    return 1 if bad or checked < 3 else 0
+
+
+def unk(name):
+    return '[unknown]' if re.fullmatch(r'0x[0-9a-f]+', name) else name
+
+
+def pproftraces(traces, folded):
+    got = {}
+    blocks, cur = [], None
+    for line in open(traces):
+        line = line.rstrip('\n')
+        if line.startswith('-----------+'):
+            if cur:
+                blocks.append(cur)
+            cur = []
+        elif cur is not None and line.strip():
+            cur.append(line)
+    for b in blocks:
+        # label lines ("comm:  matmul") come before the value line
+        at = next((i for i, l in enumerate(b) if re.match(r'^\s*\d+\s+\S', l)), None)
+        if at is None:
+            continue
+        m = re.match(r'^\s*(\d+)\s+(.*?)\s*$', b[at])
+        frames = [m.group(2)] + [l.strip() for l in b[at + 1:]]
+        k = ';'.join(unk(f) for f in frames[::-1])
+        got[k] = got.get(k, 0) + int(m.group(1))
+    want = {}
+    for line in open(folded):
+        stack, n = line.rstrip('\n').rsplit(' ', 1)
+        k = stack.split(';', 1)[1] if ';' in stack else ''
+        want[k] = want.get(k, 0) + int(n)
+    if got != want:
+        for k in sorted(set(got) | set(want)):
+            if got.get(k) != want.get(k):
+                print('%s: pprof %s, --folded %s' % (k, got.get(k), want.get(k)))
+        return 1
+    print('%d stacks equal' % len(got))
+    return 0 if got else 1
+
+
+def pprofinline(raw):
+    """a location of -raw with a second line: a function inlined there"""
+    inloc = False
+    prev_loc = False
+    for line in open(raw):
+        line = line.rstrip('\n')
+        if line.startswith('Locations'):
+            inloc = True
+            continue
+        if inloc and line and not line[0].isspace():
+            break
+        if inloc:
+            if re.match(r'^\s+\d+: 0x', line):
+                prev_loc = True
+            elif prev_loc and line.strip() and re.search(r'\.c:\d+|s=', line):
+                print('inlined frame: ' + line.strip())
+                return 0
+    print('no location with an inlined function')
+    return 1
+
+
 def fold(script):
     counts = {}
     comm, frames = None, []
@@ -196,6 +294,12 @@ if __name__ == '__main__':
         sys.exit(selfeq(sys.argv[2], sys.argv[3]))
     if mode == 'json':
         sys.exit(jsoncmp(sys.argv[2], sys.argv[3]))
+    if mode == 'pproftop':
+        sys.exit(pproftop(sys.argv[2], sys.argv[3], sys.argv[4]))
+    if mode == 'pproftraces':
+        sys.exit(pproftraces(sys.argv[2], sys.argv[3]))
+    if mode == 'pprofinline':
+        sys.exit(pprofinline(sys.argv[2]))
     if mode == 'fold':
         sys.exit(fold(sys.argv[2]))
     sys.exit(2)

@@ -1,0 +1,275 @@
+/* mp_cg_pprof.c - the call graph as pprof's profile.proto (gzipped), encoded by hand:
+ * varints and length-delimited fields, messages built inside out. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "mp_cg_int.h"
+
+struct pb {
+	uint8_t *p;
+	size_t n, cap;
+	int err;
+};
+
+static void pb_raw(struct pb *b, const void *d, size_t len)
+{
+	if (b->err)
+		return;
+	if (cg_grow((void **)&b->p, &b->cap, b->n + len, 1)) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(b->p + b->n, d, len);
+	b->n += len;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t k = 0;
+	do {
+		tmp[k] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			tmp[k] |= 0x80;
+		k++;
+	} while (v);
+	pb_raw(b, tmp, k);
+}
+
+/* wire types: 0 varint, 2 length-delimited */
+static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	pb_varint(b, (uint64_t)field << 3 | 0);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned field, const void *d, size_t len)
+{
+	pb_varint(b, (uint64_t)field << 3 | 2);
+	pb_varint(b, len);
+	pb_raw(b, d, len);
+}
+
+static void pb_msg(struct pb *b, unsigned field, struct pb *m)
+{
+	if (m->err)
+		b->err = m->err;
+	pb_bytes(b, field, m->p, m->n);
+	m->n = 0;
+}
+
+/* the string table */
+struct strtab {
+	char **s;
+	size_t n, cap;
+	struct cg_map idx;
+};
+
+static int64_t str_id(struct strtab *t, const char *s, int *err)
+{
+	if (!s)
+		s = "";
+	uint64_t h = cg_strhash(s);
+	uint32_t *slot;
+	for (size_t probe = 0;; probe++) {
+		int found;
+		slot = cg_map_slot(&t->idx, h + probe * 0x9e3779b97f4a7c15ULL, &found);
+		if (!slot) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		if (!found)
+			break;
+		if (!strcmp(t->s[*slot], s))
+			return *slot;
+	}
+	char *d = strdup(s);
+	if (!d || cg_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s))) {
+		free(d);
+		cg_map_unslot(&t->idx, slot);
+		*err = -ENOMEM;
+		return 0;
+	}
+	t->s[t->n] = d;
+	*slot = (uint32_t)t->n;
+	return (int64_t)t->n++;
+}
+
+static void value_type(struct pb *b, unsigned field, struct pb *m, struct strtab *st,
+		       const char *type, const char *unit, int *err)
+{
+	pb_uint(m, 1, (uint64_t)str_id(st, type, err));
+	pb_uint(m, 2, (uint64_t)str_id(st, unit, err));
+	pb_msg(b, field, m);
+}
+
+/* An event's name as a pprof sample type: letters, digits, '_' and '.' */
+static void type_name(const char *name, const char *suffix, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (const char *c = name ? name : "event"; *c && k + 1 < n; c++)
+		buf[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				   (*c >= '0' && *c <= '9') || *c == '.' ? *c : '_';
+	buf[k] = 0;
+	snprintf(buf + k, n - k, "%s", suffix);
+}
+
+int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
+		      const char *comment, const char *path, struct mp_err *err)
+{
+	int rc = mp_cg_resolve(cg, sym, 2);
+	if (rc)
+		return mp_err_set(err, rc, "%s: out of memory", path);
+	struct pb b = { 0 }, m = { 0 }, m2 = { 0 };
+	struct strtab st = { 0 };
+	int e = 0;
+	str_id(&st, "", &e); /* string_table[0] must be "" */
+	char tn[256];
+	/* sample types: per event, its samples and its estimated count */
+	for (size_t j = 0; j < nev; j++) {
+		type_name(ev[j].name, "_samples", tn, sizeof(tn));
+		value_type(&b, 1, &m, &st, tn, "count", &e);
+		type_name(ev[j].name, "", tn, sizeof(tn));
+		value_type(&b, 1, &m, &st, tn, "events", &e);
+	}
+	/* samples: every distinct address stack, leaf first */
+	uint32_t *ids = NULL;
+	size_t capids = 0;
+	for (size_t i = 0; i < cg->nnodes && !e; i++) {
+		const struct mp_hist_counts *c = cg->cnt + i * cg->stride;
+		int any = 0;
+		for (size_t j = 0; j < nev; j++)
+			any |= ev[j].attr < cg->stride && c[ev[j].attr].samples;
+		if (!any)
+			continue;
+		size_t k = 0;
+		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->nodes[p].parent) {
+			if (cg_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
+				e = -ENOMEM;
+				break;
+			}
+			ids[k++] = cg->nodes[p].frame + 1;
+		}
+		for (size_t q = 0; q < k; q++)
+			pb_varint(&m2, ids[q]);
+		pb_msg(&m, 1, &m2); /* packed location_id */
+		for (size_t j = 0; j < nev; j++) {
+			struct mp_hist_counts v = ev[j].attr < cg->stride ? c[ev[j].attr]
+									  : (struct mp_hist_counts){ 0, 0 };
+			pb_varint(&m2, v.samples);
+			pb_varint(&m2, v.period);
+		}
+		pb_msg(&m, 2, &m2); /* packed value */
+		if (cg->o.want_comm) {
+			pb_uint(&m2, 1, (uint64_t)str_id(&st, "comm", &e));
+			pb_uint(&m2, 2, (uint64_t)str_id(&st, mp_cg_comm_name(cg, cg->nodes[i].comm),
+							  &e));
+			pb_msg(&m, 3, &m2);
+		}
+		pb_msg(&b, 2, &m);
+	}
+	free(ids);
+	/* mappings: one per object with samples */
+	size_t ndso = mp_sym_ndsos(sym);
+	unsigned char *used = calloc(ndso + 1, 1);
+	if (!used)
+		e = -ENOMEM;
+	for (size_t i = 0; used && i < cg->nframes; i++)
+		if (cg->frames[i].loc.dso_idx < ndso)
+			used[cg->frames[i].loc.dso_idx] = 1;
+	/* user objects first: pprof takes the first mapping for the main program */
+	for (size_t k = 0; used && k < 2 * ndso && !e; k++) {
+		size_t d = k % ndso;
+		const struct mp_sym_dso_info *di = mp_sym_dso(sym, d, 0);
+		int kern = di && (di->flags & MP_DSO_KERNEL);
+		if (!used[d] || kern != (k >= ndso))
+			continue;
+		char bid[41] = "";
+		for (size_t q = 0; di && q < di->build_id_len && q < 20; q++)
+			snprintf(bid + 2 * q, 3, "%02x", di->build_id[q]);
+		pb_uint(&m, 1, d + 1);
+		pb_uint(&m, 5, (uint64_t)str_id(&st, di && di->path ? di->path : "", &e));
+		pb_uint(&m, 6, (uint64_t)str_id(&st, bid, &e));
+		pb_uint(&m, 7, 1);                                  /* has_functions */
+		pb_uint(&m, 8, 1);                                  /* has_filenames */
+		pb_uint(&m, 9, 1);                                  /* has_line_numbers */
+		pb_uint(&m, 10, 1);                                 /* has_inline_frames */
+		pb_msg(&b, 3, &m);
+	}
+	free(used);
+	/* locations: one per distinct address; lines innermost (inlined) first */
+	for (size_t i = 0; i < cg->nframes && !e; i++) {
+		const struct cg_frame *fr = &cg->frames[i];
+		pb_uint(&m, 1, i + 1);
+		if (fr->loc.dso_idx < ndso)
+			pb_uint(&m, 2, (uint64_t)fr->loc.dso_idx + 1);
+		pb_uint(&m, 3, fr->ip);
+		if (fr->ifn != UINT32_MAX) {
+			pb_uint(&m2, 1, (uint64_t)fr->ifn + 1);
+			pb_uint(&m2, 2, fr->loc.line);
+			pb_msg(&m, 4, &m2);
+			pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
+			pb_msg(&m, 4, &m2);
+		} else {
+			pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
+			pb_uint(&m2, 2, fr->loc.line);
+			pb_msg(&m, 4, &m2);
+		}
+		pb_msg(&b, 4, &m);
+	}
+	/* functions */
+	for (size_t i = 0; i < cg->nfns && !e; i++) {
+		const struct mp_cg_frame *f = &cg->fns[i];
+		char ab[64];
+		const char *nm = f->sym;
+		if (!f->sym_resolved) {
+			snprintf(ab, sizeof(ab), "0x%llx", (unsigned long long)f->ip);
+			nm = ab;
+		}
+		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 2, (uint64_t)str_id(&st, nm, &e));
+		pb_uint(&m, 3, (uint64_t)str_id(&st, nm, &e));
+		pb_uint(&m, 4, (uint64_t)str_id(&st, f->srcfile, &e));
+		pb_msg(&b, 5, &m);
+	}
+	/* the rest refer to strings: added before the table is written */
+	int64_t cm = comment ? str_id(&st, comment, &e) : 0;
+	if (nev) {
+		type_name(ev[0].name, "", tn, sizeof(tn));
+		value_type(&b, 11, &m, &st, tn, "events", &e); /* period_type */
+		pb_uint(&b, 12, ev[0].period);
+		pb_uint(&b, 14, (uint64_t)str_id(&st, tn, &e)); /* default_sample_type */
+	}
+	if (comment)
+		pb_uint(&b, 13, (uint64_t)cm);
+	for (size_t i = 0; i < st.n; i++)
+		pb_bytes(&b, 6, st.s[i], strlen(st.s[i]));
+	if (!e)
+		e = b.err ? b.err : m.err ? m.err : m2.err;
+	if (e) {
+		rc = mp_err_set(err, e, "%s: out of memory", path);
+	} else {
+		gzFile gz = gzopen(path, "wb");
+		if (!gz) {
+			rc = mp_err_set(err, -errno ? -errno : -EIO, "%s: %s", path,
+					strerror(errno ? errno : EIO));
+		} else {
+			int w = b.n ? gzwrite(gz, b.p, (unsigned)b.n) : 0;
+			int c = gzclose(gz);
+			if ((b.n && w != (int)b.n) || c != Z_OK)
+				rc = mp_err_set(err, -EIO, "%s: write error", path);
+		}
+	}
+	for (size_t i = 0; i < st.n; i++)
+		free(st.s[i]);
+	free(st.s);
+	cg_map_fini(&st.idx);
+	free(b.p);
+	free(m.p);
+	free(m2.p);
+	return rc;
+}
