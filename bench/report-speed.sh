@@ -4,7 +4,7 @@
 #   1e6 and 1e7 samples: perf record -e page-faults -c 1 on bench/pagetouch.c
 #   1e5 cpu-clock samples of a kernel: --sort srcline (perf runs addr2line)
 #   1e6 and 2e6 samples with call chains (-g, page-faults of pagetouch built with frame
-#   pointers): the children report against perf report --children
+#   pointers, touching 20 calls deep): the children report against perf report --children
 # usage: bench/report-speed.sh [BUILD_DIR]   (default: build)
 # Needs GNU time (/usr/bin/time, Debian package "time") for the peak memory.
 set -eu
@@ -91,7 +91,8 @@ done
 # peak anonymous memory for 1e6 and 2e6 samples (flat: stacks are aggregated)
 cc -O2 -g -fno-omit-frame-pointer -o "$W/pagetouch-fp" "$HERE/pagetouch.c"
 for n in 1000000 2000000; do
-	"$PERF" record -q -g -e page-faults -c 1 -o "$W/pfg$n.data" "$W/pagetouch-fp" "$n" >/dev/null 2>&1
+	"$PERF" record -q -g -e page-faults -c 1 -o "$W/pfg$n.data" "$W/pagetouch-fp" "$n" 16384 20 \
+		>/dev/null 2>&1
 	cat "$W/pfg$n.data" >/dev/null
 	echo "# pfg$n.data: $(du -m "$W/pfg$n.data" | cut -f1) MiB, call chains"
 	run "perf-children-$n" "$PERF" report -i "$W/pfg$n.data" --stdio --children --sort dso,sym
