@@ -6,6 +6,7 @@
   graph PERF MEMPROF K           the top K entries' -g graph drawings are the same
   selfeq NOCHILDREN_TXT CSV      --no-children's Overhead = the children report's Self
   fold PERF_SCRIPT               fold `perf script -F comm,ip,sym` as stackcollapse does
+  foldcmp A B                    two folded files have the same stacks and counts
   json JSON CSV                  --json's children equal --csv's, the top row has chains
   pproftop TOP CSV INDEX         go tool pprof -top's flat, cum = Self, Children
   pproftraces TRACES FOLDED      go tool pprof -traces = report --folded
@@ -92,6 +93,53 @@ def top(bl, k):
     return [b for b in bl if b[1] >= lim]
 
 
+BRANCH = re.compile(r'--([\d.]+)%--(.*)$')
+
+
+def parse_graph(lines):
+    """perf's drawing as a tree: (percent or None, [names], [children]). A node's own
+    further names stand 11 columns right of the '|' its branch hangs from, where its
+    children's branches hang."""
+    root = (None, [], [])
+    stack = [(-1, root)]
+    for l in lines:
+        m = BRANCH.search(l)
+        if m:
+            pipe = m.start() - 1
+            node = (m.group(1), [m.group(2).strip()], [])
+            while len(stack) > 1 and stack[-1][0] > pipe:
+                stack.pop()
+            stack[-1][1][2].append(node)
+            stack.append((pipe + 11, node))
+            continue
+        i = l.find('---')
+        if i >= 0 and l[i + 3:].strip() and '|' not in l[i:]:
+            node = (None, [l[i + 3:].strip()], [])
+            root[2].append(node)
+            stack = [(-1, root), (i + 3, node)]
+            continue
+        t = l.rstrip()
+        name = t.lstrip(' |')
+        if not name:
+            continue
+        col = len(t) - len(name)
+        for c, node in reversed(stack):
+            if c == col:
+                node[1].append(name)
+                break
+        else:
+            return None  # not a drawing perf makes
+    return root
+
+
+def canon(node):
+    """siblings of equal percentage in any order (perf orders those by object pointers)"""
+    kids = [canon(c) for c in node[2]]
+    pcts = [float(c[0]) for c in node[2] if c[0] is not None]
+    ordered = all(a >= b for a, b in zip(pcts, pcts[1:]))
+    return (node[0], tuple(node[1]), tuple(sorted(kids)), ordered)
+
+
 def trees(perf, mp, k, graph=False):
     pb = top(blocks(perf, PERF_ROW), int(k))
     mb = {b[0]: b for b in blocks(mp, MP_ROW)}
@@ -104,9 +152,12 @@ def trees(perf, mp, k, graph=False):
         mine = mb[key][2]
         strip = lambda ls: [l for l in ls if l.strip()]
         a, b = strip(lines), strip(mine)
-        if not graph:
-            a, b = sorted(a), sorted(b)
-        if a != b:
+        if graph:
+            same = a == b or canon(parse_graph(a) or (0, [], [])) == canon(
+                parse_graph(b) or (1, [], []))
+        else:
+            same = sorted(a) == sorted(b)
+        if not same:
             bad += 1
             print('%s %.2f%%: trees differ' % (key, ch))
             print('  perf:'), [print('    ' + l) for l in a]
@@ -282,6 +333,25 @@ def fold(script):
     return 0
 
 
+def foldcmp(a, b):
+    """two folded files: the same stacks with the same counts; [vdso] functions count as
+    [unknown] (perf names them from its copy of the vdso, memprof when it finds one)"""
+    def load(path):
+        d = {}
+        for line in open(path):
+            stack, n = line.rstrip('\n').rsplit(' ', 1)
+            k = ';'.join('[unknown]' if f.startswith('__vdso_') else f
+                         for f in stack.split(';'))
+            d[k] = d.get(k, 0) + int(n)
+        return d
+    x, y = load(a), load(b)
+    bad = [k for k in sorted(set(x) | set(y)) if x.get(k) != y.get(k)]
+    for k in bad[:20]:
+        print('%s: perf script %s, memprof %s' % (k, x.get(k), y.get(k)))
+    print('%d stacks, %d differ' % (len(x), len(bad)))
+    return 1 if bad or not x else 0
+
+
 if __name__ == '__main__':
     mode = sys.argv[1]
     if mode == 'children':
@@ -300,6 +370,8 @@ if __name__ == '__main__':
         sys.exit(pproftraces(sys.argv[2], sys.argv[3]))
     if mode == 'pprofinline':
         sys.exit(pprofinline(sys.argv[2]))
+    if mode == 'foldcmp':
+        sys.exit(foldcmp(sys.argv[2], sys.argv[3]))
     if mode == 'fold':
         sys.exit(fold(sys.argv[2]))
     sys.exit(2)
