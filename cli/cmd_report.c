@@ -893,10 +893,13 @@ static int report_run(int argc, char **argv, char **inputs)
 	struct mp_session ss;
 	mp_cg *cg = NULL;
 	struct mp_cg_table cgt = { 0 };
+	mp_unwind *uw = NULL;
 	if (want_cg) {
-		struct mp_cg_opts co = { .want_comm = 1, .max_stack = cgo.max_stack,
-					 .caller_limit = !cgo.callee };
-		rc = mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err);
+		/* chains as memprof script shows them: fp as recorded, dwarf and lbr unwound */
+		uw = mp_unwind_new(NULL, NULL, &err);
+		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw, .want_comm = 1,
+					 .max_stack = cgo.max_stack, .caller_limit = !cgo.callee };
+		rc = uw ? mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err) : -ENOMEM;
 	} else {
 		rc = mp_session_open(&ss, o.input, &so, &err);
 	}
@@ -905,6 +908,7 @@ static int report_run(int argc, char **argv, char **inputs)
 		if (ps.on)
 			fprintf(stderr, "\r\033[K");
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		mp_unwind_free(uw);
 		cli_archive_done(&adir, &akall);
 		return 1;
 	}
@@ -920,6 +924,9 @@ static int report_run(int argc, char **argv, char **inputs)
 	struct mp_hist_counts *tot = calloc(na + 1, sizeof(*tot));
 	if (!ev || !tot) {
 		free(ev);
+		free(tot);
+		mp_cg_free(cg);
+		mp_unwind_free(uw);
 		mp_session_close(&ss);
 		cli_archive_done(&adir, &akall);
 		cli_error(CMD, "out of memory");
@@ -1058,6 +1065,7 @@ out:
 	free(tot);
 	mp_cg_table_fini(&cgt);
 	mp_cg_free(cg);
+	mp_unwind_free(uw);
 	mp_session_close(&ss);
 	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
 	return rc ? 1 : 0;

@@ -7,7 +7,8 @@
 #     (same chains, same percentages), and the graph form draws the same trees (siblings
 #     of equal percentage in either order: perf orders those by its objects' pointers);
 # (3) --no-children is the self report (no Children column, Self = the children report's);
-# (4) --folded equals a folding of `perf script` written here (same stacks, same counts).
+# (4) --folded equals a folding of `perf script` written here (same stacks, same counts);
+# (5) the LBR fixture kdab-vector-lbr-cfl's Children/Self equal perf's reference.
 set -u
 : "${MEMPROF:?}" "${KERNELS:?}"
 PERF=${PERF:-perf}
@@ -79,6 +80,22 @@ rec() { # label -- command
 		echo "note: memprof record -g unavailable: $(head -1 "$lbl.mrec.err")"
 	fi
 }
+
+# LBR call stacks (chains stitched by the unwinder, as perf does): the shared fixture's
+# Children/Self against perf's reference, its binary at its recorded path in a symfs
+if [ -n "${SHARED_DIR:-}" ] && [ -f "$SHARED_DIR/perfdata/kdab-vector-lbr-cfl.data" ]; then
+	P=$SHARED_DIR/perfdata
+	rp=/home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0
+	mkdir -p "symfs$(dirname "$rp")" empty
+	cp "$P/bin/vector_static_gcc_v9.1.0" "symfs$rp"
+	if "$MEMPROF" report -q -i "$P/kdab-vector-lbr-cfl.data" --symfs symfs --kallsyms /dev/null \
+		--csv >lbr.csv 2>lbr.err; then
+		python3 "$CMP" children "$P/kdab-vector-lbr-cfl.perf-report-symbolized.txt" lbr.csv \
+			>lbr.cmp || { echo "FAIL lbr children/self:"; cat lbr.cmp; fail=1; }
+	else
+		echo "FAIL lbr: memprof report: $(cat lbr.err)"; fail=1
+	fi
+fi
 
 rec matmul -- "$KERNELS/fp/matmul" -N 256 -a all -r 2
 rec cachebench -- "$KERNELS/fp/cachebench" -m walk -s 16M -o random -r 3

@@ -150,7 +150,10 @@ def trees(perf, mp, k, graph=False):
             bad += 1
             continue
         mine = mb[key][2]
-        strip = lambda ls: [l for l in ls if l.strip()]
+        # [vdso] functions: perf names them from its copy of the vdso, memprof by address
+        # when it has none
+        vd = re.compile(r'(?<=[;\s-])(__vdso_\w+|0x[0-9a-f]+)(?=;|$)')
+        strip = lambda ls: [vd.sub('[unknown]', l) for l in ls if l.strip()]
         a, b = strip(lines), strip(mine)
         if graph:
             same = a == b or canon(parse_graph(a) or (0, [], [])) == canon(
