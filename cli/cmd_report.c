@@ -858,7 +858,13 @@ static int report_run(int argc, char **argv, char **inputs)
 			    : (o.comms || o.pids || o.tids || o.dsos || o.syms) ? "filters"
 			    : strchr(o.input, ',') ? "several recordings"
 						   : NULL;
-	int want_cg = cg_asked || (!o.no_children && !cg_no && report_has_chains(o.input));
+	/* a regular file is looked at first; a pipe (-i -) cannot be: read with the call graph
+	 * and shown with it when chains came */
+	struct stat cst;
+	int regular = strcmp(o.input, "-") && !stat(o.input, &cst) && S_ISREG(cst.st_mode);
+	int cg_maybe = !cg_asked && !o.no_children && !cg_no && !regular;
+	int want_cg = cg_asked || cg_maybe ||
+		      (!o.no_children && !cg_no && report_has_chains(o.input));
 	if (cg_asked && cg_no) {
 		cli_error(CMD, "call chains (-g, --children, --folded, --pprof, --max-stack) are not "
 			  "shown with %s", cg_no);
@@ -938,9 +944,15 @@ static int report_run(int argc, char **argv, char **inputs)
 	if (o.events && (rc = cli_select_events(CMD, ss.pd, o.events, ev, &nev))) {
 		free(ev);
 		free(tot);
+		mp_cg_free(cg);
+		mp_unwind_free(uw);
 		mp_session_close(&ss);
 		cli_archive_done(&adir, &akall);
 		return rc;
+	}
+	if (cg && cg_maybe && !mp_cg_nr_chains(cg)) {
+		mp_cg_free(cg); /* no chains came: the report without them */
+		cg = NULL;
 	}
 	struct mp_hist_result res = { 0 }, objs = { 0 };
 	struct mp_hist_missing *miss = NULL;
