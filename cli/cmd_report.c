@@ -957,6 +957,7 @@ static int report_run(int argc, char **argv, char **inputs)
 	struct mp_hist_result res = { 0 }, objs = { 0 };
 	struct mp_hist_missing *miss = NULL;
 	long nmiss = 0;
+	unsigned char *skid = NULL;
 	if (cg && (o.callgraph || o.folded) && !mp_cg_nr_chains(cg)) {
 		cli_error(CMD, "%s: no call chains in the recording (record with -g)", o.input);
 		rc = -EINVAL;
@@ -1003,7 +1004,7 @@ static int report_run(int argc, char **argv, char **inputs)
 		cols.n++;
 	}
 	/* one skid rule for lines in report and annotate: back one instruction */
-	unsigned char *skid = calloc(na + 1, 1);
+	skid = calloc(na + 1, 1);
 	int skids = 0;
 	for (size_t i = 0; skid && i < na && !o.no_skid && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE));
 	     i++)
