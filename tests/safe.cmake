@@ -6,3 +6,6 @@ foreach(t safe_options safe_inputs safe_output safe_privilege safe_truncate safe
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf"
     TIMEOUT 300)
 endforeach()
+# e2e_safe_privilege changes kernel.perf_event_paranoid for the whole machine while it runs:
+# alone, so that no other test records meanwhile.
+set_tests_properties(e2e_safe_privilege PROPERTIES RUN_SERIAL TRUE)
