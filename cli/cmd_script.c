@@ -14,21 +14,25 @@
 #define CMD "script"
 #define SCRIPT_MAX_INLINE 64
 
-static const char script_usage[] = "[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G]";
+static const char script_usage[] =
+	"[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G] [--csv]";
 static const char script_summary[] =
 	"Print every sample of FILE with its call chain, leaf first, as perf script does: one\n"
 	"line per sample (command, pid/tid, time, period, event), then one line per frame\n"
 	"(address, symbol+offset, object). Chains come from frame pointers as recorded, from\n"
 	"the user stack of --call-graph dwarf recordings (unwound with libdw) and from the LBR\n"
 	"call stack of --call-graph lbr recordings; functions inlined at a frame show before it,\n"
-	"marked (inlined).";
+	"marked (inlined). --csv: one row per sample (comm, pid, tid, cpu, time in ns, event,\n"
+	"period, address, object, symbol, offset, and the call chain leaf first as symbols\n"
+	"joined with ';'), for scripts.";
 
 struct script_ctx {
 	mp_pd *pd;
 	mp_sym *sym;
 	mp_unwind *uw;
 	FILE *out;
-	int no_inline, no_chain;
+	int no_inline, no_chain, csv;
+	struct mp_buf chain; /* --csv: the row's chain */
 };
 
 static int on_mmap(void *c, const struct mp_pd_mmap *m)
@@ -66,9 +70,67 @@ static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, ui
 		fprintf(x->out, "\t%16" PRIx64 " [unknown] (%s)\n", loc.addr, loc.dso);
 }
 
+/* --csv: one row per sample; the chain's frames (inlined ones first) as symbols. */
+static void chain_add(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip)
+{
+	uint32_t map = mp_sym_map_find(x->sym, pid, cpumode, ip);
+	struct mp_sym_loc loc;
+	mp_sym_resolve(x->sym, map, cpumode, ip, 0, &loc);
+	if (!x->no_inline && !loc.kernel) {
+		const char *inl[SCRIPT_MAX_INLINE];
+		size_t n = mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
+		for (size_t i = 0; i < n; i++)
+			mp_buf_printf(&x->chain, "%s%s", x->chain.len ? ";" : "", inl[i]);
+	}
+	mp_buf_printf(&x->chain, "%s%s", x->chain.len ? ";" : "",
+		      loc.sym_resolved ? loc.sym : "[unknown]");
+}
+
+static int sample_csv(struct script_ctx *x, const struct mp_pd_sample *s)
+{
+	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
+	uint32_t map = mp_sym_map_find(x->sym, s->pid, s->cpumode, s->ip);
+	struct mp_sym_loc loc;
+	mp_sym_resolve(x->sym, map, s->cpumode, s->ip, 0, &loc);
+	cli_csv_str(x->out, mp_sym_comm_of(x->sym, s->pid, s->tid));
+	fprintf(x->out, ",%u,%u,%u,%" PRIu64 ",", s->pid, s->tid, s->cpu, s->time);
+	cli_csv_str(x->out, a && a->name ? a->name : "?");
+	fprintf(x->out, ",%" PRIu64 ",0x%" PRIx64 ",", s->period, loc.addr);
+	cli_csv_str(x->out, loc.dso);
+	fputc(',', x->out);
+	cli_csv_str(x->out, loc.sym_resolved ? loc.sym : "[unknown]");
+	if (loc.sym_resolved)
+		fprintf(x->out, ",0x%" PRIx64 ",", loc.elf_addr - loc.sym_start);
+	else
+		fputs(",,", x->out);
+	x->chain.len = 0;
+	if (!x->no_chain) {
+		const uint64_t *ips;
+		size_t n = mp_unwind_sample(x->uw, s, &ips);
+		uint16_t mode = s->cpumode;
+		for (size_t i = 0; i < n; i++) {
+			if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+				mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+				       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+									       : 0;
+				continue;
+			}
+			if (mode)
+				chain_add(x, s->pid, mode, ips[i]);
+		}
+	}
+	if (x->chain.len)
+		mp_buf_append(&x->chain, "", 1);
+	cli_csv_str(x->out, x->chain.len ? x->chain.data : "");
+	fputc('\n', x->out);
+	return ferror(x->out) ? -EIO : 0;
+}
+
 static int on_sample(void *c, const struct mp_pd_sample *s)
 {
 	struct script_ctx *x = c;
+	if (x->csv)
+		return sample_csv(x, s);
 	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
 	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
 		mp_sym_comm_of(x->sym, s->pid, s->tid), s->pid, s->tid, s->time / 1000000000,
@@ -97,7 +159,7 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 static int cmd_script(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL;
-	int no_inline = 0, no_chain = 0;
+	int no_inline = 0, no_chain = 0, csv = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
 		CLI_OPT_SYMFS(&symfs),
@@ -106,6 +168,9 @@ static int cmd_script(int argc, char **argv)
 		  "do not show the functions inlined at each frame" },
 		{ 'G', "hide-call-graph", CLI_FLAG, &no_chain, NULL,
 		  "only the sample's own address, no call chain (as perf script -G)" },
+		{ 0, "csv", CLI_FLAG, &csv, NULL,
+		  "one comma-separated row per sample: comm,pid,tid,cpu,time,event,period,addr,dso,"
+		  "symbol,offset,chain (the chain's symbols leaf first, joined with ';')" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -131,7 +196,8 @@ static int cmd_script(int argc, char **argv)
 		}
 	}
 	struct mp_err err = { 0 };
-	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain };
+	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain,
+				.csv = csv };
 	x.pd = mp_pd_open(input, &err);
 	if (!x.pd) {
 		cli_error(CMD, "%s", err.msg);
@@ -154,6 +220,8 @@ static int cmd_script(int argc, char **argv)
 		cli_error(CMD, "%s: %s", input, err.msg[0] ? err.msg : "out of memory");
 		goto out;
 	}
+	if (csv)
+		printf("comm,pid,tid,cpu,time,event,period,addr,dso,symbol,offset,chain\n");
 	struct mp_pd_handler h = { .ctx = &x, .sample = on_sample, .mmap = on_mmap,
 				   .comm = on_comm, .fork = on_fork, .exit = on_exit_ };
 	if (mp_pd_process(x.pd, &h, &err)) {
@@ -163,6 +231,7 @@ static int cmd_script(int argc, char **argv)
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
+	mp_buf_fini(&x.chain);
 	mp_unwind_free(x.uw);
 	mp_sym_free(x.sym);
 	mp_pd_close(x.pd);

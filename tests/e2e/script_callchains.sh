@@ -144,4 +144,45 @@ nl=$(grep -c 1 l.full)
 paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3 { bad++ } END { exit bad > 0 }' ||
 	fail "lbr: chains differ from perf's: $(paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3' | head -3)"
 grep -q '__ieee754_hypot+0x0' l.mp || fail "lbr: no hypot leaf"
+# --csv: one row per sample, its fields and its chain's symbols as perf script shows them
+# (perf script of the same -g file: tid, time in ns, period, event and each frame's symbol)
+"$MEMPROF" record -q -g -e cpu-clock -c 1000000 -o csv.data -- "$KERNELS/fp/cachebench" -s 4M -o random -r 2 >/dev/null ||
+	fail "record -g for --csv"
+"$MEMPROF" script --csv --no-inline -i csv.data >csv.mp 2>err || fail "script --csv: $(cat err)"
+"$PERF" script --ns -i csv.data -F comm,tid,time,period,event,ip,sym >csv.perf 2>/dev/null
+python3 - csv.mp csv.perf <<'PY' || fail "script --csv differs from perf script"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+samples, cur = [], None
+for line in open(sys.argv[2]):
+    line = line.rstrip("\n")
+    if not line.strip():
+        cur = None
+        continue
+    if not line.startswith("\t"):
+        f = line.split()
+        # comm tid time: period event:
+        i = next(k for k, w in enumerate(f) if w.endswith(":") and "." in w)
+        cur = {"tid": f[i - 1], "time": f[i].rstrip(":").replace(".", ""), "period": f[i + 1],
+               "event": f[i + 2].rstrip(":"), "chain": []}
+        samples.append(cur)
+        continue
+    sym = line.split(None, 1)[1].rsplit(" (", 1)[0]
+    sym = sym.rsplit("+0x", 1)[0]
+    cur["chain"].append(sym)
+if len(rows) != len(samples) or len(rows) < 20:
+    sys.exit(f"{len(rows)} csv rows, {len(samples)} samples in perf script")
+bad = 0
+for r, p in zip(rows, samples):
+    mine = r["chain"].split(";") if r["chain"] else []
+    if (r["tid"], r["time"], r["period"], r["event"]) != (p["tid"], p["time"], p["period"], p["event"]) \
+            or mine != p["chain"] or (mine and mine[0] != r["symbol"]):
+        bad += 1
+        if bad < 4:
+            print("differs:", dict(r), p, file=sys.stderr)
+# perf names PLT stubs and [vdso] from its own copies, memprof may not: allow 2 rows
+if bad > 2:
+    sys.exit(f"{bad} of {len(rows)} rows differ")
+print(f"csv: {len(rows)} rows, {len(rows) - bad} equal perf script's")
+PY
 echo "OK: fp, dwarf ($same of $n; perf's file $samep of $np), kdab dwarf ($nu samples) and lbr ($nl) chains as perf's"
