@@ -84,6 +84,7 @@ static int parse_nodes(struct mp_pd_regions *r, const char *s, struct mp_err *er
 		}
 		nm[pl + hl / 2] = 0;
 		r->names[++n] = nm;
+		r->nnodes = n; /* freed with r from here on, also on a later error */
 		parent[n] = (int)par + 1;
 		p = h + hl + 1;
 	}
