@@ -414,12 +414,23 @@ static int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	if (sim) {
-		if (pid || all || csv || json || ratios || no_inherit || pmu || outpath) {
+		if (pid || all || csv || json || ratios || no_inherit || pmu) {
 			cli_error("stat", "--sim runs a command and prints its counts: it takes -e "
-				  "only");
+				  "and -o only");
 			goto out;
 		}
-		rc = stat_sim(events, argv + 1, stdout);
+		FILE *sf = stdout;
+		if (outpath && !(sf = fopen(outpath, "w"))) {
+			cli_error("stat", "%s: cannot create: %s", outpath, strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		rc = stat_sim(events, argv + 1, sf);
+		if (outpath && (ferror(sf) | fclose(sf))) {
+			cli_error("stat", "%s: cannot write the counts: %s", outpath,
+				  strerror(errno));
+			rc = rc ? rc : 1;
+		}
 		goto out;
 	}
 
