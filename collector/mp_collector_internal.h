@@ -130,4 +130,49 @@ uint64_t mp_pdw_bytes(const mp_pdw *w);
 size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
 			 uint64_t time, uint32_t cpu, void *buf);
 
+/* ---- one run: what record and stat share (mp_run.c) ---- */
+
+/* The state of one record or stat run: the held workload, the cpus and threads the
+ * events are opened on, and the event list. */
+struct mp_run {
+	const struct mp_stat_opts *t; /* what the run opens its events on */
+	struct mp_workload wl;
+	struct mp_precheck pc;
+	struct mp_evlist_opts eo;
+	mp_evlist *l;
+	int *cpus, one_cpu;
+	size_t ncpus, nthreads;
+	pid_t *threads, sys_thread;
+	int forwarded; /* a Ctrl-C went to the workload already */
+	uint64_t t0;
+	/* --regions: the markers' control socket (our end), what came in not yet parsed */
+	int ctl_fd;
+	mp_regions *reg;
+	unsigned char cbuf[4096];
+	size_t clen;
+	/* record --regions: the file, the transitions so far ("tid node begin time;"), and
+	 * --regions-only (the events start disabled and follow the open regions) */
+	mp_pdw *rw;
+	struct mp_buf rtr;
+	int start_disabled;
+};
+
+/* CLOCK_MONOTONIC in ns: the clock of r->t0 and of the runs' times. */
+uint64_t mp_run_now_ns(void);
+/* The tasks of process pid (/proc/PID/task), malloc'd into *out. */
+int mp_run_task_threads(pid_t pid, pid_t **out, size_t *n, struct mp_err *err);
+/* The steps of a run, in this order: init, check, targets, open, (regions), start; then
+ * record drains or stat waits (forward_stop, target_gone, control), and release. */
+void mp_run_init(struct mp_run *r, const struct mp_stat_opts *t);
+int mp_run_check(struct mp_run *r, const char *what, unsigned mmap_pages,
+		 struct mp_record_result *res, struct mp_err *err);
+int mp_run_targets(struct mp_run *r, int per_cpu, struct mp_err *err);
+int mp_run_open(struct mp_run *r, const struct mp_evopts *evopts, struct mp_err *err);
+int mp_run_regions(struct mp_run *r, size_t nev, struct mp_err *err);
+int mp_run_start(struct mp_run *r, struct mp_record_result *res, struct mp_err *err);
+int mp_run_forward_stop(struct mp_run *r);
+int mp_run_target_gone(const struct mp_run *r);
+void mp_run_control(struct mp_run *r);
+void mp_run_release(struct mp_run *r, struct mp_record_result *res);
+
 #endif

@@ -1,0 +1,17 @@
+/* mp_sim_int.h - what sim/'s files share beyond the public mp_sim.h. Not a public
+ * contract. */
+#ifndef MP_SIM_INT_H
+#define MP_SIM_INT_H
+
+#include <string.h>
+
+#include "mp_sim.h"
+
+/* The last component of a path (s itself when it has no '/'). */
+static inline const char *mp_sim_basename(const char *s)
+{
+	const char *b = strrchr(s, '/');
+	return b ? b + 1 : s;
+}
+
+#endif
