@@ -103,8 +103,8 @@ int cli_tui_batch(tui_model *m, const char *keys, int cols, int rows)
 static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
-	const char *size = NULL, *predict = NULL, *events = NULL;
-	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0;
+	const char *size = NULL, *predict = NULL, *events = NULL, *cgspec = NULL;
+	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0, no_children = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
@@ -121,6 +121,11 @@ static int cmd_tui(int argc, char **argv)
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
 		{ 'e', "events", CLI_STR, &events, "EVENTS",
 		  "event columns to show (comma-separated; default all that fit, key e)" },
+		{ 0, "no-children", CLI_FLAG, &no_children, NULL,
+		  "a recording with call chains: the symbol list without Children and call trees" },
+		{ 'g', "call-graph", CLI_STR, &cgspec, "SPEC",
+		  "call trees as perf's -g: caller|callee and the percent under which nodes are "
+		  "left out, comma-separated (default caller,0.5)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, &nargs);
@@ -140,6 +145,17 @@ static int cmd_tui(int argc, char **argv)
 	int cols, rows;
 	if (cli_tui_size("tui", size, &cols, &rows))
 		return CLI_EXIT_USAGE;
+	struct report_cg cg = { .mode = REPORT_CG_GRAPH, .min_pct = 0.5, .children = 1 };
+	char cgerr[256];
+	if (cgspec && report_cg_parse(cgspec, &cg, cgerr, sizeof(cgerr))) {
+		cli_error("tui", "-g %s: %s", cgspec, cgerr);
+		return CLI_EXIT_USAGE;
+	}
+	if (cg.mode != REPORT_CG_GRAPH) {
+		cli_error("tui", "-g %s: the browser draws call graphs (graph); flat and folded forms "
+			  "are memprof report's", cgspec);
+		return CLI_EXIT_USAGE;
+	}
 	if (!(hot_pct > 0 && hot_pct <= 100)) {
 		cli_error("tui", "--hot %g: expected a percentage in (0, 100]", hot_pct);
 		return CLI_EXIT_USAGE;
@@ -161,7 +177,8 @@ static int cmd_tui(int argc, char **argv)
 		return 1;
 	}
 	struct tui_source_opts so = { symfs, kallsyms, ratios, no_ratios, hot_pct, no_skid,
-				      predict ? &pred : NULL };
+				      predict ? &pred : NULL, no_children, cg.callee,
+				      cg.min_pct > 0 ? cg.min_pct : -1 };
 	tui_data *d = NULL;
 	tui_source *src = tui_source_open(input, &so, &d, &err);
 	if (!src) {

@@ -869,7 +869,7 @@ static void test_bindings__one_action_per_key_and_view__help_from_table(void **s
 	size_t n = 0;
 	for (; tui_help_line(n, line, sizeof(line)) == 0; n++)
 		assert_true(strlen(line) < 80);
-	assert_int_equal(n, helped + 3 + 1);
+	assert_int_equal(n, helped + 4 + 2); /* 4 headings, 2 continuation lines */
 	assert_int_equal(tui_help_line(0, line, sizeof(line)), 0);
 	assert_string_equal(line, "Everywhere");
 	assert_int_equal(tui_help_line(1, line, sizeof(line)), 0);

@@ -110,6 +110,45 @@ void tui_data_set_annotate_fn(tui_data *d, tui_annotate_fn fn, void *ctx);
  * number of events. */
 int tui_data_set_diff(tui_data *d);
 
+/* ---- call chains (recordings with call chains: perf report --children's view) ---- */
+
+/* The children counts of a symbol: the samples with it anywhere in their call chain (once
+ * per sample), beside its own (self) counts of tui_data_set_sym_count(). Setting any
+ * turns the data's children mode on: the symbol list shows Children and Self columns,
+ * sorted by Children, and its entries expand into call trees. */
+int tui_data_set_sym_children(tui_data *d, size_t sym, size_t ev, uint64_t samples,
+			      uint64_t period);
+/* 1 when the data has children counts. */
+int tui_data_has_children(const tui_data *d);
+
+/* A call tree: nodes are symbols of the data (functions), each with the samples through
+ * it (cumulative) and those whose chain ends there (self), per event. Siblings in the
+ * order they were added (the adapter's: most first). */
+typedef struct tui_chain tui_chain;
+enum tui_chain_kind {
+	TUI_CHAIN_ENTRY,   /* perf report -g's tree of a children entry (caller or callee order,
+			    * the adapter's choice) */
+	TUI_CHAIN_CALLERS, /* who calls the function: its callers, their callers, ... */
+	TUI_CHAIN_CALLEES, /* what it calls: its callees, theirs, ... */
+};
+/* Build the tree of kind for symbol sym: 0 and *out (the caller frees it with
+ * tui_chain_free()), or a negative code with err. Called when a tree is first shown. */
+typedef int (*tui_chain_fn)(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain **out,
+			    struct mp_err *err);
+void tui_data_set_chain_fn(tui_data *d, tui_chain_fn fn, void *ctx);
+/* Nodes below pct percent of an event's total are not shown (perf's -g limit; 0.5 by
+ * default, as perf's). */
+void tui_data_set_chain_limit(tui_data *d, double pct);
+
+tui_chain *tui_chain_new(size_t nevents); /* NULL on ENOMEM */
+void tui_chain_free(tui_chain *c);         /* NULL-safe */
+/* A node for symbol sym (an index of the data's symbols) as the last child of parent (-1:
+ * a top-level node). Its index, or -EINVAL (no such parent) or -ENOMEM. */
+long tui_chain_add(tui_chain *c, long parent, size_t sym);
+int tui_chain_set_count(tui_chain *c, size_t node, size_t ev, uint64_t samples,
+			uint64_t period, uint64_t self_samples, uint64_t self_period);
+size_t tui_chain_nnodes(const tui_chain *c);
+
 size_t tui_data_nevents(const tui_data *d);
 size_t tui_data_nsyms(const tui_data *d);
 size_t tui_data_nratios(const tui_data *d);
@@ -170,7 +209,8 @@ enum {
 };
 
 enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_VIEW_SUMMARY,
-		     TUI_VIEW_HELP, TUI_VIEW_DIFF };
+		     TUI_VIEW_HELP, TUI_VIEW_DIFF,
+		     TUI_VIEW_CALLS /* callers and callees of one function */ };
 /* percent: of the function in annotate (the CLI's %func), of the recording in the lists;
  * percent of recording: of the recording everywhere (the CLI's %all). */
 enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD, TUI_SHOW_PERCENT_ALL };
@@ -263,10 +303,19 @@ struct tui_source_opts {
 	 * misses measured there when the recording has branch events; borrowed, valid until
 	 * tui_source_free(); NULL = none */
 	const struct mp_predict *predict;
+	/* call chains (recordings with PERF_SAMPLE_CALLCHAIN: frame pointers as recorded,
+	 * dwarf and lbr unwound as memprof report does): Children and Self per function and
+	 * call trees, as perf report --children */
+	int no_children;      /* the symbol list without chains (perf's --no-children) */
+	int callee;           /* the trees under the entries in callee order (-g callee) */
+	double chain_pct;     /* tree nodes below this share are not shown (0 = 0.5%, as perf's
+	                       * -g; negative: all shown) */
 };
 
 /* Read a perf.data file, let the analyzer aggregate it per symbol, and fill *data (a new
- * tui_data with the annotate and ratio callbacks bound to the returned source). The source
+ * tui_data with the annotate, ratio and call-chain callbacks bound to the returned source).
+ * When samples came with call chains, the symbols are functions with their children and
+ * self counts (mp_cg_table()), else the analyzer's (dso, symbol) rows with their counts. The source
  * keeps the analyzer's state for annotations, so free it after the model that owns *data.
  * NULL with err (naming the file) on error. */
 tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts,

@@ -423,14 +423,16 @@ unsigned tui_annot_neighbour(tui_model *m, struct view *v, int key)
 		if ((long)l->rows[pos] == v->sym)
 			break;
 	if (pos == l->nrows)
-		pos = l->cur;
+		pos = tui_list_entry(l);
+	if (pos >= l->nrows)
+		return TUI_HANDLED;
 	if ((dir < 0 && pos == 0) || (dir > 0 && pos + 1 >= l->nrows)) {
 		tui_set_msg(m, "%s symbol of the list", dir < 0 ? "first" : "last");
 		return TUI_HANDLED | TUI_REDRAW;
 	}
 	pos = dir < 0 ? pos - 1 : pos + 1;
 	if (tui_open_annotate(m, (long)l->rows[pos], NULL, 1) == 0)
-		l->cur = pos;
+		tui_list_set_entry(m, l, pos);
 	else if (!tui_top_view(m)->an)
 		tui_pop_view(m);
 	return TUI_HANDLED | TUI_RESCAN;

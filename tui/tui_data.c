@@ -9,7 +9,10 @@
 
 tui_data *tui_data_new(void)
 {
-	return calloc(1, sizeof(tui_data));
+	tui_data *d = calloc(1, sizeof(tui_data));
+	if (d)
+		d->chain_pct = 0.5;
+	return d;
 }
 
 void tui_data_free(tui_data *d)
@@ -22,6 +25,7 @@ void tui_data_free(tui_data *d)
 		free(d->syms[i].name);
 		free(d->syms[i].dso);
 		free(d->syms[i].cnt);
+		free(d->syms[i].ch);
 	}
 	free(d->syms);
 	for (size_t i = 0; i < d->ninfo; i++) {
@@ -329,4 +333,97 @@ int tui_data_set_diff(tui_data *d)
 		return -EINVAL;
 	d->diff = 1;
 	return 0;
+}
+
+/* ---- call chains ---- */
+
+int tui_data_set_sym_children(tui_data *d, size_t sym, size_t ev, uint64_t samples,
+			      uint64_t period)
+{
+	if (sym >= d->nsyms || ev >= d->nev)
+		return -EINVAL;
+	struct tui_sym *s = &d->syms[sym];
+	if (!s->ch && !(s->ch = calloc(2 * d->nev, sizeof(uint64_t))))
+		return -ENOMEM;
+	s->ch[ev] = samples;
+	s->ch[d->nev + ev] = period;
+	d->children = 1;
+	return 0;
+}
+
+int tui_data_has_children(const tui_data *d)
+{
+	return d->children;
+}
+
+void tui_data_set_chain_fn(tui_data *d, tui_chain_fn fn, void *ctx)
+{
+	d->cfn = fn;
+	d->cctx = ctx;
+}
+
+void tui_data_set_chain_limit(tui_data *d, double pct)
+{
+	d->chain_pct = pct >= 0 ? pct : 0;
+}
+
+tui_chain *tui_chain_new(size_t nevents)
+{
+	tui_chain *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->nev = nevents ? nevents : 1;
+	c->first = c->last = -1;
+	return c;
+}
+
+void tui_chain_free(tui_chain *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nn; i++)
+		free(c->n[i].cnt);
+	free(c->n);
+	free(c);
+}
+
+long tui_chain_add(tui_chain *c, long parent, size_t sym)
+{
+	if (parent < -1 || parent >= (long)c->nn)
+		return -EINVAL;
+	if (grow((void **)&c->n, &c->cap, c->nn, sizeof(*c->n)))
+		return -ENOMEM;
+	struct tui_cnode *n = &c->n[c->nn];
+	if (!(n->cnt = calloc(4 * c->nev, sizeof(uint64_t))))
+		return -ENOMEM;
+	long i = (long)c->nn++;
+	n->sym = sym;
+	n->parent = parent;
+	n->first = n->last = n->next = -1;
+	long *first = parent < 0 ? &c->first : &c->n[parent].first;
+	long *last = parent < 0 ? &c->last : &c->n[parent].last;
+	if (*last >= 0)
+		c->n[*last].next = i;
+	else
+		*first = i;
+	*last = i;
+	return i;
+}
+
+int tui_chain_set_count(tui_chain *c, size_t node, size_t ev, uint64_t samples,
+			uint64_t period, uint64_t self_samples, uint64_t self_period)
+{
+	if (node >= c->nn || ev >= c->nev)
+		return -EINVAL;
+	uint64_t *v = c->n[node].cnt;
+	v[ev] = samples;
+	v[c->nev + ev] = period;
+	v[2 * c->nev + ev] = self_samples;
+	v[3 * c->nev + ev] = self_period;
+	return 0;
+}
+
+size_t tui_chain_nnodes(const tui_chain *c)
+{
+	return c->nn;
 }

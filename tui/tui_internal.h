@@ -16,6 +16,22 @@ struct tui_sym {
 	char *name, *dso;
 	uint64_t addr;
 	uint64_t *cnt; /* samples[nev] then periods[nev] */
+	uint64_t *ch;  /* children: samples[nev] then periods[nev]; NULL = none */
+};
+
+/* A call tree node: cnt = cumulative samples[nev], periods[nev], then self samples[nev],
+ * periods[nev]. */
+struct tui_cnode {
+	size_t sym;
+	long parent, first, last, next; /* -1 = none */
+	uint64_t *cnt;
+};
+
+struct tui_chain {
+	size_t nev;
+	struct tui_cnode *n;
+	size_t nn, cap;
+	long first, last; /* top-level nodes */
 };
 
 struct tui_ratio {
@@ -42,6 +58,10 @@ struct tui_data {
 	void *actx;
 	char *sim, *sim_note; /* simulated counts: the simulator and how; NULL = measured */
 	int diff;             /* events in pairs (baseline, new): the model opens the diff view */
+	int children;         /* symbols have children counts (tui_data_set_sym_children) */
+	tui_chain_fn cfn;
+	void *cctx;
+	double chain_pct;     /* tree nodes below this share are not shown */
 };
 
 struct tui_aline {
@@ -81,6 +101,28 @@ struct item {
 
 struct tui_view_ops;
 
+/* A call tree shown in a view: the adapter's tree (built when first shown) and which of
+ * its nodes are unfolded. */
+struct tui_ctree {
+	tui_chain *t;
+	unsigned char *open; /* per node */
+	int expanded;        /* the tree is shown under its entry (or heading) */
+	int failed;          /* the adapter could not build it (said once) */
+};
+
+/* A row of a view with call trees: an entry (a symbol of the list, or a heading of the
+ * caller/callee view) or a tree node. row: the entry's index in v->rows (the children
+ * list) or the tree's (the caller/callee view: 0 callers, 1 callees). A run of nodes with
+ * one child each is drawn as perf does: one node a row at the same level, the first (head)
+ * with the fold sign and the percentage. */
+enum { CR_ENTRY, CR_NODE };
+struct crow {
+	int kind;
+	int level;
+	size_t row;
+	long node, head;
+};
+
 /* One view on the model's stack. Which fields are used depends on the view: lists (symbols,
  * ratios) use rows..filter, annotate an..hot_pos, text views (summary, help) lines. */
 struct view {
@@ -109,6 +151,13 @@ struct view {
 	/* text views */
 	char **lines;
 	size_t nlines;
+	/* call trees: the children list (ct per data symbol) and the caller/callee view (ct[2]:
+	 * callers and callees of the symbol csym) */
+	struct tui_ctree *ct;
+	size_t nct;
+	struct crow *crows;
+	size_t ncrows;
+	long csym;
 };
 
 /* What the prompt's text is for when ENTER accepts it (the view on top, the text). */
@@ -165,8 +214,12 @@ enum {
 	TUI_V_SUMMARY = 8,
 	TUI_V_HELP = 16,
 	TUI_V_DIFF = 32,
-	TUI_V_LISTS = TUI_V_SYMBOLS | TUI_V_RATIOS,
-	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY | TUI_V_DIFF, /* all but help */
+	TUI_V_CHILDREN = 64, /* the symbol list with Children and call trees */
+	TUI_V_CALLS = 128,   /* callers and callees of one function */
+	TUI_V_LISTS = TUI_V_SYMBOLS | TUI_V_RATIOS | TUI_V_CHILDREN,
+	TUI_V_CHAINS = TUI_V_CHILDREN | TUI_V_CALLS, /* views with call trees */
+	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY | TUI_V_DIFF | TUI_V_CALLS,
+	/* all but help */
 	TUI_V_ALL = TUI_V_BROWSE | TUI_V_HELP,
 };
 
@@ -176,6 +229,7 @@ enum {
 	TUI_VF_LIST = 2,       /* a symbol list: annotate's < > and the sort column follow it */
 	TUI_VF_MOVE_CLEAR = 4, /* moving the cursor clears the status message */
 	TUI_VF_MODAL = 8,      /* keys without a binding here are taken (and do nothing) */
+	TUI_VF_CHILDREN = 16,  /* rows show Children and Self, sorted by Children */
 };
 
 /* A view's behaviour: the model calls these instead of testing which view is on top. */
@@ -193,10 +247,15 @@ struct tui_view_ops {
 	void (*metric)(tui_model *m, struct view *v);
 	/* the symbol under the cursor or shown (NULL: none) */
 	const char *(*symbol)(const tui_model *m, const struct view *v);
+	/* lists whose cursor is not an index of v->rows (rows with call trees): the index in
+	 * v->rows of the cursor's entry, and the rows made again after v->rows changed (the
+	 * cursor then is an index of v->rows); NULL: the cursor is an index of v->rows */
+	size_t (*entry)(const struct view *v);
+	void (*relist)(tui_model *m, struct view *v);
 };
 
 extern const struct tui_view_ops tui_symbols_ops, tui_ratios_ops, tui_annotate_ops,
-	tui_summary_ops, tui_help_ops, tui_diff_ops;
+	tui_summary_ops, tui_help_ops, tui_diff_ops, tui_children_ops, tui_calls_ops;
 
 /* A key binding: key in the views of the mask runs action. help is the binding's line on
  * the help screen ("keys\tmeaning", a second line after '\n'), NULL when an earlier
@@ -243,6 +302,24 @@ void tui_list_rebuild(tui_model *m, struct view *v);
 unsigned tui_list_sort(tui_model *m, struct view *v, int key);
 unsigned tui_list_filter(tui_model *m, struct view *v, int key);
 unsigned tui_list_annotate(tui_model *m, struct view *v, int key);
+/* The index in l->rows of the list's cursor entry (SIZE_MAX when empty); put the cursor
+ * on entry pos. */
+size_t tui_list_entry(const struct view *l);
+void tui_list_set_entry(tui_model *m, struct view *l, size_t pos);
+
+/* tui_chains.c: call trees in the children list and the caller/callee view */
+unsigned tui_chain_plus(tui_model *m, struct view *v, int key);
+unsigned tui_chain_entry(tui_model *m, struct view *v, int key);
+unsigned tui_chain_all(tui_model *m, struct view *v, int key);
+unsigned tui_chain_annotate(tui_model *m, struct view *v, int key);
+unsigned tui_chain_calls(tui_model *m, struct view *v, int key);
+/* The tree of a row, its node's symbol (or the entry's), the share of event ev (period
+ * or samples) through node n, whether a head node has nodes under it shown, the
+ * limit of a shown node. */
+struct tui_ctree *tui_crow_tree(const struct view *v, const struct crow *c);
+size_t tui_crow_sym(const struct view *v, const struct crow *c);
+uint64_t tui_cnode_val(const tui_chain *t, long n, size_t ev, int period);
+int tui_cnode_more(const tui_model *m, const tui_chain *t, long n);
 
 /* tui_diff.c: the diff view (the first view of a diff's data) */
 int tui_push_diff(tui_model *m);
@@ -280,6 +357,10 @@ void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v
 void tui_render_summary_title(tui_model *m, struct tui_line *l, const struct view *v);
 void tui_render_help_title(tui_model *m, struct tui_line *l, const struct view *v);
 void tui_render_text_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+void tui_render_children_header(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_children_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
+void tui_render_calls_title(tui_model *m, struct tui_line *l, const struct view *v);
+void tui_render_calls_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i);
 
 /* ---- the terminal (tui_draw.c, the only user of curses) ---- */
 

@@ -137,6 +137,8 @@ static unsigned act_metric(tui_model *m, struct view *v, int key)
 
 #define V_BROWSE TUI_V_BROWSE
 #define V_LISTS TUI_V_LISTS
+#define V_CHILD TUI_V_CHILDREN
+#define V_CHAINS TUI_V_CHAINS
 #define V_ANN TUI_V_ANNOTATE
 #define V_HELP TUI_V_HELP
 #define V_ALL TUI_V_ALL
@@ -173,22 +175,38 @@ const struct tui_binding tui_bindings[] = {
 	{ 'x', V_BROWSE, act_metric, "x, X\tnext / previous event (or ratio) that sorts and colours",
 	  0 },
 	{ 'X', V_BROWSE, act_metric, NULL, 0 },
-	{ 'e', V_LISTS | V_ANN, tui_events_prompt,
-	  "e	choose the event columns by name (empty: all)", 0 },
+	{ 'e', (V_LISTS & ~V_CHILD) | V_ANN, tui_events_prompt,
+	  "e, v	choose the event columns by name (empty: all);\n"
+	  "with call chains e unfolds (see below): use v",
+	  0 },
+	{ 'v', V_LISTS | V_ANN, tui_events_prompt, NULL, 0 },
 	{ '[', V_LISTS | V_ANN, tui_events_scroll,
 	  "[, ]	scroll the event columns left / right", 0 },
 	{ ']', V_LISTS | V_ANN, tui_events_scroll, NULL, 0 },
 	HEADING("Symbol lists"),
-	{ TUI_KEY_ENTER, V_LISTS, tui_list_annotate,
+	{ TUI_KEY_ENTER, V_LISTS & ~V_CHILD, tui_list_annotate,
 	  "ENTER, RIGHT, a\tannotate the symbol under the cursor", 1 },
-	{ TUI_KEY_RIGHT, V_LISTS, tui_list_annotate, NULL, 1 },
-	{ 'a', V_LISTS, tui_list_annotate, NULL, 1 },
+	{ TUI_KEY_RIGHT, V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1 },
+	{ 'a', V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1 },
 	{ '/', V_LISTS, tui_list_filter, "/\tfilter symbols by name (empty filter: show all)", 1 },
 	{ 'o', V_LISTS, tui_list_sort,
 	  "o, O\tsort by next / previous column: events, ratios, name, dso", 1 },
 	{ 'O', V_LISTS, tui_list_sort, NULL, 1 },
 	{ TUI_KEY_TAB, V_LISTS, act_metric, "TAB, shift-TAB\tnext / previous event (as x, X)", 1 },
 	{ TUI_KEY_BTAB, V_LISTS, act_metric, NULL, 1 },
+	HEADING("Call chains (Children and Self columns: recordings with call chains)"),
+	{ '+', V_CHAINS, tui_chain_plus, "+\tunfold / fold one level of the call tree under the cursor",
+	  1 },
+	{ 'e', V_CHAINS, tui_chain_entry, "e\tunfold / fold the whole call tree of the cursor's entry",
+	  1 },
+	{ 'E', V_CHAINS, tui_chain_all, "E, C\tunfold every call tree / fold them all", 1 },
+	{ 'C', V_CHAINS, tui_chain_all, NULL, 1 },
+	{ TUI_KEY_ENTER, V_CHAINS, tui_chain_annotate,
+	  "ENTER, RIGHT, a\tannotate the symbol, or the function of a call chain row", 1 },
+	{ TUI_KEY_RIGHT, V_CHAINS, tui_chain_annotate, NULL, 1 },
+	{ 'a', V_CHAINS, tui_chain_annotate, NULL, 1 },
+	{ 'c', V_CHAINS, tui_chain_calls,
+	  "c\tcallers and callees of the function under the cursor", 1 },
 	HEADING("Annotate"),
 	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1 },
 	{ TUI_KEY_TAB, V_ANN, tui_annot_next_hot,

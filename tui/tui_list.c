@@ -11,6 +11,7 @@
 struct sort_ctx {
 	tui_model *m;
 	int col;
+	int children; /* event columns sort by Children, then Self */
 };
 
 static int cmp_rows(const void *a, const void *b, void *arg)
@@ -27,6 +28,14 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 		r = strcmp(sx->dso, sy->dso);
 		if (!r)
 			r = strcmp(sx->name, sy->name);
+	} else if (c->col >= 0 && (size_t)c->col < d->nev && c->children) {
+		static const uint64_t zero[2 * TUI_MAX_EVENTS];
+		const uint64_t *cx = sx->ch ? sx->ch : zero, *cy = sy->ch ? sy->ch : zero;
+		size_t p = d->nev + (size_t)c->col, n = (size_t)c->col;
+		uint64_t kx[4] = { cx[p], cx[n], sx->cnt[p], sx->cnt[n] };
+		uint64_t ky[4] = { cy[p], cy[n], sy->cnt[p], sy->cnt[n] };
+		for (int k = 0; k < 4 && !r; k++)
+			r = kx[k] > ky[k] ? -1 : kx[k] < ky[k];
 	} else if (c->col >= 0 && (size_t)c->col < d->nev) {
 		uint64_t px = sx->cnt[d->nev + c->col], py = sy->cnt[d->nev + c->col];
 		uint64_t nx = sx->cnt[c->col], ny = sy->cnt[c->col];
@@ -47,16 +56,31 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+size_t tui_list_entry(const struct view *l)
+{
+	if (l->ops->entry)
+		return l->ops->entry(l);
+	return l->cur < l->nrows ? l->cur : SIZE_MAX;
+}
+
+void tui_list_set_entry(tui_model *m, struct view *l, size_t pos)
+{
+	l->cur = pos;
+	if (l->ops->relist)
+		l->ops->relist(m, l);
+}
+
 void tui_list_rebuild(tui_model *m, struct view *v)
 {
 	tui_data *d = m->d;
-	size_t keep = v->nrows && v->cur < v->nrows ? v->rows[v->cur] : (size_t)-1;
+	size_t e = tui_list_entry(v);
+	size_t keep = e < v->nrows ? v->rows[e] : (size_t)-1;
 
 	v->nrows = 0;
 	for (size_t i = 0; i < d->nsyms; i++)
 		if (!v->filter[0] || strcasestr(d->syms[i].name, v->filter))
 			v->rows[v->nrows++] = i;
-	struct sort_ctx c = { m, v->sort_col };
+	struct sort_ctx c = { m, v->sort_col, (v->ops->flags & TUI_VF_CHILDREN) != 0 };
 	qsort_r(v->rows, v->nrows, sizeof(size_t), cmp_rows, &c);
 	v->cur = 0;
 	v->top = 0;
@@ -65,6 +89,8 @@ void tui_list_rebuild(tui_model *m, struct view *v)
 			v->cur = i;
 			break;
 		}
+	if (v->ops->relist)
+		v->ops->relist(m, v);
 }
 
 static int n_sort_cols(const tui_model *m)
@@ -130,7 +156,12 @@ int tui_push_list(tui_model *m, const struct tui_view_ops *ops)
 	if (!v)
 		return -ENOMEM;
 	v->rows = malloc((m->d->nsyms + 1) * sizeof(size_t));
-	if (!v->rows) {
+	if (ops->flags & TUI_VF_CHILDREN) { /* a call tree per symbol, built when shown */
+		v->ct = calloc(m->d->nsyms + 1, sizeof(*v->ct));
+		v->nct = v->ct ? m->d->nsyms : 0;
+	}
+	if (!v->rows || ((ops->flags & TUI_VF_CHILDREN) && !v->ct)) {
+		tui_view_fini(v);
 		m->depth--;
 		return -ENOMEM;
 	}

@@ -101,6 +101,12 @@ void tui_view_fini(struct view *v)
 	free(v->next);
 	free(v->lrv);
 	free(v->hot);
+	for (size_t i = 0; i < v->nct; i++) {
+		tui_chain_free(v->ct[i].t);
+		free(v->ct[i].open);
+	}
+	free(v->ct);
+	free(v->crows);
 	for (size_t i = 0; i < v->nlines; i++)
 		free(v->lines[i]);
 	free(v->lines);
@@ -189,7 +195,8 @@ tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err)
 	}
 	memset(m->evsel, 1, sizeof(m->evsel));
 	m->nsel = d->nev;
-	if (alloc_screen(m) || (d->diff ? tui_push_diff(m) : tui_push_list(m, &tui_symbols_ops))) {
+	const struct tui_view_ops *first = d->children ? &tui_children_ops : &tui_symbols_ops;
+	if (alloc_screen(m) || (d->diff ? tui_push_diff(m) : tui_push_list(m, first))) {
 		mp_err_set(err, -ENOMEM, "tui: out of memory");
 		tui_model_free(m);
 		return NULL;

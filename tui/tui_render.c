@@ -288,6 +288,8 @@ void tui_visible_events(tui_model *m)
 	 * of the width for the source text */
 	int budget = tui_top_view(m)->ops == &tui_annotate_ops ? m->cols / 3 : m->cols - 40;
 	int used = 0;
+	/* Children and Self: two cells an event */
+	int pairs = (tui_top_view(m)->ops->flags & TUI_VF_CHILDREN) ? 2 : 1;
 	budget -= (size_t)m->metric >= d->nev ? 14 : 0;
 	size_t k = 0;
 	m->nvis = 0;
@@ -296,7 +298,7 @@ void tui_visible_events(tui_model *m)
 			continue;
 		if (k++ < m->evscroll && e != hot)
 			continue;
-		int w = cell_width(m, e);
+		int w = cell_width(m, e) * pairs;
 		if (m->nvis && used + w > budget)
 			continue;
 		used += w;
@@ -307,7 +309,7 @@ void tui_visible_events(tui_model *m)
 	for (i = 0; i < m->nvis && m->vis[i] != hot; i++)
 		;
 	if (i == m->nvis) {
-		if (m->nvis && used + cell_width(m, hot) > budget)
+		if (m->nvis && used + cell_width(m, hot) * pairs > budget)
 			m->nvis--;
 		memmove(&m->vis[1], &m->vis[0], m->nvis * sizeof(m->vis[0]));
 		m->vis[0] = hot;
@@ -506,6 +508,154 @@ void tui_render_text_row(tui_model *m, struct tui_line *l, const struct view *v,
 {
 	(void)m;
 	tui_put(l, v->lines[i]);
+}
+
+/* ---- call chains: the children list and the caller/callee view ---- */
+
+void tui_render_children_header(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	(void)v;
+	const tui_data *d = m->d;
+	tui_put(l, " ");
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
+		int w = cell_width(m, e);
+		if (m->nvis == 1) {
+			tui_putf(l, "%*s%*s", w, "Children", w, "Self");
+		} else {
+			char c[64], s[64];
+			snprintf(c, sizeof(c), "C:%s", d->ev[e].name);
+			snprintf(s, sizeof(s), "S:%s", d->ev[e].name);
+			tui_putf(l, "%*.*s%*.*s", w, w - 1, c, w, w - 1, s);
+		}
+	}
+	if ((size_t)m->metric >= d->nev)
+		tui_putf(l, " %13.13s", tui_col_name(m, m->metric));
+	tui_put(l, "  symbol");
+}
+
+/* A node's count as the view shows counts: its share of the event (of the whole
+ * recording, as perf's call graphs), or its samples or period, in buf. Returns its heat. */
+static int node_value(const tui_model *m, const tui_chain *t, long n, char *buf, size_t len)
+{
+	size_t e = (size_t)tui_hot_event(m);
+	const struct tui_event *ev = &m->d->ev[e];
+	uint64_t s = tui_cnode_val(t, n, e, 0), p = tui_cnode_val(t, n, e, 1);
+	double pct = ev->period ? 100.0 * (double)p / (double)ev->period
+		     : ev->samples ? 100.0 * (double)s / (double)ev->samples : 0;
+	if (m->show == TUI_SHOW_SAMPLES || m->show == TUI_SHOW_PERIOD)
+		snprintf(buf, len, "%" PRIu64, m->show == TUI_SHOW_SAMPLES ? s : p);
+	else
+		snprintf(buf, len, "%.2f%%", pct);
+	return heat_of(pct);
+}
+
+/* A tree row: indented 3 columns a level as perf's TUI; the head of a run with its fold
+ * sign and count, the other nodes of the run under its name. */
+static void render_node(tui_model *m, struct tui_line *l, const struct view *v,
+			const struct crow *c)
+{
+	const struct tui_ctree *ct = tui_crow_tree(v, c);
+	const tui_chain *t = ct->t;
+	char val[64];
+	int heat = node_value(m, t, c->head, val, sizeof(val));
+	tui_putf(l, "%*s", 3 * c->level, "");
+	if (c->node == c->head) {
+		char sign = !tui_cnode_more(m, t, c->head) ? ' ' : ct->open[c->head] ? '-' : '+';
+		tui_putf(l, "%c ", sign);
+		int col = l->pos;
+		tui_put(l, val);
+		span(l, col, heat);
+		tui_put(l, " ");
+	} else {
+		tui_putf(l, "  %*s ", (int)strlen(val), "");
+	}
+	tui_put(l, m->d->syms[t->n[c->node].sym].name);
+}
+
+/* '-' unfolded, '+' folded, ' ' without a tree (perf's fold signs) */
+static char entry_sign(const struct tui_ctree *ct)
+{
+	if (ct->expanded)
+		return '-';
+	return ct->failed || (ct->t && ct->t->first < 0) ? ' ' : '+';
+}
+
+void tui_render_children_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	const struct crow *c = &v->crows[i];
+	if (c->kind == CR_NODE) {
+		render_node(m, l, v, c);
+		return;
+	}
+	size_t sym = v->rows[c->row];
+	const struct tui_sym *s = &d->syms[sym];
+	static const uint64_t zero[2 * TUI_MAX_EVENTS];
+	const uint64_t *ch = s->ch ? s->ch : zero;
+	int hot = 0;
+	tui_putf(l, "%c", entry_sign(&v->ct[sym]));
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
+		int h = put_cell(m, l, e, ch[e], ch[d->nev + e], d->ev[e].samples, d->ev[e].period);
+		put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples, d->ev[e].period);
+		if (e == (size_t)tui_hot_event(m))
+			hot = h;
+	}
+	if ((size_t)m->metric >= d->nev) {
+		char buf[64];
+		const struct tui_ratio_val *rv = tui_sym_rv(m, sym, (size_t)m->metric - d->nev);
+		int col = l->pos;
+		tui_fmt_ratio(buf, sizeof(buf), rv);
+		tui_putf(l, " %13s", buf);
+		span(l, col, ratio_heat(rv));
+	}
+	tui_put(l, "  ");
+	int col = l->pos;
+	const char *base = strrchr(s->dso, '/');
+	base = base ? base + 1 : s->dso;
+	int room = l->cols - l->pos - (base[0] ? 2 : 0);
+	int dsow = (int)strlen(base);
+	if (dsow > room / 4)
+		dsow = room / 4;
+	int namew = room - dsow;
+	if (namew < 1)
+		namew = 1;
+	tui_putf(l, "%-*.*s", namew, namew, s->name);
+	span(l, col, hot);
+	if (base[0] && dsow > 0)
+		tui_putf(l, "  %.*s", dsow, base);
+}
+
+void tui_render_calls_title(tui_model *m, struct tui_line *l, const struct view *v)
+{
+	const tui_data *d = m->d;
+	const struct tui_sym *s = &d->syms[v->csym];
+	size_t e = (size_t)tui_hot_event(m);
+	const struct tui_event *ev = &d->ev[e];
+	char t[512];
+	render_sim(m, l);
+	double cp = ev->period && s->ch ? 100.0 * (double)s->ch[d->nev + e] / (double)ev->period : 0;
+	double sp = ev->period ? 100.0 * (double)s->cnt[d->nev + e] / (double)ev->period : 0;
+	snprintf(t, sizeof(t), " Calls of %s (%s) | %s: children %.2f%%, self %.2f%%", s->name,
+		 s->dso, ev->name, cp, sp);
+	put_title(l, t);
+}
+
+void tui_render_calls_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const struct crow *c = &v->crows[i];
+	if (c->kind == CR_NODE) {
+		render_node(m, l, v, c);
+		return;
+	}
+	const struct tui_ctree *ct = &v->ct[c->row];
+	char sign = ct->t && ct->t->first >= 0 ? (ct->expanded ? '-' : '+') : ' ';
+	tui_putf(l, "%c %s of %s%s", sign, c->row == 0 ? "Callers" : "Callees",
+		 m->d->syms[v->csym].name,
+		 ct->t && ct->t->first < 0 ? c->row == 0 ? ": none (a root of its chains)"
+							 : ": none (it calls nothing sampled)"
+					  : "");
 }
 
 static int has_cursor(const struct view *v)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memprof/callgraph.h"
 #include "mp_analyzer.h"
 #include "mp_predict.h"
 #include "tui_internal.h"
@@ -39,6 +40,13 @@ struct tui_source {
 	struct mp_ratio_event *rev;
 	struct mp_ratio_binding *bind;
 	size_t nbind;
+	/* call chains: the call graph, its children table (one symbol of the data an entry)
+	 * and the entry of each function id */
+	mp_unwind *uw;
+	mp_cg *cg;
+	struct mp_cg_table cgt;
+	uint32_t *fn2sym;
+	int callee;
 };
 
 void tui_source_free(tui_source *src)
@@ -54,6 +62,10 @@ void tui_source_free(tui_source *src)
 	mp_ratio_set_free(src->rset);
 	free(src->rev);
 	free(src->bind);
+	mp_cg_table_fini(&src->cgt);
+	mp_cg_free(src->cg);
+	mp_unwind_free(src->uw);
+	free(src->fn2sym);
 	free(src);
 }
 
@@ -314,6 +326,253 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 	return 0;
 }
 
+/* ---- call chains ---- */
+
+/* A tree being built: function ids with counts per attr (cumulative, then own). */
+struct ctmp {
+	struct ctnode {
+		uint32_t fn;
+		long parent, first, next;
+	} *n;
+	size_t nn, cap, S;
+	struct mp_hist_counts *c; /* [nn * 2 * S] */
+	int nomem;
+};
+
+static long ct_child(struct ctmp *t, long parent, uint32_t fn)
+{
+	long *first = parent < 0 ? NULL : &t->n[parent].first;
+	long c = parent < 0 ? (t->nn ? 0 : -1) : *first;
+	/* top-level nodes are chained from node 0 through next like any siblings */
+	for (; c >= 0; c = t->n[c].next)
+		if (t->n[c].fn == fn && t->n[c].parent == parent)
+			return c;
+	if (t->nn == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 64;
+		struct ctnode *n = realloc(t->n, nc * sizeof(*n));
+		struct mp_hist_counts *k = n ? realloc(t->c, nc * 2 * t->S * sizeof(*k)) : NULL;
+		if (n)
+			t->n = n;
+		if (!k) {
+			t->nomem = 1;
+			return -1;
+		}
+		t->c = k;
+		t->cap = nc;
+	}
+	long i = (long)t->nn++;
+	t->n[i] = (struct ctnode){ fn, parent, -1, -1 };
+	memset(&t->c[(size_t)i * 2 * t->S], 0, 2 * t->S * sizeof(*t->c));
+	/* a new sibling goes first: the order is made when the tree is handed over */
+	if (parent >= 0) {
+		t->n[i].next = *first;
+		*first = i;
+	} else if (i > 0) {
+		t->n[i].next = t->n[0].next;
+		t->n[0].next = i;
+	}
+	return i;
+}
+
+struct calls_ctx {
+	struct ctmp *t;
+	uint32_t fn;
+	int callers;
+};
+
+/* Each distinct stack through the function: the path from it to the root (callers) or to
+ * the leaf (callees), from its outermost frame (a recursion counts once). */
+static int calls_stack(void *ctx, const struct mp_cg_stack *st)
+{
+	struct calls_ctx *cc = ctx;
+	struct ctmp *t = cc->t;
+	size_t pos;
+	for (pos = 0; pos < st->nframes && st->frames[pos].fn != cc->fn; pos++)
+		;
+	if (pos == st->nframes)
+		return 0;
+	long at = -1;
+	size_t n = cc->callers ? pos : st->nframes - pos - 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t f = cc->callers ? pos - 1 - k : pos + 1 + k;
+		if ((at = ct_child(t, at, st->frames[f].fn)) < 0)
+			return -ENOMEM;
+		for (size_t a = 0; a < t->S && a < st->nattrs; a++) {
+			struct mp_hist_counts *c = &t->c[(size_t)at * 2 * t->S + a];
+			c->samples += st->c[a].samples;
+			c->period += st->c[a].period;
+			if (k + 1 == n) {
+				c[t->S].samples += st->c[a].samples;
+				c[t->S].period += st->c[a].period;
+			}
+		}
+	}
+	return 0;
+}
+
+struct ct_sort {
+	const struct ctmp *t;
+};
+
+static int ct_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct ctmp *t = ((const struct ct_sort *)ctx)->t;
+	long a = *(const long *)pa, b = *(const long *)pb;
+	const struct mp_hist_counts *x = &t->c[(size_t)a * 2 * t->S], *y = &t->c[(size_t)b * 2 * t->S];
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return t->n[a].fn < t->n[b].fn ? -1 : t->n[a].fn > t->n[b].fn;
+}
+
+/* The children of parent (-1: the top) into out under oparent, most first. */
+static int ct_emit(tui_source *src, const struct ctmp *t, long parent, tui_chain *out,
+		   long oparent)
+{
+	size_t k = 0;
+	long first = parent < 0 ? (t->nn ? 0 : -1) : t->n[parent].first;
+	for (long c = first; c >= 0; c = t->n[c].next)
+		k++;
+	long *v = malloc((k + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	k = 0;
+	for (long c = first; c >= 0; c = t->n[c].next)
+		v[k++] = c;
+	qsort_r(v, k, sizeof(*v), ct_cmp, &(struct ct_sort){ t });
+	int rc = 0;
+	for (size_t i = 0; i < k && !rc; i++) {
+		uint32_t sym = t->n[v[i]].fn < mp_cg_nfns(src->cg) ? src->fn2sym[t->n[v[i]].fn]
+								   : UINT32_MAX;
+		if (sym == UINT32_MAX)
+			continue; /* a function without samples: never on a stack */
+		long o = tui_chain_add(out, oparent, sym);
+		if (o < 0) {
+			rc = (int)o;
+			break;
+		}
+		const struct mp_hist_counts *c = &t->c[(size_t)v[i] * 2 * t->S];
+		for (size_t a = 0; a < t->S; a++)
+			tui_chain_set_count(out, (size_t)o, a, c[a].samples, c[a].period,
+					    c[t->S + a].samples, c[t->S + a].period);
+		rc = ct_emit(src, t, v[i], out, o);
+	}
+	free(v);
+	return rc;
+}
+
+/* perf's tree of an entry (mp_cg_tree) as a temporary tree. */
+static int entry_tree(tui_source *src, size_t sym, struct ctmp *t)
+{
+	struct mp_cg_tree tr;
+	struct mp_cg_tree_opts to = { .callee = src->callee, .children = 1, .sort_attr = 0 };
+	int rc = mp_cg_tree(src->cg, &src->cgt, sym, &to, &tr);
+	if (rc)
+		return rc;
+	long *map = malloc((tr.n + 1) * sizeof(*map));
+	if (!map) {
+		mp_cg_tree_fini(&tr);
+		return -ENOMEM;
+	}
+	/* parents come before their children in mp_cg_tree's nodes? not promised: walk it */
+	uint32_t *stack = malloc((tr.n + 1) * sizeof(*stack));
+	size_t sp = 0;
+	if (!stack) {
+		free(map);
+		mp_cg_tree_fini(&tr);
+		return -ENOMEM;
+	}
+	for (uint32_t c = tr.first; c != UINT32_MAX; c = tr.nodes[c].next)
+		stack[sp++] = c;
+	while (sp && !t->nomem) {
+		uint32_t n = stack[--sp];
+		long parent = tr.nodes[n].parent == UINT32_MAX ? -1 : map[tr.nodes[n].parent];
+		long i = ct_child(t, parent, tr.nodes[n].fn);
+		if (i < 0)
+			break;
+		map[n] = i;
+		for (size_t a = 0; a < t->S; a++) {
+			t->c[(size_t)i * 2 * t->S + a] = tr.nodes[n].cumul[a];
+			t->c[(size_t)i * 2 * t->S + t->S + a] = tr.nodes[n].hit[a];
+		}
+		for (uint32_t c = tr.nodes[n].first_child; c != UINT32_MAX; c = tr.nodes[c].next)
+			stack[sp++] = c;
+	}
+	free(stack);
+	free(map);
+	mp_cg_tree_fini(&tr);
+	return t->nomem ? -ENOMEM : 0;
+}
+
+static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain **out,
+		    struct mp_err *err)
+{
+	tui_source *src = ctx;
+	struct ctmp t = { .S = src->nattrs };
+	int rc;
+	if (sym >= src->cgt.n)
+		return mp_err_set(err, -EINVAL, "%s: no call chains of symbol %zu", src->path, sym);
+	if (kind == TUI_CHAIN_ENTRY) {
+		rc = entry_tree(src, sym, &t);
+	} else {
+		struct calls_ctx cc = { &t, src->cgt.e[sym].f.fn, kind == TUI_CHAIN_CALLERS };
+		rc = mp_cg_foreach_stack(src->cg, &(struct mp_cg_iter_opts){ 0 }, calls_stack, &cc);
+	}
+	tui_chain *c = rc ? NULL : tui_chain_new(src->nattrs);
+	if (c && (rc = ct_emit(src, &t, -1, c, -1))) {
+		tui_chain_free(c);
+		c = NULL;
+	}
+	free(t.n);
+	free(t.c);
+	if (!c)
+		return mp_err_set(err, rc ? rc : -ENOMEM, "%s: %s: out of memory for its call chains",
+				  src->path, src->cgt.e[sym].f.sym);
+	*out = c;
+	return 0;
+}
+
+static int cg_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s)
+{
+	return mp_cg_add_sample(ctx, sym, s);
+}
+
+static int has_chains(const mp_pd *pd)
+{
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
+		if (mp_pd_attr(pd, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return 1;
+	return 0;
+}
+
+/* The symbols of the data from the children table: functions with children and self. */
+static int add_cg_syms(tui_source *src, tui_data *d)
+{
+	if (mp_cg_resolve(src->cg, src->sym, 0) || mp_cg_table(src->cg, 0, 0, &src->cgt))
+		return -ENOMEM;
+	size_t nf = mp_cg_nfns(src->cg);
+	if (!(src->fn2sym = malloc((nf + 1) * sizeof(*src->fn2sym))))
+		return -ENOMEM;
+	for (size_t i = 0; i < nf; i++)
+		src->fn2sym[i] = UINT32_MAX;
+	for (size_t i = 0; i < src->cgt.n; i++) {
+		const struct mp_cg_entry *e = &src->cgt.e[i];
+		long s = tui_data_add_sym(d, e->f.sym, e->f.dso, e->f.sym_start);
+		if (s < 0)
+			return (int)s;
+		if (e->f.fn < nf)
+			src->fn2sym[e->f.fn] = (uint32_t)s;
+		for (size_t a = 0; a < src->nattrs; a++)
+			if (tui_data_set_sym_count(d, (size_t)s, a, e->self[a].samples, e->self[a].period) ||
+			    tui_data_set_sym_children(d, (size_t)s, a, e->children[a].samples,
+						      e->children[a].period))
+				return -ENOMEM;
+	}
+	tui_data_set_chain_fn(d, chain_cb, src);
+	return 0;
+}
+
 static int fill_info(tui_source *src, tui_data *d)
 {
 	static const struct {
@@ -394,6 +653,17 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	memset(&feed, 0, sizeof(feed));
 	feed.sym = src->sym;
 	feed.hist = src->hist;
+	if (!(opts && opts->no_children) && has_chains(src->pd)) {
+		/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
+		if (!(src->uw = mp_unwind_new(NULL, src->pd, err)))
+			goto fail;
+		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = src->uw };
+		if (!(src->cg = mp_cg_new(&co)))
+			goto nomem;
+		feed.sample = cg_sample;
+		feed.sample_ctx = src->cg;
+		src->callee = opts && opts->callee;
+	}
 	mp_hist_feed_handler(&feed, &h);
 	if (mp_pd_process(src->pd, &h, err))
 		goto fail;
@@ -411,7 +681,17 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 			goto nomem;
 		tui_data_set_event_sampling(d, i, (int)a->attr.freq, a->attr.sample_period);
 	}
-	for (size_t i = 0; i < src->res.nrows; i++) {
+	if (src->cg && !mp_cg_nr_chains(src->cg)) {
+		mp_cg_free(src->cg); /* no sample came with a chain: the list without them */
+		src->cg = NULL;
+	}
+	if (src->cg) {
+		if (add_cg_syms(src, d))
+			goto nomem;
+		if (opts && opts->chain_pct)
+			tui_data_set_chain_limit(d, opts->chain_pct > 0 ? opts->chain_pct : 0);
+	}
+	for (size_t i = 0; i < src->res.nrows && !src->cg; i++) {
 		const struct mp_hist_row *r = &src->res.rows[i];
 		long s = tui_data_add_sym(d, r->sym, r->dso, r->elf_addr);
 		if (s < 0)
