@@ -852,8 +852,62 @@ static void handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
 		pd->attrs[s->attr].spec = pd->ia[s->attr].name;
 }
 
-/* Pipe mode: attrs and features are records at the start of the stream. Read them up to
- * the first kernel record. */
+/* memprof's feature in pipe mode (memprof record -o -): a HEADER_EVENT_TYPE record (a
+ * type perf has ignored since it was deprecated; perf refuses unknown HEADER_FEATURE ids)
+ * whose payload is the feature's: u64 MP_HEADER_MEMPROF, then the key=value text. */
+static void pipe_meta_record(mp_pd *pd, const uint8_t *r, uint16_t size)
+{
+	if (size >= 16 && ld64(r + 8) == MP_HEADER_MEMPROF)
+		parse_feature(pd, MP_HEADER_MEMPROF, r + 16, (size_t)size - 16);
+}
+
+/* Pipe mode, after the first kernel record: the header-like records of the rest of the
+ * stream (memprof record -o - writes its features, build-ids and metadata after the data)
+ * are read now, so that the whole header is known before the first sample. Returns where
+ * the walk stopped (the end, or a record it cannot step over). */
+static uint64_t pipe_tail_scan(mp_pd *pd, uint64_t off)
+{
+	while (pd->size - off >= 8) {
+		const uint8_t *r = pd->map + off;
+		uint32_t type = ld32(r);
+		uint16_t size = ld16(r + 6);
+		uint64_t adv = size;
+		if (size < 8 || size > pd->size - off)
+			break;
+		switch (type) {
+		case MP_RECORD_HEADER_FEATURE:
+			if (size >= 16 && ld64(r + 8) < MP_HEADER_FEAT_BITS)
+				parse_feature(pd, (unsigned)ld64(r + 8), r + 16, (size_t)size - 16);
+			break;
+		case MP_RECORD_HEADER_EVENT_TYPE:
+			pipe_meta_record(pd, r, size);
+			break;
+		case MP_RECORD_HEADER_BUILD_ID:
+			add_build_id(pd, r, size);
+			break;
+		case MP_RECORD_EVENT_UPDATE:
+			handle_event_update(pd, r, size);
+			break;
+		case MP_RECORD_HEADER_TRACING_DATA:
+			if (size >= 12)
+				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
+			break;
+		case MP_RECORD_AUXTRACE:
+			if (size >= 16)
+				adv += ld64(r + 8);
+			break;
+		default:
+			break;
+		}
+		if (adv > pd->size - off)
+			break;
+		off += adv;
+	}
+	return off;
+}
+
+/* Pipe mode: attrs and features are records at the start of the stream (memprof's own
+ * come after the data: see pipe_tail_scan). */
 static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 {
 	uint64_t off = MP_PERF_PIPE_HEADER_SIZE;
@@ -909,6 +963,9 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 		case MP_RECORD_HEADER_BUILD_ID:
 			add_build_id(pd, r, size);
 			break;
+		case MP_RECORD_HEADER_EVENT_TYPE:
+			pipe_meta_record(pd, r, size);
+			break;
 		case MP_RECORD_HEADER_TRACING_DATA:
 			if (size >= 12)
 				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
@@ -924,7 +981,7 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 			break;
 		off += adv;
 	}
-	pd->prescan_end = off;
+	pd->prescan_end = pd->nattrs ? pipe_tail_scan(pd, off) : off;
 	if (!pd->nattrs && pd->size - off < 8)
 		return PD_ERR(pd, err, -MP_ETRUNC,
 			      "truncated: the file ends at %zu bytes before any event attribute (HEADER_ATTR)",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mp_collector.h"
@@ -17,7 +18,7 @@ static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g
 static const char record_summary[] =
 	"Run COMMAND (or attach to -p PID, or watch every CPU with -a) and sample the events\n"
 	"into FILE (default memprof.data), a perf.data file that memprof report and perf\n"
-	"report read. Without -e, records cycles, or cpu-clock where there are no hardware\n"
+	"report read (-o - writes perf's pipe format to standard output). Without -e, records cycles, or cpu-clock where there are no hardware\n"
 	"counters. With --sim, simulates the caches and branch predictor instead (valgrind).\n"
 	"Exits with the command's status (128+signal when it was killed).";
 
@@ -53,7 +54,8 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		total += res->ev[i].samples;
 	fprintf(stderr, "[ memprof record: wrote %.3f MB to %s (%llu samples) ]\n",
-		(double)res->bytes_written / 1e6, out, (unsigned long long)total);
+		(double)res->bytes_written / 1e6, strcmp(out, "-") ? out : "standard output",
+		(unsigned long long)total);
 	for (size_t i = 0; i < n; i++) {
 		const struct mp_event_result *r = &res->ev[i];
 		const struct perf_event_attr *a = &evs[i].attr;
@@ -153,7 +155,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 		const struct mp_sim_cache *c[3] = { &so.geom.i1, &so.geom.d1, &so.geom.ll };
 		static const char *const cn[3] = { "I1", "D1", "LL" };
 		fprintf(stderr, "[ memprof record: SIMULATED by valgrind's callgrind: wrote %s "
-			"(%llu samples, exact counts); caches", output,
+			"(%llu samples, exact counts); caches", strcmp(output, "-") ? output : "standard output",
 			(unsigned long long)res.samples);
 		for (int k = 0; k < 3; k++)
 			if (c[k]->size)
@@ -284,7 +286,9 @@ static int cmd_record(int argc, char **argv)
 		{ 'c', "count", CLI_U64, &o.count, "COUNT",
 		  "sample every COUNT events (default per kind, see memprof-record(1))" },
 		{ 'F', "freq", CLI_INT, &o.freq, "HZ", "sample HZ times a second instead" },
-		{ 'o', "output", CLI_STR, &o.output, "FILE", "output file (default memprof.data)" },
+		{ 'o', "output", CLI_STR, &o.output, "FILE",
+		  "output file (default memprof.data); - writes perf's pipe format to standard "
+		  "output (the command's own output then goes to standard error)" },
 		{ 'g', NULL, CLI_FLAG, &o.callgraph, NULL,
 		  "record call chains (frame pointers: --call-graph fp; with --sim, callgrind's call "
 		  "graph)" },
@@ -360,6 +364,11 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (o.pages & (o.pages - 1)) {
 		cli_error("record", "-m %d: the ring size must be a power of two pages", o.pages);
+		goto out;
+	}
+	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO)) {
+		cli_error("record", "-o -: standard output is a terminal; pipe it to a reader "
+			  "(memprof record -o - ... | memprof report -i -) or a file");
 		goto out;
 	}
 	if (!o.nargs && !o.pid && !o.all) {

@@ -30,10 +30,15 @@ typedef struct mp_pdw mp_pdw;
  * the previous path kept as path.old: a failed run leaves no half-written file at path
  * and path unchanged. If the process dies mid-run, the temporary file is still a
  * readable perf.data file up to the last mp_pdw_sync() (the header is rewritten there).
+ * path "-": perf's pipe format, written in order to a copy of standard output (attrs as
+ * HEADER_ATTR records first, features as records after the data; no temporary file).
  * NULL on error (err set). */
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err);
-/* The temporary file's name (for tests and messages). */
+/* The temporary file's name (for tests and messages); "-" in pipe mode. */
 const char *mp_pdw_tmp_path(const mp_pdw *w);
+/* Set err to the one line saying that writing failed with rc (a negative errno) and what
+ * became of the recording (lost, the old file kept; incomplete on a pipe). Returns rc. */
+int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err);
 
 /* Add an event attribute with its sample ids. attr is copied, and written with
  * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC

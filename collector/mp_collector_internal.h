@@ -19,6 +19,8 @@ struct mp_workload {
 	int pidfd;
 	int ctl_child; /* the markers' control socket, given to the workload (MEMPROF_CONTROL);
 			* -1 = none. Set before mp_workload_fork(). */
+	int out_to_err; /* record -o -: the workload's standard output goes to standard
+			 * error (standard output carries the recording) */
 };
 
 /* Fork argv[0] held before its exec (wl->pid, pipes, pidfd). 0 or negative code. */

@@ -3,7 +3,13 @@
  * Layout: header (104 bytes) | ids of every attr | attrs (attr.size 128 + ids section) |
  * data | feature section table | feature blobs. The data goes through one large buffer;
  * every record written is also parsed to count samples, lost and throttle records per
- * event and to note which mmapped objects got samples (for HEADER_BUILD_ID). */
+ * event and to note which mmapped objects got samples (for HEADER_BUILD_ID).
+ *
+ * Pipe mode (path "-", record -o -): perf's pipe format on standard output, written once
+ * from start to end: the 16-byte pipe header, one HEADER_ATTR record per event, the data,
+ * then at the end the exact counts, one HEADER_BUILD_ID record per object and one
+ * HEADER_FEATURE record per feature (memprof's own in a HEADER_EVENT_TYPE record, which
+ * perf skips). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -66,6 +72,7 @@ struct pdw_kv { char *key, *value; };
 
 struct mp_pdw {
 	int fd;
+	int pipe;  /* perf's pipe format, written in order to fd (a copy of stdout) */
 	char *path, *tmp;
 	struct pdw_attr *attrs;
 	size_t nattrs;
@@ -183,6 +190,32 @@ const char *mp_pdw_tmp_path(const mp_pdw *w)
 	return w->tmp;
 }
 
+int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err)
+{
+	if (w->pipe)
+		return mp_err_set(err, rc, "-: writing the recording to standard output failed: "
+				  "%s: the recording is incomplete", strerror(-rc));
+	return mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as it "
+			  "was)", w->tmp, strerror(-rc), w->path);
+}
+
+/* write(2) all of it, in order (pipe mode). */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 {
 	struct pdw_with_caps *wc = calloc(1, sizeof(*wc));
@@ -198,6 +231,21 @@ mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 	w->mp_feature = 1;
 	w->path = strdup(path);
 	w->buf = malloc(PDW_BUF_SIZE);
+	if (!strcmp(path, "-")) {
+		w->pipe = 1;
+		w->tmp = strdup("-");
+		if (!w->path || !w->buf || !w->tmp) {
+			mp_err_set(err, -ENOMEM, "-: out of memory");
+			goto fail;
+		}
+		/* a copy: the workload's standard output may be moved away (mp_record) */
+		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (w->fd < 0) {
+			mp_err_set(err, -errno, "-: standard output: %s", strerror(errno));
+			goto fail;
+		}
+		return w;
+	}
 	if (!w->path || !w->buf || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		w->tmp = NULL;
 		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
@@ -301,6 +349,28 @@ static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 	return 0;
 }
 
+/* Pipe mode: the pipe header, then one HEADER_ATTR record (attr, its ids) per event. */
+static int pdw_freeze_pipe(mp_pdw *w)
+{
+	uint64_t hdr[2] = { MP_PERF_MAGIC2, MP_PERF_PIPE_HEADER_SIZE };
+	int rc = write_all(w->fd, hdr, sizeof(hdr));
+
+	for (size_t i = 0; !rc && i < w->nattrs; i++) {
+		size_t size = 8 + PDW_ATTR_SIZE + w->attrs[i].nids * 8;
+		struct perf_event_header h = { MP_RECORD_HEADER_ATTR, 0, (uint16_t)size };
+		if (size > UINT16_MAX)
+			return w->error = -E2BIG; /* thousands of CPUs: not in one record */
+		rc = write_all(w->fd, &h, sizeof(h));
+		if (!rc)
+			rc = write_all(w->fd, &w->attrs[i].attr, PDW_ATTR_SIZE);
+		if (!rc && w->attrs[i].nids)
+			rc = write_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8);
+	}
+	w->data_off = MP_PERF_PIPE_HEADER_SIZE;
+	w->flushed = 0;
+	return rc ? (w->error = rc) : 0;
+}
+
 /* Write ids and attrs after the header; data starts after them. */
 static int pdw_freeze(mp_pdw *w)
 {
@@ -320,6 +390,8 @@ static int pdw_freeze(mp_pdw *w)
 		for (size_t j = 0; j < w->attrs[i].nids; j++)
 			w->idmap[w->nidmap++] = (struct pdw_id){ w->attrs[i].ids[j], (int)i };
 	qsort(w->idmap, w->nidmap, sizeof(*w->idmap), idcmp);
+	if (w->pipe)
+		return pdw_freeze_pipe(w);
 
 	uint64_t *idoff = calloc(w->nattrs ? w->nattrs : 1, sizeof(*idoff));
 	if (!idoff)
@@ -356,7 +428,8 @@ static int pdw_flush(mp_pdw *w)
 
 	if (!w->blen)
 		return w->error;
-	rc = pwrite_all(w->fd, w->buf, w->blen, w->data_off + w->flushed);
+	rc = w->pipe ? write_all(w->fd, w->buf, w->blen)
+		     : pwrite_all(w->fd, w->buf, w->blen, w->data_off + w->flushed);
 	if (rc)
 		return w->error = rc;
 	w->flushed += w->blen;
@@ -951,11 +1024,10 @@ int mp_pdw_sync(mp_pdw *w, struct mp_err *err)
 		pdw_freeze(w);
 	if (!w->error)
 		pdw_flush(w);
-	if (!w->error)
+	if (!w->error && !w->pipe)
 		pdw_write_header(w, NULL, w->flushed);
 	if (w->error)
-		return mp_err_set(err, w->error, "%s: write failed: %s: the recording is lost (%s "
-				  "left as it was)", w->tmp, strerror(-w->error), w->path);
+		return mp_pdw_write_failed(w, w->error, err);
 	return 0;
 }
 
@@ -1144,6 +1216,53 @@ static int pdw_meta_text(mp_pdw *w, struct mp_buf *b)
 	return 0;
 }
 
+/* Pipe mode, at the end: the features as records after the data. A feature whose payload
+ * does not fit one record (64 KiB) is left out with a note. */
+static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[4])
+{
+	struct mp_buf all = { 0 };
+
+	if (flags[0] & (1ull << MP_HEADER_BUILD_ID)) {
+		/* the feature's entries are HEADER_BUILD_ID records with their type set */
+		for (size_t off = 0; off + 8 <= feat[MP_HEADER_BUILD_ID].len;) {
+			struct perf_event_header *h =
+				(void *)((char *)feat[MP_HEADER_BUILD_ID].data + off);
+			h->type = MP_RECORD_HEADER_BUILD_ID;
+			off += h->size;
+		}
+		if (mp_buf_append(&all, feat[MP_HEADER_BUILD_ID].data, feat[MP_HEADER_BUILD_ID].len))
+			w->error = -ENOMEM;
+	}
+	for (int f = 0; f < 256 && !w->error; f++) {
+		if (f == MP_HEADER_BUILD_ID || !(flags[f / 64] & (1ull << (f % 64))))
+			continue;
+		struct mp_buf *fb = f == MP_HEADER_MEMPROF ? &feat[15] : &feat[f];
+		/* no padding: perf's readers take the payload's size from the record's (as
+		 * perf's own pipe-mode features, records need not be 8-byte aligned here) */
+		size_t size = 16 + fb->len;
+		if (size > UINT16_MAX) {
+			mp_log(MP_LOG_WARN, "-: feature %d (%zu bytes) does not fit a pipe-mode "
+			       "record: left out", f, fb->len);
+			continue;
+		}
+		/* memprof's own feature: perf stops on a HEADER_FEATURE id it does not know,
+		 * and skips HEADER_EVENT_TYPE (deprecated): the same payload goes there */
+		struct perf_event_header h = { f == MP_HEADER_MEMPROF ? MP_RECORD_HEADER_EVENT_TYPE
+								  : MP_RECORD_HEADER_FEATURE,
+					       0, (uint16_t)size };
+		uint64_t id = (uint64_t)f;
+		if (mp_buf_append(&all, &h, sizeof(h)) || mp_buf_append(&all, &id, 8) ||
+		    mp_buf_append(&all, fb->data, fb->len))
+			w->error = -ENOMEM;
+	}
+	if (!w->error) {
+		int rc = write_all(w->fd, all.data, all.len);
+		if (rc)
+			w->error = rc;
+	}
+	mp_buf_fini(&all);
+}
+
 int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 {
 	struct mp_buf feat[32] = { 0 };
@@ -1191,6 +1310,10 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
 		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 
+	if (w->pipe) {
+		pdw_close_pipe(w, feat, flags);
+		goto out;
+	}
 	/* Feature section table right after the data, then the blobs in bit order; all in
 	 * one write. */
 	{
@@ -1226,9 +1349,12 @@ out:
 		mp_buf_fini(&feat[f]);
 	rc = w->error;
 	if (rc)
-		mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as it was)",
-			   w->tmp, strerror(-rc), w->path);
-	else if (close(w->fd) < 0)
+		mp_pdw_write_failed(w, rc, err);
+	else if (w->pipe) {
+		if (close(w->fd) < 0)
+			rc = mp_pdw_write_failed(w, -errno, err);
+		w->fd = -1;
+	} else if (close(w->fd) < 0)
 		rc = mp_err_set(err, -errno, "%s: close failed: %s", w->tmp, strerror(errno));
 	else if ((rc = pdw_check_target(w->path, err)) == 0) {
 		pdw_keep_old(w->path);
@@ -1236,7 +1362,7 @@ out:
 			rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s", w->tmp, w->path,
 					strerror(errno));
 	}
-	if (rc) {
+	if (rc && !w->pipe) {
 		if (w->fd >= 0)
 			close(w->fd);
 		unlink(w->tmp);
@@ -1276,7 +1402,8 @@ void mp_pdw_abort(mp_pdw *w)
 		return;
 	if (w->fd >= 0) {
 		close(w->fd);
-		unlink(w->tmp);
+		if (!w->pipe)
+			unlink(w->tmp);
 	}
 	for (size_t i = 0; i < w->nattrs; i++) {
 		free(w->attrs[i].ids);

@@ -326,8 +326,7 @@ static int record_loop(struct mp_run *r, const struct mp_record_opts *o, mp_pdw 
 				pfd[ctl_slot].fd = -1;
 		}
 		if ((rc = drain(l, w, &wrote))) {
-			mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as "
-				   "it was)", mp_pdw_tmp_path(w), strerror(-rc), o->output);
+			mp_pdw_write_failed(w, rc, err);
 			break;
 		}
 		done = mp_run_forward_stop(r);
@@ -395,8 +394,7 @@ static int record_finish(struct mp_run *r, const struct mp_record_opts *o, mp_pd
 	}
 	mp_evlist_disable(r->l);
 	if ((rc = drain(r->l, w, &wrote)))
-		return mp_err_set(err, rc, "%s: write failed: %s: the recording is lost (%s left as "
-				   "it was)", mp_pdw_tmp_path(w), strerror(-rc), o->output);
+		return mp_pdw_write_failed(w, rc, err);
 	record_counts(r, o, w, res);
 	if (have_status) {
 		res->workload_status = status;
@@ -475,6 +473,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	int rc, status = 0, have_status = 0;
 
 	mp_run_init(&r, &t);
+	r.wl.out_to_err = o->output && !strcmp(o->output, "-");
 	if ((rc = mp_run_check(&r, "record", o->mmap_pages, res, err)))
 		return rc;
 	if (!(w = mp_pdw_create(o->output, err))) {

@@ -46,6 +46,8 @@ int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *e
 			fcntl(wl->ctl_child, F_SETFD, 0);
 			setenv("MEMPROF_CONTROL", env, 1);
 		}
+		if (wl->out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		int e = errno;
 		if (write(ep[1], &e, sizeof(e)) < 0)

@@ -155,6 +155,9 @@ static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *s
 	}
 	if (pid == 0) {
 		close(pfd[0]);
+		/* -o -: standard output carries the recording; the workload's goes to stderr */
+		if (o->output && !strcmp(o->output, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execv(sr->vg, full);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
