@@ -764,6 +764,22 @@ static int sec_ok(const mp_pd *pd, uint64_t off, uint64_t size)
 	return off <= pd->size && size <= pd->size - off;
 }
 
+/* perf's name of a header feature bit (for messages). */
+static const char *feat_name(unsigned b)
+{
+	static const char *const names[] = {
+		"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION",
+		"ARCH", "NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC",
+		"CPU_TOPOLOGY", "NUMA_TOPOLOGY", "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC",
+		"AUXTRACE", "STAT", "CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID",
+		"DIR_FORMAT", "BPF_PROG_INFO", "BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS",
+		"CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
+	};
+	if (b == MP_HEADER_MEMPROF)
+		return "memprof's own";
+	return b < sizeof(names) / sizeof(names[0]) ? names[b] : "unknown";
+}
+
 static int open_file_mode(mp_pd *pd, struct mp_err *err)
 {
 	const uint8_t *h = pd->map;
@@ -814,20 +830,26 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 			if (ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1)
 				nf++;
-		if (nf && !sec_ok(pd, toff, nf * 16))
-			return PD_ERR(pd, err, -MP_ETRUNC,
-				      "truncated: feature table ends at %" PRIu64 " but file has %zu bytes",
-				      toff + nf * 16, pd->size);
+		/* A damaged feature table or section is skipped with a warning, as perf goes on
+		 * without it: only a command that needs the feature fails (it finds it absent). */
+		if (nf && !sec_ok(pd, toff, nf * 16)) {
+			mp_log(MP_LOG_WARN, "%s: the feature table (%" PRIu64 " entries at %#" PRIx64
+			       ") runs past the end of the file (%zu bytes): header features ignored",
+			       pd->path, nf, toff, pd->size);
+			nf = 0;
+		}
 		uint64_t k = 0;
-		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++) {
+		for (unsigned b = 0; nf && b < MP_HEADER_FEAT_BITS; b++) {
 			if (!(ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
 				continue;
 			uint64_t so = ld64(pd->map + toff + 16 * k), ss = ld64(pd->map + toff + 16 * k + 8);
 			k++;
-			if (!sec_ok(pd, so, ss))
-				return PD_ERR(pd, err, -MP_ETRUNC,
-					      "truncated: feature %u ends at %" PRIu64 " but file has %zu bytes", b,
-					      so + ss < so ? UINT64_MAX : so + ss, pd->size);
+			if (!sec_ok(pd, so, ss)) {
+				mp_log(MP_LOG_WARN, "%s: header feature %u (%s) at %#" PRIx64 ", %" PRIu64
+				       " bytes, runs past the end of the file (%zu bytes): ignored",
+				       pd->path, b, feat_name(b), so, ss, pd->size);
+				continue;
+			}
 			pd->feat[b].present = 1;
 			pd->feat[b].off = so;
 			pd->feat[b].size = ss;

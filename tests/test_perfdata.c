@@ -589,7 +589,8 @@ static void hostile__bad_magic__names_it(void **state)
 }
 
 /* Cut every fixture at several offsets (header, attrs, inside the data, one byte short):
- * each gives an error naming the file and the truncation, never a crash. */
+ * each gives an error naming the file and the truncation, never a crash. A file-mode file
+ * cut after its data loses header features only: read, with a warning (as perf). */
 static void hostile__truncated_files__error_not_crash(void **state)
 {
 	(void)state;
@@ -602,7 +603,7 @@ static void hostile__truncated_files__error_not_crash(void **state)
 		uint8_t *b = slurp(p, &len);
 		/* the last byte that belongs to something: the end of the furthest feature
 		 * section in file mode (a file may end with padding), the last byte in pipe mode */
-		size_t last = len;
+		size_t last = len, data_end = len;
 		uint64_t hs;
 		memcpy(&hs, b + 8, 8);
 		if (hs == MP_PERF_FILE_HEADER_SIZE) {
@@ -614,6 +615,7 @@ static void hostile__truncated_files__error_not_crash(void **state)
 			for (int w = 0; w < 4; w++)
 				nf += __builtin_popcountll(feats[w]);
 			t = doff + dsz;
+			data_end = (size_t)t;
 			for (int i = 0; i < nf; i++) {
 				uint64_t so, ss;
 				memcpy(&so, b + t + 16 * i, 8);
@@ -632,6 +634,12 @@ static void hostile__truncated_files__error_not_crash(void **state)
 			struct mp_err err = { 0 };
 			int rc = open_and_process_mem(cut, at[i], file, &err);
 			free(cut);
+			if (at[i] >= data_end) {
+				if (rc)
+					fail_msg("%s cut at %zu, in its features: '%s'", file, at[i], err.msg);
+				cuts++;
+				continue;
+			}
 			if (rc == 0)
 				fail_msg("%s cut at %zu: no error", file, at[i]);
 			if (strncmp(err.msg, file, strlen(file)))
@@ -1077,6 +1085,12 @@ static void synthetic__zstd_bomb__bounded(void **state)
 	(void)state;
 	size_t big = 80u << 20; /* more than the per-record bound */
 	uint8_t *zeros = calloc(1, big);
+	/* valid records (FINISHED_INIT, 8 bytes each: the zstd output is walked as it comes,
+	 * so the bound, not a bad record, must be what stops it) */
+	for (size_t i = 0; i + 8 <= big; i += 8) {
+		struct perf_event_header h = { 82, 0, 8 };
+		memcpy(zeros + i, &h, sizeof(h));
+	}
 	size_t zcap = ZSTD_compressBound(big);
 	uint8_t *z = malloc(zcap);
 	size_t zn = ZSTD_compress(z, zcap, zeros, big, 19);
