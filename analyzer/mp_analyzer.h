@@ -693,8 +693,8 @@ struct mp_ann_line {
 };
 
 struct mp_ann_info {
-	const char *dso;
-	const char *sym;
+	const char *dso;        /* NULL for a whole file (mp_ann_new_file) */
+	const char *sym;        /* NULL for a whole file (mp_ann_new_file) */
 	uint64_t start, size;   /* ELF vaddr range */
 	const char *srcfile;    /* the function's main file (of its first instruction), or NULL */
 	int has_debuginfo;      /* lines known */
