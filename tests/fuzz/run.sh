@@ -3,7 +3,10 @@
 # own build dir and run each one. Exit status non-zero when a fuzzer finds a crash, leak or
 # timeout; the input that did it is kept in $OUT (default build-fuzz/artifacts/) and should
 # be added to tests/fuzz/corpus/<name>/ once fixed. At the end: executions per harness.
-#   tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [NAME...]
+# The new units a fuzzer finds that add coverage are merged into its corpus,
+# tests/fuzz/corpus/<name>/ (libFuzzer -merge=1), so the corpus grows between runs: commit
+# them (-K leaves the corpora alone).
+#   tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [-K] [NAME...]
 # Two budgets:
 #   default (CI, every change): each harness for SECONDS (default 20; perfdata, the
 #     biggest parser, three times as long);
@@ -16,9 +19,11 @@ build=$src/build-fuzz
 secs=20
 long=0
 runs=1000000
-usage() { echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [NAME...]" >&2; exit 2; }
-while getopts "b:s:tn:h" o; do
+keep=1
+usage() { echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [-t] [-n RUNS] [-K] [NAME...]" >&2; exit 2; }
+while getopts "b:s:tn:Kh" o; do
   case $o in
+    K) keep=0 ;;
     b) build=$OPTARG ;;
     s) secs=$OPTARG ;;
     t) long=1 ;;
@@ -73,10 +78,20 @@ for n in "${names[@]}"; do
     res=ok
   fi
   el=$(( $(date +%s) - t0 ))
+  kept=0
+  if [ $keep = 1 ] && [ $res = ok ] && [ -n "$(ls -A "$work")" ]; then
+    # the units that add coverage to the corpus, minimized by libFuzzer, go into it
+    mkdir -p "$src/tests/fuzz/corpus/$n"
+    before=$(ls "$src/tests/fuzz/corpus/$n" | wc -l)
+    ASAN_OPTIONS=detect_leaks=0 "$build/tests/fuzz_$n" -merge=1 -timeout=10 -rss_limit_mb=2048 \
+      "$src/tests/fuzz/corpus/$n" "$work" >"$out/$n.merge.log" 2>&1 ||
+      echo "fuzz_$n: merging the new units failed (log: $out/$n.merge.log)" >&2
+    kept=$(( $(ls "$src/tests/fuzz/corpus/$n" | wc -l) - before ))
+  fi
   ex=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$n.log" | tail -1)
   nu=$(sed -n 's/^stat::new_units_added: *//p' "$out/$n.log" | tail -1)
   summary+=("$(printf '%-12s %12s %8s %10s %6s' "$n" "${ex:-?}" "${el}s" \
-    "$([ -n "$ex" ] && [ "$el" -gt 0 ] && echo $((ex / el)) || echo '?')" "$res") new units ${nu:-?}")
+    "$([ -n "$ex" ] && [ "$el" -gt 0 ] && echo $((ex / el)) || echo '?')" "$res") new units ${nu:-?}, kept in the corpus $kept")
   rm -rf "$work"
 done
 echo
