@@ -838,22 +838,34 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 			       pd->path, nf, toff, pd->size);
 			nf = 0;
 		}
-		uint64_t k = 0;
+		uint64_t k = 0, bad_off = 0, bad_size = 0;
+		unsigned nbad = 0, bad = 0;
 		for (unsigned b = 0; nf && b < MP_HEADER_FEAT_BITS; b++) {
 			if (!(ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
 				continue;
 			uint64_t so = ld64(pd->map + toff + 16 * k), ss = ld64(pd->map + toff + 16 * k + 8);
 			k++;
 			if (!sec_ok(pd, so, ss)) {
-				mp_log(MP_LOG_WARN, "%s: header feature %u (%s) at %#" PRIx64 ", %" PRIu64
-				       " bytes, runs past the end of the file (%zu bytes): ignored",
-				       pd->path, b, feat_name(b), so, ss, pd->size);
+				if (!nbad++) {
+					bad = b;
+					bad_off = so;
+					bad_size = ss;
+				}
 				continue;
 			}
 			pd->feat[b].present = 1;
 			pd->feat[b].off = so;
 			pd->feat[b].size = ss;
 		}
+		/* one warning per file, naming the first damaged feature */
+		if (nbad == 1)
+			mp_log(MP_LOG_WARN, "%s: header feature %u (%s) at %#" PRIx64 ", %" PRIu64
+			       " bytes, runs past the end of the file (%zu bytes): ignored",
+			       pd->path, bad, feat_name(bad), bad_off, bad_size, pd->size);
+		else if (nbad)
+			mp_log(MP_LOG_WARN, "%s: %u header features run past the end of the file (%zu "
+			       "bytes), the first feature %u (%s): ignored", pd->path, nbad, pd->size,
+			       bad, feat_name(bad));
 		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
 			if (pd->feat[b].present)
 				parse_feature(pd, b, pd->map + pd->feat[b].off, (size_t)pd->feat[b].size);

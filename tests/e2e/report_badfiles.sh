@@ -25,7 +25,8 @@ for f in empty magic trunc-data trunc-header trunc-mid missing; do
 	done
 done
 # the reader's fuzz corpus (real files, cut and hostile ones): report and annotate read
-# them or fail with one line naming the file; never a crash or sanitizer report
+# them or fail with one line naming the file (after a warning when header features are
+# damaged: they are skipped); never a crash or sanitizer report
 CORPUS=$(cd "$(dirname "$0")/../fuzz/corpus/perfdata" 2>/dev/null && pwd)
 mkdir -p "$T/empty"
 for f in "${CORPUS:-/nonexistent}"/*; do
@@ -34,7 +35,8 @@ for f in "${CORPUS:-/nonexistent}"/*; do
 		"$MEMPROF" $cmd -q -i "$f" --symfs "$T/empty" --kallsyms /dev/null >/dev/null 2>"$T/err"
 		rc=$?
 		if grep -q 'Sanitizer\|runtime error' "$T/err" || [ $rc -gt 1 ] ||
-			{ [ $rc -eq 1 ] && { [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "$f" "$T/err"; }; }; then
+			{ [ $rc -eq 1 ] && { [ "$(grep -vc '^memprof: warning: ' "$T/err")" -ne 1 ] ||
+				! grep -v '^memprof: warning: ' "$T/err" | grep -q "$f"; }; }; then
 			echo "FAIL $cmd on corpus file $(basename "$f"): rc=$rc"
 			head -5 "$T/err"
 			fail=1
