@@ -547,6 +547,10 @@ struct mp_session_opts {
 	/* as mp_hist_feed.sample: every sample also goes there (call graphs) */
 	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
 	void *sample_ctx;
+	/* NULL, or path already opened by the caller (mp_pd_open, nothing processed yet) to
+	 * look at it first: the session takes it over (closes it on error too), and the file
+	 * is opened, and its header warned about, once per command */
+	mp_pd *pd;
 };
 struct mp_session {
 	mp_pd *pd;

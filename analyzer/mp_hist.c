@@ -940,7 +940,7 @@ int mp_session_open(struct mp_session *ss, const char *path, const struct mp_ses
 	memset(ss, 0, sizeof(*ss));
 	if (!o)
 		o = &none;
-	ss->pd = mp_pd_open(path, err);
+	ss->pd = o->pd ? o->pd : mp_pd_open(path, err);
 	if (!ss->pd)
 		return err && err->code ? err->code : -EINVAL;
 	size_t nb = mp_pd_nbuild_ids(ss->pd);

@@ -280,8 +280,10 @@ int mp_cg_session_open(struct mp_session *ss, mp_cg **cg, const char *path,
 	if (so)
 		o = *so;
 	*cg = mp_cg_new(co);
-	if (!*cg)
+	if (!*cg) {
+		mp_pd_close(o.pd); /* taken over, as by mp_session_open */
 		return mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+	}
 	o.sample = session_sample;
 	o.sample_ctx = *cg;
 	int rc = mp_session_open(ss, path, &o, err);

@@ -858,13 +858,22 @@ static int report_run(int argc, char **argv, char **inputs)
 			    : (o.comms || o.pids || o.tids || o.dsos || o.syms) ? "filters"
 			    : strchr(o.input, ',') ? "several recordings"
 						   : NULL;
-	/* a regular file is looked at first; a pipe (-i -) cannot be: read with the call graph
-	 * and shown with it when chains came */
+	/* a regular file is looked at first (opened once: the session reads it from there); a
+	 * pipe (-i -) cannot be: read with the call graph and shown with it when chains came */
 	struct stat cst;
 	int regular = strcmp(o.input, "-") && !stat(o.input, &cst) && S_ISREG(cst.st_mode);
 	int cg_maybe = !cg_asked && !o.no_children && !cg_no && !regular;
-	int want_cg = cg_asked || cg_maybe ||
-		      (!o.no_children && !cg_no && report_has_chains(o.input));
+	int want_cg = cg_asked || cg_maybe;
+	mp_pd *opened = NULL;
+	if (!want_cg && !o.no_children && !cg_no) {
+		if (!(opened = mp_pd_open(o.input, &err))) {
+			cli_error(CMD, "%s", err.msg);
+			free(bdir);
+			cli_archive_done(&adir, &akall);
+			return 1;
+		}
+		want_cg = report_has_chains(opened);
+	}
 	if (cg_asked && cg_no) {
 		cli_error(CMD, "call chains (-g, --children, --folded, --pprof, --max-stack) are not "
 			  "shown with %s", cg_no);
@@ -895,7 +904,7 @@ static int report_run(int argc, char **argv, char **inputs)
 						   (!o.sort && !o.csv && !o.json),
 				      .want_cpu = (keys & MP_HK_CPU) != 0,
 				      .want_region = (keys & MP_HK_REGION) != 0,
-				      .progress = progress_cb, .progress_ctx = &ps };
+				      .progress = progress_cb, .progress_ctx = &ps, .pd = opened };
 	struct mp_session ss;
 	mp_cg *cg = NULL;
 	struct mp_cg_table cgt = { 0 };
@@ -905,7 +914,12 @@ static int report_run(int argc, char **argv, char **inputs)
 		uw = mp_unwind_new(NULL, NULL, &err);
 		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw, .want_comm = 1,
 					 .max_stack = cgo.max_stack, .caller_limit = !cgo.callee };
-		rc = uw ? mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err) : -ENOMEM;
+		if (uw) {
+			rc = mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err);
+		} else {
+			mp_pd_close(opened);
+			rc = -ENOMEM;
+		}
 	} else {
 		rc = mp_session_open(&ss, o.input, &so, &err);
 	}

@@ -603,14 +603,11 @@ int report_cg_folded(FILE *f, mp_cg *cg, size_t attr, int period)
 	return rc;
 }
 
-int report_has_chains(const char *path)
+int report_has_chains(const mp_pd *pd)
 {
-	struct mp_err err = { 0 };
-	mp_pd *pd = mp_pd_open(path, &err);
 	int has = 0;
-	for (size_t i = 0; pd && i < mp_pd_nattrs(pd); i++)
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
 		has |= (mp_pd_attr(pd, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
-	mp_pd_close(pd);
 	return has;
 }
 

@@ -1,7 +1,8 @@
 # Issue 18: a damaged or unknown header feature that a command does not need is skipped
-# with one warning naming it, and the report is the intact file's (perf reads these files
-# too); a command that needs the damaged feature (--sort cpu,socket: CPU_TOPOLOGY) fails
-# in one line.
+# with one warning naming it, once per command (report looks at the file before reading it:
+# one open serves both), and the report is the intact file's (perf reads these files too);
+# a command that needs the damaged feature (--sort cpu,socket: CPU_TOPOLOGY) fails in one
+# line.
 DMG=$(cd "$(dirname "$0")" && pwd)/safe_features.py
 . "$(dirname "$0")/record_lib.sh"
 "$MEMPROF" record -q -e cpu-clock -c 100000 -o R.data -- "$KERNELS/cachebench" -s 64K -r 200 \
@@ -23,8 +24,17 @@ for m in hostname topology unknown table; do
 	esac || fail "$m: the warning does not name the feature: $(cat err)"
 	cmp <(grep -v '^#' R.txt) <(grep -v '^#' $m.txt) ||
 		fail "$m: the rows differ from the intact file's: $(diff R.txt $m.txt | head)"
+	# every reading command opens the file and warns once
+	"$MEMPROF" report -i $m.data -k /dev/null --csv >/dev/null 2>err || fail "$m: report --csv: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$m: report --csv: not one warning: $(cat err)"
 	"$MEMPROF" ratios -i $m.data -k /dev/null >/dev/null 2>err || fail "$m: ratios: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$m: ratios: not one warning: $(cat err)"
 	"$MEMPROF" annotate -i $m.data -k /dev/null walk >/dev/null 2>err || fail "$m: annotate: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$m: annotate: not one warning: $(cat err)"
+	"$MEMPROF" tui -i $m.data -k /dev/null --batch '' >/dev/null 2>err || fail "$m: tui: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$m: tui --batch: not one warning: $(cat err)"
+	"$MEMPROF" script -i $m.data >/dev/null 2>err || fail "$m: script: $(cat err)"
+	[ "$(wc -l <err)" = 1 ] || fail "$m: script: not one warning: $(cat err)"
 	if command -v "$PERF" >/dev/null; then
 		"$PERF" report -i $m.data --stdio >perf.txt 2>/dev/null || fail "$m: perf report refuses it too"
 		grep -q 'walk' perf.txt || fail "$m: perf shows no walk"
