@@ -22,7 +22,11 @@ for m in hostname topology unknown table; do
 	unknown) grep -q 'warning: .*feature 100 (unknown) .*ignored' err ;;
 	table) grep -q 'warning: .*feature table .*header features ignored' err ;;
 	esac || fail "$m: the warning does not name the feature: $(cat err)"
-	cmp <(grep -v '^#' R.txt) <(grep -v '^#' $m.txt) ||
+	# a table cut loses every feature: without OSRELEASE the [vdso] is not taken to be this
+	# kernel's, so a sample there (clock_gettime, now and then) is left unnamed
+	skip='^#'
+	[ $m = table ] && skip='^#|\[vdso\]'
+	cmp <(grep -Ev "$skip" R.txt) <(grep -Ev "$skip" $m.txt) ||
 		fail "$m: the rows differ from the intact file's: $(diff R.txt $m.txt | head)"
 	# every reading command opens the file and warns once
 	"$MEMPROF" report -i $m.data -k /dev/null --csv >/dev/null 2>err || fail "$m: report --csv: $(cat err)"
