@@ -26,7 +26,13 @@
  * small hostile file from expanding into gigabytes. */
 #define PD_ZSTD_REC_MAX (64u << 20)
 #define PD_ZSTD_RATIO_MAX 512
-#define PD_QUEUE_MAX (1u << 20)
+/* The ordering queue is bounded by bytes, as perf's ordered_events: its live entries (in
+ * the queue and its merge buffer) plus the queued records, counted alike whether a record
+ * lies in a window of the file or was copied out of zstd output, so that a file and its
+ * uncompressed form are delivered in the same order. Past the bound the older half is
+ * delivered (perf's OE_FLUSH__HALF): a zstd file whose records expand a hundredfold is read
+ * in memory bounded as an uncompressed one's. */
+#define PD_QUEUE_BYTES (16u << 20)
 #define PD_CHUNK_SIZE (1u << 18)
 /* the data section of a file is read in windows of this size into reused buffers: walking
  * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
@@ -1323,6 +1329,8 @@ struct pd_run {
 	size_t nq, cq;
 	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
 	size_t nsorted;             /* q[qh..nsorted) is sorted */
+	size_t rec_bytes;           /* sizes of the queued records */
+	size_t chunk_bytes;         /* buffers of the chunks and windows on R->chunks */
 	uint64_t next_flush, max_ts;
 	struct pd_chunk *chunks, *cur;
 	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
@@ -2037,6 +2045,20 @@ static int deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off
 
 /* ---- ordered queue ------------------------------------------------------------------ */
 
+/* bytes of a chunk's buffer (a read-ahead window has room for a carried record before it) */
+static size_t chunk_mem(const struct pd_chunk *c)
+{
+	return c->cap + (c->ahead ? PD_HEAD : 0);
+}
+
+/* c (new, or a window from the read-ahead thread) on R->chunks */
+static void chunk_link(struct pd_run *R, struct pd_chunk *c)
+{
+	c->next = R->chunks;
+	R->chunks = c;
+	R->chunk_bytes += chunk_mem(c);
+}
+
 static void chunk_release(struct pd_run *R, struct pd_chunk *c)
 {
 	if (!c)
@@ -2045,8 +2067,10 @@ static void chunk_release(struct pd_run *R, struct pd_chunk *c)
 		struct pd_chunk **pp = &R->chunks;
 		while (*pp && *pp != c)
 			pp = &(*pp)->next;
-		if (*pp)
+		if (*pp) {
 			*pp = c->next;
+			R->chunk_bytes -= chunk_mem(c);
+		}
 		if (c->ahead && R->rd) {
 			struct pd_reader *rd = R->rd;
 			pthread_mutex_lock(&rd->mu);
@@ -2088,8 +2112,7 @@ static struct pd_chunk *chunk_new(struct pd_run *R, size_t cap)
 	}
 	c->used = c->live = 0;
 	c->retired = 0;
-	c->next = R->chunks;
-	R->chunks = c;
+	chunk_link(R, c);
 	return c;
 }
 
@@ -2106,6 +2129,7 @@ static void chunks_free(struct pd_run *R)
 	}
 	R->chunks = R->cur = R->spare = R->win = NULL;
 	R->nspare = 0;
+	R->chunk_bytes = 0;
 }
 
 /* Copy a record out of the zstd buffer so it survives until it is delivered. */
@@ -2226,6 +2250,7 @@ static int q_flush(struct pd_run *R, uint64_t limit)
 			nheld = 0;
 		}
 		nheld++;
+		R->rec_bytes -= ld16(e->rec + 6);
 		rc = sample_fast(R, e->rec, ld16(e->rec + 6));
 		if (rc == PD_SLOW)
 			rc = deliver(R, e->rec, ld16(e->rec + 6), e->off);
@@ -2255,19 +2280,43 @@ static void q_compact(struct pd_run *R)
 
 enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
 
+/* After a flush by the byte bound the records still queued are spread over chunks and
+ * windows that they alone keep alive: copy them into fresh chunks (the order of the queue
+ * does not change) and let the old ones go. Done when the chunks hold half as much again
+ * as the queued bytes (beyond the windows and chunks being filled), so that each copy is
+ * paid for by the bytes delivered since the one before, however little a flush delivers. */
+static int q_repack(struct pd_run *R)
+{
+	if (R->chunk_bytes <= R->rec_bytes + R->rec_bytes / 2 + 4 * (size_t)(PD_HEAD + PD_CHUNK_SIZE))
+		return 0;
+	for (size_t i = R->qh; i < R->nq; i++) {
+		struct pd_qent *e = &R->q[i];
+		struct pd_chunk *old = e->ch, *ch;
+		if (!old || old == R->cur || old == R->win)
+			continue;
+		const uint8_t *r = chunk_copy(R, e->rec, ld16(e->rec + 6), &ch);
+		if (!r)
+			return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+		e->rec = r;
+		e->ch = ch;
+		chunk_release(R, old);
+	}
+	return 0;
+}
+
 static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int mode)
 {
+	if (R->nq > R->qh &&
+	    (R->nq - R->qh) * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES) {
+		/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
+		q_settle(R);
+		uint64_t lo = R->q[R->qh].ts, hi = R->q[R->nq - 1].ts;
+		int rc = q_flush(R, lo + (hi - lo) / 2);
+		if (rc || (rc = q_repack(R)))
+			return rc;
+	}
 	if (R->nq == R->cq) {
 		q_compact(R);
-		if (R->nq >= PD_QUEUE_MAX) {
-			/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
-			q_settle(R);
-			uint64_t lo = R->q[0].ts, hi = R->q[R->nq - 1].ts;
-			int rc = q_flush(R, lo + (hi - lo) / 2);
-			if (rc)
-				return rc;
-			q_compact(R);
-		}
 		if (R->nq == R->cq) {
 			size_t nc = R->cq ? R->cq * 2 : 4096;
 			struct pd_qent *nq = realloc(R->q, nc * sizeof(*nq));
@@ -2290,6 +2339,7 @@ static int q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
 		ch = R->win; /* the record stays in its window until delivered */
 		ch->live++;
 	}
+	R->rec_bytes += size;
 	R->q[R->nq].ts = ts;
 	R->q[R->nq].rec = r;
 	R->q[R->nq].off = off;
@@ -2715,8 +2765,7 @@ static int walk_ahead(struct pd_run *R)
 			/* all of it inside a payload that was skipped */
 			c->live = 1;
 			c->retired = 1;
-			c->next = R->chunks;
-			R->chunks = c;
+			chunk_link(R, c);
 			chunk_release(R, c);
 			continue;
 		}
@@ -2731,8 +2780,7 @@ static int walk_ahead(struct pd_run *R)
 		} else {
 			c->live = 0;
 			c->retired = 0;
-			c->next = R->chunks;
-			R->chunks = c;
+			chunk_link(R, c);
 			size_t skip = fpos > c->foff ? (size_t)(fpos - c->foff) : 0;
 			if (carry)
 				memcpy(c->data + PD_HEAD - carry, prev->data + carry_at, carry);

@@ -1,10 +1,10 @@
 # Issue 18 (safe files and honest failures): option checks, outputs that cannot be
 # written, special files as outputs and inputs, privilege fallbacks.
 foreach(t safe_options safe_inputs safe_output safe_privilege safe_truncate safe_ratios_big
-    safe_pipe safe_features)
+    safe_pipe safe_features safe_zstd)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
-    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf"
+    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf;MEMPROF_SANITIZE=${MEMPROF_SANITIZE}"
     TIMEOUT 300)
 endforeach()
 # e2e_safe_privilege changes kernel.perf_event_paranoid for the whole machine while it runs:
