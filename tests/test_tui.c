@@ -7,10 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "memprof/callgraph.h"
+#include "mp_analyzer.h"
 #include "mp_tui.h"
 #include "tui_internal.h"
 
@@ -842,6 +846,324 @@ static void test_model_new__no_events__error(void **state)
 		assert_true(strlen(line) < 80);
 }
 
+/* ---- call chains: Children and Self, trees in place, callers and callees ---- */
+
+/* One event, 1000 samples of period 1. main calls foo (which calls baz) and bar (which
+ * calls qux: 0.4%, under perf's 0.5% limit). */
+static const struct {
+	const char *name;
+	uint64_t children, self;
+} csyms[] = {
+	{ "main", 1000, 0 }, { "bar", 400, 396 }, { "foo", 600, 500 }, { "baz", 100, 100 },
+	{ "qux", 4, 4 },
+};
+enum { C_MAIN, C_BAR, C_FOO, C_BAZ, C_QUX, C_N };
+
+struct chain_fx {
+	int chain_calls, annot_calls;
+	char annotated[64];
+};
+
+static long cadd(tui_chain *c, long parent, size_t sym, uint64_t cum, uint64_t self)
+{
+	long n = tui_chain_add(c, parent, sym);
+	assert_true(n >= 0);
+	assert_int_equal(tui_chain_set_count(c, (size_t)n, 0, cum, cum, self, self), 0);
+	return n;
+}
+
+static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain **out,
+		    struct mp_err *err)
+{
+	struct chain_fx *f = ctx;
+	(void)err;
+	f->chain_calls++;
+	tui_chain *c = tui_chain_new(1);
+	assert_non_null(c);
+	if (kind == TUI_CHAIN_ENTRY && sym == C_MAIN) {
+		long m = cadd(c, -1, C_MAIN, 1000, 0);
+		long foo = cadd(c, m, C_FOO, 600, 500);
+		cadd(c, foo, C_BAZ, 100, 100);
+		long bar = cadd(c, m, C_BAR, 400, 396);
+		cadd(c, bar, C_QUX, 4, 4);
+	} else if (kind == TUI_CHAIN_ENTRY) {
+		cadd(c, -1, sym, csyms[sym].children, csyms[sym].self);
+	} else if (sym == C_FOO) {
+		if (kind == TUI_CHAIN_CALLERS)
+			cadd(c, -1, C_MAIN, 600, 600);
+		else
+			cadd(c, -1, C_BAZ, 100, 100);
+	}
+	assert_int_equal(tui_chain_add(c, (long)tui_chain_nnodes(c), 0), -EINVAL);
+	*out = c;
+	return 0;
+}
+
+static int chain_annotate_cb(void *ctx, const struct tui_sym_ref *sym, tui_annot **out,
+			     struct mp_err *err)
+{
+	struct chain_fx *f = ctx;
+	(void)err;
+	f->annot_calls++;
+	snprintf(f->annotated, sizeof(f->annotated), "%s", sym->name);
+	tui_annot *a = tui_annot_new(1, sym->name, "prog.c");
+	assert_non_null(a);
+	long l = tui_annot_add_line(a, 1, NULL, "{");
+	assert_int_equal(tui_annot_set_line_count(a, (size_t)l, 0, 1, 1), 0);
+	*out = a;
+	return 0;
+}
+
+static tui_model *make_chain_model(struct chain_fx *f)
+{
+	tui_data *d = tui_data_new();
+	assert_non_null(d);
+	assert_int_equal(tui_data_add_event(d, "cycles", 1000, 1000, 0, 0, 0), 0);
+	assert_false(tui_data_has_children(d));
+	for (size_t i = 0; i < C_N; i++) {
+		assert_int_equal(tui_data_add_sym(d, csyms[i].name, "/bin/prog", 0x1000 * i), (long)i);
+		assert_int_equal(tui_data_set_sym_count(d, i, 0, csyms[i].self, csyms[i].self), 0);
+		assert_int_equal(tui_data_set_sym_children(d, i, 0, csyms[i].children,
+							   csyms[i].children), 0);
+	}
+	assert_int_equal(tui_data_set_sym_children(d, C_N, 0, 1, 1), -EINVAL);
+	assert_true(tui_data_has_children(d));
+	tui_data_set_chain_fn(d, chain_cb, f);
+	tui_data_set_annotate_fn(d, chain_annotate_cb, f);
+	struct mp_err err = { 0 };
+	tui_model *m = tui_model_new(d, 80, 24, &err);
+	assert_non_null(m);
+	return m;
+}
+
+static void assert_row_has(tui_model *m, size_t i, const char *what)
+{
+	const char *t = tui_model_row_text(m, i);
+	assert_non_null(t);
+	if (!strstr(t, what))
+		fail_msg("row %zu '%s' has no '%s'", i, t, what);
+}
+
+static void test_chains_model__unfold_fold__rows_percentages_annotate(void **state)
+{
+	(void)state;
+	struct chain_fx f = { 0 };
+	tui_model *m = make_chain_model(&f);
+
+	/* Children first, sorted by it; Self beside it */
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	assert_int_equal(tui_model_nrows(m), C_N);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[1].text, "Children    Self  symbol"));
+	assert_row_has(m, 0, "+ 100.00%          main");
+	assert_row_has(m, 1, "+  60.00%  50.00%  foo");
+	assert_row_has(m, 2, "+  40.00%  39.60%  bar");
+	assert_string_equal(tui_model_symbol(m), "main");
+	assert_int_equal(f.chain_calls, 0); /* trees are built when shown */
+
+	/* +: one level at a time; nodes under 0.5% are left out (qux) */
+	tui_model_key(m, '+');
+	assert_int_equal(tui_model_nrows(m), C_N + 1);
+	assert_row_has(m, 0, "- 100.00%");
+	assert_row_has(m, 1, "   + 100.00% main");
+	keys(m, "j+");
+	assert_int_equal(tui_model_nrows(m), C_N + 3);
+	assert_row_has(m, 1, "   - 100.00% main");
+	assert_row_has(m, 2, "      + 60.00% foo");
+	assert_row_has(m, 3, "        40.00% bar"); /* nothing shown under it: no sign */
+	keys(m, "j+");
+	assert_int_equal(tui_model_nrows(m), C_N + 4);
+	assert_row_has(m, 3, "           10.00% baz");
+	assert_int_equal(tui_model_cursor(m), 2);
+	assert_string_equal(tui_model_symbol(m), "foo");
+	keys(m, "jj+"); /* bar: nothing to unfold */
+	assert_int_equal(tui_model_nrows(m), C_N + 4);
+	assert_string_equal(tui_model_symbol(m), "bar");
+	assert_int_equal(f.chain_calls, 1);
+
+	/* C: all folded, the cursor back on its entry; e: the entry all the way, and back */
+	tui_model_key(m, 'C');
+	assert_int_equal(tui_model_nrows(m), C_N);
+	assert_int_equal(tui_model_cursor(m), 0);
+	tui_model_key(m, 'e');
+	assert_int_equal(tui_model_nrows(m), C_N + 4);
+	keys(m, "jje");
+	assert_int_equal(tui_model_nrows(m), C_N);
+	assert_int_equal(tui_model_cursor(m), 0);
+
+	/* E: every tree (foo, bar, baz: one node each; qux's is under the limit) */
+	tui_model_key(m, 'E');
+	assert_int_equal(tui_model_nrows(m), C_N + 4 + 3);
+	assert_string_equal(tui_model_message(m), "all call chains unfolded (12 rows)");
+	assert_int_equal(f.chain_calls, C_N);
+	tui_model_key(m, 'E');
+	assert_int_equal(f.chain_calls, C_N); /* kept */
+
+	/* moving over chain rows, ENTER on one annotates that frame's function */
+	keys(m, "jjj");
+	assert_string_equal(tui_model_symbol(m), "baz");
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+	assert_string_equal(f.annotated, "baz");
+	assert_string_equal(tui_model_symbol(m), "baz");
+	tui_model_key(m, 'q');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	assert_int_equal(tui_model_cursor(m), 3);
+	tui_model_key(m, 'C');
+	assert_int_equal(tui_model_nrows(m), C_N);
+
+	/* the folded qux: nothing above the limit */
+	keys(m, "jjjj+");
+	assert_string_equal(tui_model_symbol(m), "qux");
+	assert_int_equal(tui_model_nrows(m), C_N);
+	assert_non_null(strstr(tui_model_message(m), "no call chains above 0.5%"));
+	tui_data_set_chain_limit(m->d, 0);
+	tui_model_key(m, '+');
+	assert_int_equal(tui_model_nrows(m), C_N + 1);
+	assert_row_has(m, 5, "0.40% qux");
+	tui_model_free(m);
+}
+
+static void test_chains_model__callers_callees__view_and_keys(void **state)
+{
+	(void)state;
+	struct chain_fx f = { 0 };
+	tui_model *m = make_chain_model(&f);
+
+	keys(m, "e");             /* main's tree: main, foo, baz, bar */
+	keys(m, "jj");            /* foo's node */
+	assert_string_equal(tui_model_symbol(m), "foo");
+	tui_model_key(m, 'c');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_CALLS);
+	assert_int_equal(tui_model_depth(m), 2);
+	assert_int_equal(tui_model_nrows(m), 4);
+	assert_int_equal(tui_model_cursor(m), 1);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[0].text, "Calls of foo (/bin/prog) | cycles: children 60.00%, "
+					       "self 50.00%"));
+	assert_row_has(m, 0, "- Callers of foo");
+	assert_row_has(m, 1, "   60.00% main");
+	assert_row_has(m, 2, "- Callees of foo");
+	assert_row_has(m, 3, "   10.00% baz");
+	assert_string_equal(tui_model_symbol(m), "main");
+	/* the keys of the trees work here too */
+	keys(m, "C");
+	assert_int_equal(tui_model_nrows(m), 2);
+	keys(m, "E");
+	assert_int_equal(tui_model_nrows(m), 4);
+	assert_int_equal(tui_model_cursor(m), 0);
+	keys(m, "jj");
+	assert_string_equal(tui_model_symbol(m), "foo"); /* a heading: the view's function */
+	keys(m, "j");
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_ANNOTATE);
+	assert_string_equal(f.annotated, "baz");
+	tui_model_key(m, 'q');
+	/* c again: the callers and callees of baz, on top */
+	tui_model_key(m, 'c');
+	assert_int_equal(tui_model_depth(m), 3);
+	assert_row_has(m, 0, "Callers of baz: none");
+	assert_row_has(m, 1, "Callees of baz: none");
+	keys(m, "qq");
+	assert_int_equal(tui_model_depth(m), 1);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	tui_model_free(m);
+}
+
+/* A recording with call chains through the source: the list and the trees hold the
+ * numbers of the callgraph module (mp_cg_table, mp_cg_tree in caller order) read apart;
+ * e2e tui_chains compares them with memprof report -g caller and perf. */
+static void test_chains_source__recording__numbers_of_mp_cg(void **state)
+{
+	(void)state;
+	const char *sd = getenv("SHARED_DIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/perfdata/pdc-callgraph-snb-3.8.data",
+		 sd ? sd : "/work/shared");
+	if (access(path, R_OK))
+		skip();
+	struct mp_err err = { 0 };
+	struct tui_source_opts o = { .kallsyms = "/dev/null", .no_ratios = 1 };
+	tui_data *d = NULL;
+	tui_source *src = tui_source_open(path, &o, &d, &err);
+	if (!src)
+		fail_msg("%s", err.msg);
+	assert_true(tui_data_has_children(d));
+	tui_model *m = tui_model_new(d, 200, 60, &err);
+	assert_non_null(m);
+
+	struct mp_session ss;
+	mp_cg *cg = NULL;
+	mp_unwind *uw = mp_unwind_new(NULL, NULL, &err);
+	assert_non_null(uw);
+	struct mp_session_opts so = { .kallsyms = "/dev/null" };
+	struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw };
+	assert_int_equal(mp_cg_session_open(&ss, &cg, path, &so, &co, &err), 0);
+	assert_int_equal(mp_cg_resolve(cg, ss.sym, 0), 0);
+	struct mp_cg_table t;
+	assert_int_equal(mp_cg_table(cg, 0, 0, &t), 0);
+	assert_true(t.n > 10);
+	assert_int_equal(tui_data_nsyms(d), t.n);
+	uint64_t total = mp_cg_total(cg, 0).period;
+	assert_int_equal(d->ev[0].period, total);
+
+	/* every function: its Children and Self, and the list's order with its percentages */
+	for (size_t i = 0; i < t.n; i++) {
+		const struct mp_cg_entry *e = &t.e[i];
+		size_t j;
+		for (j = 0; j < d->nsyms; j++)
+			if (!strcmp(d->syms[j].name, e->f.sym) && !strcmp(d->syms[j].dso, e->f.dso))
+				break;
+		assert_true(j < d->nsyms);
+		assert_non_null(d->syms[j].ch);
+		assert_int_equal(d->syms[j].ch[0], e->children[0].samples);
+		assert_int_equal(d->syms[j].ch[1], e->children[0].period);
+		assert_int_equal(d->syms[j].cnt[0], e->self[0].samples);
+		assert_int_equal(d->syms[j].cnt[1], e->self[0].period);
+		char want[64];
+		snprintf(want, sizeof(want), " %.2f%%", 100.0 * (double)e->children[0].period / (double)total);
+		assert_row_has(m, i, want);
+	}
+
+	/* the top entry's tree, one level: perf's caller-order top nodes above 0.5% */
+	struct mp_cg_tree tr;
+	struct mp_cg_tree_opts to = { .callee = 0, .children = 1, .sort_attr = 0 };
+	assert_int_equal(mp_cg_tree(cg, &t, 0, &to, &tr), 0);
+	uint64_t min = (uint64_t)((double)total * 0.5 / 100.0);
+	tui_model_key(m, '+');
+	size_t shown = 0, heads = 0;
+	for (uint32_t c = tr.first; c != UINT32_MAX; c = tr.nodes[c].next) {
+		if (!tr.nodes[c].cumul[0].period || tr.nodes[c].cumul[0].period < min)
+			continue;
+		char want[256];
+		snprintf(want, sizeof(want), " %.2f%% %s",
+			 100.0 * (double)tr.nodes[c].cumul[0].period / (double)total,
+			 mp_cg_fn(cg, tr.nodes[c].fn)->sym);
+		size_t r;
+		for (r = 1; r < tui_model_nrows(m); r++)
+			if (strstr(tui_model_row_text(m, r), want))
+				break;
+		if (r == tui_model_nrows(m))
+			fail_msg("no row '%s' under %s", want, t.e[0].f.sym);
+		shown++;
+	}
+	for (size_t r = 1; r < tui_model_nrows(m) && m->stack[0].crows[r].kind == CR_NODE; r++)
+		heads += m->stack[0].crows[r].node == m->stack[0].crows[r].head;
+	assert_true(shown > 0);
+	assert_int_equal(heads, shown);
+	/* E unfolds every entry: as many rows as the trees' shown nodes */
+	tui_model_key(m, 'E');
+	assert_true(tui_model_nrows(m) > t.n + shown);
+
+	mp_cg_tree_fini(&tr);
+	mp_cg_table_fini(&t);
+	mp_cg_free(cg);
+	mp_session_close(&ss);
+	mp_unwind_free(uw);
+	tui_model_free(m);
+	tui_source_free(src);
+}
+
 static void test_bindings__one_action_per_key_and_view__help_from_table(void **state)
 {
 	(void)state;
@@ -927,6 +1249,9 @@ int main(void)
 		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),
 		cmocka_unit_test(test_bindings__one_action_per_key_and_view__help_from_table),
 		cmocka_unit_test(test_key_parse__names_and_characters__keys),
+		cmocka_unit_test(test_chains_model__unfold_fold__rows_percentages_annotate),
+		cmocka_unit_test(test_chains_model__callers_callees__view_and_keys),
+		cmocka_unit_test(test_chains_source__recording__numbers_of_mp_cg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,3 +5,8 @@ add_test(NAME tui_tmux COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_tmux.sh)
 set_tests_properties(tui_tmux PROPERTIES
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf;SRCDIR=${PROJECT_SOURCE_DIR};TMUX_BIN=${TMUX_BIN}"
   TIMEOUT 300)
+# Children/Self, call trees and the callers/callees view on -g recordings, against memprof
+# report --children -g and perf report --children.
+add_test(NAME tui_chains COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_chains.sh)
+set_tests_properties(tui_chains PROPERTIES
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PERF=perf" TIMEOUT 300)

@@ -341,8 +341,7 @@ struct ctmp {
 
 static long ct_child(struct ctmp *t, long parent, uint32_t fn)
 {
-	long *first = parent < 0 ? NULL : &t->n[parent].first;
-	long c = parent < 0 ? (t->nn ? 0 : -1) : *first;
+	long c = parent < 0 ? (t->nn ? 0 : -1) : t->n[parent].first;
 	/* top-level nodes are chained from node 0 through next like any siblings */
 	for (; c >= 0; c = t->n[c].next)
 		if (t->n[c].fn == fn && t->n[c].parent == parent)
@@ -364,9 +363,9 @@ static long ct_child(struct ctmp *t, long parent, uint32_t fn)
 	t->n[i] = (struct ctnode){ fn, parent, -1, -1 };
 	memset(&t->c[(size_t)i * 2 * t->S], 0, 2 * t->S * sizeof(*t->c));
 	/* a new sibling goes first: the order is made when the tree is handed over */
-	if (parent >= 0) {
-		t->n[i].next = *first;
-		*first = i;
+	if (parent >= 0) { /* (t->n may have moved: no pointer into it above) */
+		t->n[i].next = t->n[parent].first;
+		t->n[parent].first = i;
 	} else if (i > 0) {
 		t->n[i].next = t->n[0].next;
 		t->n[0].next = i;
@@ -475,7 +474,7 @@ static int entry_tree(tui_source *src, size_t sym, struct ctmp *t)
 		mp_cg_tree_fini(&tr);
 		return -ENOMEM;
 	}
-	/* parents come before their children in mp_cg_tree's nodes? not promised: walk it */
+	/* walked from the top, so that a node's parent is there before it */
 	uint32_t *stack = malloc((tr.n + 1) * sizeof(*stack));
 	size_t sp = 0;
 	if (!stack) {

@@ -1,6 +1,6 @@
 /* fuzz_tuikeys.c - libFuzzer harness for the TUI model's key handling: the first bytes
  * shape a data set (events, symbols with counts, a ratio, annotations with lines and
- * instructions), the rest are keys (printable characters and every special key), with a
+ * instructions, children counts and call trees), the rest are keys (printable characters and every special key), with a
  * resize and a render now and then. Every view reachable by keys is rendered and checked:
  * each row exactly cols characters. */
 #include <math.h>
@@ -24,7 +24,8 @@ static unsigned take(struct in *in)
 	return *in->p++;
 }
 
-static size_t g_nev; /* events of the current input */
+static size_t g_nev;   /* events of the current input */
+static size_t g_nsyms; /* its symbols */
 
 static int ratio_eval(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
 		      struct tui_ratio_val *out)
@@ -75,6 +76,31 @@ static int annotate(void *ctx, const struct tui_sym_ref *sym, tui_annot **out, s
 	return 0;
 }
 
+/* A call tree of up to 23 nodes on random symbols and parents, or now and then a failure. */
+static int chains(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain **out,
+		  struct mp_err *err)
+{
+	struct in *in = ctx;
+	(void)sym, (void)kind, (void)err;
+	if (take(in) % 16 == 1)
+		return -5;
+	tui_chain *c = tui_chain_new(g_nev);
+	if (!c)
+		return -1;
+	unsigned nn = take(in) % 24;
+	for (unsigned k = 0; k < nn && g_nsyms; k++) {
+		long parent = k ? (long)(take(in) % (k + 1)) - 1 : -1;
+		long n = tui_chain_add(c, parent, take(in) % g_nsyms);
+		if (n < 0)
+			break;
+		for (size_t e = 0; e < g_nev; e++)
+			tui_chain_set_count(c, (size_t)n, e, take(in), take(in) * 997u, take(in),
+					    take(in) * 997u);
+	}
+	*out = c;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -115,6 +141,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tui_data_set_simulated(d, "callgrind", NULL);
 	struct in ann = in; /* the annotate callback reads from its own copy */
 	tui_data_set_annotate_fn(d, annotate, &ann);
+	struct in chn = in; /* the chain callback too */
+	g_nsyms = tui_data_nsyms(d);
+	if (take(&in) & 1) {
+		for (size_t i = 0; i < g_nsyms; i++)
+			for (size_t e = 0; e < g_nev; e++)
+				tui_data_set_sym_children(d, i, e, take(&in), take(&in) * 997u);
+		tui_data_set_chain_fn(d, chains, &chn);
+		tui_data_set_chain_limit(d, take(&in) % 3);
+	}
 	int cols = 20 + (int)(take(&in) % 120), rows = 5 + (int)(take(&in) % 50);
 	tui_model *m = tui_model_new(d, cols, rows, &err);
 	if (!m)
@@ -134,6 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct tui_screen *s = tui_model_render(m);
 			if (!s)
 				abort();
+			if (tui_model_cursor(m) >= tui_model_nrows(m) && tui_model_nrows(m))
+				abort(); /* the cursor on a row */
 			for (int y = 0; y < s->rows; y++)
 				if ((int)strlen(s->row[y].text) != s->cols)
 					abort(); /* each row exactly cols characters */
