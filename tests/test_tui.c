@@ -848,13 +848,13 @@ static void test_model_new__no_events__error(void **state)
 
 /* ---- call chains: Children and Self, trees in place, callers and callees ---- */
 
-/* One event, 1000 samples of period 1. main calls foo (which calls baz) and bar (which
+/* One event, 1000 samples of period 1. main calls foo (which calls baz: 3%) and bar (which
  * calls qux: 0.4%, under perf's 0.5% limit). */
 static const struct {
 	const char *name;
 	uint64_t children, self;
 } csyms[] = {
-	{ "main", 1000, 0 }, { "bar", 400, 396 }, { "foo", 600, 500 }, { "baz", 100, 100 },
+	{ "main", 1000, 0 }, { "bar", 400, 396 }, { "foo", 600, 500 }, { "baz", 30, 30 },
 	{ "qux", 4, 4 },
 };
 enum { C_MAIN, C_BAR, C_FOO, C_BAZ, C_QUX, C_N };
@@ -883,7 +883,7 @@ static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain *
 	if (kind == TUI_CHAIN_ENTRY && sym == C_MAIN) {
 		long m = cadd(c, -1, C_MAIN, 1000, 0);
 		long foo = cadd(c, m, C_FOO, 600, 500);
-		cadd(c, foo, C_BAZ, 100, 100);
+		cadd(c, foo, C_BAZ, 30, 30);
 		long bar = cadd(c, m, C_BAR, 400, 396);
 		cadd(c, bar, C_QUX, 4, 4);
 	} else if (kind == TUI_CHAIN_ENTRY) {
@@ -892,7 +892,7 @@ static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain *
 		if (kind == TUI_CHAIN_CALLERS)
 			cadd(c, -1, C_MAIN, 600, 600);
 		else
-			cadd(c, -1, C_BAZ, 100, 100);
+			cadd(c, -1, C_BAZ, 30, 30);
 	}
 	assert_int_equal(tui_chain_add(c, (long)tui_chain_nnodes(c), 0), -EINVAL);
 	*out = c;
@@ -973,7 +973,7 @@ static void test_chains_model__unfold_fold__rows_percentages_annotate(void **sta
 	assert_row_has(m, 3, "        40.00% bar"); /* nothing shown under it: no sign */
 	keys(m, "j+");
 	assert_int_equal(tui_model_nrows(m), C_N + 4);
-	assert_row_has(m, 3, "           10.00% baz");
+	assert_row_has(m, 3, "           3.00% baz");
 	assert_int_equal(tui_model_cursor(m), 2);
 	assert_string_equal(tui_model_symbol(m), "foo");
 	keys(m, "jj+"); /* bar: nothing to unfold */
@@ -1044,7 +1044,7 @@ static void test_chains_model__callers_callees__view_and_keys(void **state)
 	assert_row_has(m, 0, "- Callers of foo");
 	assert_row_has(m, 1, "   60.00% main");
 	assert_row_has(m, 2, "- Callees of foo");
-	assert_row_has(m, 3, "   10.00% baz");
+	assert_row_has(m, 3, "   3.00% baz");
 	assert_string_equal(tui_model_symbol(m), "main");
 	/* the keys of the trees work here too */
 	keys(m, "C");
@@ -1068,6 +1068,37 @@ static void test_chains_model__callers_callees__view_and_keys(void **state)
 	assert_int_equal(tui_model_depth(m), 1);
 	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
 	tui_model_free(m);
+}
+
+/* The heads of perf's compressed runs under node n (UINT32_MAX: the top) of tree tr that
+ * the browser shows: "PCT% name" into want. */
+static void expect_heads(mp_cg *cg, const struct mp_cg_tree *tr, uint32_t n, uint64_t min,
+			 uint64_t total, char **want, size_t *nw)
+{
+	uint32_t first = n == UINT32_MAX ? tr->first : tr->nodes[n].first_child;
+	for (uint32_t c = first; c != UINT32_MAX; c = tr->nodes[c].next) {
+		uint64_t v = tr->nodes[c].cumul[0].period;
+		if (!v || v < min)
+			continue;
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%.2f%% %s", 100.0 * (double)v / (double)total,
+			 mp_cg_fn(cg, tr->nodes[c].fn)->sym);
+		want[(*nw)++] = strdup(buf);
+		/* the run: single children with a count, no samples of its own in between */
+		uint32_t end = c;
+		for (;;) {
+			uint32_t only = UINT32_MAX, k = 0;
+			for (uint32_t x = tr->nodes[end].first_child; x != UINT32_MAX; x = tr->nodes[x].next)
+				if (tr->nodes[x].cumul[0].period) {
+					only = x;
+					k++;
+				}
+			if (tr->nodes[end].hit[0].period || k != 1)
+				break;
+			end = only;
+		}
+		expect_heads(cg, tr, end, min, total, want, nw);
+	}
 }
 
 /* A recording with call chains through the source: the list and the trees hold the
@@ -1151,6 +1182,45 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 		heads += m->stack[0].crows[r].node == m->stack[0].crows[r].head;
 	assert_true(shown > 0);
 	assert_int_equal(heads, shown);
+	/* e on each of the top entries: its whole tree, the heads of perf's compressed runs
+	 * with their percentages, as mp_cg_tree's caller order has them */
+	tui_model_key(m, 'C');
+	for (size_t k = 0; k < 6 && k < t.n; k++) {
+		struct mp_cg_tree tk;
+		assert_int_equal(mp_cg_tree(cg, &t, k, &to, &tk), 0);
+		char **want = calloc(tk.n + 1, sizeof(*want));
+		assert_non_null(want);
+		size_t nw = 0;
+		expect_heads(cg, &tk, UINT32_MAX, min, total, want, &nw);
+		tui_model_key(m, TUI_KEY_HOME);
+		for (size_t j = 0; j < k; j++)
+			tui_model_key(m, TUI_KEY_DOWN);
+		tui_model_key(m, 'e');
+		size_t got = 0;
+		for (size_t r = k + 1; r < tui_model_nrows(m) && m->stack[0].crows[r].kind == CR_NODE;
+		     r++) {
+			const struct crow *c = &m->stack[0].crows[r];
+			if (c->node != c->head)
+				continue;
+			const char *txt = tui_model_row_text(m, r);
+			size_t w;
+			for (w = 0; w < nw; w++)
+				if (want[w] && strstr(txt, want[w]))
+					break;
+			if (w == nw)
+				fail_msg("entry %zu (%s): row '%s' is no head of mp_cg_tree", k,
+					 t.e[k].f.sym, txt);
+			free(want[w]);
+			want[w] = NULL;
+			got++;
+		}
+		assert_int_equal(got, nw);
+		free(want);
+		tui_model_key(m, 'e');
+		assert_int_equal(tui_model_nrows(m), t.n);
+		mp_cg_tree_fini(&tk);
+	}
+
 	/* E unfolds every entry: as many rows as the trees' shown nodes */
 	tui_model_key(m, 'E');
 	assert_true(tui_model_nrows(m) > t.n + shown);

@@ -10,6 +10,7 @@
  *    hot-line jumps). tui_model.c holds the stack and dispatches enum tui_key values through
  *    one table of key bindings (tui_keys.c, which also makes the help screen and the names
  *    of --batch keys); each view is a table of operations (tui_list.c: symbols and ratios,
+ *    tui_chains.c: the symbols with Children and their call trees, callers and callees,
  *    tui_annview.c: annotate, tui_text.c: summary and help). tui_render.c renders the top
  *    view into text rows (tui_model_render()), so tests drive it all without a terminal.
  *  - terminal (tui_run; tui_loop.c and tui_draw.c, the only file that includes curses):
