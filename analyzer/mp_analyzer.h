@@ -387,6 +387,18 @@ void mp_unwind_stats(const mp_unwind *u, uint64_t *unwound /* OUT */, uint64_t *
  * (borrowed from s), their count; 0 when ip is not in inlined code or has no DWARF. */
 size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **names /* OUT */,
 		      size_t max);
+/* The same with each inlined instance's call site: out[i].call_file/call_line is where
+ * out[i] was inlined, a line of out[i + 1] (or of the function holding them all, after the
+ * last): the line each outer frame is at, as addr2line -i and pprof give it. */
+struct mp_sym_inline {
+	const char *name;       /* borrowed from s */
+	const char *call_file;  /* NULL when unknown */
+	unsigned call_line;     /* 0 when unknown */
+};
+size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip,
+			   struct mp_sym_inline *out /* OUT */, size_t max,
+			   const char **outer_name /* OUT, may be NULL: the DWARF name of the
+						    * function holding them, NULL if none */);
 
 /* --- (2b) aggregation: samples per place (mp_hist_*) --------------------------------
  *

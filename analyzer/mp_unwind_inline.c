@@ -2,6 +2,7 @@
  * DWARF scopes (DW_TAG_inlined_subroutine), as perf report --inline shows them. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mp_srcline.h"
@@ -24,12 +25,38 @@ static const char *inline_name(mp_sym *s, Dwarf_Die *die)
 		}
 		return mp_sym_intern_str(s, ln);
 	}
-	const char *n = dwarf_diename(die);
+	/* an out-of-line copy (.part, .isra) names its function through its origin */
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
 	return n ? mp_sym_intern_str(s, n) : "??";
 }
 
-size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **names, size_t max)
+/* The file of a DW_AT_call_file index in die's compilation unit (interned), or NULL. */
+static const char *call_file(mp_sym *s, Dwarf_Die *die, Dwarf_Word idx)
 {
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nf;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nf) || idx >= nf)
+		return NULL;
+	const char *f = dwarf_filesrc(files, idx, NULL, NULL);
+	if (f && f[0] != '/') {
+		Dwarf_Attribute at;
+		const char *cd = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		char *full;
+		if (cd && cd[0] == '/' && asprintf(&full, "%s/%s", cd, f) >= 0) {
+			f = mp_sym_intern_str(s, full);
+			free(full);
+			return f;
+		}
+	}
+	return f ? mp_sym_intern_str(s, f) : NULL;
+}
+
+size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip, struct mp_sym_inline *out,
+			   size_t max, const char **outer_name)
+{
+	if (outer_name)
+		*outer_name = NULL;
 	if (map_id == MP_SYM_NO_MAP || map_id >= s->nmaps || s->no_srcline || !max)
 		return 0;
 	const struct mp_map *m = &s->maps[map_id];
@@ -46,13 +73,23 @@ size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **name
 	 * eu-addr2line -i walks them */
 	for (int i = 0; i < n && k < max;) {
 		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			if (outer_name)
+				*outer_name = inline_name(s, &scopes[i]);
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine) {
 			i++;
 			continue;
 		}
-		names[k++] = inline_name(s, &scopes[i]);
+		Dwarf_Attribute at;
+		Dwarf_Word w = 0, fidx = 0;
+		out[k] = (struct mp_sym_inline){ .name = inline_name(s, &scopes[i]) };
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &w))
+			out[k].call_line = (unsigned)w;
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &fidx))
+			out[k].call_file = call_file(s, &scopes[i], fidx);
+		k++;
 		Dwarf_Die *outer = NULL;
 		int no = dwarf_getscopes_die(&scopes[i], &outer);
 		free(scopes);
@@ -62,4 +99,13 @@ size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **name
 	}
 	free(scopes);
 	return k;
+}
+
+size_t mp_sym_inlines(mp_sym *s, uint32_t map_id, uint64_t ip, const char **names, size_t max)
+{
+	struct mp_sym_inline v[32];
+	size_t n = mp_sym_inline_chain(s, map_id, ip, v, max < 32 ? max : 32, NULL);
+	for (size_t i = 0; i < n; i++)
+		names[i] = v[i].name;
+	return n;
 }

@@ -56,6 +56,7 @@ void mp_cg_free(mp_cg *cg)
 	free(cg->cnt);
 	cg_map_fini(&cg->nidx);
 	free(cg->fns);
+	free(cg->inl);
 	cg_map_fini(&cg->fnidx);
 	free(cg->total);
 	free(cg->ipbuf);
@@ -120,7 +121,7 @@ static uint32_t frame_get(mp_cg *cg, uint32_t map, uint16_t cpumode, uint64_t ip
 	f->ip = ip;
 	f->map = map;
 	f->cpumode = cpumode;
-	f->fn = f->ifn = UINT32_MAX;
+	f->fn = UINT32_MAX;
 	*slot = (uint32_t)cg->nframes;
 	return cg->last_frame = (uint32_t)cg->nframes++;
 }
@@ -326,7 +327,11 @@ size_t mp_cg_nstacks(const mp_cg *cg)
 static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, int inlined,
 		       const struct cg_frame *fr)
 {
-	uint64_t key = cg_mix(cg_strhash(name) ^ ((uint64_t)l->dso_idx << 1 | (unsigned)inlined));
+	/* an inlined function is one per symbol it is inlined into (perf's entries of
+	 * inlined functions compare their names and their symbol's range) */
+	uint64_t in_sym = inlined && l->sym_resolved ? l->sym_start : 0;
+	uint64_t key = cg_mix(cg_strhash(name) ^ ((uint64_t)l->dso_idx << 1 | (unsigned)inlined) ^
+			      in_sym * 0x9e3779b97f4a7c15ULL);
 	uint32_t *slot;
 	for (size_t probe = 0;; probe++) {
 		int found;
@@ -336,7 +341,8 @@ static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, 
 		if (!found)
 			break;
 		const struct mp_cg_frame *f = &cg->fns[*slot];
-		if (f->dso_idx == l->dso_idx && f->inlined == inlined && !strcmp(f->sym, name))
+		if (f->dso_idx == l->dso_idx && f->inlined == inlined &&
+		    (!inlined || f->sym_start == in_sym) && !strcmp(f->sym, name))
 			return *slot;
 	}
 	if (cg_grow((void **)&cg->fns, &cg->capfns, cg->nfns + 1, sizeof(*cg->fns))) {
@@ -353,6 +359,58 @@ static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, 
 	return (uint32_t)cg->nfns++;
 }
 
+#define CG_MAX_INLINE 64
+
+/* The inlined functions at fr (want_line 2), outermost first into cg->inl, each with the
+ * line it is at; the symbol's own line is the outermost call's site. */
+static int frame_inlines(mp_cg *cg, mp_sym *sym, struct cg_frame *fr)
+{
+	struct mp_sym_inline v[CG_MAX_INLINE + 1];
+	const char *outer = NULL;
+	/* as perf's append_inlines: only addresses with a symbol */
+	size_t n = !fr->loc.sym_resolved || fr->cpumode == PERF_RECORD_MISC_KERNEL
+			   ? 0
+			   : mp_sym_inline_chain(sym, fr->map, fr->ip, v, CG_MAX_INLINE, &outer);
+	fr->fn_file = fr->loc.srcfile;
+	fr->fn_line = fr->loc.line;
+	fr->inl = (uint32_t)cg->ninl;
+	fr->ninl = 0;
+	fr->renamed = 0;
+	/* perf names the function holding the address as DWARF (addr2line) does, and shows
+	 * it as inlined when that is not the symbol's name */
+	if (outer && strcmp(outer, fr->loc.sym)) {
+		v[n] = (struct mp_sym_inline){ .name = outer };
+		n++;
+		fr->renamed = 1;
+	}
+	if (!n)
+		return 0;
+	if (cg_grow((void **)&cg->inl, &cg->capinl, cg->ninl + n, sizeof(*cg->inl)))
+		return -ENOMEM;
+	for (size_t j = 0; j < n; j++) {
+		/* v innermost first: v[j] sits at v[j - 1]'s call site, v[0] at the address */
+		struct cg_inl *d = &cg->inl[cg->ninl + n - 1 - j];
+		size_t before = cg->nfns;
+		/* one with the symbol's own name is the symbol (perf reuses it) */
+		d->fn = strcmp(v[j].name, fr->loc.sym) ? fn_get(cg, &fr->loc, v[j].name, 1, fr)
+						       : fr->fn;
+		if (d->fn == UINT32_MAX)
+			return -ENOMEM;
+		d->file = j ? v[j - 1].call_file : fr->loc.srcfile;
+		d->line = j ? v[j - 1].call_line : fr->loc.line;
+		if (d->fn >= before && d->fn != fr->fn) /* new: its file is its lines' */
+			cg->fns[d->fn].srcfile = d->file;
+	}
+	size_t last = n - 1 - (size_t)fr->renamed; /* the outermost inlined call */
+	if (n > (size_t)fr->renamed) {
+		fr->fn_file = v[last].call_file;
+		fr->fn_line = v[last].call_line;
+	}
+	cg->ninl += n;
+	fr->ninl = (uint32_t)n;
+	return 0;
+}
+
 int mp_cg_resolve(mp_cg *cg, mp_sym *sym, int want_line)
 {
 	cg->sym = sym;
@@ -362,19 +420,26 @@ int mp_cg_resolve(mp_cg *cg, mp_sym *sym, int want_line)
 		struct cg_frame *fr = &cg->frames[i];
 		if (fr->fn != UINT32_MAX && fr->want_line >= want_line)
 			continue;
-		mp_sym_resolve(sym, fr->map, fr->cpumode, fr->ip, want_line, &fr->loc);
+		/* the inlined functions come from the whole scope chain (frame_inlines) */
+		mp_sym_resolve(sym, fr->map, fr->cpumode, fr->ip, want_line > 1 ? 1 : want_line,
+			       &fr->loc);
 		fr->want_line = (uint8_t)want_line;
+		size_t before = cg->nfns;
 		fr->fn = fn_get(cg, &fr->loc, fr->loc.sym, 0, fr);
 		if (fr->fn == UINT32_MAX)
 			return -ENOMEM;
-		fr->ifn = UINT32_MAX;
-		if (fr->loc.inline_fn) {
-			fr->ifn = fn_get(cg, &fr->loc, fr->loc.inline_fn, 1, fr);
-			if (fr->ifn == UINT32_MAX)
-				return -ENOMEM;
-		}
+		fr->fn_file = fr->loc.srcfile;
+		fr->fn_line = fr->loc.line;
+		fr->ninl = 0;
+		if (want_line > 1 && frame_inlines(cg, sym, fr))
+			return -ENOMEM;
+		if (fr->fn >= before && fr->ninl > (uint32_t)fr->renamed) /* its own file */
+			cg->fns[fr->fn].srcfile = fr->fn_file;
 	}
-	/* a later resolve with lines changes nothing in the function tree (same names) */
+	/* a later resolve with lines changes nothing in the function tree without inlined
+	 * functions (same names); one with them adds inlined frames */
+	if (want_line > 1 && cg->want_line < 2)
+		cg->ft_built = 0;
 	cg->resolved = 1;
 	cg->want_line = want_line;
 	return 0;
@@ -392,7 +457,8 @@ size_t mp_cg_nfns(const mp_cg *cg)
 
 /* ---- the function tree: address stacks folded by function ---- */
 
-static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t comm, uint32_t fn)
+static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t comm, uint32_t fn,
+		       uint32_t owner)
 {
 	uint32_t up = parent == UINT32_MAX ? CG_ROOT | comm : parent;
 	int found;
@@ -411,7 +477,7 @@ static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t 
 	memset(t->cnt + t->n * cg->stride, 0, cg->stride * sizeof(*t->cnt));
 	uint32_t depth = parent == UINT32_MAX ? 1 : t->nodes[parent].depth + 1;
 	t->nodes[t->n] = (struct cg_node){ .parent = parent, .frame = fn, .comm = comm,
-					   .depth = depth };
+					   .depth = depth, .owner = owner };
 	*slot = (uint32_t)t->n;
 	return (uint32_t)t->n++;
 }
@@ -432,10 +498,16 @@ int cg_ftree_build(mp_cg *cg, int inline_frames)
 		const struct cg_node *an = &cg->nodes[i];
 		const struct cg_frame *fr = &cg->frames[an->frame];
 		uint32_t up = an->parent == UINT32_MAX ? UINT32_MAX : map[an->parent];
-		uint32_t fn = ft_get(cg, &cg->ft, up, an->comm, fr->fn);
-		if (fn != UINT32_MAX && inline_frames && fr->ifn != UINT32_MAX)
-			fn = ft_get(cg, &cg->ft, fn, an->comm, fr->ifn);
-		if (fn == UINT32_MAX) {
+		/* the symbol, then its inlined functions (perf's chain of the address: without
+		 * the symbol when DWARF names the function otherwise) */
+		uint32_t fn = up;
+		int ok = 1;
+		if (!inline_frames || !fr->renamed)
+			ok = (fn = ft_get(cg, &cg->ft, up, an->comm, fr->fn, fr->fn)) != UINT32_MAX;
+		for (uint32_t j = 0; ok && inline_frames && j < fr->ninl; j++)
+			ok = (fn = ft_get(cg, &cg->ft, fn, an->comm, cg->inl[fr->inl + j].fn,
+					  fr->fn)) != UINT32_MAX;
+		if (!ok) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -476,17 +548,22 @@ static void addr_frames(const mp_cg *cg, const struct cg_frame *fr, int inl,
 	f.addr = fr->loc.addr;
 	f.srcfile = fr->loc.srcfile;
 	f.line = fr->loc.line;
-	if (inl && fr->ifn != UINT32_MAX) {
-		/* the outer function's own line at this address is the inlined call's site,
-		 * which the innermost line lookup does not give */
-		f.srcfile = NULL;
-		f.line = 0;
+	if (inl && fr->ninl > (uint32_t)fr->renamed) {
+		/* the symbol at its outermost inlined call's site, then each inlined function
+		 * at the site of the next one, the innermost at the address's own line */
+		f.srcfile = fr->fn_file;
+		f.line = fr->fn_line;
 		out[(*k)++] = f;
-		f = cg->fns[fr->ifn];
-		f.ip = fr->ip;
-		f.addr = fr->loc.addr;
-		f.srcfile = fr->loc.srcfile;
-		f.line = fr->loc.line;
+		for (uint32_t j = (uint32_t)fr->renamed; j < fr->ninl; j++) {
+			const struct cg_inl *x = &cg->inl[fr->inl + j];
+			f = cg->fns[x->fn];
+			f.ip = fr->ip;
+			f.addr = fr->loc.addr;
+			f.srcfile = x->file;
+			f.line = x->line;
+			out[(*k)++] = f;
+		}
+		return;
 	}
 	out[(*k)++] = f;
 }
@@ -519,17 +596,18 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 	for (size_t i = 0; i < nn && !rc; i++) {
 		if (!has_counts(cnt + i * cg->stride, cg->stride))
 			continue;
-		size_t depth = 0;
+		size_t depth = 0; /* frames of the stack */
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = nodes[p].parent)
-			depth++;
-		if (cg_grow((void **)&fr, &cap, depth * 2 + 1, sizeof(*fr))) {
+			depth += 1 + (o->address && o->inline_frames
+					      ? cg->frames[nodes[p].frame].ninl : 0); /* at most */
+		if (cg_grow((void **)&fr, &cap, depth + 1, sizeof(*fr))) {
 			rc = -ENOMEM;
 			break;
 		}
 		/* leaf to root into the end of the buffer, then copied forward root first */
 		size_t k = 0;
-		struct mp_cg_frame tmp[2];
-		size_t pos = depth * 2;
+		struct mp_cg_frame tmp[CG_MAX_INLINE + 1];
+		size_t pos = depth;
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = nodes[p].parent) {
 			size_t t = 0;
 			if (o->address)
@@ -539,7 +617,7 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 			while (t)
 				fr[--pos] = tmp[--t];
 		}
-		k = depth * 2 - pos;
+		k = depth - pos; /* (the renamed level is left out at address level) */
 		memmove(fr, fr + pos, k * sizeof(*fr));
 		struct mp_cg_stack st = {
 			.comm = cg->o.want_comm ? mp_cg_comm_name(cg, nodes[i].comm) : NULL,

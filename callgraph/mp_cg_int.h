@@ -48,8 +48,23 @@ struct cg_frame {
 	uint32_t map;
 	uint16_t cpumode;
 	uint8_t want_line;
-	uint32_t fn, ifn;        /* function ids: the symbol, the inlined function (or none) */
+	uint32_t fn;             /* function id of the symbol */
+	uint32_t inl, ninl;      /* its inlined functions: cg->inl[inl .. inl + ninl), outermost
+	                          * first (want_line 2) */
+	const char *fn_file;     /* the symbol's own line here: the outermost inlined call's */
+	unsigned fn_line;        /* site, else loc's */
+	int renamed;             /* inl[inl] is the function holding the address under its
+	                          * DWARF name, which differs from the symbol's (an alias, a
+	                          * .part clone): chains show it, not the symbol, as perf's */
 	struct mp_sym_loc loc;
+};
+
+/* One inlined function at an address, with the line it is at there (the innermost: the
+ * address's line; the others: the call site of the one inlined into them). */
+struct cg_inl {
+	uint32_t fn;
+	unsigned line;
+	const char *file;
 };
 
 struct cg_node {
@@ -57,6 +72,8 @@ struct cg_node {
 	uint32_t frame;          /* address tree: frame index; function tree: fn id */
 	uint32_t comm;
 	uint32_t depth;          /* function tree only */
+	uint32_t owner;          /* function tree: the symbol (fn id) holding the address of
+	                          * the node's frame: a sample ending here is its self */
 };
 
 struct cg_ftree {
@@ -98,6 +115,8 @@ struct mp_cg {
 	int resolved, want_line;
 	struct mp_cg_frame *fns;
 	size_t nfns, capfns;
+	struct cg_inl *inl;
+	size_t ninl, capinl;
 	struct cg_map fnidx;
 	/* function tree */
 	struct cg_ftree ft;

@@ -208,17 +208,17 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 		if (fr->loc.dso_idx < ndso)
 			pb_uint(&m, 2, (uint64_t)fr->loc.dso_idx + 1);
 		pb_uint(&m, 3, fr->ip);
-		if (fr->ifn != UINT32_MAX) {
-			pb_uint(&m2, 1, (uint64_t)fr->ifn + 1);
-			pb_uint(&m2, 2, fr->loc.line);
-			pb_msg(&m, 4, &m2);
-			pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
-			pb_msg(&m, 4, &m2);
-		} else {
-			pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
-			pb_uint(&m2, 2, fr->loc.line);
+		/* pprof's order: the innermost inlined function first, each at its own line
+		 * (the next one's call site), the symbol last at the outermost call's site */
+		for (uint32_t j = fr->ninl; j-- > (uint32_t)fr->renamed;) {
+			const struct cg_inl *x = &cg->inl[fr->inl + j];
+			pb_uint(&m2, 1, (uint64_t)x->fn + 1);
+			pb_uint(&m2, 2, x->line);
 			pb_msg(&m, 4, &m2);
 		}
+		pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
+		pb_uint(&m2, 2, fr->fn_line);
+		pb_msg(&m, 4, &m2);
 		pb_msg(&b, 4, &m);
 	}
 	/* functions */

@@ -7,25 +7,50 @@
 
 #include "mp_cg_int.h"
 
-static uint64_t ent_key(int by_comm, const struct cg_node *n)
+/* Whether the table and trees have inlined functions as entries (resolved with them). */
+static int table_inline(const mp_cg *cg)
 {
-	return by_comm ? (uint64_t)n->comm << 32 | n->frame : n->frame;
+	return cg->o.inline_entries && cg->want_line >= 2;
 }
 
-/* Entry index of every function-tree node into ent[] (created in a map as met). */
-static int entries_of_nodes(mp_cg *cg, int by_comm, uint32_t *ent, struct cg_map *em,
-			    size_t *nent)
+static uint64_t ent_key(int by_comm, uint32_t comm, uint32_t fn)
 {
-	for (size_t i = 0; i < cg->ft.n; i++) {
-		int found;
-		uint32_t *slot = cg_map_slot(em, ent_key(by_comm, &cg->ft.nodes[i]), &found);
-		if (!slot)
-			return -ENOMEM;
-		if (!found)
-			*slot = (uint32_t)(*nent)++;
-		ent[i] = *slot;
+	return by_comm ? (uint64_t)comm << 32 | fn : fn;
+}
+
+struct ents {
+	struct cg_map m;
+	uint32_t *fn, *comm; /* [n] each entry's function and comm */
+	size_t n, cap;
+};
+
+/* The entry of (comm, fn), created when new; UINT32_MAX on allocation failure. */
+static uint32_t ent_get(struct ents *x, int by_comm, uint32_t comm, uint32_t fn)
+{
+	int found;
+	uint32_t *slot = cg_map_slot(&x->m, ent_key(by_comm, comm, fn), &found);
+	if (!slot)
+		return UINT32_MAX;
+	if (found)
+		return *slot;
+	size_t c1 = x->cap, c2 = x->cap;
+	if (cg_grow((void **)&x->fn, &c1, x->n + 1, sizeof(*x->fn)) ||
+	    cg_grow((void **)&x->comm, &c2, x->n + 1, sizeof(*x->comm))) {
+		cg_map_unslot(&x->m, slot);
+		return UINT32_MAX;
 	}
-	return 0;
+	x->cap = c1 < c2 ? c1 : c2;
+	x->fn[x->n] = fn;
+	x->comm[x->n] = comm;
+	*slot = (uint32_t)x->n;
+	return (uint32_t)x->n++;
+}
+
+static void ents_fini(struct ents *x)
+{
+	cg_map_fini(&x->m);
+	free(x->fn);
+	free(x->comm);
 }
 
 struct tsort {
@@ -65,26 +90,31 @@ int mp_cg_table(mp_cg *cg, size_t sort_attr, int by_comm, struct mp_cg_table *t)
 {
 	by_comm = by_comm && cg->o.want_comm;
 	memset(t, 0, sizeof(*t));
-	int rc = cg_ftree_build(cg, 0);
+	int rc = cg_ftree_build(cg, table_inline(cg));
 	if (rc)
 		return rc;
-	size_t S = cg->stride, nn = cg->ft.n, nent = 0;
-	struct cg_map em = { 0 };
-	uint32_t *ent = malloc((nn + 1) * sizeof(*ent));
-	uint32_t *efirst = NULL; /* a node of each entry (its names) */
+	size_t S = cg->stride, nn = cg->ft.n;
+	struct ents x = { 0 };
+	uint32_t *ent = malloc((nn + 1) * sizeof(*ent)); /* each node's entry */
+	uint32_t *own = malloc((nn + 1) * sizeof(*own)); /* each node's symbol's entry */
 	uint32_t *stamp = NULL;
 	t->nattrs = S;
-	if (!ent || (rc = entries_of_nodes(cg, by_comm, ent, &em, &nent)))
-		goto fail;
-	efirst = malloc((nent + 1) * sizeof(*efirst));
+	if (!ent || !own)
+		goto nomem;
+	for (size_t i = 0; i < nn; i++) {
+		const struct cg_node *n = &cg->ft.nodes[i];
+		ent[i] = ent_get(&x, by_comm, n->comm, n->frame);
+		own[i] = ent_get(&x, by_comm, n->comm, n->owner);
+		if (ent[i] == UINT32_MAX || own[i] == UINT32_MAX)
+			goto nomem;
+	}
+	size_t nent = x.n;
 	stamp = malloc((nent + 1) * sizeof(*stamp));
 	t->counts = calloc((nent + 1) * 2 * (S ? S : 1), sizeof(*t->counts));
 	t->e = calloc(nent + 1, sizeof(*t->e));
-	if (!efirst || !stamp || !t->counts || !t->e)
+	if (!stamp || !t->counts || !t->e)
 		goto nomem;
 	memset(stamp, 0xff, (nent + 1) * sizeof(*stamp));
-	for (size_t i = nn; i-- > 0;)
-		efirst[ent[i]] = (uint32_t)i;
 	for (size_t i = 0; i < nn; i++) {
 		const struct mp_hist_counts *c = cg->ft.cnt + i * S;
 		int any = 0;
@@ -92,33 +122,44 @@ int mp_cg_table(mp_cg *cg, size_t sort_attr, int by_comm, struct mp_cg_table *t)
 			any |= c[a].samples || c[a].period;
 		if (!any)
 			continue;
-		struct mp_hist_counts *self = t->counts + (size_t)ent[i] * 2 * S;
+		/* self: the symbol holding the sampled address (perf's hist entry), which
+		 * counts in its children too, with every function of the chain once */
+		struct mp_hist_counts *self = t->counts + (size_t)own[i] * 2 * S;
 		for (size_t a = 0; a < S; a++) {
 			self[a].samples += c[a].samples;
 			self[a].period += c[a].period;
 		}
-		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->ft.nodes[p].parent) {
-			uint32_t e = ent[p];
-			if (stamp[e] == (uint32_t)i)
-				continue;
-			stamp[e] = (uint32_t)i;
-			struct mp_hist_counts *ch = t->counts + (size_t)e * 2 * S + S;
-			for (size_t a = 0; a < S; a++) {
-				ch[a].samples += c[a].samples;
-				ch[a].period += c[a].period;
+		for (uint32_t p = (uint32_t)i;; p = cg->ft.nodes[p].parent) {
+			uint32_t e = p == UINT32_MAX ? own[i] : ent[p];
+			if (stamp[e] != (uint32_t)i) {
+				stamp[e] = (uint32_t)i;
+				struct mp_hist_counts *ch = t->counts + (size_t)e * 2 * S + S;
+				for (size_t a = 0; a < S; a++) {
+					ch[a].samples += c[a].samples;
+					ch[a].period += c[a].period;
+				}
 			}
+			if (p == UINT32_MAX)
+				break;
 		}
 	}
+	/* entries with samples (a symbol met only under its DWARF name has none) */
+	size_t k = 0;
 	for (size_t e = 0; e < nent; e++) {
-		const struct cg_node *n = &cg->ft.nodes[efirst[e]];
-		t->e[e] = (struct mp_cg_entry){
-			.comm = by_comm ? mp_cg_comm_name(cg, n->comm) : NULL,
-			.f = cg->fns[n->frame],
+		const struct mp_hist_counts *ch = t->counts + e * 2 * S + S;
+		int any = 0;
+		for (size_t a = 0; a < S; a++)
+			any |= ch[a].samples || ch[a].period;
+		if (!any)
+			continue;
+		t->e[k++] = (struct mp_cg_entry){
+			.comm = by_comm ? mp_cg_comm_name(cg, x.comm[e]) : NULL,
+			.f = cg->fns[x.fn[e]],
 			.self = t->counts + e * 2 * S,
 			.children = t->counts + e * 2 * S + S,
 		};
 	}
-	t->n = nent;
+	t->n = k;
 	struct tsort ts = { S, sort_attr < S ? sort_attr : 0 };
 	if (S)
 		qsort_r(t->e, t->n, sizeof(*t->e), entry_cmp, &ts);
@@ -126,13 +167,12 @@ int mp_cg_table(mp_cg *cg, size_t sort_attr, int by_comm, struct mp_cg_table *t)
 	goto out;
 nomem:
 	rc = -ENOMEM;
-fail:
 	mp_cg_table_fini(t);
 out:
 	free(ent);
-	free(efirst);
+	free(own);
 	free(stamp);
-	cg_map_fini(&em);
+	ents_fini(&x);
 	return rc;
 }
 
@@ -233,7 +273,7 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 	out->first = UINT32_MAX;
 	if (e >= t->n)
 		return -EINVAL;
-	int rc = cg_ftree_build(cg, 0);
+	int rc = cg_ftree_build(cg, table_inline(cg));
 	if (rc)
 		return rc;
 	size_t S = cg->stride, nn = cg->ft.n;
@@ -268,7 +308,7 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 				path[a] = path[z];
 				path[z] = tmp;
 			}
-		if (leaf->frame == want_fn) {
+		if (leaf->owner == want_fn) {
 			rc = tree_add(&b, path, k, c);
 		} else if (o->children) {
 			size_t at = k;

@@ -182,7 +182,7 @@ void report_cg_print_csv(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
 			 const struct mp_pd *pd, const size_t *ev, size_t nev, double thr);
 int report_cg_print_json_rows(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
 			      const size_t *ev, size_t nev, const struct report_cg *o, double thr);
-int report_cg_folded(FILE *f, struct mp_cg *cg, size_t attr, int period);
+int report_cg_folded(FILE *f, struct mp_cg *cg, size_t attr, int period, int inline_frames);
 
 /* Set by SIGINT/SIGTERM while record/stat run (the CLI's only global state). */
 extern volatile sig_atomic_t cli_stop_flag;

@@ -32,7 +32,7 @@ struct report_opts {
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *events;
 	/* call chains */
-	int children, no_children, max_stack, folded, folded_period;
+	int children, no_children, max_stack, folded, folded_period, inline_, no_inline;
 	const char *callgraph, *pprof, *event;
 };
 
@@ -726,6 +726,11 @@ static int report_run(int argc, char **argv, char **inputs)
 		{ 'g', "call-graph", CLI_STR, &o.callgraph, "SPEC",
 		  "call chains under each symbol, as perf's -g: graph|flat|folded|none, a minimum "
 		  "percent, caller|callee, comma-separated (default graph,0.5,caller)" },
+		{ 0, "inline", CLI_FLAG, &o.inline_, NULL,
+		  "inlined functions (DWARF) as call-chain frames and Children entries of their "
+		  "own in every chain (default: in DWARF-unwound chains, as perf)" },
+		{ 0, "no-inline", CLI_FLAG, &o.no_inline, NULL,
+		  "call chains of symbols only: no inlined functions" },
 		{ 0, "max-stack", CLI_INT, &o.max_stack, "N",
 		  "use at most N addresses of each call chain (default: all)" },
 		{ 0, "folded", CLI_FLAG, &o.folded, NULL,
@@ -776,6 +781,10 @@ static int report_run(int argc, char **argv, char **inputs)
 	char cgerr[256];
 	if (o.callgraph && report_cg_parse(o.callgraph, &cgo, cgerr, sizeof(cgerr))) {
 		cli_error(CMD, "--call-graph %s: %s", o.callgraph, cgerr);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.inline_ && o.no_inline) {
+		cli_error(CMD, "--inline and --no-inline exclude each other");
 		return CLI_EXIT_USAGE;
 	}
 	if (o.children && o.no_children) {
@@ -913,7 +922,8 @@ static int report_run(int argc, char **argv, char **inputs)
 		/* chains as memprof script shows them: fp as recorded, dwarf and lbr unwound */
 		uw = mp_unwind_new(NULL, NULL, &err);
 		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw, .want_comm = 1,
-					 .max_stack = cgo.max_stack, .caller_limit = !cgo.callee };
+					 .max_stack = cgo.max_stack, .caller_limit = !cgo.callee,
+					 .inline_entries = !o.no_inline };
 		if (uw) {
 			rc = mp_cg_session_open(&ss, &cg, o.input, &so, &co, &err);
 		} else {
@@ -977,6 +987,11 @@ static int report_run(int argc, char **argv, char **inputs)
 		rc = -EINVAL;
 		goto out;
 	}
+	/* inlined functions in the chains: as perf 6.1, in DWARF-unwound chains (by default;
+	 * --inline: in every chain) */
+	int inl = 0;
+	for (size_t i = 0; cg && !o.no_inline && i < mp_pd_nattrs(ss.pd); i++)
+		inl |= o.inline_ || (mp_pd_attr(ss.pd, i)->attr.sample_type & PERF_SAMPLE_STACK_USER);
 	if (cg && o.pprof) {
 		struct mp_cg_pprof_event *pe = calloc(nev + 1, sizeof(*pe));
 		char comment[4200];
@@ -1001,8 +1016,8 @@ static int report_run(int argc, char **argv, char **inputs)
 			rc = -EINVAL;
 			goto out;
 		}
-		if ((rc = mp_cg_resolve(cg, ss.sym, 0)) ||
-		    (rc = report_cg_folded(stdout, cg, nev ? ev[fe] : 0, o.folded_period))) {
+		if ((rc = mp_cg_resolve(cg, ss.sym, inl ? 2 : 0)) ||
+		    (rc = report_cg_folded(stdout, cg, nev ? ev[fe] : 0, o.folded_period, inl))) {
 			cli_error(CMD, "%s: %s", o.input, mp_strerror(rc));
 			goto out;
 		}
@@ -1038,7 +1053,7 @@ static int report_run(int argc, char **argv, char **inputs)
 		if (nmiss < 0)
 			rc = (int)nmiss;
 	}
-	if (!rc && cg && !(rc = mp_cg_resolve(cg, ss.sym, 0)))
+	if (!rc && cg && !(rc = mp_cg_resolve(cg, ss.sym, inl ? 2 : 0)))
 		rc = mp_cg_table(cg, nev ? ev[0] : 0, (keys & MP_HK_COMM) != 0, &cgt);
 	if (rc) {
 		cli_error(CMD, "%s: %s", o.input, mp_strerror(rc));

@@ -300,10 +300,20 @@ static int entry_above(const struct mp_cg_entry *e, const struct mp_cg *cg, cons
 	return 0;
 }
 
+/* An entry's symbol as perf's Symbol column names it: an inlined function with
+ * " (inlined)" after it (csv and json the same). */
+static const char *entry_name(const struct mp_cg_entry *e, char *buf, size_t n)
+{
+	if (!e->f.inlined)
+		return e->f.sym;
+	snprintf(buf, n, "%s (inlined)", e->f.sym);
+	return buf;
+}
+
 static void fmt_entry_sym(const struct mp_cg_entry *e, char *buf, size_t n, int full)
 {
-	char sh[1024];
-	const char *nm = e->f.sym;
+	char sh[1024], nb[4096];
+	const char *nm = entry_name(e, nb, sizeof(nb));
 	if (!full && strlen(nm) > 56 && strchr(nm, '<')) {
 		mp_sym_short_name(nm, sh, sizeof(sh));
 		nm = sh;
@@ -419,7 +429,7 @@ void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const 
 		}
 		cli_csv_str(f, e->f.dso);
 		fprintf(f, ",%c,", e->f.level ? e->f.level : '.');
-		cli_csv_str(f, e->f.sym);
+		cli_csv_str(f, entry_name(e, buf, sizeof(buf)));
 		for (size_t j = 0; j < nev; j++) {
 			uint64_t tot = mp_cg_total(cg, ev[j]).period;
 			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f",
@@ -460,8 +470,10 @@ int report_cg_print_json_rows(FILE *f, mp_cg *cg, const struct mp_cg_table *t,
 		}
 		fprintf(f, "\"dso\": ");
 		cli_json_str(f, e->f.dso);
+		char nb[4096];
 		fprintf(f, ", \"level\": \"%c\", \"sym\": ", e->f.level ? e->f.level : '.');
-		cli_json_str(f, e->f.sym);
+		cli_json_str(f, entry_name(e, nb, sizeof(nb)));
+		fprintf(f, ", \"inlined\": %s", e->f.inlined ? "true" : "false");
 		fprintf(f, ", \"sym_resolved\": %s", e->f.sym_resolved ? "true" : "false");
 		static const char *const nm[] = { "samples", "period", "percent", "children_samples",
 						  "children_period", "children_percent" };
@@ -573,10 +585,10 @@ static int idx_cmp(const void *pa, const void *pb, void *ctx)
 	return strcmp(l[*(const size_t *)pa], l[*(const size_t *)pb]);
 }
 
-int report_cg_folded(FILE *f, mp_cg *cg, size_t attr, int period)
+int report_cg_folded(FILE *f, mp_cg *cg, size_t attr, int period, int inline_frames)
 {
 	struct fold fd = { .attr = attr, .period = period };
-	struct mp_cg_iter_opts io = { 0 };
+	struct mp_cg_iter_opts io = { .inline_frames = inline_frames };
 	int rc = mp_cg_foreach_stack(cg, &io, fold_stack, &fd);
 	size_t *ord = rc ? NULL : malloc((fd.n + 1) * sizeof(*ord));
 	if (!rc && !ord)

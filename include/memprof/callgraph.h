@@ -45,6 +45,11 @@ struct mp_cg_opts {
 	 * caller does. 0 = all. */
 	unsigned max_stack;
 	int caller_limit;
+	/* 1: mp_cg_table() and mp_cg_tree() count inlined functions as entries and frames of
+	 * their own, as perf report --inline (its default) does: an inlined function's entry
+	 * has children (samples with it in the stack) and no self (a sample's self goes to
+	 * the symbol holding the address). Needs mp_cg_resolve() with want_line 2. */
+	int inline_entries;
 };
 
 /* New, empty call graph; NULL on allocation failure. o may be NULL (defaults). */
