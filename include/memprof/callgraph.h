@@ -93,7 +93,8 @@ struct mp_cg_frame {
 	uint64_t ip;            /* the recorded address (a representative one at function
 	                         * level) */
 	uint64_t addr;          /* map-relative address as perf prints it */
-	uint64_t sym_start;     /* the function's start (ELF vaddr), 0 when unresolved */
+	uint64_t sym_start;     /* the function's start (ELF vaddr), 0 when unresolved; an
+	                         * inlined function's: the symbol's it is inlined into */
 	const char *srcfile;    /* NULL when unknown */
 	unsigned line;          /* 0 when unknown */
 	int inlined;            /* 1: a function inlined at this address (the frame before it,

@@ -12,6 +12,7 @@
   pproftop TOP CSV INDEX         go tool pprof -top's flat, cum = Self, Children
   pproftraces TRACES FOLDED      go tool pprof -traces = report --folded
   pprofinline RAW                go tool pprof -raw has a location with an inlined line
+  pproflines RAW PERF_SCRIPT     -raw's lines of inlined addresses = perf script srclines
 """
 import csv
 import re
@@ -314,6 +315,70 @@ def pproftraces(traces, folded):
     return 0 if got else 1
 
 
+def pproflines(raw, script):
+    """the source lines of every address with inlined functions: go tool pprof -raw's
+    location lines (innermost first, each outer function at its inlined call's site) equal
+    perf script -F ip,sym,srcline's lines of that address's frames (file:line, the same
+    order); and no line 0 among them"""
+    got = set()
+    cur = None
+    inloc = False
+    for line in open(raw):
+        line = line.rstrip('\n')
+        if line.startswith('Locations'):
+            inloc = True
+            continue
+        if inloc and line and not line[0].isspace():
+            break
+        if not inloc:
+            continue
+        m = re.match(r'^\s+\d+: 0x[0-9a-f]+ (?:M=\d+ )?(.*)$', line)
+        text = m.group(1) if m else line.strip()
+        if m:
+            if cur and len(cur) > 1:
+                got.add(tuple(cur))
+            cur = []
+        fl = re.search(r' (\S*):(\d+) s=\d+$', text)
+        if cur is not None and fl:
+            cur.append('%s:%s' % (fl.group(1).rsplit('/', 1)[-1], fl.group(2)))
+    if cur and len(cur) > 1:
+        got.add(tuple(cur))
+    want = set()
+    grp, last_ip = [], None
+    lines = open(script, errors='replace').read().split('\n')
+    i = 0
+    def flush():
+        if len(grp) > 1:
+            want.add(tuple(grp))
+    while i < len(lines):
+        m = re.match(r'^\s+([0-9a-f]+) (.*)$', lines[i])
+        if m and i + 1 < len(lines):
+            src = lines[i + 1].strip()
+            sm = re.match(r'^(\S+?):(\d+)( \(inlined\))?$', src)
+            ip = m.group(1)
+            if ip != last_ip:
+                flush()
+                grp = []
+            last_ip = ip
+            if sm:
+                grp.append('%s:%s' % (sm.group(1).rsplit('/', 1)[-1], sm.group(2)))
+            i += 2
+            continue
+        flush()
+        grp, last_ip = [], None
+        i += 1
+    flush()
+    zero = [t for t in got if any(x.endswith(':0') for x in t)]
+    for t in zero[:5]:
+        print('line 0 in an inlined location: %s' % (t,))
+    miss = sorted(want - got)
+    for t in miss[:10]:
+        print('perf script %s: not a location of the profile' % (t,))
+    print('%d inlined addresses in perf script, %d in the profile, %d missing' %
+          (len(want), len(got), len(miss)))
+    return 1 if zero or miss or not want else 0
+
+
 def pprofinline(raw):
     """a location of -raw with a second line: a function inlined there"""
     inloc = False
@@ -413,6 +478,8 @@ if __name__ == '__main__':
         sys.exit(pproftop(sys.argv[2], sys.argv[3], sys.argv[4]))
     if mode == 'pproftraces':
         sys.exit(pproftraces(sys.argv[2], sys.argv[3]))
+    if mode == 'pproflines':
+        sys.exit(pproflines(sys.argv[2], sys.argv[3]))
     if mode == 'pprofinline':
         sys.exit(pprofinline(sys.argv[2]))
     if mode == 'foldcmp':

@@ -3,7 +3,10 @@
 # exported file and gives memprof report's numbers: -top (flat, cum per function, for both
 # sample types of the event: samples and estimated count) equals the Self and Children
 # columns, -traces equals report --folded (same stacks, same counts), source lines are
-# there (-lines), and inlined functions are frames of their own (-raw).
+# there (-lines), and inlined functions are frames of their own (-raw); on a perf record
+# --call-graph dwarf recording (perf expands inlined functions there), every address with
+# inlined functions has the lines of perf script's srcline field: the innermost at the
+# address's line, each outer function at its inlined call's site, none 0.
 set -u
 : "${MEMPROF:?}" "${KERNELS:?}"
 PERF=${PERF:-perf}
@@ -41,5 +44,16 @@ python3 "$CMP" pproftraces traces.txt mm.folded >cmp.txt || { echo "FAIL -traces
 grep -q 'mm_naive .*matmul\.c:[0-9]' lines.txt || { echo "FAIL: no source line of mm_naive"; head -20 lines.txt; fail=1; }
 # inline frames: main's inlined helpers (static init) are locations with two lines
 python3 "$CMP" pprofinline raw.txt >cmp.txt || { echo "FAIL inline frames:"; cat cmp.txt; fail=1; }
+# lines of inlined frames against perf script's srclines (a DWARF recording)
+if "$PERF" record -q --call-graph dwarf -e cpu-clock -F 1000 -o dw.data "$KERNELS/matmul" \
+	-N 256 -a all -r 1 >/dev/null 2>rec.err; then
+	"$MEMPROF" report -q -i dw.data --pprof dw.pb.gz 2>err || { echo "FAIL --pprof dwarf: $(cat err)"; fail=1; }
+	"$GO" tool pprof -raw dw.pb.gz >dw.raw 2>err || { echo "FAIL -raw dwarf: $(cat err)"; fail=1; }
+	"$PERF" script -i dw.data -F ip,sym,srcline >dw.script 2>/dev/null
+	python3 "$CMP" pproflines dw.raw dw.script >cmp.txt || { echo "FAIL inlined lines:"; cat cmp.txt; fail=1; }
+	grep -q 'matmul\.c:' dw.raw || { echo "FAIL: no matmul.c line in the dwarf profile"; fail=1; }
+else
+	echo "FAIL: perf record --call-graph dwarf: $(cat rec.err)"; fail=1
+fi
 [ $fail = 0 ] && echo ok
 exit $fail
