@@ -8,7 +8,9 @@
 #     of equal percentage in either order: perf orders those by its objects' pointers);
 # (3) --no-children is the self report (no Children column, Self = the children report's);
 # (4) --folded equals a folding of `perf script` written here (same stacks, same counts);
-# (5) the LBR fixture kdab-vector-lbr-cfl's Children/Self equal perf's reference.
+# (5) the LBR fixture kdab-vector-lbr-cfl's Children/Self equal perf's reference;
+# (6) DWARF: a perf record --call-graph dwarf recording of matmul (no frame pointers) and
+#     the fixture kdab-vector-dwarf-bdw, with inlined functions as entries (below).
 set -u
 : "${MEMPROF:?}" "${KERNELS:?}"
 PERF=${PERF:-perf}
@@ -114,6 +116,34 @@ if "$PERF" record -q --call-graph dwarf -e cpu-clock -F 2000 -o dw.perf.data \
 else
 	echo "FAIL: perf record --call-graph dwarf: $(cat dw.rec.err)"; fail=1
 fi
+# the DWARF fixture kdab-vector-dwarf-bdw with its binary: perf 6.1's libunwind stops after
+# the first user address on this static (ET_EXEC) binary, where libdw (memprof, perfparser)
+# goes on to _start: perf's chains (perf script, inlined functions included) are memprof's
+# cut there, perf's Children of every user symbol and inlined function above 0.5% are what
+# the cut chains give (within 0.1), Self equal, memprof's Children those of its chains
+if [ -n "${SHARED_DIR:-}" ] && [ -f "$SHARED_DIR/perfdata/kdab-vector-dwarf-bdw.data" ] &&
+	command -v nm >/dev/null; then
+	P=$SHARED_DIR/perfdata D=$SHARED_DIR/perfdata/kdab-vector-dwarf-bdw.data
+	rp=/home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0
+	mkdir -p "dsymfs$(dirname "$rp")"
+	cp "$P/bin/vector_static_gcc_v9.1.0" "dsymfs$rp"
+	"$PERF" report -i "$D" --symfs dsymfs --children --stdio --sort dso,sym -g none \
+		2>/dev/null >kd.perf.txt
+	"$PERF" script -i "$D" --symfs dsymfs -F comm,ip,sym 2>/dev/null >kd.script
+	nm "$P/bin/vector_static_gcc_v9.1.0" >kd.nm
+	mo="-q -i $D --symfs dsymfs --kallsyms /dev/null"
+	if "$MEMPROF" report $mo --folded >kd.folded 2>kd.err &&
+		"$MEMPROF" report $mo --folded-period >kd.period 2>>kd.err &&
+		"$MEMPROF" report $mo --csv >kd.csv 2>>kd.err; then
+		python3 "$CMP" kdab kd.perf.txt kd.script kd.folded kd.period kd.csv kd.nm >kd.cmp ||
+			{ echo "FAIL kdab dwarf:"; cat kd.cmp; fail=1; }
+		grep -q '(inlined)' kd.perf.txt && grep -q '(inlined)' kd.csv ||
+			{ echo "FAIL kdab dwarf: no inlined entries"; fail=1; }
+	else
+		echo "FAIL kdab dwarf: memprof report: $(cat kd.err)"; fail=1
+	fi
+fi
+
 rec matmul -- "$KERNELS/fp/matmul" -N 256 -a all -r 2
 rec cachebench -- "$KERNELS/fp/cachebench" -m walk -s 16M -o random -r 3
 [ $n -ge 3 ] || { echo "FAIL: only $n recordings compared"; fail=1; }

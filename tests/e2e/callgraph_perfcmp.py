@@ -13,6 +13,9 @@
   pproftraces TRACES FOLDED      go tool pprof -traces = report --folded
   pprofinline RAW                go tool pprof -raw has a location with an inlined line
   pproflines RAW PERF_SCRIPT     -raw's lines of inlined addresses = perf script srclines
+  kdab PERF_TXT SCRIPT FOLDED FOLDED_PERIOD CSV NM
+                                 the DWARF fixture: perf's chains = memprof's cut after the
+                                 first user address, and the Children they give
 """
 import csv
 import re
@@ -379,6 +382,122 @@ def pproflines(raw, script):
     return 1 if zero or miss or not want else 0
 
 
+def load_folded(path):
+    d = {}
+    for line in open(path):
+        stack, n = line.rstrip('\n').rsplit(' ', 1)
+        d[stack] = d.get(stack, 0) + int(n)
+    return d
+
+
+def nm_canon(nm_txt):
+    """symbols at one address as one name (the first in sort order): perf names an address
+    without a DWARF function by the alias addr2line picks, as inlined"""
+    by_addr = {}
+    for line in open(nm_txt):
+        p = line.split()
+        if len(p) == 3 and p[1] in 'TtWw':
+            by_addr.setdefault(p[0], []).append(p[2])
+    canon = {}
+    for names in by_addr.values():
+        for n in names:
+            canon[n] = min(names)
+    def c(f):
+        base = f[:-len(' (inlined)')] if f.endswith(' (inlined)') else f
+        return canon.get(base, f)
+    return c
+
+
+def first_user(stack):
+    """perf 6.1's libunwind on a static (ET_EXEC) binary: the chain stops after the first
+    user address (its symbol and the functions inlined there); kernel frames, unresolved
+    here, fold as [unknown]"""
+    f = stack.split(';')
+    comm, fr = f[0], f[1:]
+    i = len(fr) - 1
+    while i >= 0 and fr[i] == '[unknown]':
+        i -= 1
+    while i > 0 and fr[i].endswith(' (inlined)'):
+        i -= 1
+    return [comm] + fr[max(i, 0):]
+
+
+def kdab(perf_txt, perf_script, mp_folded, mp_period, mp_csv, nm_txt):
+    """kdab-vector-dwarf-bdw: perf's chains are memprof's cut after the first user address
+    (same stacks, same counts); perf's Children of user symbols are what memprof's chains
+    cut so give, within 0.1 point; Self equal; memprof's own Children never less"""
+    c = nm_canon(nm_txt)
+    canon_stack = lambda fr: ';'.join(c(f) for f in fr)
+    bad = 0
+    # (1) the chains
+    pf = {}
+    for line in fold_lines(perf_script):
+        stack, n = line.rsplit(' ', 1)
+        k = canon_stack(stack.split(';'))
+        pf[k] = pf.get(k, 0) + int(n)
+    mf = {}
+    for stack, n in load_folded(mp_folded).items():
+        k = canon_stack(first_user(stack))
+        mf[k] = mf.get(k, 0) + n
+    for k in sorted(set(pf) | set(mf)):
+        if pf.get(k) != mf.get(k):
+            print('chain %s: perf %s, memprof cut %s' % (k, pf.get(k), mf.get(k)))
+            bad += 1
+    print('%d chains, %d differ' % (len(pf), bad))
+    # (2) children of user entries from the cut chains (periods)
+    per = load_folded(mp_period)
+    total = float(sum(per.values()))
+    cut_ch, full_ch = {}, {}
+    for stack, n in per.items():
+        for d, fr in ((cut_ch, first_user(stack)[1:]), (full_ch, stack.split(';')[1:])):
+            for name in set(c(f) for f in fr if f != '[unknown]'):
+                d[name] = d.get(name, 0) + n
+    perf = {}
+    for line in open(perf_txt):
+        m = PERF_ROW.match(line)
+        if m and m.group(4) == '.':
+            # the symbol's entry and its alias's "inlined" one are one function: the
+            # same samples under two names (children the larger, self the sum)
+            k = c(m.group(5))
+            o = perf.get(k, (0.0, 0.0))
+            perf[k] = (max(o[0], float(m.group(1))), o[1] + float(m.group(2)))
+    rows = list(csv.reader(l for l in open(mp_csv) if not l.startswith('#')))
+    hdr = rows[0]
+    ich = next(i for i, h in enumerate(hdr) if h.endswith(' children %'))
+    isf = next(i for i, h in enumerate(hdr) if h.endswith(' %') and 'children' not in h)
+    il, isy = hdr.index('level'), hdr.index('sym')
+    mp = {}
+    for r in rows[1:]:
+        if r[il] == '.':
+            k = c(r[isy])
+            o = mp.get(k, (0.0, 0.0))
+            mp[k] = (o[0] + float(r[ich]), o[1] + float(r[isf]))
+    checked = 0
+    for k in sorted(set(perf) | set(cut_ch)):
+        want = perf.get(k, (0.0, 0.0))
+        cut = 100.0 * cut_ch.get(k, 0) / total
+        if max(want[0], cut) < 0.5:
+            continue
+        checked += 1
+        if abs(want[0] - cut) > 0.1:
+            print('%s: perf children %.2f, memprof chains cut %.2f' % (k, want[0], cut))
+            bad += 1
+    for k in sorted(set(perf) | set(mp)):
+        sp, sm = perf.get(k, (0, 0))[1], mp.get(k, (0, 0))[1]
+        if abs(sp - sm) > 0.1:
+            print('%s: perf self %.2f, memprof %.2f' % (k, sp, sm))
+            bad += 1
+        full = 100.0 * full_ch.get(k, 0) / total
+        if k in mp and abs(mp[k][0] - full) > 0.1:
+            print('%s: memprof children %.2f, its chains give %.2f' % (k, mp[k][0], full))
+            bad += 1
+        if mp.get(k, (0, 0))[0] + 0.1 < 100.0 * cut_ch.get(k, 0) / total:
+            print('%s: memprof children below the cut chains\' %s' % (k, cut_ch.get(k)))
+            bad += 1
+    print('%d user entries compared' % checked)
+    return 1 if bad or checked < 5 or not pf else 0
+
+
 def pprofinline(raw):
     """a location of -raw with a second line: a function inlined there"""
     inloc = False
@@ -401,6 +520,12 @@ def pprofinline(raw):
 
 
 def fold(script):
+    for line in fold_lines(script):
+        print(line)
+    return 0
+
+
+def fold_lines(script):
     counts = {}
     comm, frames = None, []
 
@@ -422,9 +547,7 @@ def fold(script):
             sym = parts[1].strip() if len(parts) > 1 else '[unknown]'
             frames.append(sym)
     flush()
-    for k in sorted(counts):
-        print('%s %d' % (k, counts[k]))
-    return 0
+    return ['%s %d' % (k, counts[k]) for k in sorted(counts)]
 
 
 def glibc_alias(f):
@@ -478,6 +601,8 @@ if __name__ == '__main__':
         sys.exit(pproftop(sys.argv[2], sys.argv[3], sys.argv[4]))
     if mode == 'pproftraces':
         sys.exit(pproftraces(sys.argv[2], sys.argv[3]))
+    if mode == 'kdab':
+        sys.exit(kdab(*sys.argv[2:8]))
     if mode == 'pproflines':
         sys.exit(pproflines(sys.argv[2], sys.argv[3]))
     if mode == 'pprofinline':
