@@ -4,6 +4,7 @@
 # (1) every symbol above 0.5% has the Children and Self percentages of
 #     `perf report --children --stdio` within 0.1 point;
 # (2) the caller and callee trees of the top symbols equal perf's -g folded output
+#     and -g flat output
 #     (same chains, same percentages), and the graph form draws the same trees (siblings
 #     of equal percentage in either order: perf orders those by its objects' pointers);
 # (3) --no-children is the self report (no Children column, Self = the children report's);
@@ -45,6 +46,12 @@ check() { # data label [tree limit %]
 			{ echo "FAIL $lbl -g $order: $(cat "$lbl.err")"; fail=1; continue; }
 		python3 "$CMP" trees "$lbl.perf.$order" "$lbl.mp.$order" 3 ${4:+0.1} >"$lbl.cmp" ||
 			{ echo "FAIL $lbl -g folded,$lim,$order:"; cat "$lbl.cmp"; fail=1; }
+		# flat form: the same chains with the same percentages
+		"$PERF" report -i "$f" --children --stdio --sort dso,sym -g flat,0.5,$order \
+			2>/dev/null >"$lbl.perff.$order"
+		"$MEMPROF" report -q -i "$f" -g flat,0.5,$order >"$lbl.mpf.$order" 2>"$lbl.err"
+		[ -n "${4:-}" ] || python3 "$CMP" flat "$lbl.perff.$order" "$lbl.mpf.$order" 4 >"$lbl.cmp" ||
+			{ echo "FAIL $lbl -g flat,0.5,$order:"; cat "$lbl.cmp"; fail=1; }
 		# graph form: the same chains in perf's drawing, for the top symbol (the
 		# folded lines within 0.1 point suffice where the unwinders may differ)
 		[ -n "${4:-}" ] && continue

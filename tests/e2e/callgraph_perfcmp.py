@@ -5,6 +5,7 @@
   trees PERF MEMPROF K [TOL]     the top K entries' -g folded lines are the same (or
                                  their percentages within TOL)
   graph PERF MEMPROF K           the top K entries' -g graph drawings are the same
+  flat PERF MEMPROF K            the top K entries' -g flat chains are the same
   selfeq NOCHILDREN_TXT CSV      --no-children's Overhead = the children report's Self
   fold PERF_SCRIPT               fold `perf script -F comm,ip,sym` as stackcollapse does
   foldcmp A B                    two folded files have the same stacks and counts
@@ -195,6 +196,38 @@ def trees(perf, mp, k, graph=False, tol=0.0):
             print('%s %.2f%%: trees differ' % (key, ch))
             print('  perf:'), [print('    ' + l) for l in a]
             print('  memprof:'), [print('    ' + l) for l in b]
+    print('%d entries compared, %d differ' % (len(pb), bad))
+    return 1 if bad or not pb else 0
+
+
+def flat_chains(lines):
+    """-g flat: blocks of a percentage line and the chain's names, as a sorted list"""
+    out, cur = [], None
+    for l in lines:
+        t = l.strip()
+        if re.fullmatch(r'[\d.]+%', t):
+            cur = [t]
+            out.append(cur)
+        elif t and cur is not None:
+            cur.append(t)
+        elif not t:
+            cur = None
+    return sorted(tuple(c) for c in out)
+
+
+def flat(perf, mp, k):
+    """the top K entries' -g flat chains: the same chains with the same percentages (in
+    any order: perf sorts them by the samples ending there, and prints the cumulated
+    percentage in children mode, memprof by what it prints)"""
+    pb = top(blocks(perf, PERF_ROW), int(k))
+    mb = {b[0]: b for b in blocks(mp, MP_ROW)}
+    bad = 0
+    for key, ch, lines in pb:
+        a = flat_chains(lines)
+        b = flat_chains(mb[key][2]) if key in mb else None
+        if not a or a != b:
+            bad += 1
+            print('%s %.2f%%: flat chains differ\n  perf: %s\n  memprof: %s' % (key, ch, a, b))
     print('%d entries compared, %d differ' % (len(pb), bad))
     return 1 if bad or not pb else 0
 
@@ -593,6 +626,8 @@ if __name__ == '__main__':
                        tol=float(sys.argv[5]) if len(sys.argv) > 5 else 0.0))
     if mode == 'graph':
         sys.exit(trees(sys.argv[2], sys.argv[3], sys.argv[4], graph=True))
+    if mode == 'flat':
+        sys.exit(flat(sys.argv[2], sys.argv[3], sys.argv[4]))
     if mode == 'selfeq':
         sys.exit(selfeq(sys.argv[2], sys.argv[3]))
     if mode == 'json':
