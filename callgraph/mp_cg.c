@@ -126,11 +126,13 @@ static uint32_t frame_get(mp_cg *cg, uint32_t map, uint16_t cpumode, uint64_t ip
 	return cg->last_frame = (uint32_t)cg->nframes++;
 }
 
-static uint32_t node_get(mp_cg *cg, uint32_t parent, uint32_t comm, uint32_t frame)
+static uint32_t node_get(mp_cg *cg, uint32_t parent, uint32_t comm, uint32_t frame,
+			 int self_only)
 {
 	uint32_t up = parent == UINT32_MAX ? CG_ROOT | comm : parent;
 	int found;
-	uint32_t *slot = cg_map_slot(&cg->nidx, (uint64_t)up << 32 | frame, &found);
+	uint32_t *slot = cg_map_slot(&cg->nidx, (uint64_t)up << 32 | frame | (self_only ? CG_SELF : 0),
+				     &found);
 	if (!slot)
 		return UINT32_MAX;
 	if (found)
@@ -150,7 +152,8 @@ static uint32_t node_get(mp_cg *cg, uint32_t parent, uint32_t comm, uint32_t fra
 		memset(cg->cnt + cg->nnodes * cg->stride, 0, cg->stride * sizeof(*cg->cnt));
 		cg->capcnt = cap;
 	}
-	cg->nodes[cg->nnodes] = (struct cg_node){ .parent = parent, .frame = frame, .comm = comm };
+	cg->nodes[cg->nnodes] = (struct cg_node){ .parent = parent, .frame = frame, .comm = comm,
+						   .self_only = self_only };
 	*slot = (uint32_t)cg->nnodes;
 	return (uint32_t)cg->nnodes++;
 }
@@ -215,8 +218,16 @@ int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 		uint32_t f = frame_get(cg, map, cg->ipbuf[i].mode, cg->ipbuf[i].ip);
 		if (f == UINT32_MAX)
 			return -ENOMEM;
-		node = node_get(cg, node, comm, f);
+		node = node_get(cg, node, comm, f, 0);
 		if (node == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (lo > 0 && node != UINT32_MAX) {
+		/* perf keeps the sampled address as the sample's self when --max-stack cuts
+		 * it off the chain (caller order): a self-only node under the cut chain */
+		uint32_t map = mp_sym_map_find(sym, pid, cg->ipbuf[0].mode, cg->ipbuf[0].ip);
+		uint32_t f = frame_get(cg, map, cg->ipbuf[0].mode, cg->ipbuf[0].ip);
+		if (f == UINT32_MAX || (node = node_get(cg, node, comm, f, 1)) == UINT32_MAX)
 			return -ENOMEM;
 	}
 	if (m > 1)
@@ -458,11 +469,12 @@ size_t mp_cg_nfns(const mp_cg *cg)
 /* ---- the function tree: address stacks folded by function ---- */
 
 static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t comm, uint32_t fn,
-		       uint32_t owner)
+		       uint32_t owner, int self_only)
 {
 	uint32_t up = parent == UINT32_MAX ? CG_ROOT | comm : parent;
 	int found;
-	uint32_t *slot = cg_map_slot(&t->idx, (uint64_t)up << 32 | fn, &found);
+	uint32_t *slot = cg_map_slot(&t->idx, (uint64_t)up << 32 | fn | (self_only ? CG_SELF : 0),
+				     &found);
 	if (!slot)
 		return UINT32_MAX;
 	if (found)
@@ -477,7 +489,7 @@ static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t 
 	memset(t->cnt + t->n * cg->stride, 0, cg->stride * sizeof(*t->cnt));
 	uint32_t depth = parent == UINT32_MAX ? 1 : t->nodes[parent].depth + 1;
 	t->nodes[t->n] = (struct cg_node){ .parent = parent, .frame = fn, .comm = comm,
-					   .depth = depth, .owner = owner };
+					   .depth = depth, .owner = owner, .self_only = self_only };
 	*slot = (uint32_t)t->n;
 	return (uint32_t)t->n++;
 }
@@ -502,11 +514,13 @@ int cg_ftree_build(mp_cg *cg, int inline_frames)
 		 * the symbol when DWARF names the function otherwise) */
 		uint32_t fn = up;
 		int ok = 1;
-		if (!inline_frames || !fr->renamed)
-			ok = (fn = ft_get(cg, &cg->ft, up, an->comm, fr->fn, fr->fn)) != UINT32_MAX;
-		for (uint32_t j = 0; ok && inline_frames && j < fr->ninl; j++)
+		if (an->self_only)
+			ok = (fn = ft_get(cg, &cg->ft, up, an->comm, fr->fn, fr->fn, 1)) != UINT32_MAX;
+		else if (!inline_frames || !fr->renamed)
+			ok = (fn = ft_get(cg, &cg->ft, up, an->comm, fr->fn, fr->fn, 0)) != UINT32_MAX;
+		for (uint32_t j = 0; ok && !an->self_only && inline_frames && j < fr->ninl; j++)
 			ok = (fn = ft_get(cg, &cg->ft, fn, an->comm, cg->inl[fr->inl + j].fn,
-					  fr->fn)) != UINT32_MAX;
+					  fr->fn, 0)) != UINT32_MAX;
 		if (!ok) {
 			rc = -ENOMEM;
 			break;
@@ -600,6 +614,7 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = nodes[p].parent)
 			depth += 1 + (o->address && o->inline_frames
 					      ? cg->frames[nodes[p].frame].ninl : 0); /* at most */
+		/* (a self-only node is no frame) */
 		if (cg_grow((void **)&fr, &cap, depth + 1, sizeof(*fr))) {
 			rc = -ENOMEM;
 			break;
@@ -610,6 +625,8 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 		size_t pos = depth;
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = nodes[p].parent) {
 			size_t t = 0;
+			if (nodes[p].self_only)
+				continue;
 			if (o->address)
 				addr_frames(cg, &cg->frames[nodes[p].frame], o->inline_frames, tmp, &t);
 			else

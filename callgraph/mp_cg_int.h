@@ -9,6 +9,7 @@
 #include "memprof/callgraph.h"
 
 #define CG_ROOT 0x80000000u /* parent key of a top-level node: CG_ROOT | comm id */
+#define CG_SELF 0x80000000u /* in a node key: a self-only node (below) */
 
 /* u64 -> u32 open-addressing map; key UINT64_MAX is reserved (empty slot). */
 struct cg_map {
@@ -74,6 +75,8 @@ struct cg_node {
 	uint32_t depth;          /* function tree only */
 	uint32_t owner;          /* function tree: the symbol (fn id) holding the address of
 	                          * the node's frame: a sample ending here is its self */
+	int self_only;           /* the sampled address below a chain cut by max_stack in
+	                          * caller order: the samples' self (as perf's), not a frame */
 };
 
 struct cg_ftree {

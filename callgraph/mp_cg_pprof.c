@@ -148,6 +148,8 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 			continue;
 		size_t k = 0;
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->nodes[p].parent) {
+			if (cg->nodes[p].self_only)
+				continue;
 			if (cg_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
 				e = -ENOMEM;
 				break;

@@ -301,7 +301,8 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		/* cursor order: caller = root first; callee = leaf first */
 		size_t k = 0;
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->ft.nodes[p].parent)
-			path[k++] = cg->ft.nodes[p].frame; /* leaf first */
+			if (!cg->ft.nodes[p].self_only)
+				path[k++] = cg->ft.nodes[p].frame; /* leaf first */
 		if (!o->callee)
 			for (size_t a = 0, z = k - 1; a < z; a++, z--) {
 				uint32_t tmp = path[a];

@@ -298,6 +298,19 @@ static void mp_cg_add__markers_and_max_stack__cut_as_perf(void **state)
 	c.n = 0;
 	assert_int_equal(mp_cg_foreach_stack(f.cg, NULL, collect_fn, &c), 0);
 	assert_string_equal(c.lines[0], "_start;__libc_start_main 4");
+	/* the sampled address stays the self, as perf's (not the cut chain's last frame) */
+	struct mp_cg_table t;
+	assert_int_equal(mp_cg_table(f.cg, 0, 0, &t), 0);
+	const struct mp_cg_entry *lsm = find(&t, "__libc_start_main");
+	assert_non_null(lsm);
+	assert_int_equal(lsm->self[0].period, 0);
+	assert_int_equal(lsm->children[0].period, 4);
+	const struct mp_cg_entry *k = find(&t, "0xffffffff81000010");
+	assert_non_null(k);
+	assert_int_equal(k->self[0].period, 4);
+	assert_int_equal(k->children[0].period, 4);
+	assert_null(find(&t, "__cos_fma"));
+	mp_cg_table_fini(&t);
 	rm(&f);
 }
 

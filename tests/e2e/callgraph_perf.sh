@@ -7,6 +7,7 @@
 #     and -g flat output
 #     (same chains, same percentages), and the graph form draws the same trees (siblings
 #     of equal percentage in either order: perf orders those by its objects' pointers);
+#     and with --max-stack 3 (Children/Self and trees, both orders);
 # (3) --no-children is the self report (no Children column, Self = the children report's);
 # (4) --folded equals a folding of `perf script` written here (same stacks, same counts);
 # (5) the LBR fixture kdab-vector-lbr-cfl's Children/Self equal perf's reference;
@@ -60,6 +61,20 @@ check() { # data label [tree limit %]
 		"$MEMPROF" report -q -i "$f" -g graph,0.5,$order >"$lbl.mpg.$order" 2>"$lbl.err"
 		python3 "$CMP" graph "$lbl.perfg.$order" "$lbl.mpg.$order" 4 >"$lbl.cmp" ||
 			{ echo "FAIL $lbl -g graph,0.5,$order:"; cat "$lbl.cmp"; fail=1; }
+	done
+	# --max-stack 3: perf's chains cut (the outermost 3 in caller order, the innermost in
+	# callee order) with the sampled symbol still the self
+	for order in caller callee; do
+		[ -n "${4:-}" ] && break
+		"$PERF" report -i "$f" --children --stdio --sort dso,sym -g folded,0,$order \
+			--max-stack 3 2>/dev/null >"$lbl.perfms.$order"
+		"$MEMPROF" report -q -i "$f" --csv --max-stack 3 -g folded,0,$order >"$lbl.ms.csv" \
+			2>"$lbl.err" && "$MEMPROF" report -q -i "$f" --max-stack 3 -g folded,0,$order \
+			>"$lbl.mpms.$order" 2>>"$lbl.err" ||
+			{ echo "FAIL $lbl --max-stack: $(cat "$lbl.err")"; fail=1; continue; }
+		python3 "$CMP" children "$lbl.perfms.$order" "$lbl.ms.csv" >"$lbl.cmp" &&
+			python3 "$CMP" trees "$lbl.perfms.$order" "$lbl.mpms.$order" 3 >>"$lbl.cmp" ||
+			{ echo "FAIL $lbl --max-stack 3 -g $order:"; cat "$lbl.cmp"; fail=1; }
 	done
 	# --no-children: today's table; its Self column is the children report's
 	"$MEMPROF" report -q -i "$f" --no-children >"$lbl.nc.txt" 2>"$lbl.err" ||
