@@ -293,9 +293,11 @@ def pproftop(top, mp_csv, index):
             got[m.group(3)] = (num(m.group(1)), num(m.group(2)))
     rows = list(csv.reader(l for l in open(mp_csv) if not l.startswith('#')))
     hdr = rows[0]
-    what = 'samples' if index == '0' else 'period'
-    isf = next(i for i, h in enumerate(hdr) if h.endswith(' ' + what) and 'children' not in h)
-    ich = next(i for i, h in enumerate(hdr) if h.endswith(' children ' + what))
+    # sample types: per event, its samples then its estimated count (period)
+    ev, what = divmod(int(index), 2)
+    what = 'period' if what else 'samples'
+    isf = [i for i, h in enumerate(hdr) if h.endswith(' ' + what) and 'children' not in h][ev]
+    ich = [i for i, h in enumerate(hdr) if h.endswith(' children ' + what)][ev]
     isy = hdr.index('sym')
     names = [r[isy] for r in rows[1:]]
     bad = checked = 0

@@ -44,6 +44,25 @@ python3 "$CMP" pproftraces traces.txt mm.folded >cmp.txt || { echo "FAIL -traces
 grep -q 'mm_naive .*matmul\.c:[0-9]' lines.txt || { echo "FAIL: no source line of mm_naive"; head -20 lines.txt; fail=1; }
 # inline frames: main's inlined helpers (static init) are locations with two lines
 python3 "$CMP" pprofinline raw.txt >cmp.txt || { echo "FAIL inline frames:"; cat cmp.txt; fail=1; }
+# two events (memprof record -g -e cpu-clock,page-faults): two sample types per event, each
+# index's -top equal to that event's Self and Children
+if "$MEMPROF" record -g -e cpu-clock,page-faults -F 2000 -o two.data "$KERNELS/fp/matmul" \
+	-N 200 -a all -r 1 >/dev/null 2>rec.err; then
+	"$MEMPROF" report -q -i two.data --pprof two.pb.gz 2>err && "$MEMPROF" report -q -i two.data --csv >two.csv ||
+		{ echo "FAIL --pprof of two events: $(cat err)"; fail=1; }
+	"$GO" tool pprof -raw two.pb.gz >two.raw 2>/dev/null
+	types=$(sed -n '/^Samples:/{n;p;q}' two.raw)
+	echo "$types" | grep -q 'cpu_clock_samples/count.*cpu_clock/events.*page_faults_samples/count.*page_faults/events' ||
+		{ echo "FAIL: sample types of two events: $types"; fail=1; }
+	for i in 0 1 2 3; do
+		"$GO" tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -noinlines \
+			-sample_index=$i two.pb.gz >two$i.txt 2>err &&
+			python3 "$CMP" pproftop two$i.txt two.csv $i >cmp.txt ||
+			{ echo "FAIL two events -top index $i:"; cat err cmp.txt; fail=1; }
+	done
+else
+	echo "note: memprof record -g of two events unavailable: $(tail -1 rec.err)"
+fi
 # lines of inlined frames against perf script's srclines (a DWARF recording)
 if "$PERF" record -q --call-graph dwarf -e cpu-clock -F 1000 -o dw.data "$KERNELS/matmul" \
 	-N 256 -a all -r 1 >/dev/null 2>rec.err; then
