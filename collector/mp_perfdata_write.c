@@ -22,134 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "mp_collector_internal.h"
-
-#define PDW_ATTR_SIZE MP_PERF_ATTR_SIZE
-#define PDW_BUF_SIZE (4u << 20)
-#define PDW_NAME_ALIGN MP_PERF_NAME_ALIGN
-#define PDW_HEADER_SIZE MP_PERF_FILE_HEADER_SIZE
-
-_Static_assert(sizeof(struct perf_event_attr) >= PDW_ATTR_SIZE, "perf_event_attr too small");
-
-struct pdw_attr {
-	struct perf_event_attr attr;
-	uint64_t *ids;
-	size_t nids;
-	char *name, *spec;
-	uint64_t samples, throttled, lost;
-};
-
-struct pdw_id { uint64_t id; int attr; };
-
-struct pdw_file {
-	char *name;
-	int kernel;
-	int hit;
-};
-
-struct pdw_map {
-	int32_t pid;
-	uint64_t start, end;
-	int file;
-};
-
-struct pdw_fork { int32_t pid, ppid; };
-
-struct pdw_bid {
-	int32_t pid;
-	int cpumode;
-	uint8_t id[20];
-	size_t len;
-	char *file;
-};
-
-struct pdw_count {
-	int attr;
-	uint64_t id, value, ena, run;
-};
-
-struct pdw_kv { char *key, *value; };
-
-struct mp_pdw {
-	int fd;
-	int pipe;  /* perf's pipe format, written in order to fd (a copy of stdout) */
-	char *path, *tmp;
-	struct pdw_attr *attrs;
-	size_t nattrs;
-	struct pdw_id *idmap; /* sorted by id */
-	size_t nidmap;
-	int frozen;
-	uint64_t data_off, flushed;
-	unsigned char *buf;
-	size_t blen;
-	int error; /* first write error (negative errno) */
-	char *str[16];
-	struct mp_buf raw[32]; /* payloads given whole (mp_pdw_set_feature) */
-	char **cmdline;
-	int ncmdline;
-	uint32_t cpus_online, cpus_avail;
-	int have_nrcpus;
-	uint64_t total_mem_kb;
-	struct pdw_kv *meta;
-	size_t nmeta;
-	struct pdw_count *counts;
-	size_t ncounts;
-	struct pdw_bid *bids;
-	size_t nbids;
-	int auto_bids;
-	struct pdw_file *files;
-	size_t nfiles;
-	struct pdw_map *maps;
-	size_t nmaps;
-	struct pdw_fork *forks;
-	size_t nforks;
-	size_t last_map;
-	/* User-mode sample IPs that no map held yet: the rings are drained one CPU at a time,
-	 * so a sample can be written before the MMAP of its object from another CPU's ring.
-	 * Looked up again at close (one entry per process and page, bounded). */
-	struct pdw_pending { int32_t pid; uint64_t page; } *pending;
-	size_t npending;
-	int kernel_hit;
-	uint64_t lost_total, nrecords;
-	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
-	int mp_feature;   /* write MP_HEADER_MEMPROF */
-	size_t group_leader, group_nr; /* HEADER_GROUP_DESC: one group, group_nr > 1 */
-	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
-	uint64_t sample_type;
-	int sample_id_all;
-};
-
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc <= n)
-		nc *= 2;
-	void *q = realloc(*p, nc * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
-#define PUSH(arr, n, capvar)                                                                \
-	grow((void **)&(arr), &(capvar), (n), sizeof(*(arr)))
-
-/* Capacities kept apart from struct mp_pdw to keep the struct readable. */
-struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks, pending; };
-static struct pdw_caps *caps_of(mp_pdw *w);
-
-struct pdw_with_caps {
-	struct mp_pdw w;
-	struct pdw_caps caps;
-};
-
-static struct pdw_caps *caps_of(mp_pdw *w)
-{
-	return &((struct pdw_with_caps *)w)->caps;
-}
+#include "mp_pdw_int.h"
 
 /* The output path must be absent or a regular file (a symbolic link is replaced, never
  * followed): a device or FIFO (-o /dev/null, a named pipe) cannot hold a perf.data file,
@@ -314,7 +187,7 @@ static int idcmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int attr_of_id(const mp_pdw *w, uint64_t id)
+int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id)
 {
 	size_t lo = 0, hi = w->nidmap;
 
@@ -437,282 +310,6 @@ static int pdw_flush(mp_pdw *w)
 	return 0;
 }
 
-static int file_index(mp_pdw *w, const char *name, int kernel)
-{
-	for (size_t i = 0; i < w->nfiles; i++)
-		if (w->files[i].kernel == kernel && !strcmp(w->files[i].name, name))
-			return (int)i;
-	if (PUSH(w->files, w->nfiles, caps_of(w)->files))
-		return -1;
-	w->files[w->nfiles].name = strdup(name);
-	if (!w->files[w->nfiles].name)
-		return -1;
-	w->files[w->nfiles].kernel = kernel;
-	w->files[w->nfiles].hit = 0;
-	return (int)w->nfiles++;
-}
-
-static void note_mmap(mp_pdw *w, int32_t pid, uint64_t start, uint64_t len, const char *name,
-		      int kernel)
-{
-	int f;
-
-	if (!kernel && name[0] != '/')
-		return; /* [vdso], //anon, [stack]: no file to read a build-id from */
-	f = file_index(w, name, kernel);
-	if (f < 0 || PUSH(w->maps, w->nmaps, caps_of(w)->maps))
-		return;
-	w->maps[w->nmaps++] = (struct pdw_map){ pid, start, start + len, f };
-}
-
-static int32_t parent_of(const mp_pdw *w, int32_t pid)
-{
-	for (size_t i = 0; i < w->nforks; i++)
-		if (w->forks[i].pid == pid)
-			return w->forks[i].ppid;
-	return -2;
-}
-
-/* Mark the object that holds ip in pid (or in its fork parents: a child shares their
- * maps) as hit. Returns 1 when a map was found. */
-static int mark_hit(mp_pdw *w, int32_t pid, uint64_t ip)
-{
-	if (w->last_map < w->nmaps) {
-		struct pdw_map *m = &w->maps[w->last_map];
-		if (m->pid == pid && ip >= m->start && ip < m->end) {
-			w->files[m->file].hit = 1;
-			return 1;
-		}
-	}
-	for (int depth = 0; depth < 8 && pid >= -1; depth++) {
-		for (size_t i = w->nmaps; i-- > 0;) {
-			struct pdw_map *m = &w->maps[i];
-			if (m->pid == pid && ip >= m->start && ip < m->end) {
-				w->files[m->file].hit = 1;
-				if (depth == 0)
-					w->last_map = i;
-				return 1;
-			}
-		}
-		pid = parent_of(w, pid);
-	}
-	return 0;
-}
-
-#define PDW_MAX_PENDING 65536
-
-static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
-{
-	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL) {
-		w->kernel_hit = 1;
-		return;
-	}
-	if (mark_hit(w, pid, ip))
-		return;
-	uint64_t page = ip >> 12;
-	if (w->npending && w->pending[w->npending - 1].pid == pid &&
-	    w->pending[w->npending - 1].page == page)
-		return;
-	if (w->npending >= PDW_MAX_PENDING || PUSH(w->pending, w->npending, caps_of(w)->pending))
-		return;
-	w->pending[w->npending++] = (struct pdw_pending){ pid, page };
-}
-
-/* Words of a sample's read block (PERF_SAMPLE_READ) at u[pos] for read_format rf: nr,
- * times, {value, id, lost} x nr with PERF_FORMAT_GROUP, else value, times, id, lost.
- * 0 when it does not fit in words. */
-static size_t read_block_words(uint64_t rf, const uint64_t *u, size_t pos, size_t words)
-{
-	size_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	size_t n;
-
-	if (rf & PERF_FORMAT_GROUP) {
-		size_t ent = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-		if (pos >= words || u[pos] > words)
-			return 0;
-		n = 1 + times + (size_t)u[pos] * ent;
-	} else {
-		n = 1 + times + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-	}
-	return n <= words - pos ? n : 0;
-}
-
-/* Objects in a sample's call chain got samples too (as perf marks them). */
-static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t pid, int attr)
-{
-	uint64_t st = w->sample_type;
-	size_t pos = 0;
-	int mode = PERF_RECORD_MISC_USER;
-
-	if (!(st & PERF_SAMPLE_CALLCHAIN))
-		return;
-	pos += !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-	       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
-	       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-	       !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD);
-	if (st & PERF_SAMPLE_READ) {
-		size_t n = read_block_words(w->attrs[attr >= 0 ? attr : 0].attr.read_format, u,
-					    pos, words);
-		if (!n)
-			return;
-		pos += n;
-	}
-	if (pos >= words)
-		return;
-	uint64_t nr = u[pos++];
-	if (nr > words - pos)
-		return;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = u[pos + i];
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			mode = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-			       : ip == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
-								    : -1;
-			continue;
-		}
-		if (mode >= 0)
-			note_hit(w, pid, ip, mode);
-	}
-}
-
-/* Position (in u64 words) of the id of a non-sample record's sample_id trailer, counted
- * back from its end; 0 when there is none. */
-static size_t trailer_id_back(uint64_t st)
-{
-	size_t back = 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERF_SAMPLE_ID))
-		return 0;
-	if (st & PERF_SAMPLE_CPU)
-		back++;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		back++;
-	return back + 1;
-}
-
-static int record_attr(const mp_pdw *w, const struct perf_event_header *h)
-{
-	const uint64_t *u = (const void *)(h + 1);
-	size_t words = (h->size - sizeof(*h)) / 8;
-
-	if (w->nattrs <= 1)
-		return 0;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		size_t pos = 0;
-		uint64_t st = w->sample_type;
-		if (!(st & PERF_SAMPLE_IDENTIFIER)) {
-			if (!(st & PERF_SAMPLE_ID))
-				return 0;
-			pos += !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-			       !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
-		}
-		return pos < words ? attr_of_id(w, u[pos]) : -1;
-	}
-	if (!w->sample_id_all)
-		return -1;
-	size_t back = trailer_id_back(w->sample_type);
-	return back && back <= words ? attr_of_id(w, u[words - back]) : -1;
-}
-
-static void pdw_parse(mp_pdw *w, const struct perf_event_header *h)
-{
-	const uint64_t *u = (const void *)(h + 1);
-	size_t words = (h->size - sizeof(*h)) / 8;
-	int a;
-
-	w->nrecords++;
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE: {
-		a = record_attr(w, h);
-		if (a >= 0)
-			w->attrs[a].samples++;
-		if (!w->auto_bids)
-			break;
-		size_t pos = !!(w->sample_type & PERF_SAMPLE_IDENTIFIER);
-		uint64_t ip = 0;
-		int32_t pid = -1;
-		if (w->sample_type & PERF_SAMPLE_IP) {
-			if (pos >= words)
-				break;
-			ip = u[pos++];
-		}
-		if ((w->sample_type & PERF_SAMPLE_TID) && pos < words)
-			pid = (int32_t)(uint32_t)u[pos];
-		if (w->sample_type & PERF_SAMPLE_IP)
-			note_hit(w, pid, ip, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-		note_callchain(w, u, words, pid, a);
-		break;
-	}
-	case PERF_RECORD_LOST:
-		if (words >= 2) {
-			a = w->nattrs <= 1 ? 0 : attr_of_id(w, u[0]);
-			if (a >= 0)
-				w->attrs[a].lost += u[1];
-			w->lost_total += u[1];
-		}
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (words >= 1) {
-			a = record_attr(w, h);
-			if (a >= 0)
-				w->attrs[a].lost += u[0];
-			w->lost_total += u[0];
-		}
-		break;
-	case PERF_RECORD_THROTTLE:
-		if (words >= 2) {
-			a = w->nattrs <= 1 ? 0 : attr_of_id(w, u[1]);
-			if (a >= 0)
-				w->attrs[a].throttled++;
-		}
-		break;
-	case PERF_RECORD_FORK:
-		if (words >= 2) {
-			const uint32_t *p = (const void *)u;
-			if (p[0] != p[1] && !PUSH(w->forks, w->nforks, caps_of(w)->forks))
-				w->forks[w->nforks++] = (struct pdw_fork){ (int32_t)p[0],
-									   (int32_t)p[1] };
-		}
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		if (!w->auto_bids)
-			break;
-		size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
-		size_t body = h->size - sizeof(*h);
-		if (body <= fixed)
-			break;
-		const unsigned char *b = (const void *)u;
-		uint32_t pid;
-		uint64_t start, len;
-		memcpy(&pid, b, 4);
-		memcpy(&start, b + 8, 8);
-		memcpy(&len, b + 16, 8);
-		if (h->type == PERF_RECORD_MMAP2) {
-			uint32_t prot;
-			memcpy(&prot, b + 56, 4);
-			if (prot && !(prot & PROT_EXEC))
-				break;
-		}
-		char name[4096];
-		size_t nl = strnlen((const char *)b + fixed, body - fixed);
-		if (nl >= sizeof(name))
-			break;
-		memcpy(name, b + fixed, nl);
-		name[nl] = 0;
-		int cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		if (cpumode == PERF_RECORD_MISC_KERNEL)
-			break; /* the kernel's own build-id comes from /sys/kernel/notes */
-		note_mmap(w, (int32_t)pid, start, len, name, 0);
-		break;
-	}
-	default:
-		break;
-	}
-}
-
 int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
 {
 	const unsigned char *p = rec;
@@ -730,11 +327,11 @@ int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
 		struct perf_event_header hc;
 		memcpy(&hc, h, sizeof(hc));
 		if (((uintptr_t)h & 7) == 0) {
-			pdw_parse(w, h);
+			mp_pdw_parse(w, h);
 		} else {
 			uint64_t tmp[8192]; /* 64 KiB: any record fits */
 			memcpy(tmp, h, hc.size);
-			pdw_parse(w, (const void *)tmp);
+			mp_pdw_parse(w, (const void *)tmp);
 		}
 		off += hc.size;
 	}
@@ -772,88 +369,6 @@ int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
 	free(w->str[feature]);
 	w->str[feature] = s;
 	return 0;
-}
-
-static void cpuinfo_field(const char *info, const char *key, char *out, size_t len)
-{
-	const char *p = info;
-	size_t kl = strlen(key);
-
-	out[0] = 0;
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t' || p[kl] == ':')) {
-			const char *c = strchr(p, ':');
-			const char *e = strchr(p, '\n');
-			if (!c || (e && c > e))
-				return;
-			c++;
-			while (*c == ' ' || *c == '\t')
-				c++;
-			size_t n = e ? (size_t)(e - c) : strlen(c);
-			if (n >= len)
-				n = len - 1;
-			memcpy(out, c, n);
-			out[n] = 0;
-			return;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-}
-
-int mp_pdw_set_host_features(mp_pdw *w)
-{
-	struct utsname u;
-	char *info = mp_read_file("/proc/cpuinfo", NULL, NULL);
-	char *mem = mp_read_file("/proc/meminfo", NULL, NULL);
-	char desc[256], vendor[64], fam[32], model[32], step[32], cpuid[256];
-	int rc = 0;
-
-	if (uname(&u) == 0) {
-		rc |= mp_pdw_set_string(w, MP_HEADER_HOSTNAME, u.nodename);
-		rc |= mp_pdw_set_string(w, MP_HEADER_OSRELEASE, u.release);
-		rc |= mp_pdw_set_string(w, MP_HEADER_ARCH, u.machine);
-	}
-	rc |= mp_pdw_set_string(w, MP_HEADER_VERSION, "memprof " MP_VERSION);
-	cpuinfo_field(info, "model name", desc, sizeof(desc));
-	if (!desc[0])
-		cpuinfo_field(info, "Processor", desc, sizeof(desc));
-	if (desc[0])
-		rc |= mp_pdw_set_string(w, MP_HEADER_CPUDESC, desc);
-	cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor));
-	cpuinfo_field(info, "cpu family", fam, sizeof(fam));
-	cpuinfo_field(info, "model", model, sizeof(model));
-	cpuinfo_field(info, "stepping", step, sizeof(step));
-	if (vendor[0]) {
-		snprintf(cpuid, sizeof(cpuid), "%s,%s,%s,%s", vendor, fam, model, step);
-		rc |= mp_pdw_set_string(w, MP_HEADER_CPUID, cpuid);
-	} else {
-		char impl[32], part[32], var[32], rev[32];
-		cpuinfo_field(info, "CPU implementer", impl, sizeof(impl));
-		cpuinfo_field(info, "CPU part", part, sizeof(part));
-		cpuinfo_field(info, "CPU variant", var, sizeof(var));
-		cpuinfo_field(info, "CPU revision", rev, sizeof(rev));
-		if (impl[0]) {
-			/* perf's arm64 MIDR form: 0x00000000IIVPPPPR */
-			unsigned long i = strtoul(impl, NULL, 0), p = strtoul(part, NULL, 0),
-				      v = strtoul(var, NULL, 0), r = strtoul(rev, NULL, 0);
-			snprintf(cpuid, sizeof(cpuid), "0x%016lx",
-				 (i << 24) | (v << 20) | (0xfUL << 16) | (p << 4) | r);
-			rc |= mp_pdw_set_string(w, MP_HEADER_CPUID, cpuid);
-		}
-	}
-	if (mem) {
-		const char *m = strstr(mem, "MemTotal:");
-		if (m)
-			w->total_mem_kb = strtoull(m + 9, NULL, 10);
-	}
-	long on = sysconf(_SC_NPROCESSORS_ONLN), conf = sysconf(_SC_NPROCESSORS_CONF);
-	if (on > 0)
-		rc |= mp_pdw_set_nrcpus(w, (uint32_t)on, (uint32_t)(conf > on ? conf : on));
-	free(info);
-	free(mem);
-	return rc ? -ENOMEM : 0;
 }
 
 int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[])
@@ -1031,191 +546,6 @@ int mp_pdw_sync(mp_pdw *w, struct mp_err *err)
 	return 0;
 }
 
-/* ---- features ---- */
-
-static int put_string(struct mp_buf *b, const char *s)
-{
-	uint32_t len = (uint32_t)strlen(s) + 1;
-	uint32_t padded = (len + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
-	static const char zeros[PDW_NAME_ALIGN];
-	if (mp_buf_append(b, &padded, 4) || mp_buf_append(b, s, len) ||
-	    mp_buf_append(b, zeros, padded - len))
-		return -ENOMEM;
-	return 0;
-}
-
-static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc = -ENOENT;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e) {
-		close(fd);
-		return -EINVAL;
-	}
-	while (rc && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (d && d->d_buf)
-			rc = mp_perfabi_note_build_id(d->d_buf, d->d_size, out, 20, outlen);
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
-}
-
-static void pdw_collect_build_ids(mp_pdw *w)
-{
-	uint8_t id[20];
-	size_t len;
-
-	for (size_t i = 0; i < w->npending; i++)
-		mark_hit(w, w->pending[i].pid, w->pending[i].page << 12);
-
-	for (size_t i = 0; i < w->nfiles; i++) {
-		if (!w->files[i].hit)
-			continue;
-		if (elf_build_id(w->files[i].name, id, &len) == 0)
-			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, len, w->files[i].name);
-	}
-	if (w->kernel_hit) {
-		size_t n = 0;
-		char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
-		if (notes && mp_perfabi_note_build_id(notes, n, id, sizeof(id), &len) == 0)
-			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, len,
-					    "[kernel.kallsyms]");
-		free(notes);
-	}
-}
-
-static int feat_build_id(mp_pdw *w, struct mp_buf *b)
-{
-	for (size_t i = 0; i < w->nbids; i++) {
-		struct pdw_bid *bi = &w->bids[i];
-		struct {
-			struct perf_event_header h;
-			int32_t pid;
-			uint8_t id[24];
-		} __attribute__((packed)) e;
-		uint32_t len = (uint32_t)strlen(bi->file) + 1;
-		uint32_t padded = (len + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
-		static const char zeros[PDW_NAME_ALIGN];
-		memset(&e, 0, sizeof(e));
-		e.h.type = 0;
-		/* PERF_RECORD_MISC_BUILD_ID_SIZE: id[20] holds the length */
-		e.h.misc = (uint16_t)(bi->cpumode | (1 << 15));
-		e.h.size = (uint16_t)(sizeof(e) + padded);
-		e.pid = bi->pid;
-		memcpy(e.id, bi->id, bi->len);
-		e.id[20] = (uint8_t)bi->len;
-		if (mp_buf_append(b, &e, sizeof(e)) || mp_buf_append(b, bi->file, len) ||
-		    mp_buf_append(b, zeros, padded - len))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int feat_event_desc(mp_pdw *w, struct mp_buf *b)
-{
-	uint32_t nr = (uint32_t)w->nattrs, sz = PDW_ATTR_SIZE;
-	if (mp_buf_append(b, &nr, 4) || mp_buf_append(b, &sz, 4))
-		return -ENOMEM;
-	for (size_t i = 0; i < w->nattrs; i++) {
-		uint32_t nids = (uint32_t)w->attrs[i].nids;
-		if (mp_buf_append(b, &w->attrs[i].attr, PDW_ATTR_SIZE) ||
-		    mp_buf_append(b, &nids, 4) || put_string(b, w->attrs[i].name) ||
-		    (nids && mp_buf_append(b, w->attrs[i].ids, nids * 8)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int feat_cmdline(mp_pdw *w, struct mp_buf *b)
-{
-	uint32_t nr = (uint32_t)w->ncmdline;
-	if (mp_buf_append(b, &nr, 4))
-		return -ENOMEM;
-	for (int i = 0; i < w->ncmdline; i++)
-		if (put_string(b, w->cmdline[i]))
-			return -ENOMEM;
-	return 0;
-}
-
-/* PERF_RECORD_READ per event id with the exact final counts. */
-static int pdw_write_counts(mp_pdw *w)
-{
-	for (size_t i = 0; i < w->ncounts; i++) {
-		struct pdw_count *c = &w->counts[i];
-		struct pdw_attr *a = &w->attrs[c->attr];
-		uint64_t rec[64];
-		struct perf_event_header *h = (void *)rec;
-		uint32_t *pt = (uint32_t *)(rec + 1);
-		size_t n = 2;
-		uint64_t rf = a->attr.read_format;
-		int32_t pid = w->read_pid;
-		pt[0] = (uint32_t)pid;
-		pt[1] = (uint32_t)pid;
-		if (rf & PERF_FORMAT_GROUP) {
-			/* Leader sampling: the group layout, as the kernel writes it, with this
-			 * one counter: nr = 1, times, {value, id[, lost]}. */
-			rec[n++] = 1;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
-			rec[n++] = c->value;
-			if (rf & PERF_FORMAT_ID)
-				rec[n++] = c->id;
-		} else {
-			rec[n++] = c->value;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
-			if (rf & PERF_FORMAT_ID)
-				rec[n++] = c->id;
-		}
-		if (rf & PERF_FORMAT_LOST)
-			rec[n++] = 0;
-		/* The trailer names this id, so perf and memprof's reader find the event. */
-		size_t tl = mp_pdw_id_trailer(w, c->attr, (uint32_t)pid, (uint32_t)pid, 0, 0,
-					      rec + n);
-		uint64_t *tr = rec + n;
-		for (size_t k = 0; k < tl / 8; k++)
-			if ((a->attr.sample_type & PERF_SAMPLE_IDENTIFIER) && k == tl / 8 - 1)
-				tr[k] = c->id;
-		n += tl / 8;
-		h->type = PERF_RECORD_READ;
-		h->misc = 0;
-		h->size = (uint16_t)(n * 8);
-		int rc = mp_pdw_write(w, rec, n * 8);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* memprof's own metadata, as key=value lines (documented in collector/README.md). */
-static int pdw_meta_text(mp_pdw *w, struct mp_buf *b)
-{
-	for (size_t i = 0; i < w->nattrs; i++)
-		if (mp_buf_printf(b, MP_META_EVENT "%zu.spec=%s\n" MP_META_EVENT "%zu.name=%s\n", i, w->attrs[i].spec,
-				  i, w->attrs[i].name))
-			return -ENOMEM;
-	for (size_t i = 0; i < w->nmeta; i++)
-		if (mp_buf_printf(b, "%s=%s\n", w->meta[i].key, w->meta[i].value))
-			return -ENOMEM;
-	return 0;
-}
-
 /* Pipe mode, at the end: the features as records after the data. A feature whose payload
  * does not fit one record (64 KiB) is left out with a note. */
 static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[4])
@@ -1272,17 +602,17 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	if (!w->frozen)
 		pdw_freeze(w);
 	if (!w->error)
-		pdw_write_counts(w);
+		mp_pdw_write_counts(w);
 	if (!w->error)
 		pdw_flush(w);
 	if (w->error)
 		goto out;
 	if (w->auto_bids)
-		pdw_collect_build_ids(w);
-	if (w->nbids && !feat_build_id(w, &feat[MP_HEADER_BUILD_ID]))
+		mp_pdw_collect_build_ids(w);
+	if (w->nbids && !mp_pdw_feat_build_id(w, &feat[MP_HEADER_BUILD_ID]))
 		flags[0] |= 1ull << MP_HEADER_BUILD_ID;
 	for (int f = MP_HEADER_HOSTNAME; f <= MP_HEADER_CPUID; f++)
-		if (w->str[f] && f != MP_HEADER_NRCPUS && !put_string(&feat[f], w->str[f]))
+		if (w->str[f] && f != MP_HEADER_NRCPUS && !mp_pdw_put_string(&feat[f], w->str[f]))
 			flags[0] |= 1ull << f;
 	if (w->have_nrcpus) {
 		uint32_t v[2] = { w->cpus_avail, w->cpus_online };
@@ -1291,9 +621,9 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	}
 	if (w->total_mem_kb && !mp_buf_append(&feat[MP_HEADER_TOTAL_MEM], &w->total_mem_kb, 8))
 		flags[0] |= 1ull << MP_HEADER_TOTAL_MEM;
-	if (w->cmdline && !feat_cmdline(w, &feat[MP_HEADER_CMDLINE]))
+	if (w->cmdline && !mp_pdw_feat_cmdline(w, &feat[MP_HEADER_CMDLINE]))
 		flags[0] |= 1ull << MP_HEADER_CMDLINE;
-	if (w->nattrs && !feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
+	if (w->nattrs && !mp_pdw_feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
 		flags[0] |= 1ull << MP_HEADER_EVENT_DESC;
 	for (int f = 0; f < 32; f++)
 		if (w->raw[f].len && !mp_buf_append(&feat[f], w->raw[f].data, w->raw[f].len))
@@ -1303,11 +633,11 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 		 * none), the leader's attr index and the number of members with the leader */
 		uint32_t v[2] = { (uint32_t)w->group_leader, (uint32_t)w->group_nr }, one = 1;
 		if (!mp_buf_append(&feat[MP_HEADER_GROUP_DESC], &one, 4) &&
-		    !put_string(&feat[MP_HEADER_GROUP_DESC], "{anon_group}") &&
+		    !mp_pdw_put_string(&feat[MP_HEADER_GROUP_DESC], "{anon_group}") &&
 		    !mp_buf_append(&feat[MP_HEADER_GROUP_DESC], v, sizeof(v)))
 			flags[0] |= 1ull << MP_HEADER_GROUP_DESC;
 	}
-	if (w->mp_feature && !pdw_meta_text(w, &feat[15]))
+	if (w->mp_feature && !mp_pdw_meta_text(w, &feat[15]))
 		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 
 	if (w->pipe) {

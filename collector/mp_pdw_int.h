@@ -1,0 +1,151 @@
+/* mp_pdw_int.h - the perf.data writer's state (struct mp_pdw), shared by its files:
+ * mp_perfdata_write.c (create, write, close), mp_pdw_track.c (what the written records
+ * hit), mp_pdw_features.c (the header features). Internal to the collector. */
+#ifndef MP_PDW_INT_H
+#define MP_PDW_INT_H
+
+#include <stdlib.h>
+
+#include "mp_collector_internal.h"
+
+#define PDW_ATTR_SIZE MP_PERF_ATTR_SIZE
+#define PDW_BUF_SIZE (4u << 20)
+#define PDW_NAME_ALIGN MP_PERF_NAME_ALIGN
+#define PDW_HEADER_SIZE MP_PERF_FILE_HEADER_SIZE
+
+struct pdw_attr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t nids;
+	char *name, *spec;
+	uint64_t samples, throttled, lost;
+};
+
+struct pdw_id { uint64_t id; int attr; };
+
+struct pdw_file {
+	char *name;
+	int kernel;
+	int hit;
+};
+
+struct pdw_map {
+	int32_t pid;
+	uint64_t start, end;
+	int file;
+};
+
+struct pdw_fork { int32_t pid, ppid; };
+
+struct pdw_bid {
+	int32_t pid;
+	int cpumode;
+	uint8_t id[20];
+	size_t len;
+	char *file;
+};
+
+struct pdw_count {
+	int attr;
+	uint64_t id, value, ena, run;
+};
+
+struct pdw_kv { char *key, *value; };
+
+struct mp_pdw {
+	int fd;
+	int pipe;  /* perf's pipe format, written in order to fd (a copy of stdout) */
+	char *path, *tmp;
+	struct pdw_attr *attrs;
+	size_t nattrs;
+	struct pdw_id *idmap; /* sorted by id */
+	size_t nidmap;
+	int frozen;
+	uint64_t data_off, flushed;
+	unsigned char *buf;
+	size_t blen;
+	int error; /* first write error (negative errno) */
+	char *str[16];
+	struct mp_buf raw[32]; /* payloads given whole (mp_pdw_set_feature) */
+	char **cmdline;
+	int ncmdline;
+	uint32_t cpus_online, cpus_avail;
+	int have_nrcpus;
+	uint64_t total_mem_kb;
+	struct pdw_kv *meta;
+	size_t nmeta;
+	struct pdw_count *counts;
+	size_t ncounts;
+	struct pdw_bid *bids;
+	size_t nbids;
+	int auto_bids;
+	struct pdw_file *files;
+	size_t nfiles;
+	struct pdw_map *maps;
+	size_t nmaps;
+	struct pdw_fork *forks;
+	size_t nforks;
+	size_t last_map;
+	/* User-mode sample IPs that no map held yet: the rings are drained one CPU at a time,
+	 * so a sample can be written before the MMAP of its object from another CPU's ring.
+	 * Looked up again at close (one entry per process and page, bounded). */
+	struct pdw_pending { int32_t pid; uint64_t page; } *pending;
+	size_t npending;
+	int kernel_hit;
+	uint64_t lost_total, nrecords;
+	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
+	int mp_feature;   /* write MP_HEADER_MEMPROF */
+	size_t group_leader, group_nr; /* HEADER_GROUP_DESC: one group, group_nr > 1 */
+	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
+	uint64_t sample_type;
+	int sample_id_all;
+};
+
+static inline int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	while (nc <= n)
+		nc *= 2;
+	void *q = realloc(*p, nc * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+#define PUSH(arr, n, capvar)                                                                \
+	grow((void **)&(arr), &(capvar), (n), sizeof(*(arr)))
+
+/* Capacities kept apart from struct mp_pdw to keep the struct readable. */
+struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks, pending; };
+
+struct pdw_with_caps {
+	struct mp_pdw w;
+	struct pdw_caps caps;
+};
+
+static inline struct pdw_caps *caps_of(mp_pdw *w)
+{
+	return &((struct pdw_with_caps *)w)->caps;
+}
+
+/* mp_perfdata_write.c */
+int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id);
+
+/* mp_pdw_track.c */
+int mp_pdw_mark_hit(mp_pdw *w, int32_t pid, uint64_t ip);
+void mp_pdw_parse(mp_pdw *w, const struct perf_event_header *h);
+
+/* mp_pdw_features.c */
+int mp_pdw_put_string(struct mp_buf *b, const char *s);
+void mp_pdw_collect_build_ids(mp_pdw *w);
+int mp_pdw_feat_build_id(mp_pdw *w, struct mp_buf *b);
+int mp_pdw_feat_event_desc(mp_pdw *w, struct mp_buf *b);
+int mp_pdw_feat_cmdline(mp_pdw *w, struct mp_buf *b);
+int mp_pdw_write_counts(mp_pdw *w);
+int mp_pdw_meta_text(mp_pdw *w, struct mp_buf *b);
+
+#endif
