@@ -1,10 +1,302 @@
-/* mp_perfdata_internal.h - shared by the reader's files and its tests. The perf.data layout
- * constants live in perfabi/mp_perfabi.h. */
+/* mp_perfdata_internal.h - the reader's state (struct mp_pd, one mp_pd_process() run),
+ * shared by its files (mp_perfdata.c, mp_pd_*.c) and its tests. Not a public contract.
+ * The perf.data layout constants live in perfabi/mp_perfabi.h. */
 #ifndef MP_PERFDATA_INTERNAL_H
 #define MP_PERFDATA_INTERNAL_H
 
 #include <stdint.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "mp_analyzer.h"
 #include "mp_perfabi.h"
+
+#define PD_NTYPES 128
+/* Bounds for zstd output: a compressed record holds one ring-buffer flush (perf writes at
+ * most its mmap size per record), so 64 MiB is generous; the total ratio bound stops a
+ * small hostile file from expanding into gigabytes. */
+#define PD_ZSTD_REC_MAX (64u << 20)
+#define PD_ZSTD_RATIO_MAX 512
+/* The ordering queue is bounded by bytes, as perf's ordered_events: its live entries (in
+ * the queue and its merge buffer) plus the queued records, counted alike whether a record
+ * lies in a window of the file or was copied out of zstd output, so that a file and its
+ * uncompressed form are delivered in the same order. Past the bound the older half is
+ * delivered (perf's OE_FLUSH__HALF): a zstd file whose records expand a hundredfold is read
+ * in memory bounded as an uncompressed one's. */
+#define PD_QUEUE_BYTES (16u << 20)
+#define PD_CHUNK_SIZE (1u << 18)
+/* the data section of a file is read in windows of this size into reused buffers: walking
+ * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
+ * of a report of ten million samples on a virtual machine) */
+#define PD_WIN_SIZE PD_CHUNK_SIZE /* within the L2 cache of most CPUs */
+#define PD_NSPARE 8
+/* files with more data than this are read ahead by a second thread (PD_AHEAD windows);
+ * each window has room for a record carried over from the one before (< 64 KiB) */
+#define PD_THREAD_MIN (4 * (uint64_t)PD_WIN_SIZE)
+#define PD_AHEAD 3
+#define PD_HEAD (1u << 16)
+/* sample fields after READ: a sample with none of them skips that part in one test */
+#define PD_TAIL_BITS                                                                          \
+	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                  \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT |                  \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |           \
+	 PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |                   \
+	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
+
+/* ---- small helpers --------------------------------------------------------------- */
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* ---- the handle ------------------------------------------------------------------ */
+
+struct pd_iattr {               /* decoding facts cached per attr */
+	uint64_t st, rf;
+	int sid_all;
+	unsigned trailer;           /* bytes of the sample_id trailer of non-sample records */
+	unsigned nregs_user, nregs_intr;
+	int branch_hw_idx;
+	unsigned time_off;          /* offset of TIME in a sample record, 0 = none */
+	unsigned trailer_time;      /* offset of TIME from the trailer start, UINT_MAX = none */
+	/* samples of fixed-size fields only (no READ, CALLCHAIN, RAW, ...): each field's
+	 * offset in the record (0 = absent) and the size they need, for one-step decoding */
+	int fx;
+	uint8_t o_ip, o_tid, o_time, o_addr, o_id, o_stream, o_cpu, o_period;
+	unsigned fx_size;
+	char *name;                 /* owned */
+	char *spec;                 /* owned, memprof only */
+	uint64_t *ids;              /* owned */
+};
+
+struct pd_sid {
+	uint64_t id;
+	uint64_t prev;              /* last group-read value (PERF_SAMPLE_READ deltas) */
+	uint32_t attr;
+	uint32_t used;
+};
+
+struct pd_bid {
+	struct mp_pd_build_id pub;
+	char *fname;
+};
+
+struct pd_meta {
+	char *key, *val;
+};
+
+struct pd_chunk {               /* arena chunk for queued records that live in zstd output,
+				 * or a window of the data section (walk_windows) */
+	struct pd_chunk *next;
+	size_t used, cap, live;
+	int retired;
+	uint8_t *data;
+	uint64_t foff;              /* read-ahead window: file offset of data + PD_HEAD */
+	int ahead;                  /* a read-ahead window: given back to the reader */
+};
+
+/* The read-ahead thread: reads the data section window by window (PD_AHEAD ahead of the
+ * walk) into buffers the walk gives back once their records are delivered. */
+struct pd_reader {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_ready, cv_space;
+	int fd;
+	uint64_t fpos, dend;
+	struct pd_chunk *ready, *ready_tail, *free;
+	size_t nready, nfree;
+	int stop, done, err; /* err: 0, -errno, or 1 for a short file */
+	uint64_t err_off;
+};
+
+struct pd_qent {
+	uint64_t ts;
+	const uint8_t *rec;
+	uint64_t off;               /* file offset (of the COMPRESSED record for inner ones) */
+	struct pd_chunk *ch;
+};
+
+/* One counter as multiplexing sees it: a task's per-CPU counters of an event together
+ * (each runs only while the task is on its CPU; together they run while it runs), or one
+ * CPU-wide counter (pid -1) alone. */
+struct pd_rdctr {
+	size_t attr;
+	int32_t pid, tid; /* -1: CPU-wide, never merged */
+	uint64_t ena, run; /* largest enabled time, summed running time */
+};
+
+struct mp_pd {
+	char *path;
+	int fd;
+	const uint8_t *map;
+	size_t size;
+	int own_map;
+	int pipe;
+	uint64_t data_off, data_size;
+	uint64_t prescan_end;       /* pipe mode: user records before this were read at open */
+
+	struct mp_pd_attr *attrs;
+	struct pd_iattr *ia;
+	size_t nattrs, cattrs;
+	int id_pos, is_pos;         /* in u64 from the start / from the end; -1 = none */
+
+	struct pd_sid *sids;
+	size_t sid_cap, nsids;
+
+	struct {
+		uint64_t off, size;
+		int present;
+	} feat[MP_HEADER_FEAT_BITS];
+	char *fstr[MP_HEADER_FEAT_BITS];  /* owned strings of the string features */
+	struct mp_buf fraw[32];            /* payloads kept whole (topology features) */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+
+	struct pd_bid *bids;
+	size_t nbids, cbids;
+
+	struct pd_meta *meta;
+	size_t nmeta, cmeta;
+
+	uint64_t counts[PD_NTYPES];
+	uint64_t nr_unknown;
+	struct pd_rdctr *rdctr;     /* counters of the READ records, per task or CPU */
+	size_t nrdctr, crdctr;
+	int ordered;
+	int runs;                   /* mp_pd_process() calls so far */
+
+	/* strings replaced while callers may still hold them (names from EVENT_UPDATE,
+	 * features repeated in the stream): freed at close only */
+	char **gc;
+	size_t ngc, cgc;
+
+	/* scratch (grown once, reused: no per-sample allocation) */
+	uint64_t *scratch_cc;
+	size_t scratch_cc_cap;
+	struct perf_branch_entry *scratch_br;
+	size_t scratch_br_cap;
+	char *scratch_str;
+	size_t scratch_str_cap;
+};
+
+__attribute__((format(printf, 4, 5))) static inline int PD_ERR(const mp_pd *pd, struct mp_err *err, int code,
+							 const char *fmt, ...)
+{
+	char msg[MP_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mp_err_set(err, code, "%s: %s", pd->path, msg);
+	return code;
+}
+
+static inline int pd_err_rec(mp_pd *pd, struct mp_err *err, uint64_t off, const char *what)
+{
+	mp_err_set(err, -MP_EFORMAT, "%s: record at offset %#" PRIx64 ": %s", pd->path, off, what);
+	return -MP_EFORMAT;
+}
+
+/* ---- one mp_pd_process() run ---------------------------------------------------- */
+
+struct pd_run {
+	mp_pd *pd;
+	const struct mp_pd_handler *h;
+	struct mp_err *err;
+	int ordered;
+	int rc;                     /* first callback stop value or error */
+
+	/* ordered delivery */
+	struct pd_qent *q, *tmp;
+	size_t nq, cq;
+	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
+	size_t nsorted;             /* q[qh..nsorted) is sorted */
+	size_t rec_bytes;           /* sizes of the queued records */
+	size_t chunk_bytes;         /* buffers of the chunks and windows on R->chunks */
+	uint64_t next_flush, max_ts;
+	struct pd_chunk *chunks, *cur;
+	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
+	size_t nspare;
+	struct pd_chunk *win;       /* the window being walked */
+	struct pd_reader *rd;       /* the read-ahead thread, when there is one */
+
+	/* zstd */
+	ZSTD_DStream *zs;
+	uint8_t *zbuf;              /* decompressed bytes not yet walked (a partial record) */
+	size_t zlen, zcap;
+	uint64_t zin_total, zout_total;
+
+	/* progress */
+	uint64_t prog_step, prog_next;
+	uint64_t dropped;           /* file bytes below this were given back (MADV_DONTNEED) */
+};
+
+#define PD_SLOW INT_MIN /* sample_fast: not a sample it decodes */
+
+enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
+
+/* mp_perfdata.c */
+void mp_pd_handle_event_update(mp_pd *pd, const uint8_t *r, size_t size);
+
+/* mp_pd_header.c */
+struct pd_sid *mp_pd_sid_find(const mp_pd *pd, uint64_t id);
+void mp_pd_set_name(mp_pd *pd, size_t i, const uint8_t *s, size_t max);
+int mp_pd_add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *ids,
+		   size_t nids);
+int mp_pd_finish_attrs(mp_pd *pd);
+int mp_pd_add_build_id(mp_pd *pd, const uint8_t *r, size_t size);
+int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n);
+const char *mp_pd_feat_name(unsigned b);
+
+/* mp_pd_decode.c */
+uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t type);
+int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size);
+void mp_pd_finish_counts(mp_pd *pd);
+int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off);
+
+/* mp_pd_order.c */
+void mp_pd_chunk_link(struct pd_run *R, struct pd_chunk *c);
+void mp_pd_chunk_release(struct pd_run *R, struct pd_chunk *c);
+struct pd_chunk *mp_pd_chunk_new(struct pd_run *R, size_t cap);
+void mp_pd_chunks_free(struct pd_run *R);
+int mp_pd_q_flush(struct pd_run *R, uint64_t limit);
+int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts,
+		 int mode);
+
+/* mp_pd_zstd.c */
+int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off);
+
+/* mp_pd_walk.c */
+int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int mode,
+	       size_t *consumed);
 
 #endif

@@ -1,0 +1,65 @@
+/* mp_pd_zstd.c - perf.data reader: PERF_RECORD_COMPRESSED: zstd records decompressed and walked. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "mp_analyzer.h"
+#include "mp_perfdata_internal.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off)
+{
+	mp_pd *pd = R->pd;
+	if (!R->zs) {
+		R->zs = ZSTD_createDStream();
+		if (!R->zs || ZSTD_isError(ZSTD_initDStream(R->zs)))
+			return PD_ERR(pd, R->err, -ENOMEM, "out of memory (zstd)");
+	}
+	R->zin_total += n;
+	ZSTD_inBuffer in = { payload, n, 0 };
+	size_t produced = 0;
+	for (;;) {
+		if (R->zcap - R->zlen < (64u << 10)) {
+			size_t nc = R->zcap ? R->zcap * 2 : (1u << 20);
+			uint8_t *nb = realloc(R->zbuf, nc);
+			if (!nb)
+				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
+			R->zbuf = nb;
+			R->zcap = nc;
+		}
+		ZSTD_outBuffer out = { R->zbuf + R->zlen, R->zcap - R->zlen, 0 };
+		size_t in_before = in.pos;
+		size_t zr = ZSTD_decompressStream(R->zs, &out, &in);
+		if (ZSTD_isError(zr)) {
+			char why[160];
+			snprintf(why, sizeof(why), "zstd: %s", ZSTD_getErrorName(zr));
+			return pd_err_rec(pd, R->err, off, why);
+		}
+		R->zlen += out.pos;
+		produced += out.pos;
+		R->zout_total += out.pos;
+		if (produced > PD_ZSTD_REC_MAX ||
+		    R->zout_total > (uint64_t)PD_ZSTD_REC_MAX + PD_ZSTD_RATIO_MAX * R->zin_total)
+			return pd_err_rec(pd, R->err, off, "compressed record expands beyond the size limit");
+		if (in.pos == in.size && out.pos < out.size)
+			break; /* all input consumed and everything decodable flushed */
+		if (out.pos == 0 && in.pos == in_before)
+			break; /* no progress: stop rather than spin */
+	}
+	size_t used = 0;
+	int rc = mp_pd_walk(R, R->zbuf, R->zlen, off, WALK_INNER, &used);
+	if (rc)
+		return rc;
+	memmove(R->zbuf, R->zbuf + used, R->zlen - used);
+	R->zlen -= used;
+	return 0;
+}
