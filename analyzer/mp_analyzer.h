@@ -238,6 +238,8 @@ enum {
 	MP_DSO_BUILDID_MISMATCH = 1 << 4, /* file on disk differs from the recording: not used */
 	MP_DSO_ANON = 1 << 5,       /* [anon], //anon, [heap], [stack], JIT maps: no file */
 	MP_DSO_VDSO = 1 << 6,       /* [vdso]/[vsyscall] */
+	MP_DSO_NOT_ELF = 1 << 7,    /* the recorded path is there but is no regular ELF file (a
+				     * FIFO, a device, a directory, a script): not read */
 };
 
 struct mp_sym_dso_info {

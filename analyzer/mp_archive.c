@@ -210,7 +210,8 @@ int mp_archive_write(struct mp_session *ss, const char *out_path, struct mp_arch
 			why = "anonymous memory";
 		else if (!(di->flags & MP_DSO_FOUND))
 			why = di->flags & MP_DSO_BUILDID_MISMATCH ? "build-id mismatch" :
-				(di->flags & MP_DSO_KERNEL) ? "no kernel symbols" : "file not found";
+				(di->flags & MP_DSO_KERNEL) ? "no kernel symbols" :
+				(di->flags & MP_DSO_NOT_ELF) ? "not a regular ELF file" : "file not found";
 		else if (!di->build_id_len)
 			why = "no build-id in the recording";
 		else if (di->flags & MP_DSO_VDSO)

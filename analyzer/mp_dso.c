@@ -192,6 +192,8 @@ static int dso_open(mp_sym *s, struct mp_dso *d)
 		if (!d->file)
 			return 0;
 		d->elf = mp_elf_open(d->file, &d->fd);
+		if (!d->elf && !access(d->file, F_OK))
+			d->info.flags |= MP_DSO_NOT_ELF; /* unless another file is found below */
 	}
 	if (!d->elf)
 		mp_debugfile_buildid_cache(s, d);
@@ -204,6 +206,8 @@ static int dso_open(mp_sym *s, struct mp_dso *d)
 		d->file = NULL;
 		mp_debugfile_as_object(s, d);
 	}
+	if (d->elf)
+		d->info.flags &= ~(unsigned)MP_DSO_NOT_ELF;
 	return d->elf != NULL;
 }
 

@@ -399,7 +399,7 @@ static void print_missing(FILE *f, const struct mp_hist_missing *m, long n, cons
 		else if (m[i].flags & MP_DSO_ANON)
 			why = "anonymous memory";
 		else if (!(m[i].flags & MP_DSO_FOUND) && !(m[i].flags & MP_DSO_KERNEL))
-			why = "file not found";
+			why = m[i].flags & MP_DSO_NOT_ELF ? "not a regular ELF file" : "file not found";
 		else if (m[i].flags & MP_DSO_KERNEL && !(m[i].flags & MP_DSO_FOUND))
 			why = "no kallsyms";
 		else

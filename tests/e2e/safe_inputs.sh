@@ -45,11 +45,13 @@ $T "$MEMPROF" tui --batch 'Enter a' -i R.data -k /dev/null >tui 2>err || fail "t
 rm hot.c && mv hot.c.keep hot.c
 
 # The object named by the MMAP event replaced by a FIFO: report says the symbols are
-# missing, never blocks.
+# missing and why (not "file not found": it is there), never blocks.
 mv hot hot.keep && mkfifo hot
-for c in report ratios; do
+for c in ratios report; do
 	$T "$MEMPROF" $c -i R.data -k /dev/null >out 2>err || fail "$c, FIFO object: rc $?: $(cat err)"
 done
+grep -q '^#   no symbols for hot (not a regular ELF file): ' out ||
+	fail "report, FIFO object: the cause is not named: $(grep 'no symbols' out)"
 $T "$MEMPROF" annotate -i R.data -k /dev/null main >out 2>err
 [ $? = 124 ] && fail "annotate hung on a FIFO object"
 $T "$MEMPROF" tui --batch q -i R.data -k /dev/null >out 2>err || fail "tui, FIFO object: rc $?: $(cat err)"
