@@ -120,7 +120,7 @@ static int cmd_tui(int argc, char **argv)
 		{ 0, "batch", CLI_STR, &batch, "KEYS", "no terminal: apply KEYS (<ENTER>, <TAB>, ...) and print the screen" },
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
 		{ 'e', "events", CLI_STR, &events, "EVENTS",
-		  "event columns to show (comma-separated; default all that fit, key e)" },
+		  "event columns to show (comma-separated; default all that fit, keys e, v)" },
 		{ 0, "no-children", CLI_FLAG, &no_children, NULL,
 		  "a recording with call chains: the symbol list without Children and call trees" },
 		{ 'g', "call-graph", CLI_STR, &cgspec, "SPEC",

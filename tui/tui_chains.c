@@ -399,8 +399,7 @@ static void calls_metric(tui_model *m, struct view *v)
 	relist(m, v, NULL);
 }
 
-#define CHILDREN_STATUS                                                                     \
-	"ENTER annotate  + unfold  e/E/C chains  c callers  / filter  x event  h help  q quit"
+#define CHILDREN_STATUS "ENTER annotate  + unfold  e/E/C chains  c callers  / filter  h help  q quit"
 
 const struct tui_view_ops tui_children_ops = {
 	.kind = TUI_VIEW_SYMBOLS,
