@@ -118,28 +118,30 @@ static void type_name(const char *name, const char *suffix, char *buf, size_t n)
 	snprintf(buf + k, n - k, "%s", suffix);
 }
 
-int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
-		      const char *comment, const char *path, struct mp_err *err)
+/* The profile being encoded: the message, two scratch messages for the nested ones, the
+ * string table, the first error (-ENOMEM). */
+struct pp {
+	struct pb b, m, m2;
+	struct strtab st;
+	int e;
+};
+
+/* sample_type per event (its samples, its estimated count), then the samples: every
+ * distinct address stack, leaf first. */
+static void pp_samples(struct pp *pp, const mp_cg *cg, const struct mp_cg_pprof_event *ev,
+		       size_t nev)
 {
-	int rc = mp_cg_resolve(cg, sym, 2);
-	if (rc)
-		return mp_err_set(err, rc, "%s: out of memory", path);
-	struct pb b = { 0 }, m = { 0 }, m2 = { 0 };
-	struct strtab st = { 0 };
-	int e = 0;
-	str_id(&st, "", &e); /* string_table[0] must be "" */
+	struct pb *b = &pp->b, *m = &pp->m, *m2 = &pp->m2;
 	char tn[256];
-	/* sample types: per event, its samples and its estimated count */
 	for (size_t j = 0; j < nev; j++) {
 		type_name(ev[j].name, "_samples", tn, sizeof(tn));
-		value_type(&b, 1, &m, &st, tn, "count", &e);
+		value_type(b, 1, m, &pp->st, tn, "count", &pp->e);
 		type_name(ev[j].name, "", tn, sizeof(tn));
-		value_type(&b, 1, &m, &st, tn, "events", &e);
+		value_type(b, 1, m, &pp->st, tn, "events", &pp->e);
 	}
-	/* samples: every distinct address stack, leaf first */
 	uint32_t *ids = NULL;
 	size_t capids = 0;
-	for (size_t i = 0; i < cg->nnodes && !e; i++) {
+	for (size_t i = 0; i < cg->nnodes && !pp->e; i++) {
 		const struct mp_hist_counts *c = cg->cnt + i * cg->stride;
 		int any = 0;
 		for (size_t j = 0; j < nev; j++)
@@ -151,40 +153,44 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 			if (cg->nodes[p].self_only)
 				continue;
 			if (cg_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
-				e = -ENOMEM;
+				pp->e = -ENOMEM;
 				break;
 			}
 			ids[k++] = cg->nodes[p].frame + 1;
 		}
 		for (size_t q = 0; q < k; q++)
-			pb_varint(&m2, ids[q]);
-		pb_msg(&m, 1, &m2); /* packed location_id */
+			pb_varint(m2, ids[q]);
+		pb_msg(m, 1, m2); /* packed location_id */
 		for (size_t j = 0; j < nev; j++) {
 			struct mp_hist_counts v = ev[j].attr < cg->stride ? c[ev[j].attr]
 									  : (struct mp_hist_counts){ 0, 0 };
-			pb_varint(&m2, v.samples);
-			pb_varint(&m2, v.period);
+			pb_varint(m2, v.samples);
+			pb_varint(m2, v.period);
 		}
-		pb_msg(&m, 2, &m2); /* packed value */
+		pb_msg(m, 2, m2); /* packed value */
 		if (cg->o.want_comm) {
-			pb_uint(&m2, 1, (uint64_t)str_id(&st, "comm", &e));
-			pb_uint(&m2, 2, (uint64_t)str_id(&st, mp_cg_comm_name(cg, cg->nodes[i].comm),
-							  &e));
-			pb_msg(&m, 3, &m2);
+			pb_uint(m2, 1, (uint64_t)str_id(&pp->st, "comm", &pp->e));
+			pb_uint(m2, 2, (uint64_t)str_id(&pp->st, mp_cg_comm_name(cg, cg->nodes[i].comm),
+							&pp->e));
+			pb_msg(m, 3, m2);
 		}
-		pb_msg(&b, 2, &m);
+		pb_msg(b, 2, m);
 	}
 	free(ids);
-	/* mappings: one per object with samples */
-	size_t ndso = mp_sym_ndsos(sym);
+}
+
+/* mappings: one per object with samples, user objects first (pprof takes the first
+ * mapping for the main program). */
+static void pp_mappings(struct pp *pp, const mp_cg *cg, mp_sym *sym, size_t ndso)
+{
+	struct pb *b = &pp->b, *m = &pp->m;
 	unsigned char *used = calloc(ndso + 1, 1);
 	if (!used)
-		e = -ENOMEM;
+		pp->e = -ENOMEM;
 	for (size_t i = 0; used && i < cg->nframes; i++)
 		if (cg->frames[i].loc.dso_idx < ndso)
 			used[cg->frames[i].loc.dso_idx] = 1;
-	/* user objects first: pprof takes the first mapping for the main program */
-	for (size_t k = 0; used && k < 2 * ndso && !e; k++) {
+	for (size_t k = 0; used && k < 2 * ndso && !pp->e; k++) {
 		size_t d = k % ndso;
 		const struct mp_sym_dso_info *di = mp_sym_dso(sym, d, 0);
 		int kern = di && (di->flags & MP_DSO_KERNEL);
@@ -193,38 +199,43 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 		char bid[41] = "";
 		for (size_t q = 0; di && q < di->build_id_len && q < 20; q++)
 			snprintf(bid + 2 * q, 3, "%02x", di->build_id[q]);
-		pb_uint(&m, 1, d + 1);
-		pb_uint(&m, 5, (uint64_t)str_id(&st, di && di->path ? di->path : "", &e));
-		pb_uint(&m, 6, (uint64_t)str_id(&st, bid, &e));
-		pb_uint(&m, 7, 1);                                  /* has_functions */
-		pb_uint(&m, 8, 1);                                  /* has_filenames */
-		pb_uint(&m, 9, 1);                                  /* has_line_numbers */
-		pb_uint(&m, 10, 1);                                 /* has_inline_frames */
-		pb_msg(&b, 3, &m);
+		pb_uint(m, 1, d + 1);
+		pb_uint(m, 5, (uint64_t)str_id(&pp->st, di && di->path ? di->path : "", &pp->e));
+		pb_uint(m, 6, (uint64_t)str_id(&pp->st, bid, &pp->e));
+		pb_uint(m, 7, 1);                                  /* has_functions */
+		pb_uint(m, 8, 1);                                  /* has_filenames */
+		pb_uint(m, 9, 1);                                  /* has_line_numbers */
+		pb_uint(m, 10, 1);                                 /* has_inline_frames */
+		pb_msg(b, 3, m);
 	}
 	free(used);
-	/* locations: one per distinct address; lines innermost (inlined) first */
-	for (size_t i = 0; i < cg->nframes && !e; i++) {
+}
+
+/* locations: one per distinct address, lines innermost (inlined) first; then the
+ * functions. */
+static void pp_locations(struct pp *pp, const mp_cg *cg, size_t ndso)
+{
+	struct pb *b = &pp->b, *m = &pp->m, *m2 = &pp->m2;
+	for (size_t i = 0; i < cg->nframes && !pp->e; i++) {
 		const struct cg_frame *fr = &cg->frames[i];
-		pb_uint(&m, 1, i + 1);
+		pb_uint(m, 1, i + 1);
 		if (fr->loc.dso_idx < ndso)
-			pb_uint(&m, 2, (uint64_t)fr->loc.dso_idx + 1);
-		pb_uint(&m, 3, fr->ip);
+			pb_uint(m, 2, (uint64_t)fr->loc.dso_idx + 1);
+		pb_uint(m, 3, fr->ip);
 		/* pprof's order: the innermost inlined function first, each at its own line
 		 * (the next one's call site), the symbol last at the outermost call's site */
-		for (uint32_t j = fr->ninl; j-- > (uint32_t)fr->renamed;) {
-			const struct cg_inl *x = &cg->inl[fr->inl + j];
-			pb_uint(&m2, 1, (uint64_t)x->fn + 1);
-			pb_uint(&m2, 2, x->line);
-			pb_msg(&m, 4, &m2);
+		for (uint32_t k = fr->ninl; k-- > (uint32_t)fr->renamed;) {
+			const struct cg_inl *x = &cg->inl[fr->inl + k];
+			pb_uint(m2, 1, (uint64_t)x->fn + 1);
+			pb_uint(m2, 2, x->line);
+			pb_msg(m, 4, m2);
 		}
-		pb_uint(&m2, 1, (uint64_t)fr->fn + 1);
-		pb_uint(&m2, 2, fr->fn_line);
-		pb_msg(&m, 4, &m2);
-		pb_msg(&b, 4, &m);
+		pb_uint(m2, 1, (uint64_t)fr->fn + 1);
+		pb_uint(m2, 2, fr->fn_line);
+		pb_msg(m, 4, m2);
+		pb_msg(b, 4, m);
 	}
-	/* functions */
-	for (size_t i = 0; i < cg->nfns && !e; i++) {
+	for (size_t i = 0; i < cg->nfns && !pp->e; i++) {
 		const struct mp_cg_frame *f = &cg->fns[i];
 		char ab[64];
 		const char *nm = f->sym;
@@ -232,46 +243,67 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 			snprintf(ab, sizeof(ab), "0x%llx", (unsigned long long)f->ip);
 			nm = ab;
 		}
-		pb_uint(&m, 1, i + 1);
-		pb_uint(&m, 2, (uint64_t)str_id(&st, nm, &e));
-		pb_uint(&m, 3, (uint64_t)str_id(&st, nm, &e));
-		pb_uint(&m, 4, (uint64_t)str_id(&st, f->srcfile, &e));
-		pb_msg(&b, 5, &m);
+		pb_uint(m, 1, i + 1);
+		pb_uint(m, 2, (uint64_t)str_id(&pp->st, nm, &pp->e));
+		pb_uint(m, 3, (uint64_t)str_id(&pp->st, nm, &pp->e));
+		pb_uint(m, 4, (uint64_t)str_id(&pp->st, f->srcfile, &pp->e));
+		pb_msg(b, 5, m);
 	}
+}
+
+/* The encoded profile gzipped to path. 0, or a negative errno with err set. */
+static int pp_write_gz(const struct pb *b, const char *path, struct mp_err *err)
+{
+	gzFile gz = gzopen(path, "wb");
+	if (!gz)
+		return mp_err_set(err, -errno ? -errno : -EIO, "%s: %s", path,
+				  strerror(errno ? errno : EIO));
+	int w = b->n ? gzwrite(gz, b->p, (unsigned)b->n) : 0;
+	int c = gzclose(gz);
+	if ((b->n && w != (int)b->n) || c != Z_OK)
+		return mp_err_set(err, -EIO, "%s: write error", path);
+	return 0;
+}
+
+int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
+		      const char *comment, const char *path, struct mp_err *err)
+{
+	int rc = mp_cg_resolve(cg, sym, 2);
+	if (rc)
+		return mp_err_set(err, rc, "%s: out of memory", path);
+	struct pp pp = { 0 };
+	struct pb *b = &pp.b;
+	str_id(&pp.st, "", &pp.e); /* string_table[0] must be "" */
+	pp_samples(&pp, cg, ev, nev);
+	size_t ndso = mp_sym_ndsos(sym);
+	pp_mappings(&pp, cg, sym, ndso);
+	pp_locations(&pp, cg, ndso);
 	/* the rest refer to strings: added before the table is written */
-	int64_t cm = comment ? str_id(&st, comment, &e) : 0;
+	int64_t cm = comment ? str_id(&pp.st, comment, &pp.e) : 0;
 	if (nev) {
+		char tn[256];
 		type_name(ev[0].name, "", tn, sizeof(tn));
-		value_type(&b, 11, &m, &st, tn, "events", &e); /* period_type */
-		pb_uint(&b, 12, ev[0].period);
-		pb_uint(&b, 14, (uint64_t)str_id(&st, tn, &e)); /* default_sample_type */
+		value_type(b, 11, &pp.m, &pp.st, tn, "events", &pp.e); /* period_type */
+		pb_uint(b, 12, ev[0].period);
+		pb_uint(b, 14, (uint64_t)str_id(&pp.st, tn, &pp.e)); /* default_sample_type */
 	}
 	if (comment)
-		pb_uint(&b, 13, (uint64_t)cm);
-	for (size_t i = 0; i < st.n; i++)
-		pb_bytes(&b, 6, st.s[i], strlen(st.s[i]));
+		pb_uint(b, 13, (uint64_t)cm);
+	for (size_t i = 0; i < pp.st.n; i++)
+		pb_bytes(b, 6, pp.st.s[i], strlen(pp.st.s[i]));
+	int e = pp.e;
 	if (!e)
-		e = b.err ? b.err : m.err ? m.err : m2.err;
-	if (e) {
+		e = b->err ? b->err : pp.m.err ? pp.m.err : pp.m2.err;
+	if (e)
 		rc = mp_err_set(err, e, "%s: out of memory", path);
-	} else {
-		gzFile gz = gzopen(path, "wb");
-		if (!gz) {
-			rc = mp_err_set(err, -errno ? -errno : -EIO, "%s: %s", path,
-					strerror(errno ? errno : EIO));
-		} else {
-			int w = b.n ? gzwrite(gz, b.p, (unsigned)b.n) : 0;
-			int c = gzclose(gz);
-			if ((b.n && w != (int)b.n) || c != Z_OK)
-				rc = mp_err_set(err, -EIO, "%s: write error", path);
-		}
-	}
-	for (size_t i = 0; i < st.n; i++)
-		free(st.s[i]);
-	free(st.s);
-	cg_map_fini(&st.idx);
-	free(b.p);
-	free(m.p);
-	free(m2.p);
+	else
+		rc = pp_write_gz(b, path, err);
+	for (size_t i = 0; i < pp.st.n; i++)
+		free(pp.st.s[i]);
+	free(pp.st.s);
+	cg_map_fini(&pp.st.idx);
+	free(pp.b.p);
+	free(pp.m.p);
+	free(pp.m2.p);
 	return rc;
 }

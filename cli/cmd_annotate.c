@@ -21,6 +21,7 @@
 
 struct ann_opts {
 	const char *input, *symfs, *kallsyms, *predict, *archive, *events;
+	const char *target;  /* SYMBOL, DSO:SYMBOL or SOURCE-FILE; NULL: the hot symbols */
 	int asm_, quiet, no_skid, period, samples, force;
 	double threshold, hot;
 };
@@ -358,36 +359,56 @@ static int hot_row_cmp(const void *pa, const void *pb)
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-static int annotate_run(int argc, char **argv, char **inputs)
+/* What a step of the run returns to go on (else the exit status). */
+#define ANN_GO (-1)
+
+/* The run, from the recording's opening to the printed annotations (ann_close frees it). */
+struct ann_state {
+	struct mp_err err;
+	struct mp_predict pred;   /* --predict */
+	struct ann_predict ap;
+	char *adir, *akall;       /* --archive: its folder and kernel symbols */
+	struct mp_session ss;     /* the recording, or the first of several (am's) */
+	int opened;               /* ss is a session of its own */
+	struct ann_multi am;
+	char *plist;
+	const char **paths;       /* several recordings: their names (in plist) */
+	size_t *ev, nev;          /* the events shown */
+	int show_period;
+	unsigned char *skid;
+	struct mp_ann_opts ao;
+};
+
+/* The command line into o. ANN_GO, or the exit status (--help, a usage error, no input). */
+static int ann_parse_args(int argc, char **argv, char **inputs, struct ann_opts *o)
 {
-	struct ann_opts o = { .threshold = 1.0, .hot = 5.0 };
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
-		CLI_OPT_FORCE(&o.force),
-		{ 'e', "events", CLI_STR, &o.events, "EVENTS",
+		CLI_OPT_FORCE(&o->force),
+		{ 'e', "events", CLI_STR, &o->events, "EVENTS",
 		  "show these events' columns, in this order (default: every event with samples; "
 		  "the first 4 when there are more than 6)" },
-		{ 'a', "asm", CLI_FLAG, &o.asm_, NULL,
+		{ 'a', "asm", CLI_FLAG, &o->asm_, NULL,
 		  "interleave the disassembly with per-instruction counts" },
-		{ 't', "threshold", CLI_DOUBLE, &o.threshold, "PCT",
+		{ 't', "threshold", CLI_DOUBLE, &o->threshold, "PCT",
 		  "without SYMBOL: annotate the symbols above PCT percent (default 1)" },
-		{ 0, "hot", CLI_DOUBLE, &o.hot, "PCT",
+		{ 0, "hot", CLI_DOUBLE, &o->hot, "PCT",
 		  "mark lines with PCT percent of the function or more (default 5, as the TUI)" },
-		CLI_OPT_SYMFS(&o.symfs),
-		CLI_OPT_KALLSYMS(&o.kallsyms),
-		CLI_OPT_ARCHIVE(&o.archive),
-		{ 0, "period", CLI_FLAG, &o.period, NULL,
+		CLI_OPT_SYMFS(&o->symfs),
+		CLI_OPT_KALLSYMS(&o->kallsyms),
+		CLI_OPT_ARCHIVE(&o->archive),
+		{ 0, "period", CLI_FLAG, &o->period, NULL,
 		  "show the sum of sample periods (estimated count) instead of the number of samples; the default for simulated recordings" },
-		{ 0, "samples", CLI_FLAG, &o.samples, NULL,
+		{ 0, "samples", CLI_FLAG, &o->samples, NULL,
 		  "show the number of samples (the default, except for simulated recordings)" },
-		{ 0, "no-skid", CLI_FLAG, &o.no_skid, NULL,
+		{ 0, "no-skid", CLI_FLAG, &o->no_skid, NULL,
 		  "count samples at the sampled IP, without moving skidding events' samples back "
 		  "one instruction" },
-		{ 0, "predict", CLI_STR, &o.predict, "FILE",
+		{ 0, "predict", CLI_STR, &o->predict, "FILE",
 		  "after each line with a likely()/unlikely() hint, its counts from the predict FILE "
 		  "(memprof predict), WARNING where the hint is wrong, and the branch misses "
 		  "measured there when the recording has branch events" },
-		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no progress display" },
+		{ 'q', "quiet", CLI_FLAG, &o->quiet, NULL, "no progress display" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -396,293 +417,322 @@ static int annotate_run(int argc, char **argv, char **inputs)
 		return 0;
 	if (rc)
 		return CLI_EXIT_USAGE;
-	o.input = *inputs;
+	o->input = *inputs;
 	if (nargs > 1) {
 		cli_error(CMD, "one SYMBOL or source file at a time ('%s' is extra)", argv[2]);
 		return CLI_EXIT_USAGE;
 	}
-	if (o.threshold < 0 || o.threshold > 100 || isnan(o.threshold) || o.hot < 0 ||
-	    o.hot > 100 || isnan(o.hot)) {
+	o->target = nargs == 1 ? argv[1] : NULL;
+	if (o->threshold < 0 || o->threshold > 100 || isnan(o->threshold) || o->hot < 0 ||
+	    o->hot > 100 || isnan(o->hot)) {
 		cli_error(CMD, "--threshold and --hot take a percentage between 0 and 100");
 		return CLI_EXIT_USAGE;
 	}
-	if (!o.input)
-		if (!(o.input = cli_default_input_of(CMD)))
+	if (!o->input)
+		if (!(o->input = cli_default_input_of(CMD)))
 			return 1;
-	if (cli_input_owner_ok(CMD, o.input, o.force))
+	if (cli_input_owner_ok(CMD, o->input, o->force))
 		return CLI_EXIT_RUNTIME;
-	if (o.symfs) {
+	if (o->symfs) {
 		struct stat st;
-		if (stat(o.symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error(CMD, "--symfs %s: not a directory", o.symfs);
+		if (stat(o->symfs, &st) || !S_ISDIR(st.st_mode)) {
+			cli_error(CMD, "--symfs %s: not a directory", o->symfs);
 			return 1;
 		}
 	}
-	if (o.kallsyms && strcmp(o.kallsyms, "/dev/null") && access(o.kallsyms, R_OK)) {
-		cli_error(CMD, "--kallsyms %s: %s", o.kallsyms, strerror(errno));
+	if (o->kallsyms && strcmp(o->kallsyms, "/dev/null") && access(o->kallsyms, R_OK)) {
+		cli_error(CMD, "--kallsyms %s: %s", o->kallsyms, strerror(errno));
 		return 1;
 	}
-	struct mp_err err = { 0 };
-	struct mp_predict pred = { 0 };
-	struct ann_predict ap = { NULL, -1, -1 };
-	if (o.predict) {
-		if (mp_predict_read(&pred, o.predict, &err)) {
-			cli_error(CMD, "--predict %s", err.msg);
+	return ANN_GO;
+}
+
+/* -i A -i B: the recordings opened together (s->am), their list printed. 0 or a negative
+ * errno with s->err set. */
+static int ann_open_many(const struct ann_opts *o, struct ann_state *s,
+			 const struct mp_session_opts *so)
+{
+	struct ann_multi *am = &s->am;
+	size_t n = 1;
+	for (const char *p = o->input; *p; p++)
+		n += *p == ',';
+	s->plist = strdup(o->input);
+	s->paths = calloc(n, sizeof(*s->paths));
+	if (!s->plist || !s->paths)
+		return mp_err_set(&s->err, -ENOMEM, "out of memory");
+	n = 0;
+	for (char *sp = s->plist, *tok; (tok = strsep(&sp, ","));)
+		s->paths[n++] = tok;
+	int rc = mp_multi_open(&am->m, s->paths, NULL, n, 1, so, &s->err);
+	if (rc)
+		return rc;
+	am->on = 1;
+	s->ss = am->m.ss[0];
+	for (size_t i = 1; i < n; i++) {
+		const char *what = mp_pd_build_id_differs(am->m.ss[0].pd, am->m.ss[i].pd);
+		if (what)
+			cli_warn(CMD, "%s: %s has another build-id than in %s", s->paths[i], what,
+				 s->paths[0]);
+	}
+	if (ann_multi_init(am, o->no_skid)) {
+		ann_multi_fini(am);
+		return mp_err_set(&s->err, -ENOMEM, "out of memory");
+	}
+	printf("# %zu recordings summed (instructions matched by address, events by "
+	       "attributes):\n", n);
+	for (size_t i = 0; i < n; i++)
+		printf("#   %s: %" PRIu64 " samples of %s\n", s->paths[i],
+		       mp_hist_total(am->m.ss[i].hist, am->m.map[i * am->m.nev])->samples,
+		       mp_pd_attr(am->m.ss[i].pd, am->m.map[i * am->m.nev])->name);
+	printf("#\n");
+	return 0;
+}
+
+/* --predict read, the objects' places (--archive, the build-id cache), the recording or
+ * recordings opened. ANN_GO, or the exit status. */
+static int ann_open(const struct ann_opts *o, struct ann_state *s)
+{
+	s->ap = (struct ann_predict){ NULL, -1, -1 };
+	if (o->predict) {
+		if (mp_predict_read(&s->pred, o->predict, &s->err)) {
+			cli_error(CMD, "--predict %s", s->err.msg);
 			return 1;
 		}
-		ap.p = &pred;
+		s->ap.p = &s->pred;
 	}
-	char *adir = NULL, *akall = NULL;
-	if (o.archive && cli_archive_use(CMD, o.archive, o.input, &adir, &akall)) {
-		mp_predict_fini(&pred);
+	if (o->archive && cli_archive_use(CMD, o->archive, o->input, &s->adir, &s->akall))
 		return 1;
-	}
-	char *bdir = adir ? strdup(adir) : cli_buildid_dir(o.symfs);
-	struct mp_session_opts so = { .symfs = o.symfs, .buildid_dir = bdir,
-				      .kallsyms = o.kallsyms ? o.kallsyms : akall };
-	struct mp_session ss;
-	struct ann_multi am = { 0 };
-	char *plist = NULL;
-	const char **paths = NULL;
-	if (strchr(o.input, ',')) {
-		size_t n = 1;
-		for (const char *p = o.input; *p; p++)
-			n += *p == ',';
-		plist = strdup(o.input);
-		paths = calloc(n, sizeof(*paths));
-		if (!plist || !paths) {
-			rc = mp_err_set(&err, -ENOMEM, "out of memory");
-		} else {
-			n = 0;
-			for (char *sp = plist, *tok; (tok = strsep(&sp, ","));)
-				paths[n++] = tok;
-			rc = mp_multi_open(&am.m, paths, NULL, n, 1, &so, &err);
-			if (!rc) {
-				am.on = 1;
-				ss = am.m.ss[0];
-				for (size_t i = 1; i < n; i++) {
-					const char *what = mp_pd_build_id_differs(am.m.ss[0].pd,
-										  am.m.ss[i].pd);
-					if (what)
-						cli_warn(CMD, "%s: %s has another build-id than in %s",
-							 paths[i], what, paths[0]);
-				}
-				if (ann_multi_init(&am, o.no_skid)) {
-					ann_multi_fini(&am);
-					rc = mp_err_set(&err, -ENOMEM, "out of memory");
-				} else {
-					printf("# %zu recordings summed (instructions matched by "
-					       "address, events by attributes):\n", n);
-					for (size_t i = 0; i < n; i++)
-						printf("#   %s: %" PRIu64 " samples of %s\n", paths[i],
-						       mp_hist_total(am.m.ss[i].hist,
-								     am.m.map[i * am.m.nev])->samples,
-						       mp_pd_attr(am.m.ss[i].pd, am.m.map[i * am.m.nev])->name);
-					printf("#\n");
-				}
-			}
-		}
-	} else {
-		rc = mp_session_open(&ss, o.input, &so, &err);
-	}
+	char *bdir = s->adir ? strdup(s->adir) : cli_buildid_dir(o->symfs);
+	struct mp_session_opts so = { .symfs = o->symfs, .buildid_dir = bdir,
+				      .kallsyms = o->kallsyms ? o->kallsyms : s->akall };
+	int rc = strchr(o->input, ',') ? ann_open_many(o, s, &so)
+				       : mp_session_open(&s->ss, o->input, &so, &s->err);
 	free(bdir); /* copied by the session */
 	if (rc) {
-		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
-		mp_predict_fini(&pred);
-		cli_archive_done(&adir, &akall);
-		free(plist);
-		free(paths);
+		cli_error(CMD, "%s", s->err.msg[0] ? s->err.msg : mp_strerror(rc));
 		return 1;
 	}
-	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && ap.p; i++) {
-		const struct mp_pd_attr *at = mp_pd_attr(ss.pd, i);
+	s->opened = !s->am.on;
+	return ANN_GO;
+}
+
+/* The events shown (-e, else those with samples, at most SHOWN_EVENTS of many), the
+ * branch events for --predict's notes, counts or periods, the skid rule. ANN_GO, or the
+ * exit status. */
+static int ann_events(const struct ann_opts *o, struct ann_state *s)
+{
+	const mp_pd *pd = s->ss.pd;
+	for (size_t i = 0; i < mp_pd_nattrs(pd) && s->ap.p; i++) {
+		const struct mp_pd_attr *at = mp_pd_attr(pd, i);
 		int k = mp_predict_branch_event(at->attr.type, at->attr.config, at->name);
-		if (k == MP_PREDICT_EV_BRANCHES && ap.br < 0)
-			ap.br = (long)i;
-		else if (k == MP_PREDICT_EV_MISSES && ap.miss < 0)
-			ap.miss = (long)i;
+		if (k == MP_PREDICT_EV_BRANCHES && s->ap.br < 0)
+			s->ap.br = (long)i;
+		else if (k == MP_PREDICT_EV_MISSES && s->ap.miss < 0)
+			s->ap.miss = (long)i;
 	}
-	unsigned char *skid = NULL;
-	size_t *ev = calloc(mp_pd_nattrs(ss.pd) + 1, sizeof(size_t));
-	int status = 0;
-	if (!ev) {
+	s->ev = calloc(mp_pd_nattrs(pd) + 1, sizeof(size_t));
+	if (!s->ev) {
 		cli_error(CMD, "out of memory");
-		status = 1;
-		goto out;
+		return 1;
 	}
-	size_t nev = pick_events(ss.pd, ss.hist, ev);
-	if (o.events) {
-		rc = cli_select_events(CMD, ss.pd, o.events, ev, &nev);
-		if (rc) {
-			free(ev);
-			mp_session_close(&ss);
+	s->nev = pick_events(pd, s->ss.hist, s->ev);
+	if (o->events) {
+		int rc = cli_select_events(CMD, pd, o->events, s->ev, &s->nev);
+		if (rc)
 			return rc;
-		}
-	} else if (nev > MANY_EVENTS) {
+	} else if (s->nev > MANY_EVENTS) {
 		/* 13 simulated events make 491 columns: the first ones, and how to choose */
-		fprintf(stdout, "# showing %zu of %zu events (-e to choose):", SHOWN_EVENTS, nev);
-		for (size_t j = 0; j < nev; j++) {
-			const struct mp_pd_attr *at = mp_pd_attr(ss.pd, ev[j]);
+		fprintf(stdout, "# showing %zu of %zu events (-e to choose):", SHOWN_EVENTS, s->nev);
+		for (size_t j = 0; j < s->nev; j++) {
+			const struct mp_pd_attr *at = mp_pd_attr(pd, s->ev[j]);
 			fprintf(stdout, "%s %s%s", j ? "," : "",
 				at->spec && *at->spec ? at->spec : at->name,
 				j < SHOWN_EVENTS ? "" : " (hidden)");
 		}
 		fputc('\n', stdout);
-		nev = SHOWN_EVENTS;
+		s->nev = SHOWN_EVENTS;
 	}
 	/* A simulated recording's samples are one per address: their number means nothing. */
-	int show_period = o.period || (!o.samples && mp_pd_meta(ss.pd, MP_META_SIMULATED));
-	skid = calloc(mp_pd_nattrs(ss.pd) + 1, 1);
-	if (!skid) {
+	s->show_period = o->period || (!o->samples && mp_pd_meta(pd, MP_META_SIMULATED));
+	s->skid = calloc(mp_pd_nattrs(pd) + 1, 1);
+	if (!s->skid) {
 		cli_error(CMD, "out of memory");
-		status = 1;
-		goto out;
+		return 1;
 	}
-	for (size_t i = 0; i < mp_pd_nattrs(ss.pd) && !o.no_skid; i++)
-		skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(ss.pd, i)->attr);
-	struct mp_ann_opts ao = { .hot_pct = o.hot, .skid = skid };
-	if (nargs == 1) {
-		const char *arg = argv[1];
-		char *dso = NULL;
-		const char *sym;
-		if (split_target(ss.sym, arg, &dso, &sym)) {
-			cli_error(CMD, "out of memory");
-			status = 1;
-			goto out;
-		}
-		mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, dso, sym, &ao, &err);
-		char hint[1024] = "";
-		if (!a) {
-			/* C++: "scan", "lexer::scan" or the mangled name of demo::lexer::scan */
-			struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0],
-						   .dso = dso };
-			struct mp_hist_result r;
-			size_t others = 0;
-			if (!mp_hist_query(ss.hist, ss.sym, &q, &r)) {
-				const struct mp_hist_row *R =
-					find_symbol(&ss, &r, sym, hint, sizeof(hint), &others);
-				if (R) {
-					struct mp_err e2 = { 0 };
-					a = mp_ann_new_opts(ss.hist, ss.sym, R->dso, R->sym, &ao, &e2);
-					if (a && others)
-						cli_warn(CMD, "'%s' matches %zu more symbol%s; annotating "
-							 "the hottest, %s (name it as shown by report "
-							 "to choose)", sym, others, others > 1 ? "s" : "",
-							 R->sym);
-					if (!a)
-						err = e2;
-				}
-				mp_hist_result_fini(&r);
-			}
-		}
-		if (!a && !dso) {
-			struct mp_err ferr = { 0 };
-			a = mp_ann_new_file(ss.hist, ss.sym, arg, o.hot, &ferr);
-			if (!a && strpbrk(arg, "./"))
-				err = ferr;
-		}
-		free(dso);
-		if (!a) {
-			cli_error(CMD, "%s: %s%s%s%s", am.on ? paths[0] : o.input, err.msg,
-				  hint[0] ? " (did you mean " : "", hint, hint[0] ? "?)" : "");
-			status = 1;
-			goto out;
-		}
-		if (ann_multi_add(&am, a, mp_ann_info(a)->sym ? NULL : arg, o.hot, &err)) {
-			cli_error(CMD, "%s", err.msg);
-			mp_ann_free(a);
-			status = 1;
-			goto out;
-		}
-		print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
-		mp_ann_free(a);
-	} else {
-		/* the hot symbols, hottest first (of all the recordings together) */
-		struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0] };
-		struct mp_hist_result r = { 0 };
-		struct mp_hist_merged mg = { 0 };
-		struct hot_row *order = NULL;
-		size_t nrows = 0;
-		uint64_t tot = mp_hist_total(ss.hist, ev[0])->period;
-		if (am.on) {
-			size_t col = 0;
-			for (size_t j = 0; j < am.m.nev; j++)
-				if (am.m.ev[j] == ev[0])
-					col = j;
-			if (!mp_multi_query(&am.m, &q, &mg) &&
-			    (order = calloc(mg.nrows + 1, sizeof(*order)))) {
-				nrows = mg.nrows;
-				for (size_t i = 0; i < nrows; i++)
-					order[i] = (struct hot_row){
-						mg.counts[i * mg.ncols * mg.ngroups + col].period, i };
-				qsort(order, nrows, sizeof(*order), hot_row_cmp);
-				tot = am.m.total[col].period;
-			}
-		} else if (!mp_hist_query(ss.hist, ss.sym, &q, &r) &&
-			   (order = calloc(r.nrows + 1, sizeof(*order)))) {
-			nrows = r.nrows;
-			for (size_t i = 0; i < nrows; i++)
-				order[i] = (struct hot_row){ r.rows[i].c[ev[0]].period, i };
-		}
-		if (!order) {
-			mp_hist_result_fini(&r);
-			cli_error(CMD, "out of memory");
-			status = 1;
-			goto out;
-		}
-		size_t shown = 0;
-		for (size_t i = 0; i < nrows && status == 0; i++) {
-			const struct mp_hist_row *R = am.on ? &mg.rows[order[i].row] : &r.rows[order[i].row];
-			if (!R->sym_resolved || pct(order[i].period, tot) < o.threshold)
-				continue;
-			mp_ann *a = mp_ann_new_opts(ss.hist, ss.sym, R->dso, R->sym, &ao, &err);
-			if (!a) {
-				if (am.on)
-					printf("# %s (%s): no samples in %s, the first recording: not "
-					       "annotated (name it to -i first)\n\n", R->sym,
-					       R->dso ? R->dso : "?", paths[0]);
-				else
-					cli_warn(CMD, "%s", err.msg);
-				continue;
-			}
-			if (ann_multi_add(&am, a, NULL, o.hot, &err)) {
-				cli_error(CMD, "%s", err.msg);
-				status = 1;
-			} else {
-				print_ann(stdout, a, ss.pd, ev, nev, o.asm_, show_period, &ap);
-				shown++;
-			}
-			mp_ann_free(a);
-		}
-		free(order);
-		mp_hist_merged_fini(&mg);
-		mp_hist_result_fini(&r);
-		if (!shown)
-			printf("# no resolved symbol holds %.2f%% of the samples or more\n",
-			       o.threshold);
-	}
+	for (size_t i = 0; i < mp_pd_nattrs(pd) && !o->no_skid; i++)
+		s->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(pd, i)->attr);
+	s->ao = (struct mp_ann_opts){ .hot_pct = o->hot, .skid = s->skid };
+	return ANN_GO;
+}
+
+/* stdout flushed: status, or 1 after saying why it could not be written. */
+static int ann_flush(int status)
+{
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(CMD, "writing: %s", strerror(errno));
 		status = 1;
 	}
-out:
-	free(skid);
-	free(ev);
-	if (am.on)
-		ann_multi_fini(&am);
-	else
-		mp_session_close(&ss);
-	free(plist);
-	free(paths);
-	mp_predict_fini(&pred);
-	cli_archive_done(&adir, &akall); /* objects are read lazily: only now */
 	return status;
+}
+
+/* annotate SYMBOL, DSO:SYMBOL or a source file. Returns the exit status. */
+static int ann_target(const struct ann_opts *o, struct ann_state *s)
+{
+	struct mp_session *ss = &s->ss;
+	struct mp_err *err = &s->err;
+	const char *arg = o->target;
+	char *dso = NULL;
+	const char *sym;
+	if (split_target(ss->sym, arg, &dso, &sym)) {
+		cli_error(CMD, "out of memory");
+		return 1;
+	}
+	mp_ann *a = mp_ann_new_opts(ss->hist, ss->sym, dso, sym, &s->ao, err);
+	char hint[1024] = "";
+	if (!a) {
+		/* C++: "scan", "lexer::scan" or the mangled name of demo::lexer::scan */
+		struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = s->ev[0],
+					   .dso = dso };
+		struct mp_hist_result r;
+		size_t others = 0;
+		if (!mp_hist_query(ss->hist, ss->sym, &q, &r)) {
+			const struct mp_hist_row *R =
+				find_symbol(ss, &r, sym, hint, sizeof(hint), &others);
+			if (R) {
+				struct mp_err e2 = { 0 };
+				a = mp_ann_new_opts(ss->hist, ss->sym, R->dso, R->sym, &s->ao, &e2);
+				if (a && others)
+					cli_warn(CMD, "'%s' matches %zu more symbol%s; annotating "
+						 "the hottest, %s (name it as shown by report "
+						 "to choose)", sym, others, others > 1 ? "s" : "",
+						 R->sym);
+				if (!a)
+					*err = e2;
+			}
+			mp_hist_result_fini(&r);
+		}
+	}
+	if (!a && !dso) {
+		struct mp_err ferr = { 0 };
+		a = mp_ann_new_file(ss->hist, ss->sym, arg, o->hot, &ferr);
+		if (!a && strpbrk(arg, "./"))
+			*err = ferr;
+	}
+	free(dso);
+	if (!a) {
+		cli_error(CMD, "%s: %s%s%s%s", s->am.on ? s->paths[0] : o->input, err->msg,
+			  hint[0] ? " (did you mean " : "", hint, hint[0] ? "?)" : "");
+		return 1;
+	}
+	if (ann_multi_add(&s->am, a, mp_ann_info(a)->sym ? NULL : arg, o->hot, err)) {
+		cli_error(CMD, "%s", err->msg);
+		mp_ann_free(a);
+		return 1;
+	}
+	print_ann(stdout, a, ss->pd, s->ev, s->nev, o->asm_, s->show_period, &s->ap);
+	mp_ann_free(a);
+	return ann_flush(0);
+}
+
+/* annotate without a target: the symbols above --threshold, hottest first (of all the
+ * recordings together). Returns the exit status. */
+static int ann_hot(const struct ann_opts *o, struct ann_state *s)
+{
+	struct mp_session *ss = &s->ss;
+	struct ann_multi *am = &s->am;
+	const size_t *ev = s->ev;
+	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0] };
+	struct mp_hist_result r = { 0 };
+	struct mp_hist_merged mg = { 0 };
+	struct hot_row *order = NULL;
+	size_t nrows = 0;
+	int status = 0;
+	uint64_t tot = mp_hist_total(ss->hist, ev[0])->period;
+	if (am->on) {
+		size_t col = 0;
+		for (size_t j = 0; j < am->m.nev; j++)
+			if (am->m.ev[j] == ev[0])
+				col = j;
+		if (!mp_multi_query(&am->m, &q, &mg) &&
+		    (order = calloc(mg.nrows + 1, sizeof(*order)))) {
+			nrows = mg.nrows;
+			for (size_t i = 0; i < nrows; i++)
+				order[i] = (struct hot_row){
+					mg.counts[i * mg.ncols * mg.ngroups + col].period, i };
+			qsort(order, nrows, sizeof(*order), hot_row_cmp);
+			tot = am->m.total[col].period;
+		}
+	} else if (!mp_hist_query(ss->hist, ss->sym, &q, &r) &&
+		   (order = calloc(r.nrows + 1, sizeof(*order)))) {
+		nrows = r.nrows;
+		for (size_t i = 0; i < nrows; i++)
+			order[i] = (struct hot_row){ r.rows[i].c[ev[0]].period, i };
+	}
+	if (!order) {
+		mp_hist_merged_fini(&mg);
+		mp_hist_result_fini(&r);
+		cli_error(CMD, "out of memory");
+		return 1;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < nrows && status == 0; i++) {
+		const struct mp_hist_row *R = am->on ? &mg.rows[order[i].row] : &r.rows[order[i].row];
+		if (!R->sym_resolved || pct(order[i].period, tot) < o->threshold)
+			continue;
+		mp_ann *a = mp_ann_new_opts(ss->hist, ss->sym, R->dso, R->sym, &s->ao, &s->err);
+		if (!a) {
+			if (am->on)
+				printf("# %s (%s): no samples in %s, the first recording: not "
+				       "annotated (name it to -i first)\n\n", R->sym,
+				       R->dso ? R->dso : "?", s->paths[0]);
+			else
+				cli_warn(CMD, "%s", s->err.msg);
+			continue;
+		}
+		if (ann_multi_add(am, a, NULL, o->hot, &s->err)) {
+			cli_error(CMD, "%s", s->err.msg);
+			status = 1;
+		} else {
+			print_ann(stdout, a, ss->pd, ev, s->nev, o->asm_, s->show_period, &s->ap);
+			shown++;
+		}
+		mp_ann_free(a);
+	}
+	free(order);
+	mp_hist_merged_fini(&mg);
+	mp_hist_result_fini(&r);
+	if (!shown)
+		printf("# no resolved symbol holds %.2f%% of the samples or more\n", o->threshold);
+	return ann_flush(status);
+}
+
+static void ann_close(struct ann_state *s)
+{
+	free(s->skid);
+	free(s->ev);
+	if (s->am.on)
+		ann_multi_fini(&s->am);
+	else if (s->opened)
+		mp_session_close(&s->ss);
+	free(s->plist);
+	free(s->paths);
+	mp_predict_fini(&s->pred);
+	cli_archive_done(&s->adir, &s->akall); /* objects are read lazily: only now */
 }
 
 static int cmd_annotate(int argc, char **argv)
 {
 	char *inputs = NULL; /* -i FILE, repeated: joined with ',' */
-	int rc = annotate_run(argc, argv, &inputs);
+	struct ann_opts o = { .threshold = 1.0, .hot = 5.0 };
+	struct ann_state s = { 0 };
+	int rc = ann_parse_args(argc, argv, &inputs, &o);
+	if (rc == ANN_GO)
+		rc = ann_open(&o, &s);
+	if (rc == ANN_GO)
+		rc = ann_events(&o, &s);
+	if (rc == ANN_GO)
+		rc = o.target ? ann_target(&o, &s) : ann_hot(&o, &s);
+	ann_close(&s);
 	free(inputs);
 	return rc;
 }

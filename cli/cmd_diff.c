@@ -586,52 +586,23 @@ static int open_rside(const char *path, enum mp_ratio_level lvl, const struct di
 	return 0;
 }
 
-static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
+/* The changes of every ratio value between each new side and the baseline, per level
+ * (program, then lvl), into *chg (malloc'd, *nchg of them, kept on failure for the
+ * caller to free). 0, or a negative errno with err set. */
+static int ratio_changes(const struct side_files *sf, struct rside *s, enum mp_ratio_level lvl,
+			 const struct mp_ratio_def **defs, size_t nd, struct rchange **chg,
+			 size_t *nchg, struct mp_err *err)
 {
-	enum mp_ratio_level lvl = MP_RATIO_SYMBOL;
-	struct mp_err err = { 0, "" };
-	int rc = 0;
-	if (o->level && parse_level(o->level, &lvl)) {
-		cli_error(CMD, "--level '%s': expected program, dso, symbol or line", o->level);
-		return CLI_EXIT_USAGE;
-	}
-	if (sf->n != sf->ngroups) {
-		cli_error(CMD, "--ratios compares one recording per side (%zu files for %zu sides)",
-			  sf->n, sf->ngroups);
-		return CLI_EXIT_USAGE;
-	}
-	size_t nlv = lvl == MP_RATIO_PROGRAM ? 1 : 2;
-	mp_ratio_set *set = mp_ratio_set_new();
-	struct rside *s = calloc(sf->n, sizeof(*s));
-	struct rchange *chg = NULL;
-	size_t nchg = 0, capchg = 0;
-	const struct mp_ratio_def **defs = NULL;
-	if (!set || !s) {
-		cli_error(CMD, "out of memory");
-		rc = 1;
-		goto out;
-	}
-	if ((rc = mp_ratio_set_load_default(set, NULL, &err)))
-		goto fail;
-	size_t nd = mp_ratio_set_count(set);
-	defs = calloc(nd + 1, sizeof(*defs));
-	if (!defs) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < nd; i++)
-		defs[i] = mp_ratio_set_get(set, i);
-	for (size_t i = 0; i < sf->n; i++)
-		if ((rc = open_rside(sf->paths[i], lvl, o, &s[i], &err)))
-			goto fail;
+	size_t nlv = lvl == MP_RATIO_PROGRAM ? 1 : 2, capchg = 0;
+	int rc;
 	for (size_t g = 1; g < sf->n; g++)
 		for (size_t l = 0; l < nlv; l++) {
 			struct mp_ratio_table_opts to = { .defs = defs, .ndefs = nd, .min_samples = 10,
 							  .level = l ? lvl : MP_RATIO_PROGRAM };
 			struct mp_ratio_table *t = &s[g].t[l];
 			mp_ratio_table_fini(t);
-			if ((rc = mp_ratio_table_build(&s[g].src[l], &s[0].src[l], &to, t, &err)))
-				goto fail;
+			if ((rc = mp_ratio_table_build(&s[g].src[l], &s[0].src[l], &to, t, err)))
+				return rc;
 			for (size_t i = 0; i < t->n; i++) {
 				const struct mp_ratio_result *x = &t->r[i];
 				if (!x->base_complete)
@@ -641,22 +612,26 @@ static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
 					struct mp_ratio_change ch;
 					if (!row->have_base || mp_ratio_change(&row->base, &row->v, &ch))
 						continue;
-					if (nchg == capchg) {
+					if (*nchg == capchg) {
 						capchg = capchg ? 2 * capchg : 64;
-						struct rchange *nc = realloc(chg, capchg * sizeof(*chg));
-						if (!nc) {
-							rc = -ENOMEM;
-							goto fail;
-						}
-						chg = nc;
+						struct rchange *nc = realloc(*chg, capchg * sizeof(**chg));
+						if (!nc)
+							return -ENOMEM;
+						*chg = nc;
 					}
 					double big = fmax(fabs(row->v.value), fabs(row->base.value));
-					chg[nchg++] = (struct rchange){ x, row, ch, to.level, g,
+					(*chg)[(*nchg)++] = (struct rchange){ x, row, ch, to.level, g,
 									big > 0 ? fabs(ch.delta) / big : 0 };
 				}
 			}
 		}
-	qsort(chg, nchg, sizeof(*chg), rchange_cmp);
+	return 0;
+}
+
+/* The changes, largest first, as CSV, JSON or text. */
+static void print_ratio_changes(const struct diff_opts *o, const struct side_files *sf,
+				const struct rside *s, const struct rchange *chg, size_t nchg)
+{
 	if (o->csv) {
 		printf("side,ratio_id,ratio,level,place,dso,symbol,baseline,value,change,lo,hi,exact,significant\n");
 		for (size_t i = 0; i < nchg; i++) {
@@ -732,6 +707,49 @@ static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
 			       c->ch.significant ? "significant" : "");
 		}
 	}
+}
+
+static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
+{
+	enum mp_ratio_level lvl = MP_RATIO_SYMBOL;
+	struct mp_err err = { 0, "" };
+	int rc = 0;
+	if (o->level && parse_level(o->level, &lvl)) {
+		cli_error(CMD, "--level '%s': expected program, dso, symbol or line", o->level);
+		return CLI_EXIT_USAGE;
+	}
+	if (sf->n != sf->ngroups) {
+		cli_error(CMD, "--ratios compares one recording per side (%zu files for %zu sides)",
+			  sf->n, sf->ngroups);
+		return CLI_EXIT_USAGE;
+	}
+	mp_ratio_set *set = mp_ratio_set_new();
+	struct rside *s = calloc(sf->n, sizeof(*s));
+	struct rchange *chg = NULL;
+	size_t nchg = 0;
+	const struct mp_ratio_def **defs = NULL;
+	if (!set || !s) {
+		cli_error(CMD, "out of memory");
+		rc = 1;
+		goto out;
+	}
+	if ((rc = mp_ratio_set_load_default(set, NULL, &err)))
+		goto fail;
+	size_t nd = mp_ratio_set_count(set);
+	defs = calloc(nd + 1, sizeof(*defs));
+	if (!defs) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < nd; i++)
+		defs[i] = mp_ratio_set_get(set, i);
+	for (size_t i = 0; i < sf->n; i++)
+		if ((rc = open_rside(sf->paths[i], lvl, o, &s[i], &err)))
+			goto fail;
+	if ((rc = ratio_changes(sf, s, lvl, defs, nd, &chg, &nchg, &err)))
+		goto fail;
+	qsort(chg, nchg, sizeof(*chg), rchange_cmp);
+	print_ratio_changes(o, sf, s, chg, nchg);
 	rc = 0;
 	goto out;
 fail:

@@ -192,156 +192,194 @@ static int run_workload(char **argv, const char *path, int *exec_errno)
 	return st;
 }
 
-static int cmd_predict(int argc, char **argv)
+/* What a step of cmd_predict returns to go on (else the exit status). */
+#define PREDICT_GO (-1)
+
+struct predict_opts {
+	const char *input, *output, *by_s, *sort_s;
+	int atomic_hint, csv, json;
+	double threshold;
+	struct mp_predict_opts po;  /* --by, --sort, --threshold parsed */
+	int nargs;                  /* the command: argv[1..nargs] */
+	char **argv;
+};
+
+/* The command line into o, checked. PREDICT_GO, or the exit status. */
+static int predict_parse_args(int argc, char **argv, struct predict_opts *o)
 {
-	const char *input = NULL, *output = NULL, *by_s = "use", *sort_s = "incorrect";
-	int atomic_hint = 0, csv = 0, json = 0, nargs, rc, status = 0, ran = 0;
-	double threshold = 0;
-	struct mp_predict p = { 0 };
-	struct mp_predict_opts po = { 0 };
-	struct mp_predict_row *rows = NULL;
-	size_t nrows = 0;
 	struct mp_err err = { 0 };
-	char *abs = NULL;
 	const struct cli_opt opts[] = {
-		{ 'o', "output", CLI_STR, &output, "FILE",
+		{ 'o', "output", CLI_STR, &o->output, "FILE",
 		  "predict file the run appends to (default memprof.predict; emptied first)" },
-		{ 'i', "input", CLI_STR, &input, "FILE", "print an existing predict file (no run)" },
-		{ 0, "atomic-hint", CLI_FLAG, &atomic_hint, NULL,
+		{ 'i', "input", CLI_STR, &o->input, "FILE", "print an existing predict file (no run)" },
+		{ 0, "atomic-hint", CLI_FLAG, &o->atomic_hint, NULL,
 		  "say which objects count without atomics (their counts may miss increments "
 		  "when threads run the same use at once) and how to build them exact" },
-		{ 0, "by", CLI_STR, &by_s, "KEY",
+		{ 0, "by", CLI_STR, &o->by_s, "KEY",
 		  "merge uses: use (default), line, expr (a macro's uses together), function" },
-		{ 0, "sort", CLI_STR, &sort_s, "KEY",
+		{ 0, "sort", CLI_STR, &o->sort_s, "KEY",
 		  "incorrect (default), correct, percent, total, location" },
-		{ 0, "threshold", CLI_DOUBLE, &threshold, "PCT",
+		{ 0, "threshold", CLI_DOUBLE, &o->threshold, "PCT",
 		  "only rows whose hint is incorrect at least PCT% of the time" },
-		{ 0, "csv", CLI_FLAG, &csv, NULL, "print CSV" },
-		{ 0, "json", CLI_FLAG, &json, NULL, "print one JSON document" },
+		{ 0, "csv", CLI_FLAG, &o->csv, NULL, "print CSV" },
+		{ 0, "json", CLI_FLAG, &o->json, NULL, "print one JSON document" },
 		{ 0 },
 	};
 
-	rc = cli_parse(&cli_cmd_predict, opts, argc, argv, &nargs);
+	int rc = cli_parse(&cli_cmd_predict, opts, argc, argv, &o->nargs);
 	if (rc)
 		return rc == 1 ? 0 : CLI_EXIT_USAGE;
-	if (csv && json) {
+	o->argv = argv;
+	if (o->csv && o->json) {
 		cli_error("predict", "give either --csv or --json, not both");
 		return CLI_EXIT_USAGE;
 	}
-	if (mp_predict_by_parse(by_s, &po.by, &err) || mp_predict_sort_parse(sort_s, &po.sort, &err)) {
+	if (mp_predict_by_parse(o->by_s, &o->po.by, &err) ||
+	    mp_predict_sort_parse(o->sort_s, &o->po.sort, &err)) {
 		cli_error("predict", "%s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (threshold < 0 || threshold > 100) {
-		cli_error("predict", "--threshold %g: expected a percentage from 0 to 100", threshold);
+	if (o->threshold < 0 || o->threshold > 100) {
+		cli_error("predict", "--threshold %g: expected a percentage from 0 to 100",
+			  o->threshold);
 		return CLI_EXIT_USAGE;
 	}
-	po.threshold = threshold;
-	if (input && (nargs || output)) {
+	o->po.threshold = o->threshold;
+	if (o->input && (o->nargs || o->output)) {
 		cli_error("predict", "-i reads an existing file: give no command and no -o");
 		return CLI_EXIT_USAGE;
 	}
-	if (!input && !nargs) {
+	if (!o->input && !o->nargs) {
 		cli_error("predict", "no command to run and no -i FILE (see memprof predict --help)");
 		return CLI_EXIT_USAGE;
 	}
+	return PREDICT_GO;
+}
 
-	if (!input) {
-		int exec_errno = 0;
-		const char *path = output ? output : "memprof.predict";
-		if (unlink(path) < 0 && errno != ENOENT) {
-			cli_error("predict", "%s: %s", path, strerror(errno));
-			return CLI_EXIT_RUNTIME;
-		}
-		abs = realpath(".", NULL);
-		if (path[0] != '/' && abs) {
-			char *full = malloc(strlen(abs) + strlen(path) + 2);
-			if (full)
-				sprintf(full, "%s/%s", abs, path);
-			free(abs);
-			abs = full;
-		} else {
-			free(abs);
-			abs = strdup(path);
-		}
-		if (!abs) {
-			cli_error("predict", "out of memory");
-			return CLI_EXIT_RUNTIME;
-		}
-		fflush(NULL);
-		status = run_workload(argv + 1, abs, &exec_errno);
-		if (status < 0) {
-			cli_error("predict", "cannot start %s: %s", argv[1], strerror(errno));
-			free(abs);
-			return CLI_EXIT_RUNTIME;
-		}
-		if (exec_errno) {
-			cli_error("predict", "cannot run %s: %s", argv[1], strerror(exec_errno));
-			free(abs);
-			return 127;
-		}
-		ran = 1;
-		input = abs;
-		if (access(input, F_OK) < 0) {
-			if (WIFSIGNALED(status))
-				cli_error("predict", "%s was killed by signal %d before its destructors "
-						     "could write counts",
-					  argv[1], WTERMSIG(status));
-			else
-				cli_error("predict", "%s wrote no branch-prediction counts: " BUILD_HINT,
-					  argv[1]);
-			free(abs);
-			return mp_exit_code(status);
-		}
+/* Run the command with MEMPROF_PREDICT set to the predict file (emptied first), whose
+ * absolute path is then *abs (malloc'd) and o->input; *status the command's wait status.
+ * PREDICT_GO, or the exit status when it could not run or wrote no counts. */
+static int predict_run_command(struct predict_opts *o, char **abs, int *status)
+{
+	char **argv = o->argv;
+	int exec_errno = 0;
+	const char *path = o->output ? o->output : "memprof.predict";
+	if (unlink(path) < 0 && errno != ENOENT) {
+		cli_error("predict", "%s: %s", path, strerror(errno));
+		return CLI_EXIT_RUNTIME;
 	}
+	*abs = realpath(".", NULL);
+	if (path[0] != '/' && *abs) {
+		char *full = malloc(strlen(*abs) + strlen(path) + 2);
+		if (full)
+			sprintf(full, "%s/%s", *abs, path);
+		free(*abs);
+		*abs = full;
+	} else {
+		free(*abs);
+		*abs = strdup(path);
+	}
+	if (!*abs) {
+		cli_error("predict", "out of memory");
+		return CLI_EXIT_RUNTIME;
+	}
+	fflush(NULL);
+	*status = run_workload(argv + 1, *abs, &exec_errno);
+	if (*status < 0) {
+		cli_error("predict", "cannot start %s: %s", argv[1], strerror(errno));
+		return CLI_EXIT_RUNTIME;
+	}
+	if (exec_errno) {
+		cli_error("predict", "cannot run %s: %s", argv[1], strerror(exec_errno));
+		return 127;
+	}
+	o->input = *abs;
+	if (access(o->input, F_OK) < 0) {
+		if (WIFSIGNALED(*status))
+			cli_error("predict", "%s was killed by signal %d before its destructors "
+					     "could write counts",
+				  argv[1], WTERMSIG(*status));
+		else
+			cli_error("predict", "%s wrote no branch-prediction counts: " BUILD_HINT,
+				  argv[1]);
+		return mp_exit_code(*status);
+	}
+	return PREDICT_GO;
+}
 
-	rc = mp_predict_read(&p, input, &err);
+/* --atomic-hint: on stderr, each object whose uses count without atomics. */
+static void print_atomic_hint(const struct mp_predict *p)
+{
+	for (size_t i = 0; i < p->nrecords; i++) {
+		const struct mp_predict_record *r = &p->records[i];
+		size_t plain = 0, j;
+		for (j = 0; j < r->nuses; j++)
+			plain += !p->uses[r->first_use + j].atomic;
+		for (j = 0; j < i && strcmp(p->records[j].object, r->object); j++)
+			;
+		if (plain && j == i)
+			fprintf(stderr,
+				"memprof predict: %s: %zu of %zu uses count without atomics: when "
+				"threads run them at once, increments can be lost; rebuild with "
+				"-DDEBUGPRED -DDEBUGPRED_ATOMIC for exact counts\n",
+				r->object, plain, r->nuses);
+	}
+}
+
+/* The predict file read, aggregated and printed. ran: it was the command's run (then the
+ * exit status is the command's, from status). Returns the exit status. */
+static int predict_print(const struct predict_opts *o, int ran, int status)
+{
+	struct mp_predict p = { 0 };
+	struct mp_predict_row *rows = NULL;
+	size_t nrows = 0;
+	struct mp_err err = { 0 };
+	int rc = mp_predict_read(&p, o->input, &err);
 	if (rc) {
 		cli_error("predict", "%s", err.msg);
-		free(abs);
 		return CLI_EXIT_RUNTIME;
 	}
 	if (p.nrecords == 0) {
-		cli_error("predict", "%s holds no records: " BUILD_HINT, input);
+		cli_error("predict", "%s holds no records: " BUILD_HINT, o->input);
 		mp_predict_fini(&p);
-		free(abs);
 		return ran ? mp_exit_code(status) : CLI_EXIT_RUNTIME;
 	}
-	if (mp_predict_aggregate(&p, &po, &rows, &nrows, &err)) {
+	if (mp_predict_aggregate(&p, &o->po, &rows, &nrows, &err)) {
 		cli_error("predict", "%s", err.msg);
 		rc = CLI_EXIT_RUNTIME;
 		goto out;
 	}
-	if (csv)
+	if (o->csv)
 		print_csv(stdout, rows, nrows);
-	else if (json)
-		print_json(stdout, &p, by_s, rows, nrows);
+	else if (o->json)
+		print_json(stdout, &p, o->by_s, rows, nrows);
 	else
-		print_table(stdout, &p, by_s, sort_s, rows, nrows);
+		print_table(stdout, &p, o->by_s, o->sort_s, rows, nrows);
 	if (p.nuses == 0)
 		cli_warn("predict", "%s: the objects include <memprof/debugpred.h> with -DDEBUGPRED "
 				    "but have no likely()/unlikely() use",
-			 input);
-	if (atomic_hint) {
-		for (size_t i = 0; i < p.nrecords; i++) {
-			const struct mp_predict_record *r = &p.records[i];
-			size_t plain = 0, j;
-			for (j = 0; j < r->nuses; j++)
-				plain += !p.uses[r->first_use + j].atomic;
-			for (j = 0; j < i && strcmp(p.records[j].object, r->object); j++)
-				;
-			if (plain && j == i)
-				fprintf(stderr,
-					"memprof predict: %s: %zu of %zu uses count without atomics: when "
-					"threads run them at once, increments can be lost; rebuild with "
-					"-DDEBUGPRED -DDEBUGPRED_ATOMIC for exact counts\n",
-					r->object, plain, r->nuses);
-		}
-	}
+			 o->input);
+	if (o->atomic_hint)
+		print_atomic_hint(&p);
 	rc = ran ? mp_exit_code(status) : 0;
 out:
 	free(rows);
 	mp_predict_fini(&p);
+	return rc;
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+	struct predict_opts o = { .by_s = "use", .sort_s = "incorrect" };
+	char *abs = NULL;
+	int status = 0, ran = 0;
+	int rc = predict_parse_args(argc, argv, &o);
+	if (rc == PREDICT_GO && !o.input) {
+		rc = predict_run_command(&o, &abs, &status);
+		ran = 1;
+	}
+	if (rc == PREDICT_GO)
+		rc = predict_print(&o, ran, status);
 	free(abs);
 	return rc;
 }

@@ -329,246 +329,285 @@ static int stat_sim(const char *events, char **argv, FILE *f)
 	return rc;
 }
 
-static int cmd_stat(int argc, char **argv)
+/* What a step of cmd_stat returns to go on (else the exit status). */
+#define STAT_GO (-1)
+
+struct stat_opts {
+	char *events;  /* -e, repeated ones joined (malloc'd) */
+	const char *sep, *outpath, *pmu;
+	int pid, all, no_inherit, csv, json, ratios, regions, sim, repeat, interval;
+	int nargs;     /* the command: argv[1..nargs] */
+	char **argv;
+};
+
+/* The counting: its events, the last run's result, -r's running mean and squares of the
+ * differences per event and for the wall time (index nev). */
+struct stat_run {
+	FILE *f;       /* the counts go there: -o FILE, else stderr */
+	struct mp_event *evs;
+	size_t nev;
+	struct mp_record_result res;
+	struct stat_iv iv;
+	double *mean, *m2;
+	int *any;      /* per event: counted in some run */
+	int runs;
+};
+
+/* The command line into o, its combinations checked. STAT_GO, or the exit status. */
+static int stat_parse_args(int argc, char **argv, struct stat_opts *o)
 {
-	char *events = NULL;
-	const char *sep = NULL, *outpath = NULL, *pmu = NULL;
-	int pid = 0, all = 0, no_inherit = 0, csv = 0, json = 0, ratios = 0, regions = 0, sim = 0,
-	    repeat = 1, interval = 0, nargs, rc;
 	const struct cli_opt opts[] = {
-		{ 'e', "event", CLI_STRLIST, &events, "EVENTS",
+		{ 'e', "event", CLI_STRLIST, &o->events, "EVENTS",
 		  "events to count, comma-separated or repeated (see memprof list)" },
-		{ 'a', "all-cpus", CLI_FLAG, &all, NULL, "count on every CPU (system-wide)" },
-		{ 'p', "pid", CLI_INT, &pid, "PID", "attach to a running process until it exits "
+		{ 'a', "all-cpus", CLI_FLAG, &o->all, NULL, "count on every CPU (system-wide)" },
+		{ 'p', "pid", CLI_INT, &o->pid, "PID", "attach to a running process until it exits "
 						     "or Ctrl-C" },
-		{ 'i', "no-inherit", CLI_FLAG, &no_inherit, NULL,
+		{ 'i', "no-inherit", CLI_FLAG, &o->no_inherit, NULL,
 		  "do not count new threads and child processes" },
-		{ 0, "csv", CLI_FLAG, &csv, NULL, "print CSV (event,value,unit,...)" },
-		{ 0, "json", CLI_FLAG, &json, NULL, "print one JSON document" },
-		{ 'x', "field-separator", CLI_STR, &sep, "SEP", "CSV with SEP between fields" },
-		{ 'o', "output", CLI_STR, &outpath, "FILE", "write the counts to FILE" },
-		CLI_OPT_PMU(&pmu, CLI_PMU_RESOLVE),
-		{ 0, "ratios", CLI_FLAG, &ratios, NULL,
+		{ 0, "csv", CLI_FLAG, &o->csv, NULL, "print CSV (event,value,unit,...)" },
+		{ 0, "json", CLI_FLAG, &o->json, NULL, "print one JSON document" },
+		{ 'x', "field-separator", CLI_STR, &o->sep, "SEP", "CSV with SEP between fields" },
+		{ 'o', "output", CLI_STR, &o->outpath, "FILE", "write the counts to FILE" },
+		CLI_OPT_PMU(&o->pmu, CLI_PMU_RESOLVE),
+		{ 0, "ratios", CLI_FLAG, &o->ratios, NULL,
 		  "then the ratios the counts give (IPC, L1D Miss Rate, ...: memprof ratios)" },
-		{ 0, "regions", CLI_FLAG, &regions, NULL,
+		{ 0, "regions", CLI_FLAG, &o->regions, NULL,
 		  "count per region of the program's markers (memprof/marker.h): calls, counts "
 		  "and ratios per region and thread, and outside any region" },
-		{ 'r', "repeat", CLI_INT, &repeat, "N",
+		{ 'r', "repeat", CLI_INT, &o->repeat, "N",
 		  "run the command N times: each count's mean and the spread of the mean (as "
 		  "perf stat -r)" },
-		{ 'I', "interval-print", CLI_INT, &interval, "MS",
+		{ 'I', "interval-print", CLI_INT, &o->interval, "MS",
 		  "print the counts of every MS milliseconds while the target runs (as perf stat "
 		  "-I; the last line: up to the end)" },
-		{ 0, "sim", CLI_FLAG, &sim, NULL,
+		{ 0, "sim", CLI_FLAG, &o->sim, NULL,
 		  "count under valgrind's cache and branch simulation (record --sim's events; "
 		  "exact counts, no PMU)" },
 		{ 0 },
 	};
 
-	rc = cli_parse(&cli_cmd_stat, opts, argc, argv, &nargs);
-	if (rc) {
-		free(events);
+	int rc = cli_parse(&cli_cmd_stat, opts, argc, argv, &o->nargs);
+	if (rc)
 		return rc == 1 ? 0 : CLI_EXIT_USAGE;
-	}
-	rc = CLI_EXIT_USAGE;
-	if (sep && !*sep) {
+	o->argv = argv;
+	int nargs = o->nargs, pid = o->pid, repeat = o->repeat, interval = o->interval;
+	if (o->sep && !*o->sep) {
 		cli_error("stat", "-x \"\": the field separator must not be empty");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if (sep)
-		csv = 1;
+	if (o->sep)
+		o->csv = 1;
 	else
-		sep = ",";
-	if (csv && json) {
+		o->sep = ",";
+	if (o->csv && o->json) {
 		cli_error("stat", "give either --csv (-x) or --json, not both");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
 	if (pid < 0) {
 		cli_error("stat", "-p %d: not a process id", pid);
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if (!nargs && !pid && !all) {
+	if (!nargs && !pid && !o->all) {
 		cli_error("stat", "no command to count (see memprof stat --help)");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if (regions && !nargs) {
+	if (o->regions && !nargs) {
 		cli_error("stat", "--regions needs a command (its markers talk to memprof)");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if ((nargs && pid) || (pid && all)) {
+	if ((nargs && pid) || (pid && o->all)) {
 		cli_error("stat", "give one of a command, -p PID or -a");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
 	if (repeat < 1 || interval < 0) {
 		cli_error("stat", repeat < 1 ? "-r %d: not a number of runs" : "-I %d: not a number "
 			  "of milliseconds", repeat < 1 ? repeat : interval);
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if ((repeat > 1 || interval) && (csv || json || regions || sim || (repeat > 1 && interval))) {
+	if ((repeat > 1 || interval) &&
+	    (o->csv || o->json || o->regions || o->sim || (repeat > 1 && interval))) {
 		cli_error("stat", "-r and -I print text (not with each other, --csv, --json, "
 			  "--regions or --sim)");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
 	if (repeat > 1 && !nargs) {
 		cli_error("stat", "-r needs a command to run again");
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
-	if (sim) {
-		if (pid || all || csv || json || ratios || no_inherit || pmu) {
-			cli_error("stat", "--sim runs a command and prints its counts: it takes -e "
-				  "and -o only");
-			goto out;
-		}
-		FILE *sf = stdout;
-		if (outpath && !(sf = fopen(outpath, "w"))) {
-			cli_error("stat", "%s: cannot create: %s", outpath, strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		rc = stat_sim(events, argv + 1, sf);
-		if (outpath && (ferror(sf) | fclose(sf))) {
-			cli_error("stat", "%s: cannot write the counts: %s", outpath,
-				  strerror(errno));
-			rc = rc ? rc : 1;
-		}
-		goto out;
+	if (o->sim && (pid || o->all || o->csv || o->json || o->ratios || o->no_inherit || o->pmu)) {
+		cli_error("stat", "--sim runs a command and prints its counts: it takes -e and -o "
+			  "only");
+		return CLI_EXIT_USAGE;
 	}
+	return STAT_GO;
+}
 
+/* --sim: the counts on stdout, or in the -o file. Returns the exit status. */
+static int stat_sim_out(const struct stat_opts *o)
+{
+	FILE *sf = stdout;
+	if (o->outpath && !(sf = fopen(o->outpath, "w"))) {
+		cli_error("stat", "%s: cannot create: %s", o->outpath, strerror(errno));
+		return 1;
+	}
+	int rc = stat_sim(o->events, o->argv + 1, sf);
+	if (o->outpath && (ferror(sf) | fclose(sf))) {
+		cli_error("stat", "%s: cannot write the counts: %s", o->outpath, strerror(errno));
+		rc = rc ? rc : 1;
+	}
+	return rc;
+}
+
+/* The events (-e, else the default set) and where the counts go (-o). STAT_GO, or the
+ * exit status. */
+static int stat_events(const struct stat_opts *o, struct stat_run *r)
+{
 	struct mp_evopts eo = { 0 };
-	struct mp_event *evs = NULL;
-	size_t nev = 0;
 	struct mp_err err = { 0 };
 	eo.count_only = 1;
-	eo.pmu_model = pmu;
-	if (events) {
-		if (mp_events_parse(events, &eo, &evs, &nev, &err)) {
+	eo.pmu_model = o->pmu;
+	if (o->events) {
+		if (mp_events_parse(o->events, &eo, &r->evs, &r->nev, &err)) {
+			r->evs = NULL;
 			cli_error("stat", "%s", err.msg);
-			goto out;
+			return CLI_EXIT_USAGE;
 		}
-	} else if (default_events(&eo, &evs, &nev)) {
+	} else if (default_events(&eo, &r->evs, &r->nev)) {
 		cli_error("stat", "the kernel can open none of the default events here");
-		free(evs);
-		rc = 1;
-		goto out;
+		return 1;
 	}
+	if (o->outpath && !(r->f = fopen(o->outpath, "w"))) {
+		cli_error("stat", "%s: cannot create: %s", o->outpath, strerror(errno));
+		return 1;
+	}
+	if (!r->f)
+		r->f = stderr; /* like perf stat: stdout stays the workload's */
+	return STAT_GO;
+}
 
-	FILE *f = NULL;
-	if (outpath && !(f = fopen(outpath, "w"))) {
-		cli_error("stat", "%s: cannot create: %s", outpath, strerror(errno));
-		free(evs);
-		rc = 1;
-		goto out;
-	}
-	if (!f)
-		f = stderr; /* like perf stat: stdout stays the workload's */
+/* Count: the command run -r times (or the process or system until it ends), -I's lines
+ * printed as it goes. STAT_GO, or the exit status (the -o file removed). */
+static int stat_measure(const struct stat_opts *o, struct stat_run *r)
+{
+	struct mp_err err = { 0 };
 	struct mp_stat_opts so = { 0 };
-	struct mp_record_result res = { 0 };
-	so.events = evs;
+	size_t nev = r->nev;
+	so.events = r->evs;
 	so.nevents = nev;
-	so.argv = nargs ? argv + 1 : NULL;
-	so.pid = pid;
-	so.system_wide = all;
-	so.no_inherit = no_inherit;
+	so.argv = o->nargs ? o->argv + 1 : NULL;
+	so.pid = o->pid;
+	so.system_wide = o->all;
+	so.no_inherit = o->no_inherit;
 	so.stop = &cli_stop_flag;
-	so.regions = regions;
-	struct stat_iv iv = { f, evs, nev, calloc(nev + 1, sizeof(struct mp_event_result)), 0, 0 };
-	double *mean = calloc(2 * nev + 3, sizeof(double)), *m2 = mean ? mean + nev + 1 : NULL;
-	int *any = calloc(nev + 1, sizeof(int));
-	if (!iv.prev || !mean || !any) {
+	so.regions = o->regions;
+	r->iv = (struct stat_iv){ r->f, r->evs, nev,
+				  calloc(nev + 1, sizeof(struct mp_event_result)), 0, 0 };
+	r->mean = calloc(2 * nev + 3, sizeof(double));
+	r->m2 = r->mean ? r->mean + nev + 1 : NULL;
+	r->any = calloc(nev + 1, sizeof(int));
+	if (!r->iv.prev || !r->mean || !r->any) {
 		cli_error("stat", "out of memory");
-		rc = 1;
-		goto free_run;
+		return 1;
 	}
-	if (interval) {
-		so.interval_ns = (uint64_t)interval * 1000000u;
+	if (o->interval) {
+		so.interval_ns = (uint64_t)o->interval * 1000000u;
 		so.interval = stat_iv_cb;
-		so.interval_ctx = &iv;
+		so.interval_ctx = &r->iv;
 	}
 	cli_install_stop_handler();
-	int runs = 0;
-	for (int k = 0; k < repeat; k++) {
+	for (int k = 0; k < o->repeat; k++) {
 		if (k) {
-			free(res.ev);
-			mp_regions_free(res.regions);
-			memset(&res, 0, sizeof(res));
+			free(r->res.ev);
+			mp_regions_free(r->res.regions);
+			memset(&r->res, 0, sizeof(r->res));
 		}
-		if (mp_stat_run(&so, &res, &err)) {
+		if (mp_stat_run(&so, &r->res, &err)) {
 			cli_error("stat", "%s", err.msg);
-			rc = res.exec_errno ? 127 : 1;
-			if (outpath) {
-				fclose(f);
-				remove(outpath);
-				outpath = NULL;
+			if (o->outpath) {
+				fclose(r->f);
+				remove(o->outpath);
 			}
-			goto free_run;
+			return r->res.exec_errno ? 127 : 1;
 		}
 		/* each event's scaled count and the wall time: running mean and squares of the
 		 * differences (Welford), for -r's spread */
-		runs++;
+		r->runs++;
 		for (size_t i = 0; i <= nev; i++) {
-			double x = i < nev ? scaled_of(&res.ev[i]) : (double)res.wall_ns;
+			double x = i < nev ? scaled_of(&r->res.ev[i]) : (double)r->res.wall_ns;
 			if (i < nev)
-				any[i] |= res.ev[i].run > 0;
-			double dl = x - mean[i];
-			mean[i] += dl / runs;
-			m2[i] += dl * (x - mean[i]);
+				r->any[i] |= r->res.ev[i].run > 0;
+			double dl = x - r->mean[i];
+			r->mean[i] += dl / r->runs;
+			r->m2[i] += dl * (x - r->mean[i]);
 		}
-		if (res.workload_started && WIFSIGNALED(res.workload_status))
+		if (r->res.workload_started && WIFSIGNALED(r->res.workload_status))
 			break; /* Ctrl-C or killed: no more runs */
 	}
+	return STAT_GO;
+}
 
+/* The counts in the form asked for: text (perf stat's), CSV or JSON, then --ratios and
+ * --regions. */
+static void stat_print(const struct stat_opts *o, struct stat_run *r)
+{
+	FILE *f = r->f;
+	const struct mp_event *evs = r->evs;
+	const struct mp_record_result *res = &r->res;
+	size_t nev = r->nev;
+	int runs = r->runs, csv = o->csv, json = o->json, regions = o->regions;
+	const double *mean = r->mean, *m2 = r->m2;
 	char cmd[512];
-	target_name(cmd, sizeof(cmd), nargs, argv, pid);
+	target_name(cmd, sizeof(cmd), o->nargs, o->argv, o->pid);
 
 	char model[64];
 	struct mp_evopts meo = { 0 };
-	meo.pmu_model = pmu;
+	meo.pmu_model = o->pmu;
 	mp_events_host_model(&meo, model, sizeof(model));
-	if (interval) {
+	if (o->interval) {
 		/* the last interval: from the previous one to the end */
-		stat_iv_print(&iv, res.wall_ns, res.ev);
-		goto done;
+		stat_iv_print(&r->iv, res->wall_ns, res->ev);
+		return;
 	}
 	if (regions && csv) {
-		cli_stat_regions(f, res.regions, evs, nev, res.ev, 1, 0, sep, model);
-		goto done;
+		cli_stat_regions(f, res->regions, evs, nev, res->ev, 1, 0, o->sep, model);
+		return;
 	}
 	if (json) {
 		fprintf(f, "{\"command\": ");
 		cli_json_str(f, cmd);
-		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res.wall_ns);
-		if (res.have_rusage)
-			fprintf(f, ", \"user_ns\": %" PRIu64 ", \"sys_ns\": %" PRIu64, res.user_ns,
-				res.sys_ns);
-		if (res.workload_started)
-			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res.workload_status));
+		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res->wall_ns);
+		if (res->have_rusage)
+			fprintf(f, ", \"user_ns\": %" PRIu64 ", \"sys_ns\": %" PRIu64, res->user_ns,
+				res->sys_ns);
+		if (res->workload_started)
+			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res->workload_status));
 		fprintf(f, ", \"events\": [");
 	} else if (csv) {
 		fprintf(f, "event%svalue%sunit%sraw%stime_enabled%stime_running%spercent_running\n",
-			sep, sep, sep, sep, sep, sep);
+			o->sep, o->sep, o->sep, o->sep, o->sep, o->sep);
 	} else if (runs > 1) {
 		fprintf(f, "\n Performance counter stats for '%s' (%d runs):\n\n", cmd, runs);
 	} else {
 		fprintf(f, "\n Performance counter stats for '%s':\n\n", cmd);
 	}
 	for (size_t i = 0; i < nev; i++) {
-		const struct mp_event_result *r = &res.ev[i];
-		int counted = runs > 1 ? any[i] : r->run > 0;
+		const struct mp_event_result *e = &res->ev[i];
+		int counted = runs > 1 ? r->any[i] : e->run > 0;
 		double scaled = counted ? mean[i] : 0;
-		double pct = r->ena ? 100.0 * (double)r->run / (double)r->ena : 0;
+		double pct = e->ena ? 100.0 * (double)e->run / (double)e->ena : 0;
 		int clock = is_clock(&evs[i]);
 		char note[64];
-		rate_note(evs, mean, any, nev, i, mean[nev], note, sizeof(note));
+		rate_note(evs, mean, r->any, nev, i, mean[nev], note, sizeof(note));
 		/* the spread of the mean, in percent of it (perf's stddev_stats) */
 		double noise = runs > 1 && mean[i] > 0
 				       ? 100.0 * sqrt(m2[i] / (runs - 1) / runs) / mean[i]
 				       : -1;
-		print_event(f, &evs[i], r, i == 0, counted, scaled, pct, clock, json, csv, sep,
+		print_event(f, &evs[i], e, i == 0, counted, scaled, pct, clock, json, csv, o->sep,
 			    note, noise);
 	}
 	if (json && regions) {
 		fprintf(f, "\n],\n");
-		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 1, sep, model);
+		cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, 1, o->sep, model);
 		fprintf(f, "}\n");
 	} else if (json) {
 		fprintf(f, "\n]}\n");
@@ -578,39 +617,60 @@ static int cmd_stat(int argc, char **argv)
 		fprintf(f, "\n   %18.*f +- %.*f seconds time elapsed  ( +-%6.2f%% )\n\n", prec, avg,
 			prec, sd, avg > 0 ? 100.0 * sd / avg : 0.0);
 	} else if (!csv) {
-		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res.wall_ns / 1e9);
-		if (res.have_rusage)
+		fprintf(f, "\n   %18.6f seconds time elapsed\n\n", (double)res->wall_ns / 1e9);
+		if (res->have_rusage)
 			fprintf(f, "   %18.6f seconds user\n   %18.6f seconds sys\n\n",
-				(double)res.user_ns / 1e9, (double)res.sys_ns / 1e9);
+				(double)res->user_ns / 1e9, (double)res->sys_ns / 1e9);
 	}
-	if (ratios && !json && !csv)
-		stat_print_ratios(f, evs, res.ev, nev, pmu);
+	if (o->ratios && !json && !csv)
+		stat_print_ratios(f, evs, res->ev, nev, o->pmu);
 	if (regions && !json && !csv)
-		cli_stat_regions(f, res.regions, evs, nev, res.ev, 0, 0, sep, model);
-done:
-	rc = 0;
-	if (outpath && (ferror(f) | fclose(f))) {
-		cli_error("stat", "%s: cannot write the counts: %s", outpath,
+		cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, 0, o->sep, model);
+}
+
+/* The -o file closed, the command's end said. The exit status: the command's, or 1 when
+ * the counts could not be written. */
+static int stat_finish(const struct stat_opts *o, struct stat_run *r)
+{
+	int rc = 0;
+	if (o->outpath && (ferror(r->f) | fclose(r->f))) {
+		cli_error("stat", "%s: cannot write the counts: %s", o->outpath,
 			  strerror(errno ? errno : EIO));
 		rc = 1;
 	}
-	if (res.workload_started) {
+	if (r->res.workload_started) {
 		if (!rc) /* a lost output fails even when the command succeeded */
-			rc = mp_exit_code(res.workload_status);
-		if (WIFSIGNALED(res.workload_status))
-			fprintf(stderr, "memprof stat: %s was killed by signal %d (%s)\n", argv[1],
-				WTERMSIG(res.workload_status),
-				strsignal(WTERMSIG(res.workload_status)));
+			rc = mp_exit_code(r->res.workload_status);
+		if (WIFSIGNALED(r->res.workload_status))
+			fprintf(stderr, "memprof stat: %s was killed by signal %d (%s)\n", o->argv[1],
+				WTERMSIG(r->res.workload_status),
+				strsignal(WTERMSIG(r->res.workload_status)));
 	}
-free_run:
-	mp_regions_free(res.regions);
-	free(res.ev);
-	free(evs);
-	free(iv.prev);
-	free(mean);
-	free(any);
-out:
-	free(events);
+	return rc;
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .repeat = 1 };
+	struct stat_run r = { 0 };
+	int rc = stat_parse_args(argc, argv, &o);
+	if (rc == STAT_GO && o.sim)
+		rc = stat_sim_out(&o);
+	if (rc == STAT_GO)
+		rc = stat_events(&o, &r);
+	if (rc == STAT_GO)
+		rc = stat_measure(&o, &r);
+	if (rc == STAT_GO) {
+		stat_print(&o, &r);
+		rc = stat_finish(&o, &r);
+	}
+	mp_regions_free(r.res.regions);
+	free(r.res.ev);
+	free(r.evs);
+	free(r.iv.prev);
+	free(r.mean);
+	free(r.any);
+	free(o.events);
 	return rc;
 }
 
