@@ -104,6 +104,40 @@ const char *cli_default_input_of(const char *cmd);
 void cli_json_str(FILE *f, const char *s);  /* a JSON string literal, escaped */
 void cli_csv_str(FILE *f, const char *s);   /* a CSV field, quoted when it needs to be */
 
+/* A JSON document written as it goes (cli_json.c): the writer puts the separators and
+ * the layout, the caller the members in order. Each container lays its members out
+ * inline ({"a": 1, "b": 2}) or each on its own line, indented once per enclosing
+ * container that lays out lines;
+ * CLI_JSON_LINES_OPEN closes right after its last member ("\n  {...}]"). */
+enum cli_json_layout { CLI_JSON_INLINE, CLI_JSON_LINES, CLI_JSON_LINES_OPEN };
+#define CLI_JSON_DEPTH 16
+struct cli_json_level {
+	char close;
+	unsigned char layout;
+	int nlines;   /* containers laying out lines, this one included: the lines' indent */
+	size_t count;
+};
+struct cli_json {
+	FILE *f;
+	const char *colon, *comma; /* after a key, between inline members: ": " ", " or ":" "," */
+	int indent;                /* spaces per indent of a line */
+	int depth;
+	struct cli_json_level c[CLI_JSON_DEPTH];
+};
+void cli_json_start(struct cli_json *j, FILE *f, const char *colon, const char *comma,
+		    int indent);
+/* open: '{' or '['; key: the member's name, NULL for an array's item or the document. */
+void cli_json_open(struct cli_json *j, const char *key, char open, enum cli_json_layout layout);
+void cli_json_close(struct cli_json *j);
+/* The separator and "key": of the next member (key NULL: an array's item). */
+void cli_json_key(struct cli_json *j, const char *key);
+void cli_json_string(struct cli_json *j, const char *key, const char *s);
+void cli_json_string_or_null(struct cli_json *j, const char *key, const char *s);
+void cli_json_bool(struct cli_json *j, const char *key, int v);
+/* A number (or any literal) as fmt prints it: "%" PRIu64, "%.4f". */
+void cli_json_value(struct cli_json *j, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* --archive ARCHIVE of report and annotate (a memprof archive): unpacked into a private
  * temporary folder that serves as the build-id cache (*dir, malloc'd), and, when *kallsyms
  * is NULL, *kallsyms set to the kernel symbols it holds for the recording input. 0, or 1
@@ -180,7 +214,7 @@ int report_cg_print_table(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t
 			  double thr, int full);
 void report_cg_print_csv(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
 			 const struct mp_pd *pd, const size_t *ev, size_t nev, double thr);
-int report_cg_print_json_rows(FILE *f, struct mp_cg *cg, const struct mp_cg_table *t,
+int report_cg_print_json_rows(struct cli_json *j, struct mp_cg *cg, const struct mp_cg_table *t,
 			      const size_t *ev, size_t nev, const struct report_cg *o, double thr);
 int report_cg_folded(FILE *f, struct mp_cg *cg, size_t attr, int period, int inline_frames);
 

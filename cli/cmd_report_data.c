@@ -76,150 +76,136 @@ void report_print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 #undef SEP
 }
 
+/* One row of the table: its keys, then each event's samples, period and percent. */
+static void json_row(struct cli_json *j, unsigned keys, const struct mp_hist_row *r,
+		     const struct mp_hist_counts *tot, const size_t *ev, size_t nev)
+{
+	cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+	if (keys & MP_HK_REGION)
+		cli_json_string(j, "region", r->region_name);
+	if (keys & MP_HK_COMM)
+		cli_json_string(j, "comm", r->comm);
+	if (keys & MP_HK_PID)
+		cli_json_value(j, "pid", "%u", r->pid);
+	if (keys & MP_HK_TID)
+		cli_json_value(j, "tid", "%u", r->tid);
+	if (keys & MP_HK_CPU)
+		cli_json_value(j, "cpu", "%u", r->cpu);
+	if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE)
+		cli_json_string(j, "srcfile", r->srcfile);
+	if (keys & MP_HK_DSO)
+		cli_json_string(j, "dso", r->dso);
+	if (keys & MP_HK_ADDR)
+		cli_json_value(j, "addr", "\"0x%" PRIx64 "\"", r->addr);
+	if (keys & MP_HK_SYM) {
+		cli_json_value(j, "level", "\"%c\"", r->level ? r->level : '.');
+		cli_json_string(j, "sym", r->sym);
+		cli_json_bool(j, "sym_resolved", r->sym_resolved);
+	}
+	if (keys & MP_HK_SRCLINE) {
+		cli_json_string_or_null(j, "srcfile", r->srcfile);
+		cli_json_value(j, "line", "%u", r->line);
+		if (!r->srcfile && r->sym && !(keys & MP_HK_SYM)) {
+			/* no line information: the place as perf names it */
+			char where[4096];
+			report_fmt_srcline(r, where, sizeof(where), 1);
+			cli_json_string(j, "where", where);
+		}
+	}
+	cli_json_open(j, "samples", '[', CLI_JSON_INLINE);
+	for (size_t k = 0; k < nev; k++)
+		cli_json_value(j, NULL, "%" PRIu64, r->c[ev[k]].samples);
+	cli_json_close(j);
+	cli_json_open(j, "period", '[', CLI_JSON_INLINE);
+	for (size_t k = 0; k < nev; k++)
+		cli_json_value(j, NULL, "%" PRIu64, r->c[ev[k]].period);
+	cli_json_close(j);
+	cli_json_open(j, "percent", '[', CLI_JSON_INLINE);
+	for (size_t k = 0; k < nev; k++)
+		cli_json_value(j, NULL, "%.4f", report_pct(r->c[ev[k]].period, tot[ev[k]].period));
+	cli_json_close(j);
+	cli_json_close(j);
+}
+
+/* The recording, its simulation and its events. */
+static void json_head(struct cli_json *j, const char *path, const mp_pd *pd,
+		      const struct mp_hist_counts *tot, const size_t *ev, size_t nev)
+{
+	cli_json_string(j, "file", path);
+	cli_json_bool(j, "pipe_mode", mp_pd_is_pipe(pd));
+	char sim[512];
+	if (mp_pd_sim_banner(pd, sim, sizeof(sim))) {
+		static const char *const keys[] = { MP_META_SIM_I1, MP_META_SIM_D1, MP_META_SIM_LL };
+		cli_json_open(j, "simulated", '{', CLI_JSON_INLINE);
+		cli_json_string(j, "by", mp_pd_meta(pd, MP_META_SIMULATED));
+		for (size_t k = 0; k < 3; k++)
+			cli_json_string_or_null(j, keys[k] + 4, mp_pd_meta(pd, keys[k]));
+		cli_json_string(j, "note", sim);
+		cli_json_close(j);
+	}
+	cli_json_open(j, "events", '[', CLI_JSON_LINES);
+	for (size_t k = 0; k < nev; k++) {
+		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[k]);
+		const struct mp_hist_counts *t = &tot[ev[k]];
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(j, "name", a->spec && *a->spec ? a->spec : a->name);
+		cli_json_bool(j, "freq", a->attr.freq);
+		cli_json_value(j, a->attr.freq ? "frequency" : "period", "%" PRIu64,
+			       (uint64_t)a->attr.sample_period);
+		cli_json_value(j, "samples", "%" PRIu64, t->samples);
+		cli_json_value(j, "lost", "%" PRIu64, a->lost);
+		cli_json_value(j, "estimated_count", "%" PRIu64, t->period);
+		if (a->has_counts) {
+			cli_json_value(j, "exact_count", "%" PRIu64, a->count_value);
+			cli_json_value(j, "time_enabled", "%" PRIu64, a->count_ena);
+			cli_json_value(j, "time_running", "%" PRIu64, a->count_run);
+			cli_json_value(j, "counters", "%" PRIu64, a->count_nctr);
+			cli_json_value(j, "multiplexed_counters", "%" PRIu64, a->count_nmux);
+		}
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+}
+
 void report_print_json(FILE *f, const char *path, unsigned keys,
 		       const struct mp_hist_result *res, const struct mp_hist_counts *tot,
 		       const mp_pd *pd, const size_t *ev, size_t nev, double thr,
 		       const struct mp_hist_missing *m, long nm, const struct report_json_cg *jc)
 {
-	fprintf(f, "{\n  \"file\": ");
-	cli_json_str(f, path);
-	fprintf(f, ",\n  \"pipe_mode\": %s,", mp_pd_is_pipe(pd) ? "true" : "false");
-	char sim[512];
-	if (mp_pd_sim_banner(pd, sim, sizeof(sim))) {
-		static const char *const keys[] = { MP_META_SIM_I1, MP_META_SIM_D1, MP_META_SIM_LL };
-		fprintf(f, "\n  \"simulated\": {\"by\": ");
-		cli_json_str(f, mp_pd_meta(pd, MP_META_SIMULATED));
-		for (size_t k = 0; k < 3; k++) {
-			const char *v = mp_pd_meta(pd, keys[k]);
-			fprintf(f, ", \"%s\": ", keys[k] + 4);
-			if (v)
-				cli_json_str(f, v);
-			else
-				fputs("null", f);
-		}
-		fprintf(f, ", \"note\": ");
-		cli_json_str(f, sim);
-		fprintf(f, "},");
-	}
-	fprintf(f, "\n  \"events\": [");
-	for (size_t j = 0; j < nev; j++) {
-		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
-		const struct mp_hist_counts *t = &tot[ev[j]];
-		fprintf(f, "%s\n    {\"name\": ", j ? "," : "");
-		cli_json_str(f, a->spec && *a->spec ? a->spec : a->name);
-		fprintf(f, ", \"freq\": %s, \"%s\": %" PRIu64 ", \"samples\": %" PRIu64
-			", \"lost\": %" PRIu64 ", \"estimated_count\": %" PRIu64,
-			a->attr.freq ? "true" : "false", a->attr.freq ? "frequency" : "period",
-			(uint64_t)a->attr.sample_period, t->samples, a->lost, t->period);
-		if (a->has_counts)
-			fprintf(f, ", \"exact_count\": %" PRIu64 ", \"time_enabled\": %" PRIu64
-				", \"time_running\": %" PRIu64 ", \"counters\": %" PRIu64
-				", \"multiplexed_counters\": %" PRIu64, a->count_value, a->count_ena,
-				a->count_run, a->count_nctr, a->count_nmux);
-		fputc('}', f);
-	}
-	fprintf(f, "\n  ],\n  \"sort\": [");
+	struct cli_json j;
+	cli_json_start(&j, f, ": ", ", ", 2);
+	cli_json_open(&j, NULL, '{', CLI_JSON_LINES);
+	json_head(&j, path, pd, tot, ev, nev);
 	static const char *const kn[] = { "comm", "pid",  "tid", "dso",	   "sym",
 					  "srcline", "addr", "cpu", "srcfile", "region" };
-	int first = 1;
+	cli_json_open(&j, "sort", '[', CLI_JSON_INLINE);
 	for (unsigned b = 0; b < 10; b++)
-		if (keys & (1u << b)) {
-			fprintf(f, "%s\"%s\"", first ? "" : ", ", kn[b]);
-			first = 0;
-		}
-	fprintf(f, "],\n  \"rows\": [");
-	first = 1;
+		if (keys & (1u << b))
+			cli_json_string(&j, NULL, kn[b]);
+	cli_json_close(&j);
+	cli_json_open(&j, "rows", '[', CLI_JSON_LINES);
 	struct mp_hist_result none = { 0 };
 	if (jc) {
-		report_cg_print_json_rows(f, jc->cg, jc->t, ev, nev, jc->o, thr);
+		report_cg_print_json_rows(&j, jc->cg, jc->t, ev, nev, jc->o, thr);
 		res = &none; /* the rows are those */
 	}
-	for (size_t i = 0; i < res->nrows; i++) {
-		const struct mp_hist_row *r = &res->rows[i];
-		if (!report_row_above(r, tot, ev, nev, thr))
-			continue;
-		fprintf(f, "%s\n    {", first ? "" : ",");
-		first = 0;
-		const char *sep = "";
-		if (keys & MP_HK_REGION) {
-			fprintf(f, "\"region\": ");
-			cli_json_str(f, r->region_name);
-			sep = ", ";
-		}
-		if (keys & MP_HK_COMM) {
-			fprintf(f, "%s\"comm\": ", sep);
-			cli_json_str(f, r->comm);
-			sep = ", ";
-		}
-		if (keys & MP_HK_PID) {
-			fprintf(f, "%s\"pid\": %u", sep, r->pid);
-			sep = ", ";
-		}
-		if (keys & MP_HK_TID) {
-			fprintf(f, "%s\"tid\": %u", sep, r->tid);
-			sep = ", ";
-		}
-		if (keys & MP_HK_CPU) {
-			fprintf(f, "%s\"cpu\": %u", sep, r->cpu);
-			sep = ", ";
-		}
-		if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE) {
-			fprintf(f, "%s\"srcfile\": ", sep);
-			cli_json_str(f, r->srcfile);
-			sep = ", ";
-		}
-		if (keys & MP_HK_DSO) {
-			fprintf(f, "%s\"dso\": ", sep);
-			cli_json_str(f, r->dso);
-			sep = ", ";
-		}
-		if (keys & MP_HK_ADDR) {
-			fprintf(f, "%s\"addr\": \"0x%" PRIx64 "\"", sep, r->addr);
-			sep = ", ";
-		}
-		if (keys & MP_HK_SYM) {
-			fprintf(f, "%s\"level\": \"%c\", \"sym\": ", sep, r->level ? r->level : '.');
-			cli_json_str(f, r->sym);
-			fprintf(f, ", \"sym_resolved\": %s", r->sym_resolved ? "true" : "false");
-			sep = ", ";
-		}
-		if (keys & MP_HK_SRCLINE) {
-			fprintf(f, "%s\"srcfile\": ", sep);
-			if (r->srcfile)
-				cli_json_str(f, r->srcfile);
-			else
-				fputs("null", f);
-			fprintf(f, ", \"line\": %u", r->line);
-			if (!r->srcfile && r->sym && !(keys & MP_HK_SYM)) {
-				/* no line information: the place as perf names it */
-				char where[4096];
-				report_fmt_srcline(r, where, sizeof(where), 1);
-				fprintf(f, ", \"where\": ");
-				cli_json_str(f, where);
-			}
-			sep = ", ";
-		}
-		fprintf(f, "%s\"samples\": [", sep);
-		for (size_t j = 0; j < nev; j++)
-			fprintf(f, "%s%" PRIu64, j ? ", " : "", r->c[ev[j]].samples);
-		fprintf(f, "], \"period\": [");
-		for (size_t j = 0; j < nev; j++)
-			fprintf(f, "%s%" PRIu64, j ? ", " : "", r->c[ev[j]].period);
-		fprintf(f, "], \"percent\": [");
-		for (size_t j = 0; j < nev; j++)
-			fprintf(f, "%s%.4f", j ? ", " : "",
-				report_pct(r->c[ev[j]].period, tot[ev[j]].period));
-		fprintf(f, "]}");
-	}
-	fprintf(f, "\n  ],\n  \"missing\": [");
+	for (size_t i = 0; i < res->nrows; i++)
+		if (report_row_above(&res->rows[i], tot, ev, nev, thr))
+			json_row(&j, keys, &res->rows[i], tot, ev, nev);
+	cli_json_close(&j);
+	cli_json_open(&j, "missing", '[', CLI_JSON_LINES);
 	for (long i = 0; i < nm; i++) {
-		fprintf(f, "%s\n    {\"dso\": ", i ? "," : "");
-		cli_json_str(f, m[i].dso);
-		fprintf(f, ", \"no_symbols\": %s, \"no_debuginfo\": %s, \"percent\": [",
-			m[i].no_symbols ? "true" : "false", m[i].no_debuginfo ? "true" : "false");
-		for (size_t j = 0; j < nev && ev[j] < 8; j++)
-			fprintf(f, "%s%.4f", j ? ", " : "", m[i].pct[ev[j]]);
-		fprintf(f, "]}");
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "dso", m[i].dso);
+		cli_json_bool(&j, "no_symbols", m[i].no_symbols);
+		cli_json_bool(&j, "no_debuginfo", m[i].no_debuginfo);
+		cli_json_open(&j, "percent", '[', CLI_JSON_INLINE);
+		for (size_t k = 0; k < nev && ev[k] < 8; k++)
+			cli_json_value(&j, NULL, "%.4f", m[i].pct[ev[k]]);
+		cli_json_close(&j);
+		cli_json_close(&j);
 	}
-	fprintf(f, "\n  ]\n}\n");
+	cli_json_close(&j);
+	cli_json_close(&j);
+	fputc('\n', f);
 }

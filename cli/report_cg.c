@@ -441,85 +441,85 @@ void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const 
 	}
 }
 
-static void json_path(FILE *f, const struct gp *g, uint32_t n)
+static void json_path(struct cli_json *j, const struct gp *g, uint32_t n)
 {
 	char buf[1024];
-	if (g->tr->nodes[n].parent != UINT32_MAX) {
-		json_path(f, g, g->tr->nodes[n].parent);
-		fputs(", ", f);
+	if (g->tr->nodes[n].parent != UINT32_MAX)
+		json_path(j, g, g->tr->nodes[n].parent);
+	cli_json_string(j, NULL, fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf)));
+}
+
+/* An entry's call tree: the nodes above the limit, root first, of the first event. */
+static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_table *t,
+			   size_t i, const size_t *ev, const struct report_cg *o)
+{
+	struct mp_cg_tree tr;
+	struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
+				      .sort_attr = ev[0] };
+	int rc = mp_cg_tree(cg, t, i, &to, &tr);
+	if (rc)
+		return rc;
+	uint64_t tot = mp_cg_total(cg, ev[0]).period;
+	struct gp g = { j->f, cg, &tr, ev[0], tot, (uint64_t)((double)tot * o->min_pct / 100.0), 0 };
+	cli_json_open(j, "callchains", '[', CLI_JSON_LINES_OPEN);
+	for (uint32_t n = 0; n < tr.n; n++) {
+		if (!cum(&g, n) || cum(&g, n) < g.min_hit)
+			continue;
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_open(j, "stack", '[', CLI_JSON_INLINE);
+		json_path(j, &g, n);
+		cli_json_close(j);
+		cli_json_value(j, "samples", "%" PRIu64, tr.nodes[n].cumul[ev[0]].samples);
+		cli_json_value(j, "period", "%" PRIu64, cum(&g, n));
+		cli_json_value(j, "percent", "%.4f", pct(cum(&g, n), tot));
+		cli_json_value(j, "self_samples", "%" PRIu64, tr.nodes[n].hit[ev[0]].samples);
+		cli_json_value(j, "self_period", "%" PRIu64, hit(&g, n));
+		cli_json_close(j);
 	}
-	cli_json_str(f, fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf)));
+	cli_json_close(j);
+	mp_cg_tree_fini(&tr);
+	return 0;
 }
 
 /* The rows of the json report in children mode: self as today's rows, children beside,
- * and each entry's call tree (nodes above the limit, root first, of the first event). */
-int report_cg_print_json_rows(FILE *f, mp_cg *cg, const struct mp_cg_table *t,
+ * and each entry's call tree. */
+int report_cg_print_json_rows(struct cli_json *j, mp_cg *cg, const struct mp_cg_table *t,
 			      const size_t *ev, size_t nev, const struct report_cg *o, double thr)
 {
-	int first = 1;
+	static const char *const nm[] = { "samples", "period", "percent", "children_samples",
+					  "children_period", "children_percent" };
 	for (size_t i = 0; i < t->n; i++) {
 		const struct mp_cg_entry *e = &t->e[i];
 		if (!entry_above(e, cg, ev, nev, thr))
 			continue;
-		fprintf(f, "%s\n    {", first ? "" : ",");
-		first = 0;
-		if (e->comm) {
-			fprintf(f, "\"comm\": ");
-			cli_json_str(f, e->comm);
-			fputs(", ", f);
-		}
-		fprintf(f, "\"dso\": ");
-		cli_json_str(f, e->f.dso);
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		if (e->comm)
+			cli_json_string(j, "comm", e->comm);
+		cli_json_string(j, "dso", e->f.dso);
 		char nb[4096];
-		fprintf(f, ", \"level\": \"%c\", \"sym\": ", e->f.level ? e->f.level : '.');
-		cli_json_str(f, entry_name(e, nb, sizeof(nb)));
-		fprintf(f, ", \"inlined\": %s", e->f.inlined ? "true" : "false");
-		fprintf(f, ", \"sym_resolved\": %s", e->f.sym_resolved ? "true" : "false");
-		static const char *const nm[] = { "samples", "period", "percent", "children_samples",
-						  "children_period", "children_percent" };
+		cli_json_value(j, "level", "\"%c\"", e->f.level ? e->f.level : '.');
+		cli_json_string(j, "sym", entry_name(e, nb, sizeof(nb)));
+		cli_json_bool(j, "inlined", e->f.inlined);
+		cli_json_bool(j, "sym_resolved", e->f.sym_resolved);
 		for (size_t k = 0; k < 6; k++) {
-			fprintf(f, ", \"%s\": [", nm[k]);
-			for (size_t j = 0; j < nev; j++) {
-				const struct mp_hist_counts *c = k < 3 ? &e->self[ev[j]]
-								       : &e->children[ev[j]];
-				uint64_t tot = mp_cg_total(cg, ev[j]).period;
+			cli_json_open(j, nm[k], '[', CLI_JSON_INLINE);
+			for (size_t x = 0; x < nev; x++) {
+				const struct mp_hist_counts *c = k < 3 ? &e->self[ev[x]]
+								       : &e->children[ev[x]];
+				uint64_t tot = mp_cg_total(cg, ev[x]).period;
 				if (k % 3 == 0)
-					fprintf(f, "%s%" PRIu64, j ? ", " : "", c->samples);
+					cli_json_value(j, NULL, "%" PRIu64, c->samples);
 				else if (k % 3 == 1)
-					fprintf(f, "%s%" PRIu64, j ? ", " : "", c->period);
+					cli_json_value(j, NULL, "%" PRIu64, c->period);
 				else
-					fprintf(f, "%s%.4f", j ? ", " : "", pct(c->period, tot));
+					cli_json_value(j, NULL, "%.4f", pct(c->period, tot));
 			}
-			fputc(']', f);
+			cli_json_close(j);
 		}
-		if (o->mode != REPORT_CG_NONE && nev) {
-			struct mp_cg_tree tr;
-			struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
-						      .sort_attr = ev[0] };
-			int rc = mp_cg_tree(cg, t, i, &to, &tr);
-			if (rc)
-				return rc;
-			uint64_t tot = mp_cg_total(cg, ev[0]).period;
-			struct gp g = { f, cg, &tr, ev[0], tot,
-					(uint64_t)((double)tot * o->min_pct / 100.0), 0 };
-			fprintf(f, ", \"callchains\": [");
-			int fc = 1;
-			for (uint32_t n = 0; n < tr.n; n++) {
-				if (!cum(&g, n) || cum(&g, n) < g.min_hit)
-					continue;
-				fprintf(f, "%s\n      {\"stack\": [", fc ? "" : ",");
-				fc = 0;
-				json_path(f, &g, n);
-				fprintf(f, "], \"samples\": %" PRIu64 ", \"period\": %" PRIu64
-					", \"percent\": %.4f, \"self_samples\": %" PRIu64
-					", \"self_period\": %" PRIu64 "}",
-					tr.nodes[n].cumul[ev[0]].samples, cum(&g, n), pct(cum(&g, n), tot),
-					tr.nodes[n].hit[ev[0]].samples, hit(&g, n));
-			}
-			fprintf(f, "]");
-			mp_cg_tree_fini(&tr);
-		}
-		fprintf(f, "}");
+		int rc = o->mode != REPORT_CG_NONE && nev ? json_callchains(j, cg, t, i, ev, o) : 0;
+		if (rc)
+			return rc;
+		cli_json_close(j);
 	}
 	return 0;
 }
