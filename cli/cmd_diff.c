@@ -375,92 +375,95 @@ static void print_csv(const struct mp_multi *m, const struct mp_hist_merged *mg,
 	}
 }
 
+/* One place of an event's table: its keys, then per side the counts and the change. */
+static void json_drow(struct cli_json *j, const struct dctx *d, size_t r)
+{
+	const struct diff_opts *o = d->o;
+	const struct mp_hist_row *hr = &d->mg->rows[r];
+	cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+	if (o->keys & MP_HK_COMM)
+		cli_json_string(j, "comm", hr->comm);
+	if (o->keys & MP_HK_PID)
+		cli_json_value(j, "pid", "%u", hr->pid);
+	if (o->keys & MP_HK_TID)
+		cli_json_value(j, "tid", "%u", hr->tid);
+	if (o->keys & MP_HK_DSO)
+		cli_json_string(j, "dso", hr->dso);
+	if (o->keys & MP_HK_ADDR)
+		cli_json_value(j, "addr", "\"0x%" PRIx64 "\"", hr->addr);
+	if (o->keys & MP_HK_SYM) {
+		cli_json_value(j, "level", "\"%c\"", hr->level ? hr->level : '.');
+		cli_json_string(j, "sym", hr->sym);
+	}
+	if (o->keys & MP_HK_SRCLINE) {
+		cli_json_string_or_null(j, "srcfile", hr->srcfile);
+		cli_json_value(j, "line", "%u", hr->line);
+	}
+	cli_json_open(j, "sides", '[', CLI_JSON_INLINE);
+	for (size_t g = 0; g < d->mg->ngroups; g++) {
+		const struct mp_hist_counts *c = cnt(d, r, g);
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(j, "samples", "%" PRIu64, c->samples);
+		cli_json_value(j, "period", "%" PRIu64, c->period);
+		cli_json_value(j, "percent", "%.4f", gpct(d, r, g));
+		double v;
+		if (g && compute(d, r, g, &v))
+			cli_json_value(j, o->c == C_DELTA ? "delta" : o->c == C_RATIO ? "ratio" : "wdiff",
+				       "%.6f", v);
+		if (g)
+			cli_json_bool(j, "significant", share_sig(d, r, g));
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+	cli_json_close(j);
+}
+
 static void print_json(const struct mp_multi *m, const struct mp_hist_merged *mg,
 		       const struct diff_opts *o, char **args, int nargs)
 {
-	FILE *f = stdout;
-	fprintf(f, "{\n  \"sides\": [");
+	struct cli_json j;
+	cli_json_start(&j, stdout, ": ", ", ", 2);
+	cli_json_open(&j, NULL, '{', CLI_JSON_LINES);
+	cli_json_open(&j, "sides", '[', CLI_JSON_INLINE);
 	for (int g = 0; g < nargs; g++) {
-		fprintf(f, "%s{\"side\": %d, \"arg\": ", g ? ", " : "", g);
-		cli_json_str(f, args[g]);
-		fprintf(f, ", \"files\": [");
-		int first = 1;
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(&j, "side", "%d", g);
+		cli_json_string(&j, "arg", args[g]);
+		cli_json_open(&j, "files", '[', CLI_JSON_INLINE);
 		for (size_t i = 0; i < m->n; i++)
-			if (m->group[i] == (size_t)g) {
-				fprintf(f, "%s", first ? "" : ", ");
-				cli_json_str(f, m->paths[i]);
-				first = 0;
-			}
-		fprintf(f, "]}");
+			if (m->group[i] == (size_t)g)
+				cli_json_string(&j, NULL, m->paths[i]);
+		cli_json_close(&j);
+		cli_json_close(&j);
 	}
-	fprintf(f, "],\n  \"events\": [");
-	for (size_t j = 0; j < m->nev; j++) {
-		struct dctx d = { m, mg, o, j };
+	cli_json_close(&j);
+	cli_json_open(&j, "events", '[', CLI_JSON_LINES);
+	for (size_t e = 0; e < m->nev; e++) {
+		struct dctx d = { m, mg, o, e };
 		size_t n;
 		struct drow *dr = event_rows(&d, &n);
 		if (!dr)
 			return;
-		fprintf(f, "%s\n    {\"event\": ", j ? "," : "");
-		cli_json_str(f, ev_name(m->ss[0].pd, m->ev[j]));
-		fprintf(f, ", \"totals\": [");
-		for (size_t g = 0; g < mg->ngroups; g++)
-			fprintf(f, "%s{\"samples\": %" PRIu64 ", \"period\": %" PRIu64 "}", g ? ", " : "",
-				m->total[g * m->nev + j].samples, m->total[g * m->nev + j].period);
-		fprintf(f, "], \"rows\": [");
-		for (size_t k = 0; k < n; k++) {
-			size_t r = dr[k].r;
-			const struct mp_hist_row *hr = &mg->rows[r];
-			fprintf(f, "%s\n      {", k ? "," : "");
-			if (o->keys & MP_HK_COMM) {
-				fprintf(f, "\"comm\": ");
-				cli_json_str(f, hr->comm);
-				fprintf(f, ", ");
-			}
-			if (o->keys & MP_HK_PID)
-				fprintf(f, "\"pid\": %u, ", hr->pid);
-			if (o->keys & MP_HK_TID)
-				fprintf(f, "\"tid\": %u, ", hr->tid);
-			if (o->keys & MP_HK_DSO) {
-				fprintf(f, "\"dso\": ");
-				cli_json_str(f, hr->dso);
-				fprintf(f, ", ");
-			}
-			if (o->keys & MP_HK_ADDR)
-				fprintf(f, "\"addr\": \"0x%" PRIx64 "\", ", hr->addr);
-			if (o->keys & MP_HK_SYM) {
-				fprintf(f, "\"level\": \"%c\", \"sym\": ", hr->level ? hr->level : '.');
-				cli_json_str(f, hr->sym);
-				fprintf(f, ", ");
-			}
-			if (o->keys & MP_HK_SRCLINE) {
-				fprintf(f, "\"srcfile\": ");
-				if (hr->srcfile)
-					cli_json_str(f, hr->srcfile);
-				else
-					fputs("null", f);
-				fprintf(f, ", \"line\": %u, ", hr->line);
-			}
-			fprintf(f, "\"sides\": [");
-			for (size_t g = 0; g < mg->ngroups; g++) {
-				const struct mp_hist_counts *c = cnt(&d, r, g);
-				fprintf(f, "%s{\"samples\": %" PRIu64 ", \"period\": %" PRIu64
-					", \"percent\": %.4f", g ? ", " : "", c->samples, c->period,
-					gpct(&d, r, g));
-				double v;
-				if (g && compute(&d, r, g, &v))
-					fprintf(f, ", \"%s\": %.6f",
-						o->c == C_DELTA ? "delta" : o->c == C_RATIO ? "ratio" : "wdiff", v);
-				if (g)
-					fprintf(f, ", \"significant\": %s",
-						share_sig(&d, r, g) ? "true" : "false");
-				fputc('}', f);
-			}
-			fprintf(f, "]}");
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "event", ev_name(m->ss[0].pd, m->ev[e]));
+		cli_json_open(&j, "totals", '[', CLI_JSON_INLINE);
+		for (size_t g = 0; g < mg->ngroups; g++) {
+			cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_value(&j, "samples", "%" PRIu64, m->total[g * m->nev + e].samples);
+			cli_json_value(&j, "period", "%" PRIu64, m->total[g * m->nev + e].period);
+			cli_json_close(&j);
 		}
-		fprintf(f, "\n    ]}");
+		cli_json_close(&j);
+		cli_json_open(&j, "rows", '[', CLI_JSON_LINES);
+		for (size_t k = 0; k < n; k++)
+			json_drow(&j, &d, dr[k].r);
+		cli_json_close(&j);
+		cli_json_close(&j);
 		free(dr);
 	}
-	fprintf(f, "\n  ]\n}\n");
+	cli_json_close(&j);
+	cli_json_close(&j);
+	fputc('\n', stdout);
 }
 
 /* ---- --tui ---------------------------------------------------------------------------- */
@@ -652,29 +655,36 @@ static void print_ratio_changes(const struct diff_opts *o, const struct side_fil
 			       c->ch.significant);
 		}
 	} else if (o->json) {
-		printf("{\"baseline\":");
-		cli_json_str(stdout, sf->paths[0]);
-		printf(",\"new\":[");
-		for (size_t g = 1; g < sf->n; g++) {
-			printf("%s", g > 1 ? "," : "");
-			cli_json_str(stdout, sf->paths[g]);
-		}
-		printf("],\"changes\":[");
+		struct cli_json j;
+		cli_json_start(&j, stdout, ":", ",", 0);
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "baseline", sf->paths[0]);
+		cli_json_open(&j, "new", '[', CLI_JSON_INLINE);
+		for (size_t g = 1; g < sf->n; g++)
+			cli_json_string(&j, NULL, sf->paths[g]);
+		cli_json_close(&j);
+		cli_json_open(&j, "changes", '[', CLI_JSON_LINES);
 		for (size_t i = 0; i < nchg; i++) {
 			const struct rchange *c = &chg[i];
 			const struct mp_ratio_place *p = c->row->place;
-			printf("%s\n{\"side\":%zu,\"ratio_id\":", i ? "," : "", c->side);
-			cli_json_str(stdout, c->x->def->id);
-			printf(",\"level\":\"%s\",\"place\":", lvl_name(c->lvl));
-			cli_json_str(stdout, p->label);
-			printf(",\"dso\":");
-			cli_json_str(stdout, p->dso);
-			printf(",\"baseline\":%.17g,\"value\":%.17g,\"change\":%.17g,\"lo\":%.17g,"
-			       "\"hi\":%.17g,\"exact\":%s,\"significant\":%s}",
-			       c->row->base.value, c->row->v.value, c->ch.delta, c->ch.lo, c->ch.hi,
-			       c->ch.exact ? "true" : "false", c->ch.significant ? "true" : "false");
+			cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_value(&j, "side", "%zu", c->side);
+			cli_json_string(&j, "ratio_id", c->x->def->id);
+			cli_json_string(&j, "level", lvl_name(c->lvl));
+			cli_json_string(&j, "place", p->label);
+			cli_json_string(&j, "dso", p->dso);
+			cli_json_value(&j, "baseline", "%.17g", c->row->base.value);
+			cli_json_value(&j, "value", "%.17g", c->row->v.value);
+			cli_json_value(&j, "change", "%.17g", c->ch.delta);
+			cli_json_value(&j, "lo", "%.17g", c->ch.lo);
+			cli_json_value(&j, "hi", "%.17g", c->ch.hi);
+			cli_json_bool(&j, "exact", c->ch.exact);
+			cli_json_bool(&j, "significant", c->ch.significant);
+			cli_json_close(&j);
 		}
-		printf("\n]}\n");
+		cli_json_close(&j);
+		cli_json_close(&j);
+		putchar('\n');
 	} else {
 		size_t nsig = 0;
 		for (size_t i = 0; i < nchg; i++)
