@@ -32,12 +32,13 @@ struct ropts {
 
 /* ---- output helpers -------------------------------------------------------------------- */
 
-static void json_num(FILE *f, double v)
+/* A number, null when it is not finite. */
+static void json_num(struct cli_json *j, const char *key, double v)
 {
 	if (isfinite(v))
-		fprintf(f, "%.17g", v);
+		cli_json_value(j, key, "%.17g", v);
 	else
-		fputs("null", f);
+		cli_json_value(j, key, "null");
 }
 
 /* ---- evaluation ------------------------------------------------------------------------ */
@@ -511,146 +512,128 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 	}
 }
 
-static void json_sim(const mp_ratio_run *run)
+static void json_sim(struct cli_json *j, const char *key, const mp_ratio_run *run)
 {
 	static const char *const keys[] = { MP_META_SIM_I1, MP_META_SIM_D1, MP_META_SIM_LL, MP_META_SIM_VALGRIND };
 	static const char *const names[] = { "I1", "D1", "LL", "valgrind" };
 	const char *sim = mp_ratio_run_simulated(run);
 	char sd[512];
 	if (!sim) {
-		fputs("null", stdout);
+		cli_json_value(j, key, "null");
 		return;
 	}
 	sim_desc(run, sd, sizeof(sd));
-	printf("{\"by\":");
-	cli_json_str(stdout, sim);
+	cli_json_open(j, key, '{', CLI_JSON_INLINE);
+	cli_json_string(j, "by", sim);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = mp_ratio_run_meta(run, keys[i]);
-		if (!v)
-			continue;
-		printf(",\"%s\":", names[i]);
-		cli_json_str(stdout, v);
+		if (v)
+			cli_json_string(j, names[i], v);
 	}
-	printf(",\"note\":");
-	cli_json_str(stdout, sd);
-	printf("}");
+	cli_json_string(j, "note", sd);
+	cli_json_close(j);
+}
+
+/* One place's value of a ratio, with its interval, counts and flags. */
+static void json_place(struct cli_json *j, const struct mp_ratio_result *x,
+		       const struct mp_ratio_row *r, enum mp_ratio_level lvl, int base)
+{
+	cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+	cli_json_string(j, "place", r->place->label);
+	if (r->place->dso)
+		cli_json_string(j, "dso", r->place->dso);
+	if (r->place->sym)
+		cli_json_string(j, "symbol", r->place->sym);
+	if (lvl == MP_RATIO_LINE) {
+		cli_json_string(j, "srcfile", r->place->srcfile);
+		cli_json_value(j, "line", "%u", r->place->line);
+	}
+	json_num(j, "value", r->v.value);
+	json_num(j, "lo", r->v.lo);
+	json_num(j, "hi", r->v.hi);
+	json_num(j, "numerator", r->num);
+	json_num(j, "denominator", r->den);
+	cli_json_open(j, "samples", '[', CLI_JSON_INLINE);
+	for (size_t e = 0; e < x->b.n; e++)
+		if (x->b.ev[e] >= 0)
+			cli_json_value(j, NULL, "%llu",
+				       (unsigned long long)r->place->cells[x->b.ev[e]].samples);
+	cli_json_close(j);
+	cli_json_open(j, "counts", '[', CLI_JSON_INLINE);
+	for (size_t e = 0; e < x->b.n; e++)
+		if (x->b.ev[e] >= 0)
+			json_num(j, NULL, r->place->cells[x->b.ev[e]].period);
+	cli_json_close(j);
+	cli_json_bool(j, "few", r->v.few);
+	cli_json_bool(j, "exact", r->v.exact);
+	cli_json_bool(j, "flagged", r->v.flagged);
+	if (base && r->have_base && r->base.defined)
+		json_num(j, "baseline", r->base.value);
+	cli_json_close(j);
 }
 
 static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
 		       struct mp_ratio_result *rr, size_t nrr, size_t npl, const struct mp_ratio_missing *miss, size_t nmiss,
 		       const char *workload, const struct ropts *o)
 {
-	printf("{\"file\":");
-	cli_json_str(stdout, mp_ratio_run_path(run));
-	printf(",\"model\":");
-	cli_json_str(stdout, mp_ratio_run_model(run));
-	printf(",\"cpu\":");
-	cli_json_str(stdout, mp_ratio_run_cpu(run));
-	printf(",\"simulated\":");
-	json_sim(run);
-	printf(",\"level\":\"%s\",\"min_samples\":%llu", level_name(lvl),
-	       (unsigned long long)o->min_samples);
+	struct cli_json j;
+	cli_json_start(&j, stdout, ":", ",", 0);
+	cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+	cli_json_string(&j, "file", mp_ratio_run_path(run));
+	cli_json_string(&j, "model", mp_ratio_run_model(run));
+	cli_json_string(&j, "cpu", mp_ratio_run_cpu(run));
+	json_sim(&j, "simulated", run);
+	cli_json_string(&j, "level", level_name(lvl));
+	cli_json_value(&j, "min_samples", "%llu", (unsigned long long)o->min_samples);
 	if (base) {
-		printf(",\"baseline\":");
-		cli_json_str(stdout, mp_ratio_run_path(base));
-		printf(",\"baseline_simulated\":");
-		json_sim(base);
+		cli_json_string(&j, "baseline", mp_ratio_run_path(base));
+		json_sim(&j, "baseline_simulated", base);
 	}
-	printf(",\"ratios\":[");
+	cli_json_open(&j, "ratios", '[', CLI_JSON_INLINE);
 	for (size_t i = 0; i < nrr; i++) {
 		const struct mp_ratio_result *x = &rr[i];
-		size_t shown = 0;
-		printf("%s{\"id\":", i ? "," : "");
-		cli_json_str(stdout, x->def->id);
-		printf(",\"name\":");
-		cli_json_str(stdout, x->def->name);
-		printf(",\"formula\":");
-		cli_json_str(stdout, mp_formula_src(x->b.var->f));
-		printf(",\"model\":");
-		cli_json_str(stdout, x->b.var->model);
-		printf(",\"status\":\"%s\",\"places\":[",
-		       x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "id", x->def->id);
+		cli_json_string(&j, "name", x->def->name);
+		cli_json_string(&j, "formula", mp_formula_src(x->b.var->f));
+		cli_json_string(&j, "model", x->b.var->model);
+		cli_json_string(&j, "status", x->b.var->status == MP_RATIO_EXACT ? "exact" : "approx");
+		cli_json_open(&j, "places", '[', CLI_JSON_INLINE);
 		for (size_t k = 0; k < npl; k++) {
 			const struct mp_ratio_row *r = &x->rows[x->perm[k]];
-			if (!r->v.defined)
-				continue;
-			printf("%s{\"place\":", shown++ ? "," : "");
-			cli_json_str(stdout, r->place->label);
-			if (r->place->dso) {
-				printf(",\"dso\":");
-				cli_json_str(stdout, r->place->dso);
-			}
-			if (r->place->sym) {
-				printf(",\"symbol\":");
-				cli_json_str(stdout, r->place->sym);
-			}
-			if (lvl == MP_RATIO_LINE) {
-				printf(",\"srcfile\":");
-				cli_json_str(stdout, r->place->srcfile);
-				printf(",\"line\":%u", r->place->line);
-			}
-			printf(",\"value\":");
-			json_num(stdout, r->v.value);
-			printf(",\"lo\":");
-			json_num(stdout, r->v.lo);
-			printf(",\"hi\":");
-			json_num(stdout, r->v.hi);
-			printf(",\"numerator\":");
-			json_num(stdout, r->num);
-			printf(",\"denominator\":");
-			json_num(stdout, r->den);
-			printf(",\"samples\":[");
-			for (size_t e = 0, k = 0; e < x->b.n; e++)
-				if (x->b.ev[e] >= 0)
-					printf("%s%llu", k++ ? "," : "",
-					       (unsigned long long)r->place->cells[x->b.ev[e]].samples);
-			printf("],\"counts\":[");
-			for (size_t e = 0, k = 0; e < x->b.n; e++) {
-				if (x->b.ev[e] < 0)
-					continue;
-				printf("%s", k++ ? "," : "");
-				json_num(stdout, r->place->cells[x->b.ev[e]].period);
-			}
-			printf("],\"few\":%s,\"exact\":%s,\"flagged\":%s", r->v.few ? "true" : "false",
-			       r->v.exact ? "true" : "false", r->v.flagged ? "true" : "false");
-			if (base && r->have_base && r->base.defined) {
-				printf(",\"baseline\":");
-				json_num(stdout, r->base.value);
-			}
-			printf("}");
+			if (r->v.defined)
+				json_place(&j, x, r, lvl, base != NULL);
 		}
-		printf("]}");
+		cli_json_close(&j);
+		cli_json_close(&j);
 	}
-	printf("],\"missing\":[");
-	for (size_t i = 0, k = 0; i < nmiss; i++) {
+	cli_json_close(&j);
+	cli_json_open(&j, "missing", '[', CLI_JSON_INLINE);
+	for (size_t i = 0; i < nmiss; i++) {
 		struct mp_buf cmd = { 0 };
 		if (miss[i].def && !miss[i].b.var && mp_ratio_run_simulated(run))
 			continue; /* listed under not_simulable */
-		printf("%s{\"id\":", k++ ? "," : "");
-		cli_json_str(stdout, miss[i].def->id);
-		printf(",\"name\":");
-		cli_json_str(stdout, miss[i].def->name);
-		printf(",\"missing\":");
-		cli_json_str(stdout, miss[i].b.missing);
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "id", miss[i].def->id);
+		cli_json_string(&j, "name", miss[i].def->name);
+		cli_json_string(&j, "missing", miss[i].b.missing);
 		record_line(&miss[i].b, workload, &cmd);
 		if (cmd.len && cmd.data[cmd.len - 1] == '\n')
 			cmd.data[--cmd.len] = 0;
-		printf(",\"record\":");
-		cli_json_str(stdout, cmd.data ? cmd.data : "");
+		cli_json_string(&j, "record", cmd.data ? cmd.data : "");
 		mp_buf_fini(&cmd);
-		printf("}");
+		cli_json_close(&j);
 	}
-	printf("]");
+	cli_json_close(&j);
 	if (mp_ratio_run_simulated(run)) {
-		printf(",\"not_simulable\":[");
-		for (size_t i = 0, k = 0; i < nmiss; i++)
-			if (!miss[i].b.var) {
-				printf("%s", k++ ? "," : "");
-				cli_json_str(stdout, miss[i].def->id);
-			}
-		printf("]");
+		cli_json_open(&j, "not_simulable", '[', CLI_JSON_INLINE);
+		for (size_t i = 0; i < nmiss; i++)
+			if (!miss[i].b.var)
+				cli_json_string(&j, NULL, miss[i].def->id);
+		cli_json_close(&j);
 	}
-	printf("}\n");
+	cli_json_close(&j);
+	putchar('\n');
 }
 
 /* The ratios asked for (all when names is empty); 2 on an unknown name. */
