@@ -129,6 +129,9 @@ void cli_json_start(struct cli_json *j, FILE *f, const char *colon, const char *
 /* open: '{' or '['; key: the member's name, NULL for an array's item or the document. */
 void cli_json_open(struct cli_json *j, const char *key, char open, enum cli_json_layout layout);
 void cli_json_close(struct cli_json *j);
+/* The innermost container lays out its next members so (their lines indented as the
+ * container's own line): a document that starts inline and goes on line by line. */
+void cli_json_relayout(struct cli_json *j, enum cli_json_layout layout);
 /* The separator and "key": of the next member (key NULL: an array's item). */
 void cli_json_key(struct cli_json *j, const char *key);
 void cli_json_string(struct cli_json *j, const char *key, const char *s);
@@ -167,14 +170,14 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
  * --symfs (which is meant to be the only place objects come from). malloc'd. */
 char *cli_buildid_dir(const char *symfs);
 
-/* memprof stat --regions: the regions table of a run (cmd_stat_regions.c); with json, the
- * members "regions", "outside_regions", "region_notes" of the stat document. model: the
- * host model for the ratios (mp_events_host_model()). */
+/* memprof stat --regions: the regions table of a run (cmd_stat_regions.c); with j (not
+ * NULL), the members "regions", "outside_regions", "region_notes" of the stat document.
+ * model: the host model for the ratios (mp_events_host_model()). */
 struct mp_event;
 struct mp_event_result;
 struct mp_regions;
 void cli_stat_regions(FILE *f, const struct mp_regions *reg, const struct mp_event *evs,
-		      size_t nev, const struct mp_event_result *total, int csv, int json,
+		      size_t nev, const struct mp_event_result *total, int csv, struct cli_json *j,
 		      const char *sep, const char *model);
 /* memprof report's machine lines (recorded topology, memory errors during the recording)
  * and its --sort cpu,socket,node tables (report_cpu.c). */

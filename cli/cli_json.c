@@ -52,6 +52,12 @@ void cli_json_open(struct cli_json *j, const char *key, char open, enum cli_json
 	j->depth++;
 }
 
+void cli_json_relayout(struct cli_json *j, enum cli_json_layout layout)
+{
+	if (j->depth > 0)
+		inner(j)->layout = (unsigned char)layout;
+}
+
 void cli_json_close(struct cli_json *j)
 {
 	if (j->depth <= 0)

@@ -108,24 +108,25 @@ static void target_name(char *cmd, size_t len, int nargs, char **argv, int pid)
 /* One event's line (text), row (CSV) or object (JSON); scaled: the count scaled by
  * enabled/running time, pct: the share of time it was counted. */
 static void print_event(FILE *f, const struct mp_event *ev, const struct mp_event_result *r,
-			int first, int counted, double scaled, double pct, int clock, int json,
+			int counted, double scaled, double pct, int clock, struct cli_json *j,
 			int csv, const char *sep, const char *note, double noise)
 {
 	const char *unit = clock ? "msec" : "";
 	double shown = clock ? scaled / 1e6 : scaled;
-	if (json) {
-		fprintf(f, "%s\n  {\"event\": ", first ? "" : ",");
-		cli_json_str(f, ev_name(ev));
-		fprintf(f, ", \"spec\": ");
-		cli_json_str(f, ev->spec);
+	if (j) {
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(j, "event", ev_name(ev));
+		cli_json_string(j, "spec", ev->spec);
 		if (counted)
-			fprintf(f, ", \"value\": %.2f", scaled);
+			cli_json_value(j, "value", "%.2f", scaled);
 		else
-			fprintf(f, ", \"value\": null");
-		fprintf(f,
-			", \"unit\": \"%s\", \"raw\": %" PRIu64 ", \"time_enabled\": %" PRIu64
-			", \"time_running\": %" PRIu64 ", \"percent_running\": %.2f}",
-			clock ? "ns" : "", r->value, r->ena, r->run, pct);
+			cli_json_value(j, "value", "null");
+		cli_json_string(j, "unit", clock ? "ns" : "");
+		cli_json_value(j, "raw", "%" PRIu64, r->value);
+		cli_json_value(j, "time_enabled", "%" PRIu64, r->ena);
+		cli_json_value(j, "time_running", "%" PRIu64, r->run);
+		cli_json_value(j, "percent_running", "%.2f", pct);
+		cli_json_close(j);
 	} else if (csv) {
 		if (counted)
 			fprintf(f, "%s%s%.0f%s%s%s", ev_name(ev), sep,
@@ -245,9 +246,9 @@ static void stat_iv_print(struct stat_iv *iv, uint64_t t_ns, const struct mp_eve
 		snprintf(ts, sizeof(ts), "%6" PRIu64 ".%09" PRIu64, t_ns / 1000000000u,
 			 t_ns % 1000000000u);
 		fprintf(iv->f, "%s", ts);
-		print_event(iv->f, &iv->evs[i], &d[i], i == 0, counted[i], val[i],
+		print_event(iv->f, &iv->evs[i], &d[i], counted[i], val[i],
 			    d[i].ena ? 100.0 * (double)d[i].run / (double)d[i].ena : 0,
-			    is_clock(&iv->evs[i]), 0, 0, ",", note, -1);
+			    is_clock(&iv->evs[i]), NULL, 0, ",", note, -1);
 	}
 	memcpy(iv->prev, cur, nev * sizeof(*cur));
 	iv->prev_ns = t_ns;
@@ -569,19 +570,22 @@ static void stat_print(const struct stat_opts *o, struct stat_run *r)
 		return;
 	}
 	if (regions && csv) {
-		cli_stat_regions(f, res->regions, evs, nev, res->ev, 1, 0, o->sep, model);
+		cli_stat_regions(f, res->regions, evs, nev, res->ev, 1, NULL, o->sep, model);
 		return;
 	}
+	struct cli_json j;
 	if (json) {
-		fprintf(f, "{\"command\": ");
-		cli_json_str(f, cmd);
-		fprintf(f, ", \"elapsed_ns\": %" PRIu64, res->wall_ns);
-		if (res->have_rusage)
-			fprintf(f, ", \"user_ns\": %" PRIu64 ", \"sys_ns\": %" PRIu64, res->user_ns,
-				res->sys_ns);
+		cli_json_start(&j, f, ": ", ", ", 2);
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "command", cmd);
+		cli_json_value(&j, "elapsed_ns", "%" PRIu64, res->wall_ns);
+		if (res->have_rusage) {
+			cli_json_value(&j, "user_ns", "%" PRIu64, res->user_ns);
+			cli_json_value(&j, "sys_ns", "%" PRIu64, res->sys_ns);
+		}
 		if (res->workload_started)
-			fprintf(f, ", \"exit_status\": %d", mp_exit_code(res->workload_status));
-		fprintf(f, ", \"events\": [");
+			cli_json_value(&j, "exit_status", "%d", mp_exit_code(res->workload_status));
+		cli_json_open(&j, "events", '[', CLI_JSON_LINES);
 	} else if (csv) {
 		fprintf(f, "event%svalue%sunit%sraw%stime_enabled%stime_running%spercent_running\n",
 			o->sep, o->sep, o->sep, o->sep, o->sep, o->sep);
@@ -602,15 +606,18 @@ static void stat_print(const struct stat_opts *o, struct stat_run *r)
 		double noise = runs > 1 && mean[i] > 0
 				       ? 100.0 * sqrt(m2[i] / (runs - 1) / runs) / mean[i]
 				       : -1;
-		print_event(f, &evs[i], e, i == 0, counted, scaled, pct, clock, json, csv, o->sep,
+		print_event(f, &evs[i], e, counted, scaled, pct, clock, json ? &j : NULL, csv, o->sep,
 			    note, noise);
 	}
-	if (json && regions) {
-		fprintf(f, "\n],\n");
-		cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, 1, o->sep, model);
-		fprintf(f, "}\n");
-	} else if (json) {
-		fprintf(f, "\n]}\n");
+	if (json) {
+		cli_json_close(&j); /* the events */
+		if (regions) {
+			/* then the regions' members, one a line */
+			cli_json_relayout(&j, CLI_JSON_LINES_OPEN);
+			cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, &j, o->sep, model);
+		}
+		cli_json_close(&j);
+		fputc('\n', f);
 	} else if (!csv && runs > 1) {
 		double avg = mean[nev] / 1e9, sd = sqrt(m2[nev] / (runs - 1) / runs) / 1e9;
 		int prec = precision_of(sd) + 2;
@@ -625,7 +632,7 @@ static void stat_print(const struct stat_opts *o, struct stat_run *r)
 	if (o->ratios && !json && !csv)
 		stat_print_ratios(f, evs, res->ev, nev, o->pmu);
 	if (regions && !json && !csv)
-		cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, 0, o->sep, model);
+		cli_stat_regions(f, res->regions, evs, nev, res->ev, 0, NULL, o->sep, model);
 }
 
 /* The -o file closed, the command's end said. The exit status: the command's, or 1 when

@@ -59,7 +59,7 @@ static void fmt_val(const struct mp_event *ev, double v, char *buf, size_t len)
 }
 
 void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs, size_t nev,
-		      const struct mp_event_result *total, int csv, int json, const char *sep,
+		      const struct mp_event_result *total, int csv, struct cli_json *j, const char *sep,
 		      const char *model)
 {
 	size_t nrows = mp_regions_nrows(reg);
@@ -78,38 +78,43 @@ void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs
 				outside[i] -= s->scaled[i];
 	}
 
-	if (json) {
-		fprintf(f, "\"regions\": [");
+	if (j) {
+		cli_json_open(j, "regions", '[', CLI_JSON_LINES);
 		for (size_t k = 0; k < nrows; k++) {
 			const struct mp_region_stat *s = mp_regions_row(reg, k);
 			mp_region_name_str(s->name, s->len, name, sizeof(name));
-			fprintf(f, "%s\n  {\"region\": ", k ? "," : "");
-			cli_json_str(f, name);
-			fprintf(f, ", \"depth\": %d, \"tid\": %d, \"calls\": %" PRIu64
-				   ", \"unclosed\": %" PRIu64 ", \"counts\": [",
-				s->depth, (int)s->tid, s->calls, s->unclosed);
+			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_string(j, "region", name);
+			cli_json_value(j, "depth", "%d", s->depth);
+			cli_json_value(j, "tid", "%d", (int)s->tid);
+			cli_json_value(j, "calls", "%" PRIu64, s->calls);
+			cli_json_value(j, "unclosed", "%" PRIu64, s->unclosed);
+			cli_json_open(j, "counts", '[', CLI_JSON_INLINE);
 			for (size_t i = 0; i < nev; i++) {
-				fprintf(f, "%s{\"event\": ", i ? ", " : "");
-				cli_json_str(f, ev_name(&evs[i]));
-				fprintf(f, ", \"value\": %.2f, \"raw\": %" PRIu64
-					   ", \"time_enabled\": %" PRIu64 ", \"time_running\": %" PRIu64
-					   "}",
-					s->scaled[i], s->value[i], s->ena[i], s->run[i]);
+				cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+				cli_json_string(j, "event", ev_name(&evs[i]));
+				cli_json_value(j, "value", "%.2f", s->scaled[i]);
+				cli_json_value(j, "raw", "%" PRIu64, s->value[i]);
+				cli_json_value(j, "time_enabled", "%" PRIu64, s->ena[i]);
+				cli_json_value(j, "time_running", "%" PRIu64, s->run[i]);
+				cli_json_close(j);
 			}
-			fprintf(f, "]}");
+			cli_json_close(j);
+			cli_json_close(j);
 		}
-		fprintf(f, "\n],\n\"outside_regions\": [");
+		cli_json_close(j);
+		cli_json_open(j, "outside_regions", '[', CLI_JSON_INLINE);
 		for (size_t i = 0; i < nev; i++) {
-			fprintf(f, "%s{\"event\": ", i ? ", " : "");
-			cli_json_str(f, ev_name(&evs[i]));
-			fprintf(f, ", \"value\": %.2f}", outside[i]);
+			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_string(j, "event", ev_name(&evs[i]));
+			cli_json_value(j, "value", "%.2f", outside[i]);
+			cli_json_close(j);
 		}
-		fprintf(f, "],\n\"region_notes\": [");
-		for (size_t k = 0; mp_regions_note(reg, k); k++) {
-			fprintf(f, "%s", k ? ", " : "");
-			cli_json_str(f, mp_regions_note(reg, k));
-		}
-		fprintf(f, "]");
+		cli_json_close(j);
+		cli_json_open(j, "region_notes", '[', CLI_JSON_INLINE);
+		for (size_t k = 0; mp_regions_note(reg, k); k++)
+			cli_json_string(j, NULL, mp_regions_note(reg, k));
+		cli_json_close(j);
 		goto out;
 	}
 	if (csv) {

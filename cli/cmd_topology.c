@@ -53,17 +53,14 @@ static void print_list(FILE *f, const void *set, size_t sz, int col, int width)
 	fputc('\n', f);
 }
 
-static void json_list(FILE *f, const void *set, size_t sz)
+static void json_list(struct cli_json *j, const char *key, const void *set, size_t sz)
 {
 	const unsigned char *p = set;
-	int first = 1;
-	fputc('[', f);
+	cli_json_open(j, key, '[', CLI_JSON_INLINE);
 	for (size_t i = 0; i < sz * 8; i++)
-		if (p[i / 8] & (1u << (i % 8))) {
-			fprintf(f, "%s%zu", first ? "" : ",", i);
-			first = 0;
-		}
-	fputc(']', f);
+		if (p[i / 8] & (1u << (i % 8)))
+			cli_json_value(j, NULL, "%zu", i);
+	cli_json_close(j);
 }
 
 static const char *cache_type_name(enum NUMA_cache_type t)
@@ -334,129 +331,143 @@ static void print_text(FILE *f, struct topo_view *v)
 	print_edac(f, v);
 }
 
-static void print_json(FILE *f, struct topo_view *v)
+/* The CPUs with their places and sibling sets, the caches, the memory nodes with their
+ * distances (null: the machine gives none). */
+static void json_topology(struct cli_json *j, struct topo_view *v)
 {
 	size_t sz = TOPO_SETSZ;
-	fprintf(f, "{\"fsroot\":");
-	cli_json_str(f, v->fsroot);
-	if (!v->t) {
-		fprintf(f, ",\"topology_missing\":");
-		cli_json_str(f, v->topo_why);
-	} else {
-		fprintf(f, ",\"cpus\":[");
-		int max = NUMA_topo_cpu_max(v->t), first = 1;
-		for (int cpu = 0; cpu < max; cpu++) {
-			struct NUMA_cpu_place pl;
-			if (NUMA_topo_cpu_place(v->t, cpu, &pl))
-				continue;
-			CPU_ZERO_S(sz, v->one);
-			CPU_SET_S(cpu, sz, v->one);
-			fprintf(f,
-				"%s\n{\"cpu\":%d,\"package\":%d,\"die\":%d,\"core\":%d,\"node\":%d",
-				first ? "" : ",", cpu, pl.package, pl.die, pl.core, pl.node);
-			first = 0;
-			static const char *const names[] = { "threads", "package_cpus",
-							     "node_cpus" };
-			for (unsigned lvl = 1; lvl <= 3; lvl++) {
-				NUMA_topo_cpu_level_mask(v->t, sz, v->a, sz, v->one, lvl);
-				fprintf(f, ",\"%s\":", names[lvl - 1]);
-				json_list(f, v->a, sz);
-			}
-			fputc('}', f);
+	cli_json_open(j, "cpus", '[', CLI_JSON_LINES_OPEN);
+	int max = NUMA_topo_cpu_max(v->t);
+	for (int cpu = 0; cpu < max; cpu++) {
+		struct NUMA_cpu_place pl;
+		if (NUMA_topo_cpu_place(v->t, cpu, &pl))
+			continue;
+		CPU_ZERO_S(sz, v->one);
+		CPU_SET_S(cpu, sz, v->one);
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(j, "cpu", "%d", cpu);
+		cli_json_value(j, "package", "%d", pl.package);
+		cli_json_value(j, "die", "%d", pl.die);
+		cli_json_value(j, "core", "%d", pl.core);
+		cli_json_value(j, "node", "%d", pl.node);
+		static const char *const names[] = { "threads", "package_cpus", "node_cpus" };
+		for (unsigned lvl = 1; lvl <= 3; lvl++) {
+			NUMA_topo_cpu_level_mask(v->t, sz, v->a, sz, v->one, lvl);
+			json_list(j, names[lvl - 1], v->a, sz);
 		}
-		fprintf(f, "],\n\"caches\":[");
-		int n = NUMA_topo_cache_count(v->t);
-		for (int i = 0; i < n; i++) {
-			struct NUMA_cache c;
-			if (NUMA_topo_cache_get(v->t, i, &c, sz, v->a))
-				continue;
-			fprintf(f,
-				"%s\n{\"level\":%u,\"type\":\"%s\",\"size\":%llu,\"line_size\":%u,"
-				"\"ways\":%d,\"cpus\":",
-				i ? "," : "", c.level, cache_type_name(c.type),
-				(unsigned long long)c.size, c.line_size, c.ways);
-			json_list(f, v->a, sz);
-			fputc('}', f);
-		}
-		fprintf(f, "],\n\"nodes\":[");
-		max = NUMA_topo_memnode_max(v->t);
-		first = 1;
-		for (int node = 0; node < max; node++) {
-			uint64_t mem;
-			if (NUMA_topo_memnode_memory(v->t, node, &mem))
-				continue;
-			MEMNODE_ZERO_S(sz, v->n);
-			MEMNODE_SET_S(node, sz, v->n);
-			NUMA_topo_memnode_to_cpu(v->t, sz, v->n, sz, v->a);
-			fprintf(f, "%s\n{\"node\":%d,\"memory\":%llu,\"cpus\":", first ? "" : ",",
-				node, (unsigned long long)mem);
-			json_list(f, v->a, sz);
-			fprintf(f, ",\"distances\":");
-			if (NUMA_topo_distance(v->t, node, node) < 0) {
-				fprintf(f, "null}");
-			} else {
-				int f1 = 1;
-				fputc('{', f);
-				for (int to = 0; to < max; to++) {
-					int d = NUMA_topo_distance(v->t, node, to);
-					if (d < 0)
-						continue;
-					fprintf(f, "%s\"%d\":%d", f1 ? "" : ",", to, d);
-					f1 = 0;
-				}
-				fprintf(f, "}}");
-			}
-			first = 0;
-		}
-		fprintf(f, "]");
+		cli_json_close(j);
 	}
+	cli_json_close(j);
+	/* the rest one member a line */
+	cli_json_relayout(j, CLI_JSON_LINES_OPEN);
+	cli_json_open(j, "caches", '[', CLI_JSON_LINES_OPEN);
+	int n = NUMA_topo_cache_count(v->t);
+	for (int i = 0; i < n; i++) {
+		struct NUMA_cache c;
+		if (NUMA_topo_cache_get(v->t, i, &c, sz, v->a))
+			continue;
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(j, "level", "%u", c.level);
+		cli_json_string(j, "type", cache_type_name(c.type));
+		cli_json_value(j, "size", "%llu", (unsigned long long)c.size);
+		cli_json_value(j, "line_size", "%u", c.line_size);
+		cli_json_value(j, "ways", "%d", c.ways);
+		json_list(j, "cpus", v->a, sz);
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+	cli_json_open(j, "nodes", '[', CLI_JSON_LINES_OPEN);
+	max = NUMA_topo_memnode_max(v->t);
+	for (int node = 0; node < max; node++) {
+		uint64_t mem;
+		if (NUMA_topo_memnode_memory(v->t, node, &mem))
+			continue;
+		MEMNODE_ZERO_S(sz, v->n);
+		MEMNODE_SET_S(node, sz, v->n);
+		NUMA_topo_memnode_to_cpu(v->t, sz, v->n, sz, v->a);
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(j, "node", "%d", node);
+		cli_json_value(j, "memory", "%llu", (unsigned long long)mem);
+		json_list(j, "cpus", v->a, sz);
+		if (NUMA_topo_distance(v->t, node, node) < 0) {
+			cli_json_value(j, "distances", "null");
+		} else {
+			cli_json_open(j, "distances", '{', CLI_JSON_INLINE);
+			for (int to = 0; to < max; to++) {
+				int d = NUMA_topo_distance(v->t, node, to);
+				char key[16];
+				snprintf(key, sizeof(key), "%d", to);
+				if (d >= 0)
+					cli_json_value(j, key, "%d", d);
+			}
+			cli_json_close(j);
+		}
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+}
+
+/* The memory modules (SMBIOS) and the memory controllers' error counts (EDAC). */
+static void json_memory(struct cli_json *j, struct topo_view *v)
+{
 	if (v->ndimm < 0) {
-		fprintf(f, ",\n\"dimms_missing\":");
-		cli_json_str(f, v->dimm_why);
+		cli_json_string(j, "dimms_missing", v->dimm_why);
 	} else {
-		fprintf(f, ",\n\"dimms\":[");
+		cli_json_open(j, "dimms", '[', CLI_JSON_LINES_OPEN);
 		for (int i = 0; i < v->ndimm && i < TOPO_MAXDIMM; i++) {
 			const struct NUMA_dimm *d = &v->dimm[i];
-			fprintf(f, "%s\n{\"locator\":", i ? "," : "");
-			cli_json_str(f, d->locator);
-			fprintf(f, ",\"bank\":");
-			cli_json_str(f, d->bank);
-			fprintf(f, ",\"type\":");
-			cli_json_str(f, d->type);
-			fprintf(f,
-				",\"size_mb\":%llu,\"speed_mts\":%u,\"configured_mts\":%u,"
-				"\"registered\":%s,\"total_width\":%u,\"data_width\":%u,"
-				"\"check_bits\":%d,\"ecc\":",
-				(unsigned long long)d->size_mb, d->speed_mts, d->configured_mts,
-				d->registered < 0 ? "null"
-				: d->registered	  ? "true"
-						  : "false",
-				d->total_width, d->data_width, d->check_bits);
-			cli_json_str(f, d->ecc);
-			fputc('}', f);
+			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_string(j, "locator", d->locator);
+			cli_json_string(j, "bank", d->bank);
+			cli_json_string(j, "type", d->type);
+			cli_json_value(j, "size_mb", "%llu", (unsigned long long)d->size_mb);
+			cli_json_value(j, "speed_mts", "%u", d->speed_mts);
+			cli_json_value(j, "configured_mts", "%u", d->configured_mts);
+			cli_json_value(j, "registered", "%s",
+				       d->registered < 0 ? "null" : d->registered ? "true" : "false");
+			cli_json_value(j, "total_width", "%u", d->total_width);
+			cli_json_value(j, "data_width", "%u", d->data_width);
+			cli_json_value(j, "check_bits", "%d", d->check_bits);
+			cli_json_string(j, "ecc", d->ecc);
+			cli_json_close(j);
 		}
-		fprintf(f, "]");
+		cli_json_close(j);
 	}
 	if (v->nmc < 0) {
-		fprintf(f, ",\n\"edac_missing\":");
-		cli_json_str(f, v->edac_why);
+		cli_json_string(j, "edac_missing", v->edac_why);
 	} else {
-		fprintf(f, ",\n\"edac\":[");
+		cli_json_open(j, "edac", '[', CLI_JSON_LINES_OPEN);
 		for (int i = 0; i < v->nmc && i < TOPO_MAXMC; i++) {
 			const struct NUMA_edac_mc *m = &v->mc[i];
-			fprintf(f, "%s\n{\"mc\":%d,\"name\":", i ? "," : "", m->index);
-			cli_json_str(f, m->name);
-			fprintf(f, ",\"edac_mode\":");
-			cli_json_str(f, m->edac_mode);
-			fprintf(f, ",\"mem_type\":");
-			cli_json_str(f, m->mem_type);
-			fprintf(f, ",\"size_mb\":%llu,\"ce_count\":%llu,\"ue_count\":%llu}",
-				(unsigned long long)m->size_mb, (unsigned long long)m->ce_count,
-				(unsigned long long)m->ue_count);
+			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_value(j, "mc", "%d", m->index);
+			cli_json_string(j, "name", m->name);
+			cli_json_string(j, "edac_mode", m->edac_mode);
+			cli_json_string(j, "mem_type", m->mem_type);
+			cli_json_value(j, "size_mb", "%llu", (unsigned long long)m->size_mb);
+			cli_json_value(j, "ce_count", "%llu", (unsigned long long)m->ce_count);
+			cli_json_value(j, "ue_count", "%llu", (unsigned long long)m->ue_count);
+			cli_json_close(j);
 		}
-		fprintf(f, "]");
+		cli_json_close(j);
 	}
-	fprintf(f, "}\n");
+}
+
+static void print_json(FILE *f, struct topo_view *v)
+{
+	struct cli_json j;
+	cli_json_start(&j, f, ":", ",", 0);
+	cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+	cli_json_string(&j, "fsroot", v->fsroot);
+	if (!v->t) {
+		cli_json_string(&j, "topology_missing", v->topo_why);
+		cli_json_relayout(&j, CLI_JSON_LINES_OPEN);
+	} else {
+		json_topology(&j, v);
+	}
+	json_memory(&j, v);
+	cli_json_close(&j);
+	fputc('\n', f);
 }
 
 static int cmd_topology(int argc, char **argv)
