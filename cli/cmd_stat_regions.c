@@ -58,6 +58,50 @@ static void fmt_val(const struct mp_event *ev, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 }
 
+/* --json: the regions' rows, the counts outside any region, the notes. */
+static void json_regions(struct cli_json *j, const mp_regions *reg, const struct mp_event *evs,
+			 size_t nev, const double *outside)
+{
+	size_t nrows = mp_regions_nrows(reg);
+	char name[72];
+	cli_json_open(j, "regions", '[', CLI_JSON_LINES);
+	for (size_t k = 0; k < nrows; k++) {
+		const struct mp_region_stat *s = mp_regions_row(reg, k);
+		mp_region_name_str(s->name, s->len, name, sizeof(name));
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(j, "region", name);
+		cli_json_value(j, "depth", "%d", s->depth);
+		cli_json_value(j, "tid", "%d", (int)s->tid);
+		cli_json_value(j, "calls", "%" PRIu64, s->calls);
+		cli_json_value(j, "unclosed", "%" PRIu64, s->unclosed);
+		cli_json_open(j, "counts", '[', CLI_JSON_INLINE);
+		for (size_t i = 0; i < nev; i++) {
+			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+			cli_json_string(j, "event", ev_name(&evs[i]));
+			cli_json_value(j, "value", "%.2f", s->scaled[i]);
+			cli_json_value(j, "raw", "%" PRIu64, s->value[i]);
+			cli_json_value(j, "time_enabled", "%" PRIu64, s->ena[i]);
+			cli_json_value(j, "time_running", "%" PRIu64, s->run[i]);
+			cli_json_close(j);
+		}
+		cli_json_close(j);
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+	cli_json_open(j, "outside_regions", '[', CLI_JSON_INLINE);
+	for (size_t i = 0; i < nev; i++) {
+		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(j, "event", ev_name(&evs[i]));
+		cli_json_value(j, "value", "%.2f", outside[i]);
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+	cli_json_open(j, "region_notes", '[', CLI_JSON_INLINE);
+	for (size_t k = 0; mp_regions_note(reg, k); k++)
+		cli_json_string(j, NULL, mp_regions_note(reg, k));
+	cli_json_close(j);
+}
+
 void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs, size_t nev,
 		      const struct mp_event_result *total, int csv, struct cli_json *j, const char *sep,
 		      const char *model)
@@ -79,42 +123,7 @@ void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs
 	}
 
 	if (j) {
-		cli_json_open(j, "regions", '[', CLI_JSON_LINES);
-		for (size_t k = 0; k < nrows; k++) {
-			const struct mp_region_stat *s = mp_regions_row(reg, k);
-			mp_region_name_str(s->name, s->len, name, sizeof(name));
-			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
-			cli_json_string(j, "region", name);
-			cli_json_value(j, "depth", "%d", s->depth);
-			cli_json_value(j, "tid", "%d", (int)s->tid);
-			cli_json_value(j, "calls", "%" PRIu64, s->calls);
-			cli_json_value(j, "unclosed", "%" PRIu64, s->unclosed);
-			cli_json_open(j, "counts", '[', CLI_JSON_INLINE);
-			for (size_t i = 0; i < nev; i++) {
-				cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
-				cli_json_string(j, "event", ev_name(&evs[i]));
-				cli_json_value(j, "value", "%.2f", s->scaled[i]);
-				cli_json_value(j, "raw", "%" PRIu64, s->value[i]);
-				cli_json_value(j, "time_enabled", "%" PRIu64, s->ena[i]);
-				cli_json_value(j, "time_running", "%" PRIu64, s->run[i]);
-				cli_json_close(j);
-			}
-			cli_json_close(j);
-			cli_json_close(j);
-		}
-		cli_json_close(j);
-		cli_json_open(j, "outside_regions", '[', CLI_JSON_INLINE);
-		for (size_t i = 0; i < nev; i++) {
-			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
-			cli_json_string(j, "event", ev_name(&evs[i]));
-			cli_json_value(j, "value", "%.2f", outside[i]);
-			cli_json_close(j);
-		}
-		cli_json_close(j);
-		cli_json_open(j, "region_notes", '[', CLI_JSON_INLINE);
-		for (size_t k = 0; mp_regions_note(reg, k); k++)
-			cli_json_string(j, NULL, mp_regions_note(reg, k));
-		cli_json_close(j);
+		json_regions(j, reg, evs, nev, outside);
 		goto out;
 	}
 	if (csv) {
