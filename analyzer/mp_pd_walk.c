@@ -86,7 +86,7 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 				   pd->path, off, type, size, off + size, base + len);
 			return -MP_ETRUNC;
 		}
-		uint64_t adv = size;
+		uint64_t adv = size + mp_pd_record_extra(type, r, size);
 		if (type < PD_NTYPES)
 			pd->counts[type]++;
 		if (type < MP_RECORD_USER_START) {
@@ -116,14 +116,6 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 				if (ld64(r + 8) > size - 16u)
 					return pd_err_rec(pd, R->err, off, "compressed2 data size exceeds the record");
 				rc = mp_pd_do_compressed(R, r + 16, (size_t)ld64(r + 8), off);
-				break;
-			case MP_RECORD_HEADER_TRACING_DATA:
-				if (size >= 12)
-					adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
-				break;
-			case MP_RECORD_AUXTRACE:
-				if (size >= 16)
-					adv += ld64(r + 8);
 				break;
 			/* header-like records after the pipe-mode prescan (or in a file's data):
 			 * applied once, on the first run */

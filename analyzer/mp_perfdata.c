@@ -162,6 +162,33 @@ static void pipe_meta_record(mp_pd *pd, const uint8_t *r, uint16_t size)
 		mp_pd_parse_feature(pd, MP_HEADER_MEMPROF, r + 16, (size_t)size - 16);
 }
 
+/* A header-like record of a pipe-mode stream, other than HEADER_ATTR: features (EVENT_DESC
+ * only once attributes are known, as it names them), memprof's own, build-ids and event
+ * updates. Anything else is not header information. */
+static void pipe_header_record(mp_pd *pd, uint32_t type, const uint8_t *r, uint16_t size)
+{
+	switch (type) {
+	case MP_RECORD_HEADER_FEATURE:
+		if (size >= 16) {
+			uint64_t f = ld64(r + 8);
+			if (f < MP_HEADER_FEAT_BITS && (f != MP_HEADER_EVENT_DESC || pd->nattrs))
+				mp_pd_parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
+		}
+		break;
+	case MP_RECORD_HEADER_EVENT_TYPE:
+		pipe_meta_record(pd, r, size);
+		break;
+	case MP_RECORD_HEADER_BUILD_ID:
+		mp_pd_add_build_id(pd, r, size);
+		break;
+	case MP_RECORD_EVENT_UPDATE:
+		mp_pd_handle_event_update(pd, r, size);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Pipe mode, after the first kernel record: the header-like records of the rest of the
  * stream (memprof record -o - writes its features, build-ids and metadata after the data)
  * are read now, so that the whole header is known before the first sample. Returns where
@@ -172,34 +199,10 @@ static uint64_t pipe_tail_scan(mp_pd *pd, uint64_t off)
 		const uint8_t *r = pd->map + off;
 		uint32_t type = ld32(r);
 		uint16_t size = ld16(r + 6);
-		uint64_t adv = size;
 		if (size < 8 || size > pd->size - off)
 			break;
-		switch (type) {
-		case MP_RECORD_HEADER_FEATURE:
-			if (size >= 16 && ld64(r + 8) < MP_HEADER_FEAT_BITS)
-				mp_pd_parse_feature(pd, (unsigned)ld64(r + 8), r + 16, (size_t)size - 16);
-			break;
-		case MP_RECORD_HEADER_EVENT_TYPE:
-			pipe_meta_record(pd, r, size);
-			break;
-		case MP_RECORD_HEADER_BUILD_ID:
-			mp_pd_add_build_id(pd, r, size);
-			break;
-		case MP_RECORD_EVENT_UPDATE:
-			mp_pd_handle_event_update(pd, r, size);
-			break;
-		case MP_RECORD_HEADER_TRACING_DATA:
-			if (size >= 12)
-				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
-			break;
-		case MP_RECORD_AUXTRACE:
-			if (size >= 16)
-				adv += ld64(r + 8);
-			break;
-		default:
-			break;
-		}
+		pipe_header_record(pd, type, r, size);
+		uint64_t adv = size + mp_pd_record_extra(type, r, size);
 		if (adv > pd->size - off)
 			break;
 		off += adv;
@@ -235,9 +238,7 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 		if (type < MP_RECORD_USER_START || type == MP_RECORD_COMPRESSED ||
 		    type == MP_RECORD_COMPRESSED2)
 			break;
-		uint64_t adv = size;
-		switch (type) {
-		case MP_RECORD_HEADER_ATTR: {
+		if (type == MP_RECORD_HEADER_ATTR) {
 			if (size < 8 + PERF_ATTR_SIZE_VER0)
 				return pd_err_rec(pd, err, off, "attr record too short");
 			uint32_t asz = ld32(r + 8 + 4);
@@ -247,37 +248,10 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 				return pd_err_rec(pd, err, off, "attr size exceeds the record");
 			if (mp_pd_add_attr(pd, r + 8, asz, r + 8 + asz, ((size_t)size - 8 - asz) / 8))
 				return PD_ERR(pd, err, -ENOMEM, "out of memory");
-			break;
+		} else {
+			pipe_header_record(pd, type, r, size);
 		}
-		case MP_RECORD_HEADER_FEATURE:
-			if (size >= 16) {
-				uint64_t f = ld64(r + 8);
-				if (f < MP_HEADER_FEAT_BITS && f != MP_HEADER_EVENT_DESC)
-					mp_pd_parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
-				else if (f == MP_HEADER_EVENT_DESC && pd->nattrs)
-					mp_pd_parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
-			}
-			break;
-		case MP_RECORD_EVENT_UPDATE:
-			mp_pd_handle_event_update(pd, r, size);
-			break;
-		case MP_RECORD_HEADER_BUILD_ID:
-			mp_pd_add_build_id(pd, r, size);
-			break;
-		case MP_RECORD_HEADER_EVENT_TYPE:
-			pipe_meta_record(pd, r, size);
-			break;
-		case MP_RECORD_HEADER_TRACING_DATA:
-			if (size >= 12)
-				adv += ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
-			break;
-		case MP_RECORD_AUXTRACE:
-			if (size >= 16)
-				adv += ld64(r + 8);
-			break;
-		default:
-			break;
-		}
+		uint64_t adv = size + mp_pd_record_extra(type, r, size);
 		if (adv > pd->size - off)
 			break;
 		off += adv;

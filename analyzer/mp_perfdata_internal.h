@@ -208,6 +208,17 @@ struct mp_pd {
 	size_t scratch_str_cap;
 };
 
+/* Bytes a record carries after its header-declared size: HEADER_TRACING_DATA's tracing
+ * data and AUXTRACE's trace follow the record in the stream. */
+static inline uint64_t mp_pd_record_extra(uint32_t type, const uint8_t *r, uint16_t size)
+{
+	if (type == MP_RECORD_HEADER_TRACING_DATA && size >= 12)
+		return ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
+	if (type == MP_RECORD_AUXTRACE && size >= 16)
+		return ld64(r + 8);
+	return 0;
+}
+
 __attribute__((format(printf, 4, 5))) static inline int PD_ERR(const mp_pd *pd, struct mp_err *err, int code,
 							 const char *fmt, ...)
 {
