@@ -43,6 +43,13 @@ grep -q 'simulating for' sl.err && fail "-q printed progress"
 ir=$(awk '$2 == "Ir" { print $1 }' st1.out)
 rep=$("$MEMPROF" report -i one.data | sed -n 's/^#   \[0\] Ir: .*exact count \([0-9]*\).*/\1/p')
 [ -n "$ir" ] && [ "$ir" = "$rep" ] || fail "stat --sim Ir $ir, record --sim $rep (one process)"
+# -o that cannot be created or written: one line naming the file, exit 1
+"$MEMPROF" stat --sim -e Ir -o nodir/st.out -- ./uselib 40 >/dev/null 2>bad.err; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <bad.err)" = 1 ] && grep -q "nodir/st.out: cannot create" bad.err ||
+	fail "stat --sim -o nodir/st.out: exit $rc, $(cat bad.err)"
+"$MEMPROF" stat --sim -e Ir -o /dev/full -- ./uselib 40 >/dev/null 2>full.err; rc=$?
+[ $rc = 1 ] && grep -q "/dev/full: cannot write the counts" full.err ||
+	fail "stat --sim -o /dev/full: exit $rc, $(cat full.err)"
 "$MEMPROF" stat --sim -e Ir,D1mr -o st.out -- sh -c './uselib 40 >/dev/null; ./uselib 40 >/dev/null' >/dev/null 2>st.err ||
 	fail "stat --sim: $(cat st.err)"
 grep -q "Simulated counts for 'sh -c ./uselib 40 >/dev/null; ./uselib 40 >/dev/null' .*3 processes" st.out ||
