@@ -14,6 +14,12 @@
  * the topology loads. The environment is process-wide and not thread-safe, so a library must
  * not change its caller's: the snapshot is read in a forked child (whose environment is its
  * own) and handed back as hwloc XML through a pipe. */
+/* hwloc 2 drops instruction caches unless asked; lstopo and perf's HEADER_CACHE list them. */
+static int numa_keep_icaches(hwloc_topology_t t)
+{
+	return hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+}
+
 static int load_child(const char *fsroot, int fd)
 {
 	if (setenv("HWLOC_FSROOT", fsroot, 1) || setenv("HWLOC_COMPONENTS", "linux,stop", 1) ||
@@ -24,7 +30,7 @@ static int load_child(const char *fsroot, int fd)
 	hwloc_topology_t t;
 	char *xml;
 	int len;
-	if (hwloc_topology_init(&t) || hwloc_topology_load(t) ||
+	if (hwloc_topology_init(&t) || numa_keep_icaches(t) || hwloc_topology_load(t) ||
 	    hwloc_topology_export_xmlbuffer(t, &xml, &len, 0))
 		return 1;
 	uint64_t n = (uint64_t)len;
@@ -126,7 +132,11 @@ NUMA_topo *NUMA_topo_open(const char *fsroot)
 	if (!nt)
 		return NULL;
 	nt->fsroot = strdup(fsroot ? fsroot : "/");
-	if (!nt->fsroot || hwloc_topology_init(&nt->topo)) {
+	if (nt->fsroot && hwloc_topology_init(&nt->topo) == 0 && numa_keep_icaches(nt->topo)) {
+		hwloc_topology_destroy(nt->topo);
+		nt->topo = NULL;
+	}
+	if (!nt->topo) {
 		free(nt->fsroot);
 		free(nt);
 		errno = ENOMEM;

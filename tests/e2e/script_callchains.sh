@@ -39,7 +39,7 @@ PY
 chains() { python3 chains.py "$1"; }
 
 # fp
-"$MEMPROF" record -q -e cpu-clock -c 200000 -g -o G "$KERNELS/cachebench" -s 1M -r 200 >out 2>err ||
+"$MEMPROF" record -q -e cpu-clock -c 100000 -g -o G "$KERNELS/cachebench" -s 1M -r 1000 >out 2>err ||
 	fail "record -g: $(cat err)"
 "$MEMPROF" script -i G >g.mp 2>err || fail "script -i G: $(cat err)"
 "$PERF" script -i G -F ip,sym >g.perf 2>/dev/null
