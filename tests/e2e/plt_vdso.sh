@@ -8,7 +8,7 @@ need_perf
 CMP=$(cd "$(dirname "$0")" && pwd)/report_perfcmp.py
 S=$(dirname "$0")/../standins
 gcc -O1 -g -o pltcall "$S/pltcall.c" || fail "cannot build the stand-in"
-"$MEMPROF" record -e cpu-clock -c 50000 -o m.data -- ./pltcall 2000000 >/dev/null 2>rec.err ||
+"$MEMPROF" record -e cpu-clock -c 50000 -o m.data -- ./pltcall 20000000 >/dev/null 2>rec.err ||
 	fail "record: $(cat rec.err)"
 "$PERF" report -i m.data --stdio --sort dso,sym >perf.txt 2>/dev/null || fail "perf report"
 "$MEMPROF" report -i m.data --sort dso,sym --csv >mp.csv 2>mp.err || fail "report: $(cat mp.err)"

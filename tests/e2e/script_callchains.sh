@@ -146,7 +146,7 @@ paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3 { bad++ } END { e
 grep -q '__ieee754_hypot+0x0' l.mp || fail "lbr: no hypot leaf"
 # --csv: one row per sample, its fields and its chain's symbols as perf script shows them
 # (perf script of the same -g file: tid, time in ns, period, event and each frame's symbol)
-"$MEMPROF" record -q -g -e cpu-clock -c 1000000 -o csv.data -- "$KERNELS/fp/cachebench" -s 4M -o random -r 2 >/dev/null ||
+"$MEMPROF" record -q -g -e cpu-clock -c 500000 -o csv.data -- "$KERNELS/fp/cachebench" -s 4M -o random -r 20 >/dev/null ||
 	fail "record -g for --csv"
 "$MEMPROF" script --csv --no-inline -i csv.data >csv.mp 2>err || fail "script --csv: $(cat err)"
 "$PERF" script --ns -i csv.data -F comm,tid,time,period,event,ip,sym >csv.perf 2>/dev/null
