@@ -1,6 +1,5 @@
 /* mp_annotate.c - the annotate model: one function's (or one source file's) lines and
  * instructions with their samples, disassembled with capstone. */
-#include <capstone/capstone.h>
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +10,7 @@
 
 #include "mp_analyzer.h"
 #include "mp_anint.h"
+#include "mp_disasm.h"
 
 struct src_text {
 	char *path;
@@ -192,47 +192,6 @@ static long add_insn(mp_ann *a, uint32_t dso, uint64_t addr, uint8_t size, const
 	return (long)a->ninsns++;
 }
 
-static int cs_setup(int machine, int is64, csh *h)
-{
-	cs_arch arch;
-	cs_mode mode;
-	switch (machine) {
-	case EM_X86_64:
-		arch = CS_ARCH_X86;
-		mode = is64 ? CS_MODE_64 : CS_MODE_32;
-		break;
-	case EM_386:
-		arch = CS_ARCH_X86;
-		mode = CS_MODE_32;
-		break;
-	case EM_AARCH64:
-		arch = CS_ARCH_ARM64;
-		mode = CS_MODE_ARM;
-		break;
-	case EM_ARM:
-		arch = CS_ARCH_ARM;
-		mode = CS_MODE_ARM;
-		break;
-	case EM_PPC64:
-		arch = CS_ARCH_PPC;
-		mode = CS_MODE_64 | CS_MODE_LITTLE_ENDIAN;
-		break;
-	case EM_RISCV:
-#ifdef CS_ARCH_RISCV
-		arch = CS_ARCH_RISCV;
-		mode = is64 ? CS_MODE_RISCV64 : CS_MODE_RISCV32;
-		break;
-#else
-		return -1;
-#endif
-	default:
-		return -1;
-	}
-	if (cs_open(arch, mode, h) != CS_ERR_OK)
-		return -1;
-	return 0;
-}
-
 /* A call or jump to a constant address outside the function [lo, hi): its target named
  * after the operand as objdump does (" <malloc@plt>", " <main+0x1c>") into text (n bytes). */
 static void name_target(mp_sym *s, uint32_t dso, const char *mn, const char *op, uint64_t lo,
@@ -278,19 +237,21 @@ static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint6
 	int is64 = 0;
 	int mach = mp_sym_machine(s, dso, &is64);
 	csh cs;
-	if (cs_setup(mach, is64, &cs)) {
+	const struct mp_cs_api *cs_api;
+	const char *why;
+	if (mp_disasm_open(mach, is64, &cs, &cs_api, &why)) {
 		free(code);
-		add_note(a, "%s", "no disassembler for this architecture");
+		add_note(a, "%s", why);
 		return -1;
 	}
-	cs_insn *insn = cs_malloc(cs);
+	cs_insn *insn = cs_api->malloc(cs);
 	const uint8_t *p = code;
 	size_t left = (size_t)got;
 	uint64_t addr = start;
 	int rc = 0;
 	while (left > 0) {
 		const uint8_t *before = p;
-		if (cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+		if (cs_api->disasm_iter(cs, &p, &left, &addr, insn)) {
 			char text[sizeof(a->insns->text)];
 			snprintf(text, sizeof(text), "%s%s%s", insn->mnemonic,
 				 insn->op_str[0] ? " " : "", insn->op_str);
@@ -313,8 +274,8 @@ static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint6
 			addr++;
 		}
 	}
-	cs_free(insn, 1);
-	cs_close(&cs);
+	cs_api->free(insn, 1);
+	cs_api->close(&cs);
 	free(code);
 	return rc;
 }

@@ -1,7 +1,6 @@
 /* mp_evcatalog.c - memprof list: every event a user can type, with descriptions, unit
  * masks, default and minimum counts, the aliases, and whether the kernel opens it here. */
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -11,6 +10,7 @@
 #include <strings.h>
 
 #include "mp_events_internal.h"
+#include "mp_pfm_api.h"
 
 struct cat {
 	FILE *f;
@@ -236,10 +236,11 @@ static void list_aliases(struct cat *c)
 static int pfm_event_cb(int idx, void *ctx)
 {
 	struct cat *c = ctx;
+	const struct mp_pfm_api *pfm = mp_pfm_api();
 	pfm_event_info_t ei;
 	memset(&ei, 0, sizeof(ei));
 	ei.size = sizeof(ei);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+	if (!pfm || pfm->get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 		return 0;
 	int name_match = matches(c, ei.name);
 	int any_umask = 0;
@@ -247,7 +248,7 @@ static int pfm_event_cb(int idx, void *ctx)
 		pfm_event_attr_info_t ai;
 		memset(&ai, 0, sizeof(ai));
 		ai.size = sizeof(ai);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		char full[256];
@@ -279,7 +280,7 @@ static int pfm_event_cb(int idx, void *ctx)
 		pfm_event_attr_info_t ai;
 		memset(&ai, 0, sizeof(ai));
 		ai.size = sizeof(ai);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		char full[256];
@@ -402,6 +403,8 @@ int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned 
 		detected, caps.has_cpu_pmu ? "PMU " : "none, no cpu PMU under ",
 		caps.has_cpu_pmu ? caps.cpu_pmu : mp_sysfs_root(NULL),
 		caps.has_cpu_pmu ? "" : "/bus/event_source/devices");
+	if (mp_pfm_unavailable())
+		fprintf(f, "No libpfm4 events: %s\n", mp_pfm_unavailable());
 	fprintf(f, "Spellings: perf generic names, MODEL::EVENT:UMASK or EVENT.UMASK, rHEX, PMU/terms/,\n"
 		   "  modifiers :u :k :p, NAME:COUNT, oprofile NAME:COUNT:UNITMASK:KERNEL:USER (docs/events.md).\n"
 		   "Groups: {EV1,EV2,...}[:MODS] as perf writes them, the modifiers applying to every\n"
@@ -430,8 +433,9 @@ int mp_events_list_models(FILE *f, struct mp_err *err)
 	char detected[64];
 	int n = 0;
 
-	if (mp_pfm_init())
-		return mp_err_set(err, -MP_ENOTSUP, "libpfm4 failed to initialise");
+	const struct mp_pfm_api *pfm = mp_pfm_api();
+	if (!pfm)
+		return mp_err_set(err, -MP_ENOTSUP, "%s", mp_pfm_unavailable());
 	if (!mp_pfm_detected(detected, sizeof(detected)))
 		detected[0] = 0;
 	fprintf(f, "libpfm4 PMU models (use with --pmu MODEL or MODEL::EVENT):\n");
@@ -439,7 +443,7 @@ int mp_events_list_models(FILE *f, struct mp_err *err)
 		pfm_pmu_info_t pi;
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.name)
+		if (pfm->get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.name)
 			continue;
 		fprintf(f, "  %-24s %-44s %s\n", pi.name, pi.desc ? pi.desc : "",
 			!strcmp(pi.name, detected) ? "(this machine)" : "");

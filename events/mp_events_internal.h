@@ -29,7 +29,12 @@ struct mp_pfm_enc {
 	char fstr[256]; /* libpfm's canonical name, default modifiers stripped */
 	char pmu[64];   /* the libpfm model that encoded it */
 };
+/* Load (on first use) and initialise libpfm4: 0, or -MP_ENOTSUP when it cannot be loaded or
+ * fails to initialise. */
 int mp_pfm_init(void);
+/* NULL when libpfm4 is ready, else one line saying why not ("cannot load libpfm.so.4
+ * (libpfm4, for PMU models and their events): ..."). */
+const char *mp_pfm_unavailable(void);
 /* Forced (LIBPFM_FORCE_PMU) or the first present core PMU; NULL when none. */
 const char *mp_pfm_detected(char *buf, size_t len);
 /* 1 when libpfm knows a PMU model of that name. */

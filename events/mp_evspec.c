@@ -534,6 +534,9 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 			return generic;
 		}
 		mp_events_host_model(opts, host, sizeof(host));
+		if (is_model_name(host) && !mp_pfm_model_known(host) && mp_pfm_unavailable())
+			return mp_err_set(err, -MP_ENOTSUP, "event '%s': %s", spec,
+					  mp_pfm_unavailable());
 		if (is_model_name(host) && !mp_pfm_model_known(host))
 			return mp_err_set(err, -MP_EPARSE,
 					  "event '%s': unknown PMU model '%s' (memprof list --models names them)",
@@ -562,6 +565,9 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 				*err = gen_err;
 			return generic;
 		}
+		if (!is_model_name(host) && mp_pfm_unavailable())
+			return mp_err_set(err, -MP_EPARSE, "event '%s': unknown event (%s)", spec,
+					  mp_pfm_unavailable());
 		if (!is_model_name(host))
 			return mp_err_set(err, -MP_EPARSE,
 					  "event '%s': unknown event (no libpfm4 model: only generic, raw and sysfs events here)",
@@ -573,6 +579,8 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 		if (rc <= 0)
 			return rc;
 	}
+	if (!mp_pfm_model_known(model) && mp_pfm_unavailable())
+		return mp_err_set(err, -MP_ENOTSUP, "event '%s': %s", spec, mp_pfm_unavailable());
 	if (!mp_pfm_model_known(model))
 		return mp_err_set(err, -MP_EPARSE,
 				  "event '%s': unknown PMU model '%s' (memprof list --models names them)",

@@ -1,26 +1,56 @@
 /* mp_pfm.c - the libpfm4 side: encode model::EVENT:UMASK strings, name models, explain
  * what libpfm refused. linux/perf_event.h comes first so that libpfm's copy steps aside. */
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "mp_events_internal.h"
+#include "mp_pfm_api.h"
 
+/* Set once, under pfm_once: the loaded functions and why they are not there. */
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
-static int pfm_init_rc;
+static int pfm_init_rc = PFM_ERR_NOINIT;
+static struct mp_pfm_api pfm_fns;
+static struct mp_err pfm_load_err;
+
+#define PFM_SYM(f) { "pfm_" #f, offsetof(struct mp_pfm_api, f) }
+
+static int pfm_load(void)
+{
+#ifdef MP_PFM_DLOPEN
+	static const struct mp_dlib_sym syms[] = {
+		PFM_SYM(initialize),     PFM_SYM(strerror),       PFM_SYM(get_pmu_info),
+		PFM_SYM(get_event_next), PFM_SYM(find_event),     PFM_SYM(get_event_info),
+		PFM_SYM(get_os_event_encoding), PFM_SYM(get_event_attr_info),
+	};
+	if (!mp_dlib_open(MP_PFM_SONAME, "libpfm4, for PMU models and their events", syms,
+			  sizeof(syms) / sizeof(syms[0]), &pfm_fns, &pfm_load_err))
+		return -1;
+#else
+	pfm_fns = (struct mp_pfm_api){ pfm_initialize,     pfm_strerror,   pfm_get_pmu_info,
+				       pfm_get_event_next, pfm_find_event, pfm_get_event_info,
+				       pfm_get_os_event_encoding, pfm_get_event_attr_info };
+#endif
+	return 0;
+}
 
 static void pfm_do_init(void)
 {
+	if (pfm_load())
+		return;
 	/* libpfm reads its environment once, in pfm_initialize(). Encoding for a model that
 	 * is not the host's ("skl::L1D:REPLACEMENT" on an AMD machine, memprof list --pmu)
 	 * needs LIBPFM_ENCODE_INACTIVE; a user's own setting is kept. */
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 0);
-	pfm_init_rc = pfm_initialize();
+	pfm_init_rc = pfm_fns.initialize();
+	if (pfm_init_rc != PFM_SUCCESS)
+		mp_err_set(&pfm_load_err, -MP_ENOTSUP, "libpfm4 failed to initialise: %s",
+			   pfm_fns.strerror(pfm_init_rc));
 }
 
 int mp_pfm_init(void)
@@ -29,16 +59,28 @@ int mp_pfm_init(void)
 	return pfm_init_rc == PFM_SUCCESS ? 0 : -MP_ENOTSUP;
 }
 
+const struct mp_pfm_api *mp_pfm_api(void)
+{
+	return mp_pfm_init() ? NULL : &pfm_fns;
+}
+
+const char *mp_pfm_unavailable(void)
+{
+	return mp_pfm_init() ? pfm_load_err.msg : NULL;
+}
+
 const char *mp_pfm_strerror(int code)
 {
-	return pfm_strerror(code);
+	if (mp_pfm_init())
+		return pfm_load_err.msg;
+	return pfm_fns.strerror(code);
 }
 
 static int pmu_info(int p, pfm_pmu_info_t *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->size = sizeof(*pi);
-	return pfm_get_pmu_info((pfm_pmu_t)p, pi);
+	return pfm_fns.get_pmu_info((pfm_pmu_t)p, pi);
 }
 
 static int find_pmu(const char *model, pfm_pmu_info_t *out)
@@ -139,7 +181,7 @@ int mp_pfm_encode(const char *str, struct mp_pfm_enc *enc)
 	arg.size = sizeof(arg);
 	arg.attr = &a;
 	arg.fstr = &fstr;
-	rc = pfm_get_os_event_encoding(str, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	rc = pfm_fns.get_os_event_encoding(str, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (rc != PFM_SUCCESS) {
 		free(fstr);
 		return rc;
@@ -193,7 +235,7 @@ static int event_index(const char *model, const char *name)
 {
 	char full[320];
 	snprintf(full, sizeof(full), "%s::%s", model, name);
-	return pfm_find_event(full);
+	return pfm_fns.find_event(full);
 }
 
 void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, size_t nattrs,
@@ -213,10 +255,10 @@ void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, si
 		struct suggest s;
 		memset(&s, 0, sizeof(s));
 		s.want = name;
-		for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (int i = pi.first_event; i != -1; i = pfm_fns.get_event_next(i)) {
 			memset(&ei, 0, sizeof(ei));
 			ei.size = sizeof(ei);
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS)
+			if (pfm_fns.get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS)
 				suggest_add(&s, ei.name);
 		}
 		for (size_t i = 0; i < mp_alias_count(); i++) {
@@ -244,7 +286,7 @@ void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, si
 	}
 	memset(&ei, 0, sizeof(ei));
 	ei.size = sizeof(ei);
-	pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei);
+	pfm_fns.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei);
 	/* The event exists: find the first attribute libpfm does not know. */
 	for (size_t k = 0; k < nattrs; k++) {
 		char an[96];
@@ -256,7 +298,7 @@ void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, si
 			pfm_event_attr_info_t ai;
 			memset(&ai, 0, sizeof(ai));
 			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) ==
+			if (pfm_fns.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) ==
 				    PFM_SUCCESS &&
 			    ai.name && !strcasecmp(ai.name, an))
 				found = 1;
@@ -270,7 +312,7 @@ void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, si
 			pfm_event_attr_info_t ai;
 			memset(&ai, 0, sizeof(ai));
 			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+			if (pfm_fns.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
 				    PFM_SUCCESS ||
 			    ai.type != PFM_ATTR_UMASK)
 				continue;
@@ -282,7 +324,7 @@ void mp_pfm_diagnose(const char *model, const char *name, char *const *attrs, si
 		return;
 	}
 	snprintf(msg, len, "libpfm cannot encode %s::%s with these unit masks: %s", model,
-		 ei.name, pfm_strerror(code));
+		 ei.name, pfm_fns.strerror(code));
 }
 
 int mp_pfm_foreach_event(const char *model, int (*fn)(int idx, void *ctx), void *ctx)
@@ -292,7 +334,7 @@ int mp_pfm_foreach_event(const char *model, int (*fn)(int idx, void *ctx), void 
 
 	if (mp_pfm_init() || find_pmu(model, &pi) < 0)
 		return -ENOENT;
-	for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+	for (int i = pi.first_event; i != -1; i = pfm_fns.get_event_next(i)) {
 		int rc = fn(i, ctx);
 		if (rc < 0)
 			return rc;

@@ -72,6 +72,18 @@ size_t mp_edit_distance(const char *a, const char *b, unsigned flags);
 #define MP_OPEN_REGULAR 1u
 int mp_open_input(const char *path, unsigned flags, struct mp_err *err);
 
+/* A symbol of a library loaded with mp_dlib_open: its name and where its address goes in the
+ * caller's table of function pointers (offsetof). */
+struct mp_dlib_sym {
+	const char *name;
+	size_t off;
+};
+/* Load shared library soname (what: the package and why it is needed, for the message) and
+ * write the address of each of syms into table. Returns the handle (kept for the process's
+ * life), or NULL with err: "cannot load libpfm.so.4 (libpfm4, ...): <why>". */
+void *mp_dlib_open(const char *soname, const char *what, const struct mp_dlib_sym *syms,
+		   size_t nsyms, void *table, struct mp_err *err);
+
 /* The most mp_read_file reads: a larger file (or an endless device such as /dev/zero) is
  * refused with a message saying so. */
 #define MP_READ_FILE_MAX ((size_t)64 << 20)

@@ -35,7 +35,8 @@ done
 rm -rf "$dir/guest-lib"; mkdir -p "$dir/guest-lib"
 libdirs="/usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu /usr/aarch64-linux-gnu/lib"
 need() { aarch64-linux-gnu-readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-todo=$(for f in "$dir"/guest-bin/*; do need "$f"; done | sort -u)
+# and those memprof loads when first needed (libpfm4, capstone: dlopen-libs.txt of the build)
+todo=$({ for f in "$dir"/guest-bin/*; do need "$f"; done; cat "$bld/dlopen-libs.txt" 2>/dev/null; } | sort -u)
 while [ -n "$todo" ]; do
   next=""
   for l in $todo; do
