@@ -5,7 +5,7 @@
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 "$MEMPROF" record -q -e '{cpu-clock,task-clock}' -c 100000 -o G "$KERNELS/cachebench" \
-	-s 64K -r 1000 >out 2>err || fail "record failed: $(cat err)"
+	-s 64K -r 10000 >out 2>err || fail "record failed: $(cat err)"
 perf_reads G
 "$PERF" report -i G --stdio 2>/dev/null >perf.txt
 grep -q "^# Samples: .* of events 'anon group { cpu-clock, task-clock }'" perf.txt ||

@@ -4,7 +4,7 @@ CMP=$(cd "$(dirname "$0")" && pwd)/report_perfcmp.py
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 "$MEMPROF" record -e '{cpu-clock,task-clock}:S' -c 100000 -o L \
-	"$KERNELS/cachebench" -s 64K -r 1000 >out 2>err || fail "record :S failed: $(cat err)"
+	"$KERNELS/cachebench" -s 64K -r 10000 >out 2>err || fail "record :S failed: $(cat err)"
 grep -q 'not followed' err || fail "no note that children/threads are not followed: $(cat err)"
 grep -q '^\[ memprof record: task-clock: read through cpu-clock.s samples, count [0-9]* \]$' err ||
 	fail "the member's summary: $(grep task-clock err)"
@@ -20,7 +20,7 @@ perf_reads L
 # Row by row on user-space samples (perf and memprof may name a kernel address by
 # different aliases, memcpy / __pi_memcpy).
 "$MEMPROF" record -q -e '{cpu-clock,task-clock}:uS' -c 100000 -o U \
-	"$KERNELS/cachebench" -s 64K -r 1000 >out 2>erru || fail "record :uS failed: $(cat erru)"
+	"$KERNELS/cachebench" -s 64K -r 10000 >out 2>erru || fail "record :uS failed: $(cat erru)"
 "$PERF" report -i U --stdio --sort dso,sym --no-children -g none 2>/dev/null |
 	grep -v '^# (Tip' >perf.txt
 "$MEMPROF" report -q -i U --csv >mp.csv 2>mp.err || fail "memprof report failed: $(cat mp.err)"
@@ -35,7 +35,7 @@ for e in cpu-clock task-clock; do
 done
 # -g with :S: the call chains come after the read block.
 "$MEMPROF" record -g -e '{cpu-clock,task-clock}:S' -c 100000 -o G \
-	"$KERNELS/cachebench" -s 64K -r 1000 >out 2>err || fail "record -g :S failed: $(cat err)"
+	"$KERNELS/cachebench" -s 64K -r 10000 >out 2>err || fail "record -g :S failed: $(cat err)"
 perf_reads G
 n=$("$PERF" script -i G -F ip,sym 2>/dev/null | grep -c ' walk$')
 [ "$n" -ge 10 ] || fail "-g :S: $n walk frames in perf script"

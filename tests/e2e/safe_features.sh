@@ -5,7 +5,7 @@
 # line.
 DMG=$(cd "$(dirname "$0")" && pwd)/safe_features.py
 . "$(dirname "$0")/record_lib.sh"
-"$MEMPROF" record -q -e cpu-clock -c 100000 -o R.data -- "$KERNELS/cachebench" -s 64K -r 200 \
+"$MEMPROF" record -q -e cpu-clock -c 100000 -o R.data -- "$KERNELS/cachebench" -s 64K -r 2000 \
 	>/dev/null 2>err || fail "record: $(cat err)"
 "$MEMPROF" report -i R.data -k /dev/null >R.txt 2>err || fail "report -i R.data: $(cat err)"
 [ -s err ] && fail "the intact file warns: $(cat err)"
