@@ -54,24 +54,26 @@ static int set_one(size_t destsize, void *dest, int idx)
 	return 1;
 }
 
+/* The end of a handle-less call on this machine's topology t: t closed, errno as the call
+ * left it, the call's result n returned. */
+static ssize_t system_done(NUMA_topo *t, ssize_t n)
+{
+	int e = errno;
+	NUMA_topo_close(t);
+	errno = e;
+	return n;
+}
+
 int NUMA_cpu_system_count(void)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_cpu_count(t);
-	NUMA_topo_close(t);
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_cpu_count(t)) : -1;
 }
 
 int NUMA_cpu_system_mask(size_t destsize, cpu_set_t *dest)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_cpu_mask(t, destsize, dest);
-	NUMA_topo_close(t);
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_cpu_mask(t, destsize, dest)) : -1;
 }
 
 int NUMA_cpu_self_count(void)
@@ -110,48 +112,29 @@ ssize_t NUMA_cpu_level_mask(size_t destsize, cpu_set_t *dest, size_t srcsize, co
 			    unsigned int level)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	ssize_t n = NUMA_topo_cpu_level_mask(t, destsize, dest, srcsize, src, level);
-	int e = errno;
-	NUMA_topo_close(t);
-	errno = e;
-	return n;
+	return t ? system_done(t, NUMA_topo_cpu_level_mask(t, destsize, dest, srcsize, src, level))
+		 : -1;
 }
 
 ssize_t NUMA_cpu_cache_mask(size_t destsize, cpu_set_t *dest, size_t srcsize, const cpu_set_t *src,
 			    unsigned int cache_level)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	ssize_t n = NUMA_topo_cpu_cache_mask(t, destsize, dest, srcsize, src, cache_level);
-	int e = errno;
-	NUMA_topo_close(t);
-	errno = e;
-	return n;
+	return t ? system_done(t, NUMA_topo_cpu_cache_mask(t, destsize, dest, srcsize, src,
+							   cache_level))
+		 : -1;
 }
 
 int NUMA_memnode_system_count(void)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_memnode_count(t);
-	NUMA_topo_close(t);
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_memnode_count(t)) : -1;
 }
 
 int NUMA_memnode_system_mask(size_t destsize, memnode_set_t *dest)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_memnode_mask(t, destsize, dest);
-	int e = errno;
-	NUMA_topo_close(t);
-	errno = e;
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_memnode_mask(t, destsize, dest)) : -1;
 }
 
 int NUMA_memnode_self_mask(size_t destsize, memnode_set_t *dest)
@@ -200,26 +183,18 @@ int NUMA_cpu_to_memnode(size_t cpusetsize, const cpu_set_t *cpuset, size_t memno
 			memnode_set_t *memnodeset)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_cpu_to_memnode(t, cpusetsize, cpuset, memnodesize, memnodeset);
-	int e = errno;
-	NUMA_topo_close(t);
-	errno = e;
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_cpu_to_memnode(t, cpusetsize, cpuset, memnodesize,
+								memnodeset))
+		 : -1;
 }
 
 int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset, size_t cpusetsize,
 			cpu_set_t *cpuset)
 {
 	NUMA_topo *t = NUMA_topo_open(NULL);
-	if (!t)
-		return -1;
-	int n = NUMA_topo_memnode_to_cpu(t, memnodesize, memnodeset, cpusetsize, cpuset);
-	int e = errno;
-	NUMA_topo_close(t);
-	errno = e;
-	return n;
+	return t ? (int)system_done(t, NUMA_topo_memnode_to_cpu(t, memnodesize, memnodeset,
+								cpusetsize, cpuset))
+		 : -1;
 }
 
 int NUMA_memnode_meminfo(int node, uint64_t *total, uint64_t *free_bytes)

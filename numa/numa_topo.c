@@ -240,13 +240,15 @@ static hwloc_obj_t cache_obj(hwloc_obj_t pu, unsigned cache_level)
 	return NULL;
 }
 
-/* Union of the cpusets of the objects `pick` gives for each CPU of src. */
-static ssize_t union_of(const NUMA_topo *t, size_t destsize, cpu_set_t *dest, size_t srcsize,
-			const cpu_set_t *src, unsigned arg,
-			hwloc_obj_t (*pick)(const NUMA_topo *, hwloc_obj_t, unsigned))
+/* The union, over each element i of set src (srcsize bytes), of the set each(t, i, arg)
+ * gives (NULL with errno: stop), written into dest (destsize bytes). The number of elements
+ * of dest, or -1 with errno. */
+static int union_of(const NUMA_topo *t, size_t destsize, void *dest, size_t srcsize,
+		    const void *src, unsigned arg,
+		    hwloc_const_bitmap_t (*each)(const NUMA_topo *, unsigned, unsigned))
 {
 	hwloc_bitmap_t in = numa_set_to_bitmap(srcsize, src), out = hwloc_bitmap_alloc();
-	ssize_t rc = -1;
+	int rc = -1;
 	if (!in || !out) {
 		errno = ENOMEM;
 		goto done;
@@ -254,15 +256,10 @@ static ssize_t union_of(const NUMA_topo *t, size_t destsize, cpu_set_t *dest, si
 	unsigned i;
 	hwloc_bitmap_foreach_begin(i, in)
 	{
-		hwloc_obj_t pu = pu_of(t, i);
-		if (!pu) {
-			errno = ENOENT;
+		hwloc_const_bitmap_t set = each(t, i, arg);
+		if (!set)
 			goto done;
-		}
-		hwloc_obj_t o = pick(t, pu, arg);
-		if (!o)
-			goto done;
-		hwloc_bitmap_or(out, out, o->cpuset);
+		hwloc_bitmap_or(out, out, set);
 	}
 	hwloc_bitmap_foreach_end();
 	rc = numa_bitmap_to_set(out, destsize, dest);
@@ -272,10 +269,41 @@ done:
 	return rc;
 }
 
-static hwloc_obj_t pick_cache(const NUMA_topo *t, hwloc_obj_t pu, unsigned level)
+/* CPU cpu's object, or NULL with ENOENT. */
+static hwloc_obj_t pu_known(const NUMA_topo *t, unsigned cpu)
 {
-	(void)t;
-	return cache_obj(pu, level);
+	hwloc_obj_t pu = pu_of(t, cpu);
+	if (!pu)
+		errno = ENOENT;
+	return pu;
+}
+
+static hwloc_const_bitmap_t level_cpus(const NUMA_topo *t, unsigned cpu, unsigned level)
+{
+	hwloc_obj_t pu = pu_known(t, cpu), o = pu ? level_obj(t, pu, level) : NULL;
+	return o ? o->cpuset : NULL;
+}
+
+static hwloc_const_bitmap_t cache_cpus(const NUMA_topo *t, unsigned cpu, unsigned level)
+{
+	hwloc_obj_t pu = pu_known(t, cpu), o = pu ? cache_obj(pu, level) : NULL;
+	return o ? o->cpuset : NULL;
+}
+
+static hwloc_const_bitmap_t cpu_nodes(const NUMA_topo *t, unsigned cpu, unsigned unused)
+{
+	(void)unused;
+	hwloc_obj_t pu = pu_known(t, cpu);
+	return pu ? pu->nodeset : NULL;
+}
+
+static hwloc_const_bitmap_t node_cpus(const NUMA_topo *t, unsigned node, unsigned unused)
+{
+	(void)unused;
+	hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t->topo, node);
+	if (!n)
+		errno = ENOENT;
+	return n ? n->cpuset : NULL;
 }
 
 ssize_t NUMA_topo_cpu_level_mask(const NUMA_topo *t, size_t destsize, cpu_set_t *dest,
@@ -285,67 +313,25 @@ ssize_t NUMA_topo_cpu_level_mask(const NUMA_topo *t, size_t destsize, cpu_set_t 
 		errno = EINVAL;
 		return -1;
 	}
-	return union_of(t, destsize, dest, srcsize, src, level, level_obj);
+	return union_of(t, destsize, dest, srcsize, src, level, level_cpus);
 }
 
 ssize_t NUMA_topo_cpu_cache_mask(const NUMA_topo *t, size_t destsize, cpu_set_t *dest,
 				 size_t srcsize, const cpu_set_t *src, unsigned int cache_level)
 {
-	return union_of(t, destsize, dest, srcsize, src, cache_level, pick_cache);
+	return union_of(t, destsize, dest, srcsize, src, cache_level, cache_cpus);
 }
 
 int NUMA_topo_cpu_to_memnode(const NUMA_topo *t, size_t cpusetsize, const cpu_set_t *cpuset,
 			     size_t memnodesize, memnode_set_t *memnodeset)
 {
-	hwloc_bitmap_t in = numa_set_to_bitmap(cpusetsize, cpuset), out = hwloc_bitmap_alloc();
-	int rc = -1;
-	if (!in || !out) {
-		errno = ENOMEM;
-		goto done;
-	}
-	unsigned i;
-	hwloc_bitmap_foreach_begin(i, in)
-	{
-		hwloc_obj_t pu = pu_of(t, i);
-		if (!pu) {
-			errno = ENOENT;
-			goto done;
-		}
-		hwloc_bitmap_or(out, out, pu->nodeset);
-	}
-	hwloc_bitmap_foreach_end();
-	rc = numa_bitmap_to_set(out, memnodesize, memnodeset);
-done:
-	hwloc_bitmap_free(in);
-	hwloc_bitmap_free(out);
-	return rc;
+	return union_of(t, memnodesize, memnodeset, cpusetsize, cpuset, 0, cpu_nodes);
 }
 
 int NUMA_topo_memnode_to_cpu(const NUMA_topo *t, size_t memnodesize,
 			     const memnode_set_t *memnodeset, size_t cpusetsize, cpu_set_t *cpuset)
 {
-	hwloc_bitmap_t in = numa_set_to_bitmap(memnodesize, memnodeset), out = hwloc_bitmap_alloc();
-	int rc = -1;
-	if (!in || !out) {
-		errno = ENOMEM;
-		goto done;
-	}
-	unsigned i;
-	hwloc_bitmap_foreach_begin(i, in)
-	{
-		hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(t->topo, i);
-		if (!n) {
-			errno = ENOENT;
-			goto done;
-		}
-		hwloc_bitmap_or(out, out, n->cpuset);
-	}
-	hwloc_bitmap_foreach_end();
-	rc = numa_bitmap_to_set(out, cpusetsize, cpuset);
-done:
-	hwloc_bitmap_free(in);
-	hwloc_bitmap_free(out);
-	return rc;
+	return union_of(t, cpusetsize, cpuset, memnodesize, memnodeset, 0, node_cpus);
 }
 
 int NUMA_topo_cpu_place(const NUMA_topo *t, int cpu, struct NUMA_cpu_place *out)
