@@ -148,6 +148,20 @@ int cli_input_owner_ok(const char *cmd, const char *paths, int force)
 	return 0;
 }
 
+int cli_sym_paths_ok(const char *cmd, const char *symfs, const char *kallsyms)
+{
+	struct stat st;
+	if (symfs && (stat(symfs, &st) || !S_ISDIR(st.st_mode))) {
+		cli_error(cmd, "--symfs %s: not a directory", symfs);
+		return CLI_EXIT_RUNTIME;
+	}
+	if (kallsyms && strcmp(kallsyms, "/dev/null") && access(kallsyms, R_OK)) {
+		cli_error(cmd, "--kallsyms %s: %s", kallsyms, strerror(errno));
+		return CLI_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 char *cli_buildid_dir(const char *symfs)
 {
 	const char *e = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");

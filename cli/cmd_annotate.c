@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "mp_analyzer.h"
@@ -433,17 +431,8 @@ static int ann_parse_args(int argc, char **argv, char **inputs, struct ann_opts 
 			return 1;
 	if (cli_input_owner_ok(CMD, o->input, o->force))
 		return CLI_EXIT_RUNTIME;
-	if (o->symfs) {
-		struct stat st;
-		if (stat(o->symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error(CMD, "--symfs %s: not a directory", o->symfs);
-			return 1;
-		}
-	}
-	if (o->kallsyms && strcmp(o->kallsyms, "/dev/null") && access(o->kallsyms, R_OK)) {
-		cli_error(CMD, "--kallsyms %s: %s", o->kallsyms, strerror(errno));
-		return 1;
-	}
+	if (cli_sym_paths_ok(CMD, o->symfs, o->kallsyms))
+		return CLI_EXIT_RUNTIME;
 	return ANN_GO;
 }
 

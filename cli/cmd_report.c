@@ -315,17 +315,8 @@ static int report_sort(struct report_opts *o)
 	elide_single(&o->cols, COL_COMM, o->comms);
 	elide_single(&o->cols, COL_DSO, o->dsos);
 	elide_single(&o->cols, COL_SYM, o->syms);
-	if (o->symfs) {
-		struct stat st;
-		if (stat(o->symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error(CMD, "--symfs %s: not a directory", o->symfs);
-			return 1;
-		}
-	}
-	if (o->kallsyms && strcmp(o->kallsyms, "/dev/null") && access(o->kallsyms, R_OK)) {
-		cli_error(CMD, "--kallsyms %s: %s", o->kallsyms, strerror(errno));
-		return 1;
-	}
+	if (cli_sym_paths_ok(CMD, o->symfs, o->kallsyms))
+		return CLI_EXIT_RUNTIME;
 	return REPORT_GO;
 }
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "mp_analyzer.h"
@@ -52,17 +51,25 @@ static int on_exit_(void *c, const struct mp_pd_task *t)
 	return mp_sym_exit(((struct script_ctx *)c)->sym, t);
 }
 
-static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip)
+/* The frame at ip resolved into *loc; inl[] gets the functions inlined there (none for
+ * kernel frames or with --no-inline), their number returned. */
+static size_t frame_resolve(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip,
+			    struct mp_sym_loc *loc, const char **inl)
 {
 	uint32_t map = mp_sym_map_find(x->sym, pid, cpumode, ip);
+	mp_sym_resolve(x->sym, map, cpumode, ip, 0, loc);
+	if (x->no_inline || loc->kernel)
+		return 0;
+	return mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
+}
+
+static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip)
+{
 	struct mp_sym_loc loc;
-	mp_sym_resolve(x->sym, map, cpumode, ip, 0, &loc);
-	if (!x->no_inline && !loc.kernel) {
-		const char *inl[SCRIPT_MAX_INLINE];
-		size_t n = mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
-		for (size_t i = 0; i < n; i++)
-			fprintf(x->out, "\t%16" PRIx64 " %s (inlined)\n", loc.addr, inl[i]);
-	}
+	const char *inl[SCRIPT_MAX_INLINE];
+	size_t n = frame_resolve(x, pid, cpumode, ip, &loc, inl);
+	for (size_t i = 0; i < n; i++)
+		fprintf(x->out, "\t%16" PRIx64 " %s (inlined)\n", loc.addr, inl[i]);
 	if (loc.sym_resolved)
 		fprintf(x->out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", loc.addr, loc.sym,
 			loc.elf_addr - loc.sym_start, loc.dso);
@@ -73,17 +80,33 @@ static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, ui
 /* --csv: one row per sample; the chain's frames (inlined ones first) as symbols. */
 static void chain_add(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip)
 {
-	uint32_t map = mp_sym_map_find(x->sym, pid, cpumode, ip);
 	struct mp_sym_loc loc;
-	mp_sym_resolve(x->sym, map, cpumode, ip, 0, &loc);
-	if (!x->no_inline && !loc.kernel) {
-		const char *inl[SCRIPT_MAX_INLINE];
-		size_t n = mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
-		for (size_t i = 0; i < n; i++)
-			mp_buf_printf(&x->chain, "%s%s", x->chain.len ? ";" : "", inl[i]);
-	}
+	const char *inl[SCRIPT_MAX_INLINE];
+	size_t n = frame_resolve(x, pid, cpumode, ip, &loc, inl);
+	for (size_t i = 0; i < n; i++)
+		mp_buf_printf(&x->chain, "%s%s", x->chain.len ? ";" : "", inl[i]);
 	mp_buf_printf(&x->chain, "%s%s", x->chain.len ? ";" : "",
 		      loc.sym_resolved ? loc.sym : "[unknown]");
+}
+
+/* Each frame of s's call chain, leaf first, given to frame() with the mode (kernel or user)
+ * the chain's context markers set; frames after an unknown context are left out. */
+static void chain_each(struct script_ctx *x, const struct mp_pd_sample *s,
+		       void (*frame)(struct script_ctx *, uint32_t, uint16_t, uint64_t))
+{
+	const uint64_t *ips;
+	size_t n = mp_unwind_sample(x->uw, s, &ips);
+	uint16_t mode = s->cpumode;
+	for (size_t i = 0; i < n; i++) {
+		if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
+			       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
+								       : 0;
+			continue;
+		}
+		if (mode)
+			frame(x, s->pid, mode, ips[i]);
+	}
 }
 
 static int sample_csv(struct script_ctx *x, const struct mp_pd_sample *s)
@@ -104,21 +127,8 @@ static int sample_csv(struct script_ctx *x, const struct mp_pd_sample *s)
 	else
 		fputs(",,", x->out);
 	x->chain.len = 0;
-	if (!x->no_chain) {
-		const uint64_t *ips;
-		size_t n = mp_unwind_sample(x->uw, s, &ips);
-		uint16_t mode = s->cpumode;
-		for (size_t i = 0; i < n; i++) {
-			if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
-				mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-				       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
-									       : 0;
-				continue;
-			}
-			if (mode)
-				chain_add(x, s->pid, mode, ips[i]);
-		}
-	}
+	if (!x->no_chain)
+		chain_each(x, s, chain_add);
 	if (x->chain.len)
 		mp_buf_append(&x->chain, "", 1);
 	cli_csv_str(x->out, x->chain.len ? x->chain.data : "");
@@ -135,23 +145,10 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
 		mp_sym_comm_of(x->sym, s->pid, s->tid), s->pid, s->tid, s->time / 1000000000,
 		(s->time % 1000000000) / 1000, s->period, a && a->name ? a->name : "?");
-	if (x->no_chain) {
+	if (x->no_chain)
 		print_frame(x, s->pid, s->cpumode, s->ip);
-	} else {
-		const uint64_t *ips;
-		size_t n = mp_unwind_sample(x->uw, s, &ips);
-		uint16_t mode = s->cpumode;
-		for (size_t i = 0; i < n; i++) {
-			if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
-				mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-				       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
-									       : 0;
-				continue;
-			}
-			if (mode)
-				print_frame(x, s->pid, mode, ips[i]);
-		}
-	}
+	else
+		chain_each(x, s, print_frame);
 	fputc('\n', x->out);
 	return ferror(x->out) ? -EIO : 0;
 }
@@ -188,13 +185,9 @@ static int cmd_script(int argc, char **argv)
 	}
 	if (!input)
 		input = cli_default_input();
-	if (symfs) {
-		struct stat st;
-		if (stat(symfs, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error(CMD, "--symfs %s: not a directory", symfs);
-			return 1;
-		}
-	}
+	/* an unreadable --kallsyms is a warning here (the kernel's frames unresolved) */
+	if (cli_sym_paths_ok(CMD, symfs, NULL))
+		return CLI_EXIT_RUNTIME;
 	struct mp_err err = { 0 };
 	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain,
 				.csv = csv };
