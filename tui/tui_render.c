@@ -385,42 +385,23 @@ void tui_render_ratio_header(tui_model *m, struct tui_line *l, const struct view
 	tui_put(l, "  symbol");
 }
 
-void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+/* Ratio r of symbol sym, in a 13-column cell coloured by its heat. */
+static void put_ratio(tui_model *m, struct tui_line *l, size_t sym, size_t r)
 {
-	const tui_data *d = m->d;
-	const struct tui_sym *s = &d->syms[v->rows[i]];
-	int hot = 0;
-	for (size_t k = 0; k < m->nvis; k++) {
-		size_t e = m->vis[k];
-		int h = put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples,
-				 d->ev[e].period);
-		if (e == (size_t)tui_hot_event(m))
-			hot = h;
-	}
-	if ((size_t)m->metric >= d->nev) {
-		char buf[64];
-		const struct tui_ratio_val *rv = tui_sym_rv(m, v->rows[i], (size_t)m->metric - d->nev);
-		int col = l->pos;
-		tui_fmt_ratio(buf, sizeof(buf), rv);
-		tui_putf(l, " %13s", buf);
-		span(l, col, ratio_heat(rv));
-	}
-	/* a bar of the colouring event's share, when there is room for it */
-	size_t e = (size_t)tui_hot_event(m);
-	int col;
-	if (l->cols - l->pos >= 50) {
-		double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period
-					       : 0;
-		int n = (int)(share * 10 + 0.5);
-		tui_put(l, " [");
-		col = l->pos;
-		for (int k = 0; k < 10; k++)
-			tui_put(l, k < n ? "#" : " ");
-		span(l, col, hot);
-		tui_put(l, "]");
-	}
+	char buf[64];
+	const struct tui_ratio_val *rv = tui_sym_rv(m, sym, r);
+	int col = l->pos;
+	tui_fmt_ratio(buf, sizeof(buf), rv);
+	tui_putf(l, " %13s", buf);
+	span(l, col, ratio_heat(rv));
+}
+
+/* The rest of a symbol's row: its name (coloured hot) and its object's base name, which gets
+ * at most a quarter of the room left. */
+static void put_sym_name(struct tui_line *l, const struct tui_sym *s, int hot)
+{
 	tui_put(l, "  ");
-	col = l->pos;
+	int col = l->pos;
 	const char *base = strrchr(s->dso, '/');
 	base = base ? base + 1 : s->dso;
 	int room = l->cols - l->pos - (base[0] ? 2 : 0);
@@ -436,17 +417,41 @@ void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, 
 		tui_putf(l, "  %.*s", dsow, base);
 }
 
+void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	const struct tui_sym *s = &d->syms[v->rows[i]];
+	int hot = 0;
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
+		int h = put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples,
+				 d->ev[e].period);
+		if (e == (size_t)tui_hot_event(m))
+			hot = h;
+	}
+	if ((size_t)m->metric >= d->nev)
+		put_ratio(m, l, v->rows[i], (size_t)m->metric - d->nev);
+	/* a bar of the colouring event's share, when there is room for it */
+	size_t e = (size_t)tui_hot_event(m);
+	if (l->cols - l->pos >= 50) {
+		double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period
+					       : 0;
+		int n = (int)(share * 10 + 0.5);
+		tui_put(l, " [");
+		int col = l->pos;
+		for (int k = 0; k < 10; k++)
+			tui_put(l, k < n ? "#" : " ");
+		span(l, col, hot);
+		tui_put(l, "]");
+	}
+	put_sym_name(l, s, hot);
+}
+
 void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
 {
 	const tui_data *d = m->d;
-	for (size_t r = 0; r < d->nratios; r++) {
-		char buf[64];
-		const struct tui_ratio_val *rv = tui_sym_rv(m, v->rows[i], r);
-		int col = l->pos;
-		tui_fmt_ratio(buf, sizeof(buf), rv);
-		tui_putf(l, " %13s", buf);
-		span(l, col, ratio_heat(rv));
-	}
+	for (size_t r = 0; r < d->nratios; r++)
+		put_ratio(m, l, v->rows[i], r);
 	tui_putf(l, "  %s", d->syms[v->rows[i]].name);
 }
 
@@ -602,29 +607,9 @@ void tui_render_children_row(tui_model *m, struct tui_line *l, const struct view
 		if (e == (size_t)tui_hot_event(m))
 			hot = h;
 	}
-	if ((size_t)m->metric >= d->nev) {
-		char buf[64];
-		const struct tui_ratio_val *rv = tui_sym_rv(m, sym, (size_t)m->metric - d->nev);
-		int col = l->pos;
-		tui_fmt_ratio(buf, sizeof(buf), rv);
-		tui_putf(l, " %13s", buf);
-		span(l, col, ratio_heat(rv));
-	}
-	tui_put(l, "  ");
-	int col = l->pos;
-	const char *base = strrchr(s->dso, '/');
-	base = base ? base + 1 : s->dso;
-	int room = l->cols - l->pos - (base[0] ? 2 : 0);
-	int dsow = (int)strlen(base);
-	if (dsow > room / 4)
-		dsow = room / 4;
-	int namew = room - dsow;
-	if (namew < 1)
-		namew = 1;
-	tui_putf(l, "%-*.*s", namew, namew, s->name);
-	span(l, col, hot);
-	if (base[0] && dsow > 0)
-		tui_putf(l, "  %.*s", dsow, base);
+	if ((size_t)m->metric >= d->nev)
+		put_ratio(m, l, sym, (size_t)m->metric - d->nev);
+	put_sym_name(l, s, hot);
 }
 
 void tui_render_calls_title(tui_model *m, struct tui_line *l, const struct view *v)
