@@ -277,20 +277,21 @@ static void print_text(const struct mp_multi *m, const struct mp_hist_merged *mg
 
 static void csv_place_header(FILE *f, unsigned keys)
 {
-	if (keys & MP_HK_COMM)
-		fputs("comm,", f);
-	if (keys & MP_HK_PID)
-		fputs("pid,", f);
-	if (keys & MP_HK_TID)
-		fputs("tid,", f);
-	if (keys & MP_HK_DSO)
-		fputs("dso,", f);
-	if (keys & MP_HK_ADDR)
-		fputs("addr,", f);
-	if (keys & MP_HK_SYM)
-		fputs("level,sym,", f);
-	if (keys & MP_HK_SRCLINE)
-		fputs("srcfile,line,", f);
+	static const struct {
+		unsigned key;
+		const char *cols;
+	} place_cols[] = {
+		{ MP_HK_COMM, "comm," },
+		{ MP_HK_PID, "pid," },
+		{ MP_HK_TID, "tid," },
+		{ MP_HK_DSO, "dso," },
+		{ MP_HK_ADDR, "addr," },
+		{ MP_HK_SYM, "level,sym," },
+		{ MP_HK_SRCLINE, "srcfile,line," },
+	};
+	for (size_t i = 0; i < sizeof(place_cols) / sizeof(*place_cols); i++)
+		if (keys & place_cols[i].key)
+			fputs(place_cols[i].cols, f);
 }
 
 static void csv_place(FILE *f, const struct mp_hist_row *r, unsigned keys)

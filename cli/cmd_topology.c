@@ -105,6 +105,26 @@ struct topo_view {
 	memnode_set_t *n;
 };
 
+/* v->one: CPU cpu alone. */
+static void one_cpu(struct topo_view *v, int cpu)
+{
+	CPU_ZERO_S(TOPO_SETSZ, v->one);
+	CPU_SET_S(cpu, TOPO_SETSZ, v->one);
+}
+
+/* Memory node `node`: its memory in *mem and its CPUs in v->a. 0, or -1 when there is no
+ * such node. */
+static int node_cpus(struct topo_view *v, int node, uint64_t *mem)
+{
+	size_t sz = TOPO_SETSZ;
+	if (NUMA_topo_memnode_memory(v->t, node, mem))
+		return -1;
+	MEMNODE_ZERO_S(sz, v->n);
+	MEMNODE_SET_S(node, sz, v->n);
+	NUMA_topo_memnode_to_cpu(v->t, sz, v->n, sz, v->a);
+	return 0;
+}
+
 static void print_cpus(FILE *f, struct topo_view *v)
 {
 	size_t sz = TOPO_SETSZ;
@@ -116,8 +136,7 @@ static void print_cpus(FILE *f, struct topo_view *v)
 		struct NUMA_cpu_place pl;
 		if (NUMA_topo_cpu_place(v->t, cpu, &pl))
 			continue;
-		CPU_ZERO_S(sz, v->one);
-		CPU_SET_S(cpu, sz, v->one);
+		one_cpu(v, cpu);
 		NUMA_topo_cpu_level_mask(v->t, sz, v->a, sz, v->one, 1);
 		NUMA_topo_cpu_level_mask(v->t, sz, v->b, sz, v->one, 2);
 		char th[64], num[4][16];
@@ -195,11 +214,8 @@ static void print_nodes(FILE *f, struct topo_view *v)
 	fprintf(f, "  node  memory      CPUs\n");
 	for (int node = 0; node < max; node++) {
 		uint64_t mem;
-		if (NUMA_topo_memnode_memory(v->t, node, &mem))
+		if (node_cpus(v, node, &mem))
 			continue;
-		MEMNODE_ZERO_S(sz, v->n);
-		MEMNODE_SET_S(node, sz, v->n);
-		NUMA_topo_memnode_to_cpu(v->t, sz, v->n, sz, v->a);
 		char m[32];
 		snprintf(m, sizeof m, "%llu MiB", (unsigned long long)((mem + (1u << 19)) >> 20));
 		fprintf(f, "  %4d  %-10s  ", node, m);
@@ -300,8 +316,7 @@ static void print_text(FILE *f, struct topo_view *v)
 		CPU_ZERO_S(sz, seen_p);
 		CPU_ZERO_S(sz, seen_c);
 		for (int cpu = 0; cpu < max; cpu++) {
-			CPU_ZERO_S(sz, v->one);
-			CPU_SET_S(cpu, sz, v->one);
+			one_cpu(v, cpu);
 			if (NUMA_topo_cpu_level_mask(v->t, sz, v->a, sz, v->one, 2) < 0)
 				continue;
 			if (!CPU_ISSET_S(cpu, sz, seen_p)) {
@@ -342,8 +357,7 @@ static void json_topology(struct cli_json *j, struct topo_view *v)
 		struct NUMA_cpu_place pl;
 		if (NUMA_topo_cpu_place(v->t, cpu, &pl))
 			continue;
-		CPU_ZERO_S(sz, v->one);
-		CPU_SET_S(cpu, sz, v->one);
+		one_cpu(v, cpu);
 		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
 		cli_json_value(j, "cpu", "%d", cpu);
 		cli_json_value(j, "package", "%d", pl.package);
@@ -380,11 +394,8 @@ static void json_topology(struct cli_json *j, struct topo_view *v)
 	max = NUMA_topo_memnode_max(v->t);
 	for (int node = 0; node < max; node++) {
 		uint64_t mem;
-		if (NUMA_topo_memnode_memory(v->t, node, &mem))
+		if (node_cpus(v, node, &mem))
 			continue;
-		MEMNODE_ZERO_S(sz, v->n);
-		MEMNODE_SET_S(node, sz, v->n);
-		NUMA_topo_memnode_to_cpu(v->t, sz, v->n, sz, v->a);
 		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
 		cli_json_value(j, "node", "%d", node);
 		cli_json_value(j, "memory", "%llu", (unsigned long long)mem);

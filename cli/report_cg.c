@@ -119,6 +119,25 @@ static uint32_t run_end(const struct gp *g, uint32_t n)
 	return n;
 }
 
+/* The nodes of the run from first down to end (run_end), first to last, malloc'd; *len their
+ * number. NULL when out of memory. */
+static uint32_t *run_nodes(const struct gp *g, uint32_t first, uint32_t end, size_t *len)
+{
+	size_t n = 1;
+	for (uint32_t k = end; k != first; k = g->tr->nodes[k].parent)
+		n++;
+	uint32_t *run = malloc(n * sizeof(*run));
+	if (!run)
+		return NULL;
+	*len = n;
+	for (uint32_t k = end;; k = g->tr->nodes[k].parent) {
+		run[--n] = k;
+		if (k == first)
+			break;
+	}
+	return run;
+}
+
 static void margin(const struct gp *g, int lm)
 {
 	fprintf(g->f, "            %*s", lm, "");
@@ -163,24 +182,11 @@ static void graph_rec(const struct gp *g, uint32_t parent, int depth, unsigned m
 		fputc('\n', g->f);
 		uint32_t end = run_end(g, v[i]);
 		int idx = 0;
-		for (uint32_t n = end;;) {
-			(void)n;
-			break;
-		}
-		/* the run, first to last */
-		size_t len = 1;
-		for (uint32_t n = end; n != v[i]; n = g->tr->nodes[n].parent)
-			len++;
-		uint32_t *run = malloc(len * sizeof(*run));
+		size_t len;
+		uint32_t *run = run_nodes(g, v[i], end, &len);
 		if (!run)
 			break;
-		size_t j = len;
-		for (uint32_t n = end;; n = g->tr->nodes[n].parent) {
-			run[--j] = n;
-			if (n == v[i])
-				break;
-		}
-		for (j = 0; j < len; j++, idx++) {
+		for (size_t j = 0; j < len; j++, idx++) {
 			margin(g, lm);
 			for (int d = 0; d < depth; d++) {
 				fputc(nmask & (1u << d) ? '|' : ' ', g->f);
@@ -207,25 +213,17 @@ static void print_graph(const struct gp *g)
 	/* one chain that holds all of the entry: drawn without its percentage (perf) */
 	if (k == 1 && cum(g, top) == g->parent) {
 		uint32_t end = run_end(g, top);
-		size_t len = 1;
-		for (uint32_t n = end; n != top; n = g->tr->nodes[n].parent)
-			len++;
-		uint32_t *run = malloc(len * sizeof(*run));
+		size_t len;
+		uint32_t *run = run_nodes(g, top, end, &len);
 		if (!run)
 			return;
-		size_t j = len;
-		for (uint32_t n = end;; n = g->tr->nodes[n].parent) {
-			run[--j] = n;
-			if (n == top)
-				break;
-		}
 		margin(g, 0);
 		fputs("|\n", g->f);
 		margin(g, 0);
 		fputs("---", g->f);
 		lm = 3;
 		print_name(g, run[0]);
-		for (j = 1; j < len; j++) {
+		for (size_t j = 1; j < len; j++) {
 			margin(g, lm);
 			print_name(g, run[j]);
 		}
