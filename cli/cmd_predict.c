@@ -58,35 +58,49 @@ static void print_csv(FILE *f, const struct mp_predict_row *rows, size_t n)
 static void print_json(FILE *f, const struct mp_predict *p, const char *by,
 		       const struct mp_predict_row *rows, size_t n)
 {
-	fprintf(f, "{\"by\": \"%s\", \"records\": [", by);
+	struct cli_json j;
+	cli_json_start(&j, f, ": ", ", ", 1);
+	/* "by" and "records" inline, then the members one a line indented once: the document
+	 * counts as laying out lines (its arrays' items two spaces in) but starts inline */
+	cli_json_open(&j, NULL, '{', CLI_JSON_LINES_OPEN);
+	cli_json_relayout(&j, CLI_JSON_INLINE);
+	cli_json_string(&j, "by", by);
+	cli_json_open(&j, "records", '[', CLI_JSON_LINES_OPEN);
 	for (size_t i = 0; i < p->nrecords; i++) {
 		const struct mp_predict_record *r = &p->records[i];
-		fprintf(f, "%s\n  {\"pid\": %" PRIu64 ", \"object\": ", i ? "," : "", r->pid);
-		cli_json_str(f, r->object);
-		fprintf(f, ", \"build_id\": ");
-		cli_json_str(f, r->build_id);
-		fprintf(f, ", \"arch\": ");
-		cli_json_str(f, r->arch);
-		fprintf(f, ", \"word\": %u, \"uses\": %zu}", r->word, r->nuses);
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_value(&j, "pid", "%" PRIu64, r->pid);
+		cli_json_string(&j, "object", r->object);
+		cli_json_string(&j, "build_id", r->build_id);
+		cli_json_string(&j, "arch", r->arch);
+		cli_json_value(&j, "word", "%u", r->word);
+		cli_json_value(&j, "uses", "%zu", r->nuses);
+		cli_json_close(&j);
 	}
-	fprintf(f, "],\n \"rows\": [");
+	cli_json_close(&j);
+	cli_json_relayout(&j, CLI_JSON_LINES_OPEN);
+	cli_json_open(&j, "rows", '[', CLI_JSON_LINES_OPEN);
 	for (size_t i = 0; i < n; i++) {
 		const struct mp_predict_row *r = &rows[i];
-		fprintf(f, "%s\n  {\"hint\": \"%s\", \"correct\": %" PRIu64 ", \"incorrect\": %" PRIu64
-			   ", \"pct_incorrect\": %.2f, \"warning\": %s, \"expression\": ",
-			i ? "," : "", mp_predict_hint_name(r->hint), r->correct, r->incorrect,
-			r->pct_incorrect, r->warning ? "true" : "false");
-		cli_json_str(f, r->expr);
-		fprintf(f, ", \"function\": ");
-		cli_json_str(f, r->func);
-		fprintf(f, ", \"file\": ");
-		cli_json_str(f, r->file);
-		fprintf(f, ", \"line\": %" PRIu32 ", \"object\": ", r->line);
-		cli_json_str(f, r->object);
-		fprintf(f, ", \"uses\": %zu, \"locations\": %zu, \"atomic\": %s}", r->nuses,
-			r->nlocations, r->atomic ? "true" : "false");
+		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "hint", mp_predict_hint_name(r->hint));
+		cli_json_value(&j, "correct", "%" PRIu64, r->correct);
+		cli_json_value(&j, "incorrect", "%" PRIu64, r->incorrect);
+		cli_json_value(&j, "pct_incorrect", "%.2f", r->pct_incorrect);
+		cli_json_bool(&j, "warning", r->warning);
+		cli_json_string(&j, "expression", r->expr);
+		cli_json_string(&j, "function", r->func);
+		cli_json_string(&j, "file", r->file);
+		cli_json_value(&j, "line", "%" PRIu32, r->line);
+		cli_json_string(&j, "object", r->object);
+		cli_json_value(&j, "uses", "%zu", r->nuses);
+		cli_json_value(&j, "locations", "%zu", r->nlocations);
+		cli_json_bool(&j, "atomic", r->atomic);
+		cli_json_close(&j);
 	}
-	fprintf(f, "]}\n");
+	cli_json_close(&j);
+	cli_json_close(&j);
+	fputc('\n', f);
 }
 
 /* Expression text in the table: one line, at most 48 columns. */
