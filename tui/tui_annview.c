@@ -158,12 +158,8 @@ static void annot_line_ratios(tui_model *m, struct view *v)
 	if (!v->lrv)
 		return;
 	for (size_t l = 0; l < a->nlines; l++)
-		for (size_t r = 0; r < d->nratios; r++) {
-			struct tui_ratio_val *rv = &v->lrv[l * d->nratios + r];
-			if (d->rfn(d->rctx, r, a->lines[l].cnt, a->lines[l].cnt + a->nev, rv))
-				rv->flags = 0;
-			tui_sim_exact(d, rv);
-		}
+		tui_eval_ratios(d, a->lines[l].cnt, a->lines[l].cnt + a->nev,
+				&v->lrv[l * d->nratios]);
 }
 
 /* Build an annotate view of a symbol (sym = index in the data or -1 with ref filled).

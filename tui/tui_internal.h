@@ -289,6 +289,10 @@ void tui_start_prompt(tui_model *m, int kind, const char *init, const char *labe
 		      tui_prompt_fn done);
 /* Simulated counts are exact: no interval, never "few samples". */
 void tui_sim_exact(const tui_data *d, struct tui_ratio_val *v);
+/* Every ratio of d (d->rfn set) for one place's counts (samples[nev], periods[nev]) into
+ * out[nratios]; a ratio that cannot be evaluated gets flags 0; tui_sim_exact applied. */
+void tui_eval_ratios(const tui_data *d, const uint64_t *samples, const uint64_t *periods,
+		     struct tui_ratio_val *out);
 void tui_compute_sym_ratios(tui_model *m);
 const struct tui_ratio_val *tui_sym_rv(tui_model *m, size_t sym, size_t r);
 int tui_hot_event(const tui_model *m);

@@ -43,6 +43,17 @@ void tui_sim_exact(const tui_data *d, struct tui_ratio_val *v)
 	v->lo = v->hi = v->value;
 }
 
+void tui_eval_ratios(const tui_data *d, const uint64_t *samples, const uint64_t *periods,
+		     struct tui_ratio_val *out)
+{
+	for (size_t r = 0; r < d->nratios; r++) {
+		struct tui_ratio_val *v = &out[r];
+		if (d->rfn(d->rctx, r, samples, periods, v))
+			v->flags = 0;
+		tui_sim_exact(d, v);
+	}
+}
+
 void tui_compute_sym_ratios(tui_model *m)
 {
 	tui_data *d = m->d;
@@ -53,12 +64,8 @@ void tui_compute_sym_ratios(tui_model *m)
 	if (!m->srv || !d->rfn)
 		return;
 	for (size_t s = 0; s < d->nsyms; s++)
-		for (size_t r = 0; r < d->nratios; r++) {
-			struct tui_ratio_val *v = &m->srv[s * d->nratios + r];
-			if (d->rfn(d->rctx, r, d->syms[s].cnt, d->syms[s].cnt + d->nev, v))
-				v->flags = 0;
-			tui_sim_exact(d, v);
-		}
+		tui_eval_ratios(d, d->syms[s].cnt, d->syms[s].cnt + d->nev,
+				&m->srv[s * d->nratios]);
 }
 
 const struct tui_ratio_val *tui_sym_rv(tui_model *m, size_t sym, size_t r)
