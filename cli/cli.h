@@ -96,6 +96,9 @@ const char *cli_default_input(void);
  * and returns CLI_EXIT_RUNTIME. "-" (standard input) always goes on. PATHS may join
  * several recordings with ',' (repeated -i): each is checked. */
 int cli_input_owner_ok(const char *cmd, const char *paths, int force);
+/* The recording named as the one argument (argv[1]) instead of with -i: into *input when
+ * -i was not given. 0, or CLI_EXIT_USAGE after naming the argument too many. */
+int cli_input_arg(const char *cmd, const char **input, int nargs, char **argv);
 /* --symfs DIR must be a directory and --kallsyms FILE readable (or /dev/null); NULL: not
  * given. 0 to go on; else prints one line naming the option and returns CLI_EXIT_RUNTIME. */
 int cli_sym_paths_ok(const char *cmd, const char *symfs, const char *kallsyms);

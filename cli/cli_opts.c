@@ -53,24 +53,28 @@ void cli_install_stop_handler(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* One line on stderr: "memprof CMD: " KIND and the message. */
+static void say(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "memprof %s: %s", cmd, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "memprof %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "memprof %s: warning: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, "warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 const char *cli_default_input(void)
@@ -145,6 +149,18 @@ int cli_input_owner_ok(const char *cmd, const char *paths, int force)
 		}
 		p += n + (p[n] == ',');
 	}
+	return 0;
+}
+
+int cli_input_arg(const char *cmd, const char **input, int nargs, char **argv)
+{
+	if (nargs == 0)
+		return 0;
+	if (*input || nargs > 1) {
+		cli_error(cmd, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
+		return CLI_EXIT_USAGE;
+	}
+	*input = argv[1];
 	return 0;
 }
 

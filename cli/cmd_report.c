@@ -227,13 +227,8 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 	if (rc)
 		return CLI_EXIT_USAGE;
 	o->input = *inputs;
-	if (nargs > 0) {
-		if (o->input || nargs > 1) {
-			cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
-			return CLI_EXIT_USAGE;
-		}
-		o->input = argv[1];
-	}
+	if (cli_input_arg(CMD, &o->input, nargs, argv))
+		return CLI_EXIT_USAGE;
 	if (!o->input)
 		if (!(o->input = cli_default_input_of(CMD)))
 			return 1;

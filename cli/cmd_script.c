@@ -176,13 +176,8 @@ static int cmd_script(int argc, char **argv)
 		return 0;
 	if (rc)
 		return CLI_EXIT_USAGE;
-	if (nargs > 0) {
-		if (input || nargs > 1) {
-			cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
-			return CLI_EXIT_USAGE;
-		}
-		input = argv[1];
-	}
+	if (cli_input_arg(CMD, &input, nargs, argv))
+		return CLI_EXIT_USAGE;
 	if (!input)
 		input = cli_default_input();
 	/* an unreadable --kallsyms is a warning here (the kernel's frames unresolved) */
