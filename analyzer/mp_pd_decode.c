@@ -20,9 +20,9 @@
 /* attr of a sample record; SIZE_MAX when the id is unknown */
 static size_t sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
 {
-	if (pd->nattrs == 1 || pd->id_pos < 0)
+	if (pd->nattrs == 1 || !pd->id_off)
 		return 0;
-	size_t o = 8 + 8 * (size_t)pd->id_pos;
+	size_t o = pd->id_off;
 	if (o + 8 > size)
 		return SIZE_MAX;
 	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + o));
@@ -32,11 +32,12 @@ static size_t sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
 /* attr of a non-sample record through its sample_id trailer; 0 when it cannot tell */
 static size_t other_attr(const mp_pd *pd, const uint8_t *r, size_t size)
 {
-	if (pd->nattrs == 1 || pd->is_pos < 0 || !pd->ia[0].sid_all)
+	/* no trailer id (0) also without sample_id_all */
+	if (pd->nattrs == 1 || !pd->id_back)
 		return 0;
-	if ((size_t)pd->is_pos * 8 + 8 > size)
+	if ((size_t)pd->id_back + 8 > size)
 		return 0;
-	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + size - 8 * (size_t)pd->is_pos));
+	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + size - pd->id_back));
 	return s ? s->attr : 0;
 }
 
@@ -47,18 +48,16 @@ uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t
 		size_t ai = sample_attr(pd, r, size);
 		if (ai == SIZE_MAX)
 			ai = 0;
-		size_t o = pd->ia[ai].time_off;
+		size_t o = pd->ia[ai].lay.time;
 		if (!o || o + 8 > size)
 			return UINT64_MAX;
 		uint64_t t = ld64(r + o);
 		return t ? t : UINT64_MAX;
 	}
-	size_t ai = other_attr(pd, r, size);
-	const struct pd_iattr *ia = &pd->ia[ai];
-	if (ia->trailer_time == UINT_MAX || ia->trailer > size)
+	const struct mp_sample_layout *L = &pd->ia[other_attr(pd, r, size)].lay;
+	if (!L->tr_time || L->trailer_size > size)
 		return UINT64_MAX;
-	size_t o = size - ia->trailer + ia->trailer_time;
-	uint64_t t = ld64(r + o);
+	uint64_t t = ld64(r + size - L->tr_time);
 	return t ? t : UINT64_MAX;
 }
 
@@ -72,27 +71,20 @@ static size_t parse_trailer(const mp_pd *pd, const uint8_t *r, size_t size, size
 			    struct pd_trail *t)
 {
 	memset(t, 0, sizeof(*t));
-	size_t ai = other_attr(pd, r, size);
-	const struct pd_iattr *ia = &pd->ia[ai];
-	if (!ia->sid_all || !ia->trailer || ia->trailer > size || size - ia->trailer < body_min)
+	const struct mp_sample_layout *L = &pd->ia[other_attr(pd, r, size)].lay;
+	/* trailer_size is 0 without sample_id_all */
+	if (!L->trailer_size || L->trailer_size > size || size - L->trailer_size < body_min)
 		return size;
-	const uint8_t *p = r + size - ia->trailer;
-	if (ia->st & PERF_SAMPLE_TID) {
-		t->pid = ld32(p);
-		t->tid = ld32(p + 4);
-		p += 8;
+	const uint8_t *end = r + size;
+	if (L->tr_tid) {
+		t->pid = ld32(end - L->tr_tid);
+		t->tid = ld32(end - L->tr_tid + 4);
 	}
-	if (ia->st & PERF_SAMPLE_TIME) {
-		t->time = ld64(p);
-		p += 8;
-	}
-	if (ia->st & PERF_SAMPLE_ID)
-		p += 8;
-	if (ia->st & PERF_SAMPLE_STREAM_ID)
-		p += 8;
-	if (ia->st & PERF_SAMPLE_CPU)
-		t->cpu = ld32(p);
-	return size - ia->trailer;
+	if (L->tr_time)
+		t->time = ld64(end - L->tr_time);
+	if (L->tr_cpu)
+		t->cpu = ld32(end - L->tr_cpu);
+	return size - L->trailer_size;
 }
 
 /* NUL-terminated string at r[off..end): in place when terminated there, else a copy. */
@@ -149,9 +141,24 @@ static inline void sample_clear(struct mp_pd_sample *s)
 	s->regs_user = NULL;
 }
 
-/* A sample of fixed-size fields only (the common case), each at its offset, in a small
- * function of its own (deliver's frame, for every record type, is large); PD_SLOW for
- * any other record. */
+/* The fixed-size fields, IDENTIFIER to PERIOD, each at its offset, of a sample of at
+ * least L->fixed_size bytes (record r, attr ai). */
+static inline void sample_fixed(const mp_pd *pd, size_t ai, const struct mp_sample_layout *L,
+				const uint8_t *r, struct mp_pd_sample *s)
+{
+	s->id = L->sample_id ? ld64(r + L->sample_id) : 0;
+	s->ip = L->ip ? ld64(r + L->ip) : 0;
+	s->pid = L->tid ? ld32(r + L->tid) : 0;
+	s->tid = L->tid ? ld32(r + L->tid + 4) : 0;
+	s->time = L->time ? ld64(r + L->time) : 0;
+	s->addr = L->addr ? ld64(r + L->addr) : 0;
+	s->stream_id = L->stream_id ? ld64(r + L->stream_id) : 0;
+	s->cpu = L->cpu ? ld32(r + L->cpu) : 0;
+	s->period = L->period ? ld64(r + L->period) : pd->attrs[ai].attr.sample_period;
+}
+
+/* A sample of fixed-size fields only (the common case), in a small function of its own
+ * (deliver's frame, for every record type, is large); PD_SLOW for any other record. */
 int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 {
 	mp_pd *pd = R->pd;
@@ -160,22 +167,14 @@ int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 	size_t ai = sample_attr(pd, r, size);
 	if (ai == SIZE_MAX)
 		return PD_SLOW;
-	const struct pd_iattr *ia = &pd->ia[ai];
-	if (!ia->fx || size < ia->fx_size)
+	const struct mp_sample_layout *L = &pd->ia[ai].lay;
+	if (!L->fixed_only || size < L->fixed_size)
 		return PD_SLOW;
 	struct mp_pd_sample s;
 	sample_clear(&s);
 	s.attr_idx = ai;
 	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
-	s.id = ia->o_id ? ld64(r + ia->o_id) : 0;
-	s.ip = ia->o_ip ? ld64(r + ia->o_ip) : 0;
-	s.pid = ia->o_tid ? ld32(r + ia->o_tid) : 0;
-	s.tid = ia->o_tid ? ld32(r + ia->o_tid + 4) : 0;
-	s.time = ia->o_time ? ld64(r + ia->o_time) : 0;
-	s.addr = ia->o_addr ? ld64(r + ia->o_addr) : 0;
-	s.stream_id = ia->o_stream ? ld64(r + ia->o_stream) : 0;
-	s.cpu = ia->o_cpu ? ld32(r + ia->o_cpu) : 0;
-	s.period = ia->o_period ? ld64(r + ia->o_period) : pd->attrs[ai].attr.sample_period;
+	sample_fixed(pd, ai, L, r, &s);
 	return call_sample(R, &s);
 }
 
@@ -190,63 +189,6 @@ int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 			return PD_SHORT;                          \
 	} while (0)
 
-/* The fixed-size fields, IDENTIFIER to PERIOD. */
-static int sample_fixed(const mp_pd *pd, size_t ai, uint64_t st, const uint8_t **pp,
-			const uint8_t *end, struct mp_pd_sample *s)
-{
-	const uint8_t *p = *pp;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(8);
-		s->id = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		NEED(8);
-		s->ip = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		NEED(8);
-		s->pid = ld32(p);
-		s->tid = ld32(p + 4);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(8);
-		s->time = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		NEED(8);
-		s->addr = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		NEED(8);
-		s->id = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		NEED(8);
-		s->stream_id = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		NEED(8);
-		s->cpu = ld32(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		NEED(8);
-		s->period = ld64(p);
-		p += 8;
-	} else {
-		s->period = pd->attrs[ai].attr.sample_period;
-	}
-	*pp = p;
-	return 0;
-}
-
 /* PERF_SAMPLE_READ's values in a sample: nr entries of ent bytes at vals. */
 struct pd_sread {
 	const uint8_t *vals;
@@ -255,27 +197,19 @@ struct pd_sread {
 };
 
 /* PERF_SAMPLE_READ (size, off: the record's, for messages). */
-static int sample_read(struct pd_run *R, uint64_t st, uint64_t rf, const uint8_t **pp,
+static int sample_read(struct pd_run *R, const struct mp_sample_layout *L, const uint8_t **pp,
 		       const uint8_t *end, size_t size, uint64_t off, struct pd_sread *rd)
 {
 	const uint8_t *p = *pp;
 	char why[160];
 	rd->vals = NULL;
 	rd->nr = 0;
-	rd->ent = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
-	if (st & PERF_SAMPLE_READ) {
-		if (rf & PERF_FORMAT_GROUP) {
-			NEED(8);
+	rd->ent = L->read_entry;
+	if (L->sample_type & PERF_SAMPLE_READ) {
+		NEED(L->read_size);
+		if (L->read_format & PERF_FORMAT_GROUP) {
 			rd->nr = ld64(p);
-			p += 8;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
-				NEED(8);
-				p += 8;
-			}
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
-				NEED(8);
-				p += 8;
-			}
+			p += L->read_size;
 			if (rd->nr > (size_t)(end - p) / rd->ent) {
 				snprintf(why, sizeof(why), "group read nr %" PRIu64 " exceeds the record size %zu", rd->nr,
 					 size);
@@ -284,14 +218,10 @@ static int sample_read(struct pd_run *R, uint64_t st, uint64_t rf, const uint8_t
 			rd->vals = p;
 			p += rd->nr * rd->ent;
 		} else {
-			/* value, [ena], [run], [id], [lost]: normalise to one {value,[id],[lost]} */
-			size_t n = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-					!!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(rf & PERF_FORMAT_ID) +
-					!!(rf & PERF_FORMAT_LOST));
-			NEED(n);
+			/* value, [ena], [run], [id], [lost]: one entry (its id at L->read_id) */
 			rd->vals = p;
 			rd->nr = 1;
-			p += n;
+			p += L->read_size;
 		}
 	}
 	*pp = p;
@@ -484,23 +414,14 @@ static int sample_rest(struct pd_run *R, size_t ai, uint64_t st, const uint8_t *
 
 /* PERF_SAMPLE_READ: one sample per value with the delta of that counter, as perf's
  * deliver_sample_value(); unknown ids and zero deltas are dropped. */
-static int sample_read_deliver(struct pd_run *R, struct mp_pd_sample *s, uint64_t rf,
-			       const struct pd_sread *rd)
+static int sample_read_deliver(struct pd_run *R, struct mp_pd_sample *s,
+			       const struct mp_sample_layout *L, const struct pd_sread *rd)
 {
 	mp_pd *pd = R->pd;
 	for (uint64_t i = 0; i < rd->nr; i++) {
 		const uint8_t *v = rd->vals + i * rd->ent;
-		uint64_t val = ld64(v), vid = 0;
-		if (rf & PERF_FORMAT_GROUP) {
-			if (rf & PERF_FORMAT_ID)
-				vid = ld64(v + 8);
-		} else {
-			size_t io = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-					 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
-			if (rf & PERF_FORMAT_ID)
-				vid = ld64(v + io);
-		}
-		struct pd_sid *sid = (rf & PERF_FORMAT_ID) ? mp_pd_sid_find(pd, vid) : NULL;
+		uint64_t val = ld64(v), vid = L->read_id ? ld64(v + L->read_id) : 0;
+		struct pd_sid *sid = L->read_id ? mp_pd_sid_find(pd, vid) : NULL;
 		if (!sid) {
 			pd->nr_unknown++;
 			continue;
@@ -528,9 +449,9 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		pd->nr_unknown++;
 		return 0;
 	}
-	const struct pd_iattr *ia = &pd->ia[ai];
-	const uint64_t st = ia->st, rf = ia->rf;
-	const uint8_t *p = r + 8, *end = r + size;
+	const struct mp_sample_layout *L = &pd->ia[ai].lay;
+	const uint64_t st = L->sample_type;
+	const uint8_t *p, *end = r + size;
 	int full = R->h && R->h->sample;
 	struct mp_pd_sample s;
 	struct pd_sread rd;
@@ -539,8 +460,13 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 	sample_clear(&s);
 	s.attr_idx = ai;
 	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
-	if ((rc = sample_fixed(pd, ai, st, &p, end, &s)) ||
-	    (rc = sample_read(R, st, rf, &p, end, size, off, &rd)))
+	if (size < L->fixed_size) {
+		rc = PD_SHORT;
+		goto fail;
+	}
+	sample_fixed(pd, ai, L, r, &s);
+	p = r + L->fixed_size;
+	if ((rc = sample_read(R, L, &p, end, size, off, &rd)))
 		goto fail;
 	if (full && (st & PD_TAIL_BITS) &&
 	    ((rc = sample_chains(R, ai, st, &p, end, size, off, &s)) ||
@@ -548,7 +474,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		goto fail;
 	if (!(st & PERF_SAMPLE_READ))
 		return call_sample(R, &s);
-	return sample_read_deliver(R, &s, rf, &rd);
+	return sample_read_deliver(R, &s, L, &rd);
 
 fail:
 	if (rc != PD_SHORT)
@@ -615,34 +541,27 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 	struct pd_trail t;
 	size_t body = parse_trailer(pd, r, size, 16, &t);
 	size_t ai0 = other_attr(pd, r, size);
+	const struct mp_sample_layout *L = &pd->ia[ai0].lay;
 	const uint8_t *p = r + 16, *end = r + body;
-	uint64_t rf = pd->ia[ai0].rf;
 
 	if (body < 16)
 		return 0;
-	if (rf & PERF_FORMAT_GROUP) {
-		if (end - p < 8)
-			return 0;
+	/* GROUP: nr and times, then the entries; a single value's lost count is not read */
+	size_t need = L->read_size;
+	if (!(L->read_format & PERF_FORMAT_GROUP) && L->read_lost)
+		need = L->read_lost;
+	if ((size_t)(end - p) < need)
+		return 0;
+	uint64_t ena = L->read_ena ? ld64(p + L->read_ena) : 0;
+	uint64_t run = L->read_run ? ld64(p + L->read_run) : 0;
+	if (L->read_format & PERF_FORMAT_GROUP) {
 		uint64_t nr = ld64(p);
-		p += 8;
-		uint64_t ena = 0, run = 0;
-		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
-			if (end - p < 8)
-				return 0;
-			ena = ld64(p);
-			p += 8;
-		}
-		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
-			if (end - p < 8)
-				return 0;
-			run = ld64(p);
-			p += 8;
-		}
-		size_t ent = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+		size_t ent = L->read_entry;
+		p += L->read_size;
 		for (uint64_t i = 0; i < nr && (size_t)(end - p) >= ent; i++, p += ent) {
 			size_t ai = ai0;
-			if (rf & PERF_FORMAT_ID) {
-				struct pd_sid *s = mp_pd_sid_find(pd, ld64(p + 8));
+			if (L->read_id) {
+				struct pd_sid *s = mp_pd_sid_find(pd, ld64(p + L->read_id));
 				if (!s)
 					continue;
 				ai = s->attr;
@@ -653,27 +572,13 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 		}
 		return 0;
 	}
-	size_t n = 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) +
-			!!(rf & PERF_FORMAT_ID));
-	if ((size_t)(end - p) < n)
-		return 0;
-	uint64_t val = ld64(p), ena = 0, run = 0;
-	const uint8_t *q = p + 8;
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
-		ena = ld64(q);
-		q += 8;
-	}
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
-		run = ld64(q);
-		q += 8;
-	}
 	size_t ai = ai0;
-	if (rf & PERF_FORMAT_ID) {
-		struct pd_sid *s = mp_pd_sid_find(pd, ld64(q));
+	if (L->read_id) {
+		struct pd_sid *s = mp_pd_sid_find(pd, ld64(p + L->read_id));
 		if (s)
 			ai = s->attr;
 	}
-	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), val, ena, run))
+	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), ld64(p), ena, run))
 		return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 	return 0;
 }

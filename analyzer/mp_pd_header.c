@@ -228,41 +228,9 @@ int mp_pd_add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *
 	pd->nattrs++;
 	a->ids = ia->ids;
 	a->nids = nids;
-	ia->st = a->attr.sample_type;
-	ia->rf = a->attr.read_format;
-	ia->sid_all = a->attr.sample_id_all;
-	if (ia->sid_all)
-		ia->trailer = 8 * popcount64(ia->st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-						       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-						       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
-	ia->time_off = (ia->st & PERF_SAMPLE_TIME)
-			       ? 8 + 8 * popcount64(ia->st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-							      PERF_SAMPLE_TID))
-			       : 0;
-	ia->trailer_time = ia->sid_all && (ia->st & PERF_SAMPLE_TIME) ? ((ia->st & PERF_SAMPLE_TID) ? 8 : 0)
-								      : UINT_MAX;
-	const uint64_t fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	ia->fx = !(ia->st & ~fixed);
-	unsigned o = 8;
-	/* in deliver_sample's order; ID after IDENTIFIER gives the id, as there */
-#define FX_FIELD(bit, field)                     \
-	if (ia->st & (bit)) {                    \
-		ia->field = (uint8_t)o;          \
-		o += 8;                          \
-	}
-	FX_FIELD(PERF_SAMPLE_IDENTIFIER, o_id)
-	FX_FIELD(PERF_SAMPLE_IP, o_ip)
-	FX_FIELD(PERF_SAMPLE_TID, o_tid)
-	FX_FIELD(PERF_SAMPLE_TIME, o_time)
-	FX_FIELD(PERF_SAMPLE_ADDR, o_addr)
-	FX_FIELD(PERF_SAMPLE_ID, o_id)
-	FX_FIELD(PERF_SAMPLE_STREAM_ID, o_stream)
-	FX_FIELD(PERF_SAMPLE_CPU, o_cpu)
-	FX_FIELD(PERF_SAMPLE_PERIOD, o_period)
-#undef FX_FIELD
-	ia->fx_size = o;
+	mp_sample_layout_init(&ia->lay, a->attr.sample_type, a->attr.read_format,
+			      a->attr.sample_id_all);
+	ia->sid_all = ia->lay.sample_id_all;
 	ia->nregs_user = popcount64(a->attr.sample_regs_user);
 	ia->nregs_intr = popcount64(a->attr.sample_regs_intr);
 	ia->branch_hw_idx = !!(a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
@@ -286,18 +254,8 @@ int mp_pd_finish_attrs(mp_pd *pd)
 		a->spec = ia->spec ? ia->spec : ia->name;
 		a->ids = ia->ids;
 	}
-	uint64_t st = pd->ia[0].st;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		pd->id_pos = 0;
-		pd->is_pos = 1;
-	} else if (st & PERF_SAMPLE_ID) {
-		pd->id_pos = (int)popcount64(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
-		pd->is_pos = 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
-	} else {
-		pd->id_pos = -1;
-		pd->is_pos = -1;
-	}
+	pd->id_off = pd->ia[0].lay.event_id;
+	pd->id_back = pd->ia[0].lay.tr_event_id;
 	return 0;
 }
 

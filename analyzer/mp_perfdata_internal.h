@@ -82,18 +82,12 @@ static inline uint16_t ld16(const uint8_t *p)
 /* ---- the handle ------------------------------------------------------------------ */
 
 struct pd_iattr {               /* decoding facts cached per attr */
-	uint64_t st, rf;
-	int sid_all;
-	unsigned trailer;           /* bytes of the sample_id trailer of non-sample records */
+	/* where the fields sit; samples of fixed-size fields only (lay.fixed_only: no READ,
+	 * CALLCHAIN, RAW, ...) are decoded in one step from its offsets */
+	struct mp_sample_layout lay;
+	int sid_all;                /* lay.sample_id_all */
 	unsigned nregs_user, nregs_intr;
 	int branch_hw_idx;
-	unsigned time_off;          /* offset of TIME in a sample record, 0 = none */
-	unsigned trailer_time;      /* offset of TIME from the trailer start, UINT_MAX = none */
-	/* samples of fixed-size fields only (no READ, CALLCHAIN, RAW, ...): each field's
-	 * offset in the record (0 = absent) and the size they need, for one-step decoding */
-	int fx;
-	uint8_t o_ip, o_tid, o_time, o_addr, o_id, o_stream, o_cpu, o_period;
-	unsigned fx_size;
 	char *name;                 /* owned */
 	char *spec;                 /* owned, memprof only */
 	uint64_t *ids;              /* owned */
@@ -168,7 +162,10 @@ struct mp_pd {
 	struct mp_pd_attr *attrs;
 	struct pd_iattr *ia;
 	size_t nattrs, cattrs;
-	int id_pos, is_pos;         /* in u64 from the start / from the end; -1 = none */
+	/* the id that tells a record's event (attr 0's layout: one for all attrs): in a
+	 * sample, its byte offset (mp_sample_layout.event_id); in the trailer of another
+	 * record, bytes back from its end (tr_event_id); 0 = none */
+	unsigned id_off, id_back;
 
 	struct pd_sid *sids;
 	size_t sid_cap, nsids;

@@ -254,11 +254,9 @@ int mp_pdw_write_counts(mp_pdw *w)
 		/* The trailer names this id, so perf and memprof's reader find the event. */
 		size_t tl = mp_pdw_id_trailer(w, c->attr, (uint32_t)pid, (uint32_t)pid, 0, 0,
 					      rec + n);
-		uint64_t *tr = rec + n;
-		for (size_t k = 0; k < tl / 8; k++)
-			if ((a->attr.sample_type & PERF_SAMPLE_IDENTIFIER) && k == tl / 8 - 1)
-				tr[k] = c->id;
 		n += tl / 8;
+		if (tl && a->lay.tr_identifier)
+			rec[n - a->lay.tr_identifier / 8] = c->id;
 		h->type = PERF_RECORD_READ;
 		h->misc = 0;
 		h->size = (uint16_t)(n * 8);

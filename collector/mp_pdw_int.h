@@ -19,6 +19,7 @@ struct pdw_attr {
 	size_t nids;
 	char *name, *spec;
 	uint64_t samples, throttled, lost;
+	struct mp_sample_layout lay; /* of attr's sample_type, read_format, sample_id_all */
 };
 
 struct pdw_id { uint64_t id; int attr; };
@@ -96,9 +97,9 @@ struct mp_pdw {
 	int32_t read_pid; /* pid/tid of the PERF_RECORD_READ records */
 	int mp_feature;   /* write MP_HEADER_MEMPROF */
 	size_t group_leader, group_nr; /* HEADER_GROUP_DESC: one group, group_nr > 1 */
-	/* Sample layout of attr 0 (all attrs share one sample_type; checked in add_attr). */
-	uint64_t sample_type;
-	int sample_id_all;
+	/* Sample layout of attr 0 (all attrs share sample_type and sample_id_all: checked in
+	 * add_attr); all zero before the first attr. */
+	struct mp_sample_layout layout;
 };
 
 static inline int grow(void **p, size_t *cap, size_t n, size_t elem)

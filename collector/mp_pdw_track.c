@@ -96,22 +96,24 @@ static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
 	w->pending[w->npending++] = (struct pdw_pending){ pid, page };
 }
 
-/* Words of a sample's read block (PERF_SAMPLE_READ) at u[pos] for read_format rf: nr,
- * times, {value, id, lost} x nr with PERF_FORMAT_GROUP, else value, times, id, lost.
- * 0 when it does not fit in words. */
-static size_t read_block_words(uint64_t rf, const uint64_t *u, size_t pos, size_t words)
+/* The index in a record's words (after its header) of the field at byte offset off of
+ * struct mp_sample_layout. */
+static inline size_t word_at(unsigned off)
 {
-	size_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	size_t n;
+	return off / 8 - 1;
+}
 
-	if (rf & PERF_FORMAT_GROUP) {
-		size_t ent = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+/* Words of a sample's read block (PERF_SAMPLE_READ) at u[pos]; 0 when it does not fit
+ * in words. */
+static size_t read_block_words(const struct mp_sample_layout *L, const uint64_t *u,
+			       size_t pos, size_t words)
+{
+	size_t n = L->read_size / 8;
+
+	if (L->read_format & PERF_FORMAT_GROUP) {
 		if (pos >= words || u[pos] > words)
 			return 0;
-		n = 1 + times + (size_t)u[pos] * ent;
-	} else {
-		n = 1 + times + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+		n += (size_t)u[pos] * (L->read_entry / 8);
 	}
 	return n <= words - pos ? n : 0;
 }
@@ -119,19 +121,16 @@ static size_t read_block_words(uint64_t rf, const uint64_t *u, size_t pos, size_
 /* Objects in a sample's call chain got samples too (as perf marks them). */
 static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t pid, int attr)
 {
-	uint64_t st = w->sample_type;
-	size_t pos = 0;
+	uint64_t st = w->layout.sample_type;
 	int mode = PERF_RECORD_MISC_USER;
 
 	if (!(st & PERF_SAMPLE_CALLCHAIN))
 		return;
-	pos += !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-	       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
-	       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-	       !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_PERIOD);
+	/* the attr's own layout: events of one file may differ in read_format */
+	const struct mp_sample_layout *L = &w->attrs[attr >= 0 ? attr : 0].lay;
+	size_t pos = word_at(L->fixed_size);
 	if (st & PERF_SAMPLE_READ) {
-		size_t n = read_block_words(w->attrs[attr >= 0 ? attr : 0].attr.read_format, u,
-					    pos, words);
+		size_t n = read_block_words(L, u, pos, words);
 		if (!n)
 			return;
 		pos += n;
@@ -154,22 +153,6 @@ static void note_callchain(mp_pdw *w, const uint64_t *u, size_t words, int32_t p
 	}
 }
 
-/* Position (in u64 words) of the id of a non-sample record's sample_id trailer, counted
- * back from its end; 0 when there is none. */
-static size_t trailer_id_back(uint64_t st)
-{
-	size_t back = 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERF_SAMPLE_ID))
-		return 0;
-	if (st & PERF_SAMPLE_CPU)
-		back++;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		back++;
-	return back + 1;
-}
-
 static int record_attr(const mp_pdw *w, const struct perf_event_header *h)
 {
 	const uint64_t *u = (const void *)(h + 1);
@@ -178,19 +161,13 @@ static int record_attr(const mp_pdw *w, const struct perf_event_header *h)
 	if (w->nattrs <= 1)
 		return 0;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		size_t pos = 0;
-		uint64_t st = w->sample_type;
-		if (!(st & PERF_SAMPLE_IDENTIFIER)) {
-			if (!(st & PERF_SAMPLE_ID))
-				return 0;
-			pos += !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-			       !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
-		}
+		if (!w->layout.event_id)
+			return 0;
+		size_t pos = word_at(w->layout.event_id);
 		return pos < words ? mp_pdw_attr_of_id(w, u[pos]) : -1;
 	}
-	if (!w->sample_id_all)
-		return -1;
-	size_t back = trailer_id_back(w->sample_type);
+	/* no trailer id (0) also without sample_id_all */
+	size_t back = w->layout.tr_event_id / 8;
 	return back && back <= words ? mp_pdw_attr_of_id(w, u[words - back]) : -1;
 }
 
@@ -208,17 +185,17 @@ void mp_pdw_parse(mp_pdw *w, const struct perf_event_header *h)
 			w->attrs[a].samples++;
 		if (!w->auto_bids)
 			break;
-		size_t pos = !!(w->sample_type & PERF_SAMPLE_IDENTIFIER);
+		const struct mp_sample_layout *L = &w->layout;
 		uint64_t ip = 0;
 		int32_t pid = -1;
-		if (w->sample_type & PERF_SAMPLE_IP) {
-			if (pos >= words)
+		if (L->ip) {
+			if (word_at(L->ip) >= words)
 				break;
-			ip = u[pos++];
+			ip = u[word_at(L->ip)];
 		}
-		if ((w->sample_type & PERF_SAMPLE_TID) && pos < words)
-			pid = (int32_t)(uint32_t)u[pos];
-		if (w->sample_type & PERF_SAMPLE_IP)
+		if (L->tid && word_at(L->tid) < words)
+			pid = (int32_t)(uint32_t)u[word_at(L->tid)];
+		if (L->ip)
 			note_hit(w, pid, ip, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 		note_callchain(w, u, words, pid, a);
 		break;

@@ -150,8 +150,8 @@ int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_
 
 	if (w->frozen)
 		return -EBUSY;
-	if (w->nattrs && (attr->sample_type != w->sample_type ||
-			  (int)attr->sample_id_all != w->sample_id_all))
+	if (w->nattrs && (attr->sample_type != w->layout.sample_type ||
+			  (int)attr->sample_id_all != w->layout.sample_id_all))
 		return -EINVAL; /* perf needs one sample layout for every event */
 	if (PUSH(w->attrs, w->nattrs, caps_of(w)->attrs))
 		return -ENOMEM;
@@ -160,6 +160,8 @@ int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_
 	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size
 									 : sizeof(*attr));
 	a->attr.size = PDW_ATTR_SIZE;
+	mp_sample_layout_init(&a->lay, a->attr.sample_type, a->attr.read_format,
+			      a->attr.sample_id_all);
 	a->ids = nids ? malloc(nids * sizeof(*ids)) : NULL;
 	if (nids && !a->ids)
 		return -ENOMEM;
@@ -174,10 +176,8 @@ int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_
 		free(a->spec);
 		return -ENOMEM;
 	}
-	if (!w->nattrs) {
-		w->sample_type = attr->sample_type;
-		w->sample_id_all = attr->sample_id_all;
-	}
+	if (!w->nattrs)
+		w->layout = a->lay;
 	return (int)w->nattrs++;
 }
 
@@ -482,27 +482,24 @@ int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value)
 size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
 			 uint64_t time, uint32_t cpu, void *buf)
 {
-	uint64_t *o = buf;
-	size_t n = 0;
-	uint64_t st, id;
-
-	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs || !w->sample_id_all)
+	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs || !w->layout.sample_id_all)
 		return 0;
-	st = w->attrs[attr_idx].attr.sample_type;
-	id = w->attrs[attr_idx].nids ? w->attrs[attr_idx].ids[0] : 0;
-	if (st & PERF_SAMPLE_TID)
-		o[n++] = (uint64_t)pid | (uint64_t)tid << 32;
-	if (st & PERF_SAMPLE_TIME)
-		o[n++] = time;
-	if (st & PERF_SAMPLE_ID)
-		o[n++] = id;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		o[n++] = id;
-	if (st & PERF_SAMPLE_CPU)
-		o[n++] = cpu;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		o[n++] = id;
-	return n * 8;
+	const struct mp_sample_layout *L = &w->attrs[attr_idx].lay;
+	uint64_t id = w->attrs[attr_idx].nids ? w->attrs[attr_idx].ids[0] : 0;
+	uint64_t *end = (uint64_t *)buf + L->trailer_size / 8;
+	if (L->tr_tid)
+		*(end - L->tr_tid / 8) = (uint64_t)pid | (uint64_t)tid << 32;
+	if (L->tr_time)
+		*(end - L->tr_time / 8) = time;
+	if (L->tr_id)
+		*(end - L->tr_id / 8) = id;
+	if (L->tr_stream_id)
+		*(end - L->tr_stream_id / 8) = id;
+	if (L->tr_cpu)
+		*(end - L->tr_cpu / 8) = cpu;
+	if (L->tr_identifier)
+		*(end - L->tr_identifier / 8) = id;
+	return L->trailer_size;
 }
 
 static void pdw_write_header(mp_pdw *w, const uint64_t flags[4], uint64_t data_size)

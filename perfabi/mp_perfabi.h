@@ -124,6 +124,49 @@ int mp_generic_cache_valid(uint64_t config);
 /* The number of HW_CACHE caches/ops/results, for listing. */
 void mp_generic_cache_dims(unsigned *ncache, unsigned *nop, unsigned *nresult);
 
+/* ---- sample layout ---- */
+/* Where the fields of one event's records sit, for its sample_type, read_format and
+ * sample_id_all: a PERF_RECORD_SAMPLE's fixed-size fields (IDENTIFIER to PERIOD, the
+ * kernel's perf_output_sample order), the read block (PERF_SAMPLE_READ, and the body of
+ * PERF_RECORD_READ after pid/tid) and the sample_id trailer of the other kernel records
+ * (perf_event__output_id_sample: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER). The one
+ * definition the writer (collector/) and the reader (analyzer/) decode with. */
+struct mp_sample_layout {
+	/* PERF_RECORD_SAMPLE: each fixed-size field's byte offset from the record's start
+	 * (its 8-byte perf_event_header included), 0 when sample_type lacks the field */
+	uint8_t identifier, ip, tid, time, addr, id, stream_id, cpu, period;
+	uint8_t sample_id; /* the sample's id as perf reads it: ID's, else IDENTIFIER's */
+	uint8_t event_id;  /* the id that tells the event: IDENTIFIER's, else ID's */
+	uint8_t fixed_only; /* 1 when sample_type has no field but these nine */
+	unsigned fixed_size; /* bytes up to the end of the fixed fields (where READ starts) */
+	/* The read block: read_size bytes without the group's entries (nr and times with
+	 * PERF_FORMAT_GROUP; value, times, id and lost without), then nr entries of
+	 * read_entry bytes (value, [id], [lost]) with it. read_ena, read_run: offsets in the
+	 * block; read_id, read_lost: in an entry (GROUP) or in the block; 0 = absent. */
+	uint8_t read_ena, read_run, read_id, read_lost;
+	unsigned read_size, read_entry;
+	/* The sample_id trailer of non-sample records: trailer_size bytes at the record's
+	 * end (0 without sample_id_all); each field's position as bytes back from the
+	 * record's end (the field starts at end - tr_x), 0 = absent. tr_event_id: the id
+	 * that tells the event (IDENTIFIER's, else ID's). */
+	unsigned trailer_size;
+	uint8_t tr_tid, tr_time, tr_id, tr_stream_id, tr_cpu, tr_identifier, tr_event_id;
+	uint64_t sample_type, read_format;
+	int sample_id_all;
+};
+/* sample_type bits of the fixed-size fields (what fixed_only allows) */
+#define MP_SAMPLE_FIXED_BITS                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
+	 PERF_SAMPLE_PERIOD)
+/* sample_type bits of the sample_id trailer */
+#define MP_SAMPLE_TRAILER_BITS                                                                \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |          \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+/* Fill *L (OUT) for an event's attr.sample_type, read_format and sample_id_all. */
+void mp_sample_layout_init(struct mp_sample_layout *L, uint64_t sample_type,
+			   uint64_t read_format, int sample_id_all);
+
 /* ---- build-id ---- */
 /* The GNU build-id (NT_GNU_BUILD_ID note named "GNU") among the ELF notes notes[0..len)
  * (native byte order, 4-byte aligned: an SHT_NOTE section, PT_NOTE segment or
