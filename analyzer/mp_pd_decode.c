@@ -179,15 +179,65 @@ int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 }
 
 /* The steps of deliver_sample(), each over the fields of one part of sample_type in
- * order: p is the next field, end the record's end. A step returns 0, PD_SHORT when the
- * record ends before a field, or a negative code (err filled). */
+ * order, with a cursor on the record. A step returns 0, PD_SHORT when the record ends
+ * before a field, or a negative code (err filled). */
 #define PD_SHORT 1
+
+struct pd_cur {
+	struct pd_run *R;
+	size_t ai;                  /* the sample's attr */
+	uint64_t st;                /* its sample_type */
+	const uint8_t *p, *end;     /* the next field, the record's end */
+	size_t size;                /* the record's size and offset, for messages */
+	uint64_t off;
+};
 
 #define NEED(n)                                                   \
 	do {                                                      \
-		if ((size_t)(end - p) < (size_t)(n))              \
+		if ((size_t)(c->end - c->p) < (size_t)(n))        \
 			return PD_SHORT;                          \
 	} while (0)
+/* the next u64 field into dst */
+#define TAKE64(dst)                                               \
+	do {                                                      \
+		NEED(8);                                          \
+		(dst) = ld64(c->p);                               \
+		c->p += 8;                                        \
+	} while (0)
+
+/* 0 when n items of unit bytes fit in the rest of the record; else the error naming
+ * what n is. */
+static int pd_fits(const struct pd_cur *c, const char *what, uint64_t n, size_t unit)
+{
+	char why[160];
+	if (n <= (size_t)(c->end - c->p) / unit)
+		return 0;
+	snprintf(why, sizeof(why), "%s %" PRIu64 " exceeds the record size %zu", what, n, c->size);
+	return pd_err_rec(c->R->pd, c->R->err, c->off, why);
+}
+
+/* nr items of elem bytes at the cursor (fits checked): *out points into the record when
+ * it is 8-byte aligned, else to a copy in the scratch buffer *buf (grown to *cap items
+ * and kept); *out stays as it is for no items out of place. */
+static int pd_array(struct pd_cur *c, uint64_t nr, size_t elem, void **buf, size_t *cap,
+		    const void **out)
+{
+	if (((uintptr_t)c->p & 7) == 0) {
+		*out = c->p;
+	} else if (nr) {
+		if (nr > *cap) {
+			void *n = realloc(*buf, nr * elem);
+			if (!n)
+				return PD_ERR(c->R->pd, c->R->err, -ENOMEM, "out of memory");
+			*buf = n;
+			*cap = nr;
+		}
+		memcpy(*buf, c->p, nr * elem);
+		*out = *buf;
+	}
+	c->p += nr * elem;
+	return 0;
+}
 
 /* PERF_SAMPLE_READ's values in a sample: nr entries of ent bytes at vals. */
 struct pd_sread {
@@ -196,220 +246,156 @@ struct pd_sread {
 	size_t ent;
 };
 
-/* PERF_SAMPLE_READ (size, off: the record's, for messages). */
-static int sample_read(struct pd_run *R, const struct mp_sample_layout *L, const uint8_t **pp,
-		       const uint8_t *end, size_t size, uint64_t off, struct pd_sread *rd)
+/* PERF_SAMPLE_READ. */
+static int sample_read(struct pd_cur *c, const struct mp_sample_layout *L, struct pd_sread *rd)
 {
-	const uint8_t *p = *pp;
-	char why[160];
+	int rc;
 	rd->vals = NULL;
 	rd->nr = 0;
 	rd->ent = L->read_entry;
-	if (L->sample_type & PERF_SAMPLE_READ) {
-		NEED(L->read_size);
-		if (L->read_format & PERF_FORMAT_GROUP) {
-			rd->nr = ld64(p);
-			p += L->read_size;
-			if (rd->nr > (size_t)(end - p) / rd->ent) {
-				snprintf(why, sizeof(why), "group read nr %" PRIu64 " exceeds the record size %zu", rd->nr,
-					 size);
-				return pd_err_rec(R->pd, R->err, off, why);
-			}
-			rd->vals = p;
-			p += rd->nr * rd->ent;
-		} else {
-			/* value, [ena], [run], [id], [lost]: one entry (its id at L->read_id) */
-			rd->vals = p;
-			rd->nr = 1;
-			p += L->read_size;
-		}
+	if (!(c->st & PERF_SAMPLE_READ))
+		return 0;
+	NEED(L->read_size);
+	if (L->read_format & PERF_FORMAT_GROUP) {
+		rd->nr = ld64(c->p);
+		c->p += L->read_size;
+		if ((rc = pd_fits(c, "group read nr", rd->nr, rd->ent)))
+			return rc;
+		rd->vals = c->p;
+		c->p += rd->nr * rd->ent;
+	} else {
+		/* value, [ena], [run], [id], [lost]: one entry (its id at L->read_id) */
+		rd->vals = c->p;
+		rd->nr = 1;
+		c->p += L->read_size;
 	}
-	*pp = p;
 	return 0;
 }
 
 /* CALLCHAIN, RAW and BRANCH_STACK: pointers into the record (copies where it is not
  * 8-byte aligned). */
-static int sample_chains(struct pd_run *R, size_t ai, uint64_t st, const uint8_t **pp,
-			 const uint8_t *end, size_t size, uint64_t off, struct mp_pd_sample *s)
+static int sample_chains(struct pd_cur *c, struct mp_pd_sample *s)
 {
-	mp_pd *pd = R->pd;
-	const struct pd_iattr *ia = &pd->ia[ai];
-	const uint8_t *p = *pp;
-	char why[160];
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		NEED(8);
-		uint64_t nr = ld64(p);
-		p += 8;
-		if (nr > (size_t)(end - p) / 8) {
-			snprintf(why, sizeof(why), "callchain nr %" PRIu64 " exceeds the record size %zu", nr, size);
-			return pd_err_rec(pd, R->err, off, why);
-		}
+	mp_pd *pd = c->R->pd;
+	uint64_t nr;
+	int rc;
+	if (c->st & PERF_SAMPLE_CALLCHAIN) {
+		TAKE64(nr);
+		const void *cc = s->callchain;
+		if ((rc = pd_fits(c, "callchain nr", nr, 8)) ||
+		    (rc = pd_array(c, nr, 8, &pd->scratch_cc, &pd->scratch_cc_cap, &cc)))
+			return rc;
 		s->nr_callchain = nr;
-		if (((uintptr_t)p & 7) == 0) {
-			s->callchain = (const uint64_t *)(const void *)p;
-		} else if (nr) {
-			if (nr > pd->scratch_cc_cap) {
-				uint64_t *n = realloc(pd->scratch_cc, nr * 8);
-				if (!n)
-					return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
-				pd->scratch_cc = n;
-				pd->scratch_cc_cap = nr;
-			}
-			memcpy(pd->scratch_cc, p, nr * 8);
-			s->callchain = pd->scratch_cc;
-		}
-		p += nr * 8;
+		s->callchain = cc;
 	}
-	if (st & PERF_SAMPLE_RAW) {
+	if (c->st & PERF_SAMPLE_RAW) {
 		NEED(4);
-		uint32_t rs = ld32(p);
-		p += 4;
-		if (rs > (size_t)(end - p)) {
-			snprintf(why, sizeof(why), "raw size %u exceeds the record size %zu", rs, size);
-			return pd_err_rec(pd, R->err, off, why);
-		}
+		uint32_t rs = ld32(c->p);
+		c->p += 4;
+		if ((rc = pd_fits(c, "raw size", rs, 1)))
+			return rc;
 		s->raw_size = rs;
-		s->raw = p;
-		p += rs;
+		s->raw = c->p;
+		c->p += rs;
 	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		NEED(8);
-		uint64_t nr = ld64(p);
-		p += 8;
-		if (ia->branch_hw_idx) {
+	if (c->st & PERF_SAMPLE_BRANCH_STACK) {
+		TAKE64(nr);
+		if (pd->ia[c->ai].branch_hw_idx) {
 			NEED(8);
-			p += 8;
+			c->p += 8;
 		}
-		if (nr > (size_t)(end - p) / sizeof(struct perf_branch_entry)) {
-			snprintf(why, sizeof(why), "branch stack nr %" PRIu64 " exceeds the record size %zu", nr,
-				 size);
-			return pd_err_rec(pd, R->err, off, why);
-		}
+		const void *br = s->branch;
+		if ((rc = pd_fits(c, "branch stack nr", nr, sizeof(struct perf_branch_entry))) ||
+		    (rc = pd_array(c, nr, sizeof(struct perf_branch_entry), &pd->scratch_br,
+				   &pd->scratch_br_cap, &br)))
+			return rc;
 		s->nr_branch = nr;
-		s->branch_sample_type = pd->attrs[ai].attr.branch_sample_type;
-		if (((uintptr_t)p & 7) == 0) {
-			s->branch = (const struct perf_branch_entry *)(const void *)p;
-		} else if (nr) {
-			if (nr > pd->scratch_br_cap) {
-				struct perf_branch_entry *n = realloc(pd->scratch_br, nr * sizeof(*n));
-				if (!n)
-					return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
-				pd->scratch_br = n;
-				pd->scratch_br_cap = nr;
-			}
-			memcpy(pd->scratch_br, p, nr * sizeof(*pd->scratch_br));
-			s->branch = pd->scratch_br;
-		}
-		p += nr * sizeof(struct perf_branch_entry);
+		s->branch_sample_type = pd->attrs[c->ai].attr.branch_sample_type;
+		s->branch = br;
 	}
-	*pp = p;
+	return 0;
+}
+
+/* REGS_USER or REGS_INTR: the abi, then nregs registers when it is not 0 (*regs: where
+ * they start). */
+static int sample_regs(struct pd_cur *c, unsigned nregs, uint64_t *abi, const uint8_t **regs)
+{
+	TAKE64(*abi);
+	if (*abi) {
+		NEED(8 * (size_t)nregs);
+		*regs = c->p;
+		c->p += 8 * (size_t)nregs;
+	}
+	return 0;
+}
+
+/* STACK_USER and AUX: a size, then that many bytes (*data: where they start). */
+static int sample_sized(struct pd_cur *c, const char *what, uint64_t *sz, const uint8_t **data)
+{
+	int rc;
+	TAKE64(*sz);
+	if ((rc = pd_fits(c, what, *sz, 1)))
+		return rc;
+	*data = c->p;
+	c->p += *sz;
 	return 0;
 }
 
 /* REGS_USER to AUX. */
-static int sample_rest(struct pd_run *R, size_t ai, uint64_t st, const uint8_t **pp,
-		       const uint8_t *end, size_t size, uint64_t off, struct mp_pd_sample *s)
+static int sample_rest(struct pd_cur *c, struct mp_pd_sample *s)
 {
-	mp_pd *pd = R->pd;
-	const struct pd_iattr *ia = &pd->ia[ai];
-	const uint8_t *p = *pp;
-	char why[160];
+	const struct pd_iattr *ia = &c->R->pd->ia[c->ai];
+	const uint64_t st = c->st;
+	const uint8_t *at;
+	uint64_t v;
+	int rc;
 	if (st & PERF_SAMPLE_REGS_USER) {
-		NEED(8);
-		uint64_t abi = ld64(p);
-		p += 8;
-		if (abi) {
-			NEED(8 * (size_t)ia->nregs_user);
-			s->regs_user_abi = abi;
-			s->regs_user_mask = pd->attrs[ai].attr.sample_regs_user;
-			s->regs_user = p;
-			p += 8 * (size_t)ia->nregs_user;
+		if ((rc = sample_regs(c, ia->nregs_user, &v, &at)))
+			return rc;
+		if (v) {
+			s->regs_user_abi = v;
+			s->regs_user_mask = c->R->pd->attrs[c->ai].attr.sample_regs_user;
+			s->regs_user = at;
 		}
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		NEED(8);
-		uint64_t sz = ld64(p);
-		p += 8;
-		if (sz > (size_t)(end - p)) {
-			snprintf(why, sizeof(why), "user stack size %" PRIu64 " exceeds the record size %zu", sz,
-				 size);
-			return pd_err_rec(pd, R->err, off, why);
-		}
-		const uint8_t *stk = p;
-		p += sz;
-		if (sz) {
-			NEED(8);
-			s->user_stack = stk;
-			s->user_stack_size = ld64(p); /* dyn_size: bytes actually dumped */
-			if (s->user_stack_size > sz)
-				s->user_stack_size = sz;
-			p += 8;
+		if ((rc = sample_sized(c, "user stack size", &v, &at)))
+			return rc;
+		if (v) {
+			s->user_stack = at;
+			TAKE64(s->user_stack_size); /* dyn_size: bytes actually dumped */
+			if (s->user_stack_size > v)
+				s->user_stack_size = v;
 		}
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		NEED(8);
-		uint64_t w = ld64(p);
-		p += 8;
+		TAKE64(v);
 		if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
-			s->weight = w & 0xffffffffu;
-			s->ins_lat = (uint16_t)(w >> 32);
+			s->weight = v & 0xffffffffu;
+			s->ins_lat = (uint16_t)(v >> 32);
 		} else {
-			s->weight = w;
+			s->weight = v;
 		}
 	}
-	if (st & PERF_SAMPLE_DATA_SRC) {
-		NEED(8);
-		s->data_src = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TRANSACTION) {
-		NEED(8);
-		s->transaction = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		NEED(8);
-		uint64_t abi = ld64(p);
-		p += 8;
-		if (abi) {
-			NEED(8 * (size_t)ia->nregs_intr);
-			p += 8 * (size_t)ia->nregs_intr;
-		}
-	}
-	if (st & PERF_SAMPLE_PHYS_ADDR) {
-		NEED(8);
-		s->phys_addr = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CGROUP) {
-		NEED(8);
-		s->cgroup = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE) {
-		NEED(8);
-		s->data_page_size = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE) {
-		NEED(8);
-		s->code_page_size = ld64(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_AUX) {
-		NEED(8);
-		uint64_t sz = ld64(p);
-		p += 8;
-		if (sz > (size_t)(end - p)) {
-			snprintf(why, sizeof(why), "aux size %" PRIu64 " exceeds the record size %zu", sz, size);
-			return pd_err_rec(pd, R->err, off, why);
-		}
-		p += sz;
-	}
-	*pp = p;
+	if (st & PERF_SAMPLE_DATA_SRC)
+		TAKE64(s->data_src);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		TAKE64(s->transaction);
+	if ((st & PERF_SAMPLE_REGS_INTR) && (rc = sample_regs(c, ia->nregs_intr, &v, &at)))
+		return rc;
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		TAKE64(s->phys_addr);
+	if (st & PERF_SAMPLE_CGROUP)
+		TAKE64(s->cgroup);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		TAKE64(s->data_page_size);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		TAKE64(s->code_page_size);
+	if ((st & PERF_SAMPLE_AUX) && (rc = sample_sized(c, "aux size", &v, &at)))
+		return rc;
 	return 0;
 }
+#undef TAKE64
 #undef NEED
 
 /* PERF_SAMPLE_READ: one sample per value with the delta of that counter, as perf's
@@ -450,8 +436,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		return 0;
 	}
 	const struct mp_sample_layout *L = &pd->ia[ai].lay;
-	const uint64_t st = L->sample_type;
-	const uint8_t *p, *end = r + size;
+	struct pd_cur c = { R, ai, L->sample_type, NULL, r + size, size, off };
 	int full = R->h && R->h->sample;
 	struct mp_pd_sample s;
 	struct pd_sread rd;
@@ -465,21 +450,20 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		goto fail;
 	}
 	sample_fixed(pd, ai, L, r, &s);
-	p = r + L->fixed_size;
-	if ((rc = sample_read(R, L, &p, end, size, off, &rd)))
+	c.p = r + L->fixed_size;
+	if ((rc = sample_read(&c, L, &rd)))
 		goto fail;
-	if (full && (st & PD_TAIL_BITS) &&
-	    ((rc = sample_chains(R, ai, st, &p, end, size, off, &s)) ||
-	     (rc = sample_rest(R, ai, st, &p, end, size, off, &s))))
+	if (full && (c.st & PD_TAIL_BITS) &&
+	    ((rc = sample_chains(&c, &s)) || (rc = sample_rest(&c, &s))))
 		goto fail;
-	if (!(st & PERF_SAMPLE_READ))
+	if (!(c.st & PERF_SAMPLE_READ))
 		return call_sample(R, &s);
 	return sample_read_deliver(R, &s, L, &rd);
 
 fail:
 	if (rc != PD_SHORT)
 		return rc;
-	snprintf(why, sizeof(why), "sample of %zu bytes too short for its sample_type %#" PRIx64, size, st);
+	snprintf(why, sizeof(why), "sample of %zu bytes too short for its sample_type %#" PRIx64, size, c.st);
 	return pd_err_rec(pd, R->err, off, why);
 }
 

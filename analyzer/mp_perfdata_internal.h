@@ -197,9 +197,9 @@ struct mp_pd {
 	size_t ngc, cgc;
 
 	/* scratch (grown once, reused: no per-sample allocation) */
-	uint64_t *scratch_cc;
+	void *scratch_cc;           /* call chains (u64) */
 	size_t scratch_cc_cap;
-	struct perf_branch_entry *scratch_br;
+	void *scratch_br;           /* branch stacks (struct perf_branch_entry) */
 	size_t scratch_br_cap;
 	char *scratch_str;
 	size_t scratch_str_cap;

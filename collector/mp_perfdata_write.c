@@ -72,12 +72,13 @@ int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err)
 			  "was)", w->tmp, strerror(-rc), w->path);
 }
 
-/* write(2) all of it, in order (pipe mode). */
-static int write_all(int fd, const void *p, size_t n)
+/* Write all of p[0..n) at file offset off (pwrite(2)), or in order with off < 0 (write(2):
+ * pipe mode); 0 or -errno. */
+static int pwrite_all(int fd, const void *p, size_t n, int64_t off)
 {
 	const char *c = p;
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = off < 0 ? write(fd, c, n) : pwrite(fd, c, n, (off_t)off);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -85,8 +86,15 @@ static int write_all(int fd, const void *p, size_t n)
 		}
 		c += k;
 		n -= (size_t)k;
+		if (off >= 0)
+			off += k;
 	}
 	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	return pwrite_all(fd, p, n, -1);
 }
 
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
@@ -203,23 +211,6 @@ int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id)
 			hi = mid;
 	}
 	return -1;
-}
-
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = pwrite(fd, c, n, (off_t)off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
 }
 
 /* Pipe mode: the pipe header, then one HEADER_ATTR record (attr, its ids) per event. */
