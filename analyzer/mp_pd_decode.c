@@ -29,8 +29,9 @@ static size_t sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
 	return s ? s->attr : SIZE_MAX;
 }
 
-/* attr of a non-sample record through its sample_id trailer; 0 when it cannot tell */
-static size_t other_attr(const mp_pd *pd, const uint8_t *r, size_t size)
+/* attr of a non-sample record through its sample_id trailer; 0 when it cannot tell.
+ * Out of line: inlined, it made mp_pd_rec_time's sample path longer. */
+__attribute__((noinline)) static size_t other_attr(const mp_pd *pd, const uint8_t *r, size_t size)
 {
 	/* no trailer id (0) also without sample_id_all */
 	if (pd->nattrs == 1 || !pd->id_back)
@@ -118,12 +119,11 @@ static int call_sample(struct pd_run *R, struct mp_pd_sample *s)
 	return 0;
 }
 
-/* Zero the fields a decoder may leave unset. Field by field: a memset of the whole
- * struct (rep stos) was half the cost of decoding a small sample. */
+/* Zero the fields a decoder may leave unset (sample_fixed sets the fixed ones, each).
+ * Field by field: a memset of the whole struct (rep stos) was half the cost of decoding
+ * a small sample. */
 static inline void sample_clear(struct mp_pd_sample *s)
 {
-	s->ip = s->addr = s->time = s->id = s->stream_id = 0;
-	s->pid = s->tid = s->cpu = 0;
 	s->nr_callchain = 0;
 	s->callchain = NULL;
 	s->weight = s->data_src = 0;
@@ -141,8 +141,8 @@ static inline void sample_clear(struct mp_pd_sample *s)
 	s->regs_user = NULL;
 }
 
-/* The fixed-size fields, IDENTIFIER to PERIOD, each at its offset, of a sample of at
- * least L->fixed_size bytes (record r, attr ai). */
+/* The fixed-size fields, IDENTIFIER to PERIOD, each at its offset (0 when absent), of a
+ * sample of at least L->fixed_size bytes (record r, attr ai). */
 static inline void sample_fixed(const mp_pd *pd, size_t ai, const struct mp_sample_layout *L,
 				const uint8_t *r, struct mp_pd_sample *s)
 {
