@@ -35,35 +35,28 @@ static const struct layout_field trailer_fields[] = {
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
-static void set_at(struct mp_sample_layout *L, size_t at, unsigned v)
+/* A present u64 field: its position *o goes to the member at byte at of *L, and *o moves
+ * by step (8 from the start, -8 from the end). */
+static void place(struct mp_sample_layout *L, int present, size_t at, unsigned *o, int step)
 {
-	((uint8_t *)L)[at] = (uint8_t)v;
+	if (!present)
+		return;
+	((uint8_t *)L)[at] = (uint8_t)*o;
+	*o += (unsigned)step;
 }
 
 /* PERF_FORMAT_*: the read block and, with GROUP, its entries */
 static void read_layout(struct mp_sample_layout *L, uint64_t rf)
 {
 	unsigned o = 8; /* the value, or GROUP's nr */
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
-		L->read_ena = (uint8_t)o;
-		o += 8;
-	}
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
-		L->read_run = (uint8_t)o;
-		o += 8;
-	}
+	place(L, !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED), LAYOUT_AT(read_ena), &o, 8);
+	place(L, !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING), LAYOUT_AT(read_run), &o, 8);
 	if (rf & PERF_FORMAT_GROUP) {
 		L->read_size = o;
 		o = 8; /* an entry: value, [id], [lost] */
 	}
-	if (rf & PERF_FORMAT_ID) {
-		L->read_id = (uint8_t)o;
-		o += 8;
-	}
-	if (rf & PERF_FORMAT_LOST) {
-		L->read_lost = (uint8_t)o;
-		o += 8;
-	}
+	place(L, !!(rf & PERF_FORMAT_ID), LAYOUT_AT(read_id), &o, 8);
+	place(L, !!(rf & PERF_FORMAT_LOST), LAYOUT_AT(read_lost), &o, 8);
 	L->read_entry = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
 	if (!(rf & PERF_FORMAT_GROUP))
 		L->read_size = o;
@@ -79,10 +72,7 @@ void mp_sample_layout_init(struct mp_sample_layout *L, uint64_t sample_type,
 	L->read_format = read_format;
 	L->sample_id_all = !!sample_id_all;
 	for (size_t i = 0; i < NFIELDS(sample_fields); i++)
-		if (sample_type & sample_fields[i].bit) {
-			set_at(L, sample_fields[i].at, o);
-			o += 8;
-		}
+		place(L, !!(sample_type & sample_fields[i].bit), sample_fields[i].at, &o, 8);
 	L->fixed_size = o;
 	L->fixed_only = !(sample_type & ~(uint64_t)MP_SAMPLE_FIXED_BITS);
 	/* perf reads IDENTIFIER into sample->id, then ID over it */
@@ -94,9 +84,6 @@ void mp_sample_layout_init(struct mp_sample_layout *L, uint64_t sample_type,
 	L->trailer_size = 8 * (unsigned)__builtin_popcountll(sample_type & MP_SAMPLE_TRAILER_BITS);
 	unsigned back = L->trailer_size;
 	for (size_t i = 0; i < NFIELDS(trailer_fields); i++)
-		if (sample_type & trailer_fields[i].bit) {
-			set_at(L, trailer_fields[i].at, back);
-			back -= 8;
-		}
+		place(L, !!(sample_type & trailer_fields[i].bit), trailer_fields[i].at, &back, -8);
 	L->tr_event_id = L->tr_identifier ? L->tr_identifier : L->tr_id;
 }
