@@ -15,7 +15,9 @@
 
 #include "mp_analyzer.h"
 #include "mp_collector.h"
+#include "mp_events.h"
 #include "mp_sim.h"
+#include "mp_sim_int.h"
 
 static char data_dir[1024];
 
@@ -151,6 +153,179 @@ static void mp_sim_events_parse__bad_lists__error_names_event(void **state)
 	assert_non_null(strstr(err.msg, "empty event name"));
 	assert_int_equal(mp_sim_events_parse("INST_RETIRED,cycles", &evs, &n, &err), -MP_ENOTSUP);
 	assert_non_null(strstr(err.msg, "'cycles'"));
+}
+
+/* ---- the event table: sim/sim_events.tsv ---- */
+
+/* events/aliases.tsv says what the article's events are under cachegrind (memprof list
+ * --pmu, the ratios' cachegrind variants): the simulator's table must give the same sums. */
+static void mp_sim_event_parse__aliases_tsv_cachegrind_rows__same_sums(void **state)
+{
+	size_t seen = 0;
+	(void)state;
+	for (size_t i = 0; i < mp_alias_count(); i++) {
+		struct mp_alias_row r;
+		struct mp_sim_event ev;
+		struct mp_err err = { 0 };
+		char want[64];
+		size_t o = 0;
+		assert_int_equal(mp_alias_get(i, &r), 0);
+		if (strcmp(r.model, "cachegrind"))
+			continue;
+		seen++;
+		for (const char *c = r.event; *c && o + 1 < sizeof(want); c++)
+			if (*c != ' ')
+				want[o++] = *c;
+		want[o] = 0;
+		int rc = mp_sim_event_parse(r.alias, &ev, &err);
+		if (!strcmp(want, "none") ? rc != -MP_ENOTSUP : rc || strcmp(ev.formula, want))
+			fail_msg("aliases.tsv %s (cachegrind: %s): simulator gives rc %d '%s' (%s)",
+				 r.alias, r.event, rc, rc ? "" : ev.formula, err.msg);
+	}
+	assert_true(seen >= 10);
+}
+
+/* Real rows of the embedded table, looked up as record --sim does. */
+static void mp_sim_table_get__embedded__real_rows(void **state)
+{
+	struct mp_err err = { 0 };
+	const mp_sim_table *t = mp_sim_table_get(&err);
+	char canon[64];
+	(void)state;
+	if (!t)
+		fail_msg("%s", err.msg);
+	assert_true(mp_sim_table_count(t) >= 48);
+	const struct mp_sim_alias *a = mp_sim_table_find(t, "l1d_repl.any", canon, sizeof(canon));
+	assert_non_null(a);
+	assert_string_equal(canon, "L1D_REPL.ANY");
+	assert_string_equal(a->names, "L1D_REPL|L1D_REPL.ANY");
+	assert_int_equal(a->mask, M(D1MR) | M(D1MW));
+	assert_int_equal(a->type, PERF_TYPE_RAW);
+	assert_string_equal(a->hint, "L1D_REPL");
+	assert_null(a->note);
+	assert_true(a->line > 1);
+	a = mp_sim_table_find(t, "LLC-store-misses", NULL, 0);
+	assert_non_null(a);
+	assert_int_equal(a->mask, M(DLMW));
+	assert_int_equal(a->type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(a->config, PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
+					    PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	a = mp_sim_table_find(t, "branch-instructions", NULL, 0);
+	assert_non_null(a);
+	assert_int_equal(a->type, PERF_TYPE_HARDWARE);
+	assert_int_equal(a->config, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+	a = mp_sim_table_find(t, "BR_MISP_RETIRED.ALL_BRANCHES", NULL, 0);
+	assert_non_null(a);
+	assert_int_equal(a->mask, M(BCM) | M(BIM));
+	assert_string_equal(a->hint, "BR_MISSP_EXEC");
+	a = mp_sim_table_find(t, "dTLB-store-misses", NULL, 0);
+	assert_non_null(a);
+	assert_int_equal(a->mask, 0);
+	assert_string_equal(a->note, "the simulator has no TLB model");
+	assert_null(mp_sim_table_find(t, "L1D_REP", NULL, 0));
+	assert_string_equal(mp_sim_table_quantity_desc(t, MP_SIM_ILMR),
+			    "last-level cache instruction read misses (this machine's L2 by default)");
+	assert_string_equal(mp_sim_table_quantity_desc(t, MP_SIM_BIM), "indirect branches mispredicted");
+	const char *offer = mp_sim_table_offer(t);
+	assert_non_null(strstr(offer, "callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, "
+				      "Bc, Bcm, Bi, Bim; INST_RETIRED, L1D_REPL, "));
+	assert_non_null(strstr(offer, ", BR_MISSP_EXEC, "));
+	assert_non_null(strstr(offer, ", LLC-loads, LLC-load-misses"));
+	/* every spelling of every row is an event spec giving the row's sum (or its refusal) */
+	for (size_t i = 0; i < mp_sim_table_count(t); i++) {
+		const struct mp_sim_alias *r = mp_sim_table_row(t, i);
+		for (const char *s = r->names;;) {
+			size_t len = strcspn(s, "|");
+			char spec[64];
+			struct mp_sim_event ev;
+			snprintf(spec, sizeof(spec), "%.*s", (int)len, s);
+			int rc = mp_sim_event_parse(spec, &ev, &err);
+			if (r->mask ? rc || ev.mask != r->mask || strcmp(ev.name, spec)
+				    : rc != -MP_ENOTSUP || !strstr(err.msg, r->note))
+				fail_msg("sim_events.tsv:%u: '%s' -> rc %d mask %#x (%s)", r->line, spec,
+					 rc, ev.mask, err.msg);
+			if (!s[len])
+				break;
+			s += len + 1;
+		}
+	}
+}
+
+/* The embedded table with one line appended: an alias is a row of data. */
+static int parse_with(const char *row, mp_sim_table **t, struct mp_err *err, unsigned *line)
+{
+	const char *text = mp_sim_table_text();
+	size_t n = strlen(text) + strlen(row) + 2;
+	char *buf = malloc(n);
+	assert_non_null(buf);
+	snprintf(buf, n, "%s%s\n", text, row);
+	*line = 1;
+	for (const char *c = text; *c; c++)
+		*line += *c == '\n';
+	int rc = mp_sim_table_parse(buf, "my.tsv", t, err);
+	free(buf);
+	return rc;
+}
+
+static void mp_sim_table_parse__new_row__is_an_alias(void **state)
+{
+	mp_sim_table *t;
+	struct mp_err err = { 0 };
+	unsigned line;
+	(void)state;
+	assert_int_equal(parse_with("MY_L1_MISSES|MY_L1_MISSES.ALL\tI1mr+D1mr+D1mw\traw\tMY_L1_MISSES\t-",
+				    &t, &err, &line), 0);
+	const struct mp_sim_alias *a = mp_sim_table_find(t, "my_l1_misses.all", NULL, 0);
+	assert_non_null(a);
+	assert_int_equal(a->mask, M(I1MR) | M(D1MR) | M(D1MW));
+	assert_int_equal(a->line, line);
+	size_t ol = strlen(mp_sim_table_offer(t));
+	assert_true(ol > 14);
+	assert_string_equal(mp_sim_table_offer(t) + ol - 14, ", MY_L1_MISSES");
+	mp_sim_table_free(t);
+}
+
+static const struct {
+	const char *row;
+	const char *msg; /* after "my.tsv:LINE: " */
+} bad_rows[] = {
+	{ "MY_EV\tD1mr+Xmr\traw\t-\t-", "counts: 'Xmr' is not one of callgrind's quantities (Ir, Dr, " },
+	{ "MY_EV\tIr+Ir\traw\t-\t-", "counts: 'Ir' is summed twice" },
+	{ "MY_EV\tIr\traw\t-", "4 columns, expected 5 (names, counts, perf, hint, note)" },
+	{ "MY_EV\tIr\traw\t-\t-\textra", "6 columns, expected 5" },
+	{ "MY_EV\tIr\tinstruction\t-\t-", "perf: 'instruction' is neither 'raw' nor one of perf's generic events" },
+	{ "MY_EV|\tIr\traw\t-\t-", "names: an empty spelling in 'MY_EV|'" },
+	{ "MY_EV|l1d_repl.any\tIr\traw\t-\t-", "names: 'l1d_repl.any' is also a spelling on line " },
+	{ "MY_EV\t-\traw\t-\tno model", "'MY_EV' cannot be simulated (counts '-'): it takes perf '-', hint '-' and why in note" },
+	{ "MY_EV\t-\t-\t-\t-", "'MY_EV' cannot be simulated" },
+	{ "MY_EV\tIr\traw\tMY_EVENT\t-", "hint: 'MY_EVENT' is not one of the row's names" },
+};
+
+static void mp_sim_table_parse__bad_row__error_names_file_and_line(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_rows) / sizeof(bad_rows[0]); i++) {
+		mp_sim_table *t = NULL;
+		struct mp_err err = { 0 };
+		unsigned line;
+		char want[300];
+		int rc = parse_with(bad_rows[i].row, &t, &err, &line);
+		snprintf(want, sizeof(want), "my.tsv:%u: %s", line, bad_rows[i].msg);
+		if (rc != -MP_EPARSE || t || strncmp(err.msg, want, strlen(want)))
+			fail_msg("row '%s': rc %d, message '%s', expected '%s...'", bad_rows[i].row, rc,
+				 err.msg, want);
+	}
+	/* the table as a whole: a header, and a row for each quantity */
+	mp_sim_table *t = NULL;
+	struct mp_err err = { 0 };
+	assert_int_equal(mp_sim_table_parse("# x\nname\tcounts\tperf\thint\tnote\n", "h.tsv", &t, &err),
+			 -MP_EPARSE);
+	assert_string_equal(err.msg, "h.tsv:2: expected the header names, counts, perf, hint, note");
+	assert_int_equal(mp_sim_table_parse("names\tcounts\tperf\thint\tnote\nIr\tIr\traw\t-\tinstructions\n",
+					    "q.tsv", &t, &err), -MP_EPARSE);
+	assert_string_equal(err.msg, "q.tsv: no row for callgrind's quantity 'Dr' (its name first, "
+				     "counts 'Dr', what it counts in note)");
+	assert_null(t);
 }
 
 /* ---- geometry ---- */
@@ -641,6 +816,10 @@ int main(void)
 		cmocka_unit_test(mp_sim_event_parse__alias__formula_and_config),
 		cmocka_unit_test(mp_sim_events_parse__list__in_order),
 		cmocka_unit_test(mp_sim_events_parse__bad_lists__error_names_event),
+		cmocka_unit_test(mp_sim_table_get__embedded__real_rows),
+		cmocka_unit_test(mp_sim_table_parse__new_row__is_an_alias),
+		cmocka_unit_test(mp_sim_table_parse__bad_row__error_names_file_and_line),
+		cmocka_unit_test(mp_sim_event_parse__aliases_tsv_cachegrind_rows__same_sums),
 		cmocka_unit_test(mp_sim_parse_cache__table__valgrind_rules),
 		cmocka_unit_test(mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2),
 		cmocka_unit_test(mp_sim_host_geometry__no_dir__enoent_and_message),
