@@ -147,52 +147,6 @@ static struct mp_sim_cost *cost_at(mp_sim_profile *p, uint32_t obj, uint64_t add
 	return c;
 }
 
-/* "(N) name", "(N)" or "name" after ob=/cob=. Sets *obj. */
-static int parse_obj_ref(struct cg_parse *cp, const char *s, uint32_t *obj, struct mp_err *err)
-{
-	const char *name = s;
-	size_t id = 0;
-	int has_id = 0;
-
-	if (*s == '(') {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(s + 1, &end, 10);
-		if (end == s + 1 || *end != ')' || errno || v > 10000000)
-			return perr(cp, err, "bad name reference '%s'", s);
-		id = (size_t)v;
-		has_id = 1;
-		name = end + 1;
-		while (*name == ' ')
-			name++;
-	}
-	if (!*name) {
-		if (!has_id)
-			return perr(cp, err, "empty object name%s", "");
-		if (id >= cp->nobj_ids || !cp->obj_ids[id])
-			return perr(cp, err, "object %s used before it is named", s);
-		*obj = (uint32_t)(cp->obj_ids[id] - 1);
-		return 0;
-	}
-	uint32_t idx;
-	if (add_obj(cp->p, name, &idx))
-		return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
-	if (has_id) {
-		if (id >= cp->nobj_ids) {
-			size_t n = id + 64;
-			size_t *ids = realloc(cp->obj_ids, n * sizeof(*ids));
-			if (!ids)
-				return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
-			memset(ids + cp->nobj_ids, 0, (n - cp->nobj_ids) * sizeof(*ids));
-			cp->obj_ids = ids;
-			cp->nobj_ids = n;
-		}
-		cp->obj_ids[id] = idx + 1;
-	}
-	*obj = idx;
-	return 0;
-}
-
 static int add_fn(mp_sim_profile *p, const char *name, uint32_t *idx)
 {
 	if (p->nfns == p->cap_fns) {
@@ -209,9 +163,23 @@ static int add_fn(mp_sim_profile *p, const char *name, uint32_t *idx)
 	return 0;
 }
 
-/* "(N) name", "(N)" or "name" after fn=/cfn=: the function's index. Names without an id
- * are new functions each time (callgrind compresses every name it repeats). */
-static int parse_fn_ref(struct cg_parse *cp, const char *s, uint32_t *fn, struct mp_err *err)
+/* callgrind's name compression, the same for objects (ob=/cob=) and functions
+ * (fn=/cfn=): "(N) name" names N, "(N)" refers to it, a bare "name" is not numbered. */
+struct name_ref {
+	const char *what;            /* "object", "function" */
+	unsigned long long max_id;   /* a larger N is a bad reference */
+	size_t room;                 /* ids grown to N + room */
+	int (*add)(mp_sim_profile *p, const char *name, uint32_t *idx);
+};
+/* Objects are one per name; a function name without an id is a new function each time
+ * (callgrind compresses every name it repeats). */
+static const struct name_ref obj_ref = { "object", 10000000, 64, add_obj };
+static const struct name_ref fn_ref = { "function", 100000000, 256, add_fn };
+
+/* "(N) name", "(N)" or "name": the index of the object or function in *out. ids/nids:
+ * N -> index + 1 of this file's compression. */
+static int parse_name_ref(struct cg_parse *cp, const struct name_ref *k, size_t **ids,
+			  size_t *nids, const char *s, uint32_t *out, struct mp_err *err)
 {
 	const char *name = s;
 	size_t id = 0;
@@ -221,7 +189,7 @@ static int parse_fn_ref(struct cg_parse *cp, const char *s, uint32_t *fn, struct
 		char *end;
 		errno = 0;
 		unsigned long long v = strtoull(s + 1, &end, 10);
-		if (end == s + 1 || *end != ')' || errno || v > 100000000)
+		if (end == s + 1 || *end != ')' || errno || v > k->max_id)
 			return perr(cp, err, "bad name reference '%s'", s);
 		id = (size_t)v;
 		has_id = 1;
@@ -230,30 +198,43 @@ static int parse_fn_ref(struct cg_parse *cp, const char *s, uint32_t *fn, struct
 			name++;
 	}
 	if (!*name) {
+		char msg[256];
 		if (!has_id)
-			return perr(cp, err, "empty function name%s", "");
-		if (id >= cp->nfn_ids || !cp->fn_ids[id])
-			return perr(cp, err, "function %s used before it is named", s);
-		*fn = (uint32_t)(cp->fn_ids[id] - 1);
+			return perr(cp, err, "empty %s name", k->what);
+		if (id >= *nids || !(*ids)[id]) {
+			snprintf(msg, sizeof(msg), "%s %s used before it is named", k->what, s);
+			return perr(cp, err, "%s", msg);
+		}
+		*out = (uint32_t)((*ids)[id] - 1);
 		return 0;
 	}
 	uint32_t idx;
-	if (add_fn(cp->p, name, &idx))
+	if (k->add(cp->p, name, &idx))
 		return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
 	if (has_id) {
-		if (id >= cp->nfn_ids) {
-			size_t n = id + 256;
-			size_t *ids = realloc(cp->fn_ids, n * sizeof(*ids));
-			if (!ids)
+		if (id >= *nids) {
+			size_t n = id + k->room;
+			size_t *grown = realloc(*ids, n * sizeof(*grown));
+			if (!grown)
 				return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
-			memset(ids + cp->nfn_ids, 0, (n - cp->nfn_ids) * sizeof(*ids));
-			cp->fn_ids = ids;
-			cp->nfn_ids = n;
+			memset(grown + *nids, 0, (n - *nids) * sizeof(*grown));
+			*ids = grown;
+			*nids = n;
 		}
-		cp->fn_ids[id] = idx + 1;
+		(*ids)[id] = idx + 1;
 	}
-	*fn = idx;
+	*out = idx;
 	return 0;
+}
+
+static int parse_obj_ref(struct cg_parse *cp, const char *s, uint32_t *obj, struct mp_err *err)
+{
+	return parse_name_ref(cp, &obj_ref, &cp->obj_ids, &cp->nobj_ids, s, obj, err);
+}
+
+static int parse_fn_ref(struct cg_parse *cp, const char *s, uint32_t *fn, struct mp_err *err)
+{
+	return parse_name_ref(cp, &fn_ref, &cp->fn_ids, &cp->nfn_ids, s, fn, err);
 }
 
 /* A calls= line's inclusive cost: added to the (caller, site, callee) entry. */
