@@ -602,6 +602,8 @@ static const struct {
 	{ "bad-totals.callgrind", "bad-totals.callgrind: self costs add up to 49 Ir but the totals: line says 50", __LINE__ },
 	{ "bad-cost.callgrind", "bad-cost.callgrind:25: bad cost 'x", __LINE__ },
 	{ "bad-ref.callgrind", "bad-ref.callgrind:21: object (1) used before it is named", __LINE__ },
+	{ "bad-fnref.callgrind", "bad-fnref.callgrind:23: function (1) used before it is named", __LINE__ },
+	{ "bad-obempty.callgrind", "bad-obempty.callgrind:21: empty object name", __LINE__ },
 	{ "no-instr.callgrind", "no-instr.callgrind:16: positions: 'line' has no instr", __LINE__ },
 	{ "small.log", "small.log: not a callgrind output file", __LINE__ },
 	{ "missing.callgrind", "missing.callgrind: No such file or directory", __LINE__ },
