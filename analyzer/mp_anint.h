@@ -1,5 +1,6 @@
 /* mp_anint.h - helpers shared by the symbol, aggregation and annotate files of the
- * analyzer (not a public header). */
+ * analyzer, and by the call graph (callgraph/ sits above the analyzer and uses its hash
+ * map and growable arrays). Not a public header. */
 #ifndef MP_ANINT_H
 #define MP_ANINT_H
 
@@ -92,6 +93,14 @@ static inline uint32_t *mp_u64map_slot(struct mp_u64map *m, uint64_t key, int *f
 	m->n++;
 	*found = 0;
 	return &m->vals[j];
+}
+
+/* Undo the creation of the slot mp_u64map_slot() just returned (its caller failed to
+ * fill it): valid only while nothing was placed after it in its probe run. */
+static inline void mp_u64map_unslot(struct mp_u64map *m, uint32_t *slot)
+{
+	m->keys[slot - m->vals] = UINT64_MAX;
+	m->n--;
 }
 
 static inline const uint32_t *mp_u64map_get(const struct mp_u64map *m, uint64_t key)

@@ -42,7 +42,7 @@ static void ftree_fini(struct cg_ftree *t)
 {
 	free(t->nodes);
 	free(t->cnt);
-	cg_map_fini(&t->idx);
+	mp_u64map_fini(&t->idx);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -51,13 +51,13 @@ void mp_cg_free(mp_cg *cg)
 	if (!cg)
 		return;
 	free(cg->frames);
-	cg_map_fini(&cg->fidx);
+	mp_u64map_fini(&cg->fidx);
 	free(cg->nodes);
 	free(cg->cnt);
-	cg_map_fini(&cg->nidx);
+	mp_u64map_fini(&cg->nidx);
 	free(cg->fns);
 	free(cg->inl);
-	cg_map_fini(&cg->fnidx);
+	mp_u64map_fini(&cg->fnidx);
 	free(cg->total);
 	free(cg->ipbuf);
 	free(cg->lead);
@@ -99,7 +99,7 @@ static uint32_t frame_get(mp_cg *cg, uint32_t map, uint16_t cpumode, uint64_t ip
 		if (f->ip == ip && f->map == map && f->cpumode == cpumode)
 			return cg->last_frame;
 	}
-	uint64_t key = cg_mix(ip ^ ((uint64_t)map << 40) ^ ((uint64_t)cpumode << 24));
+	uint64_t key = mp_mix64(ip ^ ((uint64_t)map << 40) ^ ((uint64_t)cpumode << 24));
 	uint32_t *slot;
 	for (size_t probe = 0;; probe++) {
 		int found;
@@ -112,8 +112,8 @@ static uint32_t frame_get(mp_cg *cg, uint32_t map, uint16_t cpumode, uint64_t ip
 		if (f->ip == ip && f->map == map && f->cpumode == cpumode)
 			return cg->last_frame = *slot;
 	}
-	if (cg_grow((void **)&cg->frames, &cg->capframes, cg->nframes + 1, sizeof(*cg->frames))) {
-		cg_map_unslot(&cg->fidx, slot);
+	if (mp_grow((void **)&cg->frames, &cg->capframes, cg->nframes + 1, sizeof(*cg->frames))) {
+		mp_u64map_unslot(&cg->fidx, slot);
 		return UINT32_MAX;
 	}
 	struct cg_frame *f = &cg->frames[cg->nframes];
@@ -138,15 +138,15 @@ static uint32_t node_get(mp_cg *cg, uint32_t parent, uint32_t comm, uint32_t fra
 	if (found)
 		return *slot;
 	if (cg->nnodes >= CG_ROOT - 1 ||
-	    cg_grow((void **)&cg->nodes, &cg->capnodes, cg->nnodes + 1, sizeof(*cg->nodes))) {
-		cg_map_unslot(&cg->nidx, slot);
+	    mp_grow((void **)&cg->nodes, &cg->capnodes, cg->nnodes + 1, sizeof(*cg->nodes))) {
+		mp_u64map_unslot(&cg->nidx, slot);
 		return UINT32_MAX;
 	}
 	if (cg->stride) {
 		size_t cap = cg->capcnt;
-		if (cg_grow((void **)&cg->cnt, &cap, (cg->nnodes + 1) * cg->stride,
+		if (mp_grow((void **)&cg->cnt, &cap, (cg->nnodes + 1) * cg->stride,
 			    sizeof(*cg->cnt))) {
-			cg_map_unslot(&cg->nidx, slot);
+			mp_u64map_unslot(&cg->nidx, slot);
 			return UINT32_MAX;
 		}
 		memset(cg->cnt + cg->nnodes * cg->stride, 0, cg->stride * sizeof(*cg->cnt));
@@ -191,7 +191,7 @@ int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 	}
 	cg->last_ok = 0;
 	/* the real addresses with their cpumodes, leaf first, cut to max_stack */
-	if (cg_grow((void **)&cg->ipbuf, &cg->capipbuf, n + 1, sizeof(*cg->ipbuf)))
+	if (mp_grow((void **)&cg->ipbuf, &cg->capipbuf, n + 1, sizeof(*cg->ipbuf)))
 		return -ENOMEM;
 	size_t m = 0;
 	uint16_t mode = cpumode;
@@ -234,7 +234,7 @@ int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 		cg->nr_chains++;
 	cg->total[attr].samples++;
 	cg->total[attr].period += period;
-	if (!cg_grow((void **)&cg->last_ips, &cg->caplast, n + 1, sizeof(*ips))) {
+	if (!mp_grow((void **)&cg->last_ips, &cg->caplast, n + 1, sizeof(*ips))) {
 		memcpy(cg->last_ips, ips, n * sizeof(*ips));
 		cg->last_n = n;
 		cg->last_pid = pid;
@@ -267,7 +267,7 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s)
 	while (k < n && ips[k] >= (uint64_t)PERF_CONTEXT_MAX)
 		k++;
 	if (k == n || ips[k] != s->ip) {
-		if (cg_grow((void **)&cg->lead, &cg->caplead, n + 1, sizeof(*cg->lead)))
+		if (mp_grow((void **)&cg->lead, &cg->caplead, n + 1, sizeof(*cg->lead)))
 			return -ENOMEM;
 		cg->lead[0] = s->ip;
 		memcpy(cg->lead + 1, ips, n * sizeof(*ips));
@@ -341,7 +341,7 @@ static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, 
 	/* an inlined function is one per symbol it is inlined into (perf's entries of
 	 * inlined functions compare their names and their symbol's range) */
 	uint64_t in_sym = inlined && l->sym_resolved ? l->sym_start : 0;
-	uint64_t key = cg_mix(cg_strhash(name) ^ ((uint64_t)l->dso_idx << 1 | (unsigned)inlined) ^
+	uint64_t key = mp_mix64(mp_strhash(name) ^ ((uint64_t)l->dso_idx << 1 | (unsigned)inlined) ^
 			      in_sym * 0x9e3779b97f4a7c15ULL);
 	uint32_t *slot;
 	for (size_t probe = 0;; probe++) {
@@ -356,8 +356,8 @@ static uint32_t fn_get(mp_cg *cg, const struct mp_sym_loc *l, const char *name, 
 		    (!inlined || f->sym_start == in_sym) && !strcmp(f->sym, name))
 			return *slot;
 	}
-	if (cg_grow((void **)&cg->fns, &cg->capfns, cg->nfns + 1, sizeof(*cg->fns))) {
-		cg_map_unslot(&cg->fnidx, slot);
+	if (mp_grow((void **)&cg->fns, &cg->capfns, cg->nfns + 1, sizeof(*cg->fns))) {
+		mp_u64map_unslot(&cg->fnidx, slot);
 		return UINT32_MAX;
 	}
 	struct mp_cg_frame *f = &cg->fns[cg->nfns];
@@ -396,7 +396,7 @@ static int frame_inlines(mp_cg *cg, mp_sym *sym, struct cg_frame *fr)
 	}
 	if (!n)
 		return 0;
-	if (cg_grow((void **)&cg->inl, &cg->capinl, cg->ninl + n, sizeof(*cg->inl)))
+	if (mp_grow((void **)&cg->inl, &cg->capinl, cg->ninl + n, sizeof(*cg->inl)))
 		return -ENOMEM;
 	for (size_t j = 0; j < n; j++) {
 		/* v innermost first: v[j] sits at v[j - 1]'s call site, v[0] at the address */
@@ -480,9 +480,9 @@ static uint32_t ft_get(mp_cg *cg, struct cg_ftree *t, uint32_t parent, uint32_t 
 	if (found)
 		return *slot;
 	size_t cap = t->capcnt;
-	if (cg_grow((void **)&t->nodes, &t->capnodes, t->n + 1, sizeof(*t->nodes)) ||
-	    cg_grow((void **)&t->cnt, &cap, (t->n + 1) * cg->stride, sizeof(*t->cnt))) {
-		cg_map_unslot(&t->idx, slot);
+	if (mp_grow((void **)&t->nodes, &t->capnodes, t->n + 1, sizeof(*t->nodes)) ||
+	    mp_grow((void **)&t->cnt, &cap, (t->n + 1) * cg->stride, sizeof(*t->cnt))) {
+		mp_u64map_unslot(&t->idx, slot);
 		return UINT32_MAX;
 	}
 	t->capcnt = cap;
@@ -615,7 +615,7 @@ int mp_cg_foreach_stack(mp_cg *cg, const struct mp_cg_iter_opts *o,
 			depth += 1 + (o->address && o->inline_frames
 					      ? cg->frames[nodes[p].frame].ninl : 0); /* at most */
 		/* (a self-only node is no frame) */
-		if (cg_grow((void **)&fr, &cap, depth + 1, sizeof(*fr))) {
+		if (mp_grow((void **)&fr, &cap, depth + 1, sizeof(*fr))) {
 			rc = -ENOMEM;
 			break;
 		}

@@ -7,42 +7,18 @@
 #include <string.h>
 
 #include "memprof/callgraph.h"
+#include "mp_anint.h"
 
 #define CG_ROOT 0x80000000u /* parent key of a top-level node: CG_ROOT | comm id */
 #define CG_SELF 0x80000000u /* in a node key: a self-only node (below) */
 
-/* u64 -> u32 open-addressing map; key UINT64_MAX is reserved (empty slot). */
-struct cg_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-static inline uint64_t cg_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static inline uint64_t cg_strhash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-int cg_grow(void **p, size_t *cap, size_t need, size_t elem);
+/* The call graph's maps are the analyzer's u64 -> u32 map and growable arrays
+ * (mp_anint.h: mp_u64map_*, mp_grow, mp_mix64, mp_strhash). Its keys are hashes, so
+ * cg_map_slot/cg_map_get take the map's reserved key UINT64_MAX as UINT64_MAX - 1
+ * (callers compare full keys anyway). */
 /* The value slot of key (created when absent: *found = 0). NULL on allocation failure. */
-uint32_t *cg_map_slot(struct cg_map *m, uint64_t key, int *found);
-/* Undo the creation of the slot just returned (its caller failed to fill it). */
-void cg_map_unslot(struct cg_map *m, uint32_t *slot);
-const uint32_t *cg_map_get(const struct cg_map *m, uint64_t key);
-void cg_map_fini(struct cg_map *m);
+uint32_t *cg_map_slot(struct mp_u64map *m, uint64_t key, int *found);
+const uint32_t *cg_map_get(const struct mp_u64map *m, uint64_t key);
 
 struct cg_frame {
 	uint64_t ip;
@@ -84,7 +60,7 @@ struct cg_ftree {
 	size_t n, capnodes;
 	struct mp_hist_counts *cnt; /* [n * stride] */
 	size_t capcnt;
-	struct cg_map idx;
+	struct mp_u64map idx;
 };
 
 struct mp_cg {
@@ -92,13 +68,13 @@ struct mp_cg {
 	mp_sym *sym;                 /* of the last resolve (comm names) */
 	struct cg_frame *frames;
 	size_t nframes, capframes;
-	struct cg_map fidx;
+	struct mp_u64map fidx;
 	uint32_t last_frame;
 	struct cg_node *nodes;
 	size_t nnodes, capnodes;
 	struct mp_hist_counts *cnt;  /* [nnodes * stride]: samples whose stack ends here */
 	size_t capcnt;
-	struct cg_map nidx;
+	struct mp_u64map nidx;
 	size_t stride;
 	struct mp_hist_counts *total;/* [stride] */
 	uint64_t nr_chains;
@@ -120,7 +96,7 @@ struct mp_cg {
 	size_t nfns, capfns;
 	struct cg_inl *inl;
 	size_t ninl, capinl;
-	struct cg_map fnidx;
+	struct mp_u64map fnidx;
 	/* function tree */
 	struct cg_ftree ft;
 	int ft_built, ft_inline;

@@ -18,7 +18,7 @@ static void pb_raw(struct pb *b, const void *d, size_t len)
 {
 	if (b->err)
 		return;
-	if (cg_grow((void **)&b->p, &b->cap, b->n + len, 1)) {
+	if (mp_grow((void **)&b->p, &b->cap, b->n + len, 1)) {
 		b->err = -ENOMEM;
 		return;
 	}
@@ -66,14 +66,14 @@ static void pb_msg(struct pb *b, unsigned field, struct pb *m)
 struct strtab {
 	char **s;
 	size_t n, cap;
-	struct cg_map idx;
+	struct mp_u64map idx;
 };
 
 static int64_t str_id(struct strtab *t, const char *s, int *err)
 {
 	if (!s)
 		s = "";
-	uint64_t h = cg_strhash(s);
+	uint64_t h = mp_strhash(s);
 	uint32_t *slot;
 	for (size_t probe = 0;; probe++) {
 		int found;
@@ -88,9 +88,9 @@ static int64_t str_id(struct strtab *t, const char *s, int *err)
 			return *slot;
 	}
 	char *d = strdup(s);
-	if (!d || cg_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s))) {
+	if (!d || mp_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s))) {
 		free(d);
-		cg_map_unslot(&t->idx, slot);
+		mp_u64map_unslot(&t->idx, slot);
 		*err = -ENOMEM;
 		return 0;
 	}
@@ -152,7 +152,7 @@ static void pp_samples(struct pp *pp, const mp_cg *cg, const struct mp_cg_pprof_
 		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->nodes[p].parent) {
 			if (cg->nodes[p].self_only)
 				continue;
-			if (cg_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
+			if (mp_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
 				pp->e = -ENOMEM;
 				break;
 			}
@@ -301,7 +301,7 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 	for (size_t i = 0; i < pp.st.n; i++)
 		free(pp.st.s[i]);
 	free(pp.st.s);
-	cg_map_fini(&pp.st.idx);
+	mp_u64map_fini(&pp.st.idx);
 	free(pp.b.p);
 	free(pp.m.p);
 	free(pp.m2.p);

@@ -19,7 +19,7 @@ static uint64_t ent_key(int by_comm, uint32_t comm, uint32_t fn)
 }
 
 struct ents {
-	struct cg_map m;
+	struct mp_u64map m;
 	uint32_t *fn, *comm; /* [n] each entry's function and comm */
 	size_t n, cap;
 };
@@ -34,9 +34,9 @@ static uint32_t ent_get(struct ents *x, int by_comm, uint32_t comm, uint32_t fn)
 	if (found)
 		return *slot;
 	size_t c1 = x->cap, c2 = x->cap;
-	if (cg_grow((void **)&x->fn, &c1, x->n + 1, sizeof(*x->fn)) ||
-	    cg_grow((void **)&x->comm, &c2, x->n + 1, sizeof(*x->comm))) {
-		cg_map_unslot(&x->m, slot);
+	if (mp_grow((void **)&x->fn, &c1, x->n + 1, sizeof(*x->fn)) ||
+	    mp_grow((void **)&x->comm, &c2, x->n + 1, sizeof(*x->comm))) {
+		mp_u64map_unslot(&x->m, slot);
 		return UINT32_MAX;
 	}
 	x->cap = c1 < c2 ? c1 : c2;
@@ -48,7 +48,7 @@ static uint32_t ent_get(struct ents *x, int by_comm, uint32_t comm, uint32_t fn)
 
 static void ents_fini(struct ents *x)
 {
-	cg_map_fini(&x->m);
+	mp_u64map_fini(&x->m);
 	free(x->fn);
 	free(x->comm);
 }
@@ -190,7 +190,7 @@ void mp_cg_table_fini(struct mp_cg_table *t)
 struct tbuild {
 	mp_cg *cg;
 	struct mp_cg_tree *tr;
-	struct cg_map idx;
+	struct mp_u64map idx;
 	size_t cap, capcnt, S;
 	struct mp_hist_counts *raw; /* [n * 2 * S]: hit, cumul */
 };
@@ -205,9 +205,9 @@ static uint32_t tnode_get(struct tbuild *b, uint32_t parent, uint32_t fn)
 	if (found)
 		return *slot;
 	struct mp_cg_tree *tr = b->tr;
-	if (cg_grow((void **)&tr->nodes, &b->cap, tr->n + 1, sizeof(*tr->nodes)) ||
-	    cg_grow((void **)&b->raw, &b->capcnt, (tr->n + 1) * 2 * b->S, sizeof(*b->raw))) {
-		cg_map_unslot(&b->idx, slot);
+	if (mp_grow((void **)&tr->nodes, &b->cap, tr->n + 1, sizeof(*tr->nodes)) ||
+	    mp_grow((void **)&b->raw, &b->capcnt, (tr->n + 1) * 2 * b->S, sizeof(*b->raw))) {
+		mp_u64map_unslot(&b->idx, slot);
 		return UINT32_MAX;
 	}
 	memset(b->raw + tr->n * 2 * b->S, 0, 2 * b->S * sizeof(*b->raw));
@@ -296,7 +296,7 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		if (E->comm && mp_cg_comm_name(cg, leaf->comm) != E->comm &&
 		    strcmp(mp_cg_comm_name(cg, leaf->comm), E->comm))
 			continue;
-		if (cg_grow((void **)&path, &cappath, (size_t)leaf->depth + 1, sizeof(*path)))
+		if (mp_grow((void **)&path, &cappath, (size_t)leaf->depth + 1, sizeof(*path)))
 			goto nomem;
 		/* cursor order: caller = root first; callee = leaf first */
 		size_t k = 0;
@@ -370,7 +370,7 @@ fail:
 	mp_cg_tree_fini(out);
 out:
 	free(b.raw);
-	cg_map_fini(&b.idx);
+	mp_u64map_fini(&b.idx);
 	free(path);
 	return rc;
 }
