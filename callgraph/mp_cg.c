@@ -87,6 +87,7 @@ static int widen(mp_cg *cg, size_t attr)
 	free(cg->cnt);
 	free(cg->total);
 	cg->cnt = nc;
+	cg->capcnt = cg->capnodes * ns; /* what nc holds: node_get grows from here */
 	cg->total = nt;
 	cg->stride = ns;
 	return 0;

@@ -9,11 +9,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memprof/callgraph.h"
+#include "mp_cg_int.h"
 
 #define START 0x401b50ULL
 #define LSM 0x420500ULL
@@ -339,6 +341,38 @@ static void mp_cg_add__several_attrs__counts_apart(void **state)
 	rm(&f);
 }
 
+/* record --sim -g writes 13 events, each first seen after many stacks: every new attr
+ * widens the counts while nodes keep coming, and the counts' capacity must stay what was
+ * allocated (a stale one let node_get write past the array: report crashed). */
+static void mp_cg_add__attrs_widen_between_nodes__counts_stay_in_bounds(void **state)
+{
+	(void)state;
+	struct fx f;
+	mk(&f, NULL);
+	uint64_t ip = MAIN;
+	for (size_t attr = 0; attr < 13; attr++)
+		for (int k = 0; k < 11; k++) {
+			add(&f, attr, attr + 1, 1, 2, MAIN, ip);
+			ip += 4;
+			if (malloc_usable_size(f.cg->cnt) < f.cg->capcnt * sizeof(*f.cg->cnt))
+				fail_msg("attr %zu, node %zu: room for %zu counts, %zu allocated", attr,
+					 f.cg->nnodes, f.cg->capcnt,
+					 malloc_usable_size(f.cg->cnt) / sizeof(*f.cg->cnt));
+		}
+	assert_int_equal(mp_cg_nattrs(f.cg), 13);
+	for (size_t attr = 0; attr < 13; attr++)
+		assert_int_equal(mp_cg_total(f.cg, attr).period, 11 * (attr + 1));
+	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
+	struct mp_cg_table t;
+	assert_int_equal(mp_cg_table(f.cg, 12, 0, &t), 0);
+	const struct mp_cg_entry *e = find(&t, "main");
+	assert_non_null(e);
+	for (size_t attr = 0; attr < 13; attr++)
+		assert_int_equal(e->children[attr].period, 11 * (attr + 1));
+	mp_cg_table_fini(&t);
+	rm(&f);
+}
+
 static void mp_cg_add__same_chain_after_mmap__placed_in_new_map(void **state)
 {
 	(void)state;
@@ -373,6 +407,7 @@ int main(void)
 		cmocka_unit_test(mp_cg_foreach_stack__functions__root_first_with_counts),
 		cmocka_unit_test(mp_cg_add__markers_and_max_stack__cut_as_perf),
 		cmocka_unit_test(mp_cg_add__several_attrs__counts_apart),
+		cmocka_unit_test(mp_cg_add__attrs_widen_between_nodes__counts_stay_in_bounds),
 		cmocka_unit_test(mp_cg_add__same_chain_after_mmap__placed_in_new_map),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
