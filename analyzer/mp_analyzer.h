@@ -296,6 +296,11 @@ uint64_t mp_sym_generation(const mp_sym *s);
  * kernel maps), or MP_SYM_NO_MAP. O(1) for repeated hits in the same map. */
 uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip);
 
+/* Before the source lines of many places are looked up: load the objects of maps[0..n)
+ * (in that order, as mp_sym_resolve() would on first use) and open their debug info, on
+ * two threads (libdw decompresses a debug file's sections when it opens it). */
+void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, size_t n);
+
 /* Resolve ip in map map_id (from mp_sym_map_find(); MP_SYM_NO_MAP gives "[unknown]").
  * want_line = 0 skips DWARF, 1 gives the source file and line, 2 also inline_fn (slower:
  * it walks the DWARF scopes). Loads the object on first use. Never fails: what cannot be

@@ -171,77 +171,6 @@ int mp_hist_add(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t co
 	return mp_hist_add_cpu(h, attr, pid, tid, comm_id, 0, map_id, cpumode, ip, period);
 }
 
-/* ---- feeding from the reader ---- */
-
-static int feed_sample(void *ctx, const struct mp_pd_sample *s)
-{
-	struct mp_hist_feed *f = ctx;
-	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
-	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
-	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
-	int rc = mp_hist_add_key(f->hist, s->attr_idx, s->pid, s->tid, comm,
-				 f->want_cpu ? s->cpu : 0, region, map, s->cpumode, s->ip,
-				 s->period);
-	if (rc == -EINVAL)
-		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
-	if (!rc && f->sample)
-		rc = f->sample(f->sample_ctx, f->sym, s);
-	if (rc)
-		f->err = rc;
-	return rc;
-}
-
-/* Keep the first error of the feed. */
-static int feed_rc(struct mp_hist_feed *f, int rc)
-{
-	if (rc)
-		f->err = rc;
-	return rc;
-}
-
-static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
-{
-	struct mp_hist_feed *f = ctx;
-	return feed_rc(f, mp_sym_mmap(f->sym, m));
-}
-
-static int feed_comm(void *ctx, const struct mp_pd_task *t)
-{
-	struct mp_hist_feed *f = ctx;
-	return feed_rc(f, mp_sym_comm(f->sym, t));
-}
-
-static int feed_fork(void *ctx, const struct mp_pd_task *t)
-{
-	struct mp_hist_feed *f = ctx;
-	return feed_rc(f, mp_sym_fork(f->sym, t));
-}
-
-static int feed_exit(void *ctx, const struct mp_pd_task *t)
-{
-	struct mp_hist_feed *f = ctx;
-	return mp_sym_exit(f->sym, t);
-}
-
-static void feed_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	struct mp_hist_feed *f = ctx;
-	if (f->progress)
-		f->progress(f->progress_ctx, done, total);
-}
-
-void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->ctx = feed;
-	h->sample = feed_sample;
-	h->mmap = feed_mmap;
-	h->comm = feed_comm;
-	h->fork = feed_fork;
-	h->exit = feed_exit;
-	h->progress = feed_progress;
-}
-
 /* ---- resolution ---- */
 
 static uint64_t lockey(uint32_t map, uint16_t cpumode, uint64_t ip)
@@ -297,6 +226,22 @@ static void loc_resolve(mp_sym *s, struct loc *L, int want_line)
 	L->filehash = mp_strhash(L->l.srcfile);
 }
 
+/* The debug info of the objects of every place opened before their lines are looked up,
+ * in the order the loop below would load them (mp_sym_prepare_lines). */
+static int prepare_lines(mp_hist *h, mp_sym *s)
+{
+	uint32_t *maps = malloc((h->n ? h->n : 1) * sizeof(*maps));
+	size_t n = 0;
+	if (!maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->tab[i].used && n < h->n)
+			maps[n++] = h->tab[i].map;
+	mp_sym_prepare_lines(s, maps, n);
+	free(maps);
+	return 0;
+}
+
 /* Source lines for every loc resolved without them. */
 static void add_lines(mp_hist *h, mp_sym *s)
 {
@@ -310,7 +255,9 @@ int mp_hist_resolve(mp_hist *h, mp_sym *s, int want_line)
 {
 	if (h->resolved && (!want_line || h->resolved_lines))
 		return 0;
-	int rc = 0;
+	int rc = want_line ? prepare_lines(h, s) : 0;
+	if (rc)
+		return rc;
 	if (h->resolved && want_line) {
 		/* every place has its loc already: add the lines */
 		add_lines(h, s);

@@ -2,9 +2,12 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
@@ -53,6 +56,71 @@ static void dso_open_dwarf(struct mp_dso *d)
 		off = next;
 	}
 	mp_cu_ranges_sort(d->cus, d->ncus);
+}
+
+/* bytes of the file dso_open_dwarf() would read, to share the work out */
+static uint64_t dwarf_cost(const struct mp_dso *d)
+{
+	struct stat st;
+	int fd = d->dwelf && mp_elf_has_dwarf_lines(d->dwelf) ? d->dwfd : d->fd;
+	return fd >= 0 && !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
+}
+
+struct open_job {
+	struct mp_dso **v;
+	size_t n;
+};
+
+static void *open_job_main(void *arg)
+{
+	struct open_job *j = arg;
+	for (size_t i = 0; i < j->n; i++)
+		dso_open_dwarf(j->v[i]);
+	return NULL;
+}
+
+void mp_srcline_open_many(struct mp_dso **d, size_t n)
+{
+	struct mp_dso **mine = malloc((n ? n : 1) * sizeof(*mine));
+	struct open_job other = { malloc((n ? n : 1) * sizeof(*mine)), 0 };
+	uint64_t *cost = calloc(n ? n : 1, sizeof(*cost));
+	size_t nmine = 0;
+	uint64_t load[2] = { 0, 0 };
+	if (!mine || !other.v || !cost)
+		goto here;
+	for (size_t i = 0; i < n; i++)
+		cost[i] = d[i]->dw_tried ? 0 : dwarf_cost(d[i]);
+	/* the biggest first, each to the thread with less so far (ties: this one) */
+	for (size_t done = 0; done < n; done++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (cost[i] != UINT64_MAX && (best == SIZE_MAX || cost[i] > cost[best]))
+				best = i;
+		if (d[best]->dw_tried || !cost[best]) {
+			cost[best] = UINT64_MAX;
+			continue;
+		}
+		int t = load[1] < load[0];
+		load[t] += cost[best];
+		if (t)
+			other.v[other.n++] = d[best];
+		else
+			mine[nmine++] = d[best];
+		cost[best] = UINT64_MAX;
+	}
+	pthread_t th;
+	if (other.n && pthread_create(&th, NULL, open_job_main, &other) == 0) {
+		for (size_t i = 0; i < nmine; i++)
+			dso_open_dwarf(mine[i]);
+		pthread_join(th, NULL);
+	}
+here:
+	/* the rest (without a second thread or memory: all) here */
+	for (size_t i = 0; i < n; i++)
+		dso_open_dwarf(d[i]);
+	free(mine);
+	free(other.v);
+	free(cost);
 }
 
 struct cu_key {

@@ -23,6 +23,10 @@ int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **fil
 /* The DWARF scopes at ELF vaddr addr in d, innermost first (dwarf_getscopes), *scopes
  * malloc'd (free it); their count, 0 when there is no DWARF there. */
 int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes /* OUT */);
+/* Open the DWARF of d[0..n) (what mp_srcline_find() does on first use), the biggest
+ * files first, shared between this thread and a second one: each object's handles are
+ * used by one thread only, and the outcome is the same as opening them one by one. */
+void mp_srcline_open_many(struct mp_dso **d, size_t n);
 void mp_srcline_fini(struct mp_dso *d);
 
 #endif

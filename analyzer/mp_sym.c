@@ -260,6 +260,39 @@ void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, i
 	}
 }
 
+void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, size_t n)
+{
+	size_t nd = s->ndsos, nv = 0;
+	uint8_t *seen = calloc(nd ? nd : 1, 1);
+	uint32_t *order = malloc((nd ? nd : 1) * sizeof(*order));
+	if (!seen || !order || s->no_srcline)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (maps[i] == MP_SYM_NO_MAP || maps[i] >= s->nmaps)
+			continue;
+		uint32_t di = s->maps[maps[i]].dso;
+		if (di >= nd || seen[di])
+			continue;
+		seen[di] = 1;
+		mp_dso_load(s, &s->dsos[di]);
+		order[nv++] = di;
+	}
+	/* loading may have grown s->dsos: the pointers after */
+	struct mp_dso **dv = malloc((nv ? nv : 1) * sizeof(*dv));
+	size_t k = 0;
+	for (size_t i = 0; dv && i < nv; i++) {
+		struct mp_dso *d = &s->dsos[order[i]];
+		if (!d->kernel && d->elf)
+			dv[k++] = d;
+	}
+	if (dv)
+		mp_srcline_open_many(dv, k);
+	free(dv);
+out:
+	free(seen);
+	free(order);
+}
+
 size_t mp_sym_ndsos(const mp_sym *s)
 {
 	return s->ndsos;

@@ -700,6 +700,53 @@ static void mp_sym_srcline__dwarf_without_cu_ranges__no_line(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Debug info opened ahead on two threads (mp_sym_prepare_lines, as report --sort srcline
+ * does): the same files and lines as opened one by one on first use, for both objects. */
+static void mp_sym_prepare_lines__two_objects__lines_as_lazily(void **state)
+{
+	(void)state;
+	char par[4200];
+	snprintf(par, sizeof(par), "%.*s/parallel_static_gcc",
+		 (int)(strrchr(vec_path, '/') - vec_path), vec_path);
+	mp_sym *s[2] = { new_sym(NULL, NULL), new_sym(NULL, NULL) };
+	uint32_t maps[2][2];
+	for (int k = 0; k < 2; k++) {
+		struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
+		assert_int_equal(mp_sym_mmap(s[k], &m), 0);
+		m = mk_mmap(101, 0x200000, 0x200000, 0, par);
+		assert_int_equal(mp_sym_mmap(s[k], &m), 0);
+		maps[k][0] = mp_sym_map_find(s[k], 100, PERF_RECORD_MISC_USER, 0x4014fb);
+		maps[k][1] = mp_sym_map_find(s[k], 101, PERF_RECORD_MISC_USER, 0x201000);
+		assert_int_not_equal(maps[k][1], MP_SYM_NO_MAP);
+	}
+	/* s[0] ahead (with a repeated map and one that is none), s[1] on first use */
+	uint32_t list[] = { maps[0][1], MP_SYM_NO_MAP, maps[0][0], maps[0][1] };
+	mp_sym_prepare_lines(s[0], list, 4);
+	int lines[2] = { 0, 0 };
+	/* main of vector, worker() of parallel (with lines), and beyond (libc, without) */
+	for (uint64_t off = 0; off < 0x40000; off += off < 0x140 ? 3 : 0x1003) {
+		for (int o = 0; o < 2; o++) {
+			uint64_t ip = (o ? 0x201a70 : 0x4014e0) + off;
+			struct mp_sym_loc l[2];
+			for (int k = 0; k < 2; k++)
+				mp_sym_resolve(s[k], maps[k][o], PERF_RECORD_MISC_USER, ip, 1, &l[k]);
+			assert_string_equal(l[0].sym, l[1].sym);
+			assert_int_equal(l[0].line, l[1].line);
+			assert_true(!l[0].srcfile == !l[1].srcfile);
+			if (l[0].srcfile)
+				assert_string_equal(l[0].srcfile, l[1].srcfile);
+			lines[o] += l[0].line != 0;
+		}
+	}
+	assert_true(lines[0] > 10 && lines[1] > 10);
+	struct mp_sym_loc l;
+	mp_sym_resolve(s[0], maps[0][0], PERF_RECORD_MISC_USER, 0x4014fb, 1, &l);
+	assert_true(ends_with(l.srcfile, "manual/clients/vector.cpp"));
+	assert_int_equal(l.line, 10);
+	mp_sym_free(s[0]);
+	mp_sym_free(s[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +763,7 @@ int main(void)
 		cmocka_unit_test(mp_sym_resolve__stripped__debuglink_and_build_id_dirs),
 		cmocka_unit_test(mp_sym_resolve__build_id_cache__missing_and_rebuilt),
 		cmocka_unit_test(mp_sym_srcline__dwarf_without_cu_ranges__no_line),
+		cmocka_unit_test(mp_sym_prepare_lines__two_objects__lines_as_lazily),
 	};
 	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
 }

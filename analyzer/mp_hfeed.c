@@ -1,0 +1,74 @@
+/* mp_hfeed.c - the reader's callbacks that aggregate samples into a hist (mp_hist_feed). */
+#include <errno.h>
+#include <string.h>
+
+#include "mp_analyzer.h"
+
+static int feed_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct mp_hist_feed *f = ctx;
+	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
+	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
+	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
+	int rc = mp_hist_add_key(f->hist, s->attr_idx, s->pid, s->tid, comm,
+				 f->want_cpu ? s->cpu : 0, region, map, s->cpumode, s->ip,
+				 s->period);
+	if (rc == -EINVAL)
+		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
+	if (!rc && f->sample)
+		rc = f->sample(f->sample_ctx, f->sym, s);
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+/* Keep the first error of the feed. */
+static int feed_rc(struct mp_hist_feed *f, int rc)
+{
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
+static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
+{
+	struct mp_hist_feed *f = ctx;
+	return feed_rc(f, mp_sym_mmap(f->sym, m));
+}
+
+static int feed_comm(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	return feed_rc(f, mp_sym_comm(f->sym, t));
+}
+
+static int feed_fork(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	return feed_rc(f, mp_sym_fork(f->sym, t));
+}
+
+static int feed_exit(void *ctx, const struct mp_pd_task *t)
+{
+	struct mp_hist_feed *f = ctx;
+	return mp_sym_exit(f->sym, t);
+}
+
+static void feed_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct mp_hist_feed *f = ctx;
+	if (f->progress)
+		f->progress(f->progress_ctx, done, total);
+}
+
+void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ctx = feed;
+	h->sample = feed_sample;
+	h->mmap = feed_mmap;
+	h->comm = feed_comm;
+	h->fork = feed_fork;
+	h->exit = feed_exit;
+	h->progress = feed_progress;
+}
