@@ -87,6 +87,29 @@ struct gp {
 	uint64_t parent; /* the entry's own total: children, or self without children */
 };
 
+/* Entry i's call tree of the first event into *tr (the caller finishes it with
+ * mp_cg_tree_fini) and the context that prints it into *g, written to f; parent: the entry's
+ * own total. 0 or the negative error of mp_cg_tree. */
+static int entry_tree(FILE *f, mp_cg *cg, const struct mp_cg_table *t, size_t i,
+		      const size_t *ev, const struct report_cg *o, uint64_t parent,
+		      struct mp_cg_tree *tr, struct gp *g)
+{
+	struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
+				      .sort_attr = ev[0] };
+	int rc = mp_cg_tree(cg, t, i, &to, tr);
+	if (rc)
+		return rc;
+	uint64_t tot = mp_cg_total(cg, ev[0]).period;
+	*g = (struct gp){ .f = f,
+			  .cg = cg,
+			  .tr = tr,
+			  .attr = ev[0],
+			  .total = tot,
+			  .min_hit = (uint64_t)((double)tot * o->min_pct / 100.0),
+			  .parent = parent };
+	return 0;
+}
+
 static uint64_t cum(const struct gp *g, uint32_t n)
 {
 	return g->tr->nodes[n].cumul[g->attr].period;
@@ -377,14 +400,11 @@ int report_cg_print_table(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const
 		if (o->mode == REPORT_CG_NONE || !nev)
 			continue;
 		struct mp_cg_tree tr;
-		struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
-					      .sort_attr = ev[0] };
-		int rc = mp_cg_tree(cg, t, i, &to, &tr);
+		struct gp g;
+		int rc = entry_tree(f, cg, t, i, ev, o,
+				    (o->children ? e->children : e->self)[ev[0]].period, &tr, &g);
 		if (rc)
 			return rc;
-		uint64_t tot = mp_cg_total(cg, ev[0]).period;
-		struct gp g = { f, cg, &tr, ev[0], tot, (uint64_t)((double)tot * o->min_pct / 100.0),
-				(o->children ? e->children : e->self)[ev[0]].period };
 		if (o->mode == REPORT_CG_GRAPH)
 			print_graph(&g);
 		else
@@ -452,13 +472,10 @@ static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_tab
 			   size_t i, const size_t *ev, const struct report_cg *o)
 {
 	struct mp_cg_tree tr;
-	struct mp_cg_tree_opts to = { .callee = o->callee, .children = o->children,
-				      .sort_attr = ev[0] };
-	int rc = mp_cg_tree(cg, t, i, &to, &tr);
+	struct gp g;
+	int rc = entry_tree(j->f, cg, t, i, ev, o, 0, &tr, &g);
 	if (rc)
 		return rc;
-	uint64_t tot = mp_cg_total(cg, ev[0]).period;
-	struct gp g = { j->f, cg, &tr, ev[0], tot, (uint64_t)((double)tot * o->min_pct / 100.0), 0 };
 	cli_json_open(j, "callchains", '[', CLI_JSON_LINES_OPEN);
 	for (uint32_t n = 0; n < tr.n; n++) {
 		if (!cum(&g, n) || cum(&g, n) < g.min_hit)
@@ -469,7 +486,7 @@ static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_tab
 		cli_json_close(j);
 		cli_json_value(j, "samples", "%" PRIu64, tr.nodes[n].cumul[ev[0]].samples);
 		cli_json_value(j, "period", "%" PRIu64, cum(&g, n));
-		cli_json_value(j, "percent", "%.4f", pct(cum(&g, n), tot));
+		cli_json_value(j, "percent", "%.4f", pct(cum(&g, n), g.total));
 		cli_json_value(j, "self_samples", "%" PRIu64, tr.nodes[n].hit[ev[0]].samples);
 		cli_json_value(j, "self_period", "%" PRIu64, hit(&g, n));
 		cli_json_close(j);
