@@ -96,6 +96,10 @@ const char *cli_default_input(void);
  * and returns CLI_EXIT_RUNTIME. "-" (standard input) always goes on. PATHS may join
  * several recordings with ',' (repeated -i): each is checked. */
 int cli_input_owner_ok(const char *cmd, const char *paths, int force);
+/* *input, or when NULL the default recording (cli_default_input_of), checked for its
+ * owner (cli_input_owner_ok). 0 to go on; else prints one line and returns
+ * CLI_EXIT_RUNTIME. */
+int cli_input_ready(const char *cmd, const char **input, int force);
 /* The recording named as the one argument (argv[1]) instead of with -i: into *input when
  * -i was not given. 0, or CLI_EXIT_USAGE after naming the argument too many. */
 int cli_input_arg(const char *cmd, const char **input, int nargs, char **argv);

@@ -152,6 +152,13 @@ int cli_input_owner_ok(const char *cmd, const char *paths, int force)
 	return 0;
 }
 
+int cli_input_ready(const char *cmd, const char **input, int force)
+{
+	if (!*input && !(*input = cli_default_input_of(cmd)))
+		return CLI_EXIT_RUNTIME;
+	return cli_input_owner_ok(cmd, *input, force);
+}
+
 int cli_input_arg(const char *cmd, const char **input, int nargs, char **argv)
 {
 	if (nargs == 0)

@@ -426,10 +426,7 @@ static int ann_parse_args(int argc, char **argv, char **inputs, struct ann_opts 
 		cli_error(CMD, "--threshold and --hot take a percentage between 0 and 100");
 		return CLI_EXIT_USAGE;
 	}
-	if (!o->input)
-		if (!(o->input = cli_default_input_of(CMD)))
-			return 1;
-	if (cli_input_owner_ok(CMD, o->input, o->force))
+	if (cli_input_ready(CMD, &o->input, o->force))
 		return CLI_EXIT_RUNTIME;
 	if (cli_sym_paths_ok(CMD, o->symfs, o->kallsyms))
 		return CLI_EXIT_RUNTIME;

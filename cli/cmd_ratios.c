@@ -934,12 +934,7 @@ static int ratios_main(int argc, char **argv, char **inputs)
 			mp_ratio_set_free(set);
 			return CLI_EXIT_USAGE;
 		}
-		if (!o.input)
-			if (!(o.input = cli_default_input_of("ratios"))) {
-				mp_ratio_set_free(set);
-				return 1;
-			}
-		if (cli_input_owner_ok("ratios", o.input, o.force) ||
+		if (cli_input_ready("ratios", &o.input, o.force) ||
 		    (o.baseline && cli_input_owner_ok("ratios", o.baseline, o.force))) {
 			mp_ratio_set_free(set);
 			return CLI_EXIT_RUNTIME;

@@ -229,10 +229,7 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 	o->input = *inputs;
 	if (cli_input_arg(CMD, &o->input, nargs, argv))
 		return CLI_EXIT_USAGE;
-	if (!o->input)
-		if (!(o->input = cli_default_input_of(CMD)))
-			return 1;
-	if (cli_input_owner_ok(CMD, o->input, o->force))
+	if (cli_input_ready(CMD, &o->input, o->force))
 		return CLI_EXIT_RUNTIME;
 	return REPORT_GO;
 }

@@ -160,10 +160,7 @@ static int cmd_tui(int argc, char **argv)
 		cli_error("tui", "--hot %g: expected a percentage in (0, 100]", hot_pct);
 		return CLI_EXIT_USAGE;
 	}
-	if (!input)
-		if (!(input = cli_default_input_of("tui")))
-			return 1;
-	if (cli_input_owner_ok("tui", input, force))
+	if (cli_input_ready("tui", &input, force))
 		return CLI_EXIT_RUNTIME;
 	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cli_error("tui", "needs a terminal on stdin and stdout (use memprof report, or --batch)");
