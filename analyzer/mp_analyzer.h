@@ -497,6 +497,9 @@ int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
 		    uint32_t cpu, uint32_t region, uint32_t map_id, uint16_t cpumode,
 		    uint64_t ip, uint64_t period);
 /* The same, keyed by the sample's CPU too (MP_HK_CPU queries). */
+/* One more sample of the place mp_hist_add_key() added last (successfully): for a caller
+ * that knows the key is the same again (the feed's repeated samples). */
+void mp_hist_add_again(mp_hist *h, uint64_t period);
 int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip,
 		    uint64_t period);
@@ -517,7 +520,17 @@ struct mp_hist_feed {
 	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
 	void *sample_ctx;
 	int err;                  /* OUT: first error (-ENOMEM) */
+	/* private: the sample aggregated last, whose repeats (same attr, pid, tid, cpumode, ip,
+	 * cpu, with no mmap, comm, fork or exit between) go to its place directly */
+	struct {
+		int ok;
+		size_t attr;
+		uint64_t ip;
+		uint32_t pid, tid, cpu;
+		uint16_t cpumode;
+	} last;
 };
+/* Set up h (OUT) to feed the reader's records into feed (which it resets for the run). */
 void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h /* OUT */);
 
 /* Resolve each distinct (map, ip) once (want_line: also source lines through DWARF).

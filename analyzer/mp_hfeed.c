@@ -4,24 +4,6 @@
 
 #include "mp_analyzer.h"
 
-static int feed_sample(void *ctx, const struct mp_pd_sample *s)
-{
-	struct mp_hist_feed *f = ctx;
-	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
-	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
-	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
-	int rc = mp_hist_add_key(f->hist, s->attr_idx, s->pid, s->tid, comm,
-				 f->want_cpu ? s->cpu : 0, region, map, s->cpumode, s->ip,
-				 s->period);
-	if (rc == -EINVAL)
-		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
-	if (!rc && f->sample)
-		rc = f->sample(f->sample_ctx, f->sym, s);
-	if (rc)
-		f->err = rc;
-	return rc;
-}
-
 /* Keep the first error of the feed. */
 static int feed_rc(struct mp_hist_feed *f, int rc)
 {
@@ -30,27 +12,67 @@ static int feed_rc(struct mp_hist_feed *f, int rc)
 	return rc;
 }
 
+static int feed_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct mp_hist_feed *f = ctx;
+	/* the sample before again (a loop's page faults, a hot instruction): the same map,
+	 * comm and place, as nothing changed the symbols since (regions go by time: not then) */
+	if (f->last.ok && s->ip == f->last.ip && s->tid == f->last.tid &&
+	    s->pid == f->last.pid && s->attr_idx == f->last.attr &&
+	    s->cpumode == f->last.cpumode && (!f->want_cpu || s->cpu == f->last.cpu)) {
+		mp_hist_add_again(f->hist, s->period);
+		return f->sample ? feed_rc(f, f->sample(f->sample_ctx, f->sym, s)) : 0;
+	}
+	f->last.ok = 0;
+	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
+	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
+	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
+	int rc = mp_hist_add_key(f->hist, s->attr_idx, s->pid, s->tid, comm,
+				 f->want_cpu ? s->cpu : 0, region, map, s->cpumode, s->ip,
+				 s->period);
+	if (rc == -EINVAL)
+		rc = 0; /* attr index beyond what the hist was made for: cannot happen */
+	if (!rc && !f->regions && s->attr_idx < mp_hist_nattrs(f->hist)) {
+		f->last.ok = 1;
+		f->last.attr = s->attr_idx;
+		f->last.ip = s->ip;
+		f->last.pid = s->pid;
+		f->last.tid = s->tid;
+		f->last.cpu = s->cpu;
+		f->last.cpumode = s->cpumode;
+	}
+	if (!rc && f->sample)
+		rc = f->sample(f->sample_ctx, f->sym, s);
+	if (rc)
+		f->err = rc;
+	return rc;
+}
+
 static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
 {
 	struct mp_hist_feed *f = ctx;
+	f->last.ok = 0;
 	return feed_rc(f, mp_sym_mmap(f->sym, m));
 }
 
 static int feed_comm(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
+	f->last.ok = 0;
 	return feed_rc(f, mp_sym_comm(f->sym, t));
 }
 
 static int feed_fork(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
+	f->last.ok = 0;
 	return feed_rc(f, mp_sym_fork(f->sym, t));
 }
 
 static int feed_exit(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
+	f->last.ok = 0;
 	return mp_sym_exit(f->sym, t);
 }
 
@@ -64,6 +86,7 @@ static void feed_progress(void *ctx, uint64_t done, uint64_t total)
 void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
 {
 	memset(h, 0, sizeof(*h));
+	feed->last.ok = 0;
 	h->ctx = feed;
 	h->sample = feed_sample;
 	h->mmap = feed_mmap;

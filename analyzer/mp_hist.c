@@ -159,6 +159,15 @@ int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
 	return 0;
 }
 
+void mp_hist_add_again(mp_hist *h, uint64_t period)
+{
+	struct place *lp = &h->tab[h->last];
+	lp->samples++;
+	lp->period += period;
+	h->total[lp->attr].samples++;
+	h->total[lp->attr].period += period;
+}
+
 int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip, uint64_t period)
 {

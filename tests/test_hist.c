@@ -149,6 +149,69 @@ static void mp_hist_query__srcline_and_filter__lines_of_one_symbol(void **state)
 	rm(&f);
 }
 
+/* The feed's repeated samples (mp_hist_add_again) go to the place of the sample before only
+ * while nothing changed the symbols: a map appearing, a thread named, another CPU (with
+ * want_cpu) or another event make new places, as mp_hist_add_key() would. */
+static void mp_hist_feed__repeated_samples__same_place_until_the_symbols_change(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	struct mp_sym_opts o = { .kallsyms = "/dev/null" };
+	mp_sym *s = mp_sym_new(&o, NULL, 0, &err);
+	mp_hist *h = mp_hist_new(2);
+	assert_non_null(s);
+	assert_non_null(h);
+	struct mp_hist_feed feed = { .sym = s, .hist = h, .want_comm = 1, .want_cpu = 1 };
+	struct mp_pd_handler hd;
+	mp_hist_feed_handler(&feed, &hd);
+	struct mp_pd_sample smp = { .cpumode = PERF_RECORD_MISC_USER, .ip = 0x4014fb, .pid = 1,
+				    .tid = 1, .period = 3 };
+	struct mp_pd_mmap m = { .pid = 1, .tid = 1, .start = 0x400000, .len = 0xc5000,
+				.cpumode = PERF_RECORD_MISC_USER, .filename = vec_path };
+	struct mp_pd_task t = { .pid = 1, .tid = 1, .comm = "vector" };
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0); /* no map yet */
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(mp_hist_nplaces(h), 1);
+	assert_int_equal(hd.mmap(hd.ctx, &m), 0);
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0); /* in vector's map now */
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(mp_hist_nplaces(h), 2);
+	assert_int_equal(hd.comm(hd.ctx, &t), 0);
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0); /* comm "vector" */
+	assert_int_equal(mp_hist_nplaces(h), 3);
+	smp.cpu = 1;
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(mp_hist_nplaces(h), 4);
+	smp.attr_idx = 1;
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(mp_hist_nplaces(h), 5);
+	smp.attr_idx = 7; /* beyond the hist's events: dropped, never counted as the one before */
+	assert_int_equal(hd.sample(hd.ctx, &smp), 0);
+	assert_int_equal(mp_hist_total(h, 0)->samples, 6);
+	assert_int_equal(mp_hist_total(h, 0)->period, 18);
+	assert_int_equal(mp_hist_total(h, 1)->samples, 2);
+	assert_int_equal(feed.err, 0);
+
+	struct mp_hist_query q = { .keys = MP_HK_COMM | MP_HK_DSO | MP_HK_CPU, .sort_attr = 0 };
+	struct mp_hist_result r;
+	assert_int_equal(mp_hist_query(h, s, &q, &r), 0);
+	assert_int_equal(r.nrows, 4);
+	/* by period: [unknown] 6 and vector's map (:1) 6 first, then the comm's two CPUs */
+	size_t unknown = 0, named = 0;
+	for (size_t i = 0; i < r.nrows; i++) {
+		if (!strcmp(r.rows[i].dso, "[unknown]"))
+			unknown += r.rows[i].c[0].samples;
+		if (!strcmp(r.rows[i].comm, "vector"))
+			named += r.rows[i].c[0].samples + r.rows[i].c[1].samples;
+	}
+	assert_int_equal(unknown, 2);
+	assert_int_equal(named, 4);
+	mp_hist_result_fini(&r);
+	mp_hist_free(h);
+	mp_sym_free(s);
+}
+
 static void mp_hist_add__many_samples__memory_bounded_by_places(void **state)
 {
 	(void)state;
@@ -332,6 +395,7 @@ int main(void)
 		cmocka_unit_test(mp_hist_query__dso_sym__sums_and_order),
 		cmocka_unit_test(mp_hist_query__srcline_and_filter__lines_of_one_symbol),
 		cmocka_unit_test(mp_hist_add__many_samples__memory_bounded_by_places),
+		cmocka_unit_test(mp_hist_feed__repeated_samples__same_place_until_the_symbols_change),
 		cmocka_unit_test(mp_hist_missing__no_file__share_reported),
 		cmocka_unit_test(mp_hist_parse_sort__table),
 		cmocka_unit_test(mp_ann_new__x86_main__lines_sum_to_total),
