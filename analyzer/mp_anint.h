@@ -46,6 +46,13 @@ struct mp_u64map {
 	size_t cap, n; /* cap is a power of two */
 };
 
+/* key folded into the map's range: the reserved UINT64_MAX becomes UINT64_MAX - 1 (for keys
+ * that are hashes, or ids that may be UINT64_MAX). */
+static inline uint64_t mp_u64map_key(uint64_t key)
+{
+	return key == UINT64_MAX ? UINT64_MAX - 1 : key;
+}
+
 static inline int mp_u64map_grow(struct mp_u64map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;

@@ -93,14 +93,14 @@ static void recorded_build_id(const mp_sym *s, struct mp_dso *d, const char *pat
 
 uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel)
 {
-	uint64_t h = mp_probe_key(mp_strhash(path) ^ (uint64_t)kernel);
+	uint64_t h = mp_u64map_key(mp_strhash(path) ^ (uint64_t)kernel);
 	const uint32_t *v;
 
 	while ((v = mp_u64map_get(&s->dso_by_path, h))) {
 		struct mp_dso *d = &s->dsos[*v];
 		if (!strcmp(d->path, path) && d->kernel == kernel)
 			return *v;
-		h = mp_probe_key(mp_mix64(h + 1));
+		h = mp_u64map_key(mp_mix64(h + 1));
 	}
 	if (mp_grow((void **)&s->dsos, &s->capdsos, s->ndsos + 1, sizeof(struct mp_dso)))
 		return UINT32_MAX;

@@ -21,13 +21,13 @@
 
 uint32_t mp_sym_intern(mp_sym *s, const char *str)
 {
-	uint64_t h = mp_probe_key(mp_strhash(str));
+	uint64_t h = mp_u64map_key(mp_strhash(str));
 	const uint32_t *v;
 
 	while ((v = mp_u64map_get(&s->str_by_hash, h))) {
 		if (!strcmp(s->strs[*v], str))
 			return *v;
-		h = mp_probe_key(mp_mix64(h + 1));
+		h = mp_u64map_key(mp_mix64(h + 1));
 	}
 	if (mp_grow((void **)&s->strs, &s->capstrs, s->nstrs + 1, sizeof(char *)))
 		return UINT32_MAX;

@@ -71,12 +71,6 @@ struct mp_sym {
 	struct mp_esym ks_hit;
 };
 
-/* Probe sequence over a u64map keyed by string hash: first key to try, then next. */
-static inline uint64_t mp_probe_key(uint64_t h)
-{
-	return h == UINT64_MAX ? h - 1 : h;
-}
-
 /* Interned copy of str: its id (UINT32_MAX on allocation failure) or the string itself
  * ("[nomem]" on failure). Valid until mp_sym_free(). */
 uint32_t mp_sym_intern(mp_sym *s, const char *str);

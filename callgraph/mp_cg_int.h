@@ -15,7 +15,7 @@
 /* The call graph's maps are the analyzer's u64 -> u32 map and growable arrays
  * (mp_anint.h: mp_u64map_*, mp_grow, mp_mix64, mp_strhash). Its keys are hashes, so
  * cg_map_slot/cg_map_get take the map's reserved key UINT64_MAX as UINT64_MAX - 1
- * (callers compare full keys anyway). */
+ * (mp_u64map_key; callers compare full keys anyway). */
 /* The value slot of key (created when absent: *found = 0). NULL on allocation failure. */
 uint32_t *cg_map_slot(struct mp_u64map *m, uint64_t key, int *found);
 const uint32_t *cg_map_get(const struct mp_u64map *m, uint64_t key);

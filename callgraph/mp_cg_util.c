@@ -1,18 +1,12 @@
 /* mp_cg_util.c - the call graph's keys on the analyzer's u64 -> u32 map (mp_anint.h). */
 #include "mp_cg_int.h"
 
-/* the map reserves UINT64_MAX for an empty slot */
-static uint64_t cg_key(uint64_t key)
-{
-	return key == UINT64_MAX ? UINT64_MAX - 1 : key;
-}
-
 uint32_t *cg_map_slot(struct mp_u64map *m, uint64_t key, int *found)
 {
-	return mp_u64map_slot(m, cg_key(key), found);
+	return mp_u64map_slot(m, mp_u64map_key(key), found);
 }
 
 const uint32_t *cg_map_get(const struct mp_u64map *m, uint64_t key)
 {
-	return mp_u64map_get(m, cg_key(key));
+	return mp_u64map_get(m, mp_u64map_key(key));
 }

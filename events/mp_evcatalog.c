@@ -233,6 +233,19 @@ static void list_aliases(struct cat *c)
 	}
 }
 
+/* Attribute a of event idx into ai if it is a unit mask, with "EVENT:UMASK" in full; 1 if so. */
+static int umask_at(const struct mp_pfm_api *pfm, int idx, int a, const char *event,
+		    pfm_event_attr_info_t *ai, char *full, size_t len)
+{
+	memset(ai, 0, sizeof(*ai));
+	ai->size = sizeof(*ai);
+	if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, ai) != PFM_SUCCESS ||
+	    ai->type != PFM_ATTR_UMASK)
+		return 0;
+	snprintf(full, len, "%s:%s", event, ai->name);
+	return 1;
+}
+
 static int pfm_event_cb(int idx, void *ctx)
 {
 	struct cat *c = ctx;
@@ -246,14 +259,9 @@ static int pfm_event_cb(int idx, void *ctx)
 	int any_umask = 0;
 	for (int a = 0; a < ei.nattrs && !name_match && !any_umask; a++) {
 		pfm_event_attr_info_t ai;
-		memset(&ai, 0, sizeof(ai));
-		ai.size = sizeof(ai);
-		if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
-		    ai.type != PFM_ATTR_UMASK)
-			continue;
 		char full[256];
-		snprintf(full, sizeof(full), "%s:%s", ei.name, ai.name);
-		any_umask = matches(c, full);
+		if (umask_at(pfm, idx, a, ei.name, &ai, full, sizeof(full)))
+			any_umask = matches(c, full);
 	}
 	if (!name_match && !any_umask)
 		return 0;
@@ -278,13 +286,9 @@ static int pfm_event_cb(int idx, void *ctx)
 		fprintf(c->f, "      same as %s\n", ei.equiv);
 	for (int a = 0; a < ei.nattrs; a++) {
 		pfm_event_attr_info_t ai;
-		memset(&ai, 0, sizeof(ai));
-		ai.size = sizeof(ai);
-		if (pfm->get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
-		    ai.type != PFM_ATTR_UMASK)
-			continue;
 		char full[256];
-		snprintf(full, sizeof(full), "%s:%s", ei.name, ai.name);
+		if (!umask_at(pfm, idx, a, ei.name, &ai, full, sizeof(full)))
+			continue;
 		if (!name_match && !matches(c, full))
 			continue;
 		fprintf(c->f, "      :%-32s %s%s\n", ai.name, ai.desc ? ai.desc : "",

@@ -58,6 +58,23 @@ static int grow(struct mp_event **evs, size_t nev, size_t *cap, struct mp_err *e
 	return 0;
 }
 
+/* The event s[0..len) with mods after it, parsed onto the end of *evs. */
+static int add_event(const char *s, size_t len, const char *mods, const struct mp_evopts *opts,
+		     struct mp_event **evs, size_t *nev, size_t *cap, struct mp_err *err)
+{
+	char item[300];
+	if (len + strlen(mods) >= sizeof(item))
+		return mp_err_set(err, -MP_EPARSE, "event '%.40s...': too long", s);
+	memcpy(item, s, len);
+	snprintf(item + len, sizeof(item) - len, "%s", mods);
+	int rc = grow(evs, *nev, cap, err);
+	if (!rc)
+		rc = parse_one(item, opts, &(*evs)[*nev], err);
+	if (!rc)
+		(*nev)++;
+	return rc;
+}
+
 /* The modifiers after a group's '}' (":u", ":uS", ":S:k"): S sets *leader, the rest is
  * copied to mods as ":LETTERS" for every member. */
 static int group_suffix(const char *list, const char *group, const char *suf, char *mods,
@@ -137,7 +154,6 @@ int mp_events_parse(const char *list, const struct mp_evopts *opts, struct mp_ev
 	while (*p) {
 		const char *start = p, *q = p;
 		int in_slash = 0;
-		char item[300];
 
 		items++;
 		if (*p == '{') {
@@ -200,18 +216,8 @@ int mp_events_parse(const char *list, const struct mp_evopts *opts, struct mp_ev
 							group);
 					goto fail;
 				}
-				if (ml + strlen(mods) >= sizeof(item)) {
-					rc = mp_err_set(err, -MP_EPARSE, "event '%.40s...': too long", m);
+				if ((rc = add_event(m, ml, mods, opts, &evs, &nev, &cap, err)))
 					goto fail;
-				}
-				memcpy(item, m, ml);
-				snprintf(item + ml, sizeof(item) - ml, "%s", mods);
-				if ((rc = grow(&evs, nev, &cap, err)) != 0)
-					goto fail;
-				rc = parse_one(item, opts, &evs[nev], err);
-				if (rc)
-					goto fail;
-				nev++;
 				m = e + 1;
 			}
 			if (leader) {
@@ -238,18 +244,8 @@ int mp_events_parse(const char *list, const struct mp_evopts *opts, struct mp_ev
 						list);
 				goto fail;
 			}
-			if (len >= sizeof(item)) {
-				rc = mp_err_set(err, -MP_EPARSE, "event '%.40s...': too long", start);
+			if ((rc = add_event(start, len, "", opts, &evs, &nev, &cap, err)))
 				goto fail;
-			}
-			memcpy(item, start, len);
-			item[len] = 0;
-			if ((rc = grow(&evs, nev, &cap, err)) != 0)
-				goto fail;
-			rc = parse_one(item, opts, &evs[nev], err);
-			if (rc)
-				goto fail;
-			nev++;
 		}
 		p = *q ? q + 1 : q;
 		if (*q && !*p) {
