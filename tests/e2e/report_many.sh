@@ -36,7 +36,8 @@ for d in (a, b):
     for k, (s, p) in d.items():
         w = want.setdefault(k, [0, 0]); w[0] += s; w[1] += p
 bad = [k for k in set(want) | set(ab) if tuple(want.get(k, (0, 0))) != ab.get(k)]
-if bad or len(ab) < 3:
+# by object only cachebench and the kernel are sure to have samples (ld.so, libc: maybe)
+if bad or len(ab) < (2 if sys.argv[4] == 'dso' else 3):
     sys.exit("FAIL %s: %d places differ from the sum, first %s: sum %s, report %s" % (
         sys.argv[4], len(bad), bad[:1], [want.get(k) for k in bad[:1]], [ab.get(k) for k in bad[:1]]))
 print("%s: %d places, each the sum of the two reports" % (sys.argv[4], len(ab)))
