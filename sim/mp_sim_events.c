@@ -1,6 +1,6 @@
 /* mp_sim_events.c - the events record --sim can give (callgrind's quantities, the
  * article's Core 2 names and perf's generic names mapped to sums of them, the events the
- * simulator refuses and why: the rows of sim/sim_events.tsv, mp_sim_table.c), `memprof
+ * simulator refuses and why: the rows of events/sim_events.tsv, events/mp_sim_table.c), `memprof
  * list --sim`, and event specs with modifiers.
  */
 #include <errno.h>

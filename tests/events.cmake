@@ -20,7 +20,7 @@ find_program(MP_QEMU_AARCH64 NAMES qemu-aarch64-static qemu-aarch64)
 if(MP_CC_AARCH64 AND MP_QEMU_AARCH64 AND EXISTS /usr/lib/aarch64-linux-gnu/libpfm.a)
   add_test(NAME events_arm_aliases COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/events_arm_aliases.sh)
   set_tests_properties(events_arm_aliases PROPERTIES ENVIRONMENT
-    "SRC=${PROJECT_SOURCE_DIR};ALIASES_C=${PROJECT_BINARY_DIR}/events/mp_aliases_tsv.c;PMU_MODELS_C=${PROJECT_BINARY_DIR}/events/mp_pmu_models_tsv.c;CC_AARCH64=${MP_CC_AARCH64};QEMU_AARCH64=${MP_QEMU_AARCH64};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data/events")
+    "SRC=${PROJECT_SOURCE_DIR};ALIASES_C=${PROJECT_BINARY_DIR}/events/mp_aliases_tsv.c;PMU_MODELS_C=${PROJECT_BINARY_DIR}/events/mp_pmu_models_tsv.c;SIM_EVENTS_C=${PROJECT_BINARY_DIR}/events/mp_sim_events_tsv.c;CC_AARCH64=${MP_CC_AARCH64};QEMU_AARCH64=${MP_QEMU_AARCH64};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data/events")
 else()
   message(STATUS "events_arm_aliases: needs aarch64-linux-gnu-gcc, qemu-aarch64-static and libpfm4-dev:arm64")
 endif()

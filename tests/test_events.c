@@ -239,6 +239,51 @@ static void encodings__forced_model_unprefixed__equal_check_events(void **state)
 	free(rows);
 }
 
+/* aliases.tsv's cachegrind rows say "sim": their event and status are the simulator's
+ * table's (sim_events.tsv), so each sum is written in one place. */
+static void mp_alias_find__cachegrind__sums_from_the_sim_table(void **state)
+{
+	const mp_sim_table *t = mp_sim_table_get(NULL);
+	struct mp_alias_row r;
+	size_t seen = 0;
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(strstr(mp_alias_table_text(), "\nL1D_REPL\tcachegrind\tsim\tsim\t"));
+	assert_int_equal(mp_alias_find("L1D_REPL", "cachegrind", &r), 1);
+	assert_string_equal(r.event, "D1mr + D1mw");
+	assert_string_equal(r.status, "approx");
+	assert_string_equal(r.note, "write-allocate simulation, no prefetch");
+	assert_int_equal(mp_alias_find("l2_lines_in", "cachegrind", &r), 1);
+	assert_string_equal(r.alias, "L2_LINES_IN.SELF.ANY");
+	assert_string_equal(r.event, "ILmr + DLmr + DLmw");
+	assert_int_equal(mp_alias_find("CPU_CLK_UNHALTED.CORE", "cachegrind", &r), 1);
+	assert_string_equal(r.event, "none");
+	assert_string_equal(r.status, "none");
+	assert_string_equal(r.note, "cachegrind models no cycles");
+	for (size_t i = 0; i < mp_alias_count(); i++) {
+		assert_int_equal(mp_alias_get(i, &r), 0);
+		if (strcmp(r.model, "cachegrind"))
+			continue;
+		seen++;
+		const struct mp_sim_alias *a = mp_sim_table_find(t, r.alias, NULL, 0);
+		if (!a)
+			fail_msg("aliases.tsv %s (cachegrind): no row in sim_events.tsv", r.alias);
+		assert_string_equal(r.status, a->mask ? "approx" : "none");
+		uint32_t mask = 0;
+		for (const char *q = r.event; a->mask && *q;) {
+			size_t len = strcspn(q, " +");
+			char name[16];
+			snprintf(name, sizeof(name), "%.*s", (int)len, q);
+			int bit = mp_pmu_sim_quantity(name);
+			assert_true(bit >= 0);
+			mask |= 1u << bit;
+			q += len + strspn(q + len, " +");
+		}
+		assert_int_equal(mask, a->mask);
+	}
+	assert_int_equal(seen, 15);
+}
+
 /* ---- the alias table, row by row, against the check_events codes ---- */
 static void aliases__every_row__resolves_as_the_table_says(void **state)
 {
@@ -1250,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(parse_list__groups_and_commas__split_right),
 		cmocka_unit_test(parse_list__groups_and_leader_sampling__attrs_and_errors),
 		cmocka_unit_test(encodings__every_tsv_row_prefixed__equal_check_events),
+		cmocka_unit_test(mp_alias_find__cachegrind__sums_from_the_sim_table),
 		cmocka_unit_test(aliases__every_row__resolves_as_the_table_says),
 		cmocka_unit_test(aliases__key_cases__resolve_per_model),
 		cmocka_unit_test(aliases__arm_rows__map_the_article_names),

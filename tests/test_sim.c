@@ -155,10 +155,10 @@ static void mp_sim_events_parse__bad_lists__error_names_event(void **state)
 	assert_non_null(strstr(err.msg, "'cycles'"));
 }
 
-/* ---- the event table: sim/sim_events.tsv ---- */
+/* ---- the event table: events/sim_events.tsv (events/mp_sim_table.c) ---- */
 
-/* events/aliases.tsv says what the article's events are under cachegrind (memprof list
- * --pmu, the ratios' cachegrind variants): the simulator's table must give the same sums. */
+/* events/aliases.tsv's cachegrind rows (event and status "sim") are filled from the
+ * simulator's table: record --sim must give what they say. */
 static void mp_sim_event_parse__aliases_tsv_cachegrind_rows__same_sums(void **state)
 {
 	size_t seen = 0;

@@ -1,7 +1,8 @@
-/* mp_sim_table.c - the simulator's event table as data: sim/sim_events.tsv, embedded at
- * build time (mp_embed) and parsed once, as events/aliases.tsv is. Each row is an event
+/* mp_sim_table.c - the simulator's event table as data: events/sim_events.tsv, embedded
+ * at build time (mp_embed) and parsed once, as aliases.tsv is. Each row is an event
  * record --sim gives (a sum of callgrind's quantities written as a raw or generic perf
- * event) or one it refuses, with why. A bad row is an error naming the file and line. */
+ * event) or one it refuses, with why. A bad row is an error naming the file and line.
+ * sim/ reads it for record/stat/list --sim, mp_alias.c for aliases.tsv's cachegrind rows. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,20 +10,20 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mp_perfabi.h"
-#include "mp_sim_int.h"
+#include "mp_events_internal.h"
 
 extern const char mp_sim_events_tsv[];
 
 #define SIM_TABLE_FILE "sim_events.tsv"
 #define SIM_NCOLS 5
+#define SIM_MAXQ 32 /* quantities: one bit each of a uint32_t mask */
 
 struct mp_sim_table {
 	char *text;                    /* a copy of the table with NULs at tabs and newlines */
 	struct mp_sim_alias *rows;
 	size_t n;
 	char *offer;                   /* the names an unknown event's message offers */
-	const char *desc[MP_SIM_NQ];   /* what each quantity counts (its own row's note) */
+	const char *desc[SIM_MAXQ];    /* what each quantity counts (its own row's note) */
 };
 
 const char *mp_sim_table_text(void)
@@ -57,7 +58,7 @@ const char *mp_sim_table_offer(const mp_sim_table *t)
 
 const char *mp_sim_table_quantity_desc(const mp_sim_table *t, int q)
 {
-	return q >= 0 && q < MP_SIM_NQ ? t->desc[q] : NULL;
+	return q >= 0 && q < SIM_MAXQ ? t->desc[q] : NULL;
 }
 
 /* Find name among the '|'-separated spellings; the matched spelling goes to out. */
@@ -90,6 +91,21 @@ const struct mp_sim_alias *mp_sim_table_find(const mp_sim_table *t, const char *
 
 /* ---- parsing ---- */
 
+/* callgrind's quantities: pmu_models.tsv's simq rows, bits 0..nquantities()-1. */
+static const char *quantity_name(int q)
+{
+	return q >= 0 && q < SIM_MAXQ ? mp_pmu_sim_quantity_name(q) : NULL;
+}
+
+static int nquantities(void)
+{
+	int n = 0;
+	while (quantity_name(n))
+		n++;
+	return n;
+}
+
+
 struct tparse {
 	const char *file;
 	unsigned line;
@@ -106,8 +122,8 @@ static int terr(struct tparse *tp, const char *fmt, const char *a, const char *b
 
 static int quantity_of(const char *s, size_t len)
 {
-	for (int q = 0; q < MP_SIM_NQ; q++) {
-		const char *name = mp_sim_quantity_name(q);
+	for (int q = 0; q < nquantities(); q++) {
+		const char *name = quantity_name(q);
 		if (name && strlen(name) == len && !strncmp(name, s, len))
 			return q;
 	}
@@ -126,14 +142,14 @@ static int parse_counts(struct tparse *tp, const char *s, uint32_t *mask)
 			size_t o = 0;
 			snprintf(one, sizeof(one), "%.*s", (int)len, p);
 			all[0] = 0;
-			for (int k = 0; k < MP_SIM_NQ && o < sizeof(all); k++)
+			for (int k = 0; k < nquantities() && o < sizeof(all); k++)
 				o += (size_t)snprintf(all + o, sizeof(all) - o, "%s%s", k ? ", " : "",
-						      mp_sim_quantity_name(k));
+						      quantity_name(k));
 			return terr(tp, "counts: '%s' is not one of callgrind's quantities (%s)", one,
 				    all);
 		}
 		if (*mask & (1u << q))
-			return terr(tp, "counts: '%s' is summed twice%s", mp_sim_quantity_name(q), "");
+			return terr(tp, "counts: '%s' is summed twice%s", quantity_name(q), "");
 		*mask |= 1u << q;
 		if (!p[len])
 			return 0;
@@ -208,19 +224,19 @@ static int table_finish(struct tparse *tp)
 	mp_sim_table *t = tp->t;
 	struct mp_buf b = { 0 };
 
-	for (int q = 0; q < MP_SIM_NQ; q++) {
-		const struct mp_sim_alias *a = mp_sim_table_find(t, mp_sim_quantity_name(q), NULL, 0);
+	for (int q = 0; q < nquantities(); q++) {
+		const struct mp_sim_alias *a = mp_sim_table_find(t, quantity_name(q), NULL, 0);
 		if (!a || a->mask != 1u << q || !a->note ||
-		    strncasecmp(a->names, mp_sim_quantity_name(q), strcspn(a->names, "|")))
+		    strncasecmp(a->names, quantity_name(q), strcspn(a->names, "|")))
 			return mp_err_set(tp->err, -MP_EPARSE,
 					  "%s: no row for callgrind's quantity '%s' (its name first, "
 					  "counts '%s', what it counts in note)",
-					  tp->file, mp_sim_quantity_name(q), mp_sim_quantity_name(q));
+					  tp->file, quantity_name(q), quantity_name(q));
 		t->desc[q] = a->note;
 	}
 	int bad = mp_buf_printf(&b, "callgrind's");
-	for (int q = 0; q < MP_SIM_NQ; q++)
-		bad |= mp_buf_printf(&b, "%s %s", q ? "," : "", mp_sim_quantity_name(q));
+	for (int q = 0; q < nquantities(); q++)
+		bad |= mp_buf_printf(&b, "%s %s", q ? "," : "", quantity_name(q));
 	for (size_t i = 0, k = 0; i < t->n; i++)
 		if (t->rows[i].hint)
 			bad |= mp_buf_printf(&b, "%s %s", k++ ? "," : ";", t->rows[i].hint);
