@@ -156,9 +156,10 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 static int cmd_script(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL;
-	int no_inline = 0, no_chain = 0, csv = 0;
+	int no_inline = 0, no_chain = 0, csv = 0, force = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
+		CLI_OPT_FORCE(&force),
 		CLI_OPT_SYMFS(&symfs),
 		CLI_OPT_KALLSYMS(&kallsyms),
 		{ 0, "no-inline", CLI_FLAG, &no_inline, NULL,
@@ -180,6 +181,8 @@ static int cmd_script(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (!input)
 		input = cli_default_input();
+	if (cli_input_owner_ok(CMD, input, force))
+		return CLI_EXIT_RUNTIME;
 	/* an unreadable --kallsyms is a warning here (the kernel's frames unresolved) */
 	if (cli_sym_paths_ok(CMD, symfs, NULL))
 		return CLI_EXIT_RUNTIME;

@@ -53,7 +53,7 @@ kill $sp
 # root does not read a recording another user owns (planted input) unless --force, as perf
 cp "$W/u/R2.data" O.data
 chown "$U" O.data
-for c in report annotate ratios "tui --batch q"; do
+for c in report annotate ratios script "tui --batch q"; do
 	"$MEMPROF" $c -i O.data -k /dev/null >out 2>err && fail "$c read $U's file"
 	[ "$(wc -l <err)" = 1 ] || fail "$c: not one line: $(cat err)"
 	grep -q "O.data: owned by another user (uid $(id -u "$U"))" err || fail "$c: $(cat err)"
