@@ -109,7 +109,7 @@ static const char *rec_str(mp_pd *pd, const uint8_t *r, size_t off, size_t end)
 	return pd->scratch_str;
 }
 
-static int call_sample(struct pd_run *R, struct mp_pd_sample *s)
+static inline int call_sample(struct pd_run *R, const struct mp_pd_sample *s)
 {
 	struct mp_pd_attr *a = &R->pd->attrs[s->attr_idx];
 	a->nr_samples++;
@@ -170,12 +170,13 @@ int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 	const struct mp_sample_layout *L = &pd->ia[ai].lay;
 	if (!L->fixed_only || size < L->fixed_size)
 		return PD_SLOW;
-	struct mp_pd_sample s;
-	sample_clear(&s);
-	s.attr_idx = ai;
-	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
-	sample_fixed(pd, ai, L, r, &s);
-	return call_sample(R, &s);
+	/* R->fs: its other fields were zeroed at the start of the run and nothing else
+	 * writes them (the callbacks get it const) */
+	struct mp_pd_sample *s = &R->fs;
+	s->attr_idx = ai;
+	s->cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	sample_fixed(pd, ai, L, r, s);
+	return call_sample(R, s);
 }
 
 /* The steps of deliver_sample(), each over the fields of one part of sample_type in

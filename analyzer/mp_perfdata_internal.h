@@ -263,6 +263,9 @@ struct pd_run {
 	size_t zlen, zcap;
 	uint64_t zin_total, zout_total;
 
+	/* the fast path's sample: the fields sample_fixed does not set stay 0 */
+	struct mp_pd_sample fs;
+
 	/* progress */
 	uint64_t prog_step, prog_next;
 	uint64_t dropped;           /* file bytes below this were given back (MADV_DONTNEED) */
