@@ -90,9 +90,14 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 		if (type < PD_NTYPES)
 			pd->counts[type]++;
 		if (type < MP_RECORD_USER_START) {
-			uint64_t ts = R->ordered ? mp_pd_rec_time(pd, r, size, type) : UINT64_MAX;
+			uint64_t ts;
+			if (type == PERF_RECORD_SAMPLE && R->sample_time)
+				ts = R->sample_time + 8 <= size && ld64(r + R->sample_time) ? ld64(r + R->sample_time)
+											    : UINT64_MAX;
+			else
+				ts = R->ordered ? mp_pd_rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
-				rc = mp_pd_q_push(R, r, size, off, ts, mode);
+				rc = mp_pd_q_push_fast(R, r, size, off, ts, mode);
 			else if ((rc = mp_pd_sample_fast(R, r, size)) == PD_SLOW)
 				rc = mp_pd_deliver(R, r, size, off);
 		} else {
@@ -458,6 +463,8 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	R.err = err;
 	R.ordered = pd->ordered && pd->ia[0].sid_all && h &&
 		    (h->mmap || h->comm || h->fork || h->exit);
+	if (R.ordered && (pd->nattrs == 1 || !pd->id_off))
+		R.sample_time = pd->ia[0].lay.time; /* as mp_pd_rec_time's sample_attr says 0 */
 	R.prog_step = pd->data_size / 100 + 1;
 	R.prog_next = pd->data_off + R.prog_step;
 

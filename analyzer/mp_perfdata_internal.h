@@ -268,6 +268,9 @@ struct pd_run {
 
 	/* progress */
 	uint64_t prog_step, prog_next;
+	/* the time's offset in every sample (one attr, or samples without an id), 0 when
+	 * unordered or the samples' attrs differ: mp_pd_rec_time tells then */
+	size_t sample_time;
 	uint64_t dropped;           /* file bytes below this were given back (MADV_DONTNEED) */
 };
 
@@ -302,6 +305,26 @@ void mp_pd_chunks_free(struct pd_run *R);
 int mp_pd_q_flush(struct pd_run *R, uint64_t limit);
 int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts,
 		 int mode);
+
+/* mp_pd_q_push's common case inline: a window's record, room in the queue's array and
+ * under its byte bound (anything else: mp_pd_q_push, which flushes, compacts or grows). */
+static inline int mp_pd_q_push_fast(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
+				    uint64_t ts, int mode)
+{
+	if (mode != WALK_WINDOW || R->nq == R->cq || R->nq == R->qh ||
+	    (R->nq - R->qh) * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES)
+		return mp_pd_q_push(R, r, size, off, ts, mode);
+	R->win->live++; /* the record stays in its window until delivered */
+	R->rec_bytes += size;
+	struct pd_qent *e = &R->q[R->nq++];
+	e->ts = ts;
+	e->rec = r;
+	e->off = off;
+	e->ch = R->win;
+	if (ts > R->max_ts)
+		R->max_ts = ts;
+	return 0;
+}
 
 /* mp_pd_zstd.c */
 int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off);
