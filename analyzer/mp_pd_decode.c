@@ -17,18 +17,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* attr of a sample record; SIZE_MAX when the id is unknown */
-static size_t sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
-{
-	if (pd->nattrs == 1 || !pd->id_off)
-		return 0;
-	size_t o = pd->id_off;
-	if (o + 8 > size)
-		return SIZE_MAX;
-	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + o));
-	return s ? s->attr : SIZE_MAX;
-}
-
 /* attr of a non-sample record through its sample_id trailer; 0 when it cannot tell.
  * Out of line: inlined, it made mp_pd_rec_time's sample path longer. */
 __attribute__((noinline)) static size_t other_attr(const mp_pd *pd, const uint8_t *r, size_t size)
@@ -46,7 +34,7 @@ __attribute__((noinline)) static size_t other_attr(const mp_pd *pd, const uint8_
 uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t type)
 {
 	if (type == PERF_RECORD_SAMPLE) {
-		size_t ai = sample_attr(pd, r, size);
+		size_t ai = mp_pd_sample_attr(pd, r, size);
 		if (ai == SIZE_MAX)
 			ai = 0;
 		size_t o = pd->ia[ai].lay.time;
@@ -109,16 +97,6 @@ static const char *rec_str(mp_pd *pd, const uint8_t *r, size_t off, size_t end)
 	return pd->scratch_str;
 }
 
-static inline int call_sample(struct pd_run *R, const struct mp_pd_sample *s)
-{
-	struct mp_pd_attr *a = &R->pd->attrs[s->attr_idx];
-	a->nr_samples++;
-	a->total_period += s->period;
-	if (R->h && R->h->sample)
-		return R->h->sample(R->h->ctx, s);
-	return 0;
-}
-
 /* Zero the fields a decoder may leave unset (sample_fixed sets the fixed ones, each).
  * Field by field: a memset of the whole struct (rep stos) was half the cost of decoding
  * a small sample. */
@@ -139,44 +117,6 @@ static inline void sample_clear(struct mp_pd_sample *s)
 	s->regs_user_abi = 0;
 	s->regs_user_mask = 0;
 	s->regs_user = NULL;
-}
-
-/* The fixed-size fields, IDENTIFIER to PERIOD, each at its offset (0 when absent), of a
- * sample of at least L->fixed_size bytes (record r, attr ai). */
-static inline void sample_fixed(const mp_pd *pd, size_t ai, const struct mp_sample_layout *L,
-				const uint8_t *r, struct mp_pd_sample *s)
-{
-	s->id = L->sample_id ? ld64(r + L->sample_id) : 0;
-	s->ip = L->ip ? ld64(r + L->ip) : 0;
-	s->pid = L->tid ? ld32(r + L->tid) : 0;
-	s->tid = L->tid ? ld32(r + L->tid + 4) : 0;
-	s->time = L->time ? ld64(r + L->time) : 0;
-	s->addr = L->addr ? ld64(r + L->addr) : 0;
-	s->stream_id = L->stream_id ? ld64(r + L->stream_id) : 0;
-	s->cpu = L->cpu ? ld32(r + L->cpu) : 0;
-	s->period = L->period ? ld64(r + L->period) : pd->attrs[ai].attr.sample_period;
-}
-
-/* A sample of fixed-size fields only (the common case), in a small function of its own
- * (deliver's frame, for every record type, is large); PD_SLOW for any other record. */
-int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
-{
-	mp_pd *pd = R->pd;
-	if (ld32(r) != PERF_RECORD_SAMPLE)
-		return PD_SLOW;
-	size_t ai = sample_attr(pd, r, size);
-	if (ai == SIZE_MAX)
-		return PD_SLOW;
-	const struct mp_sample_layout *L = &pd->ia[ai].lay;
-	if (!L->fixed_only || size < L->fixed_size)
-		return PD_SLOW;
-	/* R->fs: its other fields were zeroed at the start of the run and nothing else
-	 * writes them (the callbacks get it const) */
-	struct mp_pd_sample *s = &R->fs;
-	s->attr_idx = ai;
-	s->cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
-	sample_fixed(pd, ai, L, r, s);
-	return call_sample(R, s);
 }
 
 /* The steps of deliver_sample(), each over the fields of one part of sample_type in
@@ -428,7 +368,7 @@ static int sample_read_deliver(struct pd_run *R, struct mp_pd_sample *s,
 		s->attr_idx = sid->attr;
 		if (!s->period)
 			continue;
-		int rc = call_sample(R, s);
+		int rc = mp_pd_call_sample(R, s);
 		if (rc)
 			return rc;
 	}
@@ -438,7 +378,7 @@ static int sample_read_deliver(struct pd_run *R, struct mp_pd_sample *s,
 static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 {
 	mp_pd *pd = R->pd;
-	size_t ai = sample_attr(pd, r, size);
+	size_t ai = mp_pd_sample_attr(pd, r, size);
 	char why[160];
 
 	if (ai == SIZE_MAX) {
@@ -459,7 +399,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 		rc = PD_SHORT;
 		goto fail;
 	}
-	sample_fixed(pd, ai, L, r, &s);
+	mp_pd_sample_fixed(pd, ai, L, r, &s);
 	c.p = r + L->fixed_size;
 	if ((rc = sample_read(&c, L, &rd)))
 		goto fail;
@@ -467,7 +407,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 	    ((rc = sample_chains(&c, &s)) || (rc = sample_rest(&c, &s))))
 		goto fail;
 	if (!(c.st & PERF_SAMPLE_READ))
-		return call_sample(R, &s);
+		return mp_pd_call_sample(R, &s);
 	return sample_read_deliver(R, &s, L, &rd);
 
 fail:

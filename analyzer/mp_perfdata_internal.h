@@ -293,7 +293,6 @@ const char *mp_pd_feat_name(unsigned b);
 
 /* mp_pd_decode.c */
 uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t type);
-int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size);
 void mp_pd_finish_counts(mp_pd *pd);
 int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off);
 
@@ -332,5 +331,68 @@ int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint
 /* mp_pd_walk.c */
 int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int mode,
 	       size_t *consumed);
+
+/* ---- the sample fast path, inline in the walk and the queue's flush (mp_pd_decode.c's
+ * slow path shares its parts) ---- */
+
+/* attr of a sample record; SIZE_MAX when the id is unknown */
+static inline size_t mp_pd_sample_attr(const mp_pd *pd, const uint8_t *r, size_t size)
+{
+	if (pd->nattrs == 1 || !pd->id_off)
+		return 0;
+	size_t o = pd->id_off;
+	if (o + 8 > size)
+		return SIZE_MAX;
+	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + o));
+	return s ? s->attr : SIZE_MAX;
+}
+
+static inline int mp_pd_call_sample(struct pd_run *R, const struct mp_pd_sample *s)
+{
+	struct mp_pd_attr *a = &R->pd->attrs[s->attr_idx];
+	a->nr_samples++;
+	a->total_period += s->period;
+	if (R->h && R->h->sample)
+		return R->h->sample(R->h->ctx, s);
+	return 0;
+}
+
+/* The fixed-size fields, IDENTIFIER to PERIOD, each at its offset (0 when absent), of a
+ * sample of at least L->fixed_size bytes (record r, attr ai). */
+static inline void mp_pd_sample_fixed(const mp_pd *pd, size_t ai, const struct mp_sample_layout *L,
+				      const uint8_t *r, struct mp_pd_sample *s)
+{
+	s->id = L->sample_id ? ld64(r + L->sample_id) : 0;
+	s->ip = L->ip ? ld64(r + L->ip) : 0;
+	s->pid = L->tid ? ld32(r + L->tid) : 0;
+	s->tid = L->tid ? ld32(r + L->tid + 4) : 0;
+	s->time = L->time ? ld64(r + L->time) : 0;
+	s->addr = L->addr ? ld64(r + L->addr) : 0;
+	s->stream_id = L->stream_id ? ld64(r + L->stream_id) : 0;
+	s->cpu = L->cpu ? ld32(r + L->cpu) : 0;
+	s->period = L->period ? ld64(r + L->period) : pd->attrs[ai].attr.sample_period;
+}
+
+/* A sample of fixed-size fields only (the common case), apart from mp_pd_deliver (whose
+ * frame, for every record type, is large); PD_SLOW for any other record. */
+static inline int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
+{
+	mp_pd *pd = R->pd;
+	if (ld32(r) != PERF_RECORD_SAMPLE)
+		return PD_SLOW;
+	size_t ai = mp_pd_sample_attr(pd, r, size);
+	if (ai == SIZE_MAX)
+		return PD_SLOW;
+	const struct mp_sample_layout *L = &pd->ia[ai].lay;
+	if (!L->fixed_only || size < L->fixed_size)
+		return PD_SLOW;
+	/* R->fs: its other fields were zeroed at the start of the run and nothing else
+	 * writes them (the callbacks get it const) */
+	struct mp_pd_sample *s = &R->fs;
+	s->attr_idx = ai;
+	s->cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	mp_pd_sample_fixed(pd, ai, L, r, s);
+	return mp_pd_call_sample(R, s);
+}
 
 #endif
