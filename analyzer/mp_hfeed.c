@@ -12,17 +12,10 @@ static int feed_rc(struct mp_hist_feed *f, int rc)
 	return rc;
 }
 
-static int feed_sample(void *ctx, const struct mp_pd_sample *s)
+/* A sample that is not the one before again: its map, comm and place looked up.
+ * Out of line, so that a repeat (feed_sample) saves no registers. */
+__attribute__((noinline)) static int feed_new(struct mp_hist_feed *f, const struct mp_pd_sample *s)
 {
-	struct mp_hist_feed *f = ctx;
-	/* the sample before again (a loop's page faults, a hot instruction): the same map,
-	 * comm and place, as nothing changed the symbols since (regions go by time: not then) */
-	if (f->last.ok && s->ip == f->last.ip && s->tid == f->last.tid &&
-	    s->pid == f->last.pid && s->attr_idx == f->last.attr &&
-	    s->cpumode == f->last.cpumode && (!f->want_cpu || s->cpu == f->last.cpu)) {
-		mp_hist_add_again(f->hist, s->period);
-		return f->sample ? feed_rc(f, f->sample(f->sample_ctx, f->sym, s)) : 0;
-	}
 	f->last.ok = 0;
 	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
 	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
@@ -46,6 +39,20 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	if (rc)
 		f->err = rc;
 	return rc;
+}
+
+static int feed_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct mp_hist_feed *f = ctx;
+	/* the sample before again (a loop's page faults, a hot instruction): the same map,
+	 * comm and place, as nothing changed the symbols since (regions go by time: not then) */
+	if (f->last.ok && s->ip == f->last.ip && s->tid == f->last.tid &&
+	    s->pid == f->last.pid && s->attr_idx == f->last.attr &&
+	    s->cpumode == f->last.cpumode && (!f->want_cpu || s->cpu == f->last.cpu)) {
+		mp_hist_add_again(f->hist, s->period);
+		return f->sample ? feed_rc(f, f->sample(f->sample_ctx, f->sym, s)) : 0;
+	}
+	return feed_new(f, s);
 }
 
 static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
