@@ -41,6 +41,31 @@ static void progress(struct pd_run *R, uint64_t pos)
 		R->h->progress(R->h->ctx, pos - R->pd->data_off, R->pd->data_size);
 }
 
+/* The samples from pos on in a window of an ordered file whose samples all have their time
+ * at R->sample_time (the common records): queued as mp_pd_walk's loop would, without its
+ * other cases. Returns where it stopped: the end, or a record that loop is to look at (any
+ * other type, a bad size, a cut record, no time); *rc set when queueing fails. */
+static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t len, size_t pos,
+				  uint64_t base, int *rc)
+{
+	const size_t to = R->sample_time;
+	while (len - pos >= 8) {
+		const uint8_t *r = buf + pos;
+		uint16_t size = ld16(r + 6);
+		if (ld32(r) != PERF_RECORD_SAMPLE || size < 8 || size > len - pos || to + 8 > size)
+			break;
+		uint64_t ts = ld64(r + to);
+		if (!ts)
+			break;
+		R->pd->counts[PERF_RECORD_SAMPLE]++;
+		if ((*rc = mp_pd_q_push_fast(R, r, size, base + pos, ts, WALK_WINDOW)))
+			break;
+		pos += size;
+		progress(R, base + pos);
+	}
+	return pos;
+}
+
 /* Walk records in buf. WALK_TOP: buf is the data section at file offset base; a record
  * running past its end is a truncation error. WALK_INNER (zstd output): a trailing partial
  * record is left for the next COMPRESSED record (*consumed says how far the walk got);
@@ -57,7 +82,15 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 	/* a window that ends before the data section does may end inside a record */
 	int more = mode == WALK_WINDOW && base + len < pd->data_off + pd->data_size;
 
+	const int fast = mode == WALK_WINDOW && R->sample_time;
 	while (len - pos >= 8 || (!inner && pos < len)) {
+		if (fast) {
+			pos = walk_samples(R, buf, len, pos, base, &rc);
+			if (rc)
+				return rc;
+			if (pos == len)
+				break;
+		}
 		uint64_t off = inner ? base : base + pos;
 		if (len - pos < 8 && more)
 			break;
