@@ -378,7 +378,7 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 	assert_int_equal(nrec, 2 + 2 + 30 + 1 + 1 + 2);
 	assert_int_equal(nread, 2);
 	int feats[] = { 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, MP_HEADER_MEMPROF };
-	uint64_t off, size;
+	uint64_t off = 0, size = 0;
 	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
 		assert_int_equal(feature_sec(f, feats[i], &off, &size), 0);
 	/* BUILD_ID: exactly one entry (the hit object; the never-hit .so is not read) */
@@ -418,7 +418,7 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 static int bid_entries(const unsigned char *f, const char *const *names, int *has, size_t nnames,
 		       const char *never)
 {
-	uint64_t off, size;
+	uint64_t off = 0, size = 0;
 	int count = 0;
 	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
 	for (uint64_t o = off; o < off + size;) {
