@@ -1,7 +1,7 @@
 #!/bin/bash
 # marker-cost.sh - what the region markers cost (issue 15): not under memprof, a begin/end
 # pair around each iteration of a tight loop (bare vs marked time per iteration, for loop
-# bodies of 50, 200 and 1000 LCG steps); under memprof stat --regions, one begin/end pair
+# bodies of 50, 200 and 1000 LCG steps, in the thread's CPU time); under memprof stat --regions, one begin/end pair
 # (two synchronous reads of the thread's counters), beside perf stat --control's
 # enable/disable pair driven by the same markers. Not run by ctest.
 #
@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 cc -std=c11 -O2 -D_GNU_SOURCE -I"$SRC/marker/include" -o "$T/mc" "$SRC/bench/marker_cost.c" \
   "$B/marker/libmemprof-marker.a" -lpthread || exit 2
 
-echo "not under memprof: ns per iteration of a tight loop, bare / with a begin+end pair"
+echo "not under memprof: ns (thread CPU time) per iteration of a tight loop, bare / with a begin+end pair"
 for w in 50 200 1000; do
   read -r bare marked < <("$T/mc" loop $((20000000 / w * 10)) $w)
   awk -v w=$w -v b="$bare" -v m="$marked" \
