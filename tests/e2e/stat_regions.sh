@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # memprof stat --regions (issue 15, must-show 1 and 5): exact page faults per region of
 # tests/regions_prog, calls, nesting, 4 threads, dying and unclosed regions, odd names; the
-# same markers drive perf stat --control (perf's protocol), whose count is checked too.
+# kernels' regions (matmul's algorithms, cachebench's walk); the same markers drive perf stat
+# --control and perf record -D -1 --control (perf's protocol), whose counts are checked too.
 set -euo pipefail
 : "${MEMPROF:?}" "${PROG:?}"
 tmp=$(mktemp -d)
@@ -57,6 +58,20 @@ v=$(awk '$1=="unclosed" && $2=="0+1" && $3=="open" {print $4}' open.txt)
 in_range "$v" || fail "no row 'unclosed 0+1 open $N' (+ the exit's faults): '$v'"
 echo "ok: dying and unclosed regions reported"
 
+# the kernels out of the box: matmul -a all has one region per algorithm, cachebench's walk
+# is one region named by its mode; the regions and what lies outside them add up to the run
+"$MEMPROF" stat --regions --csv -o out.csv -e task-clock,page-faults -- "$KERNELS/matmul" -N 64 -a all >/dev/null
+for alg in naive transposed blocked; do
+  [ "$(calls $alg)" = 1 ] || fail "matmul: region $alg called '$(calls $alg)' times, not 1"
+done
+[ "$(awk -F, '$3==0' out.csv | cut -d, -f1 | sort -u | tr '\n' ' ')" = "blocked naive transposed " ] ||
+  fail "matmul: regions other than the three algorithms"
+sum=$(( $(val naive 0 task-clock) + $(val transposed 0 task-clock) + $(val blocked 0 task-clock) + $(val "(outside any region)" 0 task-clock) ))
+[ "$sum" = "$(val "(whole run)" 0 task-clock)" ] || fail "matmul: regions + outside = $sum ns, whole run $(val "(whole run)" 0 task-clock)"
+"$MEMPROF" stat --regions --csv -o out.csv -e task-clock -- "$KERNELS/cachebench" -m walk -s 64K -r 3 >/dev/null
+[ "$(calls walk)" = 1 ] && [ "$(val walk 0 task-clock)" -gt 0 ] || fail "cachebench: no region walk of 1 call"
+echo "ok: matmul's three algorithms and cachebench's walk are regions"
+
 # names of any bytes and length: the protocol holds, the markers stay on (exit 0)
 "$MEMPROF" stat --regions -e page-faults -- "$PROG" names 2> names.txt
 grep -q '^ two\\x0alines ' names.txt || fail "name with a newline"
@@ -76,4 +91,10 @@ if command -v perf >/dev/null && perf stat -e page-faults true 2>/dev/null; then
   p=$(awk -F, '$3=="page-faults" {print $1}' perf.csv)
   [ "$p" = $((N * R + 2 * N)) ] || fail "perf stat --control: $p page faults, not $((N * R + 2 * N))"
   echo "ok: perf stat --control counts $p in regions"
+  # and perf record -D -1 --control: a sample per page fault, only inside regions, all in touch()
+  MEMPROF_CONTROL=perf-fd:$c,$a perf record -q -D -1 --control fd:$c,$a -e page-faults -c 1 \
+    -o perf.data -- "$PROG" faults $N $R
+  s=$(perf script -i perf.data -F ip,sym 2>/dev/null | awk '{n[$NF]++} END {for (k in n) print k, n[k]}')
+  [ "$s" = "touch $((N * R + 2 * N))" ] || fail "perf record --control: samples by symbol '$s', not 'touch $((N * R + 2 * N))'"
+  echo "ok: perf record --control samples $s in regions"
 fi
