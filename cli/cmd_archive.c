@@ -80,8 +80,8 @@ static int cmd_archive(int argc, char **argv)
 		cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	if (!input)
-		input = cli_default_input();
+	if (!input && !(input = cli_default_input_of(CMD)))
+		return CLI_EXIT_RUNTIME;
 	char *outbuf = NULL;
 	if (!output) {
 		if (asprintf(&outbuf, "%s.tar", input) < 0) {

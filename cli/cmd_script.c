@@ -179,8 +179,8 @@ static int cmd_script(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (cli_input_arg(CMD, &input, nargs, argv))
 		return CLI_EXIT_USAGE;
-	if (!input)
-		input = cli_default_input();
+	if (!input && !(input = cli_default_input_of(CMD)))
+		return CLI_EXIT_RUNTIME;
 	if (cli_input_owner_ok(CMD, input, force))
 		return CLI_EXIT_RUNTIME;
 	/* an unreadable --kallsyms is a warning here (the kernel's frames unresolved) */

@@ -44,8 +44,14 @@ for f in "${CORPUS:-/nonexistent}"/*; do
 	done
 done
 # the default input: memprof.data, then perf.data, in the current directory
-cd "$T" && "$MEMPROF" report >/dev/null 2>"$T/err"
-[ $? -eq 1 ] && grep -q 'no memprof.data or perf.data in the current directory' "$T/err" || { echo "FAIL default input:"; cat "$T/err"; fail=1; }
+# (every command that reads a recording by default names both)
+cd "$T" || exit 1
+for cmd in report annotate tui ratios script archive; do
+	"$MEMPROF" $cmd >/dev/null 2>"$T/err"
+	[ $? -eq 1 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+		grep -q "^memprof $cmd: no memprof.data or perf.data in the current directory" "$T/err" ||
+		{ echo "FAIL default input of $cmd:"; cat "$T/err"; fail=1; }
+done
 cp "$SHARED_DIR/perfdata/pdc-group-desc-4.14.data" "$T/perf.data"
 "$MEMPROF" report -q --kallsyms /dev/null | grep -q '^# memprof report of perf.data' ||
 	{ echo "FAIL: perf.data not used by default"; fail=1; }
