@@ -481,6 +481,100 @@ static const char *row_with(tui_model *m, const char *text)
 	}
 }
 
+/* ratio r of the many-events model: r + 1 per symbol, its events' counts as the weight */
+static int many_ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint64_t *periods,
+			 struct tui_ratio_val *out)
+{
+	(void)ctx, (void)samples;
+	out->value = (double)ratio + 1;
+	out->lo = out->hi = out->value;
+	out->flags = TUI_RV_VALID;
+	out->weight = (double)periods[ratio];
+	return 0;
+}
+
+/* Issue 19: 8 events and 5 ratios at 80x24. A ratio that sorts shows its numerator's and
+ * denominator's events first; the ratio list keeps the names in view, its sorting ratio
+ * first, [ ] scroll the other ratios, and x goes to the next ratio from the one that sorts. */
+static void test_model_render__many_events_and_ratios__what_matters_fits(void **state)
+{
+	(void)state;
+	tui_data *d = tui_data_new();
+	assert_non_null(d);
+	static const char *ev[] = { "ev0", "ev1", "ev2", "ev3", "ev4", "ev5", "ev6", "ev7" };
+	for (size_t e = 0; e < 8; e++)
+		assert_int_equal(tui_data_add_event(d, ev[e], 100, 1000, 0, 0, 0), (int)e);
+	assert_int_equal(tui_data_add_sym(d, "a_long_symbol_name_to_see", "/bin/prog", 0x1000), 0);
+	for (size_t e = 0; e < 8; e++)
+		assert_int_equal(tui_data_set_sym_count(d, 0, e, 10, 100), 0);
+	static const char *rn[] = { "ratio0", "ratio1", "ratio2", "ratio3", "ratio4" };
+	for (size_t r = 0; r < 5; r++)
+		assert_int_equal(tui_data_add_ratio(d, rn[r], "", NAN), (int)r);
+	const size_t r2[] = { 6, 3, 6 };
+	assert_int_equal(tui_data_set_ratio_events(d, 2, r2, 3), 0);
+	const size_t bad[] = { 8 };
+	assert_int_equal(tui_data_set_ratio_events(d, 2, bad, 1), -EINVAL);
+	assert_int_equal(tui_data_set_ratio_events(d, 5, r2, 1), -EINVAL);
+	assert_int_equal(tui_data_set_ratio_events(d, 2, r2, 3), 0);
+	tui_data_set_ratio_fn(d, many_ratio_cb, NULL);
+	struct mp_err err = { 0 };
+	tui_model *m = tui_model_new(d, 80, 24, &err);
+	assert_non_null(m);
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(strstr(s->row[2].text, "a_long_symbol_name_to_see"));
+	/* X from the first event: ratio4 (no events given: the first event first), ratio3,
+	 * ratio2: ev6 and ev3 first, then the first others that fit */
+	tui_model_key(m, 'X');
+	s = tui_model_render(m);
+	assert_non_null(strstr(s->row[1].text, "ratio4"));
+	assert_true(strstr(s->row[1].text, "ev0") && strstr(s->row[1].text, "ev0") < strstr(s->row[1].text, "ev1"));
+	tui_model_key(m, 'X');
+	tui_model_key(m, 'X');
+	s = tui_model_render(m);
+	const char *h = s->row[1].text;
+	assert_non_null(strstr(h, "ratio2"));
+	assert_non_null(strstr(h, "ev6"));
+	assert_true(strstr(h, "ev6") < strstr(h, "ev3") && strstr(h, "ev3") < strstr(h, "ratio2"));
+	assert_true(!strstr(h, "ev0") || strstr(h, "ev3") < strstr(h, "ev0"));
+	assert_non_null(strstr(s->row[2].text, "a_long_symbol_name_to_see"));
+	/* the ratio list: opened by the first ratio; names in view at 80 columns */
+	tui_model_key(m, 'x'); /* ratio3 */
+	tui_model_key(m, 'x'); /* ratio4 */
+	tui_model_key(m, 'x'); /* ev0 */
+	tui_model_key(m, 'R');
+	s = tui_model_render(m);
+	h = s->row[1].text;
+	assert_true(strstr(h, "ratio0") && strstr(h, "ratio0") < strstr(h, "ratio1"));
+	assert_true(strstr(h, "ratio1") < strstr(h, "symbol"));
+	assert_null(strstr(h, "ratio2"));
+	assert_non_null(strstr(s->row[2].text, "a_long_symbol_name_to_see"));
+	/* ] scrolls the others, the sorting ratio stays first */
+	tui_model_key(m, ']');
+	tui_model_key(m, ']');
+	s = tui_model_render(m);
+	h = s->row[1].text;
+	assert_non_null(strstr(h, "ratio0"));
+	assert_non_null(strstr(h, "ratio3"));
+	assert_null(strstr(h, "ratio1"));
+	assert_string_equal(tui_model_message(m), "ratio columns 3-3 of 4 ([ ] scroll)");
+	for (int i = 0; i < 5; i++)
+		tui_model_key(m, ']');
+	assert_string_equal(tui_model_message(m), "ratio columns 4-4 of 4 ([ ] scroll)");
+	tui_model_key(m, '[');
+	/* x: the ratio after the one that sorts, never the same one again */
+	tui_model_key(m, 'x');
+	s = tui_model_render(m);
+	h = s->row[1].text;
+	assert_true(strstr(h, "ratio1") && strstr(h, "ratio1") < strstr(h, "symbol"));
+	assert_true(!strstr(h, "ratio0") || strstr(h, "ratio1") < strstr(h, "ratio0"));
+	assert_int_equal(tui_model_sort_col(m), 8 + 1);
+	tui_model_key(m, 'X');
+	assert_int_equal(tui_model_sort_col(m), 8 + 0);
+	tui_model_key(m, 'X');
+	assert_int_equal(tui_model_sort_col(m), 8 + 4);
+	tui_model_free(m);
+}
+
 static void test_model_key__braces__scroll_long_lines(void **state)
 {
 	(void)state;
@@ -1316,6 +1410,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
 		cmocka_unit_test(test_model_key__braces__scroll_long_lines),
+		cmocka_unit_test(test_model_render__many_events_and_ratios__what_matters_fits),
 		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),
 		cmocka_unit_test(test_bindings__one_action_per_key_and_view__help_from_table),
 		cmocka_unit_test(test_key_parse__names_and_characters__keys),

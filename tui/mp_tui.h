@@ -94,6 +94,11 @@ int tui_data_add_ratio(tui_data *d, const char *name, const char *desc, double t
 /* The whole-program value of a ratio when the adapter knows better than an evaluation on
  * the event totals (exact counts). */
 int tui_data_set_program_ratio(tui_data *d, size_t ratio, const struct tui_ratio_val *v);
+/* The events a ratio is computed from, its numerator's first (indexes as tui_data_add_event
+ * gave them; at most TUI_RATIO_EVENTS, the rest ignored). When the ratio sorts and colours,
+ * the lists and annotate show these event columns first. 0, or -EINVAL for a bad index. */
+#define TUI_RATIO_EVENTS 8
+int tui_data_set_ratio_events(tui_data *d, size_t ratio, const size_t *ev, size_t n);
 void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx);
 /* The counts were simulated, not measured (memprof record --sim): by names the simulator
  * ("callgrind"), note says how ("counts from valgrind's callgrind cache simulation (I1

@@ -156,6 +156,24 @@ int tui_data_set_program_ratio(tui_data *d, size_t ratio, const struct tui_ratio
 	return 0;
 }
 
+int tui_data_set_ratio_events(tui_data *d, size_t ratio, const size_t *ev, size_t n)
+{
+	if (ratio >= d->nratios)
+		return -EINVAL;
+	struct tui_ratio *r = &d->ratios[ratio];
+	r->nevs = 0;
+	for (size_t i = 0; i < n && r->nevs < TUI_RATIO_EVENTS; i++) {
+		if (ev[i] >= d->nev)
+			return -EINVAL;
+		size_t k;
+		for (k = 0; k < r->nevs && r->evs[k] != ev[i]; k++)
+			;
+		if (k == r->nevs)
+			r->evs[r->nevs++] = ev[i];
+	}
+	return 0;
+}
+
 void tui_data_set_ratio_fn(tui_data *d, tui_ratio_eval_fn fn, void *ctx)
 {
 	d->rfn = fn;

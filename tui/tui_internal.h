@@ -39,6 +39,7 @@ struct tui_ratio {
 	double threshold;
 	struct tui_ratio_val prog;
 	int prog_set;
+	size_t evs[TUI_RATIO_EVENTS], nevs; /* its events, numerator's first */
 };
 
 struct tui_data {
@@ -189,6 +190,10 @@ struct tui_model {
 	unsigned char evsel[TUI_MAX_EVENTS];
 	size_t evscroll;
 	size_t vis[TUI_MAX_EVENTS], nvis, nsel;
+	/* the ratio list's columns: the first shown ([ and ] scroll them) and those shown at
+	 * the last render (the sorting ratio first) */
+	size_t ratscroll;
+	size_t *rvis, nrvis;
 };
 
 #define NEV(m) ((m)->d->nev)
@@ -197,6 +202,8 @@ void tui_visible_events(tui_model *m);
 /* e: choose the event columns; [ ]: scroll them (tui_render.c). */
 unsigned tui_events_prompt(tui_model *m, struct view *v, int key);
 unsigned tui_events_scroll(tui_model *m, struct view *v, int key);
+/* The ratio list's columns that fit beside the names (tui_render.c): fills m->rvis. */
+void tui_visible_ratios(tui_model *m, const struct view *v);
 #define NRAT(m) ((m)->d->nratios)
 
 /* A row being rendered into its text buffer (tui_render.c). */

@@ -181,7 +181,7 @@ const struct tui_binding tui_bindings[] = {
 	  0 },
 	{ 'v', V_LISTS | V_ANN, tui_events_prompt, NULL, 0 },
 	{ '[', V_LISTS | V_ANN, tui_events_scroll,
-	  "[, ]	scroll the event columns left / right", 0 },
+	  "[, ]	scroll the event (or ratio) columns left / right", 0 },
 	{ ']', V_LISTS | V_ANN, tui_events_scroll, NULL, 0 },
 	HEADING("Symbol lists"),
 	{ TUI_KEY_ENTER, V_LISTS & ~V_CHILD, tui_list_annotate,

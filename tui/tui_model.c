@@ -221,6 +221,7 @@ void tui_model_free(tui_model *m)
 	}
 	free(m->stack);
 	free(m->srv);
+	free(m->rvis);
 	free(m->textbuf);
 	free(m->scr.row);
 	free(m->rowbuf);
@@ -310,8 +311,13 @@ unsigned tui_set_metric(tui_model *m, int dir)
 	int n = (int)(NEV(m) + NRAT(m));
 	struct view *v = tui_top_view(m);
 	if (v->ops == &tui_ratios_ops && NRAT(m)) {
-		/* the ratio list: x goes to the next ratio, never to an event */
-		int r = (size_t)m->metric >= NEV(m) ? m->metric - (int)NEV(m) : (dir > 0 ? -1 : 0);
+		/* the ratio list: x goes to the next ratio, never to an event; next after the
+		 * ratio the list is sorted by (R opens it sorted by the first ratio while an event
+		 * still colours: x then goes to the second, not to the first again) */
+		int nev = (int)NEV(m), cur = m->metric;
+		if (v->sort_col >= nev && v->sort_col < nev + (int)NRAT(m))
+			cur = v->sort_col;
+		int r = cur >= nev ? cur - nev : (dir > 0 ? -1 : 0);
 		r = (r + dir + (int)NRAT(m)) % (int)NRAT(m);
 		m->metric = (int)NEV(m) + r;
 	} else {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui_internal.h"
@@ -280,6 +281,32 @@ int tui_model_set_events(tui_model *m, const char *list, struct mp_err *err)
 	return 0;
 }
 
+/* A ratio that sorts and colours: its events first (numerator's, then denominator's), then
+ * the chosen ones from the scroll position while they fit. */
+static void visible_ratio_events(tui_model *m, const struct tui_ratio *r, int budget, int pairs)
+{
+	const tui_data *d = m->d;
+	int used = 0;
+	m->nvis = 0;
+	for (size_t i = 0; i < r->nevs; i++) {
+		used += cell_width(m, r->evs[i]) * pairs;
+		m->vis[m->nvis++] = r->evs[i];
+	}
+	size_t k = 0;
+	for (size_t e = 0; e < d->nev; e++) {
+		size_t i;
+		for (i = 0; i < r->nevs && r->evs[i] != e; i++)
+			;
+		if (i < r->nevs || !m->evsel[e] || k++ < m->evscroll)
+			continue;
+		int w = cell_width(m, e) * pairs;
+		if (used + w > budget)
+			continue;
+		used += w;
+		m->vis[m->nvis++] = e;
+	}
+}
+
 void tui_visible_events(tui_model *m)
 {
 	const tui_data *d = m->d;
@@ -291,6 +318,10 @@ void tui_visible_events(tui_model *m)
 	/* Children and Self: two cells an event */
 	int pairs = (tui_top_view(m)->ops->flags & TUI_VF_CHILDREN) ? 2 : 1;
 	budget -= (size_t)m->metric >= d->nev ? 14 : 0;
+	if ((size_t)m->metric >= d->nev && d->ratios[(size_t)m->metric - d->nev].nevs) {
+		visible_ratio_events(m, &d->ratios[(size_t)m->metric - d->nev], budget, pairs);
+		return;
+	}
 	size_t k = 0;
 	m->nvis = 0;
 	for (size_t e = 0; e < d->nev; e++) {
@@ -335,9 +366,47 @@ unsigned tui_events_prompt(tui_model *m, struct view *v, int key)
 	return TUI_HANDLED | TUI_REDRAW;
 }
 
+/* The ratio list's columns: those that fit beside 40 columns of names (at least one), the
+ * sorting ratio first, then the others from the scroll position. */
+void tui_visible_ratios(tui_model *m, const struct view *v)
+{
+	size_t n = NRAT(m);
+	if (!m->rvis && !(m->rvis = calloc(n + 1, sizeof(*m->rvis)))) {
+		m->nrvis = 0;
+		return;
+	}
+	size_t fit = m->cols - 40 >= 14 ? (size_t)(m->cols - 40) / 14 : 1;
+	size_t sort = n, k = 0;
+	if (v->sort_col >= (int)NEV(m) && (size_t)v->sort_col < NEV(m) + n)
+		sort = (size_t)v->sort_col - NEV(m);
+	m->nrvis = 0;
+	if (sort < n)
+		m->rvis[m->nrvis++] = sort;
+	for (size_t r = 0; r < n && m->nrvis < fit; r++)
+		if (r != sort && k++ >= m->ratscroll)
+			m->rvis[m->nrvis++] = r;
+}
+
+static unsigned ratios_scroll(tui_model *m, struct view *v, int key)
+{
+	tui_visible_ratios(m, v);
+	/* the scrolled ones: all but the sorting ratio when one sorts */
+	size_t sorted = v->sort_col >= (int)NEV(m) && (size_t)v->sort_col < NEV(m) + NRAT(m);
+	size_t others = NRAT(m) - sorted, shown = m->nrvis - sorted;
+	if (key == '[' && m->ratscroll > 0)
+		m->ratscroll--;
+	else if (key == ']' && m->ratscroll + shown < others)
+		m->ratscroll++;
+	tui_visible_ratios(m, v);
+	tui_set_msg(m, "ratio columns %zu-%zu of %zu ([ ] scroll)", m->ratscroll + 1,
+		    m->ratscroll + shown > others ? others : m->ratscroll + shown, others);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
 unsigned tui_events_scroll(tui_model *m, struct view *v, int key)
 {
-	(void)v;
+	if (v->ops == &tui_ratios_ops)
+		return ratios_scroll(m, v, key);
 	tui_visible_events(m);
 	if (key == '[' && m->evscroll > 0)
 		m->evscroll--;
@@ -379,9 +448,9 @@ void tui_render_annot_header(tui_model *m, struct tui_line *l, const struct view
 
 void tui_render_ratio_header(tui_model *m, struct tui_line *l, const struct view *v)
 {
-	(void)v;
-	for (size_t r = 0; r < m->d->nratios; r++)
-		tui_putf(l, " %13.13s", m->d->ratios[r].name);
+	tui_visible_ratios(m, v);
+	for (size_t k = 0; k < m->nrvis; k++)
+		tui_putf(l, " %13.13s", m->d->ratios[m->rvis[k]].name);
 	tui_put(l, "  symbol");
 }
 
@@ -450,8 +519,9 @@ void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, 
 void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
 {
 	const tui_data *d = m->d;
-	for (size_t r = 0; r < d->nratios; r++)
-		put_ratio(m, l, v->rows[i], r);
+	tui_visible_ratios(m, v);
+	for (size_t k = 0; k < m->nrvis; k++)
+		put_ratio(m, l, v->rows[i], m->rvis[k]);
 	tui_putf(l, "  %s", d->syms[v->rows[i]].name);
 }
 

@@ -259,6 +259,22 @@ static int ratio_cb(void *ctx, size_t ratio, const uint64_t *samples, const uint
 	return 0;
 }
 
+/* The events a bound ratio reads, its numerator's first: the columns shown when it sorts. */
+static void set_ratio_events(tui_data *d, size_t ratio, const struct mp_ratio_binding *b)
+{
+	int side[MP_RATIO_MAX_EVENTS];
+	size_t ev[MP_RATIO_MAX_EVENTS], n = 0;
+	if (!b->var || !b->var->f || b->n > MP_RATIO_MAX_EVENTS)
+		return;
+	mp_formula_sides(b->var->f, side);
+	for (int want = 1; want >= -1; want -= 2)
+		for (size_t i = 0; i < b->n; i++)
+			if (b->ev[i] >= 0 && b->ev[i] < TUI_MAX_EVENTS &&
+			    (side[i] == want || (want == 1 && side[i] == 0)))
+				ev[n++] = (size_t)b->ev[i];
+	tui_data_set_ratio_events(d, ratio, ev, n);
+}
+
 /* Bind the ratios whose events the recording has; the others are not shown. */
 static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opts *o,
 		       struct mp_err *err)
@@ -298,9 +314,11 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 		if (mp_ratio_bind(def, models, nm, src->rev, src->nattrs, mp_ratio_resolve_events, NULL,
 				  b, &e))
 			continue;
-		if (tui_data_add_ratio(d, def->name && def->name[0] ? def->name : def->id, def->what,
-				       def->has_threshold ? def->threshold : NAN) < 0)
+		int ri = tui_data_add_ratio(d, def->name && def->name[0] ? def->name : def->id,
+					    def->what, def->has_threshold ? def->threshold : NAN);
+		if (ri < 0)
 			return mp_err_set(err, -ENOMEM, "%s: out of memory", src->path);
+		set_ratio_events(d, (size_t)ri, b);
 		src->nbind++;
 	}
 	if (src->nbind) {

@@ -30,6 +30,23 @@ grep -q 's += v\[i\] / (double)(r + 1);' t1.txt || fail "no source text at 80x24
 	fail "e key: $("$MEMPROF" tui -i s.data --batch "eBc,Bcm<ENTER>" | sed -n 2p)"
 "$MEMPROF" tui -i s.data --batch "]]" | sed -n 2p | grep -Eq '^ +Ir +Dw +I1mr' ||
 	fail "] scroll: $("$MEMPROF" tui -i s.data --batch "]]" | sed -n 2p)"
+# a ratio that sorts shows its events first: L1D Load Miss Ratio = D1mr / Dr (the last ratio: X)
+"$MEMPROF" tui -i s.data --batch "X" >tx.txt || fail "tui X"
+sed -n 1p tx.txt | grep -q 'sort: L1D Load Miss Ratio' || fail "X: $(sed -n 1p tx.txt)"
+sed -n 2p tx.txt | grep -Eq '^ +D1mr +Dr .*L1D Load Miss +symbol' || fail "X: not D1mr, Dr first: $(sed -n 2p tx.txt)"
+grep -Eq '^[> ] .* (sum_local|work_mix) ' tx.txt || fail "X: no symbol names: $(sed -n 3,4p tx.txt)"
+# the ratio list at 80x24: names in view, the sorting ratio first, x the next ratio, ] scrolls
+"$MEMPROF" tui -i s.data --batch "R" >tr.txt || fail "tui R"
+awk 'length($0) > 80 { exit 1 }' tr.txt || fail "ratio rows wider than 80"
+first=$(sed -n 1p tr.txt | sed -n 's/.*| sort: //p')
+[ -n "$first" ] || fail "R: no sort in the title: $(sed -n 1p tr.txt)"
+sed -n 2p tr.txt | grep -Eq "^ +${first:0:13} .* symbol\$" || fail "R: header $(sed -n 2p tr.txt)"
+grep -Eq '^> +[0-9.e+-]+[~!]? .* [a-z_]{3,}' tr.txt || fail "R: no symbol names at 80x24: $(sed -n 3,4p tr.txt)"
+"$MEMPROF" tui -i s.data --size 120x24 --batch "Rx" | tail -1 | grep -q 'sorting and colouring by ' || fail "Rx: no message"
+second=$("$MEMPROF" tui -i s.data --size 120x24 --batch "Rx" | tail -1 | sed 's/sorting and colouring by //')
+[ -n "$second" ] && [ "$second" != "$first" ] || fail "R then x sorts by '$second' again ('$first' sorted)"
+"$MEMPROF" tui -i s.data --batch "R]" | sed -n 2p | grep -Eq "^ +${first:0:13} " || fail "R]: sorting ratio not first"
+"$MEMPROF" tui -i s.data --batch "R]" | tail -1 | grep -q '^ratio columns 2-2 of ' || fail "R]: $("$MEMPROF" tui -i s.data --batch "R]" | tail -1)"
 "$MEMPROF" tui -i s.data -e nope --batch "" >/dev/null 2>e.out; [ $? = 2 ] || fail "tui -e nope accepted"
 grep -q "no event 'nope'" e.out || fail "tui -e nope: $(cat e.out)"
 
