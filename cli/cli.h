@@ -80,6 +80,8 @@ void cli_print_help(const struct cli_cmd *cmd, const struct cli_opt *opts);
 /* Print "memprof CMD: msg" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* How many lines cli_error has printed (main's one-line rule for an unwritable stdout). */
+unsigned cli_errors_printed(void);
 
 /* -e/--events of report and annotate: the recording's events named in list
  * (comma-separated, as report's header names them), in the order given, into ev (room for

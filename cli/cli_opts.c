@@ -61,12 +61,22 @@ static void say(const char *cmd, const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* Error lines printed so far: main adds no second line about an unwritable stdout to a
+ * command that already said why it failed. */
+static unsigned cli_nerrors;
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	say(cmd, "", fmt, ap);
 	va_end(ap);
+	cli_nerrors++;
+}
+
+unsigned cli_errors_printed(void)
+{
+	return cli_nerrors;
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)

@@ -44,6 +44,9 @@ static int stdout_checked(const char *cmd, int rc)
 	bad = fflush(stdout) != 0;
 	if (!bad && !ferror(stdout))
 		return rc;
+	/* The command failed and said why (its own flush, "writing the report: ..."): one line. */
+	if (rc && cli_errors_printed())
+		return rc;
 	/* An earlier failed write leaves only the error flag: its errno is gone. */
 	fprintf(stderr, "memprof %s: cannot write the output to stdout: %s\n", cmd,
 		bad && errno ? strerror(errno) : "a write failed (disk full, device error?)");

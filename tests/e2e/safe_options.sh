@@ -37,7 +37,10 @@ full() {
 	"$MEMPROF" "$@" >/dev/full 2>err
 	rc=$?
 	[ "$rc" = 1 ] || fail "memprof $* >/dev/full exited $rc: $(cat err)"
-	grep -q 'cannot write the output' err || fail "memprof $* >/dev/full: $(cat err)"
+	grep -Eq 'cannot write the output|writing( the (report|diff))?: No space left' err ||
+		fail "memprof $* >/dev/full: $(cat err)"
+	# one line: a command that says why its flush failed gets no second line from main
+	[ "$(wc -l <err)" = 1 ] || fail "memprof $* >/dev/full: not one line: $(cat err)"
 }
 full list
 full list --models
@@ -45,9 +48,13 @@ full ratios --list
 "$MEMPROF" record -q -e cpu-clock -c 100000 -o R.data -- "$KERNELS/matmul" -N 64 -a naive \
 	>/dev/null 2>err || fail "record: $(cat err)"
 full report -i R.data -k /dev/null
+full report -i R.data -k /dev/null --csv
+full report -i R.data,R.data -k /dev/null
 full annotate -i R.data -k /dev/null
 full ratios -i R.data -k /dev/null
 full tui --batch q -i R.data -k /dev/null
+full script -i R.data -k /dev/null
+full diff R.data R.data -k /dev/null
 "$MEMPROF" stat -o /dev/full -e task-clock -- true 2>err
 [ $? = 1 ] || fail "stat -o /dev/full did not fail: $(cat err)"
 grep -q '/dev/full: cannot write' err || fail "stat -o /dev/full: $(cat err)"

@@ -96,8 +96,8 @@ PERF_BUILDID_DIR=$W/empty "$PERF" script -i "$P/kdab-vector-dwarf-bdw.data" --sy
 chains k.mp | awk '{ u = ""; for (i = 1; i <= NF; i++) if ($i !~ /^ffff/) u = u " " $i; print u }' >k.user
 chains k.perf | awk '{ u = ""; for (i = 1; i <= NF; i++) if ($i !~ /^ffff/) { u = $i; break } print u }' >k.pleaf
 awk '{ print $1 }' k.user >k.mleaf
-n=$(grep -c . k.pleaf)
-[ "$n" -gt 30 ] || fail "kdab dwarf: $n user samples in perf's script"
+nk=$(grep -c . k.pleaf)
+[ "$nk" -gt 30 ] || fail "kdab dwarf: $nk user samples in perf's script"
 cmp -s k.mleaf k.pleaf || fail "kdab dwarf: leaves differ from perf's: $(diff k.pleaf k.mleaf | head)"
 cat >k.expected <<'EXP'
 18cc1 1572 2089f 1b6d
