@@ -477,6 +477,13 @@ int mp_run_open(struct mp_run *r, const struct mp_evopts *evopts, struct mp_err 
 					  "attaching to it needs that user, or root (CAP_PERFMON "
 					  "and ptrace access): %s", (int)t->pid,
 					  (unsigned)st.st_uid, strerror(-rc));
+		/* perf's first reason for EOPNOTSUPP: the branch stack that lbr asks for */
+		if (rc == -EOPNOTSUPP && r->eo.callgraph == MP_CG_LBR)
+			return mp_err_set(err, rc, "event '%s': --call-graph lbr: the PMU or this "
+					  "event cannot sample the branch call stack (%s; LBR needs "
+					  "an Intel PMU that has it and a hardware event such as "
+					  "cycles): use --call-graph fp or dwarf",
+					  t->events[bad].spec, strerror(-rc));
 		return explain(t->events, t->nevents, bad, rc, evopts, err);
 	}
 	return 0;

@@ -1,7 +1,8 @@
 # record --call-graph fp|dwarf[,SIZE] sets the attr as perf record does on the same
 # command (perf evlist -v: the sample_type bits of call chains, sample_regs_user,
 # sample_stack_user, exclude_callchain_user, mmap_data), and perf unwinds memprof's dwarf
-# file of matmul (built without frame pointers) through main into the three algorithms.
+# file of matmul (built without frame pointers) through main into the three algorithms;
+# lbr where the event has no branch stack is refused in one line that says so.
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 # the attr fields that make a call graph, one per line
@@ -41,4 +42,11 @@ done
 grep -q "65528" err || fail "dwarf,70000: $(cat err)"
 "$MEMPROF" record --call-graph frame true >out 2>err && fail "--call-graph frame accepted"
 grep -q "fp, dwarf" err || fail "--call-graph frame: $(cat err)"
+# lbr of a software event (no branch stack on any machine: perf refuses it too): one line
+# naming the branch call stack, as perf's "doesn't support branch stack sampling"
+"$PERF" record -q --call-graph lbr -e cpu-clock -o PL true >/dev/null 2>&1 && fail "perf took lbr of cpu-clock"
+"$MEMPROF" record -q --call-graph lbr -e cpu-clock -o L true >out 2>err && fail "lbr of cpu-clock accepted"
+[ "$(wc -l <err)" = 1 ] && grep -q "call-graph lbr: .*cannot sample the branch call stack" err ||
+	fail "lbr of cpu-clock: $(cat err)"
+[ -e L ] && fail "lbr of cpu-clock: L written"
 echo "OK: --call-graph attrs as perf's; perf unwinds memprof's dwarf file"
