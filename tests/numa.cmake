@@ -21,3 +21,7 @@ set_tests_properties(e2e_kernels_numa PROPERTIES ENVIRONMENT "KERNELS=${KERNELS_
 add_test(NAME e2e_record_topology COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/record_topology.sh)
 set_tests_properties(e2e_record_topology PROPERTIES
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PERF=perf" TIMEOUT 300)
+
+add_test(NAME e2e_record_edac COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/record_edac.sh)
+set_tests_properties(e2e_record_edac PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};TESTS_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data")
