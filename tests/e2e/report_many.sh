@@ -81,5 +81,31 @@ grep -q '^#   a.data: [0-9]* samples' ann.ab && grep -q '^#   b.data: ' ann.ab |
 "$MEMPROF" annotate -i a.data -i t.data walk >/dev/null 2>am.err
 rc=$?
 [ $rc = 1 ] && [ "$(wc -l <am.err)" = 1 ] || { echo "FAIL: annotate, mismatched events: rc $rc, $(cat am.err)"; fail=1; }
+# two builds of the program (the same name, another build-id): summed by name, with a warning
+# naming the object
+mkdir -p kb
+cp "$KERNELS/cachebench" kb/cachebench
+"$PERF" record -q -e cpu-clock -F 2000 -o v1.data kb/cachebench -s 1M -o random -r 300 >/dev/null 2>&1
+python3 - kb/cachebench <<'PY'
+import re, subprocess, sys
+bid = re.search(r'Build ID: ([0-9a-f]+)', subprocess.run(['readelf', '-n', sys.argv[1]],
+                capture_output=True, text=True).stdout).group(1)
+b = open(sys.argv[1], 'rb').read()
+old = bytes.fromhex(bid)
+assert b.count(old) == 1, b.count(old)
+open(sys.argv[1], 'wb').write(b.replace(old, bytes(x ^ 0xff for x in old)))
+PY
+"$PERF" record -q -e cpu-clock -F 2000 -o v2.data kb/cachebench -s 1M -o random -r 300 >/dev/null 2>&1
+"$MEMPROF" report -i v1.data -i v2.data --csv >v.csv 2>v.err || { echo "FAIL: report -i v1 -i v2: $(cat v.err)"; fail=1; }
+grep -q '^memprof report: warning: v2.data: .*/kb/cachebench has another build-id than in v1.data' v.err ||
+	{ echo "FAIL: two builds without a warning: $(cat v.err)"; fail=1; }
+# walk of both builds is one row, the sum of the two
+s1=$("$MEMPROF" report -q -i v1.data --csv | awk -F, '$3 == "walk" { print $4 }')
+s2=$("$MEMPROF" report -q -i v2.data --csv | awk -F, '$3 == "walk" { print $4 }')
+s12=$(awk -F, '$3 == "walk" { print $4 }' v.csv)
+[ -n "$s1" ] && [ -n "$s2" ] && [ "$s12" = "$((s1 + s2))" ] ||
+	{ echo "FAIL: two builds: walk $s12 samples, not $s1 + $s2"; fail=1; }
+"$MEMPROF" report -i v1.data -i v1.data --csv >/dev/null 2>vv.err
+[ ! -s vv.err ] || { echo "FAIL: one build warned about: $(cat vv.err)"; fail=1; }
 [ $fail = 0 ] && echo "PASS report_many"
 exit $fail
