@@ -720,11 +720,18 @@ static void print_ratio_changes(const struct diff_opts *o, const struct side_fil
 	}
 }
 
-static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
+/* The ratio changes between the sides (--ratios). automatic: the text form of a plain
+ * diff, which shows them after the places when every side has the events of at least one
+ * ratio (checked at the program level first, so that recordings without a ratio's events
+ * are read no further); then nothing is printed when no ratio is computable, and a failure
+ * is a warning. */
+static int diff_ratios(const struct diff_opts *o, const struct side_files *sf, int automatic)
 {
 	enum mp_ratio_level lvl = MP_RATIO_SYMBOL;
 	struct mp_err err = { 0, "" };
 	int rc = 0;
+	if (automatic && sf->n != sf->ngroups)
+		return 0;
 	if (o->level && parse_level(o->level, &lvl)) {
 		cli_error(CMD, "--level '%s': expected program, dso, symbol or line", o->level);
 		return CLI_EXIT_USAGE;
@@ -754,6 +761,24 @@ static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
 	}
 	for (size_t i = 0; i < nd; i++)
 		defs[i] = mp_ratio_set_get(set, i);
+	for (size_t i = 0; automatic && i < sf->n; i++)
+		if ((rc = open_rside(sf->paths[i], MP_RATIO_PROGRAM, o, &s[i], &err)))
+			goto fail;
+	if (automatic) {
+		if ((rc = ratio_changes(sf, s, MP_RATIO_PROGRAM, defs, nd, &chg, &nchg, &err)))
+			goto fail;
+		for (size_t i = 0; i < sf->n; i++) {
+			mp_ratio_table_fini(&s[i].t[0]);
+			mp_ratio_run_free(s[i].run[0]);
+			memset(&s[i], 0, sizeof(s[i]));
+		}
+		free(chg);
+		chg = NULL;
+		if (!nchg)
+			goto out;
+		nchg = 0;
+		putchar('\n');
+	}
 	for (size_t i = 0; i < sf->n; i++)
 		if ((rc = open_rside(sf->paths[i], lvl, o, &s[i], &err)))
 			goto fail;
@@ -764,6 +789,11 @@ static int diff_ratios(const struct diff_opts *o, const struct side_files *sf)
 	rc = 0;
 	goto out;
 fail:
+	if (automatic) {
+		cli_warn(CMD, "ratios: %s", err.msg[0] ? err.msg : mp_strerror(rc));
+		rc = 0;
+		goto out;
+	}
 	cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
 	rc = 1;
 out:
@@ -878,7 +908,7 @@ static int cmd_diff(int argc, char **argv)
 			cli_error(CMD, "--ratios has no --tui form (use its text, --csv or --json)");
 			rc = CLI_EXIT_USAGE;
 		} else {
-			rc = diff_ratios(&o, &sf);
+			rc = diff_ratios(&o, &sf, 0);
 		}
 		goto out_sf;
 	}
@@ -908,6 +938,7 @@ static int cmd_diff(int argc, char **argv)
 		rc = diff_tui(&m, &mg, &o, argv + 1);
 	} else {
 		print_text(&m, &mg, &o, argv + 1, nargs);
+		rc = diff_ratios(&o, &sf, 1);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(CMD, "writing the diff: %s", strerror(errno));
@@ -929,5 +960,6 @@ const struct cli_cmd cli_cmd_diff = {
 	"line, places matched by name across builds; a side may be several recordings "
 	"(a.data,b.data), summed. With --ratios every ratio both recordings give, both values, "
 	"the change with its 95% interval, marked significant only when the interval excludes "
-	"zero (exact for simulated recordings), largest change first.", 0,
+	"zero (exact for simulated recordings), largest change first; the text form adds them "
+	"by itself when both recordings have a ratio's events.", 0,
 };

@@ -82,6 +82,10 @@ if n < 5:
     sys.exit("FAIL tui: %d rows" % n)
 print("tui: %d rows as the csv" % n)
 PY
+# cpu-clock recordings have no ratio's events: the text form is the places alone
+"$MEMPROF" diff a.data b.data >plain.txt 2>plain.err
+grep -q "^# Event 'cpu-clock'" plain.txt && ! grep -q 'ratio' plain.txt && [ ! -s plain.err ] ||
+	{ echo "FAIL: plain diff of cpu-clock recordings: $(grep ratio plain.txt | head -2) $(cat plain.err)"; fail=1; }
 # a side of two recordings: base a+a counts twice a's samples, at the same shares
 "$MEMPROF" diff --csv a.data,a.data b.data >aa.csv || { echo "FAIL diff a,a"; fail=1; }
 "$MEMPROF" diff --csv a.data b.data >ab.csv

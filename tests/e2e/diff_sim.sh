@@ -67,6 +67,11 @@ n=$(awk -F, 'NR > 1 && $6 == "cachebench" && $7 == "walk" && $NF == 1' r.csv | w
 # the text form says it, largest first
 "$MEMPROF" diff --ratios seq.data random.data >d.txt
 grep -q 'L1D Miss Rate .* walk .* exact .*significant' d.txt || { echo "FAIL: text: walk's L1D change"; fail=1; }
+# without --ratios the text form adds the same comparison after the places (both files
+# have the ratios' events)
+"$MEMPROF" diff seq.data random.data >plain.txt || { echo "FAIL: diff without --ratios"; fail=1; }
+grep -q "^# Event 'Ir'" plain.txt && sed -n '/^# memprof diff --ratios/,$p' plain.txt | cmp -s - d.txt ||
+	{ echo "FAIL: diff without --ratios does not end with the ratio comparison"; fail=1; }
 # ratios -i A -i B: the two recordings summed: numerators and denominators of every ratio
 # at every symbol are the sums of each file's own
 "$MEMPROF" ratios --csv --level symbol -i seq.data -i random.data >sum.ratios.csv 2>/dev/null ||
