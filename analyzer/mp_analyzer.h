@@ -166,6 +166,12 @@ struct mp_pd_handler {
 	void *ctx;
 	/* Any callback may be NULL; a non-zero return stops processing and is returned. */
 	int (*sample)(void *ctx, const struct mp_pd_sample *s);
+	/* May be given instead of sample() n samples (period: their sum), each the sample
+	 * that sample() got last again, with no other record delivered between: the same
+	 * attr, cpumode, ip, pid, tid and cpu (times, periods, addr and ids may differ).
+	 * Return 0 when taken, > 0 to have them given to sample() in full; a handler that
+	 * took one takes all further repeats of that sample (> 0 is then 0). */
+	int (*sample_again)(void *ctx, size_t attr_idx, uint64_t n, uint64_t period);
 	int (*mmap)(void *ctx, const struct mp_pd_mmap *m);
 	int (*comm)(void *ctx, const struct mp_pd_task *t);
 	int (*fork)(void *ctx, const struct mp_pd_task *t);
@@ -499,7 +505,7 @@ int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
 /* The same, keyed by the sample's CPU too (MP_HK_CPU queries). */
 /* One more sample of the place mp_hist_add_key() added last (successfully): for a caller
  * that knows the key is the same again (the feed's repeated samples). */
-void mp_hist_add_again(mp_hist *h, uint64_t period);
+void mp_hist_add_again(mp_hist *h, uint64_t samples, uint64_t period);
 int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_t comm_id,
 		    uint32_t cpu, uint32_t map_id, uint16_t cpumode, uint64_t ip,
 		    uint64_t period);

@@ -49,10 +49,21 @@ static int feed_sample(void *ctx, const struct mp_pd_sample *s)
 	if (f->last.ok && s->ip == f->last.ip && s->tid == f->last.tid &&
 	    s->pid == f->last.pid && s->attr_idx == f->last.attr &&
 	    s->cpumode == f->last.cpumode && (!f->want_cpu || s->cpu == f->last.cpu)) {
-		mp_hist_add_again(f->hist, s->period);
+		mp_hist_add_again(f->hist, 1, s->period);
 		return f->sample ? feed_rc(f, f->sample(f->sample_ctx, f->sym, s)) : 0;
 	}
 	return feed_new(f, s);
+}
+
+/* The reader's repeats: the sample before again, not decoded. Taken when that sample's
+ * place is known (f->last) and nothing else wants the samples. */
+static int feed_sample_again(void *ctx, size_t attr_idx, uint64_t n, uint64_t period)
+{
+	struct mp_hist_feed *f = ctx;
+	if (!f->last.ok || f->sample || attr_idx != f->last.attr)
+		return 1;
+	mp_hist_add_again(f->hist, n, period);
+	return 0;
 }
 
 static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
@@ -96,6 +107,7 @@ void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
 	feed->last.ok = 0;
 	h->ctx = feed;
 	h->sample = feed_sample;
+	h->sample_again = feed_sample_again;
 	h->mmap = feed_mmap;
 	h->comm = feed_comm;
 	h->fork = feed_fork;

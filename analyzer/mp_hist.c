@@ -159,12 +159,12 @@ int mp_hist_add_key(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
 	return 0;
 }
 
-void mp_hist_add_again(mp_hist *h, uint64_t period)
+void mp_hist_add_again(mp_hist *h, uint64_t samples, uint64_t period)
 {
 	struct place *lp = &h->tab[h->last];
-	lp->samples++;
+	lp->samples += samples;
 	lp->period += period;
-	h->total[lp->attr].samples++;
+	h->total[lp->attr].samples += samples;
 	h->total[lp->attr].period += period;
 }
 

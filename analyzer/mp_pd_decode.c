@@ -526,6 +526,7 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 	uint16_t misc = ld16(r + 4);
 	struct pd_trail t;
 
+	R->rk.state = RK_NONE; /* a record other than the flush's fast samples: no repeat after it */
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
 		return deliver_sample(R, r, size, off);

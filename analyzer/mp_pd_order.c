@@ -198,10 +198,60 @@ static void q_sort(struct pd_qent *q, struct pd_qent *tmp, size_t len)
 static void q_settle(struct pd_run *R)
 {
 	if (R->nsorted < R->nq) {
-		q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
+		if (R->tail_mixed)
+			q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
+		R->tail_mixed = 0;
+		R->tail_last = 0;
 		q_merge(R->q + R->qh, R->tmp, R->nsorted - R->qh, R->nq - R->qh);
 		R->nsorted = R->nq;
 	}
+}
+
+/* Give the repeats counted in the flush to the handler (once it took one, it takes all). */
+static int flush_repeats(struct pd_run *R, uint64_t *n, uint64_t *period)
+{
+	if (!*n)
+		return 0;
+	struct mp_pd_attr *a = &R->pd->attrs[R->rk.attr];
+	a->nr_samples += *n;
+	a->total_period += *period;
+	int rc = R->h->sample_again(R->h->ctx, R->rk.attr, *n, *period);
+	*n = *period = 0;
+	return rc > 0 ? 0 : rc;
+}
+
+/* One queued record: the remembered sample again (counted in *nrep, *prep while the
+ * handler takes repeats), a sample of fixed fields (remembered), or any other record. */
+static inline int flush_one(struct pd_run *R, const struct pd_qent *e, size_t size, int again,
+			    uint64_t *nrep, uint64_t *prep)
+{
+	int rc;
+	uint64_t period;
+	if (again && R->rk.state != RK_NONE && mp_pd_sample_repeat(R, e->rec, &period)) {
+		if (R->rk.state == RK_TAKEN) {
+			++*nrep;
+			*prep += period;
+			return 0;
+		}
+		rc = R->h->sample_again(R->h->ctx, R->rk.attr, 1, period);
+		if (rc <= 0) {
+			if (!rc) {
+				R->rk.state = RK_TAKEN;
+				struct mp_pd_attr *a = &R->pd->attrs[R->rk.attr];
+				a->nr_samples++;
+				a->total_period += period;
+			}
+			return rc;
+		}
+	}
+	if ((rc = flush_repeats(R, nrep, prep)))
+		return rc;
+	rc = mp_pd_sample_fast(R, e->rec, size);
+	if (rc == PD_SLOW)
+		return mp_pd_deliver(R, e->rec, size, e->off);
+	if (again)
+		mp_pd_sample_remember(R, e->rec);
+	return rc;
 }
 
 /* Deliver queued records with ts <= limit (all when limit == UINT64_MAX). */
@@ -212,9 +262,12 @@ int mp_pd_q_flush(struct pd_run *R, uint64_t limit)
 	q_settle(R);
 	size_t k = R->qh, nheld = 0;
 	struct pd_chunk *held = NULL; /* delivered records of one chunk, released together */
-	int rc = 0;
-	while (k < R->nq && R->q[k].ts <= limit) {
-		struct pd_qent *e = &R->q[k++];
+	int rc = 0, again = R->h && R->h->sample_again;
+	uint64_t nrep = 0, prep = 0; /* repeats not yet given to the handler */
+	const struct pd_qent *q = R->q; /* delivering queues nothing: the queue stays */
+	const size_t nq = R->nq;
+	while (k < nq && q[k].ts <= limit) {
+		const struct pd_qent *e = &q[k++];
 		if (e->ch != held) {
 			if (held) {
 				held->live -= nheld - 1;
@@ -224,13 +277,13 @@ int mp_pd_q_flush(struct pd_run *R, uint64_t limit)
 			nheld = 0;
 		}
 		nheld++;
-		R->rec_bytes -= ld16(e->rec + 6);
-		rc = mp_pd_sample_fast(R, e->rec, ld16(e->rec + 6));
-		if (rc == PD_SLOW)
-			rc = mp_pd_deliver(R, e->rec, ld16(e->rec + 6), e->off);
-		if (rc)
+		size_t size = ld16(e->rec + 6);
+		R->rec_bytes -= size;
+		if ((rc = flush_one(R, e, size, again, &nrep, &prep)))
 			break;
 	}
+	if (!rc)
+		rc = flush_repeats(R, &nrep, &prep);
 	if (held) {
 		held->live -= nheld - 1;
 		mp_pd_chunk_release(R, held);
@@ -312,6 +365,8 @@ int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, 
 		ch->live++;
 	}
 	R->rec_bytes += size;
+	R->tail_mixed |= ts < R->tail_last;
+	R->tail_last = ts;
 	R->q[R->nq].ts = ts;
 	R->q[R->nq].rec = r;
 	R->q[R->nq].off = off;

@@ -45,10 +45,58 @@ static void progress(struct pd_run *R, uint64_t pos)
  * at R->sample_time (the common records): queued as mp_pd_walk's loop would, without its
  * other cases. Returns where it stopped: the end, or a record that loop is to look at (any
  * other type, a bad size, a cut record, no time); *rc set when queueing fails. */
+/* The queue's state kept in walk_samples' locals: written back (queue_put) before anything
+ * else sees it (the general push, which may deliver; progress; the end). The entries
+ * q[nq0..nq) are the ones it added; their sizes are what the budget lost beyond the
+ * entries' own bytes. */
+struct walk_q {
+	struct pd_qent *q;
+	size_t nq0, nq, stop;
+	int64_t budget0, budget;
+	uint64_t last;
+	int mixed;
+};
+
+static void queue_get(struct pd_run *R, struct walk_q *w)
+{
+	w->q = R->q;
+	w->nq0 = w->nq = R->nq;
+	/* entries may be added up to stop (an empty queue's first one goes the general way),
+	 * bytes while budget lasts (the byte bound of mp_pd_q_push, an entry counted twice) */
+	w->stop = w->nq == R->qh ? w->nq : R->cq;
+	w->budget0 = w->budget = (int64_t)PD_QUEUE_BYTES -
+				 (int64_t)((w->nq - R->qh) * 2 * sizeof(*w->q) + R->rec_bytes);
+	w->last = R->tail_last;
+	w->mixed = 0;
+}
+
+static void queue_put(struct pd_run *R, struct walk_q *w)
+{
+	size_t n = w->nq - w->nq0;
+	if (!n)
+		return;
+	R->nq = w->nq;
+	R->rec_bytes += (size_t)(w->budget0 - w->budget) - n * 2 * sizeof(*w->q);
+	uint64_t mx = w->last;
+	if (w->mixed)
+		for (size_t i = w->nq0; i < w->nq; i++)
+			mx = w->q[i].ts > mx ? w->q[i].ts : mx;
+	R->max_ts = mx > R->max_ts ? mx : R->max_ts;
+	R->tail_last = w->last;
+	R->tail_mixed |= w->mixed;
+	R->win->live += n;
+	R->pd->counts[PERF_RECORD_SAMPLE] += n;
+	queue_get(R, w);
+}
+
 static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t len, size_t pos,
 				  uint64_t base, int *rc)
 {
 	const size_t to = R->sample_time;
+	struct pd_chunk *win = R->win;
+	struct walk_q w;
+	queue_get(R, &w);
+	uint64_t prog = R->prog_next > base ? R->prog_next - base : 0; /* progress due here */
 	while (len - pos >= 8) {
 		const uint8_t *r = buf + pos;
 		uint16_t size = ld16(r + 6);
@@ -57,12 +105,31 @@ static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t l
 		uint64_t ts = ld64(r + to);
 		if (!ts)
 			break;
-		R->pd->counts[PERF_RECORD_SAMPLE]++;
-		if ((*rc = mp_pd_q_push_fast(R, r, size, base + pos, ts, WALK_WINDOW)))
-			break;
+		if (w.nq == w.stop || (int64_t)size > w.budget) {
+			queue_put(R, &w);
+			R->pd->counts[PERF_RECORD_SAMPLE]++;
+			if ((*rc = mp_pd_q_push(R, r, size, base + pos, ts, WALK_WINDOW)))
+				return pos;
+			queue_get(R, &w);
+		} else {
+			struct pd_qent *e = &w.q[w.nq++];
+			e->ts = ts;
+			e->rec = r;
+			e->off = base + pos;
+			e->ch = win;
+			if (ts < w.last)
+				w.mixed = 1;
+			w.last = ts;
+			w.budget -= (int64_t)(2 * sizeof(*e) + size);
+		}
 		pos += size;
-		progress(R, base + pos);
+		if (pos >= prog) {
+			queue_put(R, &w);
+			progress(R, base + pos);
+			prog = R->prog_next > base ? R->prog_next - base : 0;
+		}
 	}
+	queue_put(R, &w);
 	return pos;
 }
 
@@ -131,7 +198,7 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 				ts = R->ordered ? mp_pd_rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
 				rc = mp_pd_q_push_fast(R, r, size, off, ts, mode);
-			else if ((rc = mp_pd_sample_fast(R, r, size)) == PD_SLOW)
+			else if ((R->rk.state = RK_NONE, rc = mp_pd_sample_fast(R, r, size)) == PD_SLOW)
 				rc = mp_pd_deliver(R, r, size, off);
 		} else {
 			switch (type) {

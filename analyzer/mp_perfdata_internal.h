@@ -248,6 +248,8 @@ struct pd_run {
 	size_t nq, cq;
 	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
 	size_t nsorted;             /* q[qh..nsorted) is sorted */
+	uint64_t tail_last;         /* ts of the entry pushed last after nsorted (0: none) */
+	int tail_mixed;             /* q[nsorted..nq) is out of ts order (else it needs no sort) */
 	size_t rec_bytes;           /* sizes of the queued records */
 	size_t chunk_bytes;         /* buffers of the chunks and windows on R->chunks */
 	uint64_t next_flush, max_ts;
@@ -265,6 +267,18 @@ struct pd_run {
 
 	/* the fast path's sample: the fields sample_fixed does not set stay 0 */
 	struct mp_pd_sample fs;
+	/* the sample the queue's flush delivered last through the fast path, while nothing
+	 * else has been delivered since: its header word and the words of its key (attr
+	 * ids, ip, pid/tid, cpu) at their offsets (0, the header's, for a field it lacks),
+	 * for mp_pd_sample_repeat. state: RK_NONE, RK_ASK (h->sample_again not asked yet
+	 * for this sample), RK_TAKEN (it took a repeat: it takes every further one). */
+	struct {
+		int state;
+		size_t attr;
+		uint64_t hdr, period;
+		uint8_t off[4], o_period;
+		uint64_t val[4];
+	} rk;
 
 	/* progress */
 	uint64_t prog_step, prog_next;
@@ -316,6 +330,8 @@ static inline int mp_pd_q_push_fast(struct pd_run *R, const uint8_t *r, size_t s
 	R->win->live++; /* the record stays in its window until delivered */
 	R->rec_bytes += size;
 	struct pd_qent *e = &R->q[R->nq++];
+	R->tail_mixed |= ts < R->tail_last;
+	R->tail_last = ts;
 	e->ts = ts;
 	e->rec = r;
 	e->off = off;
@@ -393,6 +409,39 @@ static inline int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t s
 	s->cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
 	mp_pd_sample_fixed(pd, ai, L, r, s);
 	return mp_pd_call_sample(R, s);
+}
+
+enum { RK_NONE, RK_ASK, RK_TAKEN };
+
+/* After mp_pd_sample_fast delivered record r (R->fs) from the queue's flush: its key. */
+static inline void mp_pd_sample_remember(struct pd_run *R, const uint8_t *r)
+{
+	const struct mp_sample_layout *L = &R->pd->ia[R->fs.attr_idx].lay;
+	R->rk.state = RK_ASK;
+	R->rk.attr = R->fs.attr_idx;
+	R->rk.hdr = ld64(r);
+	/* the word that tells the attr (as mp_pd_sample_attr reads it), ip, pid/tid and cpu
+	 * (whose word holds a reserved half too: compared whole) */
+	R->rk.off[0] = R->pd->nattrs == 1 ? 0 : (uint8_t)R->pd->id_off;
+	R->rk.off[1] = L->ip;
+	R->rk.off[2] = L->tid;
+	R->rk.off[3] = L->cpu;
+	for (int i = 0; i < 4; i++)
+		R->rk.val[i] = ld64(r + R->rk.off[i]);
+	R->rk.o_period = L->period;
+	R->rk.period = R->pd->attrs[R->fs.attr_idx].attr.sample_period;
+}
+
+/* Is record r (of at least 8 bytes) the remembered sample again: the same header (type,
+ * misc and size) and key words? Its time, period, addr and stream id may differ. */
+static inline int mp_pd_sample_repeat(const struct pd_run *R, const uint8_t *r, uint64_t *period)
+{
+	if (((ld64(r) ^ R->rk.hdr) | (ld64(r + R->rk.off[0]) ^ R->rk.val[0]) |
+	     (ld64(r + R->rk.off[1]) ^ R->rk.val[1]) | (ld64(r + R->rk.off[2]) ^ R->rk.val[2]) |
+	     (ld64(r + R->rk.off[3]) ^ R->rk.val[3])) != 0)
+		return 0;
+	*period = R->rk.o_period ? ld64(r + R->rk.o_period) : R->rk.period;
+	return 1;
 }
 
 #endif

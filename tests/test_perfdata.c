@@ -1294,6 +1294,138 @@ static void synthetic__ordering__perf_round_rule(void **state)
 	free(f);
 }
 
+/* ---- repeats: the flush gives a sample that is the one before again to sample_again ---- */
+
+struct rep_ev {
+	char kind;            /* 'S' sample(), 'A' sample_again(), 'M' mmap() */
+	uint64_t ip, period, n;
+	uint32_t tid, cpu;
+	uint16_t cpumode;
+};
+
+struct rep {
+	struct rep_ev ev[64];
+	size_t nev;
+	int refuse;           /* sample_again answers "in full, please" */
+};
+
+static int r_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct rep *r = ctx;
+	assert_true(r->nev < 64);
+	r->ev[r->nev++] = (struct rep_ev){ 'S', s->ip, s->period, 1, s->tid, s->cpu, s->cpumode };
+	return 0;
+}
+
+static int r_again(void *ctx, size_t attr, uint64_t n, uint64_t period)
+{
+	struct rep *r = ctx;
+	assert_int_equal(attr, 0);
+	if (r->refuse)
+		return 1;
+	assert_true(r->nev < 64);
+	r->ev[r->nev++] = (struct rep_ev){ 'A', 0, period, n, 0, 0, 0 };
+	return 0;
+}
+
+static int r_mmap(void *ctx, const struct mp_pd_mmap *m)
+{
+	struct rep *r = ctx;
+	(void)m;
+	r->ev[r->nev++] = (struct rep_ev){ .kind = 'M' };
+	return 0;
+}
+
+/* IP | TID | TIME | CPU | PERIOD */
+static void put_rsample(struct fb *f, uint16_t misc, uint64_t ip, uint32_t tid, uint32_t cpu,
+			uint64_t t, uint64_t period)
+{
+	put_hdr(f, PERF_RECORD_SAMPLE, misc, 48);
+	put64(f, ip);
+	put64(f, (uint64_t)tid << 32 | 7); /* pid 7 */
+	put64(f, t);
+	put64(f, cpu);
+	put64(f, period);
+}
+
+static void synthetic__repeats__batched_until_anything_differs(void **state)
+{
+	(void)state;
+	struct fb *f = calloc(1, sizeof(*f));
+	struct mp_err err = { 0 };
+	const uint16_t U = PERF_RECORD_MISC_USER, K = PERF_RECORD_MISC_KERNEL;
+	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_PERIOD, 0, 1);
+	put_rsample(f, U, 0xa0, 1, 0, 1, 1);
+	put_rsample(f, U, 0xa0, 1, 0, 2, 2);   /* again: asked alone */
+	put_rsample(f, U, 0xa0, 1, 0, 3, 3);   /* again: counted with the next */
+	put_rsample(f, U, 0xa0, 1, 0, 4, 4);
+	put_hdr(f, PERF_RECORD_MMAP, U, 8 + 40 + 24); /* an mmap between: not again */
+	put64(f, 7 | (uint64_t)1 << 32);
+	put64(f, 0x400000);
+	put64(f, 0x1000);
+	put64(f, 0);
+	put(f, "/bin/x\0\0", 8);
+	put64(f, 7 | (uint64_t)1 << 32);
+	put64(f, 5);
+	put64(f, 0);
+	put_rsample(f, U, 0xa0, 1, 0, 6, 5);   /* in full after the mmap */
+	put_rsample(f, U, 0xa0, 2, 0, 7, 1);   /* another thread */
+	put_rsample(f, U, 0xa0, 2, 1, 8, 1);   /* another CPU */
+	put_rsample(f, K, 0xa0, 2, 1, 9, 1);   /* the kernel */
+	put_rsample(f, K, 0xb0, 2, 1, 10, 1);  /* another ip */
+	put_rsample(f, K, 0xb0, 2, 1, 11, 6);  /* again */
+	put_hdr(f, MP_RECORD_FINISHED_ROUND, 0, 8);
+	put_hdr(f, MP_RECORD_FINISHED_ROUND, 0, 8);
+	put_rsample(f, K, 0xb0, 2, 1, 12, 7);  /* again, in the next flush */
+	put_rsample(f, K, 0xb0, 2, 1, 13, 8);
+	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "r.data", &err);
+	assert_non_null(pd);
+	struct rep r = { .nev = 0 };
+	struct mp_pd_handler h = { .ctx = &r, .sample = r_sample, .sample_again = r_again,
+				   .mmap = r_mmap };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	static const struct rep_ev want[] = {
+		{ 'S', 0xa0, 1, 1, 1, 0, PERF_RECORD_MISC_USER },
+		{ 'A', 0, 2, 1, 0, 0, 0 },
+		{ 'A', 0, 7, 2, 0, 0, 0 },
+		{ 'M', 0, 0, 0, 0, 0, 0 },
+		{ 'S', 0xa0, 5, 1, 1, 0, PERF_RECORD_MISC_USER },
+		{ 'S', 0xa0, 1, 1, 2, 0, PERF_RECORD_MISC_USER },
+		{ 'S', 0xa0, 1, 1, 2, 1, PERF_RECORD_MISC_USER },
+		{ 'S', 0xa0, 1, 1, 2, 1, PERF_RECORD_MISC_KERNEL },
+		{ 'S', 0xb0, 1, 1, 2, 1, PERF_RECORD_MISC_KERNEL },
+		{ 'A', 0, 6, 1, 0, 0, 0 },
+		{ 'A', 0, 15, 2, 0, 0, 0 },
+	};
+	assert_int_equal(r.nev, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < r.nev; i++) {
+		assert_int_equal(r.ev[i].kind, want[i].kind);
+		assert_int_equal(r.ev[i].ip, want[i].ip);
+		assert_int_equal(r.ev[i].period, want[i].period);
+		assert_int_equal(r.ev[i].n, want[i].n);
+		assert_int_equal(r.ev[i].tid, want[i].tid);
+		assert_int_equal(r.ev[i].cpu, want[i].cpu);
+		assert_int_equal(r.ev[i].cpumode, want[i].cpumode);
+	}
+	assert_int_equal(mp_pd_attr(pd, 0)->nr_samples, 12);
+	assert_int_equal(mp_pd_attr(pd, 0)->total_period, 40);
+
+	/* a handler that wants every sample in full gets all 12 from sample() */
+	memset(&r, 0, sizeof(r));
+	r.refuse = 1;
+	assert_int_equal(mp_pd_process(pd, &h, &err), 0);
+	assert_int_equal(r.nev, 13);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < r.nev; i++)
+		sum += r.ev[i].kind == 'S' ? r.ev[i].period : 0;
+	assert_int_equal(sum, 40);
+	assert_int_equal(mp_pd_attr(pd, 0)->nr_samples, 12);
+	mp_pd_close(pd);
+	free(f);
+}
+
 /* ---- windows: a file's data section read in windows of 256 KiB -------------------------- */
 
 struct gbuf {
@@ -1487,6 +1619,7 @@ int main(void)
 		cmocka_unit_test(synthetic__payload_after_record__skipped),
 		cmocka_unit_test(writer_roundtrip__counts_meta_spec),
 		cmocka_unit_test(synthetic__ordering__perf_round_rule),
+		cmocka_unit_test(synthetic__repeats__batched_until_anything_differs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
