@@ -105,6 +105,7 @@ static int cmd_tui(int argc, char **argv)
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
 	const char *size = NULL, *predict = NULL, *events = NULL, *cgspec = NULL;
 	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0, no_children = 0;
+	int full_names = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
@@ -121,6 +122,8 @@ static int cmd_tui(int argc, char **argv)
 		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
 		{ 'e', "events", CLI_STR, &events, "EVENTS",
 		  "event columns to show (comma-separated; default all that fit, keys e, v)" },
+		{ 0, "full-names", CLI_FLAG, &full_names, NULL,
+		  "C++ names whole (default: a template name too wide for its column as <...>)" },
 		{ 0, "no-children", CLI_FLAG, &no_children, NULL,
 		  "a recording with call chains: the symbol list without Children and call trees" },
 		{ 'g', "call-graph", CLI_STR, &cgspec, "SPEC",
@@ -204,6 +207,7 @@ static int cmd_tui(int argc, char **argv)
 		mp_predict_fini(&pred);
 		return CLI_EXIT_USAGE;
 	}
+	tui_model_set_full_names(m, full_names);
 	if (batch)
 		rc = cli_tui_batch(m, batch, cols, rows);
 	else

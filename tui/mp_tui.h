@@ -277,6 +277,9 @@ enum tui_show tui_model_show(const tui_model *m);
 const char *tui_model_message(const tui_model *m); /* status line message, "" when none */
 /* Put a message on the status line (copied; replaced by the next key's message). */
 void tui_model_set_message(tui_model *m, const char *msg);
+/* full: C++ names always whole (cut at the column's edge); by default a template name wider
+ * than its column shows its template arguments as <...> (demo::table<...>::insert). */
+void tui_model_set_full_names(tui_model *m, int full);
 /* Text of row i of the current view as rendered (borrowed, valid until the next call). */
 const char *tui_model_row_text(tui_model *m, size_t i);
 #define TUI_COL_SYMBOL 1000

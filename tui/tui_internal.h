@@ -194,6 +194,7 @@ struct tui_model {
 	 * the last render (the sorting ratio first) */
 	size_t ratscroll;
 	size_t *rvis, nrvis;
+	int full_names; /* names whole: no <...> for a template name too wide */
 };
 
 #define NEV(m) ((m)->d->nev)

@@ -467,6 +467,11 @@ const char *tui_model_message(const tui_model *m)
 	return m->msg;
 }
 
+void tui_model_set_full_names(tui_model *m, int full)
+{
+	m->full_names = full;
+}
+
 void tui_model_set_message(tui_model *m, const char *msg)
 {
 	tui_set_msg(m, "%s", msg ? msg : "");

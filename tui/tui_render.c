@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_analyzer.h"
 #include "tui_internal.h"
 
 void tui_fmt_ratio(char *out, size_t n, const struct tui_ratio_val *v)
@@ -201,6 +202,17 @@ static void put_title(struct tui_line *l, char *t)
 	tui_put(l, t);
 }
 
+/* A symbol's name for `room` columns: a C++ name wider than that has its template arguments
+ * shortened (demo::table<...>::insert, as report's text table), unless --full-names. */
+static const char *show_name(const tui_model *m, const char *name, int room, char *buf,
+			     size_t n)
+{
+	if (m->full_names || (int)strlen(name) <= room || !strchr(name, '<'))
+		return name;
+	mp_sym_short_name(name, buf, n);
+	return buf;
+}
+
 /* The title of both lists ("Symbols" and "Ratios"). */
 void tui_render_list_title(tui_model *m, struct tui_line *l, const struct view *v)
 {
@@ -227,7 +239,8 @@ void tui_render_annot_title(tui_model *m, struct tui_line *l, const struct view 
 {
 	const char *f = v->an->file;
 	render_sim(m, l);
-	tui_putf(l, " Annotate %s", v->name);
+	char sh[1024];
+	tui_putf(l, " Annotate %s", show_name(m, v->name, m->cols / 2, sh, sizeof(sh)));
 	if (v->dso && v->dso[0])
 		tui_putf(l, " (%s)", v->dso);
 	if (f && f[0]) {
@@ -467,7 +480,7 @@ static void put_ratio(tui_model *m, struct tui_line *l, size_t sym, size_t r)
 
 /* The rest of a symbol's row: its name (coloured hot) and its object's base name, which gets
  * at most a quarter of the room left. */
-static void put_sym_name(struct tui_line *l, const struct tui_sym *s, int hot)
+static void put_sym_name(const tui_model *m, struct tui_line *l, const struct tui_sym *s, int hot)
 {
 	tui_put(l, "  ");
 	int col = l->pos;
@@ -480,7 +493,8 @@ static void put_sym_name(struct tui_line *l, const struct tui_sym *s, int hot)
 	int namew = room - dsow;
 	if (namew < 1)
 		namew = 1;
-	tui_putf(l, "%-*.*s", namew, namew, s->name);
+	char sh[1024];
+	tui_putf(l, "%-*.*s", namew, namew, show_name(m, s->name, namew, sh, sizeof(sh)));
 	span(l, col, hot);
 	if (base[0] && dsow > 0)
 		tui_putf(l, "  %.*s", dsow, base);
@@ -513,7 +527,7 @@ void tui_render_sym_row(tui_model *m, struct tui_line *l, const struct view *v, 
 		span(l, col, hot);
 		tui_put(l, "]");
 	}
-	put_sym_name(l, s, hot);
+	put_sym_name(m, l, s, hot);
 }
 
 void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
@@ -522,7 +536,9 @@ void tui_render_ratio_row(tui_model *m, struct tui_line *l, const struct view *v
 	tui_visible_ratios(m, v);
 	for (size_t k = 0; k < m->nrvis; k++)
 		put_ratio(m, l, v->rows[i], m->rvis[k]);
-	tui_putf(l, "  %s", d->syms[v->rows[i]].name);
+	char sh[1024];
+	tui_putf(l, "  %s", show_name(m, d->syms[v->rows[i]].name, l->cols - l->pos - 2, sh,
+					sizeof(sh)));
 }
 
 void tui_render_annot_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
@@ -645,7 +661,9 @@ static void render_node(tui_model *m, struct tui_line *l, const struct view *v,
 	} else {
 		tui_putf(l, "  %*s ", (int)strlen(val), "");
 	}
-	tui_put(l, m->d->syms[t->n[c->node].sym].name);
+	char sh[1024];
+	tui_put(l, show_name(m, m->d->syms[t->n[c->node].sym].name, l->cols - l->pos, sh,
+			     sizeof(sh)));
 }
 
 /* '-' unfolded, '+' folded, ' ' without a tree (perf's fold signs) */
@@ -679,7 +697,7 @@ void tui_render_children_row(tui_model *m, struct tui_line *l, const struct view
 	}
 	if ((size_t)m->metric >= d->nev)
 		put_ratio(m, l, sym, (size_t)m->metric - d->nev);
-	put_sym_name(l, s, hot);
+	put_sym_name(m, l, s, hot);
 }
 
 void tui_render_calls_title(tui_model *m, struct tui_line *l, const struct view *v)
@@ -692,8 +710,9 @@ void tui_render_calls_title(tui_model *m, struct tui_line *l, const struct view 
 	render_sim(m, l);
 	double cp = ev->period && s->ch ? 100.0 * (double)s->ch[d->nev + e] / (double)ev->period : 0;
 	double sp = ev->period ? 100.0 * (double)s->cnt[d->nev + e] / (double)ev->period : 0;
-	snprintf(t, sizeof(t), " Calls of %s (%s) | %s: children %.2f%%, self %.2f%%", s->name,
-		 s->dso, ev->name, cp, sp);
+	char sh[1024];
+	snprintf(t, sizeof(t), " Calls of %s (%s) | %s: children %.2f%%, self %.2f%%",
+		 show_name(m, s->name, m->cols / 2, sh, sizeof(sh)), s->dso, ev->name, cp, sp);
 	put_title(l, t);
 }
 
@@ -706,8 +725,9 @@ void tui_render_calls_row(tui_model *m, struct tui_line *l, const struct view *v
 	}
 	const struct tui_ctree *ct = &v->ct[c->row];
 	char sign = ct->t && ct->t->first >= 0 ? (ct->expanded ? '-' : '+') : ' ';
+	char sh[1024];
 	tui_putf(l, "%c %s of %s%s", sign, c->row == 0 ? "Callers" : "Callees",
-		 m->d->syms[v->csym].name,
+		 show_name(m, m->d->syms[v->csym].name, m->cols / 2, sh, sizeof(sh)),
 		 ct->t && ct->t->first < 0 ? c->row == 0 ? ": none (a root of its chains)"
 							 : ": none (it calls nothing sampled)"
 					  : "");

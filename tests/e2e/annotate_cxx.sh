@@ -31,4 +31,15 @@ grep -q '\[\.\] demo::table<\.\.\.>::insert' r.out || fail "no short name: $(gre
 "$MEMPROF" report -i lx.data --no-objects --sort sym --full-names >r.out 2>&1 || fail "report --full-names"
 grep -q '\[\.\] demo::table<std::__cxx11::basic_string<char' r.out || fail "--full-names: $(grep insert r.out)"
 "$MEMPROF" report -i lx.data --csv --sort sym | grep -q 'demo::table<std::__cxx11::basic_string' || fail "csv name cut"
+# the TUI shortens a template name too wide for its column too (list, annotate title);
+# --full-names keeps it whole
+"$MEMPROF" tui -i lx.data --batch "/insert<ENTER>" >tl.out 2>&1 || fail "tui: $(cat tl.out)"
+grep -Eq '^> .* demo::table<\.\.\.>::insert +lexer$' tl.out || fail "tui list: $(grep insert tl.out)"
+"$MEMPROF" tui -i lx.data --batch "/insert<ENTER><ENTER>" | head -1 | grep -q '^ Annotate demo::table<\.\.\.>::insert (lexer)' ||
+	fail "tui title: $("$MEMPROF" tui -i lx.data --batch "/insert<ENTER><ENTER>" | head -1)"
+"$MEMPROF" tui -i lx.data --full-names --batch "/insert<ENTER>" | grep -q '^> .* demo::table<std::__cxx11::basic_string<char' ||
+	fail "tui --full-names: $("$MEMPROF" tui -i lx.data --full-names --batch "/insert<ENTER>" | grep insert)"
+# wide enough for the whole name: whole
+"$MEMPROF" tui -i lx.data --size 400x24 --batch "/insert<ENTER>" | grep -q '^> .* demo::table<std::__cxx11::basic_string<char.*>::insert ' ||
+	fail "tui at 400 columns cut the name"
 echo ok
