@@ -303,9 +303,12 @@ uint64_t mp_sym_generation(const mp_sym *s);
 uint32_t mp_sym_map_find(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_t ip);
 
 /* Before the source lines of many places are looked up: load the objects of maps[0..n)
- * (in that order, as mp_sym_resolve() would on first use) and open their debug info, on
- * two threads (libdw decompresses a debug file's sections when it opens it). */
-void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, size_t n);
+ * (in that order, as mp_sym_resolve() would on first use), open their debug info and, with
+ * ips (the places' addresses, ips[i] in maps[i]; may be NULL), read the line tables that
+ * hold them, in the order mp_sym_resolve() of those places would, on two threads (libdw
+ * decompresses a debug file's sections when it opens it and sorts a compilation unit's
+ * lines when it first reads them). */
+void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, const uint64_t *ips, size_t n);
 
 /* Resolve ip in map map_id (from mp_sym_map_find(); MP_SYM_NO_MAP gives "[unknown]").
  * want_line = 0 skips DWARF, 1 gives the source file and line, 2 also inline_fn (slower:

@@ -240,14 +240,21 @@ static void loc_resolve(mp_sym *s, struct loc *L, int want_line)
 static int prepare_lines(mp_hist *h, mp_sym *s)
 {
 	uint32_t *maps = malloc((h->n ? h->n : 1) * sizeof(*maps));
+	uint64_t *ips = malloc((h->n ? h->n : 1) * sizeof(*ips));
 	size_t n = 0;
-	if (!maps)
+	if (!maps || !ips) {
+		free(maps);
+		free(ips);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < h->cap; i++)
-		if (h->tab[i].used && n < h->n)
+		if (h->tab[i].used && n < h->n) {
+			ips[n] = h->tab[i].ip;
 			maps[n++] = h->tab[i].map;
-	mp_sym_prepare_lines(s, maps, n);
+		}
+	mp_sym_prepare_lines(s, maps, ips, n);
 	free(maps);
+	free(ips);
 	return 0;
 }
 

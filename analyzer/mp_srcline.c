@@ -66,63 +66,6 @@ static uint64_t dwarf_cost(const struct mp_dso *d)
 	return fd >= 0 && !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
 }
 
-struct open_job {
-	struct mp_dso **v;
-	size_t n;
-};
-
-static void *open_job_main(void *arg)
-{
-	struct open_job *j = arg;
-	for (size_t i = 0; i < j->n; i++)
-		dso_open_dwarf(j->v[i]);
-	return NULL;
-}
-
-void mp_srcline_open_many(struct mp_dso **d, size_t n)
-{
-	struct mp_dso **mine = malloc((n ? n : 1) * sizeof(*mine));
-	struct open_job other = { malloc((n ? n : 1) * sizeof(*mine)), 0 };
-	uint64_t *cost = calloc(n ? n : 1, sizeof(*cost));
-	size_t nmine = 0;
-	uint64_t load[2] = { 0, 0 };
-	if (!mine || !other.v || !cost)
-		goto here;
-	for (size_t i = 0; i < n; i++)
-		cost[i] = d[i]->dw_tried ? 0 : dwarf_cost(d[i]);
-	/* the biggest first, each to the thread with less so far (ties: this one) */
-	for (size_t done = 0; done < n; done++) {
-		size_t best = SIZE_MAX;
-		for (size_t i = 0; i < n; i++)
-			if (cost[i] != UINT64_MAX && (best == SIZE_MAX || cost[i] > cost[best]))
-				best = i;
-		if (d[best]->dw_tried || !cost[best]) {
-			cost[best] = UINT64_MAX;
-			continue;
-		}
-		int t = load[1] < load[0];
-		load[t] += cost[best];
-		if (t)
-			other.v[other.n++] = d[best];
-		else
-			mine[nmine++] = d[best];
-		cost[best] = UINT64_MAX;
-	}
-	pthread_t th;
-	if (other.n && pthread_create(&th, NULL, open_job_main, &other) == 0) {
-		for (size_t i = 0; i < nmine; i++)
-			dso_open_dwarf(mine[i]);
-		pthread_join(th, NULL);
-	}
-here:
-	/* the rest (without a second thread or memory: all) here */
-	for (size_t i = 0; i < n; i++)
-		dso_open_dwarf(d[i]);
-	free(mine);
-	free(other.v);
-	free(cost);
-}
-
 struct cu_key {
 	const struct mp_cu_range *v;
 	uint64_t addr;
@@ -134,22 +77,115 @@ static int starts_at_or_before(const void *ctx, size_t i)
 	return k->v[i].lo <= k->addr;
 }
 
-static int dso_cudie(struct mp_dso *d, uint64_t addr, Dwarf_Die *cu)
+/* The index in d->cus of the range holding addr, or SIZE_MAX. */
+static size_t dso_cu_range(const struct mp_dso *d, uint64_t addr)
 {
-	if (!d->dw)
-		return -1;
 	struct cu_key key = { d->cus, addr };
 	size_t lo = mp_partition_point(0, d->ncus, &key, starts_at_or_before);
 	for (size_t k = 0; k < 8 && lo > 0; k++, lo--) {
 		const struct mp_cu_range *r = &d->cus[lo - 1];
 		if (addr >= r->lo && addr < r->hi)
-			return dwarf_offdie(d->dw, r->off, cu) ? 0 : -1;
+			return lo - 1;
 	}
 	/* overlapping ranges further back: linear fallback */
 	for (size_t i = 0; i < d->ncus; i++)
 		if (addr >= d->cus[i].lo && addr < d->cus[i].hi)
-			return dwarf_offdie(d->dw, d->cus[i].off, cu) ? 0 : -1;
-	return -1;
+			return i;
+	return SIZE_MAX;
+}
+
+/* Read the line tables of the compilation units holding addrs[0..n) (in the order of
+ * their first address), as the lookups of those addresses would on first use. */
+static void dso_read_lines(struct mp_dso *d, const uint64_t *addrs, size_t n)
+{
+	uint8_t *done = d->dw && n ? calloc(d->ncus ? d->ncus : 1, 1) : NULL;
+	if (!done)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = dso_cu_range(d, addrs[i]);
+		if (r == SIZE_MAX || done[r])
+			continue;
+		done[r] = 1;
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (dwarf_offdie(d->dw, d->cus[r].off, &cu))
+			dwarf_getsrclines(&cu, &lines, &nlines);
+	}
+	free(done);
+}
+
+struct open_job {
+	const struct mp_srcline_want **v;
+	size_t n;
+};
+
+static void open_one(const struct mp_srcline_want *w)
+{
+	dso_open_dwarf(w->d);
+	dso_read_lines(w->d, w->addrs, w->naddrs);
+}
+
+static void *open_job_main(void *arg)
+{
+	struct open_job *j = arg;
+	for (size_t i = 0; i < j->n; i++)
+		open_one(j->v[i]);
+	return NULL;
+}
+
+void mp_srcline_open_many(const struct mp_srcline_want *w, size_t n)
+{
+	const struct mp_srcline_want **mine = malloc((n ? n : 1) * sizeof(*mine));
+	struct open_job other = { malloc((n ? n : 1) * sizeof(*mine)), 0 };
+	uint64_t *cost = calloc(n ? n : 1, sizeof(*cost));
+	size_t nmine = 0;
+	uint64_t load[2] = { 0, 0 };
+	if (!mine || !other.v || !cost)
+		goto here;
+	for (size_t i = 0; i < n; i++)
+		cost[i] = w[i].d->dw_tried ? 0 : dwarf_cost(w[i].d);
+	/* the biggest first, each to the thread with less so far (ties: this one) */
+	for (size_t done = 0; done < n; done++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (cost[i] != UINT64_MAX && (best == SIZE_MAX || cost[i] > cost[best]))
+				best = i;
+		if (w[best].d->dw_tried || !cost[best]) {
+			cost[best] = UINT64_MAX;
+			continue;
+		}
+		int t = load[1] < load[0];
+		load[t] += cost[best];
+		if (t)
+			other.v[other.n++] = &w[best];
+		else
+			mine[nmine++] = &w[best];
+		cost[best] = UINT64_MAX;
+	}
+	pthread_t th;
+	int two = other.n && pthread_create(&th, NULL, open_job_main, &other) == 0;
+	for (size_t i = 0; i < nmine; i++)
+		open_one(mine[i]);
+	if (two)
+		pthread_join(th, NULL);
+	else
+		open_job_main(&other);
+here:
+	/* the rest (without a second thread or memory: all) here */
+	for (size_t i = 0; i < n; i++)
+		dso_open_dwarf(w[i].d);
+	free(mine);
+	free(other.v);
+	free(cost);
+}
+
+static int dso_cudie(struct mp_dso *d, uint64_t addr, Dwarf_Die *cu)
+{
+	if (!d->dw)
+		return -1;
+	size_t r = dso_cu_range(d, addr);
+	return r != SIZE_MAX && dwarf_offdie(d->dw, d->cus[r].off, cu) ? 0 : -1;
 }
 
 int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **file,

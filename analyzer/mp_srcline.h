@@ -23,10 +23,18 @@ int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **fil
 /* The DWARF scopes at ELF vaddr addr in d, innermost first (dwarf_getscopes), *scopes
  * malloc'd (free it); their count, 0 when there is no DWARF there. */
 int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes /* OUT */);
-/* Open the DWARF of d[0..n) (what mp_srcline_find() does on first use), the biggest
- * files first, shared between this thread and a second one: each object's handles are
- * used by one thread only, and the outcome is the same as opening them one by one. */
-void mp_srcline_open_many(struct mp_dso **d, size_t n);
+/* An object whose DWARF to open, with the ELF addresses whose lines will be looked up. */
+struct mp_srcline_want {
+	struct mp_dso *d;
+	const uint64_t *addrs;
+	size_t naddrs;
+};
+/* Open the DWARF of w[0..n).d (what mp_srcline_find() does on first use) and read the line
+ * tables of the compilation units holding their addrs (what the lookups of those
+ * addresses would on first use, in the same order), the biggest files first, shared
+ * between this thread and a second one: each object's handles are used by one thread only,
+ * and the outcome is the same as opening them one by one. */
+void mp_srcline_open_many(const struct mp_srcline_want *w, size_t n);
 void mp_srcline_fini(struct mp_dso *d);
 
 #endif

@@ -260,36 +260,83 @@ void mp_sym_resolve(mp_sym *s, uint32_t map_id, uint16_t cpumode, uint64_t ip, i
 	}
 }
 
-void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, size_t n)
+/* The object's ELF address of ip in map m (as mp_sym_resolve() computes it). */
+static uint64_t map_elf_addr(const struct mp_dso *d, const struct mp_map *m, uint64_t ip)
+{
+	uint64_t addr = d->anon || (d->kernel && !d->module) ? ip : ip - m->start + m->pgoff;
+	return d->elf ? mp_dso_off_to_vaddr(d, addr) : addr;
+}
+
+/* The ELF addresses of ips[0..n) grouped by their object's place in order (slot[dso]),
+ * each group in the order of ips: w[k].addrs, w[k].naddrs. */
+static uint64_t *group_addrs(mp_sym *s, const uint32_t *maps, const uint64_t *ips, size_t n,
+			     const uint32_t *slot, size_t nd, struct mp_srcline_want *w,
+			     size_t nv)
+{
+	uint64_t *addrs = malloc((n ? n : 1) * sizeof(*addrs));
+	size_t *at = calloc(nv ? nv : 1, sizeof(*at));
+	if (!addrs || !at) {
+		free(at);
+		free(addrs);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (maps[i] < s->nmaps && s->maps[maps[i]].dso < nd)
+			w[slot[s->maps[maps[i]].dso]].naddrs++;
+	for (size_t k = 1; k < nv; k++)
+		at[k] = at[k - 1] + w[k - 1].naddrs;
+	for (size_t k = 0; k < nv; k++)
+		w[k].addrs = addrs + at[k];
+	for (size_t i = 0; i < n; i++) {
+		if (maps[i] >= s->nmaps || s->maps[maps[i]].dso >= nd)
+			continue;
+		const struct mp_map *m = &s->maps[maps[i]];
+		uint32_t k = slot[m->dso];
+		addrs[at[k]++] = map_elf_addr(w[k].d, m, ips[i]);
+	}
+	free(at);
+	return addrs;
+}
+
+void mp_sym_prepare_lines(mp_sym *s, const uint32_t *maps, const uint64_t *ips, size_t n)
 {
 	size_t nd = s->ndsos, nv = 0;
-	uint8_t *seen = calloc(nd ? nd : 1, 1);
+	uint32_t *slot = malloc((nd ? nd : 1) * sizeof(*slot));
 	uint32_t *order = malloc((nd ? nd : 1) * sizeof(*order));
-	if (!seen || !order || s->no_srcline)
+	if (!slot || !order || s->no_srcline)
 		goto out;
+	memset(slot, 0xff, nd * sizeof(*slot));
 	for (size_t i = 0; i < n; i++) {
 		if (maps[i] == MP_SYM_NO_MAP || maps[i] >= s->nmaps)
 			continue;
 		uint32_t di = s->maps[maps[i]].dso;
-		if (di >= nd || seen[di])
+		if (di >= nd || slot[di] != UINT32_MAX)
 			continue;
-		seen[di] = 1;
+		slot[di] = (uint32_t)nv;
 		mp_dso_load(s, &s->dsos[di]);
 		order[nv++] = di;
 	}
 	/* loading may have grown s->dsos: the pointers after */
-	struct mp_dso **dv = malloc((nv ? nv : 1) * sizeof(*dv));
+	struct mp_srcline_want *w = calloc(nv ? nv : 1, sizeof(*w));
+	if (!w)
+		goto out;
+	for (size_t k = 0; k < nv; k++)
+		w[k].d = &s->dsos[order[k]];
+	uint64_t *addrs = ips ? group_addrs(s, maps, ips, n, slot, nd, w, nv) : NULL;
 	size_t k = 0;
-	for (size_t i = 0; dv && i < nv; i++) {
-		struct mp_dso *d = &s->dsos[order[i]];
-		if (!d->kernel && d->elf)
-			dv[k++] = d;
+	for (size_t i = 0; i < nv; i++) {
+		if (w[i].d->kernel || !w[i].d->elf)
+			continue;
+		w[k] = w[i];
+		if (!addrs)
+			w[k].naddrs = 0;
+		k++;
 	}
-	if (dv)
-		mp_srcline_open_many(dv, k);
-	free(dv);
+	mp_srcline_open_many(w, k);
+	free(addrs);
+	free(w);
 out:
-	free(seen);
+	free(slot);
 	free(order);
 }
 

@@ -700,8 +700,9 @@ static void mp_sym_srcline__dwarf_without_cu_ranges__no_line(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* Debug info opened ahead on two threads (mp_sym_prepare_lines, as report --sort srcline
- * does): the same files and lines as opened one by one on first use, for both objects. */
+/* Debug info and the line tables of the places opened ahead on two threads
+ * (mp_sym_prepare_lines, as report --sort srcline does): the same files and lines as
+ * opened one by one on first use, for both objects. */
 static void mp_sym_prepare_lines__two_objects__lines_as_lazily(void **state)
 {
 	(void)state;
@@ -721,7 +722,8 @@ static void mp_sym_prepare_lines__two_objects__lines_as_lazily(void **state)
 	}
 	/* s[0] ahead (with a repeated map and one that is none), s[1] on first use */
 	uint32_t list[] = { maps[0][1], MP_SYM_NO_MAP, maps[0][0], maps[0][1] };
-	mp_sym_prepare_lines(s[0], list, 4);
+	uint64_t ips[] = { 0x201a70, 0x1234, 0x4014fb, 0x201000 };
+	mp_sym_prepare_lines(s[0], list, ips, 4);
 	int lines[2] = { 0, 0 };
 	/* main of vector, worker() of parallel (with lines), and beyond (libc, without) */
 	for (uint64_t off = 0; off < 0x40000; off += off < 0x140 ? 3 : 0x1003) {
