@@ -13,6 +13,8 @@
 #include "mp_symtab.h"
 
 struct mp_cu_range; /* mp_srcline.h */
+struct mp_dwline; /* mp_dwline.h */
+struct mp_dwline_secs;
 
 struct mp_load_seg {
 	uint64_t off, filesz, vaddr, memsz;
@@ -36,6 +38,12 @@ struct mp_dso {
 	Dwarf *dw;
 	struct mp_cu_range *cus;
 	size_t ncus;
+	/* line tables read here (mp_dwline.c) per unit (mp_cu_range.unit); unit_lt: 0 not
+	 * yet, 1 read (owned), 2 another unit's table, 3 left to libdw */
+	struct mp_dwline_secs *dwsecs;
+	struct mp_dwline **lt;
+	uint8_t *unit_lt;
+	size_t nunits;
 };
 
 /* The index of the object for (path, kernel), created on first use; UINT32_MAX on

@@ -2,6 +2,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <gelf.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mp_dwline.h"
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
 
@@ -26,6 +28,76 @@ void mp_cu_ranges_sort(struct mp_cu_range *v, size_t n)
 }
 
 
+/* The sections mp_dwline_read() reads, decompressed by dwarf_begin_elf() (none when the
+ * file is not little-endian: libdw reads all its tables then). */
+static void dso_line_secs(struct mp_dso *d, Elf *e, uint32_t nunits)
+{
+	const char *id = elf_getident(e, NULL);
+	const uint16_t one = 1;
+	if (!nunits || !id || id[EI_DATA] != ELFDATA2LSB || *(const uint8_t *)&one != 1)
+		return;
+	static const char *const names[] = { ".debug_line", ".debug_line_str", ".debug_str" };
+	Elf_Data *data[3];
+	for (int i = 0; i < 3; i++) {
+		Elf_Scn *scn = mp_elf_section(e, names[i]);
+		data[i] = scn ? elf_getdata(scn, NULL) : NULL;
+		if (data[i] && !data[i]->d_buf)
+			data[i] = NULL;
+	}
+	if (!data[0])
+		return;
+	d->dwsecs = calloc(1, sizeof(*d->dwsecs));
+	d->lt = calloc(nunits, sizeof(*d->lt));
+	d->unit_lt = calloc(nunits, 1);
+	if (!d->dwsecs || !d->lt || !d->unit_lt) {
+		free(d->dwsecs);
+		free(d->lt);
+		free(d->unit_lt);
+		d->dwsecs = NULL;
+		d->lt = NULL;
+		d->unit_lt = NULL;
+		return;
+	}
+	d->nunits = nunits;
+	*d->dwsecs = (struct mp_dwline_secs){
+		data[0]->d_buf,
+		data[1] ? data[1]->d_buf : NULL,
+		data[2] ? data[2]->d_buf : NULL,
+		data[0]->d_size,
+		data[1] ? data[1]->d_size : 0,
+		data[2] ? data[2]->d_size : 0,
+	};
+}
+
+/* The line table of unit cu (d->cus[r]'s) read here, on first use; NULL when libdw reads
+ * it. As libdw, units with the same .debug_line offset share the first one's table. */
+static const mp_dwline *dso_unit_lines(struct mp_dso *d, size_t r, Dwarf_Die *cu)
+{
+	uint32_t u = d->cus[r].unit;
+	if (!d->dwsecs || u >= d->nunits)
+		return NULL;
+	if (d->unit_lt[u])
+		return d->lt[u];
+	d->unit_lt[u] = 3;
+	Dwarf_Attribute at;
+	Dwarf_Word off;
+	Dwarf_Die cudie;
+	uint8_t asz;
+	if (!dwarf_attr(cu, DW_AT_stmt_list, &at) || dwarf_formudata(&at, &off) ||
+	    !dwarf_diecu(cu, &cudie, &asz, NULL))
+		return NULL;
+	for (size_t i = 0; i < d->nunits; i++)
+		if (d->lt[i] && mp_dwline_offset(d->lt[i]) == off) {
+			d->unit_lt[u] = 2;
+			return d->lt[u] = d->lt[i];
+		}
+	const char *cd = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	d->lt[u] = mp_dwline_read(d->dwsecs, off, asz, cd);
+	if (d->lt[u])
+		d->unit_lt[u] = 1;
+	return d->lt[u];
+}
+
 static void dso_open_dwarf(struct mp_dso *d)
 {
 	if (d->dw_tried)
@@ -40,6 +112,7 @@ static void dso_open_dwarf(struct mp_dso *d)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	size_t cap = 0;
+	uint32_t unit = 0;
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		if (dwarf_offdie(d->dw, off + hsize, &cu)) {
@@ -50,12 +123,15 @@ static void dso_open_dwarf(struct mp_dso *d)
 					continue;
 				if (mp_grow((void **)&d->cus, &cap, d->ncus + 1, sizeof(*d->cus)))
 					break;
-				d->cus[d->ncus++] = (struct mp_cu_range){ lo, hi, off + hsize };
+				d->cus[d->ncus++] =
+					(struct mp_cu_range){ lo, hi, off + hsize, unit };
 			}
 		}
+		unit++;
 		off = next;
 	}
 	mp_cu_ranges_sort(d->cus, d->ncus);
+	dso_line_secs(d, e, unit);
 }
 
 /* bytes of the file dso_open_dwarf() would read, to share the work out */
@@ -109,7 +185,7 @@ static void dso_read_lines(struct mp_dso *d, const uint64_t *addrs, size_t n)
 		Dwarf_Die cu;
 		Dwarf_Lines *lines;
 		size_t nlines;
-		if (dwarf_offdie(d->dw, d->cus[r].off, &cu))
+		if (dwarf_offdie(d->dw, d->cus[r].off, &cu) && !dso_unit_lines(d, r, &cu))
 			dwarf_getsrclines(&cu, &lines, &nlines);
 	}
 	free(done);
@@ -180,12 +256,19 @@ here:
 	free(cost);
 }
 
-static int dso_cudie(struct mp_dso *d, uint64_t addr, Dwarf_Die *cu)
+/* The unit holding addr: its range's index in d->cus (*r) and its DIE; 0 or -1. */
+static int dso_cudie_at(struct mp_dso *d, uint64_t addr, size_t *r, Dwarf_Die *cu)
 {
 	if (!d->dw)
 		return -1;
-	size_t r = dso_cu_range(d, addr);
-	return r != SIZE_MAX && dwarf_offdie(d->dw, d->cus[r].off, cu) ? 0 : -1;
+	*r = dso_cu_range(d, addr);
+	return *r != SIZE_MAX && dwarf_offdie(d->dw, d->cus[*r].off, cu) ? 0 : -1;
+}
+
+static int dso_cudie(struct mp_dso *d, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t r;
+	return dso_cudie_at(d, addr, &r, cu);
 }
 
 int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **file,
@@ -193,15 +276,23 @@ int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **fil
 {
 	Dwarf_Die cu;
 
+	size_t r;
 	dso_open_dwarf(d);
-	if (dso_cudie(d, addr, &cu))
+	if (dso_cudie_at(d, addr, &r, &cu))
 		return -ENOENT;
-	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
-	if (!l)
-		return -ENOENT;
+	const mp_dwline *t = dso_unit_lines(d, r, &cu);
 	int ln = 0;
-	const char *f = dwarf_linesrc(l, NULL, NULL);
-	dwarf_lineno(l, &ln);
+	const char *f = NULL;
+	if (t) {
+		if (mp_dwline_find(t, addr, &f, &ln))
+			return -ENOENT;
+	} else {
+		Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
+		if (!l)
+			return -ENOENT;
+		f = dwarf_linesrc(l, NULL, NULL);
+		dwarf_lineno(l, &ln);
+	}
 	if (!f || ln <= 0)
 		return -ENOENT;
 	if (f[0] != '/') {
@@ -242,6 +333,16 @@ void mp_srcline_fini(struct mp_dso *d)
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = 0;
+	for (size_t i = 0; i < d->nunits; i++)
+		if (d->unit_lt[i] == 1)
+			mp_dwline_free(d->lt[i]);
+	free(d->lt);
+	free(d->unit_lt);
+	free(d->dwsecs);
+	d->lt = NULL;
+	d->unit_lt = NULL;
+	d->dwsecs = NULL;
+	d->nunits = 0;
 }
 
 int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes)

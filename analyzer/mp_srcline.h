@@ -12,6 +12,7 @@
 struct mp_cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off off;
+	uint32_t unit; /* the unit's number in the file, for its line table */
 };
 
 /* Sort CU ranges by start (n may be 0 and v NULL). */

@@ -1,5 +1,7 @@
 # report/annotate: symbols, aggregation, memprof report and memprof annotate.
 mp_add_cmocka_test(test_sym SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sym.c LIBS mp_analyzer)
+# mp_dwline's line tables against libdw's on real files
+mp_add_cmocka_test(test_dwline SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dwline.c LIBS mp_analyzer)
 # test_sym checks the analyzer never calls qsort() with a NULL array (see __wrap_qsort)
 target_link_options(test_sym PRIVATE -Wl,--wrap=qsort)
 mp_add_cmocka_test(test_hist SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_hist.c LIBS mp_analyzer)
