@@ -40,6 +40,9 @@ struct mp_dso {
 	size_t ncus;
 	/* line tables read here (mp_dwline.c) per unit (mp_cu_range.unit); unit_lt: 0 not
 	 * yet, 1 read (owned), 2 another unit's table, 3 left to libdw */
+	Elf *dwtrim; /* what libdw opened when not dwelf or elf (mp_dwtrim.h), and its map */
+	void *dwmap;
+	size_t dwmaplen;
 	struct mp_dwline_secs *dwsecs;
 	struct mp_dwline **lt;
 	uint8_t *unit_lt;

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/mman.h>
 
 #include "mp_dwline.h"
+#include "mp_dwtrim.h"
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
 
@@ -103,9 +104,13 @@ static void dso_open_dwarf(struct mp_dso *d)
 	if (d->dw_tried)
 		return;
 	d->dw_tried = 1;
-	Elf *e = d->dwelf && mp_elf_has_dwarf_lines(d->dwelf) ? d->dwelf : d->elf;
+	int own = !(d->dwelf && mp_elf_has_dwarf_lines(d->dwelf));
+	Elf *e = own ? d->elf : d->dwelf;
 	if (!e || !mp_elf_has_dwarf_lines(e))
 		return;
+	d->dwtrim = mp_dwtrim_open(e, own ? d->fd : d->dwfd, &d->dwmap, &d->dwmaplen);
+	if (d->dwtrim)
+		e = d->dwtrim;
 	d->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	if (!d->dw)
 		return;
@@ -134,12 +139,11 @@ static void dso_open_dwarf(struct mp_dso *d)
 	dso_line_secs(d, e, unit);
 }
 
-/* bytes of the file dso_open_dwarf() would read, to share the work out */
+/* what dso_open_dwarf() costs, to share the work out */
 static uint64_t dwarf_cost(const struct mp_dso *d)
 {
-	struct stat st;
-	int fd = d->dwelf && mp_elf_has_dwarf_lines(d->dwelf) ? d->dwfd : d->fd;
-	return fd >= 0 && !fstat(fd, &st) ? (uint64_t)st.st_size : 0;
+	Elf *e = d->dwelf && mp_elf_has_dwarf_lines(d->dwelf) ? d->dwelf : d->elf;
+	return e ? mp_dwtrim_cost(e) : 0;
 }
 
 struct cu_key {
@@ -330,6 +334,12 @@ void mp_srcline_fini(struct mp_dso *d)
 	if (d->dw)
 		dwarf_end(d->dw);
 	d->dw = NULL;
+	if (d->dwtrim)
+		elf_end(d->dwtrim);
+	if (d->dwmap)
+		munmap(d->dwmap, d->dwmaplen);
+	d->dwtrim = NULL;
+	d->dwmap = NULL;
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = 0;
