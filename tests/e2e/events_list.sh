@@ -10,6 +10,11 @@ echo "$out" | grep -qE '^ +:REPLACEMENT ' || fail "no REPLACEMENT unit mask"
 echo "$out" | grep -q 'cpu-clock ' && fail "pattern L1D let cpu-clock through"
 echo "$out" | grep -qF 'Groups: {EV1,EV2,...}[:MODS] as perf writes them' || fail "no group syntax in the spelling summary"
 echo "$out" | grep -qF '{EV1,EV2,...}:S leader' || fail "no :S in the spelling summary"
+# descriptions whole, never cut at a column (issue 19: they were cut at 45 characters)
+echo "$out" | grep -qE '^ +:FB_FULL +Number of times a request needed a fill buffer \(FB\) entry but there was no entry available for it\. .* or SW prefetch$' ||
+	fail "FB_FULL's description cut: $(echo "$out" | grep ':FB_FULL')"
+"$MEMPROF" list --pmu cachegrind | grep -qE "^  ILmr +last-level cache instruction read misses \(this machine's L2 by default\)$" ||
+	fail "ILmr's description cut: $("$MEMPROF" list --pmu cachegrind | grep ILmr)"
 out=$("$MEMPROF" list --pmu amd64_fam19h_zen4 'L2_LINES_IN*') || fail "glob pattern exited $?"
 echo "$out" | grep -qE '^  L2_LINES_IN.SELF.ANY +-> CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:IC_FILL_MISS \[approx\]$' \
   || fail "no zen4 L2_LINES_IN alias line"
