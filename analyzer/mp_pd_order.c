@@ -194,17 +194,89 @@ static void q_sort(struct pd_qent *q, struct pd_qent *tmp, size_t len)
 	}
 }
 
-/* Sort the unsorted tail of the queue and merge it into the sorted head. */
-static void q_settle(struct pd_run *R)
+/* Room for n entries in the queue's array (and its merge buffer). */
+static int q_reserve(struct pd_run *R, size_t n)
+{
+	if (n <= R->cq)
+		return 0;
+	size_t nc = R->cq ? R->cq : 4096;
+	while (nc < n)
+		nc *= 2;
+	struct pd_qent *nq = realloc(R->q, nc * sizeof(*nq));
+	if (!nq)
+		return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+	R->q = nq;
+	struct pd_qent *nt = realloc(R->tmp, nc * sizeof(*nt));
+	if (!nt)
+		return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+	R->tmp = nt;
+	R->cq = nc;
+	return 0;
+}
+
+/* Every run of q[qh..nq) as one entry per record (each sample's time at R->sample_time),
+ * in place, from the back. */
+static int q_split_runs(struct pd_run *R)
+{
+	size_t extra = 0, extra_head = 0;
+	for (size_t i = R->qh; i < R->nq; i++)
+		if (R->q[i].n > 1) {
+			extra += R->q[i].n - 1u;
+			if (i < R->nsorted)
+				extra_head += R->q[i].n - 1u;
+		}
+	if (!extra)
+		return 0;
+	int rc = q_reserve(R, R->nq + extra);
+	if (rc)
+		return rc;
+	struct pd_qent *q = R->q;
+	size_t dst = R->nq + extra;
+	for (size_t i = R->nq; i-- > R->qh;) {
+		struct pd_qent e = q[i];
+		if (e.n <= 1) {
+			q[--dst] = e;
+			continue;
+		}
+		/* its records go to q[dst - n .. dst), all at or above i: nothing unread is hit */
+		size_t at = dst - e.n;
+		const uint8_t *r = e.rec;
+		uint64_t off = e.off;
+		for (uint32_t j = 0; j < e.n; j++) {
+			uint16_t size = ld16(r + 6);
+			q[at + j] = (struct pd_qent){ .ts = ld64(r + R->sample_time), .rec = r, .off = off,
+						      .ch = e.ch, .n = 1 };
+			r += size;
+			off += size;
+		}
+		dst = at;
+	}
+	R->nq += extra;
+	R->nsorted += extra_head;
+	return 0;
+}
+
+/* Sort the unsorted tail of the queue and merge it into the sorted head. Runs stay whole
+ * when the queue is in time order as it is (the tail in order, after the head's last). */
+static int q_settle(struct pd_run *R)
 {
 	if (R->nsorted < R->nq) {
-		if (R->tail_mixed)
-			q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
+		if (!R->tail_mixed && (R->qh == R->nsorted || R->q[R->nsorted].ts >= R->head_last)) {
+			R->head_last = R->tail_last;
+		} else {
+			int rc = q_split_runs(R);
+			if (rc)
+				return rc;
+			if (R->tail_mixed)
+				q_sort(R->q + R->nsorted, R->tmp, R->nq - R->nsorted);
+			q_merge(R->q + R->qh, R->tmp, R->nsorted - R->qh, R->nq - R->qh);
+			R->head_last = R->q[R->nq - 1].ts;
+		}
 		R->tail_mixed = 0;
 		R->tail_last = 0;
-		q_merge(R->q + R->qh, R->tmp, R->nsorted - R->qh, R->nq - R->qh);
 		R->nsorted = R->nq;
 	}
+	return 0;
 }
 
 /* Give the repeats counted in the flush to the handler (once it took one, it takes all). */
@@ -222,12 +294,12 @@ static int flush_repeats(struct pd_run *R, uint64_t *n, uint64_t *period)
 
 /* One queued record: the remembered sample again (counted in *nrep, *prep while the
  * handler takes repeats), a sample of fixed fields (remembered), or any other record. */
-static inline int flush_one(struct pd_run *R, const struct pd_qent *e, size_t size, int again,
-			    uint64_t *nrep, uint64_t *prep)
+static inline __attribute__((always_inline)) int flush_one(struct pd_run *R, const uint8_t *rec, size_t size, uint64_t off,
+			    int again, uint64_t *nrep, uint64_t *prep)
 {
 	int rc;
 	uint64_t period;
-	if (again && R->rk.state != RK_NONE && mp_pd_sample_repeat(R, e->rec, &period)) {
+	if (again && R->rk.state != RK_NONE && mp_pd_sample_repeat(R, rec, &period)) {
 		if (R->rk.state == RK_TAKEN) {
 			++*nrep;
 			*prep += period;
@@ -246,11 +318,11 @@ static inline int flush_one(struct pd_run *R, const struct pd_qent *e, size_t si
 	}
 	if ((rc = flush_repeats(R, nrep, prep)))
 		return rc;
-	rc = mp_pd_sample_fast(R, e->rec, size);
+	rc = mp_pd_sample_fast(R, rec, size);
 	if (rc == PD_SLOW)
-		return mp_pd_deliver(R, e->rec, size, e->off);
+		return mp_pd_deliver(R, rec, size, off);
 	if (again)
-		mp_pd_sample_remember(R, e->rec);
+		mp_pd_sample_remember(R, rec);
 	return rc;
 }
 
@@ -259,15 +331,17 @@ int mp_pd_q_flush(struct pd_run *R, uint64_t limit)
 {
 	if (R->nq == R->qh)
 		return 0;
-	q_settle(R);
+	int rc = q_settle(R);
+	if (rc)
+		return rc;
 	size_t k = R->qh, nheld = 0;
 	struct pd_chunk *held = NULL; /* delivered records of one chunk, released together */
-	int rc = 0, again = R->h && R->h->sample_again;
+	int again = R->h && R->h->sample_again;
 	uint64_t nrep = 0, prep = 0; /* repeats not yet given to the handler */
-	const struct pd_qent *q = R->q; /* delivering queues nothing: the queue stays */
-	const size_t nq = R->nq;
+	struct pd_qent *q = R->q; /* delivering queues nothing: the queue stays */
+	const size_t nq = R->nq, to = R->sample_time;
 	while (k < nq && q[k].ts <= limit) {
-		const struct pd_qent *e = &q[k++];
+		struct pd_qent *e = &q[k];
 		if (e->ch != held) {
 			if (held) {
 				held->live -= nheld - 1;
@@ -276,10 +350,40 @@ int mp_pd_q_flush(struct pd_run *R, uint64_t limit)
 			held = e->ch;
 			nheld = 0;
 		}
-		nheld++;
-		size_t size = ld16(e->rec + 6);
-		R->rec_bytes -= size;
-		if ((rc = flush_one(R, e, size, again, &nrep, &prep)))
+		if (e->n <= 1) {
+			size_t size = ld16(e->rec + 6);
+			nheld++;
+			R->rec_bytes -= size;
+			R->qrecs--;
+			k++;
+			if ((rc = flush_one(R, e->rec, size, e->off, again, &nrep, &prep)))
+				break;
+			continue;
+		}
+		/* a run: its records while they are due (the queue is in time order: when one
+		 * is not, none after it is; the rest of the run stays queued as its entry) */
+		const uint8_t *r = e->rec;
+		uint64_t off = e->off, ts;
+		uint32_t left = e->n;
+		do {
+			size_t size = ld16(r + 6);
+			nheld++;
+			R->rec_bytes -= size;
+			R->qrecs--;
+			rc = flush_one(R, r, size, off, again, &nrep, &prep);
+			r += size;
+			off += size;
+			left--;
+		} while (!rc && left && (ts = ld64(r + to)) <= limit);
+		if (left) {
+			e->ts = ld64(r + to);
+			e->rec = r;
+			e->off = off;
+			e->n = left;
+			break;
+		}
+		k++;
+		if (rc)
 			break;
 	}
 	if (!rc)
@@ -319,9 +423,16 @@ static int q_repack(struct pd_run *R)
 		struct pd_chunk *old = e->ch, *ch;
 		if (!old || old == R->cur || old == R->win)
 			continue;
-		const uint8_t *r = chunk_copy(R, e->rec, ld16(e->rec + 6), &ch);
+		size_t bytes = ld16(e->rec + 6);
+		for (uint32_t j = 1; j < e->n; j++) /* a run: its records one after the other */
+			bytes += ld16(e->rec + bytes + 6);
+		const uint8_t *r = chunk_copy(R, e->rec, bytes, &ch);
 		if (!r)
 			return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
+		if (e->n > 1) { /* one life per record, as the window had */
+			ch->live += e->n - 1u;
+			old->live -= e->n - 1u;
+		}
 		e->rec = r;
 		e->ch = ch;
 		mp_pd_chunk_release(R, old);
@@ -332,11 +443,13 @@ static int q_repack(struct pd_run *R)
 int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts, int mode)
 {
 	if (R->nq > R->qh &&
-	    (R->nq - R->qh) * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES) {
+	    R->qrecs * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES) {
 		/* perf's OE_FLUSH__HALF when the queue hits its memory limit */
-		q_settle(R);
-		uint64_t lo = R->q[R->qh].ts, hi = R->q[R->nq - 1].ts;
-		int rc = mp_pd_q_flush(R, lo + (hi - lo) / 2);
+		int rc = q_settle(R);
+		if (rc)
+			return rc;
+		uint64_t lo = R->q[R->qh].ts, hi = R->head_last; /* the newest queued record */
+		rc = mp_pd_q_flush(R, lo + (hi - lo) / 2);
 		if (rc || (rc = q_repack(R)))
 			return rc;
 	}
@@ -365,12 +478,14 @@ int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, 
 		ch->live++;
 	}
 	R->rec_bytes += size;
+	R->qrecs++;
 	R->tail_mixed |= ts < R->tail_last;
 	R->tail_last = ts;
 	R->q[R->nq].ts = ts;
 	R->q[R->nq].rec = r;
 	R->q[R->nq].off = off;
 	R->q[R->nq].ch = ch;
+	R->q[R->nq].n = 0;
 	R->nq++;
 	if (ts > R->max_ts)
 		R->max_ts = ts;

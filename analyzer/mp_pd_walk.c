@@ -46,14 +46,14 @@ static void progress(struct pd_run *R, uint64_t pos)
  * other cases. Returns where it stopped: the end, or a record that loop is to look at (any
  * other type, a bad size, a cut record, no time); *rc set when queueing fails. */
 /* The queue's state kept in walk_samples' locals: written back (queue_put) before anything
- * else sees it (the general push, which may deliver; progress; the end). The entries
- * q[nq0..nq) are the ones it added; their sizes are what the budget lost beyond the
+ * else sees it (the general push, which may deliver; progress; the end). It added the
+ * entries q[nq0..nq) and nrec records; their sizes are what the budget lost beyond the
  * entries' own bytes. */
 struct walk_q {
 	struct pd_qent *q;
-	size_t nq0, nq, stop;
+	size_t nq0, nq, stop, nrec;
 	int64_t budget0, budget;
-	uint64_t last;
+	uint64_t last, mx;
 	int mixed;
 };
 
@@ -61,31 +61,31 @@ static void queue_get(struct pd_run *R, struct walk_q *w)
 {
 	w->q = R->q;
 	w->nq0 = w->nq = R->nq;
+	w->nrec = 0;
 	/* entries may be added up to stop (an empty queue's first one goes the general way),
 	 * bytes while budget lasts (the byte bound of mp_pd_q_push, an entry counted twice) */
 	w->stop = w->nq == R->qh ? w->nq : R->cq;
 	w->budget0 = w->budget = (int64_t)PD_QUEUE_BYTES -
-				 (int64_t)((w->nq - R->qh) * 2 * sizeof(*w->q) + R->rec_bytes);
+				 (int64_t)(R->qrecs * 2 * sizeof(*w->q) + R->rec_bytes);
 	w->last = R->tail_last;
+	w->mx = 0;
 	w->mixed = 0;
 }
 
 static void queue_put(struct pd_run *R, struct walk_q *w)
 {
-	size_t n = w->nq - w->nq0;
-	if (!n)
+	if (!w->nrec)
 		return;
 	R->nq = w->nq;
-	R->rec_bytes += (size_t)(w->budget0 - w->budget) - n * 2 * sizeof(*w->q);
-	uint64_t mx = w->last;
-	if (w->mixed)
-		for (size_t i = w->nq0; i < w->nq; i++)
-			mx = w->q[i].ts > mx ? w->q[i].ts : mx;
+	R->rec_bytes += (size_t)(w->budget0 - w->budget) - w->nrec * 2 * sizeof(*w->q);
+	R->qrecs += w->nrec;
+	/* each entry's records come in time order: the newest is one entry's last */
+	uint64_t mx = w->mx > w->last ? w->mx : w->last;
 	R->max_ts = mx > R->max_ts ? mx : R->max_ts;
 	R->tail_last = w->last;
 	R->tail_mixed |= w->mixed;
-	R->win->live += n;
-	R->pd->counts[PERF_RECORD_SAMPLE] += n;
+	R->win->live += w->nrec;
+	R->pd->counts[PERF_RECORD_SAMPLE] += w->nrec;
 	queue_get(R, w);
 }
 
@@ -96,6 +96,7 @@ static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t l
 	struct pd_chunk *win = R->win;
 	struct walk_q w;
 	queue_get(R, &w);
+	struct pd_qent *run = NULL; /* the entry of the record before, while it can grow */
 	uint64_t prog = R->prog_next > base ? R->prog_next - base : 0; /* progress due here */
 	while (len - pos >= 8) {
 		const uint8_t *r = buf + pos;
@@ -105,22 +106,31 @@ static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t l
 		uint64_t ts = ld64(r + to);
 		if (!ts)
 			break;
-		if (w.nq == w.stop || (int64_t)size > w.budget) {
+		if (run && ts >= w.last && (int64_t)size <= w.budget && run->n < UINT32_MAX) {
+			run->n++; /* the next record of the run, in time order */
+			w.last = ts;
+			w.budget -= (int64_t)(2 * sizeof(*run) + size);
+			w.nrec++;
+		} else if (w.nq == w.stop || (int64_t)size > w.budget) {
 			queue_put(R, &w);
 			R->pd->counts[PERF_RECORD_SAMPLE]++;
 			if ((*rc = mp_pd_q_push(R, r, size, base + pos, ts, WALK_WINDOW)))
 				return pos;
 			queue_get(R, &w);
+			run = NULL;
 		} else {
-			struct pd_qent *e = &w.q[w.nq++];
-			e->ts = ts;
-			e->rec = r;
-			e->off = base + pos;
-			e->ch = win;
 			if (ts < w.last)
 				w.mixed = 1;
+			w.mx = w.last > w.mx ? w.last : w.mx;
+			run = &w.q[w.nq++];
+			run->ts = ts;
+			run->rec = r;
+			run->off = base + pos;
+			run->ch = win;
+			run->n = 1;
 			w.last = ts;
-			w.budget -= (int64_t)(2 * sizeof(*e) + size);
+			w.budget -= (int64_t)(2 * sizeof(*run) + size);
+			w.nrec++;
 		}
 		pos += size;
 		if (pos >= prog) {
@@ -599,8 +609,11 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	mp_pd_finish_counts(pd);
 	if (h && h->progress)
 		h->progress(h->ctx, pd->data_size, pd->data_size);
-	for (size_t i = R.qh; i < R.nq; i++)
+	for (size_t i = R.qh; i < R.nq; i++) {
+		if (R.q[i].ch && R.q[i].n > 1)
+			R.q[i].ch->live -= R.q[i].n - 1u; /* a run's records but its last */
 		mp_pd_chunk_release(&R, R.q[i].ch);
+	}
 	mp_pd_chunks_free(&R);
 	reader_fini(&R);
 	free(R.q);

@@ -133,11 +133,16 @@ struct pd_reader {
 	uint64_t err_off;
 };
 
+/* A queued record, or (n >= 1) a run of n samples that walk_samples found one after the
+ * other in a window, in time order, each with its time at R->sample_time: ts, rec and off
+ * are the first one's. A run stays one entry while the queue needs no sort (the records
+ * come in time order, as one CPU's or one thread's do); q_settle splits runs otherwise. */
 struct pd_qent {
 	uint64_t ts;
 	const uint8_t *rec;
 	uint64_t off;               /* file offset (of the COMPRESSED record for inner ones) */
 	struct pd_chunk *ch;
+	uint32_t n;                 /* 0: one record of any type; else a run of n samples */
 };
 
 /* One counter as multiplexing sees it: a task's per-CPU counters of an event together
@@ -248,9 +253,12 @@ struct pd_run {
 	size_t nq, cq;
 	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
 	size_t nsorted;             /* q[qh..nsorted) is sorted */
-	uint64_t tail_last;         /* ts of the entry pushed last after nsorted (0: none) */
+	uint64_t tail_last;         /* ts of the record queued last after nsorted (0: none) */
+	uint64_t head_last;         /* ts of the last record of q[qh..nsorted) */
 	int tail_mixed;             /* q[nsorted..nq) is out of ts order (else it needs no sort) */
 	size_t rec_bytes;           /* sizes of the queued records */
+	size_t qrecs;               /* queued records (a run's each): the byte bound counts an
+	                             * entry for each, as if runs were not */
 	size_t chunk_bytes;         /* buffers of the chunks and windows on R->chunks */
 	uint64_t next_flush, max_ts;
 	struct pd_chunk *chunks, *cur;
@@ -325,10 +333,11 @@ static inline int mp_pd_q_push_fast(struct pd_run *R, const uint8_t *r, size_t s
 				    uint64_t ts, int mode)
 {
 	if (mode != WALK_WINDOW || R->nq == R->cq || R->nq == R->qh ||
-	    (R->nq - R->qh) * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES)
+	    R->qrecs * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES)
 		return mp_pd_q_push(R, r, size, off, ts, mode);
 	R->win->live++; /* the record stays in its window until delivered */
 	R->rec_bytes += size;
+	R->qrecs++;
 	struct pd_qent *e = &R->q[R->nq++];
 	R->tail_mixed |= ts < R->tail_last;
 	R->tail_last = ts;
@@ -336,6 +345,7 @@ static inline int mp_pd_q_push_fast(struct pd_run *R, const uint8_t *r, size_t s
 	e->rec = r;
 	e->off = off;
 	e->ch = R->win;
+	e->n = 0;
 	if (ts > R->max_ts)
 		R->max_ts = ts;
 	return 0;

@@ -1478,6 +1478,107 @@ static int w_comm(void *ctx, const struct mp_pd_task *t)
 	return 0;
 }
 
+/* One sample of IP | TID | TIME (32 bytes). */
+static void gput_ts(struct gbuf *g, uint64_t ip, uint64_t t)
+{
+	gput_hdr(g, PERF_RECORD_SAMPLE, 32);
+	gput64(g, ip);
+	gput64(g, 42 | (uint64_t)42 << 32);
+	gput64(g, t);
+}
+
+/* A file's samples queued in windows as runs (one entry for the samples that come one after
+ * the other in time order) are delivered in the order the memory walk (one entry each)
+ * gives: a round of 25 MB in order (past the queue's 16 MiB bound: half of it delivered
+ * while a run is queued, the rest repacked), then another buffer's samples of the same time
+ * (late for what was delivered, merged with what was not), rounds of two interleaved "CPU
+ * buffers" (their runs split and sorted), rounds in order that reach back into the round
+ * before (merged whole), and runs cut by comms. */
+static void windows__runs__same_order_as_memory(void **state)
+{
+	(void)state;
+	struct gbuf g = { 0 };
+	gput64(&g, MP_PERF_MAGIC2);
+	gput64(&g, 16);
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = PERF_ATTR_SIZE_VER5;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.sample_period = 1;
+	a.sample_id_all = 1;
+	gput_hdr(&g, MP_RECORD_HEADER_ATTR, 8 + PERF_ATTR_SIZE_VER5 + 8);
+	gput(&g, &a, PERF_ATTR_SIZE_VER5);
+	gput64(&g, 100);
+	uint64_t t = 1000, n = 0;
+	for (int i = 0; i < 800000; i++, n++)
+		gput_ts(&g, 0x400000 + (uint64_t)(i % 13), t++);
+	gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+	/* another buffer's samples from the same time, in order: late for the part delivered
+	 * by the bound, merged into the part still queued */
+	for (int i = 0; i < 1000; i++, n++)
+		gput_ts(&g, 0x480000 + (uint64_t)i, 1000 + 800 * (uint64_t)i + 1);
+	gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+	for (int r = 0; r < 20; r++) { /* CPU 0's buffer, then CPU 1's, overlapping in time */
+		for (int c = 0; c < 2; c++)
+			for (int i = 0; i < 500; i++, n++)
+				gput_ts(&g, 0x500000 + (uint64_t)c, t + 2 * (uint64_t)i + (uint64_t)c);
+		t += 1000;
+		gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+	}
+	/* rounds of one buffer each, in order, every other one reaching back into the one
+	 * before: what is still queued of it merges with the run that comes in order */
+	for (int r = 0; r < 20; r++, t += 1000) {
+		uint64_t t0 = r % 2 ? t - 499 : t;
+		for (int i = 0; i < 500; i++, n++)
+			gput_ts(&g, 0x700000 + (uint64_t)r, t0 + 2 * (uint64_t)i);
+		gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+	}
+	for (int i = 0; i < 30000; i++, n++) {
+		gput_ts(&g, 0x600000 + (uint64_t)(i % 5), t++);
+		if (i % 97 == 0) {
+			char comm[16] = "worker";
+			gput_hdr(&g, PERF_RECORD_COMM, 8 + 8 + 16 + 24);
+			uint32_t pt[2] = { 42, 42 };
+			gput(&g, pt, 8);
+			gput(&g, comm, 16);
+			gput64(&g, 42 | (uint64_t)42 << 32);
+			gput64(&g, t++);
+			gput64(&g, 0);
+		}
+		if (i % 1000 == 999)
+			gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
+	}
+	char path[] = "/tmp/mp-pd-runs-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, g.b, g.n), (ssize_t)g.n);
+	close(fd);
+	struct mp_err err = { 0 };
+	struct wcollect mem = { 0 }, file = { 0 };
+	struct mp_pd_handler h = { .ctx = &mem, .sample = w_sample, .comm = w_comm };
+	mp_pd *pd = mp_pd_open_mem(g.b, g.n, "r.data", &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	mp_pd_close(pd);
+	h.ctx = &file;
+	pd = mp_pd_open(path, &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(mp_pd_attr(pd, 0)->nr_samples, n);
+	mp_pd_close(pd);
+	unlink(path);
+	free(g.b);
+	assert_int_equal(mem.n, n);
+	assert_int_equal(file.n, n);
+	assert_int_equal(file.comms, mem.comms);
+	assert_int_equal(file.ipsum, mem.ipsum);
+	assert_int_equal(file.hash, mem.hash);
+}
+
 /* The same bytes processed from memory (one walk over them) and from a file (windows): the
  * same samples in the same order, records cut by a window's end carried over, an AUXTRACE
  * payload longer than a window skipped, and the same error for a record cut by the file's
@@ -1598,6 +1699,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixtures__counts__equal_perf_report),
 		cmocka_unit_test(windows__file_as_memory__same_records),
+		cmocka_unit_test(windows__runs__same_order_as_memory),
 		cmocka_unit_test(fixtures__record_counts__equal_perf_stats),
 		cmocka_unit_test(fixtures__sample_order__equal_perf_script),
 		cmocka_unit_test(fixtures__unordered__same_samples),
