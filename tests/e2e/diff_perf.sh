@@ -40,6 +40,11 @@ if len(P) < 5:
     sys.exit("FAIL %s: perf diff shows %d rows" % (lbl, len(P)))
 for k, (b, v) in P.items():
     r = M.get(k)
+    if r is None and k[2] == '_init' and any(d == k[0] and s.endswith('@plt') for d, _, s in M):
+        # perf 6.1 stretches a size-0 _init over .plt, and its lookup then names a sample
+        # in a PLT entry _init or the entry (plt_vdso.sh); memprof names the entry
+        print("%s: perf's %s is PLT entries memprof names (perf 6.1's _init over .plt)" % (lbl, k))
+        continue
     if r is None:
         # every place perf shows, PLT stubs ("free@plt") and [vdso] symbols included
         print("FAIL %s: no row for %s" % (lbl, k)); bad += 1; continue
