@@ -5,6 +5,7 @@
 #   1e5 cpu-clock samples of a kernel: --sort srcline (perf runs addr2line)
 #   1e6 and 2e6 samples with call chains (-g, page-faults of pagetouch built with frame
 #   pointers, touching 20 calls deep): the children report against perf report --children
+#   python3 with call chains (cpu-clock -g, 20 kHz): many distinct stacks, the same report
 # usage: bench/report-speed.sh [BUILD_DIR]   (default: build)
 # Needs GNU time (/usr/bin/time, Debian package "time") for the peak memory.
 set -eu
@@ -101,3 +102,15 @@ for n in 1000000 2000000; do
 	echo "  => memprof children report is $(ratio "$ps" "$ms")x faster than perf report --children (cpu time: $(ratio "$pc" "$mc")x)"
 	echo "# pfg$n.data: peak anonymous memory (RssAnon, MiB): memprof $(anon_peak "$MEMPROF" report -q -i "$W/pfg$n.data" --sort dso,sym)"
 done
+
+# call chains of a program with many distinct stacks (python3's interpreter, cpu-clock -g at
+# 20 kHz): each symbol's call tree, built for every row of the children report, must not
+# walk every stack of the file
+if command -v python3 >/dev/null; then
+	"$PERF" record -q -g -e cpu-clock -F 20000 -o "$W/pyg.data" python3 "$W/work.py" >/dev/null 2>&1
+	cat "$W/pyg.data" >/dev/null
+	echo "# pyg.data: $(du -m "$W/pyg.data" | cut -f1) MiB, python3 with call chains"
+	run perf-children-py "$PERF" report -i "$W/pyg.data" --stdio --children
+	run memprof-children-py "$MEMPROF" report -q -i "$W/pyg.data"
+	echo "  => memprof children report is $(ratio "$perf_children_py_s" "$memprof_children_py_s")x faster than perf report --children on many stacks (cpu time: $(ratio "$perf_children_py_c" "$memprof_children_py_c")x)"
+fi

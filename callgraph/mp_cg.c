@@ -42,6 +42,8 @@ static void ftree_fini(struct cg_ftree *t)
 {
 	free(t->nodes);
 	free(t->cnt);
+	free(t->fn_first);
+	free(t->fn_nodes);
 	mp_u64map_fini(&t->idx);
 	memset(t, 0, sizeof(*t));
 }

@@ -61,6 +61,10 @@ struct cg_ftree {
 	struct mp_hist_counts *cnt; /* [n * stride] */
 	size_t capcnt;
 	struct mp_u64map idx;
+	/* built on first need (mp_cg_tree): for each fn id f, the nodes with counts whose
+	 * stack holds f or whose self f is, in node order: fn_nodes[fn_first[f] ..
+	 * fn_first[f + 1]) */
+	uint32_t *fn_first, *fn_nodes;
 };
 
 struct mp_cg {

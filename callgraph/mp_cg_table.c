@@ -266,6 +266,70 @@ static int sib_cmp(const void *pa, const void *pb, void *ctx)
 	return strcmp(fa->sym, fb->sym);
 }
 
+static int ft_has_counts(const mp_cg *cg, size_t i)
+{
+	const struct mp_hist_counts *c = cg->ft.cnt + i * cg->stride;
+	for (size_t a = 0; a < cg->stride; a++)
+		if (c[a].samples || c[a].period)
+			return 1;
+	return 0;
+}
+
+/* cg->ft's fn index (struct cg_ftree): two passes over the stacks of the nodes with
+ * counts, each fn once per node (stamp), so that a function's tree visits only the stacks
+ * that can add to it, not all of them for every function. */
+static int ft_fn_index(mp_cg *cg)
+{
+	struct cg_ftree *ft = &cg->ft;
+	if (ft->fn_first)
+		return 0;
+	size_t nf = cg->nfns;
+	uint32_t *first = calloc(nf + 2, sizeof(*first));
+	uint32_t *stamp = malloc((nf + 1) * sizeof(*stamp));
+	uint32_t *nodes = NULL;
+	if (!first || !stamp)
+		goto nomem;
+	for (int pass = 0; pass < 2; pass++) {
+		memset(stamp, 0xff, (nf + 1) * sizeof(*stamp));
+		for (size_t i = 0; i < ft->n; i++) {
+			if (!ft_has_counts(cg, i))
+				continue;
+			uint32_t f = ft->nodes[i].owner;
+			for (uint32_t p = (uint32_t)i;; p = ft->nodes[p].parent) {
+				if (f < nf && stamp[f] != (uint32_t)i) {
+					stamp[f] = (uint32_t)i;
+					if (pass == 0)
+						first[f + 1]++;
+					else
+						nodes[first[f]++] = (uint32_t)i;
+				}
+				if (p == UINT32_MAX)
+					break;
+				f = ft->nodes[p].self_only ? UINT32_MAX : ft->nodes[p].frame;
+			}
+		}
+		if (pass == 0) {
+			for (size_t f = 0; f < nf; f++)
+				first[f + 1] += first[f];
+			nodes = malloc(((size_t)first[nf] + 1) * sizeof(*nodes));
+			if (!nodes)
+				goto nomem;
+		}
+	}
+	/* the fill moved each start to the next one's: back by one */
+	memmove(first + 1, first, nf * sizeof(*first));
+	first[0] = 0;
+	free(stamp);
+	ft->fn_first = first;
+	ft->fn_nodes = nodes;
+	return 0;
+nomem:
+	free(first);
+	free(stamp);
+	free(nodes);
+	return -ENOMEM;
+}
+
 int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 	       const struct mp_cg_tree_opts *o, struct mp_cg_tree *out)
 {
@@ -274,18 +338,25 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 	if (e >= t->n)
 		return -EINVAL;
 	int rc = cg_ftree_build(cg, table_inline(cg));
-	if (rc)
+	if (rc || (rc = ft_fn_index(cg)))
 		return rc;
-	size_t S = cg->stride, nn = cg->ft.n;
+	size_t S = cg->stride;
 	out->nattrs = S;
 	const struct mp_cg_entry *E = &t->e[e];
 	uint32_t want_fn = E->f.fn;
+	/* the nodes whose stacks hold the function, or whose self it is */
+	const uint32_t *cand = cg->ft.fn_nodes, *cand_end = cand;
+	if (want_fn < cg->nfns) {
+		cand = cg->ft.fn_nodes + cg->ft.fn_first[want_fn];
+		cand_end = cg->ft.fn_nodes + cg->ft.fn_first[want_fn + 1];
+	}
 	struct tbuild b = { .cg = cg, .tr = out, .S = S ? S : 1 };
 	size_t cappath = 64;
 	uint32_t *path = malloc(cappath * sizeof(*path));
 	if (!path)
 		goto nomem;
-	for (size_t i = 0; i < nn; i++) {
+	for (; cand < cand_end; cand++) {
+		size_t i = *cand;
 		const struct mp_hist_counts *c = cg->ft.cnt + i * S;
 		int any = 0;
 		for (size_t a = 0; a < S; a++)

@@ -312,6 +312,14 @@ static void mp_cg_add__markers_and_max_stack__cut_as_perf(void **state)
 	assert_int_equal(k->self[0].period, 4);
 	assert_int_equal(k->children[0].period, 4);
 	assert_null(find(&t, "__cos_fma"));
+	/* its tree: the cut chain, whose frames do not hold it, is its own (the self) */
+	struct mp_cg_tree tr;
+	struct mp_cg_tree_opts to = { .children = 1 };
+	assert_int_equal(mp_cg_tree(f.cg, &t, (size_t)(k - t.e), &to, &tr), 0);
+	assert_int_equal(tr.n, 2);
+	assert_string_equal(mp_cg_fn(f.cg, tr.nodes[tr.first].fn)->sym, "_start");
+	assert_int_equal(tr.nodes[tr.first].cumul[0].period, 4);
+	mp_cg_tree_fini(&tr);
 	mp_cg_table_fini(&t);
 	rm(&f);
 }
