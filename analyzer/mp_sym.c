@@ -172,6 +172,9 @@ void mp_sym_free(mp_sym *s)
 	free(s->strs);
 	mp_u64map_fini(&s->str_by_hash);
 	mp_u64map_fini(&s->comm_by_tid);
+	mp_u64map_fini(&s->inl_idx);
+	free(s->inl_v);
+	free(s->inl_e);
 	mp_kallsyms_fini(s);
 	free(s->kcore_ph);
 	if (s->kcore_fd >= 0)

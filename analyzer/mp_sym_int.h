@@ -49,6 +49,17 @@ struct mp_sym {
 
 	struct mp_u64map comm_by_tid; /* (pid << 32 | tid) -> string id */
 
+	/* inline chains looked up so far (mp_sym_inline_chain): (dso << 44 | vaddr) -> an
+	 * entry of inl_e, whose chain is inl_v[off .. off + n) and outer function name */
+	struct mp_u64map inl_idx;
+	struct mp_sym_inline *inl_v;
+	size_t inl_nv, inl_capv;
+	struct mp_sym_inl_ent {
+		uint32_t off, n;
+		const char *outer;
+	} *inl_e;
+	size_t inl_ne, inl_cape;
+
 	struct mp_demangler demangler; /* C++ names */
 
 	/* the running kernel's code (/proc/kcore), for disassembly */

@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
@@ -52,19 +53,10 @@ static const char *call_file(mp_sym *s, Dwarf_Die *die, Dwarf_Word idx)
 	return f ? mp_sym_intern_str(s, f) : NULL;
 }
 
-size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip, struct mp_sym_inline *out,
-			   size_t max, const char **outer_name)
+/* The chain at va of d, looked up in its DWARF (mp_sym_inline_chain's work). */
+static size_t inline_chain_dwarf(mp_sym *s, struct mp_dso *d, uint64_t va,
+				 struct mp_sym_inline *out, size_t max, const char **outer_name)
 {
-	if (outer_name)
-		*outer_name = NULL;
-	if (map_id == MP_SYM_NO_MAP || map_id >= s->nmaps || s->no_srcline || !max)
-		return 0;
-	const struct mp_map *m = &s->maps[map_id];
-	struct mp_dso *d = &s->dsos[m->dso];
-	mp_dso_load(s, d);
-	if (d->kernel || d->anon || !d->elf)
-		return 0;
-	uint64_t va = mp_dso_off_to_vaddr(d, ip - m->start + m->pgoff);
 	Dwarf_Die *scopes = NULL;
 	int n = mp_srcline_scopes(d, va, &scopes);
 	size_t k = 0;
@@ -98,6 +90,57 @@ size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip, struct mp_sy
 		i = 1; /* outer[0] is the instance itself */
 	}
 	free(scopes);
+	return k;
+}
+
+#define INL_CACHE_MAX 32 /* chains are kept this long; longer asks go to the DWARF */
+
+/* A chain is looked up once per (object, address): samples and chains repeat the same
+ * addresses, and each lookup walks DIEs. The whole chain (up to INL_CACHE_MAX) is kept;
+ * an ask for fewer gets what the lookup with that max would have given: the first max,
+ * and the outer name only when the chain ended before max. */
+size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip, struct mp_sym_inline *out,
+			   size_t max, const char **outer_name)
+{
+	if (outer_name)
+		*outer_name = NULL;
+	if (map_id == MP_SYM_NO_MAP || map_id >= s->nmaps || s->no_srcline || !max)
+		return 0;
+	const struct mp_map *m = &s->maps[map_id];
+	struct mp_dso *d = &s->dsos[m->dso];
+	mp_dso_load(s, d);
+	if (d->kernel || d->anon || !d->elf)
+		return 0;
+	uint64_t va = mp_dso_off_to_vaddr(d, ip - m->start + m->pgoff);
+	if (max > INL_CACHE_MAX || va >> 44 || m->dso >= (1u << 19))
+		return inline_chain_dwarf(s, d, va, out, max, outer_name);
+	int found = 0;
+	uint32_t *slot = mp_u64map_slot(&s->inl_idx, (uint64_t)m->dso << 44 | va, &found);
+	if (!slot)
+		return inline_chain_dwarf(s, d, va, out, max, outer_name);
+	if (!found) {
+		struct mp_sym_inline v[INL_CACHE_MAX];
+		const char *outer = NULL;
+		size_t n = inline_chain_dwarf(s, d, va, v, INL_CACHE_MAX, &outer);
+		if (mp_grow((void **)&s->inl_v, &s->inl_capv, s->inl_nv + n, sizeof(*v)) ||
+		    mp_grow((void **)&s->inl_e, &s->inl_cape, s->inl_ne + 1, sizeof(*s->inl_e))) {
+			mp_u64map_unslot(&s->inl_idx, slot);
+			size_t k = n < max ? n : max;
+			memcpy(out, v, k * sizeof(*v));
+			if (outer_name && n < max)
+				*outer_name = outer;
+			return k;
+		}
+		memcpy(s->inl_v + s->inl_nv, v, n * sizeof(*v));
+		s->inl_e[s->inl_ne] = (struct mp_sym_inl_ent){ (uint32_t)s->inl_nv, (uint32_t)n, outer };
+		s->inl_nv += n;
+		*slot = (uint32_t)s->inl_ne++;
+	}
+	const struct mp_sym_inl_ent *e = &s->inl_e[*slot];
+	size_t k = e->n < max ? e->n : max;
+	memcpy(out, s->inl_v + e->off, k * sizeof(*out));
+	if (outer_name && e->n < max)
+		*outer_name = e->outer;
 	return k;
 }
 

@@ -126,6 +126,52 @@ static void mp_sym_resolve__inlined_code__own_file_and_line(void **state)
 	mp_sym_free(s);
 }
 
+/* An inline chain asked again (kept per object and address) is the one the DWARF gives, for
+ * every address of main; an ask for fewer frames gets what that ask gives from the DWARF:
+ * the first ones, and the outer function only when the chain ends before the limit. (An
+ * ask for more than 32 frames is not kept: it is the DWARF's answer, the reference.) */
+static void mp_sym_inline_chain__asked_again__as_looked_up(void **state)
+{
+	(void)state;
+	mp_sym *s = new_sym(NULL, NULL);
+	struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
+	assert_int_equal(mp_sym_mmap(s, &m), 0);
+	uint32_t ms = mp_sym_map_find(s, 100, PERF_RECORD_MISC_USER, 0x4014e0);
+	struct mp_sym_inline a[64], ref[64];
+	size_t inlined = 0, deep = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t ip = 0x4014e0; ip < 0x4014e0 + 0x149; ip++) {
+			const char *oa = NULL, *oref = NULL;
+			size_t nref = mp_sym_inline_chain(s, ms, ip, ref, 64, &oref);
+			for (size_t max = 1; max <= 32; max = max == 2 ? 32 : max + 1) {
+				size_t na = mp_sym_inline_chain(s, ms, ip, a, max, &oa);
+				assert_int_equal(na, nref < max ? nref : max);
+				for (size_t i = 0; i < na; i++) {
+					assert_string_equal(a[i].name, ref[i].name);
+					assert_int_equal(a[i].call_line, ref[i].call_line);
+					assert_true((a[i].call_file == NULL) == (ref[i].call_file == NULL));
+					if (a[i].call_file)
+						assert_string_equal(a[i].call_file, ref[i].call_file);
+				}
+				if (nref < max) {
+					assert_true((oa == NULL) == (oref == NULL));
+					if (oa)
+						assert_string_equal(oa, oref);
+				} else {
+					assert_null(oa);
+				}
+			}
+			if (pass == 1) {
+				inlined += nref > 0;
+				deep += nref > 1;
+			}
+		}
+	/* main's code has inlined vector and algorithm code, some of it two deep */
+	assert_true(inlined > 50);
+	assert_true(deep > 0);
+	mp_sym_free(s);
+}
+
 static void mp_sym_resolve__relocated_map_with_pgoff__file_offset_to_vaddr(void **state)
 {
 	(void)state;
@@ -754,6 +800,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mp_sym_resolve__static_exec__main_and_line),
 		cmocka_unit_test(mp_sym_resolve__inlined_code__own_file_and_line),
+		cmocka_unit_test(mp_sym_inline_chain__asked_again__as_looked_up),
 		cmocka_unit_test(mp_sym_resolve__relocated_map_with_pgoff__file_offset_to_vaddr),
 		cmocka_unit_test(mp_sym_resolve__no_map_and_missing_file__address_not_lost),
 		cmocka_unit_test(mp_sym_map__fork_exec_overlap__perf_semantics),
