@@ -131,14 +131,16 @@ size_t mp_sym_inline_chain(mp_sym *s, uint32_t map_id, uint64_t ip, struct mp_sy
 				*outer_name = outer;
 			return k;
 		}
-		memcpy(s->inl_v + s->inl_nv, v, n * sizeof(*v));
+		if (n)
+			memcpy(s->inl_v + s->inl_nv, v, n * sizeof(*v));
 		s->inl_e[s->inl_ne] = (struct mp_sym_inl_ent){ (uint32_t)s->inl_nv, (uint32_t)n, outer };
 		s->inl_nv += n;
 		*slot = (uint32_t)s->inl_ne++;
 	}
 	const struct mp_sym_inl_ent *e = &s->inl_e[*slot];
 	size_t k = e->n < max ? e->n : max;
-	memcpy(out, s->inl_v + e->off, k * sizeof(*out));
+	if (k)
+		memcpy(out, s->inl_v + e->off, k * sizeof(*out));
 	if (outer_name && e->n < max)
 		*outer_name = e->outer;
 	return k;
