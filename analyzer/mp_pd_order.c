@@ -455,18 +455,9 @@ int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, 
 	}
 	if (R->nq == R->cq) {
 		q_compact(R);
-		if (R->nq == R->cq) {
-			size_t nc = R->cq ? R->cq * 2 : 4096;
-			struct pd_qent *nq = realloc(R->q, nc * sizeof(*nq));
-			if (!nq)
-				return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
-			R->q = nq;
-			struct pd_qent *nt = realloc(R->tmp, nc * sizeof(*nt));
-			if (!nt)
-				return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
-			R->tmp = nt;
-			R->cq = nc;
-		}
+		int rc = q_reserve(R, R->nq + 1); /* twice the array when it is full */
+		if (rc)
+			return rc;
 	}
 	struct pd_chunk *ch = NULL;
 	if (mode == WALK_INNER) {

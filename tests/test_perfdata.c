@@ -1478,6 +1478,32 @@ static int w_comm(void *ctx, const struct mp_pd_task *t)
 	return 0;
 }
 
+/* g's bytes processed from memory (one walk) into *mem, and from a file made of them at
+ * path (a mkstemp template, left in place; windows) into *file; *nr: the file's samples
+ * of attr 0 as the reader counted them. */
+static void mem_and_file(const struct gbuf *g, char *path, struct wcollect *mem,
+			 struct wcollect *file, uint64_t *nr)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, g->b, g->n), (ssize_t)g->n);
+	close(fd);
+	struct mp_err err = { 0 };
+	struct mp_pd_handler h = { .ctx = mem, .sample = w_sample, .comm = w_comm };
+	mp_pd *pd = mp_pd_open_mem(g->b, g->n, "w.data", &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	mp_pd_close(pd);
+	h.ctx = file;
+	pd = mp_pd_open(path, &err);
+	assert_non_null(pd);
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	*nr = mp_pd_attr(pd, 0)->nr_samples;
+	mp_pd_close(pd);
+}
+
 /* One sample of IP | TID | TIME (32 bytes). */
 static void gput_ts(struct gbuf *g, uint64_t ip, uint64_t t)
 {
@@ -1551,25 +1577,10 @@ static void windows__runs__same_order_as_memory(void **state)
 			gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
 	}
 	char path[] = "/tmp/mp-pd-runs-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, g.b, g.n), (ssize_t)g.n);
-	close(fd);
-	struct mp_err err = { 0 };
 	struct wcollect mem = { 0 }, file = { 0 };
-	struct mp_pd_handler h = { .ctx = &mem, .sample = w_sample, .comm = w_comm };
-	mp_pd *pd = mp_pd_open_mem(g.b, g.n, "r.data", &err);
-	assert_non_null(pd);
-	if (mp_pd_process(pd, &h, &err))
-		fail_msg("%s", err.msg);
-	mp_pd_close(pd);
-	h.ctx = &file;
-	pd = mp_pd_open(path, &err);
-	assert_non_null(pd);
-	if (mp_pd_process(pd, &h, &err))
-		fail_msg("%s", err.msg);
-	assert_int_equal(mp_pd_attr(pd, 0)->nr_samples, n);
-	mp_pd_close(pd);
+	uint64_t nr;
+	mem_and_file(&g, path, &mem, &file, &nr);
+	assert_int_equal(nr, n);
 	unlink(path);
 	free(g.b);
 	assert_int_equal(mem.n, n);
@@ -1645,24 +1656,13 @@ static void windows__file_as_memory__same_records(void **state)
 	gput_hdr(&g, MP_RECORD_FINISHED_ROUND, 8);
 
 	char path[] = "/tmp/mp-pd-win-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, g.b, g.n), (ssize_t)g.n);
-	close(fd);
-	struct mp_err err = { 0 };
 	struct wcollect mem = { 0 }, file = { 0 };
-	struct mp_pd_handler h = { .ctx = &mem, .sample = w_sample, .comm = w_comm };
-	mp_pd *pd = mp_pd_open_mem(g.b, g.n, "w.data", &err);
-	assert_non_null(pd);
-	if (mp_pd_process(pd, &h, &err))
-		fail_msg("%s", err.msg);
-	mp_pd_close(pd);
-	h.ctx = &file;
-	pd = mp_pd_open(path, &err);
-	assert_non_null(pd);
-	if (mp_pd_process(pd, &h, &err))
-		fail_msg("%s", err.msg);
-	mp_pd_close(pd);
+	uint64_t nr;
+	mem_and_file(&g, path, &mem, &file, &nr);
+	assert_int_equal(nr, nsamples);
+	struct mp_err err = { 0 };
+	struct mp_pd_handler h = { .ctx = &file, .sample = w_sample, .comm = w_comm };
+	mp_pd *pd;
 	assert_true(g.n > (3u << 20));
 	assert_int_equal(mem.n, nsamples);
 	assert_int_equal(mem.ipsum, ipsum);
