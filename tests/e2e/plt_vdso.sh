@@ -12,7 +12,14 @@ gcc -O1 -g -o pltcall "$S/pltcall.c" || fail "cannot build the stand-in"
 	fail "record: $(cat rec.err)"
 "$PERF" report -i m.data --stdio --sort dso,sym >perf.txt 2>/dev/null || fail "perf report"
 "$MEMPROF" report -i m.data --sort dso,sym --csv >mp.csv 2>mp.err || fail "report: $(cat mp.err)"
-python3 "$CMP" perf.txt mp.csv rows 0.01 0.1 >cmp 2>&1 || fail "report differs from perf's: $(head -5 cmp)"
+# perf 6.1 may name a PLT sample pltcall's _init (its size-0 _init stretched over .plt; see
+# the script check below), where memprof names the PLT entry: that row is left out of
+# perf's table, and its share widens the tolerance of the others (the entry's row)
+shadow=$(awk '$2 == "pltcall" && $3 == "[.]" && $4 == "_init" && NF == 4 { sub("%", "", $1); s += $1 }
+	END { printf "%.2f", s + 0 }' perf.txt)
+awk '!($2 == "pltcall" && $3 == "[.]" && $4 == "_init" && NF == 4)' perf.txt >perf-noinit.txt
+python3 "$CMP" perf-noinit.txt mp.csv rows "$(awk -v s="$shadow" 'BEGIN { printf "%.2f", 0.01 + s }')" 0.1 >cmp 2>&1 ||
+	fail "report differs from perf's (perf's _init over .plt: $shadow%): $(head -5 cmp)"
 # every sample's symbol as perf script names it. One exception, perf 6.1's: pltcall's _init
 # has size 0, perf stretches it to the next symbol over .plt and its lookup then finds either
 # _init or the PLT entry inside it (newer perf ends _init where .plt starts, as memprof does);
