@@ -702,9 +702,12 @@ struct mp_archive_stats {
 int mp_archive_write(struct mp_session *ss, const char *out_path,
 		     struct mp_archive_stats *st /* OUT */, struct mp_err *err);
 void mp_archive_stats_fini(struct mp_archive_stats *st);
-/* Unpack a tar archive (ustar: files, folders, symlinks; other members skipped) into dir,
- * which must exist. Refuses members that would land outside dir. 0 or a negative code
- * with err naming the archive and member. */
+/* Unpack a tar archive (ustar: files, folders, symlinks; pax headers skipped) into dir,
+ * which must exist, without ever writing through a link: each member's folders are walked
+ * with O_NOFOLLOW and files created with O_EXCL, 0600. Refused, with err naming the archive
+ * and member: absolute names and "..", links whose target leaves dir, a second member of
+ * a name, devices, FIFOs and hard links. The archive is never opened if it is a FIFO or a
+ * device. 0 or a negative code. */
 int mp_archive_extract(const char *archive, const char *dir, struct mp_err *err);
 /* Remove dir and everything below it (symlinks not followed). 0 or -errno. */
 int mp_archive_remove_tree(const char *dir);

@@ -269,39 +269,165 @@ static uint64_t octal(const char *s, size_t n)
 	return v;
 }
 
-/* Member names must stay inside the folder. */
+/* Member names must stay inside the folder: relative, no "..", "." or empty component. */
 static int safe_name(const char *p)
 {
 	if (!*p || *p == '/')
 		return 0;
-	for (const char *s = p; *s; s = strchr(s, '/') ? strchr(s, '/') + 1 : s + strlen(s))
-		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
+	for (const char *s = p;;) {
+		size_t n = strcspn(s, "/");
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
 			return 0;
-	return 1;
+		if (!s[n] || !s[n + 1])
+			return 1; /* "a/b" or "a/b/" (a folder) */
+		s += n + 1;
+	}
 }
 
-static int mkdirs(char *path)
+/* A symlink member's target, seen from the folder that holds the link (its name's depth):
+ * relative, its ".." components all leading and no more than that depth. (A ".." after a
+ * name could climb out through another link: "l/.." with l -> "." is the folder's parent.)
+ * Every link then ends inside, and so does every path walked through links. */
+static int safe_link(const char *name, const char *target)
 {
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		int bad = mkdir(path, 0755) && errno != EEXIST;
-		*s = '/';
-		if (bad)
-			return -errno;
+	if (!*target || *target == '/')
+		return 0;
+	int depth = 0, named = 0;
+	for (const char *s = name; (s = strchr(s, '/')) && s[1]; s++)
+		depth++;
+	for (const char *s = target;;) {
+		size_t n = strcspn(s, "/");
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (named || --depth < 0)
+				return 0;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			named = 1;
+		}
+		if (!s[n])
+			return 1;
+		s += n + 1;
+	}
+}
+
+/* The folder that will hold member name (all but its last component), opened below root
+ * one component at a time with O_NOFOLLOW: a link (one an earlier member made, or one in
+ * the name) is never walked through, and folders are made 0700. Returns an fd, the last
+ * component in *leaf; or a negative errno (-ELOOP: a link on the way). */
+static int member_parent(int root, char *name, char **leaf)
+{
+	int cur = dup(root);
+	char *s = name;
+	if (cur < 0)
+		return -errno;
+	for (char *slash; (slash = strchr(s, '/')) && slash[1]; s = slash + 1) {
+		*slash = 0;
+		int next = openat(cur, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && !mkdirat(cur, s, 0700))
+			next = openat(cur, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno == ENOTDIR ? ELOOP : errno;
+		*slash = '/';
+		close(cur);
+		if (next < 0)
+			return -e;
+		cur = next;
+	}
+	*leaf = s;
+	return cur;
+}
+
+/* Copy size bytes of the archive into fd (or skip them when fd < 0), then the padding. */
+static int member_data(FILE *in, int fd, uint64_t size, const char *arch, const char *name,
+		       struct mp_err *err)
+{
+	char buf[1 << 16];
+	uint64_t left = (size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK, data = size;
+	while (left) {
+		size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+		if (fread(buf, 1, n, in) != n)
+			return mp_err_set(err, -EINVAL, "%s: truncated member %s", arch, name);
+		size_t w = data < n ? (size_t)data : n;
+		for (size_t off = 0; fd >= 0 && off < w;) {
+			ssize_t k = write(fd, buf + off, w - off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return mp_err_set(err, -errno, "%s: member %s: %s", arch, name,
+						  strerror(errno));
+			off += (size_t)k;
+		}
+		data -= w;
+		left -= n;
 	}
 	return 0;
 }
 
+/* One member: a folder, a regular file (created, never opened if it exists: a duplicate
+ * name is refused) or a symlink whose target stays inside. */
+static int member_make(FILE *in, int root, const struct ustar *h, char *name, uint64_t size,
+		       const char *arch, struct mp_err *err)
+{
+	char *leaf = name, type = h->typeflag;
+	int dfd = member_parent(root, name, &leaf), rc = 0;
+	if (dfd < 0)
+		return mp_err_set(err, dfd, "%s: member '%s': %s", arch, name, dfd == -ELOOP ?
+				  "would be written through a link: refused" : strerror(-dfd));
+	char *slash = strchr(leaf, '/');
+	if (slash)
+		*slash = 0; /* "dir/" */
+	if (type == '5') {
+		struct stat st;
+		if (mkdirat(dfd, leaf, 0700) && (errno != EEXIST ||
+		    fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode)))
+			rc = mp_err_set(err, errno == EEXIST ? -EEXIST : -errno,
+					"%s: member '%s': %s", arch, name, errno == EEXIST ?
+					"a second member of that name: refused" : strerror(errno));
+	} else if (type == '2') {
+		char link[101];
+		snprintf(link, sizeof(link), "%.*s", (int)strnlen(h->linkname, 100), h->linkname);
+		if (!safe_link(name, link))
+			rc = mp_err_set(err, -EINVAL, "%s: member '%s': a link to '%s', outside the "
+					"archive: refused", arch, name, link);
+		else if (symlinkat(link, dfd, leaf))
+			rc = mp_err_set(err, -errno, "%s: member '%s': %s", arch, name, errno == EEXIST ?
+					"a second member of that name: refused" : strerror(errno));
+	} else {
+		int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0600);
+		if (fd < 0)
+			rc = mp_err_set(err, -errno, "%s: member '%s': %s", arch, name, errno == EEXIST ?
+					"a second member of that name: refused" : strerror(errno));
+		else {
+			rc = member_data(in, fd, size, arch, name, err);
+			if (close(fd) && !rc)
+				rc = mp_err_set(err, -errno, "%s: member '%s': %s", arch, name,
+						strerror(errno));
+		}
+	}
+	if (slash)
+		*slash = '/';
+	close(dfd);
+	return rc;
+}
+
 int mp_archive_extract(const char *archive, const char *dir, struct mp_err *err)
 {
-	FILE *in = fopen(archive, "re");
-	if (!in)
-		return mp_err_set(err, -errno, "%s: %s", archive, strerror(errno));
+	int fd = mp_open_input(archive, MP_OPEN_REGULAR, err); /* never blocks on a FIFO */
+	if (fd < 0)
+		return fd;
+	FILE *in = fdopen(fd, "r");
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!in || root < 0) {
+		int e = errno;
+		if (in)
+			fclose(in);
+		else
+			close(fd);
+		if (root >= 0)
+			close(root);
+		return mp_err_set(err, -e, "%s: %s", in ? dir : archive, strerror(e));
+	}
 	struct ustar h;
 	int rc = 0, nmembers = 0;
-	char *data = NULL;
 	for (;;) {
 		size_t got = fread(&h, 1, sizeof(h), in);
 		if (got == 0 && !nmembers) {
@@ -325,63 +451,35 @@ int mp_archive_extract(const char *archive, const char *dir, struct mp_err *err)
 			break;
 		}
 		nmembers++;
-		char name[300], *path = NULL;
+		char name[300];
 		snprintf(name, sizeof(name), "%.*s%s%.*s", (int)strnlen(h.prefix, sizeof(h.prefix)),
 			 h.prefix, h.prefix[0] ? "/" : "", (int)strnlen(h.name, sizeof(h.name)), h.name);
 		while (!strncmp(name, "./", 2))
 			memmove(name, name + 2, strlen(name + 2) + 1);
 		uint64_t size = octal(h.size, sizeof(h.size));
-		if (h.typeflag == '2' || h.typeflag == '5')
-			size = 0;
-		if (!name[0] || !safe_name(name)) {
+		char type = h.typeflag;
+		if (type == 'x' || type == 'g') { /* pax headers: skipped by their size */
+			if ((rc = member_data(in, -1, size, archive, name, err)))
+				break;
+			continue;
+		}
+		if (type != '0' && type != 0 && type != '5' && type != '2') {
+			rc = mp_err_set(err, -EINVAL, "%s: member '%s': %s: refused", archive, name,
+					type == '1' ? "a hard link" : type == '3' || type == '4' ?
+					"a device" : type == '6' ? "a FIFO" : "an unknown member type");
+			break;
+		}
+		if (!safe_name(name)) {
 			rc = mp_err_set(err, -EINVAL, "%s: member '%s' would be written outside the "
-					"folder", archive, name);
+					"folder: refused", archive, name);
 			break;
 		}
-		if (asprintf(&path, "%s/%s", dir, name) < 0) {
-			rc = mp_err_set(err, -ENOMEM, "out of memory");
-			break;
-		}
-		if ((rc = mkdirs(path))) {
-			mp_err_set(err, rc, "%s: %s", path, strerror(-rc));
-			free(path);
-			break;
-		}
-		if (h.typeflag == '5') {
-			if (mkdir(path, 0755) && errno != EEXIST)
-				rc = mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		} else if (h.typeflag == '2') {
-			char link[101];
-			snprintf(link, sizeof(link), "%.*s", (int)strnlen(h.linkname, 100), h.linkname);
-			if (symlink(link, path) && errno != EEXIST)
-				rc = mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		} else if (h.typeflag == '0' || h.typeflag == 0) {
-			free(data);
-			data = size ? malloc(size) : NULL;
-			FILE *o = fopen(path, "we");
-			if ((size && !data) || !o)
-				rc = mp_err_set(err, -ENOMEM, "%s: %s", path, o ? "out of memory" :
-						strerror(errno));
-			else if (size && fread(data, 1, size, in) != size)
-				rc = mp_err_set(err, -EINVAL, "%s: truncated member %s", archive, name);
-			else if (size && fwrite(data, 1, size, o) != size)
-				rc = mp_err_set(err, -EIO, "%s: %s", path, strerror(errno));
-			if (o && fclose(o) && !rc)
-				rc = mp_err_set(err, -EIO, "%s: %s", path, strerror(errno));
-			size_t pad = (size_t)((TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK);
-			if (!rc && pad && fseek(in, (long)pad, SEEK_CUR))
-				rc = mp_err_set(err, -EIO, "%s: %s", archive, strerror(errno));
-			size = 0;
-		}
-		/* other member types (pax headers, devices) are skipped by their size */
-		if (!rc && size && fseek(in, (long)((size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK),
-					 SEEK_CUR))
-			rc = mp_err_set(err, -EIO, "%s: %s", archive, strerror(errno));
-		free(path);
-		if (rc)
+		/* folders and links carry no data, whatever their size field says */
+		if ((rc = member_make(in, root, &h, name, type == '0' || type == 0 ? size : 0,
+				      archive, err)))
 			break;
 	}
-	free(data);
+	close(root);
 	fclose(in);
 	return rc;
 }
