@@ -16,6 +16,7 @@
 
 #include "memprof/callgraph.h"
 #include "mp_cg_int.h"
+#include "mp_test_fixture.h"
 
 #define START 0x401b50ULL
 #define LSM 0x420500ULL
@@ -25,15 +26,6 @@
 #define KERN 0xffffffff81000000ULL
 
 static char vec_path[4096];
-
-static int setup(void **state)
-{
-	(void)state;
-	const char *sd = getenv("SHARED_DIR");
-	snprintf(vec_path, sizeof(vec_path), "%s/perfdata/bin/vector_static_gcc_v9.1.0",
-		 sd ? sd : "/work/shared");
-	return 0;
-}
 
 struct fx {
 	mp_sym *s;
@@ -418,5 +410,8 @@ int main(void)
 		cmocka_unit_test(mp_cg_add__attrs_widen_between_nodes__counts_stay_in_bounds),
 		cmocka_unit_test(mp_cg_add__same_chain_after_mmap__placed_in_new_map),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	/* every test maps the fixture */
+	if (mp_test_fixture(vec_path, sizeof(vec_path), MP_FIXTURE_VECTOR))
+		return MP_TEST_SKIP;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,17 +13,9 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
+#include "mp_test_fixture.h"
 
 static char vec_path[4096];
-
-static int setup(void **state)
-{
-	(void)state;
-	const char *sd = getenv("SHARED_DIR");
-	snprintf(vec_path, sizeof(vec_path), "%s/perfdata/bin/vector_static_gcc_v9.1.0",
-		 sd ? sd : "/work/shared");
-	return 0;
-}
 
 struct fixture {
 	mp_sym *s;
@@ -391,15 +383,20 @@ static void mp_ann_new__aarch64__capstone_arm64(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest plain[] = {
+		cmocka_unit_test(mp_hist_parse_sort__table),
+		cmocka_unit_test(mp_ann_new__aarch64__capstone_arm64),
+	};
+	const struct CMUnitTest vector[] = {
 		cmocka_unit_test(mp_hist_query__dso_sym__sums_and_order),
 		cmocka_unit_test(mp_hist_query__srcline_and_filter__lines_of_one_symbol),
 		cmocka_unit_test(mp_hist_add__many_samples__memory_bounded_by_places),
 		cmocka_unit_test(mp_hist_feed__repeated_samples__same_place_until_the_symbols_change),
 		cmocka_unit_test(mp_hist_missing__no_file__share_reported),
-		cmocka_unit_test(mp_hist_parse_sort__table),
 		cmocka_unit_test(mp_ann_new__x86_main__lines_sum_to_total),
-		cmocka_unit_test(mp_ann_new__aarch64__capstone_arm64),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	int failed = cmocka_run_group_tests(plain, NULL, NULL);
+	if (mp_test_fixture(vec_path, sizeof(vec_path), MP_FIXTURE_VECTOR))
+		return mp_test_skipped(failed);
+	return failed + cmocka_run_group_tests(vector, NULL, NULL);
 }

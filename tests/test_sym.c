@@ -14,21 +14,16 @@
 #include <unistd.h>
 
 #include "mp_analyzer.h"
+#include "mp_test_fixture.h"
 
 #define VEC_REC_PATH "/rec/dir/vector_static_gcc_v9.1.0"
 
-static char vec_path[4096];
+static char vec_path[4096], par_path[4096]; /* the fixtures, found by main() */
 static char symfs[4096];
 
 static int setup_paths(void **state)
 {
 	(void)state;
-	const char *sd = getenv("SHARED_DIR");
-	if (!sd)
-		sd = "/work/shared";
-	snprintf(vec_path, sizeof(vec_path), "%s/perfdata/bin/vector_static_gcc_v9.1.0", sd);
-	if (access(vec_path, R_OK))
-		return -1;
 	/* a symfs with the binary at its recorded path */
 	char tmpl[] = "/tmp/test_sym_XXXXXX";
 	if (!mkdtemp(tmpl))
@@ -660,13 +655,12 @@ static void mp_sym_resolve__stripped__debuglink_and_build_id_dirs(void **state)
 static void mp_sym_resolve__build_id_cache__missing_and_rebuilt(void **state)
 {
 	(void)state;
-	char cmd[8192];
-	const char *sd = getenv("SHARED_DIR");
+	char cmd[12300];
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; cd %s; mkdir -p cache/.build-id/db/3f64e23e81c62954fcff0388acee879760120f "
 		 "root/bin; cp %s cache/.build-id/db/3f64e23e81c62954fcff0388acee879760120f/elf; "
-		 "cp %s/perfdata/bin/parallel_static_gcc root/bin/vec",
-		 symfs, vec_path, sd ? sd : "/work/shared");
+		 "cp %s root/bin/vec",
+		 symfs, vec_path, par_path);
 	assert_int_equal(system(cmd), 0);
 	char cache[4200], root[4200];
 	snprintf(cache, sizeof(cache), "%s/cache", symfs);
@@ -752,15 +746,12 @@ static void mp_sym_srcline__dwarf_without_cu_ranges__no_line(void **state)
 static void mp_sym_prepare_lines__two_objects__lines_as_lazily(void **state)
 {
 	(void)state;
-	char par[4200];
-	snprintf(par, sizeof(par), "%.*s/parallel_static_gcc",
-		 (int)(strrchr(vec_path, '/') - vec_path), vec_path);
 	mp_sym *s[2] = { new_sym(NULL, NULL), new_sym(NULL, NULL) };
 	uint32_t maps[2][2];
 	for (int k = 0; k < 2; k++) {
 		struct mp_pd_mmap m = mk_mmap(100, 0x400000, 0xc5000, 0, vec_path);
 		assert_int_equal(mp_sym_mmap(s[k], &m), 0);
-		m = mk_mmap(101, 0x200000, 0x200000, 0, par);
+		m = mk_mmap(101, 0x200000, 0x200000, 0, par_path);
 		assert_int_equal(mp_sym_mmap(s[k], &m), 0);
 		maps[k][0] = mp_sym_map_find(s[k], 100, PERF_RECORD_MISC_USER, 0x4014fb);
 		maps[k][1] = mp_sym_map_find(s[k], 101, PERF_RECORD_MISC_USER, 0x201000);
@@ -814,5 +805,9 @@ int main(void)
 		cmocka_unit_test(mp_sym_srcline__dwarf_without_cu_ranges__no_line),
 		cmocka_unit_test(mp_sym_prepare_lines__two_objects__lines_as_lazily),
 	};
+	/* nearly every test maps the fixtures (and the group's symfs links one) */
+	if (mp_test_fixture(vec_path, sizeof(vec_path), MP_FIXTURE_VECTOR) ||
+	    mp_test_fixture(par_path, sizeof(par_path), MP_FIXTURE_PARALLEL))
+		return MP_TEST_SKIP;
 	return cmocka_run_group_tests(tests, setup_paths, teardown_paths);
 }

@@ -17,6 +17,7 @@
 #include "mp_analyzer.h"
 #include "mp_tui.h"
 #include "tui_internal.h"
+#include "mp_test_fixture.h"
 
 /* Two events: cpu-clock (period 100000 per sample) and page-faults (period 1). */
 static const struct {
@@ -1195,22 +1196,18 @@ static void expect_heads(mp_cg *cg, const struct mp_cg_tree *tr, uint32_t n, uin
 	}
 }
 
+static char callgraph_path[4096]; /* the fixture, found by main() */
+
 /* A recording with call chains through the source: the list and the trees hold the
  * numbers of the callgraph module (mp_cg_table, mp_cg_tree in caller order) read apart;
  * e2e tui_chains compares them with memprof report -g caller and perf. */
 static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 {
 	(void)state;
-	const char *sd = getenv("SHARED_DIR");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/perfdata/pdc-callgraph-snb-3.8.data",
-		 sd ? sd : "/work/shared");
-	if (access(path, R_OK))
-		skip();
 	struct mp_err err = { 0 };
 	struct tui_source_opts o = { .kallsyms = "/dev/null", .no_ratios = 1 };
 	tui_data *d = NULL;
-	tui_source *src = tui_source_open(path, &o, &d, &err);
+	tui_source *src = tui_source_open(callgraph_path, &o, &d, &err);
 	if (!src)
 		fail_msg("%s", err.msg);
 	assert_true(tui_data_has_children(d));
@@ -1223,7 +1220,7 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 	assert_non_null(uw);
 	struct mp_session_opts so = { .kallsyms = "/dev/null" };
 	struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw };
-	assert_int_equal(mp_cg_session_open(&ss, &cg, path, &so, &co, &err), 0);
+	assert_int_equal(mp_cg_session_open(&ss, &cg, callgraph_path, &so, &co, &err), 0);
 	assert_int_equal(mp_cg_resolve(cg, ss.sym, 0), 0);
 	struct mp_cg_table t;
 	assert_int_equal(mp_cg_table(cg, 0, 0, &t), 0);
@@ -1416,7 +1413,12 @@ int main(void)
 		cmocka_unit_test(test_key_parse__names_and_characters__keys),
 		cmocka_unit_test(test_chains_model__unfold_fold__rows_percentages_annotate),
 		cmocka_unit_test(test_chains_model__callers_callees__view_and_keys),
+	};
+	const struct CMUnitTest recording[] = {
 		cmocka_unit_test(test_chains_source__recording__numbers_of_mp_cg),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	if (mp_test_fixture(callgraph_path, sizeof(callgraph_path), MP_FIXTURE_CALLGRAPH))
+		return mp_test_skipped(failed);
+	return failed + cmocka_run_group_tests(recording, NULL, NULL);
 }
