@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_util.h" /* mp_grow */
+
 static inline uint64_t mp_mix64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -128,22 +130,6 @@ static inline void mp_u64map_fini(struct mp_u64map *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
-}
-
-/* Grow a dynamic array so that it holds at least need elements. 0 or -1. */
-static inline int mp_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	void *np = realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
 }
 
 #endif

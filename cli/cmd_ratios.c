@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "mp_events.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 #include "mp_ratios.h"
 
 static const char ratios_usage[] =

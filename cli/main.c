@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 #include "mp_util.h"
 
 

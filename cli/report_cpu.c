@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "mp_analyzer.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 void report_print_machine(FILE *f, const mp_pd *pd)
 {

@@ -1,11 +1,9 @@
 /* mp_collector.h - the collector module: open one event group for a workload, drain the
- * ring buffers, and write a perf.data (PERFILE2) file that `perf report` reads.
+ * ring buffers, and write a perf.data (PERFILE2) file that `perf report` reads, through
+ * perfdata/'s writer (mp_pdw_*, perfdata/include/mp_perfdata.h).
  *
- * Two parts:
- *  - mp_pdw_*: a perf.data writer, also used by the simulator (sim/, record --sim) and by
- *    tests that write files with known contents.
- *  - mp_record_run / mp_stat_run: the sampling and counting runs behind `memprof record`
- *    and `memprof stat`.
+ * mp_record_run / mp_stat_run: the sampling and counting runs behind `memprof record` and
+ * `memprof stat`.
  */
 #ifndef MP_COLLECTOR_H
 #define MP_COLLECTOR_H
@@ -17,84 +15,8 @@
 #include <sys/types.h>
 
 #include "mp_events.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 #include "mp_util.h"
-
-/* ---- perf.data writer -------------------------------------------------------------- */
-
-typedef struct mp_pdw mp_pdw;
-
-/* Create a writer that writes to path. path must be absent or a regular file (a device
- * or FIFO is refused, never replaced). Data goes to "path.tmp.XXXXXX" (same directory, a
- * random name created with O_EXCL, mode 0600) and is renamed to path by mp_pdw_close(),
- * the previous path kept as path.old: a failed run leaves no half-written file at path
- * and path unchanged. If the process dies mid-run, the temporary file is still a
- * readable perf.data file up to the last mp_pdw_sync() (the header is rewritten there).
- * path "-": perf's pipe format, written in order to a copy of standard output (attrs as
- * HEADER_ATTR records first, features as records after the data; no temporary file).
- * NULL on error (err set). */
-mp_pdw *mp_pdw_create(const char *path, struct mp_err *err);
-/* The temporary file's name (for tests and messages); "-" in pipe mode. */
-const char *mp_pdw_tmp_path(const mp_pdw *w);
-/* Set err to the one line saying that writing failed with rc (a negative errno) and what
- * became of the recording (lost, the old file kept; incomplete on a pipe). Returns rc. */
-int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err);
-
-/* Add an event attribute with its sample ids. attr is copied, and written with
- * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC
- * name (the resolved name); spec is what the user wrote (kept in memprof's own feature).
- * Returns the attribute's index. */
-int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_t *ids,
-		    size_t nids, const char *name, const char *spec);
-
-/* Append one perf record (struct perf_event_header first, header.size bytes). */
-int mp_pdw_write(mp_pdw *w, const void *rec, size_t len);
-
-/* String features: HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_ARCH, HEADER_CPUDESC,
- * HEADER_CPUID, HEADER_VERSION. Fill from uname()/cpuinfo with mp_pdw_set_host_features(). */
-int mp_pdw_set_string(mp_pdw *w, int feature, const char *value);
-int mp_pdw_set_host_features(mp_pdw *w);
-int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[]);
-int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail);
-
-/* Build-id of an object that got samples (HEADER_BUILD_ID). */
-int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
-			const char *filename);
-/* Read the build-id of every MMAP'ed object named in the data written so far whose
- * samples hit it, and add it. Called by mp_pdw_close() unless disabled. */
-void mp_pdw_set_auto_build_ids(mp_pdw *w, int on);
-
-/* The attrs leader .. leader + nr - 1 are one event group (HEADER_GROUP_DESC, as perf
- * writes it for '{a,b}': perf report then shows its group view). nr < 2: no group. */
-void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr);
-
-/* pid/tid written into the PERF_RECORD_READ records of mp_pdw_add_counts() (the
- * workload's pid; -1 = none, the default). */
-void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
-
-/* Exact final counts of an event (value, time enabled, time running), stored in the file
- * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
-int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
-		      uint64_t run);
-
-/* memprof key=value metadata kept in memprof's own feature section, e.g.
- * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
-int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value);
-/* A header feature given as its finished payload (perf's layout), for the features this
- * writer does not build itself: MP_HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE,
- * MEM_TOPOLOGY. The bytes are copied. 0, -EINVAL (another feature), -ENOMEM. */
-int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len);
-/* The machine's topology as perf records it (CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE), read
- * through memprof's numa library. 0, or a negative errno when the topology is unreadable
- * (the features are then left out). */
-int mp_pdw_set_topology(mp_pdw *w);
-
-/* Rewrite the header so the file is readable as it stands now. */
-int mp_pdw_sync(mp_pdw *w, struct mp_err *err);
-/* Write features and header, close, rename .tmp to path. 0 or negative code. */
-int mp_pdw_close(mp_pdw *w, struct mp_err *err);
-/* Close and delete the .tmp file (a run that never started). NULL-safe. */
-void mp_pdw_abort(mp_pdw *w);
 
 /* ---- record / stat ------------------------------------------------------------------ */
 

@@ -121,17 +121,6 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t 
 		       uint64_t *ena, uint64_t *run);
 void mp_evlist_free(mp_evlist *l);
 
-/* ---- perf.data writer extras (mp_perfdata_write.c) ---- */
-
-/* Samples and throttle records written so far for attr idx; lost samples in total. */
-int mp_pdw_get_stats(const mp_pdw *w, int attr_idx, uint64_t *samples, uint64_t *throttled,
-		     uint64_t *lost);
-uint64_t mp_pdw_lost_total(const mp_pdw *w);
-uint64_t mp_pdw_bytes(const mp_pdw *w);
-/* Size of the sample_id trailer of attr idx and its encoding (buf >= 64 bytes). */
-size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
-			 uint64_t time, uint32_t cpu, void *buf);
-
 /* ---- one run: what record and stat share (mp_run.c) ---- */
 
 /* The state of one record or stat run: the held workload, the cpus and threads the

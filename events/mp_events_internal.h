@@ -3,7 +3,7 @@
 #define MP_EVENTS_INTERNAL_H
 
 #include "mp_events.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 /* Event classes decide the default and minimum sample period (docs/events.md). */
 enum mp_evclass {
@@ -19,7 +19,7 @@ uint64_t mp_ev_class_default(enum mp_evclass c);
 uint64_t mp_ev_class_min(enum mp_evclass c);
 const char *mp_ev_class_name(enum mp_evclass c);
 
-/* ---- perf's generic names: mp_generic_* in perfabi/mp_perfabi.h ---- */
+/* ---- perf's generic names: mp_generic_* in perfdata/include/mp_perfdata.h ---- */
 
 /* ---- mp_pfm.c: libpfm4 ---- */
 struct mp_pfm_enc {

@@ -1,4 +1,4 @@
-/* mp_evname.c - perf's display name of an attr (generic names come from perfabi). */
+/* mp_evname.c - perf's display name of an attr (generic names come from perfdata). */
 #include <stdio.h>
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 #define HW(n, c, d) { n, PERF_TYPE_HARDWARE, c, d }
 #define SW(n, c, d) { n, PERF_TYPE_SOFTWARE, c, d }

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "mp_analyzer.h"
+#include "mp_perfdata.h"
 #include "mp_perfdata_internal.h"
 #include <stdarg.h>
 #include <stdio.h>

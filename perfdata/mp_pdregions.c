@@ -6,10 +6,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "mp_analyzer.h"
-#include "mp_anint.h"
+#include "mp_perfdata.h"
+#include "mp_util.h"
 
 struct step {          /* from time on, thread tid is in region (0 = none, k = node k-1) */
 	uint32_t tid;

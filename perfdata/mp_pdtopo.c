@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mp_analyzer.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 struct rd {
 	const uint8_t *p;

@@ -267,7 +267,7 @@ int mp_pdw_write_counts(mp_pdw *w)
 	return 0;
 }
 
-/* memprof's own metadata, as key=value lines (documented in collector/README.md). */
+/* memprof's own metadata, as key=value lines (documented in perfdata/README.md). */
 int mp_pdw_meta_text(mp_pdw *w, struct mp_buf *b)
 {
 	for (size_t i = 0; i < w->nattrs; i++)

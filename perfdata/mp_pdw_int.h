@@ -1,12 +1,13 @@
 /* mp_pdw_int.h - the perf.data writer's state (struct mp_pdw), shared by its files:
  * mp_perfdata_write.c (create, write, close), mp_pdw_track.c (what the written records
- * hit), mp_pdw_features.c (the header features). Internal to the collector. */
+ * hit), mp_pdw_features.c (the header features). Private to perfdata/. */
 #ifndef MP_PDW_INT_H
 #define MP_PDW_INT_H
 
 #include <stdlib.h>
 
-#include "mp_collector_internal.h"
+#include "mp_perfdata.h"
+#include "mp_util.h"
 
 #define PDW_ATTR_SIZE MP_PERF_ATTR_SIZE
 #define PDW_BUF_SIZE (4u << 20)

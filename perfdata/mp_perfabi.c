@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 double mp_counts_scaled(const struct mp_counts *c)
 {

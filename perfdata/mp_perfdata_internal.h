@@ -1,6 +1,6 @@
 /* mp_perfdata_internal.h - the reader's state (struct mp_pd, one mp_pd_process() run),
  * shared by its files (mp_perfdata.c, mp_pd_*.c) and its tests. Not a public contract.
- * The perf.data layout constants live in perfabi/mp_perfabi.h. */
+ * The perf.data layout constants live in include/mp_perfdata.h. */
 #ifndef MP_PERFDATA_INTERNAL_H
 #define MP_PERFDATA_INTERNAL_H
 
@@ -21,8 +21,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "mp_analyzer.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 #define PD_NTYPES 128
 /* Bounds for zstd output: a compressed record holds one ring-buffer flush (perf writes at

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 #define LAYOUT_AT(f) offsetof(struct mp_sample_layout, f)
 

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "memprof/numa.h"
-#include "mp_collector.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 #include "mp_util.h"
 
 #define TOPO_NAME_ALIGN 64

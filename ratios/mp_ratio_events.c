@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mp_events.h"
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 /* callgrind's quantities (events/pmu_models.tsv, simq rows): the simulator (sim/mp_sim.c)
  * writes an event for a sum of them as PERF_TYPE_RAW with one bit per quantity. */

@@ -1,6 +1,6 @@
 /* mp_sim.h - the sim module: the simulated PMU behind `memprof record --sim`. Runs the
  * workload under valgrind's callgrind and writes what it counted as a perf.data file
- * through the collector's perf.data writer (mp_pdw_*).
+ * through perfdata/'s writer (mp_pdw_*).
  */
 #ifndef MP_SIM_H
 #define MP_SIM_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mp_collector.h"
+#include "mp_perfdata.h"
 #include "mp_util.h"
 
 /* ---- simulated PMU (memprof record --sim) -------------------------------------------- */

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "mp_events.h" /* the event table */
 #include "mp_sim.h"
 
 /* The last component of a path (s itself when it has no '/'). */

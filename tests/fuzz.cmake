@@ -7,7 +7,7 @@
 # Harnesses link every module library, so a new harness needs no edit here.
 file(GLOB MP_FUZZ_HARNESSES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_*.c)
 list(FILTER MP_FUZZ_HARNESSES EXCLUDE REGEX "/fuzz_replay\\.c$")
-set(MP_FUZZ_LIBS mp_predict mp_analyzer mp_ratios mp_events mp_sim mp_collector mp_tui mp_util)
+set(MP_FUZZ_LIBS mp_predict mp_analyzer mp_ratios mp_events mp_sim mp_collector mp_perfdata mp_tui mp_util)
 if(MEMPROF_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "MEMPROF_FUZZ needs clang (libFuzzer): -DCMAKE_C_COMPILER=clang")

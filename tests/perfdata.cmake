@@ -1,6 +1,10 @@
-# perf.data reader tests: the 18 shared fixtures against perf's own outputs, and hostile input.
+# perfdata: the ABI (sample layout), the reader against the 18 shared fixtures and perf's own
+# outputs, hostile input, and writer -> reader round trips.
+mp_add_cmocka_test(test_perfabi SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfabi.c
+  LIBS mp_perfdata)
 mp_add_cmocka_test(test_perfdata SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfdata.c
-  LIBS mp_analyzer mp_collector)
+  LIBS mp_perfdata)
+target_include_directories(test_perfdata PRIVATE ${PROJECT_SOURCE_DIR}/perfdata) # internal
 # pdinfo: what the reader sees in a file (a debugging aid for the reader, not installed)
 add_executable(pdinfo ${CMAKE_CURRENT_SOURCE_DIR}/tools/pdinfo.c)
-target_link_libraries(pdinfo PRIVATE mp_analyzer)
+target_link_libraries(pdinfo PRIVATE mp_perfdata)

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "mp_perfabi.h"
+#include "mp_perfdata.h"
 
 #define S(x) PERF_SAMPLE_##x
 #define F(x) PERF_FORMAT_##x

@@ -20,8 +20,7 @@
 
 #include <zstd.h>
 
-#include "mp_analyzer.h"
-#include "mp_collector.h"
+#include "mp_perfdata.h"
 #include "mp_perfdata_internal.h"
 
 #include <unistd.h>

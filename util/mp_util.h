@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define MP_ERR_MSG_MAX 512
 
@@ -106,6 +107,22 @@ static inline size_t mp_partition_point(size_t lo, size_t hi, const void *ctx,
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Grow a dynamic array so that it holds at least need elements. 0 or -1. */
+static inline int mp_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *np = realloc(*p, ncap * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
 }
 
 #endif

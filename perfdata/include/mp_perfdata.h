@@ -1,15 +1,24 @@
-/* mp_perfabi.h - the perf.data ABI as memprof uses it, one definition per fact, shared by
- * the writer (collector/), the reader (analyzer/) and everything that reads their results.
- * Values from perf's tools/perf/util/event.h, header.h and evsel.c (a stable file format).
+/* mp_perfdata.h - the perfdata module: the perf.data file format in one place. memprof's
+ * one face for it: record -> perf.data -> analyzer.
+ *
+ * Sections: (1) the ABI as memprof uses it, one definition per fact, shared by the writer,
+ * the reader and everything that reads their results (values from perf's
+ * tools/perf/util/event.h, header.h and evsel.c: a stable file format); (2) the reader,
+ * mp_pd_*; (3) the writer, mp_pdw_* (record, the simulator, tests that write files with
+ * known contents).
  */
-#ifndef MP_PERFABI_H
-#define MP_PERFABI_H
+#ifndef MP_PERFDATA_H
+#define MP_PERFDATA_H
 
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "mp_util.h"
 #include "mp_version.h" /* MP_VERSION: project(VERSION) of the top CMakeLists.txt */
+
+/* ===== (1) the ABI ===================================================================== */
 
 /* ---- file layout ---- */
 #define MP_PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
@@ -66,7 +75,7 @@ enum mp_perf_feature {
 	MP_HEADER_CACHE = 20,
 	MP_HEADER_MEM_TOPOLOGY = 22,
 	MP_HEADER_COMPRESSED = 27,
-	/* memprof's own feature (key=value lines, see collector/README.md); far above perf's
+	/* memprof's own feature (key=value lines, see perfdata/README.md); far above perf's
 	 * last feature so that perf never assigns it. */
 	MP_HEADER_MEMPROF = 200,
 	MP_HEADER_FEAT_BITS = 256,
@@ -174,5 +183,275 @@ void mp_sample_layout_init(struct mp_sample_layout *L, uint64_t sample_type,
  * when there is none. */
 int mp_perfabi_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
 			     size_t *out_len);
+
+
+/* ===== (2) the reader ================================================================== */
+
+typedef struct mp_pd mp_pd;
+
+struct mp_pd_attr {
+	struct perf_event_attr attr; /* normalised: fields the file lacked are zero */
+	uint32_t file_attr_size;     /* attr.size as stored */
+	const uint64_t *ids;         /* borrowed, valid until mp_pd_close() */
+	size_t nids;
+	const char *name;            /* EVENT_DESC (pipe: EVENT_UPDATE) name, or one derived
+	                              * from type/config/modifiers as perf does ("cycles:u");
+	                              * valid until mp_pd_close() */
+	const char *spec;            /* memprof: what the user typed; else == name */
+	uint64_t nr_samples;         /* filled by mp_pd_process() as it goes */
+	uint64_t total_period;       /* sum of sample periods (perf's "Event count (approx.)") */
+	uint64_t lost;               /* lost samples attributed to this attr */
+	int has_counts;              /* memprof/READ exact counts present */
+	uint64_t count_value, count_ena, count_run; /* summed over the event's counters */
+	uint64_t count_nctr;         /* counters read (one per CPU or thread and id) */
+	uint64_t count_nmux;         /* of them, counters that ran less than enabled */
+	uint64_t count_mux_run, count_mux_ena; /* the least running share of those counters */
+	int group_leader_idx;        /* index of the group leader attr, or own index */
+};
+
+/* Open a file (file mode or pipe mode; "-" = standard input, as perf -i -; FIFOs and
+ * devices are refused without blocking).
+ * Validates header, attrs and the feature table against the file size. NULL + err on
+ * error; err names the file and what is wrong ("x.data: not a perf.data file (bad magic)"). */
+mp_pd *mp_pd_open(const char *path, struct mp_err *err);
+/* The same on a buffer in memory (borrowed: it must outlive the handle); name is used in
+ * error messages. For tests and the fuzz harness. */
+mp_pd *mp_pd_open_mem(const void *buf, size_t len, const char *name, struct mp_err *err);
+void mp_pd_close(mp_pd *pd); /* NULL-safe */
+
+size_t mp_pd_nattrs(const mp_pd *pd);
+const struct mp_pd_attr *mp_pd_attr(const mp_pd *pd, size_t idx);
+int mp_pd_is_pipe(const mp_pd *pd);
+
+/* Header features as strings (NULL when absent): HEADER_HOSTNAME, HEADER_OSRELEASE,
+ * HEADER_VERSION, HEADER_ARCH, HEADER_CPUDESC, HEADER_CPUID, HEADER_CMDLINE (joined with
+ * spaces). feature = the HEADER_* number from perf's header.h. */
+const char *mp_pd_feature_str(const mp_pd *pd, int feature);
+/* The payload of HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY or CACHE as recorded (NULL when
+ * absent); borrowed, valid until mp_pd_close(). */
+const void *mp_pd_feature_raw(const mp_pd *pd, int feature, size_t *len /* OUT */);
+
+/* The recorded machine (perf's topology features, as memprof record and perf record write
+ * them): each CPU's socket, core and NUMA node, and the caches. */
+struct mp_pd_topo {
+	uint32_t ncpus;           /* CPUs with a socket/core entry */
+	int32_t *socket, *core;   /* [ncpus], -1 unknown */
+	int32_t *node;            /* [ncpus], -1 when the recording has no NUMA_TOPOLOGY */
+	uint32_t nsockets, nnodes, nthreads_sets;
+	uint64_t *node_mem_kb;    /* [nnodes] in node order, node_ids[i] its number */
+	int32_t *node_ids;
+	char caches[512];         /* "L1d 48K x2, L2 1024K x2, ..." ("" when no CACHE) */
+};
+/* Fills t from the recording's features: 0, -ENOENT when there is no CPU_TOPOLOGY,
+ * -EINVAL when it is malformed, -ENOMEM. Free with mp_pd_topo_fini(). */
+int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t /* OUT */);
+void mp_pd_topo_fini(struct mp_pd_topo *t);
+uint32_t mp_pd_nr_cpus(const mp_pd *pd);
+/* HEADER_NRCPUS "available" (0 when absent): the CPUs perf's per-CPU tables count. */
+uint32_t mp_pd_nr_cpus_avail(const mp_pd *pd);
+/* memprof meta key (see mp_pdw_set_meta), NULL when absent. Read from memprof's own
+ * feature (bit MP_HEADER_MEMPROF = 200, "key=value" lines); its "event.N.spec" keys
+ * also fill mp_pd_attr.spec. Strings stay valid until mp_pd_close(). */
+const char *mp_pd_meta(const mp_pd *pd, const char *key);
+/* For a simulated recording (meta "simulated", written by memprof record --sim): one line
+ * that says so, with the simulated cache geometry, written into buf; NULL otherwise.
+ * Every output built from such a file prints it. */
+const char *mp_pd_sim_banner(const mp_pd *pd, char *buf, size_t len);
+
+/* The named regions of a recording made with record --regions (its meta keys "regions.*"):
+ * which region a sample of thread tid at time fell in. Region 0 is "[no region]"; region
+ * k (1..count) is the k-th region declared, named by its path ("outer/inner"). */
+typedef struct mp_pd_regions mp_pd_regions;
+/* *out = NULL when the recording has no regions. 0, or -EINVAL (malformed meta, err names
+ * the entry) or -ENOMEM. */
+int mp_pd_regions_load(const mp_pd *pd, mp_pd_regions **out /* OUT */, struct mp_err *err);
+void mp_pd_regions_free(mp_pd_regions *r); /* NULL-safe */
+/* The innermost region thread tid had open at time (0 when none, or r is NULL). */
+uint32_t mp_pd_region_of(const mp_pd_regions *r, uint32_t tid, uint64_t time);
+size_t mp_pd_regions_count(const mp_pd_regions *r);
+/* Name of region 0..count ("[no region]" for 0 and out of range); borrowed. */
+const char *mp_pd_region_name(const mp_pd_regions *r, uint32_t region);
+
+struct mp_pd_build_id {
+	int32_t pid;
+	uint16_t cpumode;
+	uint8_t id[20];
+	uint8_t id_len;
+	const char *filename;
+};
+size_t mp_pd_nbuild_ids(const mp_pd *pd);
+const struct mp_pd_build_id *mp_pd_build_id(const mp_pd *pd, size_t idx);
+
+/* One sample after decoding. Group reads (PERF_SAMPLE_READ with PERF_FORMAT_GROUP) are
+ * split into one sample per member, as perf does: attr_idx = the member's attr and
+ * period = the delta of that member's value since the previous sample of that group in
+ * the same stream. */
+struct mp_pd_sample {
+	size_t attr_idx;
+	uint16_t cpumode;         /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t ip, addr, time, id, stream_id, period;
+	uint32_t pid, tid, cpu;
+	uint64_t nr_callchain;    /* 0 when absent */
+	const uint64_t *callchain;/* borrowed for the duration of the callback */
+	uint64_t weight, data_src;
+	/* Further fields, 0/NULL when the sample_type lacks them. Pointers are borrowed for
+	 * the duration of the callback. */
+	uint16_t ins_lat;         /* WEIGHT_STRUCT: instruction latency (weight = var1) */
+	uint64_t transaction, phys_addr, cgroup, data_page_size, code_page_size;
+	uint64_t nr_branch;       /* BRANCH_STACK entries */
+	const struct perf_branch_entry *branch;
+	uint64_t branch_sample_type; /* BRANCH_STACK: the attr's (CALL_STACK: an LBR call stack) */
+	uint32_t raw_size;        /* RAW (tracepoint payload) */
+	const void *raw;
+	uint64_t user_stack_size; /* STACK_USER: bytes dumped (dyn_size) */
+	const void *user_stack;   /* STACK_USER: the dump (user_stack_size bytes from the user
+	                           * sp), NULL when none; may be unaligned */
+	uint64_t regs_user_abi;   /* REGS_USER: PERF_SAMPLE_REGS_ABI_*, 0 = no user registers */
+	uint64_t regs_user_mask;  /* REGS_USER: the attr's sample_regs_user */
+	const void *regs_user;    /* REGS_USER: one u64 per bit of the mask, in bit order; may
+	                           * be unaligned (memcpy); NULL when abi is 0 */
+};
+
+struct mp_pd_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint16_t cpumode;
+	int has_build_id;
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	const char *filename;     /* borrowed */
+	uint32_t prot, flags;     /* MMAP2 only */
+};
+
+struct mp_pd_task {   /* COMM, FORK, EXIT */
+	uint32_t pid, tid, ppid, ptid;
+	const char *comm;     /* COMM only */
+	int exec;             /* COMM with PERF_RECORD_MISC_COMM_EXEC */
+	uint64_t time;
+};
+
+struct mp_pd_handler {
+	void *ctx;
+	/* Any callback may be NULL; a non-zero return stops processing and is returned. */
+	int (*sample)(void *ctx, const struct mp_pd_sample *s);
+	/* May be given instead of sample() n samples (period: their sum), each the sample
+	 * that sample() got last again, with no other record delivered between: the same
+	 * attr, cpumode, ip, pid, tid and cpu (times, periods, addr and ids may differ).
+	 * Return 0 when taken, > 0 to have them given to sample() in full; a handler that
+	 * took one takes all further repeats of that sample (> 0 is then 0). */
+	int (*sample_again)(void *ctx, size_t attr_idx, uint64_t n, uint64_t period);
+	int (*mmap)(void *ctx, const struct mp_pd_mmap *m);
+	int (*comm)(void *ctx, const struct mp_pd_task *t);
+	int (*fork)(void *ctx, const struct mp_pd_task *t);
+	int (*exit)(void *ctx, const struct mp_pd_task *t);
+	int (*lost)(void *ctx, size_t attr_idx, uint64_t lost);
+	/* progress: called about every 1% of the data with bytes done and total. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+};
+
+/* Walk the data section (decompressing PERF_RECORD_COMPRESSED with zstd), calling h for
+ * each record. Unknown record types are skipped by their size. Every length and offset is
+ * checked against the file; a bad record stops with err naming the offset. Samples
+ * already delivered stay delivered. Fills per-attr nr_samples / total_period / lost. */
+int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err);
+
+/* Statistics of the last mp_pd_process(): record counts by type (index = PERF_RECORD_*
+ * type, 0..127), as `perf report --stats` shows them. */
+uint64_t mp_pd_record_count(const mp_pd *pd, unsigned type);
+/* Samples of the last mp_pd_process() that no attr claimed (unknown sample id), as perf's
+ * nr_unknown_id. */
+uint64_t mp_pd_nr_unknown_id(const mp_pd *pd);
+
+/* Deliver records in time order as perf report does (queued between FINISHED_ROUND
+ * records, flushed up to the previous round's newest timestamp). On by default; it only
+ * takes effect when the attrs have sample_id_all and a non-sample callback (mmap, comm,
+ * fork, exit) is set, since sample-only consumers do not depend on the order. */
+void mp_pd_set_ordered(mp_pd *pd, int on);
+
+/* ===== (3) the writer ================================================================== */
+
+typedef struct mp_pdw mp_pdw;
+
+/* Create a writer that writes to path. path must be absent or a regular file (a device
+ * or FIFO is refused, never replaced). Data goes to "path.tmp.XXXXXX" (same directory, a
+ * random name created with O_EXCL, mode 0600) and is renamed to path by mp_pdw_close(),
+ * the previous path kept as path.old: a failed run leaves no half-written file at path
+ * and path unchanged. If the process dies mid-run, the temporary file is still a
+ * readable perf.data file up to the last mp_pdw_sync() (the header is rewritten there).
+ * path "-": perf's pipe format, written in order to a copy of standard output (attrs as
+ * HEADER_ATTR records first, features as records after the data; no temporary file).
+ * NULL on error (err set). */
+mp_pdw *mp_pdw_create(const char *path, struct mp_err *err);
+/* The temporary file's name (for tests and messages); "-" in pipe mode. */
+const char *mp_pdw_tmp_path(const mp_pdw *w);
+/* Set err to the one line saying that writing failed with rc (a negative errno) and what
+ * became of the recording (lost, the old file kept; incomplete on a pipe). Returns rc. */
+int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err);
+
+/* Add an event attribute with its sample ids. attr is copied, and written with
+ * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC
+ * name (the resolved name); spec is what the user wrote (kept in memprof's own feature).
+ * Returns the attribute's index. */
+int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_t *ids,
+		    size_t nids, const char *name, const char *spec);
+
+/* Append one perf record (struct perf_event_header first, header.size bytes). */
+int mp_pdw_write(mp_pdw *w, const void *rec, size_t len);
+
+/* String features: HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_ARCH, HEADER_CPUDESC,
+ * HEADER_CPUID, HEADER_VERSION. Fill from uname()/cpuinfo with mp_pdw_set_host_features(). */
+int mp_pdw_set_string(mp_pdw *w, int feature, const char *value);
+int mp_pdw_set_host_features(mp_pdw *w);
+int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[]);
+int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail);
+
+/* Build-id of an object that got samples (HEADER_BUILD_ID). */
+int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
+			const char *filename);
+/* Read the build-id of every MMAP'ed object named in the data written so far whose
+ * samples hit it, and add it. Called by mp_pdw_close() unless disabled. */
+void mp_pdw_set_auto_build_ids(mp_pdw *w, int on);
+
+/* The attrs leader .. leader + nr - 1 are one event group (HEADER_GROUP_DESC, as perf
+ * writes it for '{a,b}': perf report then shows its group view). nr < 2: no group. */
+void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr);
+
+/* pid/tid written into the PERF_RECORD_READ records of mp_pdw_add_counts() (the
+ * workload's pid; -1 = none, the default). */
+void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
+
+/* Exact final counts of an event (value, time enabled, time running), stored in the file
+ * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
+int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
+		      uint64_t run);
+
+/* memprof key=value metadata kept in memprof's own feature section, e.g.
+ * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
+int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value);
+/* A header feature given as its finished payload (perf's layout), for the features this
+ * writer does not build itself: MP_HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE,
+ * MEM_TOPOLOGY. The bytes are copied. 0, -EINVAL (another feature), -ENOMEM. */
+int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len);
+/* The machine's topology as perf records it (CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE), read
+ * through memprof's numa library. 0, or a negative errno when the topology is unreadable
+ * (the features are then left out). */
+int mp_pdw_set_topology(mp_pdw *w);
+
+/* Rewrite the header so the file is readable as it stands now. */
+int mp_pdw_sync(mp_pdw *w, struct mp_err *err);
+/* Write features and header, close, rename .tmp to path. 0 or negative code. */
+int mp_pdw_close(mp_pdw *w, struct mp_err *err);
+/* Close and delete the .tmp file (a run that never started). NULL-safe. */
+void mp_pdw_abort(mp_pdw *w);
+
+/* What the record run reads back from its writer. */
+/* Samples and throttle records written so far for attr idx; lost samples in total. */
+int mp_pdw_get_stats(const mp_pdw *w, int attr_idx, uint64_t *samples, uint64_t *throttled,
+		     uint64_t *lost);
+uint64_t mp_pdw_lost_total(const mp_pdw *w);
+uint64_t mp_pdw_bytes(const mp_pdw *w);
+/* Size of the sample_id trailer of attr idx and its encoding (buf >= 64 bytes). */
+size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint32_t cpu, void *buf);
 
 #endif

@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mp_analyzer.h"
-#include "mp_collector.h"
+#include "mp_perfdata.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)

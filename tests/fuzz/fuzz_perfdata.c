@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mp_analyzer.h"
+#include "mp_analyzer.h" /* the unwinder over the reader */
 
 struct fz {
 	uint64_t sum;

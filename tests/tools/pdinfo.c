@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mp_analyzer.h"
+#include "mp_perfdata.h"
 
 struct ctx {
 	int print;
