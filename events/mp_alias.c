@@ -158,16 +158,24 @@ int mp_alias_find(const char *spelling, const char *model, struct mp_alias_row *
 	if (!alias)
 		return 0;
 	const struct mp_alias_row *perf = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(rows[i].alias, alias))
-			continue;
-		if (model && !strcasecmp(rows[i].model, model)) {
-			*row = rows[i];
-			return 1;
-		}
-		if (!strcmp(rows[i].model, "perf"))
+	struct mp_pmu_model m;
+	/* the model's own row, else, for an Arm core, that of the first of its ratio
+	 * variants with one (the cores share arm_n1's or armv8's PMUv3 events) */
+	const char *try[1 + MP_PMU_MAX_VARIANTS] = { model };
+	size_t ntry = 1;
+	if (model && mp_pmu_pmuv3(model) && mp_pmu_model_get(model, &m))
+		for (size_t k = 0; k < m.nvariants; k++)
+			if (strcasecmp(m.variant[k], model))
+				try[ntry++] = m.variant[k];
+	for (size_t t = 0; model && t < ntry; t++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rows[i].alias, alias) && !strcasecmp(rows[i].model, try[t])) {
+				*row = rows[i];
+				return 1;
+			}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].alias, alias) && !strcmp(rows[i].model, "perf"))
 			perf = &rows[i];
-	}
 	if (perf)
 		*row = *perf;
 	else {

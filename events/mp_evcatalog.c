@@ -377,7 +377,7 @@ int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_er
 
 int mp_events_model_check(const char *model, struct mp_err *err)
 {
-	if (!strcmp(model, "perf") || mp_pfm_model_known(model))
+	if (!strcmp(model, "perf") || mp_pfm_model_known(model) || mp_pmu_pmuv3(model))
 		return 0;
 	return mp_err_set(err, -ENOENT, "unknown PMU model '%s' (memprof list --models names them)",
 			  model);

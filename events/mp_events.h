@@ -167,6 +167,11 @@ const char *mp_pmu_model_for_cpuid(const char *cpuid);
 /* A model's row: 1 and m filled; 0 when the table lacks it (m then holds the defaults:
  * 4 programmable, 0 fixed counters, no variants). */
 int mp_pmu_model_get(const char *model, struct mp_pmu_model *m);
+/* 1 when the model is an Arm PMUv3 core (its variants include armv8). */
+int mp_pmu_pmuv3(const char *model);
+/* An Arm PMUv3 common event of a PMUv3 model ("CPU_CYCLES" -> 0x11, case-insensitive):
+ * 1 and *code; 0 when the model is no PMUv3 model or the table lacks the name. */
+int mp_pmu_pmuv3_code(const char *model, const char *name, uint64_t *code /* OUT */);
 /* 1 when a sysfs PMU of this name (bus/event_source/devices) is a CPU core PMU. */
 int mp_pmu_is_core(const char *sysfs_name);
 /* 1 when a fixed counter takes this event ("cycles", "INST_RETIRED.ANY"). */

@@ -6,6 +6,7 @@
  * libpfm4 event of the model, named sysfs event of any PMU. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,38 @@ uint64_t mp_event_default_count(const struct mp_event *ev)
 
 /* ---- host model ---- */
 
+/* LIBPFM_FORCE_PMU naming a model libpfm4 lacks here (its arm models exist only in its
+ * arm64 build): said once per process, never silently replaced by the host's model. */
+static const char *forced_model;
+static pthread_once_t forced_once = PTHREAD_ONCE_INIT;
+
+static void forced_check(void)
+{
+	const char *f = getenv("LIBPFM_FORCE_PMU");
+
+	if (!f || !*f || mp_pfm_model_known(f))
+		return;
+	if (mp_pmu_pmuv3(f)) {
+		forced_model = f;
+#if !defined(__aarch64__)
+		mp_log(MP_LOG_WARN,
+		       "LIBPFM_FORCE_PMU=%s: libpfm4 here has no %s table; memprof names its events from the Arm PMUv3 common events (events/pmu_models.tsv), whose raw codes mean something else on this CPU: use it to read Arm recordings and write Arm record commands, not to count here",
+		       f, f);
+#endif
+		return;
+	}
+	mp_log(MP_LOG_WARN,
+	       "LIBPFM_FORCE_PMU=%s: no such PMU model in libpfm4 here nor in events/pmu_models.tsv (memprof list --models names them); the detected model is used",
+	       f);
+}
+
 const char *mp_events_host_model(const struct mp_evopts *opts, char *buf, size_t len)
 {
+	pthread_once(&forced_once, forced_check);
 	if (opts && opts->pmu_model && *opts->pmu_model)
 		snprintf(buf, len, "%s", opts->pmu_model);
+	else if (forced_model)
+		snprintf(buf, len, "%s", forced_model);
 	else if (!mp_pfm_detected(buf, len))
 		snprintf(buf, len, "perf");
 	return buf;
@@ -351,6 +380,24 @@ static int resolve_pfm(const char *spec, const char *model, const char *name,
 		snprintf(str, sizeof(str), "%s::%s%s%s", model, name, extra ? extra : "", attrs);
 	else
 		snprintf(str, sizeof(str), "%s%s%s", name, extra ? extra : "", attrs);
+	if (model && !mp_pfm_model_known(model) && mp_pmu_pmuv3(model)) {
+		/* An Arm model libpfm4 has no table for here: PMUv3's common events, as data. */
+		uint64_t code;
+		if (!mp_pmu_pmuv3_code(model, name, &code) || *attrs || (extra && *extra)) {
+			if (quiet_notfound)
+				return 1;
+			return mp_err_set(err, -MP_EPARSE,
+					  "event '%s': %s is not one of the Arm PMUv3 common events memprof knows for %s without libpfm4's %s table (events/pmu_models.tsv, pmuv3 rows; raw codes rNN work)",
+					  spec, name, model, model);
+		}
+		ev->attr.type = PERF_TYPE_RAW;
+		ev->attr.config = code;
+		snprintf(ev->resolved, sizeof(ev->resolved), "%s::%s", model, name);
+		for (char *c = ev->resolved + strlen(model) + 2; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", model);
+		return 0;
+	}
 	rc = mp_pfm_encode(str, &enc);
 	if (rc) {
 		if (quiet_notfound && rc == -4 /* PFM_ERR_NOTFOUND */)
@@ -534,10 +581,11 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 			return generic;
 		}
 		mp_events_host_model(opts, host, sizeof(host));
-		if (is_model_name(host) && !mp_pfm_model_known(host) && mp_pfm_unavailable())
+		if (is_model_name(host) && !mp_pfm_model_known(host) && !mp_pmu_pmuv3(host) &&
+		    mp_pfm_unavailable())
 			return mp_err_set(err, -MP_ENOTSUP, "event '%s': %s", spec,
 					  mp_pfm_unavailable());
-		if (is_model_name(host) && !mp_pfm_model_known(host))
+		if (is_model_name(host) && !mp_pfm_model_known(host) && !mp_pmu_pmuv3(host))
 			return mp_err_set(err, -MP_EPARSE,
 					  "event '%s': unknown PMU model '%s' (memprof list --models names them)",
 					  spec, host);
@@ -579,9 +627,9 @@ static int resolve_name(const char *spec, struct shape *sh, const struct mp_evop
 		if (rc <= 0)
 			return rc;
 	}
-	if (!mp_pfm_model_known(model) && mp_pfm_unavailable())
+	if (!mp_pfm_model_known(model) && !mp_pmu_pmuv3(model) && mp_pfm_unavailable())
 		return mp_err_set(err, -MP_ENOTSUP, "event '%s': %s", spec, mp_pfm_unavailable());
-	if (!mp_pfm_model_known(model))
+	if (!mp_pfm_model_known(model) && !mp_pmu_pmuv3(model))
 		return mp_err_set(err, -MP_EPARSE,
 				  "event '%s': unknown PMU model '%s' (memprof list --models names them)",
 				  spec, model);

@@ -118,10 +118,13 @@ const char *mp_pmu_model_for_cpuid(const char *cpuid)
 
 	if (!cpuid)
 		return NULL;
-	/* arm64 MIDR as perf writes it: 0x00000000410fd080 */
-	if (!strncmp(cpuid, "0x", 2) && strlen(cpuid) == 18)
+	/* arm64 MIDR as perf writes it: 0x00000000410fd0c0 (implementer 0x41, part 0xd0c) */
+	if (!strncmp(cpuid, "0x", 2) && strlen(cpuid) == 18) {
+		unsigned long long midr = strtoull(cpuid, NULL, 16);
 		snprintf(vendor, sizeof(vendor), "arm64");
-	else if (sscanf(cpuid, "%31[^,],%u,%u", vendor, &fam, &mod) != 3)
+		fam = (unsigned)(midr >> 24) & 0xff;
+		mod = (unsigned)(midr >> 4) & 0xfff;
+	} else if (sscanf(cpuid, "%31[^,],%u,%u", vendor, &fam, &mod) != 3)
 		return NULL;
 	while ((r = pmu_next("cpuid", &i)))
 		if (!strcmp(r->f[0], vendor) &&
@@ -152,6 +155,33 @@ int mp_pmu_model_get(const char *model, struct mp_pmu_model *m)
 			m->variant[m->nvariants++] = r->f[k];
 		return 1;
 	}
+	return 0;
+}
+
+int mp_pmu_pmuv3(const char *model)
+{
+	struct mp_pmu_model m;
+
+	if (!model || !mp_pmu_model_get(model, &m))
+		return 0;
+	for (size_t k = 0; k < m.nvariants; k++)
+		if (!strcmp(m.variant[k], "armv8"))
+			return 1;
+	return 0;
+}
+
+int mp_pmu_pmuv3_code(const char *model, const char *name, uint64_t *code)
+{
+	const struct pmu_row *r;
+	size_t i = 0;
+
+	if (!mp_pmu_pmuv3(model))
+		return 0;
+	while ((r = pmu_next("pmuv3", &i)))
+		if (!strcasecmp(r->f[0], name)) {
+			*code = strtoull(r->f[1], NULL, 16);
+			return 1;
+		}
 	return 0;
 }
 

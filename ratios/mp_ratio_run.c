@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
+#include "mp_events.h"
 
 struct mp_ratio_run {
 	char *path;
@@ -92,6 +93,13 @@ static void detect_model(mp_ratio_run *r, const char *forced)
 	}
 	if (cpuid && mp_ratio_models_for(cpuid, keys, 4) > 1) {
 		snprintf(r->model, sizeof(r->model), "%s", keys[0]);
+		return;
+	}
+	/* a known CPU without formulas of its own (Apple's cores: perf's generic events) */
+	struct mp_pmu_model pm;
+	const char *m = cpuid ? mp_pmu_model_for_cpuid(cpuid) : NULL;
+	if (m && mp_pmu_model_get(m, &pm)) {
+		snprintf(r->model, sizeof(r->model), "%s", m);
 		return;
 	}
 	snprintf(r->model, sizeof(r->model), "perf");

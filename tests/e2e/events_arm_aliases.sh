@@ -77,16 +77,19 @@ expect_line "$tmp/none.out" "ERR LOAD_HIT_PRE event 'LOAD_HIT_PRE': model arm_n1
 probe arm_ac57 CYCLES_L1I_MEM_STALLED > "$tmp/none57.out" 2>&1
 expect_line "$tmp/none57.out" "ERR CYCLES_L1I_MEM_STALLED event 'CYCLES_L1I_MEM_STALLED': model arm_ac57 has no equivalent of CYCLES_L1I_MEM_STALLED (no front-end stall event in libpfm4 for the A57)"
 
-# A model without rows (arm_n2): the message says so, not 'model perf'.
-probe arm_n2 SSE_PRE_MISS > "$tmp/n2.out" 2>&1
-expect_line "$tmp/n2.out" "ERR SSE_PRE_MISS event 'SSE_PRE_MISS': aliases.tsv has no row of SSE_PRE_MISS.NTA for model arm_n2, and perf's generic events have no equivalent (generic prefetch events do not separate SW prefetches)"
+# A model without rows (arm_a64fx, not in pmu_models.tsv): the message says so, not
+# 'model perf'. arm_n2 takes arm_n1's rows (the first of its ratio variants with rows).
+probe arm_a64fx SSE_PRE_MISS > "$tmp/n2.out" 2>&1
+expect_line "$tmp/n2.out" "ERR SSE_PRE_MISS event 'SSE_PRE_MISS': aliases.tsv has no row of SSE_PRE_MISS.NTA for model arm_a64fx, and perf's generic events have no equivalent (generic prefetch events do not separate SW prefetches)"
 
 # The guest's case: the kernel refuses the open (ENOENT = 2) of what the alias maps to.
 probe arm_n1 --explain 2 L1D_REPL cache-misses > "$tmp/explain.out" 2>&1
 expect_line "$tmp/explain.out" "EXPLAIN L1D_REPL event 'L1D_REPL' (arm_n1::L1D_CACHE_REFILL): the kernel's PMU armv8_pmuv3 does not know this event (No such file or directory), which is what the alias L1D_REPL maps to on model arm_n1 (exact); see memprof list --pmu arm_n1"
 expect_line "$tmp/explain.out" "EXPLAIN cache-misses event 'cache-misses': the kernel's PMU armv8_pmuv3 has no mapping for perf's generic event cache-misses (No such file or directory); the events of model arm_n1: memprof list"
-probe arm_n2 --explain 2 L1D_REPL > "$tmp/explain2.out" 2>&1
-expect_line "$tmp/explain2.out" "EXPLAIN L1D_REPL event 'L1D_REPL' (L1-dcache-load-misses): the kernel's PMU armv8_pmuv3 does not know this event (No such file or directory): aliases.tsv has no row of L1D_REPL for model arm_n2, so perf's generic L1-dcache-load-misses stood in; the model's own events: memprof list --pmu arm_n2"
+probe arm_a64fx --explain 2 L1D_REPL > "$tmp/explain2.out" 2>&1
+expect_line "$tmp/explain2.out" "EXPLAIN L1D_REPL event 'L1D_REPL' (L1-dcache-load-misses): the kernel's PMU armv8_pmuv3 does not know this event (No such file or directory): aliases.tsv has no row of L1D_REPL for model arm_a64fx, so perf's generic L1-dcache-load-misses stood in; the model's own events: memprof list --pmu arm_a64fx"
+probe arm_n2 --explain 2 L1D_REPL > "$tmp/explain3.out" 2>&1
+expect_line "$tmp/explain3.out" "EXPLAIN L1D_REPL event 'L1D_REPL' (arm_n1::L1D_CACHE_REFILL): the kernel's PMU armv8_pmuv3 does not know this event (No such file or directory), which is what the alias L1D_REPL maps to on model arm_n2 (exact); see memprof list --pmu arm_n2"
 
 # Leader sampling with the arm names, as the pmulab guest writes it.
 probe arm_n1 '{CPU_CLK_UNHALTED,INST_RETIRED}:S' '{arm_n1::CPU_CYCLES,arm_n1::INST_RETIRED}:u' > "$tmp/group.out" 2>&1

@@ -58,6 +58,12 @@ done
 # samples with different overruns (cycles every 25000, instructions every 100000).
 step ratios-ipc memprof ratios -i $out/generic.data --csv IPC
 step ratios-sym memprof ratios -i $out/periods.data --level symbol --csv IPC
+# Ratios from Arm event names (issue 30): libpfm4's arm_n1 names bind the Arm formulas
+# (IPC), and the article's L1D_REPL/INST_RETIRED record and give the L1D Miss Rate.
+step ratios-pfm memprof ratios -i $out/pfm.data --csv IPC
+step rec-article memprof record -e L1D_REPL,INST_RETIRED -c 100000 -o $out/article.data $CB
+step ratios-article memprof ratios -i $out/article.data --csv L1D_MISS_RATE
+step ratios-cmd memprof ratios --record-cmd
 # Counting: one event alone and in a group.
 step stat-alone memprof stat --csv -e instructions $B/pmucheck spin $SPIN
 step stat-group memprof stat --csv -e cycles,instructions $B/pmucheck spin $SPIN
