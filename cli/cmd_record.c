@@ -14,7 +14,7 @@
 #include "mp_events.h"
 
 static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g | --call-graph MODE] [-a] "
-				   "[-p PID] [-i] [-m PAGES] [-q] [--] [COMMAND [ARGS...]]";
+				   "[-p PID] [-i] [-m PAGES] [-q] [-d] [-W] [--data-page-size] [--phys-data] [--] [COMMAND [ARGS...]]";
 static const char record_summary[] =
 	"Run COMMAND (or attach to -p PID, or watch every CPU with -a) and sample the events\n"
 	"into FILE (default memprof.data), a perf.data file that memprof report and perf\n"
@@ -186,6 +186,7 @@ struct rec_opts {
 	const char *output, *pmu;
 	uint64_t count;
 	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only;
+	int data_addr, weight, data_page_size, phys_data, sample_cpu; /* perf's -d -W ... */
 	uint32_t cg_stack_size;
 	int nargs;
 	char **argv;    /* argv + 1: the workload, NULL-terminated */
@@ -236,6 +237,11 @@ static int record_hw(const struct rec_opts *o)
 	ro.evopts = &eo;
 	ro.regions = o->regions;
 	ro.regions_only = o->regions_only;
+	ro.sample_mem = (o->data_addr ? PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC : 0) |
+			(o->weight ? PERF_SAMPLE_WEIGHT_STRUCT : 0) |
+			(o->data_page_size ? PERF_SAMPLE_DATA_PAGE_SIZE : 0) |
+			(o->phys_data ? PERF_SAMPLE_PHYS_ADDR : 0) |
+			(o->sample_cpu ? PERF_SAMPLE_CPU : 0);
 	/* memprof opens all the events of a run as one group; a '{...}' list says so in the
 	 * file, for perf report's group view */
 	ro.group = o->events && strchr(o->events, '{') && nev > 1 && !evs[0].leader_sample;
@@ -310,6 +316,18 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "regions-only", CLI_FLAG, &o.regions_only, NULL,
 		  "sample only while a region is open (implies --regions; perf's -D -1 with "
 		  "enable/disable)" },
+		{ 'd', "data", CLI_FLAG, &o.data_addr, NULL,
+		  "record the data address and data source of each sample (perf's "
+		  "PERF_SAMPLE_ADDR and DATA_SRC; with -e page-faults, the faulting address)" },
+		{ 'W', "weight", CLI_FLAG, &o.weight, NULL,
+		  "record each sample's weight (the load latency of precise memory events; "
+		  "WEIGHT_STRUCT, or the 64-bit WEIGHT on kernels without it)" },
+		{ 0, "data-page-size", CLI_FLAG, &o.data_page_size, NULL,
+		  "record the size of the page of each sample's data address" },
+		{ 0, "phys-data", CLI_FLAG, &o.phys_data, NULL,
+		  "record the physical address of each sample's data (privileged)" },
+		{ 0, "sample-cpu", CLI_FLAG, &o.sample_cpu, NULL,
+		  "record the CPU of each sample (memprof always does; for perf's command lines)" },
 		CLI_OPT_PMU(&o.pmu, CLI_PMU_RESOLVE),
 		{ 0, "sim", CLI_FLAG, &sim, NULL,
 		  "simulate caches and branches with valgrind (no PMU needed; exact counts)" },
@@ -396,6 +414,11 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (sim && (o.pid || o.all || o.count || o.freq)) {
 		cli_error("record", "--sim runs a command under valgrind: -p, -a, -c and -F do not apply");
+		goto out;
+	}
+	if (sim && (o.data_addr || o.weight || o.data_page_size || o.phys_data)) {
+		cli_error("record", "--sim: -d, -W, --data-page-size and --phys-data sample the "
+			  "kernel's memory fields; the simulator does not write them");
 		goto out;
 	}
 	if (sim && o.callgraph && o.callgraph != MP_CG_FP) {

@@ -60,6 +60,11 @@ struct mp_record_opts {
 	int regions_only;         /* --regions-only: sample only while a region is open */
 	int group;                /* the events were written as one group ('{a,b}'): say so in
 				   * the file (HEADER_GROUP_DESC) */
+	uint64_t sample_mem;      /* perf record's -d/-W/--data-page-size/--phys-data/
+				   * --sample-cpu: PERF_SAMPLE_ADDR|DATA_SRC, WEIGHT_STRUCT (WEIGHT
+				   * where the kernel refuses it), DATA_PAGE_SIZE, PHYS_ADDR, CPU
+				   * added to every event's sample_type; ADDR also records data
+				   * mmaps, as perf does */
 	const char *buildid_dir;  /* perf's build-id cache (~/.debug): when an event can sample
 				   * the kernel, keep a copy of /proc/kallsyms there as perf
 				   * record does, once per kernel build-id; NULL = do not */

@@ -92,6 +92,7 @@ struct mp_evlist_opts {
 	int tracking;        /* first event carries mmap/comm/task records */
 	unsigned mmap_pages; /* data pages per ring */
 	int clock_monotonic; /* sample times on CLOCK_MONOTONIC (record --regions) */
+	uint64_t sample_mem; /* mp_record_opts.sample_mem */
 };
 
 typedef struct mp_evlist mp_evlist;

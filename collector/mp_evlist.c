@@ -55,6 +55,7 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
 		if (o->callgraph)
 			mp_callgraph_attr(a, o->callgraph, o->cg_stack_size);
+		a->sample_type |= o->sample_mem;
 		a->sample_id_all = 1;
 		/* Wake the poll loop when a quarter of the ring is full, not per sample. */
 		a->watermark = 1;
@@ -67,7 +68,8 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->comm_exec = 1;
 			a->task = 1;
 			/* dwarf: data mmaps too, as perf records them with sample addresses */
-			a->mmap_data = o->callgraph == MP_CG_DWARF;
+			a->mmap_data = o->callgraph == MP_CG_DWARF ||
+				       (o->sample_mem & PERF_SAMPLE_ADDR);
 		}
 	} else {
 		a->sample_type = 0;
@@ -146,6 +148,21 @@ static int evlist_user_only(mp_evlist *l)
 	return changed;
 }
 
+/* -W asks for WEIGHT_STRUCT; kernels before 5.12 refuse it (EINVAL): fall back to the
+ * 64-bit WEIGHT, as perf does. 1 when something changed. */
+static int evlist_weight_u64(mp_evlist *l)
+{
+	int changed = 0;
+
+	for (size_t e = 0; e < l->nev; e++)
+		if (l->attrs[e].sample_type & PERF_SAMPLE_WEIGHT_STRUCT) {
+			l->attrs[e].sample_type &= ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT;
+			l->attrs[e].sample_type |= PERF_SAMPLE_WEIGHT;
+			changed = 1;
+		}
+	return changed;
+}
+
 static void evlist_drop_thread(mp_evlist *l, uint64_t *fdids, size_t t)
 {
 	size_t blk = l->ncpus * l->nev, tail = (l->nthreads - t - 1) * blk;
@@ -187,6 +204,15 @@ int mp_evlist_open(mp_evlist *l, int *bad_event, struct mp_err *err)
 						mp_log(MP_LOG_WARN, "the kernel refuses kernel-space "
 						       "events to this user (perf_event_paranoid): "
 						       "measuring user space only (as ':u')");
+						evlist_close(l);
+						t = 0;
+						dropped = 1;
+						break;
+					}
+					if (er == EINVAL && evlist_weight_u64(l)) {
+						mp_log(MP_LOG_INFO, "the kernel refuses "
+						       "PERF_SAMPLE_WEIGHT_STRUCT: sampling "
+						       "the 64-bit weight instead");
 						evlist_close(l);
 						t = 0;
 						dropped = 1;

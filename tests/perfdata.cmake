@@ -8,3 +8,6 @@ target_include_directories(test_perfdata PRIVATE ${PROJECT_SOURCE_DIR}/perfdata)
 # pdinfo: what the reader sees in a file (a debugging aid for the reader, not installed)
 add_executable(pdinfo ${CMAKE_CURRENT_SOURCE_DIR}/tools/pdinfo.c)
 target_link_libraries(pdinfo PRIVATE mp_perfdata)
+# the DATA_SRC decoder and perf's words for it (mp_datasrc.c)
+mp_add_cmocka_test(test_datasrc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_datasrc.c
+  LIBS mp_perfdata)

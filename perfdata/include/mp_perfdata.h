@@ -176,6 +176,56 @@ struct mp_sample_layout {
 void mp_sample_layout_init(struct mp_sample_layout *L, uint64_t sample_type,
 			   uint64_t read_format, int sample_id_all);
 
+/* ---- memory samples: PERF_SAMPLE_DATA_SRC and WEIGHT_STRUCT (mp_datasrc.c) ----
+ * The fields of the kernel's union perf_mem_data_src, and the words perf 6.1 prints for
+ * them (perf mem/report --mem-mode columns, perf script -F data_src), so that memprof's
+ * outputs equal perf's on the same file. */
+struct mp_datasrc {
+	uint8_t op;      /* PERF_MEM_OP_*: NA, LOAD, STORE, PFETCH, EXEC (5 bits) */
+	uint16_t lvl;    /* PERF_MEM_LVL_*: NA, HIT, MISS, L1, LFB, L2, L3, LOC_RAM, REM_RAM1/2,
+			  * REM_CCE1/2, IO, UNC (14 bits) */
+	uint8_t snoop;   /* PERF_MEM_SNOOP_*: NA, NONE, HIT, MISS, HITM (5 bits) */
+	uint8_t lock;    /* PERF_MEM_LOCK_*: NA, LOCKED (2 bits) */
+	uint8_t dtlb;    /* PERF_MEM_TLB_*: NA, HIT, MISS, L1, L2, WK, OS (7 bits) */
+	uint8_t lvl_num; /* PERF_MEM_LVLNUM_*: 1..4 L1..L4, CXL 9, IO, ANY_CACHE, LFB (LFB/MAB),
+			  * RAM, PMEM, NA 15 (4 bits) */
+	uint8_t remote;  /* 1 bit */
+	uint8_t snoopx;  /* PERF_MEM_SNOOPX_*: FWD, PEER (2 bits) */
+	uint8_t blk;     /* PERF_MEM_BLK_*: NA, DATA, ADDR (3 bits) */
+	uint8_t hops;    /* PERF_MEM_HOPS_*: 0 none, 1 core same node .. 4 board (3 bits) */
+	uint32_t rsvd;   /* bits 46..63, which no kernel sets (18 bits) */
+};
+#define MP_DATASRC_RSVD_SHIFT 46
+/* The word sample data_src (the kernel's bit layout, PERF_MEM_*_SHIFT) split into fields,
+ * and put back together (mp_datasrc_encode(mp_datasrc_decode(v)) == v for every v). */
+void mp_datasrc_decode(uint64_t v, struct mp_datasrc *d /* OUT */);
+uint64_t mp_datasrc_encode(const struct mp_datasrc *d);
+/* perf's words for each part of v, written into buf (size n, always terminated; the
+ * length written is returned):
+ *  _op:    "N/A", "LOAD", "STORE", "PFETCH", "EXEC" or "No" (the first bit set);
+ *  _lvl:   the memory level, perf's "mem" key and "Memory access" column: "L1 hit",
+ *          "LFB/MAB or LFB/MAB hit" (level bits, then the level number, joined by " or "),
+ *          "Remote node, same socket RAM hit" (remote and hops), "N/A";
+ *  _snoop: "None", "Hit", "Miss", "HitM", "Fwd", "Peer" joined by " or ", else "N/A";
+ *  _tlb:   "L1 or L2 hit", "Walker miss", "N/A";
+ *  _lock:  "Yes", "No", "N/A";
+ *  _blk:   " Data", " Addr", " Data Addr" or " N/A" (perf's leading space kept);
+ *  _script: perf script's data_src field without its padding: the word in hex (16
+ *          wide), then "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK ..", cut at 99 bytes as
+ *          perf cuts it. */
+size_t mp_datasrc_op_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_lvl_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_snoop_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_tlb_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_lock_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_blk_str(uint64_t v, char *buf, size_t n);
+size_t mp_datasrc_script_str(uint64_t v, char *buf, size_t n);
+/* The 64-bit WEIGHT_STRUCT word: var1 (latency, perf's weight), var2 (instruction
+ * latency, perf's ins_lat), var3 (pipeline stage cycles on POWER, perf's p_stage_cyc). */
+static inline uint32_t mp_weight_var1(uint64_t w) { return (uint32_t)w; }
+static inline uint16_t mp_weight_var2(uint64_t w) { return (uint16_t)(w >> 32); }
+static inline uint16_t mp_weight_var3(uint64_t w) { return (uint16_t)(w >> 48); }
+
 /* ---- build-id ---- */
 /* The GNU build-id (NT_GNU_BUILD_ID note named "GNU") among the ELF notes notes[0..len)
  * (native byte order, 4-byte aligned: an SHT_NOTE section, PT_NOTE segment or

@@ -1,6 +1,7 @@
 /* fuzz_perfdata.c - libFuzzer harness for the perf.data reader: open the input as a
  * perf.data file (in memory, exactly sized so any over-read is caught) and walk it with
- * every callback set, touching every borrowed array the reader hands out. */
+ * every callback set, touching every borrowed array the reader hands out, and printing
+ * each sample's memory fields (DATA_SRC, WEIGHT) as the views do. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -34,6 +35,13 @@ static int fz_sample(void *c, const struct mp_pd_sample *s)
 			f->sum += r;
 		}
 	}
+	/* the memory fields, through the decoder every view prints them with */
+	char w[160];
+	f->sum += mp_datasrc_script_str(s->data_src, w, sizeof(w)) +
+		  mp_datasrc_lvl_str(s->data_src, w, sizeof(w)) +
+		  mp_datasrc_snoop_str(s->data_src, w, sizeof(w)) +
+		  mp_datasrc_tlb_str(s->data_src, w, sizeof(w)) + s->weight + s->ins_lat +
+		  s->addr + s->phys_addr + s->data_page_size;
 	if (f->uw) {
 		const uint64_t *ips;
 		size_t n = mp_unwind_sample(f->uw, s, &ips);
