@@ -17,6 +17,12 @@
 #include "mp_analyzer.h"
 #include "mp_tui.h"
 #include "tui_internal.h"
+#include "tui_annview.h"
+#include "tui_chains.h"
+#include "tui_diff.h"
+#include "tui_keys.h"
+#include "tui_list.h"
+#include "tui_text.h"
 #include "mp_test_fixture.h"
 
 /* Two events: cpu-clock (period 100000 per sample) and page-faults (period 1). */
@@ -1066,6 +1072,9 @@ static void test_chains_model__unfold_fold__rows_percentages_annotate(void **sta
 	assert_row_has(m, 1, "   - 100.00% main");
 	assert_row_has(m, 2, "      + 60.00% foo");
 	assert_row_has(m, 3, "        40.00% bar"); /* nothing shown under it: no sign */
+	assert_int_equal(tui_chain_row_kind(m->stack[0], 0), TUI_CROW_ENTRY);
+	assert_int_equal(tui_chain_row_kind(m->stack[0], 3), TUI_CROW_HEAD);
+	assert_int_equal(tui_chain_row_kind(m->stack[0], 4), TUI_CROW_ENTRY);
 	keys(m, "j+");
 	assert_int_equal(tui_model_nrows(m), C_N + 4);
 	assert_row_has(m, 3, "           3.00% baz");
@@ -1269,8 +1278,9 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 			fail_msg("no row '%s' under %s", want, t.e[0].f.sym);
 		shown++;
 	}
-	for (size_t r = 1; r < tui_model_nrows(m) && m->stack[0].crows[r].kind == CR_NODE; r++)
-		heads += m->stack[0].crows[r].node == m->stack[0].crows[r].head;
+	for (size_t r = 1; r < tui_model_nrows(m) &&
+			   tui_chain_row_kind(m->stack[0], r) != TUI_CROW_ENTRY; r++)
+		heads += tui_chain_row_kind(m->stack[0], r) == TUI_CROW_HEAD;
 	assert_true(shown > 0);
 	assert_int_equal(heads, shown);
 	/* e on each of the top entries: its whole tree, the heads of perf's compressed runs
@@ -1288,10 +1298,10 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 			tui_model_key(m, TUI_KEY_DOWN);
 		tui_model_key(m, 'e');
 		size_t got = 0;
-		for (size_t r = k + 1; r < tui_model_nrows(m) && m->stack[0].crows[r].kind == CR_NODE;
+		for (size_t r = k + 1; r < tui_model_nrows(m) &&
+				       tui_chain_row_kind(m->stack[0], r) != TUI_CROW_ENTRY;
 		     r++) {
-			const struct crow *c = &m->stack[0].crows[r];
-			if (c->node != c->head)
+			if (tui_chain_row_kind(m->stack[0], r) != TUI_CROW_HEAD)
 				continue;
 			const char *txt = tui_model_row_text(m, r);
 			size_t w;
@@ -1388,6 +1398,122 @@ static void test_key_parse__names_and_characters__keys(void **state)
 	assert_null(tui_key_name('q'));
 }
 
+/* The status lines as each view had them written out by hand before they were made from
+ * the key table. */
+static const struct {
+	const struct tui_view_ops *ops;
+	const char *line;
+} status_lines[] = {
+	{ &tui_symbols_ops,
+	  "ENTER annotate  / filter  x event  o sort  R ratios  i summary  h help  q quit" },
+	{ &tui_ratios_ops,
+	  "ENTER annotate  / filter  x event  o sort  R ratios  i summary  h help  q quit" },
+	{ &tui_children_ops,
+	  "ENTER annotate  + unfold  e/E/C chains  c callers  / filter  h help  q quit" },
+	{ &tui_calls_ops,
+	  "ENTER annotate  + unfold  e/E/C chains  c recentre here  h help  q back" },
+	{ &tui_annotate_ops,
+	  "H hottest  TAB next hot  s source  a asm  ENTER follow  / search  < > symbol  q back" },
+	{ &tui_diff_ops, "q quit  x next event  h help  i summary" },
+	{ &tui_summary_ops, "q back" },
+	{ &tui_help_ops, "q back" },
+};
+#define NSTATUS (sizeof(status_lines) / sizeof(status_lines[0]))
+
+/* The model's status row without its padding, in buf. */
+static const char *status_row(tui_model *m, char *buf, size_t n)
+{
+	const struct tui_screen *s = tui_model_render(m);
+	assert_non_null(s);
+	snprintf(buf, n, "%s", s->row[s->rows - 1].text);
+	for (size_t k = strlen(buf); k && buf[k - 1] == ' ';)
+		buf[--k] = 0;
+	return buf;
+}
+
+/* Every view's status line comes from the key table: each key its ops list with its
+ * binding's status text there, as the lines were written by hand; the model shows it when
+ * there is no message. */
+static void test_status_line__every_view__from_key_table(void **state)
+{
+	(void)state;
+	char line[256], row[256];
+	for (size_t i = 0; i < NSTATUS; i++) {
+		tui_status_line(status_lines[i].ops, line, sizeof(line));
+		if (strcmp(line, status_lines[i].line))
+			fail_msg("%s: status '%s', want '%s'", status_lines[i].ops->name, line,
+				 status_lines[i].line);
+	}
+	/* on the screen, view by view */
+	int calls = 0;
+	tui_model *m = make_model(&calls, 120, 24);
+	const char *walk[][2] = { { "", "Symbols" }, { "\n", "Annotate" }, { "qR", "Ratios" },
+				  { "qi", "Summary" }, { "qh", "Help" } };
+	for (size_t i = 0; i < sizeof(walk) / sizeof(walk[0]); i++) {
+		keys(m, walk[i][0]);
+		tui_model_set_message(m, "");
+		size_t k;
+		for (k = 0; k < NSTATUS && strcmp(status_lines[k].ops->name, walk[i][1]); k++)
+			;
+		assert_true(k < NSTATUS);
+		assert_string_equal(status_row(m, row, sizeof(row)), status_lines[k].line);
+	}
+	tui_model_set_message(m, "a message");
+	assert_string_equal(status_row(m, row, sizeof(row)), "a message");
+	tui_model_free(m);
+	struct chain_fx f = { 0 };
+	m = make_chain_model(&f);
+	tui_model_resize(m, 120, 24);
+	assert_string_equal(status_row(m, row, sizeof(row)), status_lines[2].line);
+	tui_model_key(m, 'c');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_CALLS);
+	tui_model_set_message(m, "");
+	assert_string_equal(status_row(m, row, sizeof(row)), status_lines[3].line);
+	tui_model_free(m);
+}
+
+/* A key a status line names is bound in that view, and its text starts with the key's name
+ * (then ' ', or '/' and the keys bound alike: "e/E/C chains");
+ * every status text of the table shows on some view's status line. */
+static void test_status_line__keys__bound_and_named(void **state)
+{
+	(void)state;
+	char line[256];
+	for (size_t i = 0; i < NSTATUS; i++) {
+		const struct tui_view_ops *ops = status_lines[i].ops;
+		tui_status_line(ops, line, sizeof(line));
+		assert_non_null(ops->status);
+		for (const int *k = ops->status; *k; k++) {
+			const struct tui_binding *b = tui_find_binding(ops->bit, *k);
+			if (!b || !b->status)
+				fail_msg("%s: status key %d has no binding with a status text",
+					 ops->name, *k);
+			char name[16];
+			snprintf(name, sizeof(name), "%s", tui_key_name(*k) ? tui_key_name(*k) : "");
+			if (!name[0])
+				snprintf(name, sizeof(name), "%c", *k);
+			char after = b->status[strlen(name)];
+			if (strncmp(b->status, name, strlen(name)) || (after != ' ' && after != '/'))
+				fail_msg("%s: '%s' does not start with its key %s", ops->name,
+					 b->status, name);
+			assert_non_null(strstr(line, b->status));
+		}
+	}
+	for (size_t j = 0; j < tui_nbindings; j++) {
+		const struct tui_binding *b = &tui_bindings[j];
+		if (!b->status)
+			continue;
+		size_t i;
+		for (i = 0; i < NSTATUS; i++) {
+			tui_status_line(status_lines[i].ops, line, sizeof(line));
+			if ((b->views & status_lines[i].ops->bit) && strstr(line, b->status))
+				break;
+		}
+		if (i == NSTATUS)
+			fail_msg("binding %zu's status '%s' is on no view's status line", j, b->status);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1413,6 +1539,8 @@ int main(void)
 		cmocka_unit_test(test_key_parse__names_and_characters__keys),
 		cmocka_unit_test(test_chains_model__unfold_fold__rows_percentages_annotate),
 		cmocka_unit_test(test_chains_model__callers_callees__view_and_keys),
+		cmocka_unit_test(test_status_line__every_view__from_key_table),
+		cmocka_unit_test(test_status_line__keys__bound_and_named),
 	};
 	const struct CMUnitTest recording[] = {
 		cmocka_unit_test(test_chains_source__recording__numbers_of_mp_cg),

@@ -10,3 +10,7 @@ set_tests_properties(tui_tmux PROPERTIES
 add_test(NAME tui_chains COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_chains.sh)
 set_tests_properties(tui_chains PROPERTIES
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PERF=perf" TIMEOUT 300)
+# The tui module's layers: calls and includes go downwards only, curses only in tui_draw.c.
+add_test(NAME tui_layers COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_layers.sh)
+set_tests_properties(tui_layers PROPERTIES
+  ENVIRONMENT "TUI_LIB=$<TARGET_FILE:mp_tui>;SRCDIR=${PROJECT_SOURCE_DIR}")

@@ -7,12 +7,14 @@
  *    with synthetic numbers. The TUI never sees samples: rows of symbols with per-event
  *    counts, and on demand the lines and instructions of one function with their counts.
  *  - model (tui_model_*): plain C state (view stack, cursor, scroll, sort, filter, search,
- *    hot-line jumps). tui_model.c holds the stack and dispatches enum tui_key values through
- *    one table of key bindings (tui_keys.c, which also makes the help screen and the names
- *    of --batch keys); each view is a table of operations (tui_list.c: symbols and ratios,
- *    tui_chains.c: the symbols with Children and their call trees, callers and callees,
- *    tui_annview.c: annotate, tui_text.c: summary and help). tui_render.c renders the top
- *    view into text rows (tui_model_render()), so tests drive it all without a terminal.
+ *    hot-line jumps). tui_model.c dispatches enum tui_key values through one table of key
+ *    bindings (tui_keys.c, which also makes the help screen, every view's status line and
+ *    the names of --batch keys) to the view on top of the stack (tui_view.c); each view
+ *    owns its state, renders its own rows and is reached through its table of operations
+ *    (tui_list.c: symbols and ratios, tui_chains.c: the symbols with Children and their
+ *    call trees, callers and callees, tui_annview.c: annotate, tui_text.c: summary and help,
+ *    tui_diff.c: a diff). tui_model_render() gives the screen as text rows (tui_render.c),
+ *    so tests drive it all without a terminal.
  *  - terminal (tui_run; tui_loop.c and tui_draw.c, the only file that includes curses):
  *    the key loop and the painting of the rendered rows.
  */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mp_ratios.h"
-#include "tui_internal.h"
+#include "tui_diff.h"
 
 /* The pair shown: the colouring event's pair. */
 static size_t pair_of(const tui_model *m)
@@ -37,6 +37,17 @@ static double change(const tui_data *d, const struct tui_sym *s, size_t p, int *
 	return share(d, s, n) - share(d, s, b);
 }
 
+struct diff_view {
+	struct tui_view v;
+	size_t *rows; /* the symbols, the largest change first */
+	size_t nrows;
+};
+
+static struct diff_view *diff_view(const struct tui_view *v)
+{
+	return (struct diff_view *)v;
+}
+
 struct dsort {
 	const tui_data *d;
 	size_t p;
@@ -54,7 +65,7 @@ static int cmp_delta(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-static void diff_rebuild(tui_model *m, struct view *v)
+static void diff_rebuild(tui_model *m, struct diff_view *v)
 {
 	v->nrows = 0;
 	for (size_t i = 0; i < m->d->nsyms; i++)
@@ -63,24 +74,33 @@ static void diff_rebuild(tui_model *m, struct view *v)
 	qsort_r(v->rows, v->nrows, sizeof(size_t), cmp_delta, &c);
 }
 
+static void diff_free(struct tui_view *v)
+{
+	free(diff_view(v)->rows);
+	free(v);
+}
+
 int tui_push_diff(tui_model *m)
 {
-	struct view *v = tui_push_view(m, &tui_diff_ops);
+	struct diff_view *v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	v->v.ops = &tui_diff_ops;
 	v->rows = calloc(m->d->nsyms + 1, sizeof(*v->rows));
-	if (!v->rows)
+	if (!v->rows) {
+		diff_free(&v->v);
 		return -ENOMEM;
+	}
 	diff_rebuild(m, v);
-	return 0;
+	return tui_push_view(m, &v->v);
 }
 
-static size_t diff_rows(const struct view *v)
+static size_t diff_rows(const struct tui_view *v)
 {
-	return v->nrows;
+	return diff_view(v)->nrows;
 }
 
-static void diff_title(tui_model *m, struct tui_line *l, const struct view *v)
+static void diff_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
 {
 	const tui_data *d = m->d;
 	size_t p = pair_of(m);
@@ -93,24 +113,17 @@ static void diff_title(tui_model *m, struct tui_line *l, const struct view *v)
 		 d->ev[2 * p + 1].samples);
 }
 
-static void diff_header(tui_model *m, struct tui_line *l, const struct view *v)
+static void diff_header(tui_model *m, struct tui_line *l, const struct tui_view *v)
 {
 	(void)m;
 	(void)v;
 	tui_putf(l, "  %9s %9s %9s  %s", "Baseline", "New", "Change", "Symbol  [object]");
 }
 
-static void span_heat(struct tui_line *l, int col, int heat)
-{
-	struct tui_row *r = l->row;
-	if (r->nspans < TUI_ROW_SPANS && heat > 0 && l->pos > col)
-		r->span[r->nspans++] = (struct tui_span){ col, l->pos - col, heat };
-}
-
-static void diff_row(tui_model *m, struct tui_line *l, const struct view *v, size_t i)
+static void diff_row(tui_model *m, struct tui_line *l, const struct tui_view *v, size_t i)
 {
 	const tui_data *d = m->d;
-	const struct tui_sym *s = &d->syms[v->rows[i]];
+	const struct tui_sym *s = &d->syms[diff_view(v)->rows[i]];
 	size_t p = pair_of(m);
 	int sig;
 	double dv = change(d, s, p, &sig);
@@ -118,28 +131,32 @@ static void diff_row(tui_model *m, struct tui_line *l, const struct view *v, siz
 	int col = l->pos;
 	tui_putf(l, "%+8.2f%%", 100 * dv);
 	/* significant changes hot, the others faint */
-	span_heat(l, col, fabs(dv) < 0.00005 ? 0 : sig ? TUI_HEAT_MAX : 1);
+	tui_span(l, col, fabs(dv) < 0.00005 ? 0 : sig ? TUI_HEAT_MAX : 1);
 	tui_putf(l, "%s %s", sig ? "*" : " ", s->name);
 	if (s->dso && s->dso[0])
 		tui_putf(l, "  [%s]", s->dso);
 }
 
-static void diff_metric(tui_model *m, struct view *v)
+static void diff_metric(tui_model *m, struct tui_view *v)
 {
-	diff_rebuild(m, v);
+	diff_rebuild(m, diff_view(v));
 }
 
-static const char *diff_symbol(const tui_model *m, const struct view *v)
+static const char *diff_symbol(const tui_model *m, const struct tui_view *v)
 {
-	return v->nrows ? m->d->syms[v->rows[v->cur]].name : NULL;
+	const struct diff_view *dv = diff_view(v);
+	return dv->nrows ? m->d->syms[dv->rows[v->cur]].name : NULL;
 }
+
+static const int diff_status[] = { 'q', 'x', 'h', 'i', 0 };
 
 const struct tui_view_ops tui_diff_ops = {
 	.kind = TUI_VIEW_DIFF,
 	.name = "Diff",
 	.bit = TUI_V_DIFF,
 	.flags = TUI_VF_CURSOR | TUI_VF_MOVE_CLEAR,
-	.status = "q quit  x next event  h help  i summary",
+	.status = diff_status,
+	.free = diff_free,
 	.rows = diff_rows,
 	.title = diff_title,
 	.header = diff_header,

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tui_internal.h"
+#include "tui_term.h"
 
 enum { P_TITLE = 1, P_HEADER, P_SELECTED, P_HEAT1, P_HEAT2, P_HEAT3, P_ASM, P_SEL_HOT };
 

@@ -1,11 +1,15 @@
-/* tui_keys.c - the key bindings: one table of {key, views, action, help} that the model
- * dispatches on, that makes the help screen and --help's key list, and the names of the
- * keys for --batch strings. */
+/* tui_keys.c - the key bindings: one table of {key, views, action, help, status} that the
+ * model dispatches on, that makes the help screen, --help's key list and the views' status
+ * lines, and the names of the keys for --batch strings. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tui_internal.h"
+#include "tui_annview.h"
+#include "tui_chains.h"
+#include "tui_keys.h"
+#include "tui_list.h"
+#include "tui_text.h"
 
 /* ---- key names (--batch "<ENTER><TAB>q") ---- */
 
@@ -45,26 +49,26 @@ int tui_key_parse(const char **p)
 
 /* ---- actions that are the same in every view ---- */
 
-static unsigned act_move(tui_model *m, struct view *v, int key)
+static unsigned act_move(tui_model *m, struct tui_view *v, int key)
 {
 	return tui_move_cursor(m, v, key);
 }
 
-static unsigned act_quit(tui_model *m, struct view *v, int key)
+static unsigned act_quit(tui_model *m, struct tui_view *v, int key)
 {
 	(void)m, (void)v, (void)key;
 	return TUI_HANDLED | TUI_QUIT;
 }
 
 /* The key means nothing more here (i in the summary, R in the ratio list). */
-static unsigned act_none(tui_model *m, struct view *v, int key)
+static unsigned act_none(tui_model *m, struct tui_view *v, int key)
 {
 	(void)m, (void)v, (void)key;
 	return TUI_HANDLED;
 }
 
 /* q, ESC, LEFT: back to the previous view; at the bottom q quits and ESC clears a filter. */
-static unsigned act_back(tui_model *m, struct view *v, int key)
+static unsigned act_back(tui_model *m, struct tui_view *v, int key)
 {
 	m->msg[0] = 0;
 	if (m->depth > 1) {
@@ -74,52 +78,37 @@ static unsigned act_back(tui_model *m, struct view *v, int key)
 	}
 	if (key == 'q')
 		return TUI_HANDLED | TUI_QUIT;
-	if (v->filter[0]) { /* ESC zooms out of a filter, as in perf */
-		v->filter[0] = 0;
+	struct tui_list *l = tui_view_list(v);
+	if (l && l->filter[0]) { /* ESC zooms out of a filter, as in perf */
+		l->filter[0] = 0;
 		tui_list_rebuild(m, v);
 		return TUI_HANDLED | TUI_RESCAN;
 	}
 	return TUI_HANDLED;
 }
 
-static unsigned act_help(tui_model *m, struct view *v, int key)
+static unsigned act_help(tui_model *m, struct tui_view *v, int key)
 {
 	(void)v, (void)key;
-	tui_push_help(m);
+	tui_push_help(m, tui_help_line);
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-static unsigned act_close(tui_model *m, struct view *v, int key)
+static unsigned act_close(tui_model *m, struct tui_view *v, int key)
 {
 	(void)v, (void)key;
 	tui_pop_view(m);
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-static unsigned act_summary(tui_model *m, struct view *v, int key)
+static unsigned act_summary(tui_model *m, struct tui_view *v, int key)
 {
 	(void)v, (void)key;
 	tui_push_summary(m);
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-static unsigned act_ratios(tui_model *m, struct view *v, int key)
-{
-	(void)v, (void)key;
-	if (!NRAT(m)) {
-		tui_set_msg(m, "no ratios: the recording's events define none");
-		return TUI_HANDLED | TUI_REDRAW;
-	}
-	tui_compute_sym_ratios(m);
-	tui_push_list(m, &tui_ratios_ops);
-	struct view *r = tui_top_view(m);
-	r->sort_col = (size_t)m->metric >= NEV(m) ? m->metric : (int)NEV(m);
-	r->nrows = 0;
-	tui_list_rebuild(m, r);
-	return TUI_HANDLED | TUI_RESCAN;
-}
-
-static unsigned act_show(tui_model *m, struct view *v, int key)
+static unsigned act_show(tui_model *m, struct tui_view *v, int key)
 {
 	(void)v, (void)key;
 	m->show = (m->show + 1) % 4;
@@ -127,7 +116,7 @@ static unsigned act_show(tui_model *m, struct view *v, int key)
 	return TUI_HANDLED | TUI_REDRAW;
 }
 
-static unsigned act_metric(tui_model *m, struct view *v, int key)
+static unsigned act_metric(tui_model *m, struct tui_view *v, int key)
 {
 	(void)v;
 	return tui_set_metric(m, key == 'x' || key == TUI_KEY_TAB ? 1 : -1);
@@ -142,101 +131,113 @@ static unsigned act_metric(tui_model *m, struct view *v, int key)
 #define V_ANN TUI_V_ANNOTATE
 #define V_HELP TUI_V_HELP
 #define V_ALL TUI_V_ALL
-#define HEADING(text) { 0, 0, NULL, text, 0 }
+#define HEADING(text) { 0, 0, NULL, text, 0, NULL }
 
 /* In table order: the first binding of a key in the top view runs; the help screen lists
- * the headings and help lines in this order. */
+ * the headings and help lines in this order. A key whose status text differs between views
+ * has a binding for each. */
 const struct tui_binding tui_bindings[] = {
 	HEADING("Everywhere"),
-	{ TUI_KEY_UP, V_ALL, act_move, "UP/DOWN, k/j\tmove the cursor", 0 },
-	{ TUI_KEY_DOWN, V_ALL, act_move, NULL, 0 },
-	{ 'k', V_ALL, act_move, NULL, 0 },
-	{ 'j', V_ALL, act_move, NULL, 0 },
-	{ TUI_KEY_PGUP, V_ALL, act_move, "PGUP/PGDN, SPACE\tpage up / down", 0 },
-	{ TUI_KEY_PGDN, V_ALL, act_move, NULL, 0 },
-	{ ' ', V_ALL, act_move, NULL, 0 },
-	{ TUI_KEY_HOME, V_ALL, act_move, "HOME/END\tfirst / last row", 0 },
-	{ TUI_KEY_END, V_ALL, act_move, NULL, 0 },
-	{ 'q', V_BROWSE, act_back,
-	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0 },
-	{ TUI_KEY_ESC, V_BROWSE, act_back, NULL, 0 },
-	{ TUI_KEY_LEFT, V_BROWSE, act_back, NULL, 0 },
-	{ TUI_KEY_CTRL_C, V_ALL, act_quit, "CTRL-C\tquit", 0 },
+	{ TUI_KEY_UP, V_ALL, act_move, "UP/DOWN, k/j\tmove the cursor", 0, NULL },
+	{ TUI_KEY_DOWN, V_ALL, act_move, NULL, 0, NULL },
+	{ 'k', V_ALL, act_move, NULL, 0, NULL },
+	{ 'j', V_ALL, act_move, NULL, 0, NULL },
+	{ TUI_KEY_PGUP, V_ALL, act_move, "PGUP/PGDN, SPACE\tpage up / down", 0, NULL },
+	{ TUI_KEY_PGDN, V_ALL, act_move, NULL, 0, NULL },
+	{ ' ', V_ALL, act_move, NULL, 0, NULL },
+	{ TUI_KEY_HOME, V_ALL, act_move, "HOME/END\tfirst / last row", 0, NULL },
+	{ TUI_KEY_END, V_ALL, act_move, NULL, 0, NULL },
+	{ 'q', V_LISTS | TUI_V_DIFF, act_back,
+	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0, "q quit" },
+	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS, act_back, NULL, 0, "q back" },
+	{ TUI_KEY_ESC, V_BROWSE, act_back, NULL, 0, NULL },
+	{ TUI_KEY_LEFT, V_BROWSE, act_back, NULL, 0, NULL },
+	{ TUI_KEY_CTRL_C, V_ALL, act_quit, "CTRL-C\tquit", 0, NULL },
 	{ 'h', V_BROWSE, act_help, "h, ?, F1\tthis help (in annotate ? searches backwards: use h)",
-	  0 },
-	{ TUI_KEY_F1, V_BROWSE, act_help, NULL, 0 },
-	{ '?', V_LISTS | TUI_V_SUMMARY, act_help, NULL, 1 },
+	  0, "h help" },
+	{ TUI_KEY_F1, V_BROWSE, act_help, NULL, 0, NULL },
+	{ '?', V_LISTS | TUI_V_SUMMARY, act_help, NULL, 1, NULL },
 	{ 'i', V_BROWSE & ~TUI_V_SUMMARY, act_summary,
-	  "i\tsummary: command, events, samples, lost, program ratios", 0 },
-	{ 'i', TUI_V_SUMMARY, act_none, NULL, 0 },
-	{ 'R', V_BROWSE & ~TUI_V_RATIOS, act_ratios, "R\tper-symbol ratios", 0 },
-	{ 'R', TUI_V_RATIOS, act_none, NULL, 0 },
-	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period / percent of recording", 0 },
-	{ 'x', V_BROWSE, act_metric, "x, X\tnext / previous event (or ratio) that sorts and colours",
-	  0 },
-	{ 'X', V_BROWSE, act_metric, NULL, 0 },
+	  "i\tsummary: command, events, samples, lost, program ratios", 0, "i summary" },
+	{ 'i', TUI_V_SUMMARY, act_none, NULL, 0, NULL },
+	{ 'R', V_BROWSE & ~TUI_V_RATIOS, tui_list_ratios, "R\tper-symbol ratios", 0, "R ratios" },
+	{ 'R', TUI_V_RATIOS, act_none, NULL, 0, "R ratios" },
+	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period / percent of recording", 0,
+	  NULL },
+	{ 'x', V_BROWSE & ~TUI_V_DIFF, act_metric,
+	  "x, X\tnext / previous event (or ratio) that sorts and colours", 0, "x event" },
+	{ 'x', TUI_V_DIFF, act_metric, NULL, 0, "x next event" },
+	{ 'X', V_BROWSE, act_metric, NULL, 0, NULL },
 	{ 'e', (V_LISTS & ~V_CHILD) | V_ANN, tui_events_prompt,
 	  "e, v	choose the event columns by name (empty: all);\n"
 	  "with call chains e unfolds (see below): use v",
-	  0 },
-	{ 'v', V_LISTS | V_ANN, tui_events_prompt, NULL, 0 },
-	{ '[', V_LISTS | V_ANN, tui_events_scroll,
-	  "[, ]	scroll the event (or ratio) columns left / right", 0 },
-	{ ']', V_LISTS | V_ANN, tui_events_scroll, NULL, 0 },
+	  0, NULL },
+	{ 'v', V_LISTS | V_ANN, tui_events_prompt, NULL, 0, NULL },
+	{ '[', (V_LISTS & ~TUI_V_RATIOS) | V_ANN, tui_events_scroll,
+	  "[, ]	scroll the event (or ratio) columns left / right", 0, NULL },
+	{ ']', (V_LISTS & ~TUI_V_RATIOS) | V_ANN, tui_events_scroll, NULL, 0, NULL },
+	{ '[', TUI_V_RATIOS, tui_ratios_scroll, NULL, 0, NULL },
+	{ ']', TUI_V_RATIOS, tui_ratios_scroll, NULL, 0, NULL },
 	HEADING("Symbol lists"),
 	{ TUI_KEY_ENTER, V_LISTS & ~V_CHILD, tui_list_annotate,
-	  "ENTER, RIGHT, a\tannotate the symbol under the cursor", 1 },
-	{ TUI_KEY_RIGHT, V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1 },
-	{ 'a', V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1 },
-	{ '/', V_LISTS, tui_list_filter, "/\tfilter symbols by name (empty filter: show all)", 1 },
+	  "ENTER, RIGHT, a\tannotate the symbol under the cursor", 1, "ENTER annotate" },
+	{ TUI_KEY_RIGHT, V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1, NULL },
+	{ 'a', V_LISTS & ~V_CHILD, tui_list_annotate, NULL, 1, NULL },
+	{ '/', V_LISTS, tui_list_filter, "/\tfilter symbols by name (empty filter: show all)", 1,
+	  "/ filter" },
 	{ 'o', V_LISTS, tui_list_sort,
-	  "o, O\tsort by next / previous column: events, ratios, name, dso", 1 },
-	{ 'O', V_LISTS, tui_list_sort, NULL, 1 },
-	{ TUI_KEY_TAB, V_LISTS, act_metric, "TAB, shift-TAB\tnext / previous event (as x, X)", 1 },
-	{ TUI_KEY_BTAB, V_LISTS, act_metric, NULL, 1 },
+	  "o, O\tsort by next / previous column: events, ratios, name, dso", 1, "o sort" },
+	{ 'O', V_LISTS, tui_list_sort, NULL, 1, NULL },
+	{ TUI_KEY_TAB, V_LISTS, act_metric, "TAB, shift-TAB\tnext / previous event (as x, X)", 1,
+	  NULL },
+	{ TUI_KEY_BTAB, V_LISTS, act_metric, NULL, 1, NULL },
 	HEADING("Call chains (Children and Self columns: recordings with call chains)"),
 	{ '+', V_CHAINS, tui_chain_plus, "+\tunfold / fold one level of the call tree under the cursor",
-	  1 },
+	  1, "+ unfold" },
 	{ 'e', V_CHAINS, tui_chain_entry, "e\tunfold / fold the whole call tree of the cursor's entry",
-	  1 },
-	{ 'E', V_CHAINS, tui_chain_all, "E, C\tunfold every call tree / fold them all", 1 },
-	{ 'C', V_CHAINS, tui_chain_all, NULL, 1 },
+	  1, "e/E/C chains" },
+	{ 'E', V_CHAINS, tui_chain_all, "E, C\tunfold every call tree / fold them all", 1, NULL },
+	{ 'C', V_CHAINS, tui_chain_all, NULL, 1, NULL },
 	{ TUI_KEY_ENTER, V_CHAINS, tui_chain_annotate,
-	  "ENTER, RIGHT, a\tannotate the symbol, or the function of a call chain row", 1 },
-	{ TUI_KEY_RIGHT, V_CHAINS, tui_chain_annotate, NULL, 1 },
-	{ 'a', V_CHAINS, tui_chain_annotate, NULL, 1 },
-	{ 'c', V_CHAINS, tui_chain_calls,
-	  "c\tcallers and callees of the function under the cursor", 1 },
+	  "ENTER, RIGHT, a\tannotate the symbol, or the function of a call chain row", 1,
+	  "ENTER annotate" },
+	{ TUI_KEY_RIGHT, V_CHAINS, tui_chain_annotate, NULL, 1, NULL },
+	{ 'a', V_CHAINS, tui_chain_annotate, NULL, 1, NULL },
+	{ 'c', V_CHILD, tui_chain_calls, "c\tcallers and callees of the function under the cursor",
+	  1, "c callers" },
+	{ 'c', TUI_V_CALLS, tui_chain_calls, NULL, 1, "c recentre here" },
 	HEADING("Annotate"),
-	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1 },
+	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1, "H hottest" },
 	{ TUI_KEY_TAB, V_ANN, tui_annot_next_hot,
-	  "TAB, shift-TAB\tnext / previous hot line, hottest first", 1 },
-	{ TUI_KEY_BTAB, V_ANN, tui_annot_next_hot, NULL, 1 },
+	  "TAB, shift-TAB\tnext / previous hot line, hottest first", 1, "TAB next hot" },
+	{ TUI_KEY_BTAB, V_ANN, tui_annot_next_hot, NULL, 1, NULL },
 	{ 's', V_ANN, tui_annot_toggle_src,
-	  "s\ttoggle source code view: source lines / assembly only", 1 },
-	{ 'a', V_ANN, tui_annot_toggle_asm, "a\tassembly under every source line on / off", 1 },
+	  "s\ttoggle source code view: source lines / assembly only", 1, "s source" },
+	{ 'a', V_ANN, tui_annot_toggle_asm, "a\tassembly under every source line on / off", 1,
+	  "a asm" },
 	{ TUI_KEY_ENTER, V_ANN, tui_annot_follow,
 	  "ENTER, RIGHT\ton a call: open the callee; on a jump: go to its target;\n"
 	  "on a source line: show / hide its assembly (also +)",
-	  1 },
-	{ TUI_KEY_RIGHT, V_ANN, tui_annot_follow, NULL, 1 },
-	{ '+', V_ANN, tui_annot_plus, NULL, 1 },
+	  1, "ENTER follow" },
+	{ TUI_KEY_RIGHT, V_ANN, tui_annot_follow, NULL, 1, NULL },
+	{ '+', V_ANN, tui_annot_plus, NULL, 1, NULL },
 	{ '/', V_ANN, tui_annot_search_prompt,
-	  "/, ?, n\tsearch forward, backwards, repeat the last search", 1 },
-	{ '?', V_ANN, tui_annot_search_prompt, NULL, 1 },
-	{ 'n', V_ANN, tui_annot_search_next, NULL, 1 },
+	  "/, ?, n\tsearch forward, backwards, repeat the last search", 1, "/ search" },
+	{ '?', V_ANN, tui_annot_search_prompt, NULL, 1, NULL },
+	{ 'n', V_ANN, tui_annot_search_next, NULL, 1, NULL },
 	{ '{', V_ANN, tui_annot_hscroll,
-	  "{, }\tscroll long source and assembly lines left / right", 1 },
-	{ '}', V_ANN, tui_annot_hscroll, NULL, 1 },
-	{ '<', V_ANN, tui_annot_neighbour, "<, >\tprevious / next symbol of the list", 1 },
-	{ '>', V_ANN, tui_annot_neighbour, NULL, 1 },
+	  "{, }\tscroll long source and assembly lines left / right", 1, NULL },
+	{ '}', V_ANN, tui_annot_hscroll, NULL, 1, NULL },
+	{ '<', V_ANN, tui_annot_neighbour, "<, >\tprevious / next symbol of the list", 1,
+	  "< > symbol" },
+	{ '>', V_ANN, tui_annot_neighbour, NULL, 1, NULL },
 	/* the help screen: these close it, the moves above scroll it, other keys do nothing */
-	{ 'q', V_HELP, act_close, NULL, 0 },
-	{ TUI_KEY_ESC, V_HELP, act_close, NULL, 0 },
-	{ TUI_KEY_LEFT, V_HELP, act_close, NULL, 0 },
-	{ 'h', V_HELP, act_close, NULL, 0 },
-	{ '?', V_HELP, act_close, NULL, 0 },
-	{ TUI_KEY_F1, V_HELP, act_close, NULL, 0 },
+	{ 'q', V_HELP, act_close, NULL, 0, "q back" },
+	{ TUI_KEY_ESC, V_HELP, act_close, NULL, 0, NULL },
+	{ TUI_KEY_LEFT, V_HELP, act_close, NULL, 0, NULL },
+	{ 'h', V_HELP, act_close, NULL, 0, NULL },
+	{ '?', V_HELP, act_close, NULL, 0, NULL },
+	{ TUI_KEY_F1, V_HELP, act_close, NULL, 0, NULL },
 };
 const size_t tui_nbindings = sizeof(tui_bindings) / sizeof(tui_bindings[0]);
 
@@ -268,4 +269,29 @@ int tui_help_line(size_t i, char *buf, size_t n)
 		}
 	}
 	return -ENOENT;
+}
+
+/* ---- dispatch and the status line ---- */
+
+const struct tui_binding *tui_find_binding(unsigned bit, int key)
+{
+	for (size_t i = 0; i < tui_nbindings; i++) {
+		const struct tui_binding *b = &tui_bindings[i];
+		if (b->key == key && b->action && (b->views & bit))
+			return b;
+	}
+	return NULL;
+}
+
+void tui_status_line(const struct tui_view_ops *ops, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (const int *k = ops->status; k && *k && len < n; k++) {
+		const struct tui_binding *b = tui_find_binding(ops->bit, *k);
+		if (!b || !b->status)
+			continue;
+		int w = snprintf(buf + len, n - len, "%s%s", len ? "  " : "", b->status);
+		len += w > 0 ? (size_t)w : 0;
+	}
 }

@@ -1,12 +1,29 @@
 /* tui_list.c - the symbol list and the ratio list: rows of symbols, filtered by name and
- * sorted by a column (an event's counts, a ratio, the name or the dso). */
+ * sorted by a column (an event's counts, a ratio, the name or the dso), each row rendered
+ * here. The children list (tui_chains.c) keeps its rows in the same struct tui_list. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui_internal.h"
+#include "tui_annview.h"
+#include "tui_list.h"
 
+/* The symbol and the ratio list. */
+struct list_view {
+	struct tui_view v;
+	struct tui_list l;
+	/* the ratio list's columns shown at the last render (the sorting ratio first) */
+	size_t *rvis, nrvis;
+};
+
+static struct list_view *list_view(const struct tui_view *v)
+{
+	return (struct list_view *)v;
+}
+
+/* ---- rows ---- */
 
 struct sort_ctx {
 	tui_model *m;
@@ -56,42 +73,57 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-size_t tui_list_entry(const struct view *l)
-{
-	if (l->ops->entry)
-		return l->ops->entry(l);
-	return l->cur < l->nrows ? l->cur : SIZE_MAX;
-}
-
-void tui_list_set_entry(tui_model *m, struct view *l, size_t pos)
-{
-	l->cur = pos;
-	if (l->ops->relist)
-		l->ops->relist(m, l);
-}
-
-void tui_list_rebuild(tui_model *m, struct view *v)
+void tui_list_rebuild(tui_model *m, struct tui_view *v)
 {
 	tui_data *d = m->d;
+	struct tui_list *l = tui_view_list(v);
 	size_t e = tui_list_entry(v);
-	size_t keep = e < v->nrows ? v->rows[e] : (size_t)-1;
+	size_t keep = e < l->nrows ? l->rows[e] : (size_t)-1;
 
-	v->nrows = 0;
+	l->nrows = 0;
 	for (size_t i = 0; i < d->nsyms; i++)
-		if (!v->filter[0] || strcasestr(d->syms[i].name, v->filter))
-			v->rows[v->nrows++] = i;
-	struct sort_ctx c = { m, v->sort_col, (v->ops->flags & TUI_VF_CHILDREN) != 0 };
-	qsort_r(v->rows, v->nrows, sizeof(size_t), cmp_rows, &c);
+		if (!l->filter[0] || strcasestr(d->syms[i].name, l->filter))
+			l->rows[l->nrows++] = i;
+	struct sort_ctx c = { m, l->sort_col, l->children };
+	qsort_r(l->rows, l->nrows, sizeof(size_t), cmp_rows, &c);
 	v->cur = 0;
 	v->top = 0;
-	for (size_t i = 0; i < v->nrows; i++)
-		if (v->rows[i] == keep) {
+	for (size_t i = 0; i < l->nrows; i++)
+		if (l->rows[i] == keep) {
 			v->cur = i;
 			break;
 		}
 	if (v->ops->relist)
 		v->ops->relist(m, v);
 }
+
+int tui_list_init(tui_model *m, struct tui_view *v, struct tui_list *l, int sort_col,
+		  int children)
+{
+	memset(l, 0, sizeof(*l));
+	l->rows = malloc((m->d->nsyms + 1) * sizeof(size_t));
+	if (!l->rows)
+		return -ENOMEM;
+	l->sort_col = sort_col;
+	l->children = children;
+	tui_list_rebuild(m, v);
+	return 0;
+}
+
+void tui_list_fini(struct tui_list *l)
+{
+	free(l->rows);
+	l->rows = NULL;
+	l->nrows = 0;
+}
+
+void tui_list_metric(tui_model *m, struct tui_view *v)
+{
+	tui_view_list(v)->sort_col = m->metric;
+	tui_list_rebuild(m, v);
+}
+
+/* ---- keys ---- */
 
 static int n_sort_cols(const tui_model *m)
 {
@@ -115,104 +147,276 @@ static int sort_col_pos(const tui_model *m, int col)
 	return col;
 }
 
-static unsigned filter_done(tui_model *m, struct view *v, const char *text, int kind)
+static unsigned filter_done(tui_model *m, struct tui_view *v, const char *text, int kind)
 {
 	(void)kind;
-	snprintf(v->filter, sizeof(v->filter), "%s", text);
+	struct tui_list *l = tui_view_list(v);
+	snprintf(l->filter, sizeof(l->filter), "%s", text);
 	tui_list_rebuild(m, v);
-	if (v->filter[0])
-		tui_set_msg(m, "%zu of %zu symbols match '%s'", v->nrows, m->d->nsyms, v->filter);
+	if (l->filter[0])
+		tui_set_msg(m, "%zu of %zu symbols match '%s'", l->nrows, m->d->nsyms, l->filter);
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-unsigned tui_list_filter(tui_model *m, struct view *v, int key)
+unsigned tui_list_filter(tui_model *m, struct tui_view *v, int key)
 {
-	tui_start_prompt(m, key, v->filter, "Filter", filter_done);
+	tui_start_prompt(m, key, tui_view_list(v)->filter, "Filter", filter_done);
 	return TUI_HANDLED | TUI_REDRAW;
 }
 
-unsigned tui_list_sort(tui_model *m, struct view *v, int key)
+unsigned tui_list_sort(tui_model *m, struct tui_view *v, int key)
 {
+	struct tui_list *l = tui_view_list(v);
 	int n = n_sort_cols(m);
-	int p = (sort_col_pos(m, v->sort_col) + (key == 'o' ? 1 : n - 1)) % n;
-	v->sort_col = sort_col_at(m, p);
+	int p = (sort_col_pos(m, l->sort_col) + (key == 'o' ? 1 : n - 1)) % n;
+	l->sort_col = sort_col_at(m, p);
 	tui_list_rebuild(m, v);
-	tui_set_msg(m, "sorted by %s", tui_col_name(m, v->sort_col));
+	tui_set_msg(m, "sorted by %s", tui_col_name(m, l->sort_col));
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-unsigned tui_list_annotate(tui_model *m, struct view *v, int key)
+unsigned tui_list_annotate(tui_model *m, struct tui_view *v, int key)
 {
 	(void)key;
-	if (!v->nrows)
+	const struct tui_list *l = tui_view_list(v);
+	if (!l->nrows)
 		return TUI_HANDLED;
-	tui_open_annotate(m, (long)v->rows[v->cur], NULL, 0);
+	tui_open_annotate(m, (long)l->rows[v->cur], NULL, 0);
 	return TUI_HANDLED | TUI_RESCAN;
 }
 
-int tui_push_list(tui_model *m, const struct tui_view_ops *ops)
+/* ---- the views ---- */
+
+static void list_free(struct tui_view *v)
 {
-	struct view *v = tui_push_view(m, ops);
-	if (!v)
+	struct list_view *lv = list_view(v);
+	tui_list_fini(&lv->l);
+	free(lv->rvis);
+	free(lv);
+}
+
+static int push_list(tui_model *m, const struct tui_view_ops *ops, int sort_col)
+{
+	struct list_view *lv = calloc(1, sizeof(*lv));
+	if (!lv)
 		return -ENOMEM;
-	v->rows = malloc((m->d->nsyms + 1) * sizeof(size_t));
-	if (ops->flags & TUI_VF_CHILDREN) { /* a call tree per symbol, built when shown */
-		v->ct = calloc(m->d->nsyms + 1, sizeof(*v->ct));
-		v->nct = v->ct ? m->d->nsyms : 0;
-	}
-	if (!v->rows || ((ops->flags & TUI_VF_CHILDREN) && !v->ct)) {
-		tui_view_fini(v);
-		m->depth--;
+	lv->v.ops = ops;
+	if (tui_list_init(m, &lv->v, &lv->l, sort_col, 0)) {
+		free(lv);
 		return -ENOMEM;
 	}
-	v->sort_col = m->metric;
-	tui_list_rebuild(m, v);
-	return 0;
+	return tui_push_view(m, &lv->v);
 }
 
-static size_t list_rows(const struct view *v)
+int tui_push_symbols(tui_model *m)
 {
-	return v->nrows;
+	return push_list(m, &tui_symbols_ops, m->metric);
 }
 
-/* A new colouring metric sorts the list by it. */
-static void list_metric(tui_model *m, struct view *v)
+unsigned tui_list_ratios(tui_model *m, struct tui_view *v, int key)
 {
-	v->sort_col = m->metric;
-	tui_list_rebuild(m, v);
+	(void)v, (void)key;
+	if (!NRAT(m)) {
+		tui_set_msg(m, "no ratios: the recording's events define none");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	tui_compute_sym_ratios(m);
+	/* sorted by the colouring ratio, or the first when an event colours */
+	if (push_list(m, &tui_ratios_ops, (size_t)m->metric >= NEV(m) ? m->metric : (int)NEV(m)))
+		tui_set_msg(m, "out of memory");
+	return TUI_HANDLED | TUI_RESCAN;
 }
 
-static const char *list_symbol(const tui_model *m, const struct view *v)
+static size_t list_rows(const struct tui_view *v)
 {
-	return v->cur < v->nrows ? m->d->syms[v->rows[v->cur]].name : NULL;
+	return list_view(v)->l.nrows;
 }
 
-#define LIST_STATUS "ENTER annotate  / filter  x event  o sort  R ratios  i summary  h help  q quit"
+static const char *list_symbol(const tui_model *m, const struct tui_view *v)
+{
+	const struct tui_list *l = &list_view(v)->l;
+	return v->cur < l->nrows ? m->d->syms[l->rows[v->cur]].name : NULL;
+}
+
+static struct tui_list *list_list(struct tui_view *v)
+{
+	return &list_view(v)->l;
+}
+
+void tui_list_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
+{
+	const tui_data *d = m->d;
+	const struct tui_list *list = tui_view_list(v);
+	const char *what = v->ops->name;
+	size_t e = (size_t)tui_hot_event(m);
+	char t[512];
+	int n;
+	tui_put_sim(m, l);
+	if (d->sim)
+		n = snprintf(t, sizeof(t), " %s: '%s' count %" PRIu64 " | sort: %s", what,
+			     d->ev[e].name, d->ev[e].period, tui_col_name(m, list->sort_col));
+	else
+		n = snprintf(t, sizeof(t),
+			     " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
+			     what, d->ev[e].samples, d->ev[e].name, d->ev[e].period,
+			     tui_col_name(m, list->sort_col));
+	if (list->filter[0] && n > 0 && (size_t)n < sizeof(t))
+		snprintf(t + n, sizeof(t) - (size_t)n, " | filter: %s (%zu)", list->filter,
+			 list->nrows);
+	tui_put_title(l, t);
+}
+
+/* ---- the symbol list's rows ---- */
+
+static void sym_header(tui_model *m, struct tui_line *l, const struct tui_view *v)
+{
+	(void)v;
+	tui_event_heads(m, l);
+	tui_put(l, l->cols - l->pos >= 50 ? "              symbol" : "  symbol");
+}
+
+static void sym_row(tui_model *m, struct tui_line *l, const struct tui_view *v, size_t i)
+{
+	const tui_data *d = m->d;
+	size_t sym = list_view(v)->l.rows[i];
+	const struct tui_sym *s = &d->syms[sym];
+	int hot = 0;
+	for (size_t k = 0; k < m->nvis; k++) {
+		size_t e = m->vis[k];
+		int h = tui_put_cell(m, l, e, s->cnt[e], s->cnt[d->nev + e], d->ev[e].samples,
+				     d->ev[e].period);
+		if (e == (size_t)tui_hot_event(m))
+			hot = h;
+	}
+	if ((size_t)m->metric >= d->nev)
+		tui_put_sym_ratio(m, l, sym, (size_t)m->metric - d->nev);
+	/* a bar of the colouring event's share, when there is room for it */
+	size_t e = (size_t)tui_hot_event(m);
+	if (l->cols - l->pos >= 50) {
+		double share = d->ev[e].period ? (double)s->cnt[d->nev + e] / (double)d->ev[e].period
+					       : 0;
+		int n = (int)(share * 10 + 0.5);
+		tui_put(l, " [");
+		int col = l->pos;
+		for (int k = 0; k < 10; k++)
+			tui_put(l, k < n ? "#" : " ");
+		tui_span(l, col, hot);
+		tui_put(l, "]");
+	}
+	tui_put_sym_name(m, l, s, hot);
+}
+
+static const int list_status[] = { TUI_KEY_ENTER, '/', 'x', 'o', 'R', 'i', 'h', 'q', 0 };
 
 const struct tui_view_ops tui_symbols_ops = {
 	.kind = TUI_VIEW_SYMBOLS,
 	.name = "Symbols",
 	.bit = TUI_V_SYMBOLS,
-	.flags = TUI_VF_CURSOR | TUI_VF_LIST,
-	.status = LIST_STATUS,
+	.flags = TUI_VF_CURSOR,
+	.status = list_status,
+	.free = list_free,
 	.rows = list_rows,
-	.title = tui_render_list_title,
-	.header = tui_render_sym_header,
-	.row = tui_render_sym_row,
-	.metric = list_metric,
+	.title = tui_list_title,
+	.header = sym_header,
+	.row = sym_row,
+	.metric = tui_list_metric,
 	.symbol = list_symbol,
+	.list = list_list,
 };
+
+/* ---- the ratio list's rows ---- */
+
+/* The ratio list's columns: those that fit beside 40 columns of names (at least one), the
+ * sorting ratio first, then the others from the scroll position. */
+static void visible_ratios(tui_model *m, const struct tui_view *v)
+{
+	struct list_view *lv = list_view(v);
+	size_t n = NRAT(m);
+	if (!lv->rvis && !(lv->rvis = calloc(n + 1, sizeof(*lv->rvis)))) {
+		lv->nrvis = 0;
+		return;
+	}
+	size_t fit = m->cols - 40 >= 14 ? (size_t)(m->cols - 40) / 14 : 1;
+	size_t sort = n, k = 0;
+	int col = lv->l.sort_col;
+	if (col >= (int)NEV(m) && (size_t)col < NEV(m) + n)
+		sort = (size_t)col - NEV(m);
+	lv->nrvis = 0;
+	if (sort < n)
+		lv->rvis[lv->nrvis++] = sort;
+	for (size_t r = 0; r < n && lv->nrvis < fit; r++)
+		if (r != sort && k++ >= m->ratscroll)
+			lv->rvis[lv->nrvis++] = r;
+}
+
+unsigned tui_ratios_scroll(tui_model *m, struct tui_view *v, int key)
+{
+	struct list_view *lv = list_view(v);
+	visible_ratios(m, v);
+	/* the scrolled ones: all but the sorting ratio when one sorts */
+	int col = lv->l.sort_col;
+	size_t sorted = col >= (int)NEV(m) && (size_t)col < NEV(m) + NRAT(m);
+	size_t others = NRAT(m) - sorted, shown = lv->nrvis - sorted;
+	if (key == '[' && m->ratscroll > 0)
+		m->ratscroll--;
+	else if (key == ']' && m->ratscroll + shown < others)
+		m->ratscroll++;
+	visible_ratios(m, v);
+	tui_set_msg(m, "ratio columns %zu-%zu of %zu ([ ] scroll)", m->ratscroll + 1,
+		    m->ratscroll + shown > others ? others : m->ratscroll + shown, others);
+	return TUI_HANDLED | TUI_REDRAW;
+}
+
+static void ratio_header(tui_model *m, struct tui_line *l, const struct tui_view *v)
+{
+	const struct list_view *lv = list_view(v);
+	visible_ratios(m, v);
+	for (size_t k = 0; k < lv->nrvis; k++)
+		tui_putf(l, " %13.13s", m->d->ratios[lv->rvis[k]].name);
+	tui_put(l, "  symbol");
+}
+
+static void ratio_row(tui_model *m, struct tui_line *l, const struct tui_view *v, size_t i)
+{
+	const struct list_view *lv = list_view(v);
+	size_t sym = lv->l.rows[i];
+	visible_ratios(m, v);
+	for (size_t k = 0; k < lv->nrvis; k++)
+		tui_put_sym_ratio(m, l, sym, lv->rvis[k]);
+	char sh[1024];
+	tui_putf(l, "  %s", tui_short_name(m, m->d->syms[sym].name, l->cols - l->pos - 2, sh,
+					     sizeof(sh)));
+}
+
+/* x in the ratio list goes to the next ratio, never to an event; next after the ratio the
+ * list is sorted by (R opens it sorted by the first ratio while an event still colours: x
+ * then goes to the second, not to the first again). */
+static int ratios_next_metric(const tui_model *m, const struct tui_view *v, int dir)
+{
+	int nev = (int)NEV(m), nr = (int)NRAT(m), cur = m->metric;
+	int col = list_view(v)->l.sort_col;
+	if (!nr)
+		return (m->metric + dir + nev) % nev;
+	if (col >= nev && col < nev + nr)
+		cur = col;
+	int r = cur >= nev ? cur - nev : (dir > 0 ? -1 : 0);
+	r = (r + dir + nr) % nr;
+	return nev + r;
+}
 
 const struct tui_view_ops tui_ratios_ops = {
 	.kind = TUI_VIEW_RATIOS,
 	.name = "Ratios",
 	.bit = TUI_V_RATIOS,
-	.flags = TUI_VF_CURSOR | TUI_VF_LIST,
-	.status = LIST_STATUS,
+	.flags = TUI_VF_CURSOR,
+	.status = list_status,
+	.free = list_free,
 	.rows = list_rows,
-	.title = tui_render_list_title,
-	.header = tui_render_ratio_header,
-	.row = tui_render_ratio_row,
-	.metric = list_metric,
+	.title = tui_list_title,
+	.header = ratio_header,
+	.row = ratio_row,
+	.metric = tui_list_metric,
+	.next_metric = ratios_next_metric,
 	.symbol = list_symbol,
+	.list = list_list,
 };

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "tui_internal.h"
+#include "tui_term.h"
 
 static int map_key(int c)
 {

@@ -1,169 +1,18 @@
-/* tui_model.c - the browser's state: a stack of views (hot symbols, annotate, ratios,
- * summary, help), cursor and scroll, the colouring metric and the prompt. No curses and no
- * rendering here: keys come in as enum tui_key and go to the view's binding in
- * tui_bindings[] (tui_keys.c); each view's behaviour is its tui_view_ops; rows go out as
- * text through tui_render.c. */
+/* tui_model.c - the browser's model as mp_tui.h shows it: the first view of the data, keys
+ * dispatched through the key table (tui_keys.c) to the top view's binding, the screen with
+ * the status line the table makes, and the state the loop and tests read. No curses and no
+ * view's insides here: the stack, cursor and prompt are tui_view.c's, each view's state and
+ * rows its own file's. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui_internal.h"
-
-struct view *tui_top_view(const tui_model *m)
-{
-	return &m->stack[m->depth - 1];
-}
-
-int tui_body_rows(const tui_model *m)
-{
-	return m->rows - 3;
-}
-
-size_t tui_view_nrows(const struct view *v)
-{
-	return v->ops->rows(v);
-}
-
-void tui_set_msg(tui_model *m, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m->msg, sizeof(m->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- ratios and columns ---- */
-void tui_sim_exact(const tui_data *d, struct tui_ratio_val *v)
-{
-	if (!d->sim)
-		return;
-	v->flags &= ~(unsigned)TUI_RV_FEW;
-	v->lo = v->hi = v->value;
-}
-
-void tui_eval_ratios(const tui_data *d, const uint64_t *samples, const uint64_t *periods,
-		     struct tui_ratio_val *out)
-{
-	for (size_t r = 0; r < d->nratios; r++) {
-		struct tui_ratio_val *v = &out[r];
-		if (d->rfn(d->rctx, r, samples, periods, v))
-			v->flags = 0;
-		tui_sim_exact(d, v);
-	}
-}
-
-void tui_compute_sym_ratios(tui_model *m)
-{
-	tui_data *d = m->d;
-	if (m->srv_done || !NRAT(m))
-		return;
-	m->srv_done = 1;
-	m->srv = calloc(d->nsyms * d->nratios + 1, sizeof(*m->srv));
-	if (!m->srv || !d->rfn)
-		return;
-	for (size_t s = 0; s < d->nsyms; s++)
-		tui_eval_ratios(d, d->syms[s].cnt, d->syms[s].cnt + d->nev,
-				&m->srv[s * d->nratios]);
-}
-
-const struct tui_ratio_val *tui_sym_rv(tui_model *m, size_t sym, size_t r)
-{
-	tui_compute_sym_ratios(m);
-	if (!m->srv)
-		return NULL;
-	return &m->srv[sym * NRAT(m) + r];
-}
-
-int tui_hot_event(const tui_model *m)
-{
-	return (size_t)m->metric < NEV(m) ? m->metric : 0;
-}
-
-const char *tui_col_name(const tui_model *m, int col)
-{
-	if (col == TUI_COL_SYMBOL)
-		return "symbol";
-	if (col == TUI_COL_DSO)
-		return "dso";
-	if ((size_t)col < NEV(m))
-		return m->d->ev[col].name;
-	return m->d->ratios[col - (int)NEV(m)].name;
-}
-
-/* ---- views ---- */
-
-/* ---- the view stack ---- */
-
-void tui_view_fini(struct view *v)
-{
-	free(v->rows);
-	tui_annot_free(v->an);
-	free(v->name);
-	free(v->dso);
-	free(v->items);
-	free(v->open);
-	free(v->first);
-	free(v->next);
-	free(v->lrv);
-	free(v->hot);
-	for (size_t i = 0; i < v->nct; i++) {
-		tui_chain_free(v->ct[i].t);
-		free(v->ct[i].open);
-	}
-	free(v->ct);
-	free(v->crows);
-	for (size_t i = 0; i < v->nlines; i++)
-		free(v->lines[i]);
-	free(v->lines);
-	memset(v, 0, sizeof(*v));
-}
-
-struct view *tui_push_view(tui_model *m, const struct tui_view_ops *ops)
-{
-	if (m->depth == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 8;
-		struct view *s = realloc(m->stack, nc * sizeof(*s));
-		if (!s)
-			return NULL;
-		m->stack = s;
-		m->cap = nc;
-	}
-	struct view *v = &m->stack[m->depth++];
-	memset(v, 0, sizeof(*v));
-	v->ops = ops;
-	v->sym = -1;
-	return v;
-}
-
-void tui_pop_view(tui_model *m)
-{
-	if (m->depth <= 1)
-		return;
-	tui_view_fini(tui_top_view(m));
-	m->depth--;
-}
-
-struct view *tui_parent_list(const tui_model *m)
-{
-	for (size_t i = m->depth; i-- > 0;)
-		if (m->stack[i].ops->flags & TUI_VF_LIST)
-			return &m->stack[i];
-	return NULL;
-}
-
-void tui_center_cursor(const tui_model *m, struct view *v)
-{
-	size_t body = (size_t)tui_body_rows(m), n = tui_view_nrows(v);
-	v->top = v->cur > body / 2 ? v->cur - body / 2 : 0;
-	if (n > body && v->top > n - body)
-		v->top = n - body;
-	if (n <= body)
-		v->top = 0;
-}
-
-/* ---- model ---- */
+#include "tui_chains.h"
+#include "tui_diff.h"
+#include "tui_keys.h"
+#include "tui_list.h"
+#include "tui_render.h"
 
 static int alloc_screen(tui_model *m)
 {
@@ -180,6 +29,15 @@ static int alloc_screen(tui_model *m)
 	for (int i = 0; i < m->rows; i++)
 		m->scr.row[i].text = m->textbuf + (size_t)i * ((size_t)m->cols + 1);
 	return 0;
+}
+
+/* The first view: the diff view of a diff, the children list of data with call chains,
+ * else the symbol list. */
+static int push_first(tui_model *m)
+{
+	if (m->d->diff)
+		return tui_push_diff(m);
+	return m->d->children ? tui_push_children(m) : tui_push_symbols(m);
 }
 
 tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err)
@@ -202,8 +60,7 @@ tui_model *tui_model_new(tui_data *d, int cols, int rows, struct mp_err *err)
 	}
 	memset(m->evsel, 1, sizeof(m->evsel));
 	m->nsel = d->nev;
-	const struct tui_view_ops *first = d->children ? &tui_children_ops : &tui_symbols_ops;
-	if (alloc_screen(m) || (d->diff ? tui_push_diff(m) : tui_push_list(m, first))) {
+	if (alloc_screen(m) || push_first(m)) {
 		mp_err_set(err, -ENOMEM, "tui: out of memory");
 		tui_model_free(m);
 		return NULL;
@@ -215,37 +72,15 @@ void tui_model_free(tui_model *m)
 {
 	if (!m)
 		return;
-	while (m->depth) {
-		tui_view_fini(tui_top_view(m));
-		m->depth--;
-	}
+	while (m->depth)
+		tui_view_free(m->stack[--m->depth]);
 	free(m->stack);
 	free(m->srv);
-	free(m->rvis);
 	free(m->textbuf);
 	free(m->scr.row);
 	free(m->rowbuf);
 	tui_data_free(m->d);
 	free(m);
-}
-
-void tui_clamp_scroll(const tui_model *m, struct view *v)
-{
-	size_t n = tui_view_nrows(v), body = (size_t)tui_body_rows(m);
-	if (n == 0) {
-		v->cur = v->top = 0;
-		return;
-	}
-	if (v->cur >= n)
-		v->cur = n - 1;
-	if (v->cur < v->top)
-		v->top = v->cur;
-	if (v->cur >= v->top + body)
-		v->top = v->cur - body + 1;
-	if (n > body && v->top > n - body)
-		v->top = n - body;
-	if (n <= body)
-		v->top = 0;
 }
 
 void tui_model_resize(tui_model *m, int cols, int rows)
@@ -255,134 +90,16 @@ void tui_model_resize(tui_model *m, int cols, int rows)
 	if (alloc_screen(m))
 		m->cols = m->rows = 0;
 	for (size_t i = 0; i < m->depth; i++)
-		tui_clamp_scroll(m, &m->stack[i]);
-}
-
-unsigned tui_move_cursor(tui_model *m, struct view *v, int key)
-{
-	size_t n = tui_view_nrows(v), body = (size_t)tui_body_rows(m), old = v->cur, oldtop = v->top;
-	int text = !(v->ops->flags & TUI_VF_CURSOR);
-
-	if (!n)
-		return TUI_HANDLED;
-	switch (key) {
-	case TUI_KEY_UP:
-	case 'k':
-		if (text)
-			v->cur = v->top;
-		if (v->cur)
-			v->cur--;
-		break;
-	case TUI_KEY_DOWN:
-	case 'j':
-		if (text)
-			v->cur = v->top + body - 1 < n ? v->top + body - 1 : n - 1;
-		if (v->cur + 1 < n)
-			v->cur++;
-		break;
-	case TUI_KEY_PGUP:
-		v->cur = v->cur > body ? v->cur - body : 0;
-		if (v->top > body)
-			v->top -= body;
-		else
-			v->top = 0;
-		break;
-	case TUI_KEY_PGDN:
-	case ' ':
-		v->cur = v->cur + body < n ? v->cur + body : n - 1;
-		v->top += body;
-		break;
-	case TUI_KEY_HOME:
-		v->cur = 0;
-		v->top = 0;
-		break;
-	case TUI_KEY_END:
-		v->cur = n - 1;
-		break;
-	}
-	tui_clamp_scroll(m, v);
-	if ((v->ops->flags & TUI_VF_MOVE_CLEAR) && v->cur != old)
-		m->msg[0] = 0;
-	return TUI_HANDLED | (v->cur != old || v->top != oldtop ? TUI_REDRAW : 0);
-}
-
-unsigned tui_set_metric(tui_model *m, int dir)
-{
-	int n = (int)(NEV(m) + NRAT(m));
-	struct view *v = tui_top_view(m);
-	if (v->ops == &tui_ratios_ops && NRAT(m)) {
-		/* the ratio list: x goes to the next ratio, never to an event; next after the
-		 * ratio the list is sorted by (R opens it sorted by the first ratio while an event
-		 * still colours: x then goes to the second, not to the first again) */
-		int nev = (int)NEV(m), cur = m->metric;
-		if (v->sort_col >= nev && v->sort_col < nev + (int)NRAT(m))
-			cur = v->sort_col;
-		int r = cur >= nev ? cur - nev : (dir > 0 ? -1 : 0);
-		r = (r + dir + (int)NRAT(m)) % (int)NRAT(m);
-		m->metric = (int)NEV(m) + r;
-	} else {
-		m->metric = (m->metric + dir + n) % n;
-	}
-	if (v->ops->metric)
-		v->ops->metric(m, v);
-	tui_set_msg(m, "sorting and colouring by %s", tui_col_name(m, m->metric));
-	return TUI_HANDLED | TUI_RESCAN;
-}
-
-static unsigned prompt_key(tui_model *m, int key)
-{
-	if (key == TUI_KEY_ESC || key == TUI_KEY_CTRL_C) {
-		m->prompt = 0;
-		m->msg[0] = 0;
-		return TUI_HANDLED | TUI_REDRAW;
-	}
-	if (key == TUI_KEY_BACKSPACE) {
-		if (m->plen)
-			m->pbuf[--m->plen] = 0;
-		return TUI_HANDLED | TUI_REDRAW;
-	}
-	if (key == TUI_KEY_ENTER) {
-		int kind = m->prompt;
-		m->prompt = 0;
-		m->msg[0] = 0;
-		return m->prompt_done(m, tui_top_view(m), m->pbuf, kind);
-	}
-	if (key >= 32 && key < 127 && m->plen + 1 < sizeof(m->pbuf)) {
-		m->pbuf[m->plen++] = (char)key;
-		m->pbuf[m->plen] = 0;
-		return TUI_HANDLED | TUI_REDRAW;
-	}
-	return TUI_HANDLED;
-}
-
-void tui_start_prompt(tui_model *m, int kind, const char *init, const char *label,
-		      tui_prompt_fn done)
-{
-	m->prompt = kind;
-	m->prompt_label = label;
-	m->prompt_done = done;
-	snprintf(m->pbuf, sizeof(m->pbuf), "%s", init ? init : "");
-	m->plen = strlen(m->pbuf);
-}
-
-/* The first binding of key in the view, NULL when none. */
-static const struct tui_binding *find_binding(const struct view *v, int key)
-{
-	for (size_t i = 0; i < tui_nbindings; i++) {
-		const struct tui_binding *b = &tui_bindings[i];
-		if (b->key == key && b->action && (b->views & v->ops->bit))
-			return b;
-	}
-	return NULL;
+		tui_clamp_scroll(m, m->stack[i]);
 }
 
 unsigned tui_model_key(tui_model *m, int key)
 {
-	struct view *v = tui_top_view(m);
+	struct tui_view *v = tui_top_view(m);
 
 	if (m->prompt)
-		return prompt_key(m, key);
-	const struct tui_binding *b = find_binding(v, key);
+		return tui_prompt_key(m, key);
+	const struct tui_binding *b = tui_find_binding(v->ops->bit, key);
 	if (b) {
 		unsigned r = b->action(m, v, key);
 		if (b->clamp)
@@ -395,12 +112,20 @@ unsigned tui_model_key(tui_model *m, int key)
 	return 0;
 }
 
+const struct tui_screen *tui_model_render(tui_model *m)
+{
+	char status[256];
+	tui_status_line(tui_top_view(m)->ops, status, sizeof(status));
+	return tui_render_screen(m, status);
+}
+
 /* ---- state ---- */
 
 enum tui_view_kind tui_model_view(const tui_model *m)
 {
 	return tui_top_view(m)->ops->kind;
 }
+
 size_t tui_model_depth(const tui_model *m)
 {
 	return m->depth;
@@ -423,27 +148,34 @@ size_t tui_model_top(const tui_model *m)
 
 const char *tui_model_symbol(const tui_model *m)
 {
-	const struct view *v = tui_top_view(m);
+	const struct tui_view *v = tui_top_view(m);
 	return v->ops->symbol ? v->ops->symbol(m, v) : NULL;
+}
+
+/* The top view's cursor position in source and code: 0 and 0 when it has none. */
+static void position(const tui_model *m, unsigned *line, uint64_t *addr)
+{
+	const struct tui_view *v = tui_top_view(m);
+	*line = 0;
+	*addr = 0;
+	if (v->ops->position)
+		v->ops->position(v, line, addr);
 }
 
 unsigned tui_model_cur_line(const tui_model *m)
 {
-	const struct view *v = tui_top_view(m);
-	if (!v->an || v->cur >= v->nitems)
-		return 0;
-	const struct item *it = &v->items[v->cur];
-	size_t line = it->kind == IT_LINE ? it->idx : v->an->insns[it->idx].line;
-	return v->an->lines[line].lineno;
+	unsigned line;
+	uint64_t addr;
+	position(m, &line, &addr);
+	return line;
 }
 
 uint64_t tui_model_cur_addr(const tui_model *m)
 {
-	const struct view *v = tui_top_view(m);
-	if (!v->an || v->cur >= v->nitems)
-		return 0;
-	const struct item *it = &v->items[v->cur];
-	return it->kind == IT_INSN ? v->an->insns[it->idx].addr : 0;
+	unsigned line;
+	uint64_t addr;
+	position(m, &line, &addr);
+	return addr;
 }
 
 size_t tui_model_color_event(const tui_model *m)
@@ -453,8 +185,8 @@ size_t tui_model_color_event(const tui_model *m)
 
 int tui_model_sort_col(const tui_model *m)
 {
-	const struct view *l = tui_parent_list(m);
-	return l ? l->sort_col : 0;
+	const struct tui_view *l = tui_parent_list(m);
+	return l ? tui_view_list(l)->sort_col : 0;
 }
 
 enum tui_show tui_model_show(const tui_model *m)

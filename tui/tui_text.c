@@ -1,5 +1,5 @@
 /* tui_text.c - the text views: the summary (what was recorded, how, the program's ratios)
- * and the help screen (made from the key bindings). */
+ * and the help screen (the lines of the key table), their rows rendered here. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -7,10 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui_internal.h"
+#include "tui_text.h"
 
-static int add_text(struct view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int add_text(struct view *v, const char *fmt, ...)
+struct text_view {
+	struct tui_view v;
+	char **lines;
+	size_t nlines;
+};
+
+static struct text_view *text_view(const struct tui_view *v)
+{
+	return (struct text_view *)v;
+}
+
+static void text_free(struct tui_view *tv)
+{
+	struct text_view *v = text_view(tv);
+	for (size_t i = 0; i < v->nlines; i++)
+		free(v->lines[i]);
+	free(v->lines);
+	free(v);
+}
+
+/* Push v when rc is 0, else free it: 0 or -ENOMEM. */
+static int push_text(tui_model *m, struct text_view *v, int rc)
+{
+	if (rc) {
+		text_free(&v->v);
+		return -ENOMEM;
+	}
+	return tui_push_view(m, &v->v);
+}
+
+static int add_text(struct text_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_text(struct text_view *v, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -27,27 +57,29 @@ static int add_text(struct view *v, const char *fmt, ...)
 	return 0;
 }
 
-int tui_push_help(tui_model *m)
+int tui_push_help(tui_model *m, int (*line)(size_t i, char *buf, size_t n))
 {
-	struct view *v = tui_push_view(m, &tui_help_ops);
-	char line[256];
+	struct text_view *v = calloc(1, sizeof(*v));
+	char buf[256];
+	int rc = 0;
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; tui_help_line(i, line, sizeof(line)) == 0; i++)
-		if (add_text(v, "%s", line))
-			return -ENOMEM;
-	return 0;
+	v->v.ops = &tui_help_ops;
+	for (size_t i = 0; !rc && line(i, buf, sizeof(buf)) == 0; i++)
+		rc = add_text(v, "%s", buf);
+	return push_text(m, v, rc);
 }
 
 int tui_push_summary(tui_model *m)
 {
 	tui_data *d = m->d;
-	struct view *v = tui_push_view(m, &tui_summary_ops);
+	struct text_view *v = calloc(1, sizeof(*v));
 	uint64_t samples = 0, lost = 0;
 	int rc = 0;
 
 	if (!v)
 		return -ENOMEM;
+	v->v.ops = &tui_summary_ops;
 	if (d->sim) {
 		/* the note one clause ("; ") a line, so that 80 columns show it whole */
 		const char *n = d->sim_note[0] ? d->sim_note : "counts from a simulation, not measured by a PMU";
@@ -104,22 +136,45 @@ int tui_push_summary(tui_model *m)
 				       d->ratios[r].desc);
 		}
 	}
-	return rc ? -ENOMEM : 0;
+	return push_text(m, v, rc);
 }
 
-static size_t text_rows(const struct view *v)
+static size_t text_rows(const struct tui_view *v)
 {
-	return v->nlines;
+	return text_view(v)->nlines;
 }
+
+static void text_row(tui_model *m, struct tui_line *l, const struct tui_view *v, size_t i)
+{
+	(void)m;
+	tui_put(l, text_view(v)->lines[i]);
+}
+
+static void summary_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
+{
+	(void)v;
+	tui_put_sim(m, l);
+	tui_put(l, " Summary");
+}
+
+static void help_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
+{
+	(void)v;
+	tui_put_sim(m, l);
+	tui_put(l, " Help: memprof tui keys (q, ESC or h to close)");
+}
+
+static const int text_status[] = { 'q', 0 };
 
 const struct tui_view_ops tui_summary_ops = {
 	.kind = TUI_VIEW_SUMMARY,
 	.name = "Summary",
 	.bit = TUI_V_SUMMARY,
-	.status = "q back",
+	.status = text_status,
+	.free = text_free,
 	.rows = text_rows,
-	.title = tui_render_summary_title,
-	.row = tui_render_text_row,
+	.title = summary_title,
+	.row = text_row,
 };
 
 const struct tui_view_ops tui_help_ops = {
@@ -127,8 +182,9 @@ const struct tui_view_ops tui_help_ops = {
 	.name = "Help",
 	.bit = TUI_V_HELP,
 	.flags = TUI_VF_MODAL,
-	.status = "q back",
+	.status = text_status,
+	.free = text_free,
 	.rows = text_rows,
-	.title = tui_render_help_title,
-	.row = tui_render_text_row,
+	.title = help_title,
+	.row = text_row,
 };
