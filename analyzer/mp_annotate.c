@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "mp_analyzer.h"
-#include "mp_anint.h"
+#include "mp_util.h"
 #include "mp_disasm.h"
 
 struct src_text {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mp_dwline.h"
+#include "mp_util.h"
 
 struct row {
 	uint64_t addr;
@@ -26,7 +27,7 @@ struct mp_dwline {
 	const char **files;
 	size_t nfiles;
 	char **owned; /* names built here */
-	size_t nowned;
+	size_t nowned, capowned;
 };
 
 /* bounded reads: any read past end sets bad */
@@ -131,26 +132,18 @@ static int read_header(const struct mp_dwline_secs *s, uint64_t off, unsigned as
 
 static int add_owned(mp_dwline *t, char *p)
 {
-	char **v = realloc(t->owned, (t->nowned + 1) * sizeof(*v));
-	if (!v) {
+	if (MP_GROW(t->owned, t->capowned, t->nowned + 1)) {
 		free(p);
 		return -1;
 	}
-	t->owned = v;
-	v[t->nowned++] = p;
+	t->owned[t->nowned++] = p;
 	return 0;
 }
 
 static int add_file(mp_dwline *t, size_t *cap, const char *name)
 {
-	if (t->nfiles == *cap) {
-		size_t nc = *cap ? 2 * *cap : 16;
-		const char **v = realloc(t->files, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		t->files = v;
-		*cap = nc;
-	}
+	if (mp_grow((void **)&t->files, cap, t->nfiles + 1, sizeof(*t->files)))
+		return -1;
 	t->files[t->nfiles++] = name;
 	return 0;
 }
@@ -368,14 +361,8 @@ static int new_row(mp_dwline *t, struct state *st, int end)
 	if (st->file > UINT32_MAX || st->line != (int32_t)st->line || st->column > 0xfff ||
 	    st->isa > 0xff || st->discriminator > 0xffffff || t->nrows >= UINT32_MAX)
 		return -1;
-	if (t->nrows == st->cap) {
-		size_t nc = st->cap ? 2 * st->cap : 256;
-		struct row *v = realloc(t->rows, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		t->rows = v;
-		st->cap = nc;
-	}
+	if (MP_GROW(t->rows, st->cap, t->nrows + 1))
+		return -1;
 	t->rows[t->nrows] = (struct row){ st->addr, (uint32_t)t->nrows, (uint32_t)st->file,
 					  (int32_t)st->line, (uint8_t)end };
 	t->nrows++;
@@ -557,14 +544,9 @@ static int sort_rows(mp_dwline *t)
 	for (size_t i = 0, at = 0; i < t->nrows; i++) {
 		if (!t->rows[i].end && i + 1 < t->nrows)
 			continue;
-		if (nruns == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct run *v = realloc(runs, cap * sizeof(*v));
-			if (!v) {
-				free(runs);
-				return -1;
-			}
-			runs = v;
+		if (MP_GROW(runs, cap, nruns + 1)) {
+			free(runs);
+			return -1;
 		}
 		runs[nruns++] = (struct run){ at, i + 1 - at };
 		end_first(t->rows, at, i + 1 - at);

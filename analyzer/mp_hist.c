@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
-#include "mp_anint.h"
+#include "mp_util.h"
 
 struct place {
 	uint64_t ip;

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "mp_analyzer.h"
-#include "mp_anint.h"
 #include "mp_dso.h"
 #include "mp_maps.h"
 #include "mp_symtab.h"

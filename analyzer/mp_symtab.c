@@ -10,9 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mp_anint.h"
-#include "mp_symtab.h"
 #include "mp_util.h"
+#include "mp_symtab.h"
 
 Elf *mp_elf_open(const char *path, int *fd_out)
 {
@@ -341,10 +340,10 @@ int mp_symtab_add_plt(Elf *elf, struct mp_symtab *t, struct mp_demangler *dm)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].start < plt_start && t->v[i].end > plt_start)
 			t->v[i].end = plt_start;
-	struct mp_esym *v = realloc(t->v, (t->n + (size_t)n + 1) * sizeof(*v));
-	if (!v)
+	size_t cap = t->n;
+	if (MP_GROW(t->v, cap, t->n + (size_t)n + 1))
 		return -ENOMEM;
-	t->v = v;
+	struct mp_esym *v = t->v;
 	/* names: the table's, then the new ones, in one new pool (offsets until it stops
 	 * moving) */
 	struct mp_buf pool = { 0 };

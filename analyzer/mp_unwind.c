@@ -47,14 +47,8 @@ struct mp_unwind {
 
 static int uw_push(mp_unwind *u, uint64_t ip)
 {
-	if (u->nframes == u->cap) {
-		size_t n = u->cap ? u->cap * 2 : 256;
-		uint64_t *p = realloc(u->out, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		u->out = p;
-		u->cap = n;
-	}
+	if (MP_GROW(u->out, u->cap, u->nframes + 1))
+		return -ENOMEM;
 	u->out[u->nframes++] = ip;
 	return 0;
 }

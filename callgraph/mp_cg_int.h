@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "memprof/callgraph.h"
-#include "mp_anint.h"
+#include "mp_util.h"
 
 #define CG_ROOT 0x80000000u /* parent key of a top-level node: CG_ROOT | comm id */
 #define CG_SELF 0x80000000u /* in a node key: a self-only node (below) */
 
-/* The call graph's maps are the analyzer's u64 -> u32 map and growable arrays
- * (mp_anint.h: mp_u64map_*, mp_grow, mp_mix64, mp_strhash). Its keys are hashes, so
+/* The call graph's maps are util's u64 -> u32 map and growable arrays
+ * (mp_util.h: mp_u64map_*, mp_grow, mp_mix64, mp_strhash). Its keys are hashes, so
  * cg_map_slot/cg_map_get take the map's reserved key UINT64_MAX as UINT64_MAX - 1
  * (mp_u64map_key; callers compare full keys anyway). */
 /* The value slot of key (created when absent: *found = 0). NULL on allocation failure. */

@@ -1,4 +1,4 @@
-/* mp_cg_util.c - the call graph's keys on the analyzer's u64 -> u32 map (mp_anint.h). */
+/* mp_cg_util.c - the call graph's keys on util's u64 -> u32 map (mp_util.h). */
 #include "mp_cg_int.h"
 
 uint32_t *cg_map_slot(struct mp_u64map *m, uint64_t key, int *found)

@@ -616,13 +616,8 @@ static int ratio_changes(const struct side_files *sf, struct rside *s, enum mp_r
 					struct mp_ratio_change ch;
 					if (!row->have_base || mp_ratio_change(&row->base, &row->v, &ch))
 						continue;
-					if (*nchg == capchg) {
-						capchg = capchg ? 2 * capchg : 64;
-						struct rchange *nc = realloc(*chg, capchg * sizeof(**chg));
-						if (!nc)
-							return -ENOMEM;
-						*chg = nc;
-					}
+					if (MP_GROW(*chg, capchg, *nchg + 1))
+						return -ENOMEM;
 					double big = fmax(fabs(row->v.value), fabs(row->base.value));
 					(*chg)[(*nchg)++] = (struct rchange){ x, row, ch, to.level, g,
 									big > 0 ? fabs(ch.delta) / big : 0 };

@@ -576,18 +576,9 @@ static int fold_stack(void *ctx, const struct mp_cg_stack *st)
 		free(line);
 		return -ENOMEM;
 	}
-	if (fd->n == fd->cap) {
-		size_t nc = fd->cap ? fd->cap * 2 : 256;
-		char **nl = realloc(fd->lines, nc * sizeof(*nl));
-		uint64_t *ncn = nl ? realloc(fd->cnt, nc * sizeof(*ncn)) : NULL;
-		if (nl)
-			fd->lines = nl;
-		if (!nl || !ncn) {
-			free(line);
-			return -ENOMEM;
-		}
-		fd->cnt = ncn;
-		fd->cap = nc;
+	if (MP_GROW2(fd->lines, fd->cnt, fd->cap, fd->n + 1)) {
+		free(line);
+		return -ENOMEM;
 	}
 	fd->lines[fd->n] = line;
 	fd->cnt[fd->n++] = c;

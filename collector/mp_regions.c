@@ -245,14 +245,8 @@ static struct thr *thread_get(mp_regions *r, pid_t tid)
 			return r->thr[i];
 	if (r->nthr == THREADS_MAX)
 		return NULL;
-	if (r->nthr == r->cap_thr) {
-		size_t cap = r->cap_thr ? 2 * r->cap_thr : 8;
-		struct thr **n = realloc(r->thr, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		r->thr = n;
-		r->cap_thr = cap;
-	}
+	if (MP_GROW(r->thr, r->cap_thr, r->nthr + 1))
+		return NULL;
 	struct thr *t = calloc(1, sizeof(*t));
 	if (!t || !(t->fds = malloc((r->nev ? r->nev : 1) * sizeof(int)))) {
 		free(t);
@@ -314,14 +308,8 @@ static int node_get(mp_regions *r, int parent, const unsigned char *name, size_t
 			return (int)i;
 	if (r->nnodes == NODES_MAX)
 		return -1;
-	if (r->nnodes == r->cap_nodes) {
-		size_t cap = r->cap_nodes ? 2 * r->cap_nodes : 16;
-		struct node *n = realloc(r->nodes, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		r->nodes = n;
-		r->cap_nodes = cap;
-	}
+	if (MP_GROW(r->nodes, r->cap_nodes, r->nnodes + 1))
+		return -1;
 	unsigned char *c = malloc(len ? len : 1);
 	if (!c)
 		return -1;
@@ -332,16 +320,8 @@ static int node_get(mp_regions *r, int parent, const unsigned char *name, size_t
 
 static struct stat_acc *thread_acc(mp_regions *r, struct thr *t, int node)
 {
-	if ((size_t)node >= t->cap_acc) {
-		size_t cap = r->cap_nodes > (size_t)node ? r->cap_nodes : (size_t)node + 1;
-		struct stat_acc *n = realloc(t->acc, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		for (size_t i = t->cap_acc; i < cap; i++)
-			memset(&n[i], 0, sizeof(n[i]));
-		t->acc = n;
-		t->cap_acc = cap;
-	}
+	if (MP_GROW_ZERO(t->acc, t->cap_acc, (size_t)node + 1))
+		return NULL;
 	struct stat_acc *a = &t->acc[node];
 	if (!a->value && acc_init(a, r->nev))
 		return NULL;
@@ -485,18 +465,9 @@ static void acc_add(struct stat_acc *dst, const struct stat_acc *a, size_t nev)
 static int row_add(mp_regions *r, int node, int depth, pid_t tid, const struct stat_acc *a,
 		   size_t *cap)
 {
-	if (r->nrows == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		struct mp_region_stat *n = realloc(r->rows, c * sizeof(*n));
-		struct stat_acc *na = realloc(r->row_acc, c * sizeof(*na));
-		if (n)
-			r->rows = n;
-		if (na)
-			r->row_acc = na;
-		if (!n || !na)
-			return -ENOMEM;
-		*cap = c;
-	}
+	if (mp_grow2((void **)&r->rows, sizeof(*r->rows), (void **)&r->row_acc,
+		     sizeof(*r->row_acc), cap, r->nrows + 1))
+		return -ENOMEM;
 	struct stat_acc *dst = &r->row_acc[r->nrows];
 	if (acc_init(dst, r->nev))
 		return -ENOMEM;

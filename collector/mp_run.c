@@ -213,12 +213,10 @@ static int online_cpus(int **out, size_t *n)
 		if (*e == '-')
 			b = strtol(e + 1, &e, 10);
 		for (long c = a; c <= b; c++) {
-			if (*n == cap) {
-				int *nv = realloc(v, cap * 2 * sizeof(*v));
-				if (!nv)
-					break;
-				v = nv;
-				cap *= 2;
+			if (MP_GROW(v, cap, *n + 1)) {
+				free(v);
+				free(s);
+				return -ENOMEM;
 			}
 			v[(*n)++] = (int)c;
 		}
@@ -249,12 +247,10 @@ int mp_run_task_threads(pid_t pid, pid_t **out, size_t *n, struct mp_err *err)
 	while (v && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (*n == cap) {
-			pid_t *nv = realloc(v, cap * 2 * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
+		if (MP_GROW(v, cap, *n + 1)) {
+			closedir(d);
+			free(v);
+			return mp_err_set(err, -ENOMEM, "process %d: out of memory", (int)pid);
 		}
 		v[(*n)++] = (pid_t)atoi(de->d_name);
 	}

@@ -324,14 +324,8 @@ static void list_sysfs(struct cat *c)
 		while ((ee = readdir(e))) {
 			if (ee->d_name[0] == '.' || strchr(ee->d_name, '.'))
 				continue; /* skip .scale/.unit companions */
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				char **nn = realloc(names, nc * sizeof(*nn));
-				if (!nn)
-					break;
-				names = nn;
-				cap = nc;
-			}
+			if (MP_GROW(names, cap, n + 1))
+				break;
 			char buf[600];
 			snprintf(buf, sizeof(buf), "%s/%s/", de->d_name, ee->d_name);
 			names[n] = strdup(buf);

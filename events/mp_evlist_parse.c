@@ -47,14 +47,8 @@ static int parse_one(const char *spec, const struct mp_evopts *opts, struct mp_e
 
 static int grow(struct mp_event **evs, size_t nev, size_t *cap, struct mp_err *err)
 {
-	if (nev < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 4;
-	struct mp_event *ne = realloc(*evs, nc * sizeof(*ne));
-	if (!ne)
+	if (mp_grow((void **)evs, cap, nev + 1, sizeof(**evs)))
 		return mp_err_set(err, -ENOMEM, "out of memory");
-	*evs = ne;
-	*cap = nc;
 	return 0;
 }
 

@@ -38,7 +38,7 @@ static int put_str(struct mp_buf *b, const char *s)
 
 struct lists {
 	char **s;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Adds `s` unless present (perf lists each sibling set once). */
@@ -47,10 +47,8 @@ static int add_unique(struct lists *l, const char *s)
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcmp(l->s[i], s))
 			return 0;
-	char **ns = realloc(l->s, (l->n + 1) * sizeof(*ns));
-	if (!ns)
+	if (MP_GROW(l->s, l->cap, l->n + 1))
 		return -ENOMEM;
-	l->s = ns;
 	if (!(l->s[l->n] = strdup(s)))
 		return -ENOMEM;
 	l->n++;
@@ -225,7 +223,7 @@ static int mem_topology(const char *sysfs, struct mp_buf *b)
 		uint64_t id, nbits;
 		uint64_t *bits;
 	} *nodes = NULL;
-	size_t nn = 0;
+	size_t nn = 0, cap_nodes = 0;
 	int rc = 0;
 	snprintf(path, sizeof path, "%s/devices/system/node", sysfs);
 	DIR *d = opendir(path);
@@ -242,13 +240,11 @@ static int mem_topology(const char *sysfs, struct mp_buf *b)
 		DIR *nd = opendir(np);
 		if (!nd)
 			continue;
-		struct node *nv = realloc(nodes, (nn + 1) * sizeof(*nodes));
-		if (!nv) {
+		if (MP_GROW(nodes, cap_nodes, nn + 1)) {
 			closedir(nd);
 			rc = -ENOMEM;
 			break;
 		}
-		nodes = nv;
 		struct node *n = &nodes[nn++];
 		*n = (struct node){ id, 0, NULL };
 		size_t cap = 0;
@@ -258,15 +254,9 @@ static int mem_topology(const char *sysfs, struct mp_buf *b)
 			if (sscanf(me->d_name, "memory%u%c", &blk, &c) != 1)
 				continue;
 			size_t words = blk / 64 + 1;
-			if (words > cap) {
-				uint64_t *nb = realloc(n->bits, words * sizeof(*nb));
-				if (!nb) {
-					rc = -ENOMEM;
-					break;
-				}
-				memset(nb + cap, 0, (words - cap) * sizeof(*nb));
-				n->bits = nb;
-				cap = words;
+			if (MP_GROW_ZERO(n->bits, cap, words)) {
+				rc = -ENOMEM;
+				break;
 			}
 			n->bits[blk / 64] |= 1ULL << (blk % 64);
 			if (blk + 1 > n->nbits)

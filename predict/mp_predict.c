@@ -170,7 +170,8 @@ static int parse_use(struct cur *c, struct mp_predict_use *u)
 }
 
 /* One record from c->p (the magic) to its end; appends to p. */
-static int parse_record(struct mp_predict *p, struct cur *c, size_t *cap_uses)
+static int parse_record(struct mp_predict *p, struct cur *c, size_t *cap_uses,
+			size_t *cap_records)
 {
 	struct mp_predict_record r;
 	uint64_t v, body, nuses;
@@ -219,15 +220,9 @@ static int parse_record(struct mp_predict *p, struct cur *c, size_t *cap_uses)
 	r.first_use = p->nuses;
 	for (uint64_t i = 0; i < nuses; i++) {
 		struct mp_predict_use *u;
-		if (p->nuses == *cap_uses) {
-			size_t cap = *cap_uses ? 2 * *cap_uses : 64;
-			void *n = realloc(p->uses, cap * sizeof *p->uses);
-			if (!n) {
-				rc = fail(c, -ENOMEM, "out of memory");
-				goto out;
-			}
-			p->uses = n;
-			*cap_uses = cap;
+		if (mp_grow((void **)&p->uses, cap_uses, p->nuses + 1, sizeof(*p->uses))) {
+			rc = fail(c, -ENOMEM, "out of memory");
+			goto out;
 		}
 		u = &p->uses[p->nuses];
 		memset(u, 0, sizeof *u);
@@ -246,13 +241,9 @@ static int parse_record(struct mp_predict *p, struct cur *c, size_t *cap_uses)
 		goto out;
 	}
 	c->end = rec_end;
-	{
-		void *n = realloc(p->records, (p->nrecords + 1) * sizeof *p->records);
-		if (!n) {
-			rc = fail(c, -ENOMEM, "out of memory");
-			goto out;
-		}
-		p->records = n;
+	if (mp_grow((void **)&p->records, cap_records, p->nrecords + 1, sizeof(*p->records))) {
+		rc = fail(c, -ENOMEM, "out of memory");
+		goto out;
 	}
 	p->records[p->nrecords++] = r;
 	return 0;
@@ -265,10 +256,10 @@ int mp_predict_parse(struct mp_predict *p, const char *name, const void *buf, si
 		     struct mp_err *err)
 {
 	struct cur c = {name ? name : "predict", buf, buf, (const unsigned char *)buf + len, err};
-	size_t cap_uses = 0;
+	size_t cap_uses = 0, cap_records = 0;
 	memset(p, 0, sizeof *p);
 	while (c.p < c.end) {
-		int rc = parse_record(p, &c, &cap_uses);
+		int rc = parse_record(p, &c, &cap_uses, &cap_records);
 		if (rc) {
 			mp_predict_fini(p);
 			return rc;

@@ -29,10 +29,10 @@ struct mp_formula {
 	unsigned line;
 	struct node *nodes;
 	int nn, root;
-	int cap; /* nodes allocated: grown by doubling (a formula costs its size, not the max) */
+	size_t cap; /* nodes allocated: grown by doubling (a formula costs its size, not the max) */
 	char **ev;
 	unsigned *ev_col;
-	size_t nev;
+	size_t nev, cap_ev;
 	int has_minus;
 };
 
@@ -147,14 +147,8 @@ static int add_node(struct parser *p, enum node_kind k, int a, int b, size_t at)
 	mp_formula *f = p->f;
 	if (f->nn >= FORMULA_MAX_NODES)
 		return perr(p, at, "formula too long", NULL);
-	if (f->nn == f->cap) {
-		int cap = f->cap ? f->cap * 2 : 16;
-		struct node *nn = realloc(f->nodes, (size_t)cap * sizeof(*nn));
-		if (!nn)
-			return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;
-		f->nodes = nn;
-		f->cap = cap;
-	}
+	if (MP_GROW(f->nodes, f->cap, (size_t)f->nn + 1))
+		return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;
 	struct node *n = &f->nodes[f->nn];
 	memset(n, 0, sizeof(*n));
 	n->kind = k;
@@ -170,14 +164,8 @@ static int event_index(struct parser *p, const char *name, size_t at)
 	for (size_t i = 0; i < f->nev; i++)
 		if (!strcmp(f->ev[i], name))
 			return (int)i;
-	char **ev = realloc(f->ev, (f->nev + 1) * sizeof(*ev));
-	if (!ev)
+	if (MP_GROW2(f->ev, f->ev_col, f->cap_ev, f->nev + 1))
 		return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;
-	f->ev = ev;
-	unsigned *cols = realloc(f->ev_col, (f->nev + 1) * sizeof(*cols));
-	if (!cols)
-		return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;
-	f->ev_col = cols;
 	f->ev[f->nev] = strdup(name);
 	if (!f->ev[f->nev])
 		return mp_err_set(p->err, -ENOMEM, "out of memory"), p->failed = 1, -ENOMEM;

@@ -25,18 +25,10 @@ struct mp_ratio_set {
 	size_t *h, hcap;
 };
 
-static size_t id_hash(const char *id)
-{
-	size_t x = 14695981039346656037u;
-	for (; *id; id++)
-		x = (x ^ (unsigned char)*id) * 1099511628211u;
-	return x;
-}
-
 /* The slot of id in the hash: its entry, or the empty slot where it goes. */
 static size_t *set_slot(const mp_ratio_set *s, const char *id)
 {
-	size_t m = s->hcap - 1, i = id_hash(id) & m;
+	size_t m = s->hcap - 1, i = (size_t)mp_strhash(id) & m;
 	while (s->h[i] && strcmp(s->d[s->h[i] - 1]->id, id))
 		i = (i + 1) & m;
 	return &s->h[i];
@@ -134,14 +126,8 @@ static int set_put(mp_ratio_set *s, struct mp_ratio_def *d)
 		s->d[*slot - 1] = d;
 		return 0;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct mp_ratio_def **nd = realloc(s->d, cap * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		s->d = nd;
-		s->cap = cap;
-	}
+	if (MP_GROW(s->d, s->cap, s->n + 1))
+		return -ENOMEM;
 	s->d[s->n++] = d;
 	*slot = s->n;
 	return 0;
@@ -311,15 +297,11 @@ static int parse_variant(struct loader *l, const char *model, const char *val, u
 	}
 	v.note = strdup("");
 	v.line = l->line;
-	struct mp_ratio_variant *nv = realloc(d->v, (d->nv + 1) * sizeof(*nv));
-	if (!v.note || !nv) {
+	if (!v.note || MP_GROW(d->v, d->cap_v, d->nv + 1)) {
 		free(v.note);
 		mp_formula_free(v.f);
-		if (nv)
-			d->v = nv;
 		return mp_err_set(l->err, -ENOMEM, "out of memory");
 	}
-	d->v = nv;
 	d->v[d->nv++] = v;
 	return 0;
 }
@@ -502,7 +484,7 @@ int mp_ratio_set_load_dir(mp_ratio_set *s, const char *dir, struct mp_err *err)
 	DIR *dp = opendir(dir);
 	struct dirent *de;
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	if (!dp)
@@ -512,12 +494,10 @@ int mp_ratio_set_load_dir(mp_ratio_set *s, const char *dir, struct mp_err *err)
 		size_t l = strlen(de->d_name);
 		if (l < 8 || strcmp(de->d_name + l - 7, ".ratios") || de->d_name[0] == '.')
 			continue;
-		char **nn = realloc(names, (n + 1) * sizeof(*nn));
-		if (!nn) {
+		if (MP_GROW(names, cap, n + 1)) {
 			rc = mp_err_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		names = nn;
 		if (asprintf(&names[n], "%s/%s", dir, de->d_name) < 0) {
 			rc = mp_err_set(err, -ENOMEM, "out of memory");
 			break;

@@ -116,7 +116,7 @@ struct mp_ratio_def {
 	int threshold_below;            /* 1: flag values below threshold, 0: above */
 	int percent;
 	struct mp_ratio_variant *v;
-	size_t nv;
+	size_t nv, cap_v;
 	char src[256];                  /* file it came from ("article.ratios" for built-ins) */
 	unsigned line;
 };

@@ -221,15 +221,9 @@ static int sim_output_pids(const struct sim_run *sr, uint32_t **pids, size_t *n)
 		pid = strtoul(e->d_name + 14, &end, 10);
 		if (*end || !pid)
 			continue;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			uint32_t *np = realloc(*pids, nc * sizeof(**pids));
-			if (!np) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*pids = np;
-			cap = nc;
+		if (MP_GROW(*pids, cap, *n + 1)) {
+			closedir(d);
+			return -ENOMEM;
 		}
 		(*pids)[(*n)++] = (uint32_t)pid;
 	}

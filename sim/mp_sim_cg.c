@@ -81,14 +81,8 @@ static int add_obj(mp_sim_profile *p, const char *name, uint32_t *idx)
 			*idx = (uint32_t)i;
 			return 0;
 		}
-	if (p->nobjs == p->cap_objs) {
-		size_t cap = p->cap_objs ? p->cap_objs * 2 : 16;
-		char **n = realloc(p->objs, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->objs = n;
-		p->cap_objs = cap;
-	}
+	if (MP_GROW(p->objs, p->cap_objs, p->nobjs + 1))
+		return -ENOMEM;
 	if (!(p->objs[p->nobjs] = strdup(name)))
 		return -ENOMEM;
 	*idx = (uint32_t)p->nobjs++;
@@ -130,14 +124,8 @@ static struct mp_sim_cost *cost_at(mp_sim_profile *p, uint32_t obj, uint64_t add
 			return c;
 		s = (s + 1) & (p->hash_cap - 1);
 	}
-	if (p->ncosts == p->cap_costs) {
-		size_t cap = p->cap_costs ? p->cap_costs * 2 : 4096;
-		struct mp_sim_cost *n = realloc(p->costs, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		p->costs = n;
-		p->cap_costs = cap;
-	}
+	if (MP_GROW(p->costs, p->cap_costs, p->ncosts + 1))
+		return NULL;
 	struct mp_sim_cost *c = &p->costs[p->ncosts++];
 	memset(c, 0, sizeof(*c));
 	c->obj = obj;
@@ -149,14 +137,8 @@ static struct mp_sim_cost *cost_at(mp_sim_profile *p, uint32_t obj, uint64_t add
 
 static int add_fn(mp_sim_profile *p, const char *name, uint32_t *idx)
 {
-	if (p->nfns == p->cap_fns) {
-		size_t cap = p->cap_fns ? p->cap_fns * 2 : 64;
-		char **n = realloc(p->fns, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->fns = n;
-		p->cap_fns = cap;
-	}
+	if (MP_GROW(p->fns, p->cap_fns, p->nfns + 1))
+		return -ENOMEM;
 	if (!(p->fns[p->nfns] = strdup(name)))
 		return -ENOMEM;
 	*idx = (uint32_t)p->nfns++;
@@ -212,15 +194,9 @@ static int parse_name_ref(struct cg_parse *cp, const struct name_ref *k, size_t 
 	if (k->add(cp->p, name, &idx))
 		return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
 	if (has_id) {
-		if (id >= *nids) {
-			size_t n = id + k->room;
-			size_t *grown = realloc(*ids, n * sizeof(*grown));
-			if (!grown)
-				return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
-			memset(grown + *nids, 0, (n - *nids) * sizeof(*grown));
-			*ids = grown;
-			*nids = n;
-		}
+		if (id >= *nids &&
+		    mp_grow_zero((void **)ids, nids, (size_t)id + k->room, sizeof(**ids)))
+			return mp_err_set(err, -ENOMEM, "%s: out of memory", cp->path);
 		(*ids)[id] = idx + 1;
 	}
 	*out = idx;
@@ -252,14 +228,8 @@ static int add_call(struct cg_parse *cp, uint64_t site, const uint64_t v[MP_SIM_
 			return 0;
 		}
 	}
-	if (p->ncalls == p->cap_calls) {
-		size_t cap = p->cap_calls ? p->cap_calls * 2 : 256;
-		struct mp_sim_call *n = realloc(p->calls, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->calls = n;
-		p->cap_calls = cap;
-	}
+	if (MP_GROW(p->calls, p->cap_calls, p->ncalls + 1))
+		return -ENOMEM;
 	struct mp_sim_call *c = &p->calls[p->ncalls++];
 	c->caller = caller;
 	c->callee = cp->call_fn;
@@ -686,15 +656,9 @@ int mp_sim_read_log(const char *path, struct mp_sim_load **out, size_t *n, struc
 				break;
 			}
 		} else if (cur && sscanf(b, " svma %llx, avma %llx", &svma, &avma) == 2) {
-			if (nl == capl) {
-				size_t c = capl ? capl * 2 : 16;
-				struct mp_sim_load *nn = realloc(l, c * sizeof(*nn));
-				if (!nn) {
-					rc = -ENOMEM;
-					break;
-				}
-				l = nn;
-				capl = c;
+			if (MP_GROW(l, capl, nl + 1)) {
+				rc = -ENOMEM;
+				break;
 			}
 			l[nl].path = cur;
 			l[nl].bias = (uint64_t)avma - (uint64_t)svma;

@@ -185,7 +185,7 @@ int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 			struct mp_err *err)
 {
 	struct mp_sim_event *evs = NULL;
-	size_t ne = 0;
+	size_t ne = 0, cap = 0;
 	const char *s = list;
 
 	*out = NULL;
@@ -201,12 +201,10 @@ int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 			return mp_err_set(err, -MP_EPARSE, "event '%.40s...': name too long", s);
 		}
 		snprintf(one, sizeof(one), "%.*s", (int)len, s);
-		struct mp_sim_event *nn = realloc(evs, (ne + 1) * sizeof(*nn));
-		if (!nn) {
+		if (MP_GROW(evs, cap, ne + 1)) {
 			free(evs);
 			return mp_err_set(err, -ENOMEM, "out of memory");
 		}
-		evs = nn;
 		int rc = mp_sim_event_parse(one, &evs[ne], err);
 		if (rc) {
 			free(evs);

@@ -1,4 +1,5 @@
-/* Unit tests for util/: libraries loaded on first use (mp_dlib_open). */
+/* Unit tests for util/: libraries loaded on first use (mp_dlib_open), growable arrays,
+ * the u64 map. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,12 +56,147 @@ static void mp_dlib_open__missing_symbol__named(void **state)
 			    "cannot load libc.so.6 (the C library): no symbol mp_no_such_function");
 }
 
+/* ---- growable arrays ---- */
+static void mp_grow__one_at_a_time__capacity_doubles_from_16_and_keeps_values(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+	size_t caps[5] = { 0 }, ncaps = 0;
+	for (int i = 0; i < 100; i++) {
+		size_t before = cap;
+		assert_int_equal(MP_GROW(v, cap, n + 1), 0);
+		if (cap != before)
+			caps[ncaps++] = cap;
+		v[n++] = i * 3;
+	}
+	assert_int_equal(ncaps, 4);
+	assert_int_equal(caps[0], 16);
+	assert_int_equal(caps[1], 32);
+	assert_int_equal(caps[2], 64);
+	assert_int_equal(caps[3], 128);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(v[i], i * 3);
+	/* enough room already: nothing moves */
+	int *same = v;
+	assert_int_equal(MP_GROW(v, cap, 128), 0);
+	assert_ptr_equal(v, same);
+	assert_int_equal(cap, 128);
+	free(v);
+}
+
+static void mp_grow__size_overflows__enomem_and_array_unchanged(void **state)
+{
+	(void)state;
+	uint64_t *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(MP_GROW(v, cap, SIZE_MAX / 4), -ENOMEM);
+	assert_null(v);
+	assert_int_equal(cap, 0);
+	assert_int_equal(MP_GROW(v, cap, 3), 0);
+	v[2] = 7;
+	assert_int_equal(MP_GROW(v, cap, SIZE_MAX), -ENOMEM);
+	assert_int_equal(cap, 16);
+	assert_int_equal(v[2], 7);
+	free(v);
+}
+
+static void mp_grow_zero__grown_part__zeroed(void **state)
+{
+	(void)state;
+	uint32_t *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(MP_GROW_ZERO(v, cap, 5), 0);
+	assert_int_equal(cap, 16);
+	for (size_t i = 0; i < cap; i++)
+		v[i] = 0xdeadbeef;
+	assert_int_equal(MP_GROW_ZERO(v, cap, 40), 0);
+	assert_int_equal(cap, 64);
+	for (size_t i = 0; i < cap; i++)
+		assert_int_equal(v[i], i < 16 ? 0xdeadbeef : 0);
+	free(v);
+}
+
+static void mp_grow2__two_columns__one_capacity_both_hold_it(void **state)
+{
+	(void)state;
+	char **name = NULL;
+	uint64_t *count = NULL;
+	size_t n = 0, cap = 0;
+	for (; n < 40; n++) {
+		assert_int_equal(MP_GROW2(name, count, cap, n + 1), 0);
+		name[n] = NULL;
+		count[n] = n;
+	}
+	assert_int_equal(cap, 64);
+	assert_int_equal(count[39], 39);
+	assert_int_equal(MP_GROW2(name, count, cap, SIZE_MAX / 2), -ENOMEM);
+	assert_int_equal(cap, 64);
+	free(name);
+	free(count);
+}
+
+/* ---- the u64 -> u32 map ---- */
+static void mp_u64map__many_keys__each_found_with_its_value(void **state)
+{
+	(void)state;
+	struct mp_u64map m = { 0 };
+	int found;
+	assert_null(mp_u64map_get(&m, 1));
+	for (uint64_t k = 0; k < 5000; k++) {
+		uint32_t *slot = mp_u64map_slot(&m, k * 0x10001, &found);
+		assert_non_null(slot);
+		assert_int_equal(found, 0);
+		*slot = (uint32_t)k + 1;
+	}
+	assert_int_equal(m.n, 5000);
+	assert_true(m.cap >= 10000);
+	for (uint64_t k = 0; k < 5000; k++) {
+		const uint32_t *v = mp_u64map_get(&m, k * 0x10001);
+		assert_non_null(v);
+		assert_int_equal(*v, k + 1);
+	}
+	assert_null(mp_u64map_get(&m, 3));
+	uint32_t *again = mp_u64map_slot(&m, 7 * 0x10001, &found);
+	assert_int_equal(found, 1);
+	assert_int_equal(*again, 8);
+	/* the slot a failed caller made goes again */
+	uint32_t *fresh = mp_u64map_slot(&m, 12345678901ULL, &found);
+	assert_int_equal(found, 0);
+	mp_u64map_unslot(&m, fresh);
+	assert_null(mp_u64map_get(&m, 12345678901ULL));
+	assert_int_equal(m.n, 5000);
+	assert_int_equal(mp_u64map_key(UINT64_MAX), UINT64_MAX - 1);
+	mp_u64map_fini(&m);
+	assert_int_equal(m.cap, 0);
+	assert_null(m.keys);
+}
+
+static void mp_strhash__strings__equal_for_equal_text_zero_for_null(void **state)
+{
+	(void)state;
+	char a[] = "L2_LINES_IN", b[] = "L2_LINES_IN";
+	assert_true(mp_strhash(a) == mp_strhash(b));
+	assert_true(mp_strhash("L2_LINES_IN") != mp_strhash("L2_LINES_IM"));
+	assert_true(mp_strhash(NULL) == 0);
+	assert_true(mp_streq(a, b));
+	assert_true(mp_streq(NULL, NULL));
+	assert_false(mp_streq(a, NULL));
+	assert_true(mp_mix64(1) != mp_mix64(2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mp_dlib_open__libc__functions_filled),
 		cmocka_unit_test(mp_dlib_open__missing_library__one_line_naming_it),
 		cmocka_unit_test(mp_dlib_open__missing_symbol__named),
+		cmocka_unit_test(mp_grow__one_at_a_time__capacity_doubles_from_16_and_keeps_values),
+		cmocka_unit_test(mp_grow__size_overflows__enomem_and_array_unchanged),
+		cmocka_unit_test(mp_grow_zero__grown_part__zeroed),
+		cmocka_unit_test(mp_grow2__two_columns__one_capacity_both_hold_it),
+		cmocka_unit_test(mp_u64map__many_keys__each_found_with_its_value),
+		cmocka_unit_test(mp_strhash__strings__equal_for_equal_text_zero_for_null),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* mp_util.h - small shared helpers: errors, logging, growable buffers.
+/* mp_util.h - small shared helpers: errors, logging, growable buffers and arrays, hashes
+ * and a u64 map, a TSV reader.
  *
  * Every module reports failures through a caller-owned struct mp_err: a negative
  * errno-style code and a one-line message that names the file, event or value at
@@ -9,10 +10,12 @@
 #ifndef MP_UTIL_H
 #define MP_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MP_ERR_MSG_MAX 512
 
@@ -109,20 +112,186 @@ static inline size_t mp_partition_point(size_t lo, size_t hi, const void *ctx,
 	return lo;
 }
 
-/* Grow a dynamic array so that it holds at least need elements. 0 or -1. */
+/* ---- growable arrays ----------------------------------------------------------------
+ * The one way an array grows: *p holds *cap elements of elem bytes; afterwards it holds at
+ * least need (capacity doubles from 16, so pushing one at a time is amortised O(1)).
+ * 0, or -ENOMEM with *p and *cap unchanged (out of memory, or need * elem overflows). */
 static inline int mp_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
 	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need)
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
 		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return -ENOMEM;
 	void *np = realloc(*p, ncap * elem);
 	if (!np)
-		return -1;
+		return -ENOMEM;
 	*p = np;
 	*cap = ncap;
 	return 0;
+}
+
+/* mp_grow for an array variable or member arr (any element type) with capacity cap (size_t):
+ * "if (MP_GROW(v->rows, v->cap, v->n + 1)) return -ENOMEM;". */
+#define MP_GROW(arr, cap, need) mp_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* mp_grow, with the new elements (from the old capacity to the new) zeroed. */
+static inline int mp_grow_zero(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t old = *cap;
+	if (mp_grow(p, cap, need, elem))
+		return -ENOMEM;
+	if (*cap > old)
+		memset((char *)*p + old * elem, 0, (*cap - old) * elem);
+	return 0;
+}
+#define MP_GROW_ZERO(arr, cap, need)                                                     \
+	mp_grow_zero((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* Two arrays of one capacity (columns of one table) grown together. When the second fails
+ * the first may have grown alone: *cap stays what both hold. 0 or -ENOMEM. */
+static inline int mp_grow2(void **a, size_t elem_a, void **b, size_t elem_b, size_t *cap,
+			   size_t need)
+{
+	size_t cap_a = *cap;
+	if (mp_grow(a, &cap_a, need, elem_a) || mp_grow(b, cap, need, elem_b))
+		return -ENOMEM;
+	return 0;
+}
+#define MP_GROW2(a, b, cap, need)                                                        \
+	mp_grow2((void **)&(a), sizeof(*(a)), (void **)&(b), sizeof(*(b)), &(cap), (need))
+
+/* ---- hashes and a u64 -> u32 map ------------------------------------------------------ */
+/* A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every output bit. */
+static inline uint64_t mp_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* An FNV-1a-style hash of a string; 0 for NULL. */
+static inline uint64_t mp_strhash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	if (!s)
+		return 0;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Strings equal, NULL equal only to NULL. */
+static inline int mp_streq(const char *a, const char *b)
+{
+	if (a == b)
+		return 1;
+	if (!a || !b)
+		return 0;
+	return !strcmp(a, b);
+}
+
+/* u64 -> u32 open-addressing map; key UINT64_MAX is reserved (empty slot). */
+struct mp_u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n; /* cap is a power of two */
+};
+
+/* key folded into the map's range: the reserved UINT64_MAX becomes UINT64_MAX - 1 (for keys
+ * that are hashes, or ids that may be UINT64_MAX). */
+static inline uint64_t mp_u64map_key(uint64_t key)
+{
+	return key == UINT64_MAX ? UINT64_MAX - 1 : key;
+}
+
+/* (internal to mp_u64map_slot) double the table, rehashing every key. 0 or -ENOMEM. */
+static inline int mp_u64map_grow(struct mp_u64map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	uint64_t *nk = malloc(ncap * sizeof(*nk));
+	uint32_t *nv = malloc(ncap * sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	memset(nk, 0xff, ncap * sizeof(*nk));
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->keys[i] == UINT64_MAX)
+			continue;
+		size_t j = mp_mix64(m->keys[i]) & (ncap - 1);
+		while (nk[j] != UINT64_MAX)
+			j = (j + 1) & (ncap - 1);
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+/* Returns a pointer to the value slot for key; *found says whether it existed. NULL on
+ * allocation failure. */
+static inline uint32_t *mp_u64map_slot(struct mp_u64map *m, uint64_t key, int *found)
+{
+	if ((m->n + 1) * 2 > m->cap && mp_u64map_grow(m))
+		return NULL;
+	size_t j = mp_mix64(key) & (m->cap - 1);
+	while (m->keys[j] != UINT64_MAX) {
+		if (m->keys[j] == key) {
+			*found = 1;
+			return &m->vals[j];
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->keys[j] = key;
+	m->n++;
+	*found = 0;
+	return &m->vals[j];
+}
+
+/* Undo the creation of the slot mp_u64map_slot() just returned (its caller failed to
+ * fill it): valid only while nothing was placed after it in its probe run. */
+static inline void mp_u64map_unslot(struct mp_u64map *m, uint32_t *slot)
+{
+	m->keys[slot - m->vals] = UINT64_MAX;
+	m->n--;
+}
+
+/* The value slot of key, or NULL when the map has no such key. */
+static inline const uint32_t *mp_u64map_get(const struct mp_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = mp_mix64(key) & (m->cap - 1);
+	while (m->keys[j] != UINT64_MAX) {
+		if (m->keys[j] == key)
+			return &m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+/* Free the table; the map is empty (zero) again. */
+static inline void mp_u64map_fini(struct mp_u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
 }
 
 #endif
