@@ -286,6 +286,51 @@ static void print_dimms(FILE *f, struct topo_view *v)
 	}
 }
 
+/* Table 11.1 for one data width: SEC and SEC/DED check bits and their overhead. */
+static void print_ecc_row(FILE *f, unsigned w)
+{
+	unsigned sec, secded;
+
+	if (NUMA_ecc_bits(w, &sec, &secded))
+		return;
+	/* tenths of a percent rounded half up, as the article's table rounds 31.25 */
+	unsigned long long o1 = (1000ull * sec + w / 2) / w, o2 = (1000ull * secded + w / 2) / w;
+	char a[16], b[16];
+	snprintf(a, sizeof a, "%llu.%llu%%", o1 / 10, o1 % 10);
+	snprintf(b, sizeof b, "%llu.%llu%%", o2 / 10, o2 % 10);
+	fprintf(f, "  %5u  %5u  %8s  %7u  %8s\n", w, sec, a, secded, b);
+}
+
+static void print_ecc_head(FILE *f, const char *what)
+{
+	fprintf(f, "\n%s (Table 11.1)\n", what);
+	fprintf(f, "  SEC needs E = ceil(log2(W+E+1)) check bits for W data bits, SEC/DED E+1\n");
+	fprintf(f, "  %5s  %5s  %8s  %7s  %8s\n", "W", "SEC E", "overhead", "SEC/DED", "overhead");
+}
+
+/* The modules' data widths, each once, in the order met. */
+static void print_dimm_ecc(FILE *f, struct topo_view *v)
+{
+	unsigned seen[TOPO_MAXDIMM];
+	int n = 0;
+
+	for (int i = 0; i < v->ndimm && i < TOPO_MAXDIMM; i++) {
+		const struct NUMA_dimm *d = &v->dimm[i];
+		int dup = 0;
+		if (!d->size_mb || !d->data_width)
+			continue;
+		for (int k = 0; k < n; k++)
+			dup |= seen[k] == d->data_width;
+		if (!dup)
+			seen[n++] = d->data_width;
+	}
+	if (!n)
+		return;
+	print_ecc_head(f, "ECC check bits for the modules' data width");
+	for (int k = 0; k < n; k++)
+		print_ecc_row(f, seen[k]);
+}
+
 static void print_edac(FILE *f, struct topo_view *v)
 {
 	if (v->nmc < 0) {
@@ -343,6 +388,7 @@ static void print_text(FILE *f, struct topo_view *v)
 			v->topo_why);
 	}
 	print_dimms(f, v);
+	print_dimm_ecc(f, v);
 	print_edac(f, v);
 }
 
@@ -440,6 +486,11 @@ static void json_memory(struct cli_json *j, struct topo_view *v)
 			cli_json_value(j, "data_width", "%u", d->data_width);
 			cli_json_value(j, "check_bits", "%d", d->check_bits);
 			cli_json_string(j, "ecc", d->ecc);
+			unsigned sec, secded;
+			if (!NUMA_ecc_bits(d->data_width, &sec, &secded)) {
+				cli_json_value(j, "sec_bits", "%u", sec);
+				cli_json_value(j, "secded_bits", "%u", secded);
+			}
 			cli_json_close(j);
 		}
 		cli_json_close(j);
@@ -483,10 +534,12 @@ static void print_json(FILE *f, struct topo_view *v)
 
 static int cmd_topology(int argc, char **argv)
 {
-	const char *fsroot = NULL;
+	const char *fsroot = NULL, *ecc = NULL;
 	int json = 0, nargs = 0;
 	const struct cli_opt opts[] = {
 		{ 0, "json", CLI_FLAG, &json, NULL, "print JSON instead of text" },
+		{ 0, "ecc", CLI_STR, &ecc, "W[,W...]",
+		  "print only the SEC and SEC/DED check bits and overhead for W data bits (Table 11.1)" },
 		{ 0, "fsroot", CLI_STR, &fsroot, "DIR",
 		  "show the machine whose /sys and /proc were copied under DIR" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
@@ -497,6 +550,25 @@ static int cmd_topology(int argc, char **argv)
 	if (nargs > 0) {
 		cli_error("topology", "takes no arguments (got '%s')", argv[1]);
 		return CLI_EXIT_USAGE;
+	}
+	if (ecc) {
+		unsigned w[64];
+		int n = 0;
+		for (const char *p = ecc; *p && n < 64;) {
+			char *e;
+			errno = 0;
+			unsigned long x = strtoul(p, &e, 10);
+			if (e == p || x == 0 || x > 65536 || errno || (*e && *e != ',') || *p == '-') {
+				cli_error("topology", "--ecc %s: data widths are numbers of bits from 1 to 65536, comma-separated", ecc);
+				return CLI_EXIT_USAGE;
+			}
+			w[n++] = (unsigned)x;
+			p = *e ? e + 1 : e;
+		}
+		print_ecc_head(stdout, "ECC check bits");
+		for (int k = 0; k < n; k++)
+			print_ecc_row(stdout, w[k]);
+		return 0;
 	}
 	struct topo_view *v = calloc(1, sizeof *v);
 	if (!v)
@@ -546,12 +618,14 @@ const struct cli_cmd cli_cmd_topology = {
 	"topology",
 	cmd_topology,
 	"CPUs, caches, NUMA nodes, memory modules and ECC of a machine",
-	"[--json] [--fsroot DIR]",
+	"[--json] [--fsroot DIR] | --ecc W[,W...]",
 	"For each CPU its hardware-thread siblings, package siblings, package, core and\n"
 	"NUMA node; each cache with its size, line size, associativity and the CPUs\n"
 	"sharing it; the NUMA nodes with their memory and distances; the memory modules\n"
 	"(SMBIOS type 17: type, size, speed, registered or unbuffered, ECC check bits) and\n"
 	"the EDAC memory controllers (ECC mode, memory type, corrected and uncorrected\n"
-	"errors). What cannot be read is said in one line, with the reason.",
+	"errors), and the SEC and SEC/DED check bits for the modules' data width. What\n"
+	"cannot be read is said in one line, with the reason. --ecc prints the check bits\n"
+	"for any data widths (the article's Table 11.1: --ecc 4,8,16,32,64).",
 	0,
 };

@@ -65,21 +65,34 @@ static void smbios_string(const unsigned char *raw, size_t len, size_t fmtlen, u
 	}
 }
 
+int NUMA_ecc_bits(unsigned data_bits, unsigned *sec, unsigned *secded)
+{
+	if (data_bits == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Table 11.1: SEC needs the least E with 2^E >= W + E + 1; SEC/DED one bit more. */
+	unsigned e = 1;
+	while ((1ull << e) < (unsigned long long)data_bits + e + 1)
+		e++;
+	*sec = e;
+	*secded = e + 1;
+	return 0;
+}
+
 const char *NUMA_ecc_kind(unsigned data_bits, int check_bits)
 {
+	unsigned sec, secded;
+
 	if (check_bits == 0)
 		return "none";
-	if (data_bits == 0 || check_bits < 0)
+	if (check_bits < 0 || NUMA_ecc_bits(data_bits, &sec, &secded))
 		return "unknown";
-	/* Table 11.1: SEC needs the least E with 2^E >= W + E + 1; SEC/DED one bit more. */
-	int sec = 1;
-	while ((1ull << sec) < (unsigned long long)data_bits + (unsigned)sec + 1)
-		sec++;
-	if (check_bits == sec + 1)
+	if ((unsigned)check_bits == secded)
 		return "SEC/DED";
-	if (check_bits == sec)
+	if ((unsigned)check_bits == sec)
 		return "SEC";
-	if (check_bits > sec + 1)
+	if ((unsigned)check_bits > secded)
 		return "beyond SEC/DED";
 	return "unknown";
 }

@@ -85,6 +85,38 @@ for n in t['nodes']:
 long = [l for l in open(text) if len(l.rstrip('\n')) > 80 and root not in l]
 assert not long, long
 print("ok: modules, ECC, EDAC, distances, 80 columns")
+# Table 11.1 for the modules' data width (issue 30, point 8): the article's row, exactly
+txt = open(text).read()
+assert "ECC check bits for the modules' data width" in txt, txt
+arow = [r for r in re.findall(r'^(\d+) \| (\d+) \| ([\d.]+%) \| (\d+) \| ([\d.]+%)', open(article).read(), re.M) if r[0] == '64']
+assert [l.split() for l in txt.splitlines() if l.split()[:1] == ['64']] == [list(arow[0])], arow
+for d in t['dimms']:
+    if d['size_mb']:
+        assert (d['sec_bits'], d['secded_bits']) == (7, 8), d
+print("ok: the modules' SEC and SEC/DED check bits as in Table 11.1")
+PY
+# --ecc: the whole of Table 11.1 as the article prints it
+"$MEMPROF" topology --ecc 4,8,16,32,64 | awk 'NR > 4 { print $1 " | " $2 " | " $3 " | " $4 " | " $5 }' > "$tmp/ecc.txt"
+grep -E '^[0-9]+ \| [0-9]+ \| [0-9.]+% \| [0-9]+ \| [0-9.]+%$' "$SHARED_DIR/reference/000-article.md" > "$tmp/table11.txt"
+diff "$tmp/table11.txt" "$tmp/ecc.txt" && echo "ok: --ecc gives Table 11.1"
+! "$MEMPROF" topology --ecc 0 2> /dev/null
+# The man page's worked Hamming example (Figure 11.3): r for d = (1 0 0 1) and the syndrome
+# of the article's r', computed here, are what the page says (6, where the article says 5).
+python3 - "$(dirname "$0")/../../docs/memprof-topology.1" <<'PY'
+import sys
+pos = {'d1': 3, 'd2': 5, 'd3': 6, 'd4': 7}
+d = dict(zip(['d1', 'd2', 'd3', 'd4'], [1, 0, 0, 1]))
+par = {p: sum(d[k] for k in d if pos[k] & p) % 2 for p in (1, 2, 4)}
+r = [d['d1'], d['d2'], d['d3'], d['d4'], par[1], par[2], par[4]]
+assert r == [1, 0, 0, 1, 0, 0, 1], r
+rp = [1, 0, 1, 1, 0, 0, 1]                     # the article's r'
+dp = dict(zip(['d1', 'd2', 'd3', 'd4'], rp[:4]))
+s = [(sum(dp[k] for k in dp if pos[k] & p) + rp[4 + i]) % 2 for i, p in enumerate((1, 2, 4))]
+syn = s[0] + 2 * s[1] + 4 * s[2]
+assert syn == 6, syn
+page = open(sys.argv[1]).read()
+assert "binary 110 = \\fB6\\fP" in page and "The article says 5" in page
+print("ok: the Hamming example's syndrome is 6, as the man page says")
 PY
 
 # This machine: whatever it lacks is said in one line.

@@ -261,6 +261,11 @@ int NUMA_dimm_decode(const unsigned char *raw, size_t len, struct NUMA_dimm *out
 /* The ECC the check bits allow for `data_bits` (Table 11.1): "SEC/DED" when check_bits is
  * the SEC/DED count, "SEC" when it is the SEC count, "none" for 0, else "unknown". */
 const char *NUMA_ecc_kind(unsigned data_bits, int check_bits);
+/* The check bits a Hamming code needs for `data_bits` data bits (Table 11.1): *sec = the
+ * least E with 2^E >= W + E + 1, i.e. E = ceil(log2(W + E + 1)) (SEC, single error
+ * correction); *secded = *sec + 1 (the parity bit of SEC/DED, double error detection).
+ * Overhead = E / W. 0, or -1 with errno EINVAL for data_bits 0. */
+int NUMA_ecc_bits(unsigned data_bits, unsigned *sec /* OUT */, unsigned *secded /* OUT */);
 
 struct NUMA_edac_mc {
 	int index;	    /* mcN */
