@@ -412,10 +412,29 @@ static int record_finish(struct mp_run *r, const struct mp_record_opts *o, mp_pd
 	return mp_pdw_close(w, err);
 }
 
+/* One level of the cache below fd: opened without following a link (made 0700 if missing)
+ * and owned by us, or -1 with errno (EPERM: another user's). */
+static int cache_level(int fd, const char *name)
+{
+	struct stat st;
+	int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0 && errno == ENOENT && !mkdirat(fd, name, 0700))
+		sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub >= 0 && (fstat(sub, &st) || st.st_uid != geteuid())) {
+		close(sub);
+		errno = EPERM;
+		return -1;
+	}
+	return sub;
+}
+
 /* perf's build-id cache copy of the running kernel's symbols,
  * <dir>/[kernel.kallsyms]/<build-id>/kallsyms, written once per kernel (as perf record
  * does) so that reports read a plain file instead of having the kernel generate
- * /proc/kallsyms each time. Failures only warn: the recording is complete without it. */
+ * /proc/kallsyms each time. Only in folders of our own, never through a link (a cache
+ * another user owns, kept by sudo -E, could point it anywhere): each level is opened with
+ * O_NOFOLLOW and the copy goes through a new O_EXCL file renamed into place. Failures only
+ * warn: the recording is complete without it. */
 static void keep_kallsyms(const char *dir)
 {
 	size_t n = 0, len = 0;
@@ -425,39 +444,55 @@ static void keep_kallsyms(const char *dir)
 	free(notes);
 	if (!ok)
 		return;
-	char hex[41], *path = NULL, *tmp = NULL;
+	char hex[41], tmp[64];
 	for (size_t i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	if (asprintf(&path, "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex) < 0)
-		return;
-	if (!access(path, F_OK)) {
-		free(path);
-		return;
+	mkdir(dir, 0700);
+	int top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), kdir = -1, fd = -1;
+	int bid = top < 0 ? -1 : cache_level(top, ".");
+	if (bid >= 0) {
+		kdir = cache_level(bid, "[kernel.kallsyms]");
+		close(bid);
+		bid = kdir < 0 ? -1 : cache_level(kdir, hex);
 	}
-	/* mkdir -p of the two levels under dir (dir itself too) */
-	char *slash = path + strlen(dir);
-	mkdir(dir, 0755);
-	for (char *q = strchr(slash + 1, '/'); q; q = strchr(q + 1, '/')) {
-		*q = 0;
-		mkdir(path, 0755);
-		*q = '/';
+	if (bid < 0) {
+		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", dir, errno == EPERM ?
+		       "a folder of another user's in the build-id cache" : strerror(errno));
+		goto out;
 	}
+	if (!faccessat(bid, "kallsyms", F_OK, AT_SYMLINK_NOFOLLOW))
+		goto out;
 	char *text = mp_read_file("/proc/kallsyms", &n, NULL);
-	FILE *f = NULL;
-	if (text && n && asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) >= 0 &&
-	    (f = fopen(tmp, "w"))) {
-		int bad = fwrite(text, 1, n, f) != n;
-		bad |= fclose(f) != 0;
-		if (bad || rename(tmp, path)) {
-			mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", path, strerror(errno));
-			unlink(tmp);
-		}
-	} else {
-		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", path, strerror(errno));
+	for (unsigned k = 0; text && n && k < 100 && fd < 0; k++) {
+		snprintf(tmp, sizeof(tmp), "kallsyms.tmp.%d.%u", (int)getpid(), k);
+		fd = openat(bid, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	int bad = fd < 0;
+	for (size_t off = 0; !bad && off < n;) {
+		ssize_t w = write(fd, text + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		bad = w <= 0;
+		off += w > 0 ? (size_t)w : 0;
+	}
+	if (fd >= 0)
+		bad |= close(fd) != 0;
+	if (bad || renameat(bid, tmp, bid, "kallsyms")) {
+		mp_log(MP_LOG_WARN, "%s/[kernel.kallsyms]/%s/kallsyms: %s: kernel symbols not kept",
+		       dir, hex, strerror(errno));
+		if (fd >= 0)
+			unlinkat(bid, tmp, 0);
 	}
 	free(text);
-	free(tmp);
-	free(path);
+out:
+	if (top >= 0)
+		close(top);
+	if (kdir >= 0)
+		close(kdir);
+	if (bid >= 0)
+		close(bid);
 }
 
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
