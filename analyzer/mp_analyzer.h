@@ -515,9 +515,11 @@ struct mp_archive_stats {
 };
 /* Pack every object with samples of the session's recording (found by build-id, as the
  * report finds it, with its separate debug file where there is one) and the kernel's
- * symbols into out_path. Objects that cannot be packed go to st->missing. 0 or a negative
- * code with err naming the file; free st with mp_archive_stats_fini(). */
-int mp_archive_write(struct mp_session *ss, const char *out_path,
+ * symbols into out_path, written whole through a temporary file (mp_out_open: out_path
+ * unchanged on failure, the recording input itself refused). Objects that cannot be packed
+ * go to st->missing. 0 or a negative code with err naming the file; free st with
+ * mp_archive_stats_fini(). */
+int mp_archive_write(struct mp_session *ss, const char *input, const char *out_path,
 		     struct mp_archive_stats *st /* OUT */, struct mp_err *err);
 void mp_archive_stats_fini(struct mp_archive_stats *st);
 /* Unpack a tar archive (ustar: files, folders, symlinks; pax headers skipped) into dir,

@@ -57,7 +57,10 @@ static int tar_header(FILE *out, const char *path, char type, uint64_t size, con
 	if (ustar_name(&h, path) || (link && strlen(link) >= sizeof(h.linkname)))
 		return mp_err_set(err, -ENAMETOOLONG, "%s: %s: name too long for a tar member", arch,
 				  path);
-	snprintf(h.mode, sizeof(h.mode), "%07o", type == '5' || type == '2' ? 0755 : 0644);
+	/* the kernel's symbols are root's secret: 0600 once unpacked, as the archive is */
+	const char *leaf = strrchr(path, '/');
+	snprintf(h.mode, sizeof(h.mode), "%07o", type == '5' || type == '2' ? 0755 :
+		 leaf && !strcmp(leaf, "/kallsyms") ? 0600 : 0644);
 	snprintf(h.uid, sizeof(h.uid), "%07o", 0);
 	snprintf(h.gid, sizeof(h.gid), "%07o", 0);
 	snprintf(h.size, sizeof(h.size), "%011" PRIo64, size);
@@ -123,20 +126,35 @@ static int tar_file(FILE *out, const char *member, const char *src, const char *
 	return rc;
 }
 
-/* The cache folder of an object, relative: "usr/lib/libc.so.6/<hex>". */
+/* The cache folder of an object, relative: "usr/lib/libc.so.6/<hex>"; NULL when it has a
+ * "." or ".." component (no member may climb out of the cache) or its members' names and
+ * the .build-id link would not fit a ustar header. */
 static char *cache_dir(const char *path, const char *hex)
 {
 	char *d;
+	struct ustar h;
 	while (*path == '/')
 		path++;
 	if (asprintf(&d, "%s/%s", path, hex) < 0)
 		return NULL;
-	/* no member may climb out of the cache */
-	if (strstr(d, "../") || !strncmp(d, "..", 2)) {
-		free(d);
-		return NULL;
+	for (const char *s = d;; s++) {
+		size_t n = strcspn(s, "/");
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			goto bad;
+		if (!s[n])
+			break;
+		s += n;
 	}
+	/* the longest member, "<dir>/kallsyms", and the link "../../<dir>" */
+	char m[4096];
+	memset(&h, 0, sizeof(h));
+	if ((size_t)snprintf(m, sizeof(m), "%s/kallsyms", d) >= sizeof(m) || ustar_name(&h, m) ||
+	    strlen(d) + 6 >= sizeof(h.linkname))
+		goto bad;
 	return d;
+bad:
+	free(d);
+	return NULL;
 }
 
 static int add_object(FILE *out, const char *arch, const char *dir, const char *hex,
@@ -172,8 +190,8 @@ out:
 	return rc;
 }
 
-int mp_archive_write(struct mp_session *ss, const char *out_path, struct mp_archive_stats *st,
-		     struct mp_err *err)
+int mp_archive_write(struct mp_session *ss, const char *input, const char *out_path,
+		     struct mp_archive_stats *st, struct mp_err *err)
 {
 	memset(st, 0, sizeof(*st));
 	struct mp_hist_query q = { .keys = MP_HK_DSO, .sort_attr = SIZE_MAX };
@@ -181,12 +199,12 @@ int mp_archive_write(struct mp_session *ss, const char *out_path, struct mp_arch
 	int rc = mp_hist_query(ss->hist, ss->sym, &q, &res);
 	if (rc)
 		return mp_err_set(err, rc, "%s", mp_strerror(rc));
-	FILE *out = fopen(out_path, "we");
-	if (!out) {
-		rc = -errno;
+	struct mp_out o;
+	if ((rc = mp_out_open(&o, out_path, input, err))) {
 		mp_hist_result_fini(&res);
-		return mp_err_set(err, rc, "%s: %s", out_path, strerror(-rc));
+		return rc;
 	}
+	FILE *out = o.f;
 	st->missing = calloc(res.nrows + 1, sizeof(*st->missing));
 	if (!st->missing) {
 		rc = mp_err_set(err, -ENOMEM, "out of memory");
@@ -228,9 +246,10 @@ int mp_archive_write(struct mp_session *ss, const char *out_path, struct mp_arch
 			sprintf(hex + 2 * k, "%02x", di->build_id[k]);
 		int kernel = (di->flags & MP_DSO_KERNEL) && di->name[0] == '[';
 		char *dir = cache_dir(kernel ? "[kernel.kallsyms]" : di->path, hex);
-		if (!dir) {
-			rc = mp_err_set(err, -EINVAL, "%s: a path the cache cannot hold", di->path);
-			goto out;
+		if (!dir) { /* named as missing: the other objects are still packed */
+			st->missing[st->nmissing++] = (struct mp_archive_missing){
+				di->name, "a path a tar member cannot hold", pct };
+			continue;
 		}
 		const char *debug = di->debug_file && strcmp(di->debug_file, di->file) ?
 			di->debug_file : NULL;
@@ -246,10 +265,10 @@ int mp_archive_write(struct mp_session *ss, const char *out_path, struct mp_arch
 		rc = mp_err_set(err, -EIO, "%s: %s", out_path, strerror(errno));
 out:
 	mp_hist_result_fini(&res);
-	if (fclose(out) && !rc)
-		rc = mp_err_set(err, -EIO, "%s: %s", out_path, strerror(errno));
 	if (rc)
-		unlink(out_path);
+		mp_out_abort(&o);
+	else
+		rc = mp_out_commit(&o, err);
 	return rc;
 }
 

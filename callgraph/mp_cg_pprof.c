@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "mp_cg_int.h"
@@ -251,22 +252,36 @@ static void pp_locations(struct pp *pp, const mp_cg *cg, size_t ndso)
 	}
 }
 
-/* The encoded profile gzipped to path. 0, or a negative errno with err set. */
-static int pp_write_gz(const struct pb *b, const char *path, struct mp_err *err)
+/* The encoded profile gzipped to path, through mp_out (a temporary file renamed into
+ * place; path untouched on failure). 0, or a negative errno with err set. */
+static int pp_write_gz(const struct pb *b, const char *path, const char *input,
+		       struct mp_err *err)
 {
-	gzFile gz = gzopen(path, "wb");
-	if (!gz)
-		return mp_err_set(err, -errno ? -errno : -EIO, "%s: %s", path,
-				  strerror(errno ? errno : EIO));
+	struct mp_out o;
+	int rc = mp_out_open(&o, path, input, err);
+	if (rc)
+		return rc;
+	int fd = dup(fileno(o.f));
+	gzFile gz = fd >= 0 ? gzdopen(fd, "wb") : NULL;
+	if (!gz) {
+		if (fd >= 0)
+			close(fd);
+		mp_out_abort(&o);
+		return mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+	}
 	int w = b->n ? gzwrite(gz, b->p, (unsigned)b->n) : 0;
 	int c = gzclose(gz);
-	if ((b->n && w != (int)b->n) || c != Z_OK)
-		return mp_err_set(err, -EIO, "%s: write error", path);
-	return 0;
+	if ((b->n && w != (int)b->n) || c != Z_OK) {
+		int e = errno ? errno : EIO;
+		mp_out_abort(&o);
+		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	return mp_out_commit(&o, err);
 }
 
 int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
-		      const char *comment, const char *path, struct mp_err *err)
+		      const char *comment, const char *path, const char *input,
+		      struct mp_err *err)
 {
 	int rc = mp_cg_resolve(cg, sym, 2);
 	if (rc)
@@ -297,7 +312,7 @@ int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev
 	if (e)
 		rc = mp_err_set(err, e, "%s: out of memory", path);
 	else
-		rc = pp_write_gz(b, path, err);
+		rc = pp_write_gz(b, path, input, err);
 	for (size_t i = 0; i < pp.st.n; i++)
 		free(pp.st.s[i]);
 	free(pp.st.s);

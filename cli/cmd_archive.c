@@ -102,7 +102,7 @@ static int cmd_archive(int argc, char **argv)
 		return 1;
 	}
 	struct mp_archive_stats st;
-	rc = mp_archive_write(&ss, output, &st, &err);
+	rc = mp_archive_write(&ss, input, output, &st, &err);
 	if (rc) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
 	} else if (!quiet) {

@@ -452,11 +452,12 @@ static int report_pprof(const struct report_opts *o, struct report_state *s)
 			.name = a->spec && *a->spec ? a->spec : a->name, .attr = s->ev[j],
 			.period = a->attr.freq ? 0 : a->attr.sample_period };
 	}
-	int rc = pe ? mp_cg_pprof_write(s->cg, s->ss.sym, pe, s->nev, comment, o->pprof, &err)
+	int rc = pe ? mp_cg_pprof_write(s->cg, s->ss.sym, pe, s->nev, comment, o->pprof,
+					o->input, &err)
 		    : mp_err_set(&err, -ENOMEM, "%s: out of memory", o->pprof);
 	free(pe);
 	if (rc)
-		cli_error(CMD, "%s", err.msg);
+		cli_error(CMD, "--pprof %s", err.msg);
 	return rc;
 }
 

@@ -33,7 +33,7 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
 	size_t nattrs = mp_pd_nattrs(ss.pd);
 	size_t *ev = calloc(nattrs ? nattrs : 1, sizeof(*ev));
 	const char **names = calloc(nattrs ? nattrs : 1, sizeof(*names));
-	FILE *f = NULL;
+	struct mp_out of = { 0 };
 	if (!ev || !names || mp_cg_resolve(cg, ss.sym, 2)) {
 		cli_error("report", "%s: out of memory", input);
 		goto out;
@@ -47,26 +47,15 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
 	struct mp_cg_html_opts ho = { .path = out, .title = input,
 				      .banner = mp_pd_sim_banner(ss.pd, banner, sizeof(banner)),
 				      .ev = ev, .ev_names = names, .nev = nev, .inline_frames = 1 };
-	f = fopen(out, "w");
-	if (!f) {
-		cli_error("report", "--html %s: %s", out, strerror(errno));
+	if (mp_out_open(&of, out, input, &err) || mp_cg_html_write(cg, &ho, of.f, &err) ||
+	    mp_out_commit(&of, &err)) {
+		cli_error("report", "--html %s", err.msg);
 		goto out;
 	}
-	if (mp_cg_html_write(cg, &ho, f, &err)) {
-		cli_error("report", "%s", err.msg);
-		goto out;
-	}
-	rc = fclose(f) ? 1 : 0;
-	f = NULL;
-	if (rc)
-		cli_error("report", "--html %s: %s", out, strerror(errno));
-	else
-		fprintf(stderr, "[ memprof report: wrote the flame graph of %s to %s ]\n", input, out);
+	rc = 0;
+	fprintf(stderr, "[ memprof report: wrote the flame graph of %s to %s ]\n", input, out);
 out:
-	if (f) {
-		fclose(f);
-		remove(out);
-	}
+	mp_out_abort(&of);
 	free(ev);
 	free(names);
 	mp_cg_free(cg);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@ int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *e
 		close(go[1]);
 		return mp_err_set(err, -errno, "pipe: %s", strerror(errno));
 	}
+	pid_t parent = getpid();
 	wl->pid = fork();
 	if (wl->pid < 0) {
 		int e = errno;
@@ -38,6 +40,9 @@ int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *e
 		char c;
 		close(go[1]);
 		close(ep[0]);
+		/* dies with memprof (killed with SIGKILL, it cannot stop the workload itself) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* memprof gave up before the start */
 		if (wl->ctl_child >= 0) {

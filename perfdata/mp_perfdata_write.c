@@ -10,6 +10,7 @@
  * then at the end the exact counts, one HEADER_BUILD_ID record per object and one
  * HEADER_FEATURE record per feature (memprof's own in a HEADER_EVENT_TYPE record, which
  * perf skips). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -56,6 +57,32 @@ static void pdw_keep_old(const char *path)
 	if (lstat(old, &ost) < 0 || S_ISREG(ost.st_mode) || S_ISLNK(ost.st_mode))
 		rename(path, old);
 	free(old);
+}
+
+/* A temporary file of an earlier record to the same path that never finished (killed):
+ * said once, with how to read it, since nothing else would ever name it. */
+static void pdw_report_leftover(const char *tmpl)
+{
+	const char *slash = strrchr(tmpl, '/');
+	size_t dlen = slash ? (size_t)(slash - tmpl) : 0;
+	const char *base = slash ? slash + 1 : tmpl;
+	size_t plen = strlen(base) - 6; /* "...tmp." without XXXXXX */
+	char *dir = slash ? strndup(tmpl, dlen ? dlen : 1) : strdup(".");
+	DIR *d = dir ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		struct stat st;
+		if (strncmp(e->d_name, base, plen) || strlen(e->d_name) != plen + 6 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		mp_log(MP_LOG_WARN, "%s%s%s: left by a record that did not finish (killed?): its "
+		       "data up to then is readable: memprof report -i %s%s%s", slash ? dir : "",
+		       slash && dlen ? "/" : "", e->d_name, slash ? dir : "", slash && dlen ? "/" : "",
+		       e->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 const char *mp_pdw_tmp_path(const mp_pdw *w)
@@ -127,13 +154,13 @@ mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 		}
 		return w;
 	}
-	if (!w->path || !w->buf || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
-		w->tmp = NULL;
+	if (!w->path || !w->buf || !(w->tmp = mp_tmp_template(path))) {
 		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
 	if (pdw_check_target(path, err))
 		goto fail;
+	pdw_report_leftover(w->tmp);
 	/* A fresh random name, O_EXCL, mode 0600 (recordings hold other users' data, as
 	 * perf's): never an existing file or another user's symlink, never a user's own
 	 * PATH.tmp. */
@@ -674,11 +701,23 @@ out:
 		w->fd = -1;
 	} else if (close(w->fd) < 0)
 		rc = mp_err_set(err, -errno, "%s: close failed: %s", w->tmp, strerror(errno));
-	else if ((rc = pdw_check_target(w->path, err)) == 0) {
+	else if (pdw_check_target(w->path, err)) {
+		/* the complete recording stays where it is: never deleted for want of a place */
+		rc = mp_err_set(err, -EEXIST, "%s: is no longer a regular file: the recording is "
+				"kept as %s", w->path, w->tmp);
+		w->fd = -1;
+		mp_pdw_abort(w);
+		return rc;
+	} else {
 		pdw_keep_old(w->path);
 		if (rename(w->tmp, w->path) < 0)
-			rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s", w->tmp, w->path,
-					strerror(errno));
+			rc = mp_err_set(err, -errno, "cannot rename %s to %s: %s: the recording is "
+					"kept as %s", w->tmp, w->path, strerror(errno), w->tmp);
+		if (rc) {
+			w->fd = -1;
+			mp_pdw_abort(w);
+			return rc;
+		}
 	}
 	if (rc && !w->pipe) {
 		if (w->fd >= 0)

@@ -138,15 +138,17 @@ char *mp_strdup(const char *s)
 
 int mp_open_input(const char *path, unsigned flags, struct mp_err *err)
 {
-	struct stat st;
+	struct stat st, st2;
 	const char *what = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* the type first, through O_PATH, which opens nothing: opening a device can have
+	 * effects (a watchdog), opening a FIFO blocks */
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd;
 
-	if (fd < 0)
+	if (pfd < 0)
 		return mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
+	if (fstat(pfd, &st)) {
 		int e = errno;
-		close(fd);
+		close(pfd);
 		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
 	}
 	if (S_ISFIFO(st.st_mode))
@@ -158,12 +160,26 @@ int mp_open_input(const char *path, unsigned flags, struct mp_err *err)
 	else if ((flags & MP_OPEN_REGULAR) && !S_ISREG(st.st_mode))
 		what = "a device";
 	if (what) {
-		close(fd);
+		close(pfd);
 		return mp_err_set(err, -EINVAL, "%s: is %s, not a regular file: not read", path,
 				  what);
 	}
+	/* reopen what was checked (not the path again, which may have changed since) */
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT) /* no /proc */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int e = errno;
+	close(pfd);
+	if (fd < 0)
+		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
+	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		return mp_err_set(err, -EAGAIN, "%s: changed while being opened: not read", path);
+	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		int e = errno;
+		e = errno;
 		close(fd);
 		return mp_err_set(err, -e, "%s: %s", path, strerror(e));
 	}

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,31 @@ void *mp_dlib_open(const char *soname, const char *what, const struct mp_dlib_sy
 /* Read a whole text file (sysfs, /proc, ratio definitions) into a NUL-terminated malloc'd
  * buffer; at most MP_READ_FILE_MAX bytes, never a FIFO (mp_open_input). */
 char *mp_read_file(const char *path, size_t *len_out, struct mp_err *err);
+
+/* "dir/base.tmp.XXXXXX" for path (a mkstemp template beside it), base shortened so that
+ * the name fits NAME_MAX even when path's own last component has 245-255 bytes. malloc'd,
+ * NULL when out of memory. */
+char *mp_tmp_template(const char *path);
+
+/* An output file written whole (report --html/--pprof, archive -o, predict's counts):
+ * nothing at path changes until mp_out_commit(). A regular file, a symlink or nothing at
+ * path: the data goes to a new O_EXCL 0600 file beside it (mp_tmp_template) that commit
+ * renames over path; a failure removes only that temporary file. A character device or
+ * FIFO at path (/dev/stdout, a pipe): written in place, never created, replaced or removed.
+ * A directory, or the file of input (same device and inode; NULL: none), is refused. */
+struct mp_out {
+	FILE *f;    /* write here */
+	char *path; /* as given */
+	char *tmp;  /* the temporary file, NULL when written in place */
+};
+/* 0, or a negative errno with err: "PATH: why". */
+int mp_out_open(struct mp_out *o /* OUT */, const char *path, const char *input,
+		struct mp_err *err);
+/* Flush, close and rename into place. 0, or a negative errno with err naming the file
+ * (the temporary file removed, path as it was). */
+int mp_out_commit(struct mp_out *o, struct mp_err *err);
+/* Give up: close, remove the temporary file (never path). Idempotent, after commit too. */
+void mp_out_abort(struct mp_out *o);
 
 /* Binary search: the first index i in [lo, hi) for which before(ctx, i) is false, where
  * before() is true on a leading part of the range and false on the rest (hi when it is true

@@ -197,10 +197,12 @@ struct mp_cg_pprof_event {
  * address stack (leaf first) with two values per event, locations per address with their
  * source lines (an inlined function's line first, then the function it is in), functions,
  * mappings per object with their build-ids, the comm as a label, and comment. Resolves
- * with lines and inline functions (mp_cg_resolve(cg, sym, 2)). 0, or a negative code with
- * err naming the file. */
+ * with lines and inline functions (mp_cg_resolve(cg, sym, 2)). Written whole through a
+ * temporary file (mp_out_open: path unchanged on failure, input's own file refused; input
+ * may be NULL). 0, or a negative code with err naming the file. */
 int mp_cg_pprof_write(mp_cg *cg, mp_sym *sym, const struct mp_cg_pprof_event *ev, size_t nev,
-		      const char *comment, const char *path, struct mp_err *err);
+		      const char *comment, const char *path, const char *input,
+		      struct mp_err *err);
 
 /* A function by id (a representative frame: its first address seen). NULL when out of
  * range. Borrowed. */
