@@ -22,6 +22,7 @@
 
 #include "mp_perfdata.h"
 #include "mp_perfdata_internal.h"
+#include "mp_test_fixture.h"
 
 #include <unistd.h>
 
@@ -1691,26 +1692,14 @@ static void windows__file_as_memory__same_records(void **state)
 
 int main(void)
 {
-	const char *sd = getenv("SHARED_DIR");
 	const char *td = getenv("TESTS_DATA");
-	snprintf(fixdir, sizeof(fixdir), "%s/perfdata", sd ? sd : "../shared");
 	snprintf(datadir, sizeof(datadir), "%s", td ? td : "tests/data");
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fixtures__counts__equal_perf_report),
+	const struct CMUnitTest plain[] = {
 		cmocka_unit_test(windows__file_as_memory__same_records),
 		cmocka_unit_test(windows__runs__same_order_as_memory),
-		cmocka_unit_test(fixtures__record_counts__equal_perf_stats),
-		cmocka_unit_test(fixtures__sample_order__equal_perf_script),
-		cmocka_unit_test(fixtures__unordered__same_samples),
-		cmocka_unit_test(group_read__attr128_and_attr136__same_samples),
-		cmocka_unit_test(fixtures__features__match_perf_header),
 		cmocka_unit_test(hostile__empty_and_missing__clear_error),
 		cmocka_unit_test(hostile__bad_magic__names_it),
-		cmocka_unit_test(hostile__truncated_files__error_not_crash),
-		cmocka_unit_test(hostile__data_past_eof__exact_message),
-		cmocka_unit_test(hostile__bit_flips__no_crash),
 		cmocka_unit_test(synthetic__callchain_nr_huge__error),
-		cmocka_unit_test(synthetic__size_zero_and_small__error_not_loop),
 		cmocka_unit_test(synthetic__group_read__split_with_deltas),
 		cmocka_unit_test(synthetic__read_records__exact_counts),
 		cmocka_unit_test(synthetic__read_records__multiplexed_per_counter),
@@ -1722,5 +1711,21 @@ int main(void)
 		cmocka_unit_test(synthetic__ordering__perf_round_rule),
 		cmocka_unit_test(synthetic__repeats__batched_until_anything_differs),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* the recordings of ../shared/perfdata with perf's outputs beside them */
+	const struct CMUnitTest fixtures[] = {
+		cmocka_unit_test(fixtures__counts__equal_perf_report),
+		cmocka_unit_test(fixtures__record_counts__equal_perf_stats),
+		cmocka_unit_test(fixtures__sample_order__equal_perf_script),
+		cmocka_unit_test(fixtures__unordered__same_samples),
+		cmocka_unit_test(group_read__attr128_and_attr136__same_samples),
+		cmocka_unit_test(fixtures__features__match_perf_header),
+		cmocka_unit_test(hostile__truncated_files__error_not_crash),
+		cmocka_unit_test(hostile__data_past_eof__exact_message),
+		cmocka_unit_test(hostile__bit_flips__no_crash),
+		cmocka_unit_test(synthetic__size_zero_and_small__error_not_loop),
+	};
+	int failed = cmocka_run_group_tests(plain, NULL, NULL);
+	if (mp_test_fixture(fixdir, sizeof(fixdir), MP_FIXTURE_PERFDATA))
+		return mp_test_skipped(failed);
+	return failed + cmocka_run_group_tests(fixtures, NULL, NULL);
 }
