@@ -74,14 +74,9 @@ const struct perf_event_header *mp_ring_read_event(struct mp_ring *r)
 	}
 	if (off + size > r->size) {
 		uint64_t first = r->size - off;
-		if (r->bounce_cap < size) {
-			unsigned char *b = realloc(r->bounce, 65536 > size ? 65536 : size);
-			if (!b) {
-				r->cur = r->head;
-				return NULL;
-			}
-			r->bounce = b;
-			r->bounce_cap = 65536 > size ? 65536 : size;
+		if (MP_GROW(r->bounce, r->bounce_cap, 65536 > size ? 65536 : size)) {
+			r->cur = r->head;
+			return NULL;
 		}
 		memcpy(r->bounce, r->data + off, first);
 		memcpy(r->bounce + first, r->data, size - first);

@@ -85,13 +85,8 @@ static const char *rec_str(mp_pd *pd, const uint8_t *r, size_t off, size_t end)
 	if (z)
 		return (const char *)r + off;
 	size_t n = end - off;
-	if (n + 1 > pd->scratch_str_cap) {
-		char *ns = realloc(pd->scratch_str, n + 1);
-		if (!ns)
-			return "";
-		pd->scratch_str = ns;
-		pd->scratch_str_cap = n + 1;
-	}
+	if (MP_GROW(pd->scratch_str, pd->scratch_str_cap, n + 1))
+		return "";
 	memcpy(pd->scratch_str, r + off, n);
 	pd->scratch_str[n] = 0;
 	return pd->scratch_str;
@@ -169,13 +164,8 @@ static int pd_too_big(struct pd_run *R, size_t size, uint64_t off, const char *w
  * and kept); NULL when out of memory. */
 static void *pd_copy(const uint8_t *p, uint64_t nr, size_t elem, void **buf, size_t *cap)
 {
-	if (nr > *cap) {
-		void *n = realloc(*buf, nr * elem);
-		if (!n)
-			return NULL;
-		*buf = n;
-		*cap = nr;
-	}
+	if (nr > SIZE_MAX || mp_grow(buf, cap, (size_t)nr, elem))
+		return NULL;
 	return memcpy(*buf, p, nr * elem);
 }
 
@@ -433,14 +423,8 @@ static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, uint64_t va
 			if (pd->rdctr[i].attr == ai && pd->rdctr[i].pid == pid && pd->rdctr[i].tid == tid)
 				c = &pd->rdctr[i];
 	if (!c) {
-		if (pd->nrdctr == pd->crdctr) {
-			size_t nc = pd->crdctr ? 2 * pd->crdctr : 16;
-			struct pd_rdctr *nv = realloc(pd->rdctr, nc * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			pd->rdctr = nv;
-			pd->crdctr = nc;
-		}
+		if (MP_GROW(pd->rdctr, pd->crdctr, pd->nrdctr + 1))
+			return -ENOMEM;
 		c = &pd->rdctr[pd->nrdctr++];
 		*c = (struct pd_rdctr){ ai, pid, tid, 0, 0 };
 	}

@@ -21,20 +21,12 @@ static void parse_meta_blob(mp_pd *pd, const uint8_t *p, size_t n);
 
 /* ---- id table --------------------------------------------------------------------- */
 
-static uint64_t sid_hash(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 struct pd_sid *mp_pd_sid_find(const mp_pd *pd, uint64_t id)
 {
 	if (!pd->sid_cap)
 		return NULL;
 	size_t mask = pd->sid_cap - 1;
-	for (size_t i = sid_hash(id) & mask;; i = (i + 1) & mask) {
+	for (size_t i = mp_mix64(id) & mask;; i = (i + 1) & mask) {
 		struct pd_sid *s = &pd->sids[i];
 		if (!s->used)
 			return NULL;
@@ -53,7 +45,7 @@ static int sid_insert(mp_pd *pd, uint64_t id, uint32_t attr)
 		for (size_t i = 0; i < pd->sid_cap; i++) {
 			if (!pd->sids[i].used)
 				continue;
-			size_t j = sid_hash(pd->sids[i].id) & (ncap - 1);
+			size_t j = mp_mix64(pd->sids[i].id) & (ncap - 1);
 			while (n[j].used)
 				j = (j + 1) & (ncap - 1);
 			n[j] = pd->sids[i];
@@ -63,7 +55,7 @@ static int sid_insert(mp_pd *pd, uint64_t id, uint32_t attr)
 		pd->sid_cap = ncap;
 	}
 	size_t mask = pd->sid_cap - 1;
-	size_t i = sid_hash(id) & mask;
+	size_t i = mp_mix64(id) & mask;
 	while (pd->sids[i].used) {
 		if (pd->sids[i].id == id)
 			return 0; /* first attr claiming an id wins, as in perf's hash */
@@ -155,14 +147,8 @@ static void retire(mp_pd *pd, char *str)
 {
 	if (!str)
 		return;
-	if (pd->ngc == pd->cgc) {
-		size_t nc = pd->cgc ? pd->cgc * 2 : 8;
-		char **ng = realloc(pd->gc, nc * sizeof(*ng));
-		if (!ng)
-			return;
-		pd->gc = ng;
-		pd->cgc = nc;
-	}
+	if (MP_GROW(pd->gc, pd->cgc, pd->ngc + 1))
+		return;
 	pd->gc[pd->ngc++] = str;
 }
 
@@ -192,18 +178,8 @@ static unsigned popcount64(uint64_t x)
 int mp_pd_add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *ids,
 		   size_t nids)
 {
-	if (pd->nattrs == pd->cattrs) {
-		size_t nc = pd->cattrs ? pd->cattrs * 2 : 8;
-		struct mp_pd_attr *na = realloc(pd->attrs, nc * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		pd->attrs = na;
-		struct pd_iattr *ni = realloc(pd->ia, nc * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		pd->ia = ni;
-		pd->cattrs = nc;
-	}
+	if (MP_GROW2(pd->attrs, pd->ia, pd->cattrs, pd->nattrs + 1))
+		return -ENOMEM;
 	size_t idx = pd->nattrs;
 	struct mp_pd_attr *a = &pd->attrs[idx];
 	struct pd_iattr *ia = &pd->ia[idx];
@@ -285,14 +261,8 @@ int mp_pd_add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
 	/* header(8), pid s32, build_id[24] (20 + size byte + pad), filename[] */
 	if (size < 36)
 		return -1;
-	if (pd->nbids == pd->cbids) {
-		size_t nc = pd->cbids ? pd->cbids * 2 : 16;
-		struct pd_bid *nb = realloc(pd->bids, nc * sizeof(*nb));
-		if (!nb)
-			return -1;
-		pd->bids = nb;
-		pd->cbids = nc;
-	}
+	if (MP_GROW(pd->bids, pd->cbids, pd->nbids + 1))
+		return -1;
 	struct pd_bid *b = &pd->bids[pd->nbids];
 	memset(b, 0, sizeof(*b));
 	uint16_t misc = ld16(r + 4);
@@ -459,14 +429,8 @@ static void meta_set(mp_pd *pd, const char *k, size_t kl, const char *v, size_t 
 			}
 		}
 	}
-	if (pd->nmeta == pd->cmeta) {
-		size_t nc = pd->cmeta ? pd->cmeta * 2 : 8;
-		struct pd_meta *nm = realloc(pd->meta, nc * sizeof(*nm));
-		if (!nm)
-			return;
-		pd->meta = nm;
-		pd->cmeta = nc;
-	}
+	if (MP_GROW(pd->meta, pd->cmeta, pd->nmeta + 1))
+		return;
 	char *key = strndup(k, kl), *val = strndup(v, vl);
 	if (!key || !val) {
 		free(key);

@@ -199,18 +199,9 @@ static int q_reserve(struct pd_run *R, size_t n)
 {
 	if (n <= R->cq)
 		return 0;
-	size_t nc = R->cq ? R->cq : 4096;
-	while (nc < n)
-		nc *= 2;
-	struct pd_qent *nq = realloc(R->q, nc * sizeof(*nq));
-	if (!nq)
+	/* 4096 entries at least: a recording's first records come in thousands */
+	if (MP_GROW2(R->q, R->tmp, R->cq, n < 4096 ? 4096 : n))
 		return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
-	R->q = nq;
-	struct pd_qent *nt = realloc(R->tmp, nc * sizeof(*nt));
-	if (!nt)
-		return PD_ERR(R->pd, R->err, -ENOMEM, "out of memory");
-	R->tmp = nt;
-	R->cq = nc;
 	return 0;
 }
 

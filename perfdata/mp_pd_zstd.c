@@ -28,14 +28,9 @@ int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint
 	ZSTD_inBuffer in = { payload, n, 0 };
 	size_t produced = 0;
 	for (;;) {
-		if (R->zcap - R->zlen < (64u << 10)) {
-			size_t nc = R->zcap ? R->zcap * 2 : (1u << 20);
-			uint8_t *nb = realloc(R->zbuf, nc);
-			if (!nb)
-				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
-			R->zbuf = nb;
-			R->zcap = nc;
-		}
+		/* room for 64 KiB more at least (1 MiB to begin with) */
+		if (MP_GROW(R->zbuf, R->zcap, R->zlen + (R->zcap ? 64u << 10 : 1u << 20)))
+			return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 		ZSTD_outBuffer out = { R->zbuf + R->zlen, R->zcap - R->zlen, 0 };
 		size_t in_before = in.pos;
 		size_t zr = ZSTD_decompressStream(R->zs, &out, &in);

@@ -103,24 +103,6 @@ struct mp_pdw {
 	struct mp_sample_layout layout;
 };
 
-static inline int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc <= n)
-		nc *= 2;
-	void *q = realloc(*p, nc * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
-#define PUSH(arr, n, capvar)                                                                \
-	grow((void **)&(arr), &(capvar), (n), sizeof(*(arr)))
-
 /* Capacities kept apart from struct mp_pdw to keep the struct readable. */
 struct pdw_caps { size_t attrs, meta, counts, bids, files, maps, forks, pending; };
 

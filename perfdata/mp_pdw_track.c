@@ -20,7 +20,7 @@ static int file_index(mp_pdw *w, const char *name, int kernel)
 	for (size_t i = 0; i < w->nfiles; i++)
 		if (w->files[i].kernel == kernel && !strcmp(w->files[i].name, name))
 			return (int)i;
-	if (PUSH(w->files, w->nfiles, caps_of(w)->files))
+	if (MP_GROW(w->files, caps_of(w)->files, w->nfiles + 1))
 		return -1;
 	w->files[w->nfiles].name = strdup(name);
 	if (!w->files[w->nfiles].name)
@@ -38,7 +38,7 @@ static void note_mmap(mp_pdw *w, int32_t pid, uint64_t start, uint64_t len, cons
 	if (!kernel && name[0] != '/')
 		return; /* [vdso], //anon, [stack]: no file to read a build-id from */
 	f = file_index(w, name, kernel);
-	if (f < 0 || PUSH(w->maps, w->nmaps, caps_of(w)->maps))
+	if (f < 0 || MP_GROW(w->maps, caps_of(w)->maps, w->nmaps + 1))
 		return;
 	w->maps[w->nmaps++] = (struct pdw_map){ pid, start, start + len, f };
 }
@@ -91,7 +91,7 @@ static void note_hit(mp_pdw *w, int32_t pid, uint64_t ip, int cpumode)
 	if (w->npending && w->pending[w->npending - 1].pid == pid &&
 	    w->pending[w->npending - 1].page == page)
 		return;
-	if (w->npending >= PDW_MAX_PENDING || PUSH(w->pending, w->npending, caps_of(w)->pending))
+	if (w->npending >= PDW_MAX_PENDING || MP_GROW(w->pending, caps_of(w)->pending, w->npending + 1))
 		return;
 	w->pending[w->npending++] = (struct pdw_pending){ pid, page };
 }
@@ -226,7 +226,7 @@ void mp_pdw_parse(mp_pdw *w, const struct perf_event_header *h)
 	case PERF_RECORD_FORK:
 		if (words >= 2) {
 			const uint32_t *p = (const void *)u;
-			if (p[0] != p[1] && !PUSH(w->forks, w->nforks, caps_of(w)->forks))
+			if (p[0] != p[1] && !MP_GROW(w->forks, caps_of(w)->forks, w->nforks + 1))
 				w->forks[w->nforks++] = (struct pdw_fork){ (int32_t)p[0],
 									   (int32_t)p[1] };
 		}

@@ -188,7 +188,7 @@ int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_
 	if (w->nattrs && (attr->sample_type != w->layout.sample_type ||
 			  (int)attr->sample_id_all != w->layout.sample_id_all))
 		return -EINVAL; /* perf needs one sample layout for every event */
-	if (PUSH(w->attrs, w->nattrs, caps_of(w)->attrs))
+	if (MP_GROW(w->attrs, caps_of(w)->attrs, w->nattrs + 1))
 		return -ENOMEM;
 	a = &w->attrs[w->nattrs];
 	memset(a, 0, sizeof(*a));
@@ -426,7 +426,7 @@ int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, si
 	for (size_t i = 0; i < w->nbids; i++)
 		if (w->bids[i].cpumode == cpumode && !strcmp(w->bids[i].file, filename))
 			return 0;
-	if (PUSH(w->bids, w->nbids, caps_of(w)->bids))
+	if (MP_GROW(w->bids, caps_of(w)->bids, w->nbids + 1))
 		return -ENOMEM;
 	struct pdw_bid *b = &w->bids[w->nbids];
 	memset(b, 0, sizeof(*b));
@@ -467,7 +467,7 @@ int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint
 			w->counts[i] = (struct pdw_count){ attr_idx, id, value, ena, run };
 			return 0;
 		}
-	if (PUSH(w->counts, w->ncounts, caps_of(w)->counts))
+	if (MP_GROW(w->counts, caps_of(w)->counts, w->ncounts + 1))
 		return -ENOMEM;
 	w->counts[w->ncounts++] = (struct pdw_count){ attr_idx, id, value, ena, run };
 	return 0;
@@ -484,7 +484,7 @@ int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value)
 			w->meta[i].value = v;
 			return 0;
 		}
-	if (PUSH(w->meta, w->nmeta, caps_of(w)->meta))
+	if (MP_GROW(w->meta, caps_of(w)->meta, w->nmeta + 1))
 		return -ENOMEM;
 	w->meta[w->nmeta].key = strdup(key);
 	w->meta[w->nmeta].value = strdup(value);

@@ -205,15 +205,9 @@ struct rows_out {
 
 static void put_row(struct rows_out *o, struct crow c)
 {
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 64;
-		struct crow *r = realloc(o->r, nc * sizeof(*r));
-		if (!r) {
-			o->nomem = 1;
-			return;
-		}
-		o->r = r;
-		o->cap = nc;
+	if (MP_GROW(o->r, o->cap, o->n + 1)) {
+		o->nomem = 1;
+		return;
 	}
 	o->r[o->n++] = c;
 }

@@ -43,22 +43,9 @@ void tui_data_free(tui_data *d)
 	free(d);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *q = realloc(*p, nc * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 int tui_data_add_info(tui_data *d, const char *key, const char *value)
 {
-	if (grow((void **)&d->info, &d->capinfo, d->ninfo, sizeof(*d->info)))
+	if (MP_GROW(d->info, d->capinfo, d->ninfo + 1))
 		return -ENOMEM;
 	char *k = mp_strdup(key), *v = mp_strdup(value ? value : "");
 	if (!k || !v) {
@@ -103,7 +90,7 @@ int tui_data_set_event_sampling(tui_data *d, size_t ev, int freq, uint64_t value
 
 long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr)
 {
-	if (grow((void **)&d->syms, &d->capsyms, d->nsyms, sizeof(*d->syms)))
+	if (MP_GROW(d->syms, d->capsyms, d->nsyms + 1))
 		return -ENOMEM;
 	struct tui_sym *s = &d->syms[d->nsyms];
 	memset(s, 0, sizeof(*s));
@@ -132,7 +119,7 @@ int tui_data_set_sym_count(tui_data *d, size_t sym, size_t ev, uint64_t samples,
 
 int tui_data_add_ratio(tui_data *d, const char *name, const char *desc, double threshold)
 {
-	if (grow((void **)&d->ratios, &d->capratios, d->nratios, sizeof(*d->ratios)))
+	if (MP_GROW(d->ratios, d->capratios, d->nratios + 1))
 		return -ENOMEM;
 	struct tui_ratio *r = &d->ratios[d->nratios];
 	memset(r, 0, sizeof(*r));
@@ -262,7 +249,7 @@ void tui_annot_free(tui_annot *a)
 
 long tui_annot_add_line(tui_annot *a, unsigned lineno, const char *file, const char *text)
 {
-	if (grow((void **)&a->lines, &a->caplines, a->nlines, sizeof(*a->lines)))
+	if (MP_GROW(a->lines, a->caplines, a->nlines + 1))
 		return -ENOMEM;
 	struct tui_aline *l = &a->lines[a->nlines];
 	memset(l, 0, sizeof(*l));
@@ -315,7 +302,7 @@ long tui_annot_add_insn(tui_annot *a, size_t line, uint64_t addr, const char *te
 {
 	if (line >= a->nlines)
 		return -EINVAL;
-	if (grow((void **)&a->insns, &a->capinsns, a->ninsns, sizeof(*a->insns)))
+	if (MP_GROW(a->insns, a->capinsns, a->ninsns + 1))
 		return -ENOMEM;
 	struct tui_ainsn *in = &a->insns[a->ninsns];
 	memset(in, 0, sizeof(*in));
@@ -409,7 +396,7 @@ long tui_chain_add(tui_chain *c, long parent, size_t sym)
 {
 	if (parent < -1 || parent >= (long)c->nn)
 		return -EINVAL;
-	if (grow((void **)&c->n, &c->cap, c->nn, sizeof(*c->n)))
+	if (MP_GROW(c->n, c->cap, c->nn + 1))
 		return -ENOMEM;
 	struct tui_cnode *n = &c->n[c->nn];
 	if (!(n->cnt = calloc(4 * c->nev, sizeof(uint64_t))))

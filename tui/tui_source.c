@@ -354,6 +354,7 @@ struct ctmp {
 	} *n;
 	size_t nn, cap, S;
 	struct mp_hist_counts *c; /* [nn * 2 * S] */
+	size_t cap_c;
 	int nomem;
 };
 
@@ -364,18 +365,9 @@ static long ct_child(struct ctmp *t, long parent, uint32_t fn)
 	for (; c >= 0; c = t->n[c].next)
 		if (t->n[c].fn == fn && t->n[c].parent == parent)
 			return c;
-	if (t->nn == t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 64;
-		struct ctnode *n = realloc(t->n, nc * sizeof(*n));
-		struct mp_hist_counts *k = n ? realloc(t->c, nc * 2 * t->S * sizeof(*k)) : NULL;
-		if (n)
-			t->n = n;
-		if (!k) {
-			t->nomem = 1;
-			return -1;
-		}
-		t->c = k;
-		t->cap = nc;
+	if (MP_GROW(t->n, t->cap, t->nn + 1) || MP_GROW(t->c, t->cap_c, (t->nn + 1) * 2 * t->S)) {
+		t->nomem = 1;
+		return -1;
 	}
 	long i = (long)t->nn++;
 	t->n[i] = (struct ctnode){ fn, parent, -1, -1 };

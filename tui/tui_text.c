@@ -12,7 +12,7 @@
 struct text_view {
 	struct tui_view v;
 	char **lines;
-	size_t nlines;
+	size_t nlines, cap;
 };
 
 static struct text_view *text_view(const struct tui_view *v)
@@ -47,11 +47,9 @@ static int add_text(struct text_view *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	char **l = realloc(v->lines, (v->nlines + 1) * sizeof(*l));
-	if (!l)
+	if (MP_GROW(v->lines, v->cap, v->nlines + 1))
 		return -ENOMEM;
-	v->lines = l;
-	if (!(l[v->nlines] = strdup(buf)))
+	if (!(v->lines[v->nlines] = strdup(buf)))
 		return -ENOMEM;
 	v->nlines++;
 	return 0;

@@ -25,15 +25,9 @@ void tui_view_free(struct tui_view *v)
 
 int tui_push_view(tui_model *m, struct tui_view *v)
 {
-	if (m->depth == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 8;
-		struct tui_view **s = realloc(m->stack, nc * sizeof(*s));
-		if (!s) {
-			tui_view_free(v);
-			return -ENOMEM;
-		}
-		m->stack = s;
-		m->cap = nc;
+	if (MP_GROW(m->stack, m->cap, m->depth + 1)) {
+		tui_view_free(v);
+		return -ENOMEM;
 	}
 	m->stack[m->depth++] = v;
 	return 0;
