@@ -1,7 +1,11 @@
 /* falseshare - the cache-line sharing test of Drepper's appendix 9.3: THREADS threads,
  * each pinned to a CPU, increment their own counter; the counters lie DISPLACEMENT bytes
  * apart. Below the cache-line size the counters share lines and the line bounces between
- * cores. With -A the increments are atomic. The totals are checked at the end.
+ * cores. With -A the increments are atomic. The article's own form, `falseshare DISP
+ * NTHREADS ATOMIC` (DISP in longs, defaults 0 2 1, 1e7 atomic or 5e8 plain increments),
+ * is accepted too. The totals are checked after every thread has been joined (the
+ * article checks mem[0] before joining, a race), and each thread's CPU share is measured:
+ * the timing means something only when the threads ran in parallel.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -16,7 +20,16 @@ struct worker_arg {
 	int cpu, atomic;  /* cpu -1: not pinned */
 	int ran_on;       /* the CPU the thread was on after pinning */
 	pthread_barrier_t *start;
+	double cpu_s;     /* CPU time of the loop (CLOCK_THREAD_CPUTIME_ID) */
+	double t_start, t_end; /* wall clock around the loop */
 };
+
+static double thread_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 __attribute__((noinline)) void *worker(void *p)
 {
@@ -31,12 +44,16 @@ __attribute__((noinline)) void *worker(void *p)
 	}
 	a->ran_on = NUMA_cpu_self_current_idx();
 	pthread_barrier_wait(a->start);
+	a->t_start = kern_now();
+	double c0 = thread_cpu_now();
 	if (a->atomic)
 		for (uint64_t i = 0; i < a->iters; i++)
 			__atomic_fetch_add(a->counter, 1, __ATOMIC_RELAXED); /* HOT: atomic increment */
 	else
 		for (uint64_t i = 0; i < a->iters; i++)
 			++*a->counter; /* HOT: increment */
+	a->cpu_s = thread_cpu_now() - c0;
+	a->t_end = kern_now();
 	return NULL;
 }
 
@@ -44,8 +61,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: falseshare [-T THREADS] [-d DISPLACEMENT] [-A] [-i ITERS] [-P PLACEMENT]\n"
+		"       falseshare [OPTIONS] DISP [NTHREADS [ATOMIC]]    (the article's 9.3 form)\n"
 		"Let THREADS pinned threads increment counters DISPLACEMENT bytes apart and print\n"
-		"the time. DISPLACEMENT below the cache-line size puts counters on shared lines.\n"
+		"the time and each thread's CPU share; warn when the threads did not run in\n"
+		"parallel. DISPLACEMENT below the cache-line size puts counters on shared lines.\n"
+		"The article's form: DISP in longs (0 = one shared counter; default 0), NTHREADS\n"
+		"(default 2; 0 = 1), ATOMIC 0 or 1 (default 1), and its iterations: 10000000\n"
+		"atomic or 500000000 plain increments per thread (-i still sets them).\n"
 		"  -T THREADS       threads (default 2)\n"
 		"  -d DISPLACEMENT  bytes between counters, a multiple of 8; 0 = one shared counter\n"
 		"                   (default 8)\n"
@@ -141,14 +163,14 @@ out:
 int main(int argc, char **argv)
 {
 	uint64_t threads = 2, disp = 8, iters = 50000000;
-	int atomic = 0, opt;
+	int atomic = 0, opt, iters_set = 0;
 	enum placement place = PLACE_ROUND_ROBIN;
 
 	while ((opt = getopt_long(argc, argv, "T:d:Ai:P:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'T': if (kern_parse_size("falseshare", "-T", optarg, &threads)) return 2; break;
 		case 'd': if (kern_parse_size("falseshare", "-d", optarg, &disp)) return 2; break;
-		case 'i': if (kern_parse_size("falseshare", "-i", optarg, &iters)) return 2; break;
+		case 'i': if (kern_parse_size("falseshare", "-i", optarg, &iters)) return 2; iters_set = 1; break;
 		case 'A': atomic = 1; break;
 		case 'P':
 			if (!strcmp(optarg, "smt")) place = PLACE_SMT;
@@ -163,8 +185,32 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "falseshare: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		/* The article's positional form: disp (in longs) nthreads atomic, with its
+		 * defaults 0, 2, 1 and N = atomic ? 10000000 : 500000000. */
+		uint64_t v[3] = { 0, 2, 1 };
+		static const char *const what[] = { "DISP", "NTHREADS", "ATOMIC" };
+		if (argc - optind > 3) {
+			fprintf(stderr, "falseshare: unexpected argument '%s' (the article's form is DISP NTHREADS ATOMIC)\n",
+				argv[optind + 3]);
+			return 2;
+		}
+		for (int k = 0; optind + k < argc; k++)
+			if (kern_parse_size("falseshare", what[k], argv[optind + k], &v[k]))
+				return 2;
+		if (v[2] > 1) {
+			fprintf(stderr, "falseshare: ATOMIC %llu: 0 or 1\n", (unsigned long long)v[2]);
+			return 2;
+		}
+		if (v[0] > (1 << 20) / sizeof(long)) {
+			fprintf(stderr, "falseshare: DISP %llu: up to %zu longs\n",
+				(unsigned long long)v[0], (size_t)(1 << 20) / sizeof(long));
+			return 2;
+		}
+		disp = v[0] * sizeof(long);
+		threads = v[1] ? v[1] : 1;
+		atomic = (int)v[2];
+		if (!iters_set)
+			iters = atomic ? 10000000 : 500000000;
 	}
 	if (threads < 1 || threads > 1024) {
 		fprintf(stderr, "falseshare: -T %llu: between 1 and 1024 threads\n", (unsigned long long)threads);
@@ -228,6 +274,28 @@ int main(int argc, char **argv)
 	printf("falseshare: threads=%llu displacement=%llu atomic=%d iters=%llu total=%llu time=%.6f s\n",
 	       (unsigned long long)threads, (unsigned long long)disp, atomic,
 	       (unsigned long long)iters, (unsigned long long)total, el);
+	/* Each thread's CPU share: its loop's CPU time over the span from the first loop's
+	 * start to the last one's end. On a loaded machine pinned threads may take turns on
+	 * their CPUs; then same-line and separate-line times compare nothing. */
+	double first = args[0].t_start, last = args[0].t_end, sum = 0, lo = 1e9, hi = 0;
+	for (uint64_t t = 1; t < threads; t++) {
+		first = args[t].t_start < first ? args[t].t_start : first;
+		last = args[t].t_end > last ? args[t].t_end : last;
+	}
+	double span = last - first > 0 ? last - first : 1e-9;
+	printf("falseshare: cpu_share=");
+	for (uint64_t t = 0; t < threads; t++) {
+		double sh = args[t].cpu_s / span;
+		sum += sh;
+		lo = sh < lo ? sh : lo;
+		hi = sh > hi ? sh : hi;
+		printf("%s%.2f", t ? "," : "", sh);
+	}
+	printf(" cpus_used=%.2f span=%.6f s\n", sum, span);
+	if (threads > 1 && lo < 0.9)
+		fprintf(stderr,
+			"falseshare: warning: the threads did not run in parallel: each got %.2f to %.2f of a CPU (%.2f CPUs for %llu threads over %.3f s), so the time measures scheduling, not cache-line sharing; run it on an idle machine with a CPU per thread\n",
+			lo, hi, sum, (unsigned long long)threads, span);
 	int rc = 0;
 	if (disp) {
 		for (uint64_t t = 0; t < threads; t++)

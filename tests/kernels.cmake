@@ -1,7 +1,7 @@
 # The kernels check their own results (exit status 1 when a check fails); these tests run
 # them small, require status 0 and the values the options imply (tests/e2e/kernels.sh),
 # and feed them bad options.
-foreach(c cachebench_modes falseshare_totals help)
+foreach(c cachebench_modes falseshare_totals falseshare_article help)
   add_test(NAME kernels_${c} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/kernels.sh ${c})
   set_tests_properties(kernels_${c} PROPERTIES ENVIRONMENT "KERNELS=${KERNELS_DIR}")
 endforeach()

@@ -37,6 +37,33 @@ falseshare_totals)
 			fail "falseshare -T $t -d $d $x: total is not $want: $out"
 	done
 	;;
+falseshare_article)
+	# The article's 9.3 form (issue 30, point 4): DISP in longs, NTHREADS, ATOMIC, with its
+	# defaults (0 2 1) and its N (1e7 atomic increments; -i still sets the count).
+	# case: ARGS -> threads displacement(bytes) atomic iters total
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086
+		run falseshare $args
+		echo "$out" | grep -q "^falseshare: $want time=" || fail "falseshare $args: want '$want': $out"
+		echo "$out" | grep -q "^falseshare: cpu_share=[0-9.,]* cpus_used=[0-9.]* span=" ||
+			fail "falseshare $args: no CPU shares: $out"
+	done <<'C'
+-i 200000 0|threads=2 displacement=0 atomic=1 iters=200000 total=400000
+2 3 0 -i 100000|threads=3 displacement=16 atomic=0 iters=100000 total=300000
+-i 1000 4 0 0|threads=1 displacement=32 atomic=0 iters=1000 total=1000
+0 1|threads=1 displacement=0 atomic=1 iters=10000000 total=10000000
+C
+	"$KERNELS/falseshare" 0 2 2 > /dev/null 2> err && fail "ATOMIC 2 accepted"
+	grep -q "ATOMIC 2: 0 or 1" err || fail "ATOMIC 2: $(cat err)"
+	"$KERNELS/falseshare" 0 2 1 1 > /dev/null 2> err && fail "a fourth argument accepted"
+	# Two unpinned threads on one CPU cannot run in parallel: their shares add up to at
+	# most one CPU, and the kernel says so.
+	command -v taskset > /dev/null || { echo "no taskset"; exit 77; }
+	out=$(taskset -c 0 "$KERNELS/falseshare" -P any -T 2 -i 5000000 2> err) || fail "taskset run: $(cat err)"
+	used=$(echo "$out" | sed -n 's/.* cpus_used=\([0-9.]*\) .*/\1/p')
+	awk -v u="$used" 'BEGIN { exit !(u != "" && u <= 1.05) }' || fail "one CPU, two threads used $used CPUs: $out"
+	grep -q "warning: the threads did not run in parallel" err || fail "no warning on one CPU: $(cat err)"
+	;;
 help)
 	for k in cachebench matmul falseshare; do
 		for h in --help -h; do
