@@ -61,12 +61,13 @@ void cli_archive_done(char **dir, char **kallsyms)
 static int cmd_archive(int argc, char **argv)
 {
 	const char *input = NULL, *output = NULL, *symfs = NULL, *kallsyms = NULL;
-	int quiet = 0;
+	int quiet = 0, force = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
 		{ 'o', "output", CLI_STR, &output, "ARCHIVE", "the archive to write (default FILE.tar)" },
 		CLI_OPT_SYMFS(&symfs),
 		CLI_OPT_KALLSYMS(&kallsyms),
+		CLI_OPT_FORCE(&force),
 		{ 'q', "quiet", CLI_FLAG, &quiet, NULL, "no summary" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
@@ -80,8 +81,8 @@ static int cmd_archive(int argc, char **argv)
 		cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	if (!input && !(input = cli_default_input_of(CMD)))
-		return CLI_EXIT_RUNTIME;
+	if ((rc = cli_input_ready(CMD, &input, force)))
+		return rc;
 	char *outbuf = NULL;
 	if (!output) {
 		if (asprintf(&outbuf, "%s.tar", input) < 0) {

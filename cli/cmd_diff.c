@@ -21,7 +21,7 @@ enum compute { C_DELTA, C_RATIO, C_WDIFF };
 
 struct diff_opts {
 	const char *sort, *compute, *symfs, *kallsyms, *level;
-	int csv, json, ratios, quiet, tui;
+	int csv, json, ratios, quiet, tui, force;
 	const char *batch, *size;
 	enum compute c;
 	double wa, wb;
@@ -174,7 +174,8 @@ static struct drow *event_rows(const struct dctx *d, size_t *n)
 		else
 			x->sortkey = -INFINITY;
 	}
-	qsort(dr, *n, sizeof(*dr), drow_cmp);
+	if (*n)
+		qsort(dr, *n, sizeof(*dr), drow_cmp);
 	return dr;
 }
 
@@ -779,7 +780,8 @@ static int diff_ratios(const struct diff_opts *o, const struct side_files *sf, i
 			goto fail;
 	if ((rc = ratio_changes(sf, s, lvl, defs, nd, &chg, &nchg, &err)))
 		goto fail;
-	qsort(chg, nchg, sizeof(*chg), rchange_cmp);
+	if (nchg) /* qsort of NULL, even for 0 rows, is undefined */
+		qsort(chg, nchg, sizeof(*chg), rchange_cmp);
 	print_ratio_changes(o, sf, s, chg, nchg);
 	rc = 0;
 	goto out;
@@ -849,6 +851,7 @@ static int cmd_diff(int argc, char **argv)
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON" },
 		CLI_OPT_SYMFS(&o.symfs),
 		CLI_OPT_KALLSYMS(&o.kallsyms),
+		CLI_OPT_FORCE(&o.force),
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no warnings about the files read" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
@@ -898,6 +901,9 @@ static int cmd_diff(int argc, char **argv)
 		rc = rc == -ENOMEM ? 1 : CLI_EXIT_USAGE;
 		goto out_sf;
 	}
+	for (size_t i = 0; i < sf.n; i++)
+		if ((rc = cli_input_owner_ok(CMD, sf.paths[i], o.force)))
+			goto out_sf;
 	if (o.ratios) {
 		if (o.tui) {
 			cli_error(CMD, "--ratios has no --tui form (use its text, --csv or --json)");

@@ -270,6 +270,32 @@ static int predict_parse_args(int argc, char **argv, struct predict_opts *o)
 	return PREDICT_GO;
 }
 
+/* When the program wrote no counts to path: could it have? A write of one byte there (taken
+ * back) says whether the file system is full or read-only, which no build mode would
+ * change. 0, or that write's errno. */
+static int predict_probe_write(const char *path)
+{
+	int made = 0, fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		made = fd >= 0;
+	}
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno;
+	struct stat st;
+	int e = 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size == 0) {
+		if (write(fd, "", 1) != 1 || fsync(fd))
+			e = errno ? errno : EIO;
+		if (ftruncate(fd, 0) && !e)
+			e = errno;
+	}
+	close(fd);
+	if (made)
+		unlink(path);
+	return e;
+}
+
 /* Run the command with MEMPROF_PREDICT set to the predict file (emptied first), whose
  * absolute path is then *abs (malloc'd) and o->input; *status the command's wait status.
  * PREDICT_GO, or the exit status when it could not run or wrote no counts. */
@@ -278,6 +304,14 @@ static int predict_run_command(struct predict_opts *o, char **abs, int *status)
 	char **argv = o->argv;
 	int exec_errno = 0;
 	const char *path = o->output ? o->output : "memprof.predict";
+	struct stat st;
+	/* a previous predict file is emptied (removed); a device or FIFO is never touched */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		cli_error("predict", "%s: is %s: predict writes only regular files", path,
+			  S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			  "a device");
+		return CLI_EXIT_RUNTIME;
+	}
 	if (unlink(path) < 0 && errno != ENOENT) {
 		cli_error("predict", "%s: %s", path, strerror(errno));
 		return CLI_EXIT_RUNTIME;
@@ -308,7 +342,13 @@ static int predict_run_command(struct predict_opts *o, char **abs, int *status)
 		return 127;
 	}
 	o->input = *abs;
-	if (access(o->input, F_OK) < 0) {
+	if (stat(o->input, &st) < 0 || st.st_size == 0) {
+		int e = predict_probe_write(o->input);
+		if (e) {
+			cli_error("predict", "%s: %s: the counts could not be written", path,
+				  strerror(e));
+			return CLI_EXIT_RUNTIME;
+		}
 		if (WIFSIGNALED(*status))
 			cli_error("predict", "%s was killed by signal %d before its destructors "
 					     "could write counts",

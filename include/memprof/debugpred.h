@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -102,10 +103,10 @@ struct __attribute__((aligned(64))) debugpred__site {
 #define DEBUGPRED__STR(n) "%c[" n "]"
 #endif
 #define DEBUGPRED__META                                                                    \
-	".section predict_line,\"a\",@progbits\n\t.balign 4\n\t.long %c[line], %c[flags]\n\t" \
-	".section predict_file,\"a\",@progbits\n\t.balign 4\n\t.long " DEBUGPRED__STR("file") \
-	" - .\n\t.section predict_func,\"a\",@progbits\n\t.balign 4\n\t.long "              \
-	DEBUGPRED__STR("func") " - .\n\t.section predict_expr,\"a\",@progbits\n\t.balign 4\n\t" \
+	".section predict_line,\"aR\",@progbits\n\t.balign 4\n\t.long %c[line], %c[flags]\n\t" \
+	".section predict_file,\"aR\",@progbits\n\t.balign 4\n\t.long " DEBUGPRED__STR("file") \
+	" - .\n\t.section predict_func,\"aR\",@progbits\n\t.balign 4\n\t.long "              \
+	DEBUGPRED__STR("func") " - .\n\t.section predict_expr,\"aR\",@progbits\n\t.balign 4\n\t" \
 	".long " DEBUGPRED__STR("expr") " - .\n\t.popsection\n\t"
 #define DEBUGPRED__META_IN(E, S)                                                       \
 	[line] "i"(__LINE__), [flags] "i"(DEBUGPRED__FLAGS(E)), [file] DEBUGPRED__S(__FILE__), \
@@ -244,13 +245,29 @@ static inline size_t debugpred__span(const char *start, const char *stop)
 	return b > a ? (size_t)(b - a) : 0;
 }
 
+/* The uses laid out by inline assembly: as many as every one of their sections holds.
+ * The read-only sections are marked retained ("R", SHF_GNU_RETAIN) so that --gc-sections
+ * keeps them under lld and GNU ld -z start-stop-gc, which no longer keep a section for its
+ * __start_ reference; a linker that drops them anyway costs the uses, never a crash. */
+static inline size_t debugpred__nasm(void)
+{
+	size_t n = debugpred__span(__start_predict_data, __stop_predict_data) / (2 * sizeof(long)),
+	       m = debugpred__span(__start_predict_line, __stop_predict_line) / 8;
+	n = m < n ? m : n;
+	m = debugpred__span(__start_predict_file, __stop_predict_file) / 4;
+	n = m < n ? m : n;
+	m = debugpred__span(__start_predict_func, __stop_predict_func) / 4;
+	n = m < n ? m : n;
+	m = debugpred__span(__start_predict_expr, __stop_predict_expr) / 4;
+	return m < n ? m : n;
+}
+
 /* The n-th use of this object, 0 .. debugpred__count() - 1. A section that is missing
  * (no use of that kind) has start == stop, whatever its weak symbols resolve to. */
 DEBUGPRED__OBJ size_t debugpred__count(void)
 {
-	return debugpred__span(__start_predict_data, __stop_predict_data) / (2 * sizeof(long)) +
-	       debugpred__span(__start_predict_sites, __stop_predict_sites) /
-		       sizeof(struct debugpred__site);
+	return debugpred__nasm() + debugpred__span(__start_predict_sites, __stop_predict_sites) /
+					   sizeof(struct debugpred__site);
 }
 
 static inline const char *debugpred__rel(const char *sec, size_t i)
@@ -262,7 +279,7 @@ static inline const char *debugpred__rel(const char *sec, size_t i)
 
 DEBUGPRED__OBJ void debugpred__get(size_t i, struct debugpred__use *u)
 {
-	size_t na = debugpred__span(__start_predict_data, __stop_predict_data) / (2 * sizeof(long));
+	size_t na = debugpred__nasm();
 	if (i < na) {
 		const long *c = (const long *)(void *)__start_predict_data + 2 * i;
 		const int *l = (const int *)(void *)__start_predict_line + 2 * i;
@@ -420,12 +437,22 @@ DEBUGPRED__OBJ int debugpred__phdr_cb(struct debugpred__phdr_info *info, size_t 
 	return 1;
 }
 
+/* the counts are written only to a file, never through a link (where the build mode
+ * exposes the flags) */
+#if defined O_NOFOLLOW && defined O_CLOEXEC
+#define DEBUGPRED__O_EXTRA (O_NOFOLLOW | O_CLOEXEC)
+#else
+#define DEBUGPRED__O_EXTRA 0
+#endif
+
 DEBUGPRED__OBJ int debugpred__reported;
 
 /* The destructor's work, once per object. */
 DEBUGPRED__OBJ void debugpred__report(void)
 {
-	const char *out = getenv("MEMPROF_PREDICT");
+	/* never trusted in a setuid or setgid program (AT_SECURE: what secure_getenv checks,
+	 * without needing _GNU_SOURCE in the including file) */
+	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MEMPROF_PREDICT");
 	size_t n = debugpred__count();
 	struct debugpred__use u;
 	struct debugpred__self self;
@@ -474,7 +501,7 @@ DEBUGPRED__OBJ void debugpred__report(void)
 	debugpred__putf(&rec, "MEMPROF-PREDICT 1 %lu\n", (unsigned long)body.len, 0);
 	debugpred__put(&rec, body.p ? body.p : "", body.len);
 	if (!rec.failed && !body.failed) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | DEBUGPRED__O_EXTRA, 0600);
 		if (fd >= 0) {
 			size_t done = 0;
 			debugpred__flock(fd, DEBUGPRED__LOCK_EX);
