@@ -98,6 +98,16 @@ const char *cli_default_input(void);
  * and returns CLI_EXIT_RUNTIME. "-" (standard input) always goes on. PATHS may join
  * several recordings with ',' (repeated -i): each is checked. */
 int cli_input_owner_ok(const char *cmd, const char *paths, int force);
+/* Make stdout of a text command (report, annotate, diff, ratios, script, topology, predict)
+ * show control characters from a recording's names and sources as \xHH (C1 controls as
+ * \uXXXX) instead of sending them to the terminal or the text file; tab and newline pass.
+ * Left alone with --tui (curses) and --json (escaped by cli_json_str). 0, or -1 when the
+ * stream could not be made (stdout unchanged). */
+int cli_text_guard(int argc, char **argv);
+/* s with each newline written as \n (in buf, n bytes, cut when longer), so that a name
+ * holding one cannot forge a line of a line-based format (script, --folded); s itself when
+ * it has none. */
+const char *cli_nl(const char *s, char *buf, size_t n);
 /* *input, or when NULL the default recording (cli_default_input_of), checked for its
  * owner (cli_input_owner_ok). 0 to go on; else prints one line and returns
  * CLI_EXIT_RUNTIME. */

@@ -109,16 +109,51 @@ const char *cli_default_input_of(const char *cmd)
 void cli_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		unsigned c = *p, len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+				      (c & 0xf8) == 0xf0 ? 4 : 0;
+		uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+		for (unsigned k = 1; k < len; k++) {
+			if ((p[k] & 0xc0) != 0x80) {
+				len = 0; /* cut short */
+				break;
+			}
+			cp = cp << 6 | (p[k] & 0x3f);
+		}
+		/* valid UTF-8 only: overlong forms, surrogates and bytes that start nothing are
+		 * written as U+FFFD, one per byte */
+		if (!len || (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+		    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp < 0xe000)) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+		else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) /* C0, DEL, C1 */
+			fprintf(f, "\\u%04x", (unsigned)cp);
 		else
-			fputc(c, f);
+			fwrite(p, 1, len, f);
+		p += len;
 	}
 	fputc('"', f);
+}
+
+const char *cli_nl(const char *s, char *buf, size_t n)
+{
+	if (!s || !strchr(s, '\n') || n < 3)
+		return s;
+	size_t o = 0;
+	for (; *s && o + 3 <= n; s++) {
+		if (*s == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+		} else {
+			buf[o++] = *s;
+		}
+	}
+	buf[o] = 0;
+	return buf;
 }
 
 void cli_csv_str(FILE *f, const char *s)

@@ -68,13 +68,17 @@ static void print_frame(struct script_ctx *x, uint32_t pid, uint16_t cpumode, ui
 	struct mp_sym_loc loc;
 	const char *inl[SCRIPT_MAX_INLINE];
 	size_t n = frame_resolve(x, pid, cpumode, ip, &loc, inl);
+	char b1[4096], b2[4096];
 	for (size_t i = 0; i < n; i++)
-		fprintf(x->out, "\t%16" PRIx64 " %s (inlined)\n", loc.addr, inl[i]);
+		fprintf(x->out, "\t%16" PRIx64 " %s (inlined)\n", loc.addr,
+			cli_nl(inl[i], b1, sizeof(b1)));
 	if (loc.sym_resolved)
-		fprintf(x->out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", loc.addr, loc.sym,
-			loc.elf_addr - loc.sym_start, loc.dso);
+		fprintf(x->out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", loc.addr,
+			cli_nl(loc.sym, b1, sizeof(b1)), loc.elf_addr - loc.sym_start,
+			cli_nl(loc.dso, b2, sizeof(b2)));
 	else
-		fprintf(x->out, "\t%16" PRIx64 " [unknown] (%s)\n", loc.addr, loc.dso);
+		fprintf(x->out, "\t%16" PRIx64 " [unknown] (%s)\n", loc.addr,
+			cli_nl(loc.dso, b2, sizeof(b2)));
 }
 
 /* --csv: one row per sample; the chain's frames (inlined ones first) as symbols. */
@@ -142,9 +146,10 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 	if (x->csv)
 		return sample_csv(x, s);
 	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
+	char b1[64], b2[512];
 	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
-		mp_sym_comm_of(x->sym, s->pid, s->tid), s->pid, s->tid, s->time / 1000000000,
-		(s->time % 1000000000) / 1000, s->period, a && a->name ? a->name : "?");
+		cli_nl(mp_sym_comm_of(x->sym, s->pid, s->tid), b1, sizeof(b1)), s->pid, s->tid, s->time / 1000000000,
+		(s->time % 1000000000) / 1000, s->period, cli_nl(a && a->name ? a->name : "?", b2, sizeof(b2)));
 	if (x->no_chain)
 		print_frame(x, s->pid, s->cpumode, s->ip);
 	else

@@ -74,6 +74,11 @@ int main(int argc, char **argv)
 		printf("memprof %s\n", MP_VERSION);
 		return 0;
 	}
+	static const char *const text_cmds[] = { "report", "annotate", "diff", "ratios",
+						  "script", "topology", "predict" };
+	for (size_t i = 0; i < sizeof(text_cmds) / sizeof(text_cmds[0]); i++)
+		if (!strcmp(argv[1], text_cmds[i]))
+			cli_text_guard(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		if (!strcmp(argv[1], cli_cmds[i]->name))
 			return stdout_checked(cli_cmds[i]->name, cli_cmds[i]->fn(argc - 1, argv + 1));

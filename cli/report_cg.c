@@ -564,12 +564,15 @@ static int fold_stack(void *ctx, const struct mp_cg_stack *st)
 	if (!m)
 		return -ENOMEM;
 	int any = st->comm != NULL;
+	char nb[4096];
 	if (any)
-		fputs(st->comm, m);
+		fputs(cli_nl(st->comm, nb, sizeof(nb)), m);
 	for (size_t i = 0; i < st->nframes; i++, any = 1) {
 		const struct mp_cg_frame *fr = &st->frames[i];
-		/* as perf script names them (so that FlameGraph's folding of it matches) */
-		fprintf(m, "%s%s%s", any ? ";" : "", fr->sym_resolved ? fr->sym : "[unknown]",
+		/* as perf script names them (so that FlameGraph's folding of it matches); a
+		 * newline in a name would start a forged stack */
+		fprintf(m, "%s%s%s", any ? ";" : "",
+			fr->sym_resolved ? cli_nl(fr->sym, nb, sizeof(nb)) : "[unknown]",
 			fr->inlined ? " (inlined)" : "");
 	}
 	if (fclose(m) || !line) {
