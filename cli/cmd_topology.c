@@ -3,9 +3,11 @@
  * distances; the memory modules (type, registered, ECC) and the memory controllers' error
  * counts. */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "memprof/numa.h"
@@ -14,6 +16,45 @@
 #define TOPO_SETSZ CPU_ALLOC_SIZE(TOPO_NBITS)
 #define TOPO_MAXDIMM 256
 #define TOPO_MAXMC 64
+
+/* --fsroot: hwloc and the readers below open the snapshot's files as they are, so a FIFO
+ * would block them forever and a device (a link to /dev/zero as proc/cpuinfo) feed them
+ * without end. Every entry must be a folder or a regular file, or a link to one. */
+#define FSROOT_MAX_ENTRIES 1000000
+static char fsroot_bad[4200];
+static long fsroot_seen;
+
+static int fsroot_entry(const char *path, const struct stat *lst, int flag, struct FTW *f)
+{
+	struct stat st;
+	(void)f;
+	if (++fsroot_seen > FSROOT_MAX_ENTRIES) {
+		snprintf(fsroot_bad, sizeof(fsroot_bad), "more than %d entries: not a /sys and /proc "
+			 "snapshot", FSROOT_MAX_ENTRIES);
+		return 1;
+	}
+	if (flag == FTW_SL ? stat(path, &st) : (st = *lst, 0))
+		return 0; /* a dangling link is as good as a missing file */
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(fsroot_bad, sizeof(fsroot_bad), "%s: %s%s, not a regular file: not read", path,
+		 flag == FTW_SL ? "a link to " : "is ", S_ISFIFO(st.st_mode) ? "a FIFO" :
+		 S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	return 1;
+}
+
+/* 0 when every entry under fsroot can be read safely; else prints one line, 1. */
+static int fsroot_check(const char *fsroot)
+{
+	fsroot_bad[0] = 0;
+	fsroot_seen = 0;
+	if (nftw(fsroot, fsroot_entry, 32, FTW_PHYS) < 0 && !fsroot_bad[0])
+		return 0; /* unreadable: said as before, by what cannot read it */
+	if (!fsroot_bad[0])
+		return 0;
+	cli_error("topology", "--fsroot %s", fsroot_bad);
+	return 1;
+}
 
 /* What a missing part means, in one line: the path and why it is missing. */
 static void why_missing(char *buf, size_t len, const char *fsroot, const char *rel, int err,
@@ -570,6 +611,11 @@ static int cmd_topology(int argc, char **argv)
 			print_ecc_row(stdout, w[k]);
 		return 0;
 	}
+	if (fsroot && fsroot_check(fsroot))
+		return CLI_EXIT_RUNTIME;
+	/* hwloc's own complaints about a snapshot ("[hwloc/linux] failed to ...") are not
+	 * memprof's messages: what is missing is said below, once */
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	struct topo_view *v = calloc(1, sizeof *v);
 	if (!v)
 		return CLI_EXIT_RUNTIME;

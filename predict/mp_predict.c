@@ -273,14 +273,15 @@ int mp_predict_read(struct mp_predict *p, const char *path, struct mp_err *err)
 	struct stat st;
 	char *buf;
 	size_t got = 0;
-	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
 
 	memset(p, 0, sizeof *p);
+	/* never blocks on a FIFO, never opens a device (checked through O_PATH first) */
+	int fd = mp_open_input(path, MP_OPEN_REGULAR, err);
 	if (fd < 0)
-		return mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = mp_err_set(err, S_ISREG(st.st_mode) ? -errno : -EINVAL, "%s: %s", path,
-				S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		rc = mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
 		close(fd);
 		return rc;
 	}
