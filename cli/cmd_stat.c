@@ -280,7 +280,7 @@ static int stat_sim(const char *events, char **argv, FILE *f)
 	struct mp_sim_opts so = { 0 };
 	struct mp_sim_result res = { 0 };
 	struct mp_err err = { 0 }, warn = { 0 };
-	char tmp[4096];
+	char dir[4096], tmp[4200];
 	const char *td = getenv("TMPDIR");
 	int rc;
 
@@ -288,14 +288,15 @@ static int stat_sim(const char *events, char **argv, FILE *f)
 		cli_error("stat", "%s", err.msg);
 		return 1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/memprof-stat-sim.XXXXXX", td && *td ? td : "/tmp");
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_error("stat", "%s: cannot create: %s", tmp, strerror(errno));
+	/* a private folder: the recording is written there (the writer would keep a file
+	 * already at its path as PATH.old, and leave it behind) and removed with it */
+	snprintf(dir, sizeof(dir), "%s/memprof-stat-sim.XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(dir)) {
+		cli_error("stat", "%s: cannot create: %s", dir, strerror(errno));
 		free(evs);
 		return 1;
 	}
-	close(fd);
+	snprintf(tmp, sizeof(tmp), "%s/sim.data", dir);
 	so.events = evs;
 	so.nevents = nev;
 	so.output = tmp;
@@ -304,6 +305,7 @@ static int stat_sim(const char *events, char **argv, FILE *f)
 	cli_install_stop_handler();
 	rc = mp_sim_record(&so, &res, &err);
 	unlink(tmp);
+	rmdir(dir);
 	if (rc) {
 		cli_error("stat", "%s", err.msg);
 		rc = res.workload_started ? mp_exit_code(res.workload_status) : 1;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "mp_perfdata.h"
@@ -329,18 +330,36 @@ fail:
 
 /* "-i -": standard input (perf's pipe mode from memprof/perf record -o -, or a file
  * redirected in). A regular file is read in place; a pipe is copied to an unlinked file in
- * $TMPDIR (else /tmp) so that it is mapped and read like any recording. fd or -errno. */
+ * $TMPDIR (else /tmp) so that it is mapped and read like any recording, once its first
+ * bytes are perf's magic, and never beyond what leaves a tenth of that file system free.
+ * fd or -errno. */
 static int spool_stdin(struct mp_err *err)
 {
 	struct stat st;
 	const char *dir = getenv("TMPDIR");
-	char tmpl[4096];
+	char tmpl[4096], head[8];
+	size_t nhead = 0;
 	int fd;
 
 	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
 		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 		return fd >= 0 ? fd : mp_err_set(err, -errno, "-: standard input: %s", strerror(errno));
 	}
+	/* the magic first: anything else is refused before a byte is kept */
+	while (nhead < sizeof(head)) {
+		ssize_t n = read(STDIN_FILENO, head + nhead, sizeof(head) - nhead);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return mp_err_set(err, -errno, "-: reading standard input: %s", strerror(errno));
+		if (n == 0)
+			break;
+		nhead += (size_t)n;
+	}
+	if (nhead < sizeof(head) || (memcmp(head, "PERFILE2", 8) && memcmp(head, "2ELIFREP", 8)))
+		return mp_err_set(err, -MP_EFORMAT, "-: standard input is not a perf.data stream (%s)",
+				  nhead < sizeof(head) ? "it ends before the header" :
+				  "no PERFILE2 magic");
 	if (!dir || !*dir)
 		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -352,9 +371,24 @@ static int spool_stdin(struct mp_err *err)
 					  strerror(errno));
 		unlink(tmpl);
 	}
-	for (;;) {
+	/* the spool never takes the last tenth of the file system's free space (at least
+	 * 64 MiB of it): an endless stream is cut, not left to fill the disk */
+	struct statvfs vfs;
+	uint64_t limit = UINT64_MAX, kept = 0;
+	if (!fstatvfs(fd, &vfs)) {
+		uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize, spare = avail / 10;
+		spare = spare < ((uint64_t)64 << 20) ? (uint64_t)64 << 20 : spare;
+		limit = avail > spare ? avail - spare : 0;
+	}
+	for (int first = 1;; first = 0) {
 		char chunk[1 << 16];
-		ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		ssize_t n;
+		if (first) {
+			memcpy(chunk, head, sizeof(head));
+			n = (ssize_t)sizeof(head);
+		} else {
+			n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -364,6 +398,12 @@ static int spool_stdin(struct mp_err *err)
 		}
 		if (n == 0)
 			break;
+		if ((kept += (uint64_t)n) > limit) {
+			close(fd);
+			return mp_err_set(err, -EFBIG, "-: standard input is larger than the %" PRIu64
+					  " MiB %s can hold without filling up: save it to a file and "
+					  "read that", limit >> 20, dir);
+		}
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(fd, chunk + off, (size_t)(n - off));
 			if (w < 0 && errno == EINTR)

@@ -1,6 +1,6 @@
 # Issues 18 and 29 (safe files, archives and outputs, honest failures): option checks, outputs that cannot be
 # written, special files as outputs and inputs, privilege fallbacks.
-foreach(t safe_options safe_inputs safe_output safe_privilege safe_truncate safe_ratios_big safe_archive safe_cache safe_outfile safe_owner safe_escape safe_hang
+foreach(t safe_options safe_inputs safe_output safe_privilege safe_truncate safe_ratios_big safe_archive safe_cache safe_outfile safe_owner safe_escape safe_hang safe_spool
     safe_pipe safe_features safe_zstd)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
