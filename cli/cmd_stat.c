@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -347,6 +348,7 @@ struct stat_opts {
  * differences per event and for the wall time (index nev). */
 struct stat_run {
 	FILE *f;       /* the counts go there: -o FILE, else stderr */
+	int made;      /* -o FILE did not exist before: ours to remove on failure */
 	struct mp_event *evs;
 	size_t nev;
 	struct mp_record_result res;
@@ -479,6 +481,8 @@ static int stat_events(const struct stat_opts *o, struct stat_run *r)
 		cli_error("stat", "the kernel can open none of the default events here");
 		return 1;
 	}
+	struct stat st;
+	r->made = o->outpath && lstat(o->outpath, &st) && errno == ENOENT;
 	if (o->outpath && !(r->f = fopen(o->outpath, "w"))) {
 		cli_error("stat", "%s: cannot create: %s", o->outpath, strerror(errno));
 		return 1;
@@ -528,7 +532,8 @@ static int stat_measure(const struct stat_opts *o, struct stat_run *r)
 			cli_error("stat", "%s", err.msg);
 			if (o->outpath) {
 				fclose(r->f);
-				remove(o->outpath);
+				if (r->made) /* never what was there before */
+					remove(o->outpath);
 			}
 			return r->res.exec_errno ? 127 : 1;
 		}

@@ -39,6 +39,9 @@ if [ "$(id -u)" = 0 ]; then
 		out_fails "full: No space left on device" $c full
 		[ -c full ] || fail "$c full: the device node was removed"
 	done
+	# stat -o a device with a command that cannot run: the node stays
+	"$MEMPROF" stat -e cpu-clock -o full -- ./no-such-command >o 2>e && fail "stat of no command succeeded"
+	[ -c full ] || fail "stat -o full: the device node was removed"
 fi
 # a file that cannot be replaced (a folder without write permission, as another user):
 # the old file stays, no temporary file is left
