@@ -2,8 +2,8 @@
  * and perf's, read through perfdata/'s reader, mp_pd_*) in objects, symbols and source
  * lines, and aggregate them.
  *
- * Sections: (2) symbols (mp_sym_*), aggregation (mp_hist_*, and mp_session_* which opens a
- * recording into both) and the annotate model (mp_ann_*); (1), the reader, is
+ * Sections: (2) symbols (mp_sym_*), aggregation (mp_hist_*), mp_session_* which opens a
+ * recording into both, and the annotate model (mp_ann_*); (1), the reader, is
  * perfdata/include/mp_perfdata.h. This is the module's one public header; each object of the module has an
  * internal header of its own beside its .c file (mp_sym_int.h lists the symbol side's).
  */
@@ -335,7 +335,7 @@ int mp_hist_add_cpu(mp_hist *h, size_t attr, uint32_t pid, uint32_t tid, uint32_
  * struct mp_hist_feed that lives while mp_pd_process() runs. */
 struct mp_hist_feed {
 	mp_sym *sym;
-	mp_hist *hist;
+	mp_hist *hist;            /* NULL: symbols only, each sample to .sample */
 	int want_comm;            /* key comm ids (only needed for MP_HK_COMM) */
 	int want_cpu;             /* key CPUs (only needed for MP_HK_CPU) */
 	const mp_pd_regions *regions; /* key regions (only needed for MP_HK_REGION) */
@@ -392,36 +392,59 @@ struct mp_hist_missing {
  * -ENOMEM. Needs mp_hist_resolve(). want_line: report missing debug info too. */
 long mp_hist_missing(mp_hist *h, mp_sym *s, int want_line, struct mp_hist_missing **out);
 
-/* One call that opens a recording, reads it into a symbol context and a histogram:
- * what report, annotate, ratios and the TUI all start with. */
+/* --- (2b') the session: the one way to open a recording (mp_session_*; mp_session.c) ---
+ *
+ * One call opens a recording and reads it: the symbol context fed its task records (with
+ * its build-id table), the histogram of its samples, its regions, and, when asked, each
+ * sample's call chain unwound by the session's own unwinder (fp as recorded, dwarf and lbr
+ * unwound: mp_unwind_*). What report, annotate, diff, ratios, script and the TUI all
+ * start with. */
+typedef struct mp_session mp_session;
+
 struct mp_session_opts {
 	const char *symfs;        /* as mp_sym_opts */
 	const char *kallsyms;
 	const char *buildid_dir;  /* as mp_sym_opts */
+	int no_srcline;           /* as mp_sym_opts: no source lines will be asked for */
+	int no_symbols;           /* program level: no symbol context, no histogram, no
+	                           * chains; the samples only go to .sample (sym NULL) */
+	int no_hist;              /* symbols, but no histogram: each sample only goes to
+	                           * .sample (memprof script) */
+	int chains;               /* .sample gets each sample's call chain, unwound */
 	int want_comm;            /* key samples by comm too (MP_HK_COMM queries) */
 	int want_cpu;             /* key samples by CPU too (MP_HK_CPU queries) */
-	int want_region;          /* key samples by region too (MP_HK_REGION queries) */
+	/* NULL, or the option that asks for regions ("--sort region"): key samples by region
+	 * too (MP_HK_REGION queries); a recording without regions is then an error naming
+	 * the file and this option, before its samples are read */
+	const char *want_region;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
-	/* as mp_hist_feed.sample: every sample also goes there (call graphs) */
-	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
+	/* Every sample, after it is aggregated, with the symbol context as it is at that
+	 * point of the file (NULL with no_symbols); with .chains, its call chain as perf's
+	 * callchain spells it (ips[0..nips), leaf first, borrowed until the return; else
+	 * NULL, 0). May be NULL. A negative return stops the reading and is its error. */
+	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		      size_t nips);
 	void *sample_ctx;
 	/* NULL, or path already opened by the caller (mp_pd_open, nothing processed yet) to
 	 * look at it first: the session takes it over (closes it on error too), and the file
 	 * is opened, and its header warned about, once per command */
 	mp_pd *pd;
 };
-struct mp_session {
-	mp_pd *pd;
-	mp_sym *sym;
-	mp_hist *hist;
-	mp_pd_regions *regions;   /* with want_region, when the recording has regions */
-};
-/* 0, or a negative code with err naming the file (bad file, truncated data, no memory);
- * on error nothing is left open. Symbols are not resolved yet (mp_hist_query does it). */
-int mp_session_open(struct mp_session *ss /* OUT */, const char *path,
-		    const struct mp_session_opts *opts, struct mp_err *err);
-void mp_session_close(struct mp_session *ss); /* NULL-safe, idempotent */
+/* Open path and read it (opts may be NULL: symbols and a histogram). NULL with err naming
+ * the file (bad file, truncated data, no regions, no memory); nothing is left open then.
+ * Symbols are not resolved yet (mp_hist_query does it). */
+mp_session *mp_session_new(const char *path, const struct mp_session_opts *opts,
+			   struct mp_err *err);
+void mp_session_free(mp_session *ss); /* NULL-safe */
+/* The session's parts, borrowed until mp_session_free(): */
+mp_pd *mp_session_pd(const mp_session *ss);
+mp_sym *mp_session_sym(const mp_session *ss);    /* NULL with no_symbols */
+mp_hist *mp_session_hist(const mp_session *ss);  /* NULL with no_symbols or no_hist */
+/* with want_region (else NULL) */
+const mp_pd_regions *mp_session_regions(const mp_session *ss);
+/* with chains and a sample function (else NULL): mp_unwind_stats() */
+const mp_unwind *mp_session_unwind(const mp_session *ss);
 
 /* --- (2d) several recordings: places matched by name (mp_hist_merge) -----------------
  *
@@ -464,7 +487,7 @@ void mp_hist_merged_fini(struct mp_hist_merged *m); /* NULL-safe */
 /* The events a report shows of a session's recording: those with samples and sampling
  * events (not counting-only ones, not the dummy event); at least the first attr. Writes
  * attr indexes into ev[mp_pd_nattrs()] and returns their count. */
-size_t mp_session_events(const struct mp_session *ss, size_t *ev /* OUT */);
+size_t mp_session_events(const mp_session *ss, size_t *ev /* OUT */);
 
 /* Several recordings read as sides of one report or diff: sessions opened in order, the
  * first one's events (mp_session_events) matched in every other (mp_pd_attrs_match), and
@@ -472,7 +495,7 @@ size_t mp_session_events(const struct mp_session *ss, size_t *ev /* OUT */);
 struct mp_multi {
 	size_t n;
 	const char *const *paths;    /* borrowed */
-	struct mp_session *ss;       /* [n] */
+	mp_session **ss;             /* [n] */
 	struct mp_hist_result *res;  /* [n]: the last mp_multi_query()'s per-file results */
 	size_t nev;
 	size_t *ev;                  /* [nev]: attrs of the first recording shown */
@@ -519,7 +542,7 @@ struct mp_archive_stats {
  * unchanged on failure, the recording input itself refused). Objects that cannot be packed
  * go to st->missing. 0 or a negative code with err naming the file; free st with
  * mp_archive_stats_fini(). */
-int mp_archive_write(struct mp_session *ss, const char *input, const char *out_path,
+int mp_archive_write(mp_session *ss, const char *input, const char *out_path,
 		     struct mp_archive_stats *st /* OUT */, struct mp_err *err);
 void mp_archive_stats_fini(struct mp_archive_stats *st);
 /* Unpack a tar archive (ustar: files, folders, symlinks; pax headers skipped) into dir,

@@ -190,13 +190,13 @@ out:
 	return rc;
 }
 
-int mp_archive_write(struct mp_session *ss, const char *input, const char *out_path,
+int mp_archive_write(mp_session *ss, const char *input, const char *out_path,
 		     struct mp_archive_stats *st, struct mp_err *err)
 {
 	memset(st, 0, sizeof(*st));
 	struct mp_hist_query q = { .keys = MP_HK_DSO, .sort_attr = SIZE_MAX };
 	struct mp_hist_result res = { 0 };
-	int rc = mp_hist_query(ss->hist, ss->sym, &q, &res);
+	int rc = mp_hist_query(mp_session_hist(ss), mp_session_sym(ss), &q, &res);
 	if (rc)
 		return mp_err_set(err, rc, "%s", mp_strerror(rc));
 	struct mp_out o;
@@ -215,12 +215,13 @@ int mp_archive_write(struct mp_session *ss, const char *input, const char *out_p
 		/* the share of the event it hides most of, as report's missing list */
 		double pct = 0;
 		for (size_t a = 0; a < res.nattrs; a++) {
-			uint64_t t = mp_hist_total(ss->hist, a)->period;
+			uint64_t t = mp_hist_total(mp_session_hist(ss), a)->period;
 			if (t && 100.0 * (double)r->c[a].period / (double)t > pct)
 				pct = 100.0 * (double)r->c[a].period / (double)t;
 		}
 		const struct mp_sym_dso_info *di =
-			r->dso_idx == UINT32_MAX ? NULL : mp_sym_dso(ss->sym, r->dso_idx, 1);
+			r->dso_idx == UINT32_MAX ? NULL
+						 : mp_sym_dso(mp_session_sym(ss), r->dso_idx, 1);
 		const char *why = NULL;
 		if (!di)
 			why = "no object";

@@ -12,11 +12,9 @@ static int feed_rc(struct mp_hist_feed *f, int rc)
 	return rc;
 }
 
-/* A sample that is not the one before again: its map, comm and place looked up.
- * Out of line, so that a repeat (feed_sample) saves no registers. */
-__attribute__((noinline)) static int feed_new(struct mp_hist_feed *f, const struct mp_pd_sample *s)
+/* Aggregate a sample that is not the one before again: its map, comm and place looked up. */
+static int feed_add(struct mp_hist_feed *f, const struct mp_pd_sample *s)
 {
-	f->last.ok = 0;
 	uint32_t map = mp_sym_map_find(f->sym, s->pid, s->cpumode, s->ip);
 	uint32_t comm = f->want_comm ? mp_sym_comm_id(f->sym, s->pid, s->tid) : 0;
 	uint32_t region = f->regions ? mp_pd_region_of(f->regions, s->tid, s->time) : 0;
@@ -34,6 +32,15 @@ __attribute__((noinline)) static int feed_new(struct mp_hist_feed *f, const stru
 		f->last.cpu = s->cpu;
 		f->last.cpumode = s->cpumode;
 	}
+	return rc;
+}
+
+/* A sample that is not the one before again (or any sample, without a hist).
+ * Out of line, so that a repeat (feed_sample) saves no registers. */
+__attribute__((noinline)) static int feed_new(struct mp_hist_feed *f, const struct mp_pd_sample *s)
+{
+	f->last.ok = 0;
+	int rc = f->hist ? feed_add(f, s) : 0;
 	if (!rc && f->sample)
 		rc = f->sample(f->sample_ctx, f->sym, s);
 	if (rc)

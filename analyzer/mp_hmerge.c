@@ -180,21 +180,6 @@ void mp_hist_merged_fini(struct mp_hist_merged *m)
 	memset(m, 0, sizeof(*m));
 }
 
-size_t mp_session_events(const struct mp_session *ss, size_t *ev)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < mp_pd_nattrs(ss->pd); i++) {
-		const struct mp_pd_attr *a = mp_pd_attr(ss->pd, i);
-		if (mp_hist_total(ss->hist, i)->samples || a->nr_samples ||
-		    (a->attr.sample_period && !(a->attr.type == PERF_TYPE_SOFTWARE &&
-						a->attr.config == PERF_COUNT_SW_DUMMY)))
-			ev[n++] = i;
-	}
-	if (!n && mp_pd_nattrs(ss->pd))
-		ev[n++] = 0;
-	return n;
-}
-
 void mp_multi_close(struct mp_multi *m)
 {
 	if (!m)
@@ -202,7 +187,7 @@ void mp_multi_close(struct mp_multi *m)
 	for (size_t i = 0; m->ss && i < m->n; i++) {
 		if (m->res)
 			mp_hist_result_fini(&m->res[i]);
-		mp_session_close(&m->ss[i]);
+		mp_session_free(m->ss[i]);
 	}
 	free(m->ss);
 	free(m->res);
@@ -228,14 +213,16 @@ int mp_multi_open(struct mp_multi *m, const char *const *paths, const size_t *gr
 		goto nomem;
 	for (size_t i = 0; i < n; i++) {
 		m->group[i] = group ? group[i] : 0;
-		if ((rc = mp_session_open(&m->ss[i], paths[i], o, err)))
+		if (!(m->ss[i] = mp_session_new(paths[i], o, err))) {
+			rc = err && err->code ? err->code : -ENOMEM;
 			goto fail;
+		}
 	}
-	size_t na = n ? mp_pd_nattrs(m->ss[0].pd) : 0;
+	size_t na = n ? mp_pd_nattrs(mp_session_pd(m->ss[0])) : 0;
 	m->ev = calloc(na + 1, sizeof(*m->ev));
 	if (!m->ev)
 		goto nomem;
-	m->nev = n ? mp_session_events(&m->ss[0], m->ev) : 0;
+	m->nev = n ? mp_session_events(m->ss[0], m->ev) : 0;
 	m->map = calloc(n * m->nev + 1, sizeof(*m->map));
 	m->total = calloc(ngroups * m->nev + 1, sizeof(*m->total));
 	if (!m->map || !m->total)
@@ -243,11 +230,12 @@ int mp_multi_open(struct mp_multi *m, const char *const *paths, const size_t *gr
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0)
 			memcpy(m->map, m->ev, m->nev * sizeof(*m->map));
-		else if ((rc = mp_pd_attrs_match(m->ss[0].pd, paths[0], m->ev, m->nev, m->ss[i].pd,
-						 paths[i], m->map + i * m->nev, err)))
+		else if ((rc = mp_pd_attrs_match(mp_session_pd(m->ss[0]), paths[0], m->ev, m->nev,
+						 mp_session_pd(m->ss[i]), paths[i],
+						 m->map + i * m->nev, err)))
 			goto fail;
 		for (size_t j = 0; j < m->nev; j++) {
-			const struct mp_hist_counts *t = mp_hist_total(m->ss[i].hist,
+			const struct mp_hist_counts *t = mp_hist_total(mp_session_hist(m->ss[i]),
 								       m->map[i * m->nev + j]);
 			m->total[m->group[i] * m->nev + j].samples += t->samples;
 			m->total[m->group[i] * m->nev + j].period += t->period;
@@ -272,14 +260,16 @@ int mp_multi_query(struct mp_multi *m, const struct mp_hist_query *q, struct mp_
 		if (q->sort_attr != SIZE_MAX)
 			qi.sort_attr = m->map[i * m->nev];
 		if (q->skid) {
-			size_t na = mp_pd_nattrs(m->ss[i].pd);
+			size_t na = mp_pd_nattrs(mp_session_pd(m->ss[i]));
 			if (!(skid = calloc(na + 1, 1)))
 				return -ENOMEM;
 			for (size_t k = 0; k < na; k++)
-				skid[k] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(m->ss[i].pd, k)->attr);
+				skid[k] = (unsigned char)mp_ann_event_skids(
+					&mp_pd_attr(mp_session_pd(m->ss[i]), k)->attr);
 			qi.skid = skid;
 		}
-		rc = mp_hist_query(m->ss[i].hist, m->ss[i].sym, &qi, &m->res[i]);
+		rc = mp_hist_query(mp_session_hist(m->ss[i]), mp_session_sym(m->ss[i]), &qi,
+				   &m->res[i]);
 		free(skid);
 		if (rc)
 			return rc;

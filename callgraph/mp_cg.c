@@ -262,8 +262,12 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s)
 	const uint64_t *ips = NULL;
 	size_t n = 0;
 	int rc = cg->o.ips(cg->o.ips_ctx, sym, s, &ips, &n);
-	if (rc)
-		return rc;
+	return rc ? rc : mp_cg_add_chain(cg, sym, s, ips, n);
+}
+
+int mp_cg_add_chain(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		    size_t n)
+{
 	/* The leaf is the sample's ip, as perf's self entry: a chain that does not start
 	 * there (none of its addresses, or another one) gets it in front. */
 	size_t k = 0;
@@ -273,7 +277,8 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s)
 		if (mp_grow((void **)&cg->lead, &cg->caplead, n + 1, sizeof(*cg->lead)))
 			return -ENOMEM;
 		cg->lead[0] = s->ip;
-		memcpy(cg->lead + 1, ips, n * sizeof(*ips));
+		if (n)
+			memcpy(cg->lead + 1, ips, n * sizeof(*ips));
 		/* the markers before the chain's first address would give the ip their
 		 * cpumode: the ip keeps the sample's own */
 		ips = cg->lead;
@@ -282,31 +287,33 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s)
 	return mp_cg_add(cg, sym, s->attr_idx, s->pid, s->tid, s->cpumode, ips, n, s->period);
 }
 
-static int session_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s)
+static int session_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s,
+			  const uint64_t *ips, size_t n)
 {
-	return mp_cg_add_sample(ctx, sym, s);
+	return mp_cg_add_chain(ctx, sym, s, ips, n);
 }
 
-int mp_cg_session_open(struct mp_session *ss, mp_cg **cg, const char *path,
-		       const struct mp_session_opts *so, const struct mp_cg_opts *co,
-		       struct mp_err *err)
+mp_session *mp_cg_session_new(const char *path, const struct mp_session_opts *so,
+			      const struct mp_cg_opts *co, mp_cg **cg, struct mp_err *err)
 {
 	struct mp_session_opts o = { 0 };
 	if (so)
 		o = *so;
 	*cg = mp_cg_new(co);
 	if (!*cg) {
-		mp_pd_close(o.pd); /* taken over, as by mp_session_open */
-		return mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		mp_pd_close(o.pd); /* taken over, as by mp_session_new */
+		mp_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return NULL;
 	}
+	o.chains = 1;
 	o.sample = session_sample;
 	o.sample_ctx = *cg;
-	int rc = mp_session_open(ss, path, &o, err);
-	if (rc) {
+	mp_session *ss = mp_session_new(path, &o, err);
+	if (!ss) {
 		mp_cg_free(*cg);
 		*cg = NULL;
 	}
-	return rc;
+	return ss;
 }
 
 uint64_t mp_cg_nr_chains(const mp_cg *cg)

@@ -233,11 +233,11 @@ static const char *unqualified(const char *name, char *buf, size_t n)
 /* The sampled symbol the user meant by want (in dso, when given): the hottest of those
  * whose name matches best (mp_sym_name_match), a mangled name demangled first. NULL when
  * none matches; then hint holds the closest names. *others counts the other matches. */
-static const struct mp_hist_row *find_symbol(struct mp_session *ss, const struct mp_hist_result *r,
+static const struct mp_hist_row *find_symbol(mp_sym *syms, const struct mp_hist_result *r,
 					     const char *want, char *hint, size_t nhint,
 					     size_t *others)
 {
-	char *dm = mp_sym_demangle(ss->sym, want);
+	char *dm = mp_sym_demangle(syms, want);
 	const char *w = dm ? dm : want;
 	const struct mp_hist_row *best = NULL;
 	int lvl = 0;
@@ -298,13 +298,13 @@ static void ann_multi_fini(struct ann_multi *am)
 
 static int ann_multi_init(struct ann_multi *am, int no_skid)
 {
-	size_t n = am->m.n, na0 = mp_pd_nattrs(am->m.ss[0].pd);
+	size_t n = am->m.n, na0 = mp_pd_nattrs(mp_session_pd(am->m.ss[0]));
 	am->amap = calloc(n, sizeof(*am->amap));
 	am->skid = calloc(n, sizeof(*am->skid));
 	if (!am->amap || !am->skid)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		size_t nai = mp_pd_nattrs(am->m.ss[i].pd);
+		size_t nai = mp_pd_nattrs(mp_session_pd(am->m.ss[i]));
 		am->amap[i] = malloc((na0 + 1) * sizeof(size_t));
 		am->skid[i] = calloc(nai + 1, 1);
 		if (!am->amap[i] || !am->skid[i])
@@ -314,8 +314,8 @@ static int ann_multi_init(struct ann_multi *am, int no_skid)
 		for (size_t j = 0; j < am->m.nev; j++)
 			am->amap[i][am->m.ev[j]] = am->m.map[i * am->m.nev + j];
 		for (size_t k = 0; k < nai && !no_skid; k++)
-			am->skid[i][k] =
-				(unsigned char)mp_ann_event_skids(&mp_pd_attr(am->m.ss[i].pd, k)->attr);
+			am->skid[i][k] = (unsigned char)mp_ann_event_skids(
+				&mp_pd_attr(mp_session_pd(am->m.ss[i]), k)->attr);
 	}
 	return 0;
 }
@@ -327,12 +327,13 @@ static int ann_multi_add(const struct ann_multi *am, mp_ann *a, const char *file
 {
 	const struct mp_ann_info *in = mp_ann_info(a);
 	for (size_t i = 1; am->on && i < am->m.n; i++) {
-		const struct mp_session *si = &am->m.ss[i];
+		mp_hist *hi = mp_session_hist(am->m.ss[i]);
+		mp_sym *si = mp_session_sym(am->m.ss[i]);
 		struct mp_ann_opts ao = { .hot_pct = hot, .skid = am->skid[i] };
 		struct mp_err e2 = { 0 };
-		mp_ann *b = file ? mp_ann_new_file(si->hist, si->sym, file, hot, &e2)
-				 : mp_ann_new_opts(si->hist, si->sym, in->dso, in->sym, &ao, &e2);
-		int rc = mp_ann_add(a, b, si->hist, am->amap[i], err);
+		mp_ann *b = file ? mp_ann_new_file(hi, si, file, hot, &e2)
+				 : mp_ann_new_opts(hi, si, in->dso, in->sym, &ao, &e2);
+		int rc = mp_ann_add(a, b, hi, am->amap[i], err);
 		mp_ann_free(b);
 		if (rc) {
 			char msg[sizeof(err->msg)];
@@ -366,7 +367,7 @@ struct ann_state {
 	struct mp_predict pred;   /* --predict */
 	struct ann_predict ap;
 	char *adir, *akall;       /* --archive: its folder and kernel symbols */
-	struct mp_session ss;     /* the recording, or the first of several (am's) */
+	mp_session *ss;           /* the recording, or the first of several (am's) */
 	int opened;               /* ss is a session of its own */
 	struct ann_multi am;
 	char *plist;
@@ -455,7 +456,8 @@ static int ann_open_many(const struct ann_opts *o, struct ann_state *s,
 	am->on = 1;
 	s->ss = am->m.ss[0];
 	for (size_t i = 1; i < n; i++) {
-		const char *what = mp_pd_build_id_differs(am->m.ss[0].pd, am->m.ss[i].pd);
+		const char *what = mp_pd_build_id_differs(mp_session_pd(am->m.ss[0]),
+							  mp_session_pd(am->m.ss[i]));
 		if (what)
 			cli_warn(CMD, "%s: %s has another build-id than in %s", s->paths[i], what,
 				 s->paths[0]);
@@ -468,8 +470,9 @@ static int ann_open_many(const struct ann_opts *o, struct ann_state *s,
 	       "attributes):\n", n);
 	for (size_t i = 0; i < n; i++)
 		printf("#   %s: %" PRIu64 " samples of %s\n", s->paths[i],
-		       mp_hist_total(am->m.ss[i].hist, am->m.map[i * am->m.nev])->samples,
-		       mp_pd_attr(am->m.ss[i].pd, am->m.map[i * am->m.nev])->name);
+		       mp_hist_total(mp_session_hist(am->m.ss[i]), am->m.map[i * am->m.nev])
+			       ->samples,
+		       mp_pd_attr(mp_session_pd(am->m.ss[i]), am->m.map[i * am->m.nev])->name);
 	printf("#\n");
 	return 0;
 }
@@ -491,8 +494,9 @@ static int ann_open(const struct ann_opts *o, struct ann_state *s)
 	char *bdir = s->adir ? strdup(s->adir) : cli_buildid_dir(o->symfs);
 	struct mp_session_opts so = { .symfs = o->symfs, .buildid_dir = bdir,
 				      .kallsyms = o->kallsyms ? o->kallsyms : s->akall };
-	int rc = strchr(o->input, ',') ? ann_open_many(o, s, &so)
-				       : mp_session_open(&s->ss, o->input, &so, &s->err);
+	int rc = strchr(o->input, ',')                            ? ann_open_many(o, s, &so)
+		 : (s->ss = mp_session_new(o->input, &so, &s->err)) ? 0
+								    : s->err.code;
 	free(bdir); /* copied by the session */
 	if (rc) {
 		cli_error(CMD, "%s", s->err.msg[0] ? s->err.msg : mp_strerror(rc));
@@ -507,7 +511,7 @@ static int ann_open(const struct ann_opts *o, struct ann_state *s)
  * exit status. */
 static int ann_events(const struct ann_opts *o, struct ann_state *s)
 {
-	const mp_pd *pd = s->ss.pd;
+	const mp_pd *pd = mp_session_pd(s->ss);
 	for (size_t i = 0; i < mp_pd_nattrs(pd) && s->ap.p; i++) {
 		const struct mp_pd_attr *at = mp_pd_attr(pd, i);
 		int k = mp_predict_branch_event(at->attr.type, at->attr.config, at->name);
@@ -521,7 +525,7 @@ static int ann_events(const struct ann_opts *o, struct ann_state *s)
 		cli_error(CMD, "out of memory");
 		return 1;
 	}
-	s->nev = pick_events(pd, s->ss.hist, s->ev);
+	s->nev = pick_events(pd, mp_session_hist(s->ss), s->ev);
 	if (o->events) {
 		int rc = cli_select_events(CMD, pd, o->events, s->ev, &s->nev);
 		if (rc)
@@ -564,16 +568,17 @@ static int ann_flush(int status)
 /* annotate SYMBOL, DSO:SYMBOL or a source file. Returns the exit status. */
 static int ann_target(const struct ann_opts *o, struct ann_state *s)
 {
-	struct mp_session *ss = &s->ss;
+	mp_hist *hist = mp_session_hist(s->ss);
+	mp_sym *syms = mp_session_sym(s->ss);
 	struct mp_err *err = &s->err;
 	const char *arg = o->target;
 	char *dso = NULL;
 	const char *sym;
-	if (split_target(ss->sym, arg, &dso, &sym)) {
+	if (split_target(syms, arg, &dso, &sym)) {
 		cli_error(CMD, "out of memory");
 		return 1;
 	}
-	mp_ann *a = mp_ann_new_opts(ss->hist, ss->sym, dso, sym, &s->ao, err);
+	mp_ann *a = mp_ann_new_opts(hist, syms, dso, sym, &s->ao, err);
 	char hint[1024] = "";
 	if (!a) {
 		/* C++: "scan", "lexer::scan" or the mangled name of demo::lexer::scan */
@@ -581,12 +586,12 @@ static int ann_target(const struct ann_opts *o, struct ann_state *s)
 					   .dso = dso };
 		struct mp_hist_result r;
 		size_t others = 0;
-		if (!mp_hist_query(ss->hist, ss->sym, &q, &r)) {
+		if (!mp_hist_query(hist, syms, &q, &r)) {
 			const struct mp_hist_row *R =
-				find_symbol(ss, &r, sym, hint, sizeof(hint), &others);
+				find_symbol(syms, &r, sym, hint, sizeof(hint), &others);
 			if (R) {
 				struct mp_err e2 = { 0 };
-				a = mp_ann_new_opts(ss->hist, ss->sym, R->dso, R->sym, &s->ao, &e2);
+				a = mp_ann_new_opts(hist, syms, R->dso, R->sym, &s->ao, &e2);
 				if (a && others)
 					cli_warn(CMD, "'%s' matches %zu more symbol%s; annotating "
 						 "the hottest, %s (name it as shown by report "
@@ -600,7 +605,7 @@ static int ann_target(const struct ann_opts *o, struct ann_state *s)
 	}
 	if (!a && !dso) {
 		struct mp_err ferr = { 0 };
-		a = mp_ann_new_file(ss->hist, ss->sym, arg, o->hot, &ferr);
+		a = mp_ann_new_file(hist, syms, arg, o->hot, &ferr);
 		if (!a && strpbrk(arg, "./"))
 			*err = ferr;
 	}
@@ -615,7 +620,7 @@ static int ann_target(const struct ann_opts *o, struct ann_state *s)
 		mp_ann_free(a);
 		return 1;
 	}
-	print_ann(stdout, a, ss->pd, s->ev, s->nev, o->asm_, s->show_period, &s->ap);
+	print_ann(stdout, a, mp_session_pd(s->ss), s->ev, s->nev, o->asm_, s->show_period, &s->ap);
 	mp_ann_free(a);
 	return ann_flush(0);
 }
@@ -624,7 +629,8 @@ static int ann_target(const struct ann_opts *o, struct ann_state *s)
  * recordings together). Returns the exit status. */
 static int ann_hot(const struct ann_opts *o, struct ann_state *s)
 {
-	struct mp_session *ss = &s->ss;
+	mp_hist *hist = mp_session_hist(s->ss);
+	mp_sym *syms = mp_session_sym(s->ss);
 	struct ann_multi *am = &s->am;
 	const size_t *ev = s->ev;
 	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = ev[0] };
@@ -633,7 +639,7 @@ static int ann_hot(const struct ann_opts *o, struct ann_state *s)
 	struct hot_row *order = NULL;
 	size_t nrows = 0;
 	int status = 0;
-	uint64_t tot = mp_hist_total(ss->hist, ev[0])->period;
+	uint64_t tot = mp_hist_total(hist, ev[0])->period;
 	if (am->on) {
 		size_t col = 0;
 		for (size_t j = 0; j < am->m.nev; j++)
@@ -648,7 +654,7 @@ static int ann_hot(const struct ann_opts *o, struct ann_state *s)
 			qsort(order, nrows, sizeof(*order), hot_row_cmp);
 			tot = am->m.total[col].period;
 		}
-	} else if (!mp_hist_query(ss->hist, ss->sym, &q, &r) &&
+	} else if (!mp_hist_query(hist, syms, &q, &r) &&
 		   (order = calloc(r.nrows + 1, sizeof(*order)))) {
 		nrows = r.nrows;
 		for (size_t i = 0; i < nrows; i++)
@@ -665,7 +671,7 @@ static int ann_hot(const struct ann_opts *o, struct ann_state *s)
 		const struct mp_hist_row *R = am->on ? &mg.rows[order[i].row] : &r.rows[order[i].row];
 		if (!R->sym_resolved || pct(order[i].period, tot) < o->threshold)
 			continue;
-		mp_ann *a = mp_ann_new_opts(ss->hist, ss->sym, R->dso, R->sym, &s->ao, &s->err);
+		mp_ann *a = mp_ann_new_opts(hist, syms, R->dso, R->sym, &s->ao, &s->err);
 		if (!a) {
 			if (am->on)
 				printf("# %s (%s): no samples in %s, the first recording: not "
@@ -679,7 +685,8 @@ static int ann_hot(const struct ann_opts *o, struct ann_state *s)
 			cli_error(CMD, "%s", s->err.msg);
 			status = 1;
 		} else {
-			print_ann(stdout, a, ss->pd, ev, s->nev, o->asm_, s->show_period, &s->ap);
+			print_ann(stdout, a, mp_session_pd(s->ss), ev, s->nev, o->asm_,
+				  s->show_period, &s->ap);
 			shown++;
 		}
 		mp_ann_free(a);
@@ -699,7 +706,7 @@ static void ann_close(struct ann_state *s)
 	if (s->am.on)
 		ann_multi_fini(&s->am);
 	else if (s->opened)
-		mp_session_close(&s->ss);
+		mp_session_free(s->ss);
 	free(s->plist);
 	free(s->paths);
 	mp_predict_fini(&s->pred);

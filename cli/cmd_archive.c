@@ -94,16 +94,15 @@ static int cmd_archive(int argc, char **argv)
 	struct mp_err err = { 0, "" };
 	char *bdir = cli_buildid_dir(symfs);
 	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir };
-	struct mp_session ss;
-	rc = mp_session_open(&ss, input, &so, &err);
+	mp_session *ss = mp_session_new(input, &so, &err);
 	free(bdir);
-	if (rc) {
-		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+	if (!ss) {
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(err.code));
 		free(outbuf);
 		return 1;
 	}
 	struct mp_archive_stats st;
-	rc = mp_archive_write(&ss, input, output, &st, &err);
+	rc = mp_archive_write(ss, input, output, &st, &err);
 	if (rc) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
 	} else if (!quiet) {
@@ -117,7 +116,7 @@ static int cmd_archive(int argc, char **argv)
 		       output, input, output);
 	}
 	mp_archive_stats_fini(&st);
-	mp_session_close(&ss);
+	mp_session_free(ss);
 	free(outbuf);
 	return rc ? 1 : 0;
 }

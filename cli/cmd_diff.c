@@ -241,7 +241,7 @@ static void print_text(const struct mp_multi *m, const struct mp_hist_merged *mg
 	for (int g = 0; g < nargs; g++)
 		fprintf(f, "# [%d] %s%s\n", g, g ? "" : "baseline: ", args[g]);
 	for (size_t i = 0; i < m->n; i++)
-		if (mp_pd_sim_banner(m->ss[i].pd, sim, sizeof(sim)))
+		if (mp_pd_sim_banner(mp_session_pd(m->ss[i]), sim, sizeof(sim)))
 			fprintf(f, "# %s: %s\n", m->paths[i], sim);
 	fprintf(f, "# *: the change of the place's share of samples is significant (its 95%% "
 		"interval excludes 0)\n");
@@ -251,7 +251,8 @@ static void print_text(const struct mp_multi *m, const struct mp_hist_merged *mg
 		struct drow *dr = event_rows(&d, &n);
 		if (!dr)
 			return;
-		fprintf(f, "#\n# Event '%s'\n#\n# %8s", ev_name(m->ss[0].pd, m->ev[j]), "Baseline");
+		fprintf(f, "#\n# Event '%s'\n#\n# %8s", ev_name(mp_session_pd(m->ss[0]), m->ev[j]),
+			"Baseline");
 		for (size_t g = 1; g < mg->ngroups; g++) {
 			snprintf(buf, sizeof(buf), "%s [%zu]", col_title(o->c), g);
 			fprintf(f, "  %14s ", buf);
@@ -347,7 +348,7 @@ static void print_csv(const struct mp_multi *m, const struct mp_hist_merged *mg,
 			return;
 		for (size_t k = 0; k < n; k++) {
 			size_t r = dr[k].r;
-			cli_csv_str(f, ev_name(m->ss[0].pd, m->ev[j]));
+			cli_csv_str(f, ev_name(mp_session_pd(m->ss[0]), m->ev[j]));
 			fputc(',', f);
 			csv_place(f, &mg->rows[r], o->keys);
 			const struct mp_hist_counts *b = cnt(&d, r, 0);
@@ -447,7 +448,7 @@ static void print_json(const struct mp_multi *m, const struct mp_hist_merged *mg
 		if (!dr)
 			return;
 		cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
-		cli_json_string(&j, "event", ev_name(m->ss[0].pd, m->ev[e]));
+		cli_json_string(&j, "event", ev_name(mp_session_pd(m->ss[0]), m->ev[e]));
 		cli_json_open(&j, "totals", '[', CLI_JSON_INLINE);
 		for (size_t g = 0; g < mg->ngroups; g++) {
 			cli_json_open(&j, NULL, '{', CLI_JSON_INLINE);
@@ -482,7 +483,7 @@ static int diff_tui(const struct mp_multi *m, const struct mp_hist_merged *mg,
 		for (size_t g = 0; !rc && g < 2; g++) {
 			const struct mp_hist_counts *t = &m->total[g * m->nev + j];
 			snprintf(name, sizeof(name), "%s %s", g ? "new" : "base",
-				 ev_name(m->ss[0].pd, m->ev[j]));
+				 ev_name(mp_session_pd(m->ss[0]), m->ev[j]));
 			rc = tui_data_add_event(d, name, t->samples, t->period, 0, 0, 0) < 0;
 		}
 	for (int g = 0; !rc && g < 2; g++)

@@ -116,11 +116,11 @@ static void elide_single(struct report_cols *cols, enum report_col c, const char
 }
 
 /* Does the recording hold samples of more than one command? */
-static int several_comms(struct mp_session *ss)
+static int several_comms(const mp_session *ss)
 {
 	struct mp_hist_query q = { .keys = MP_HK_COMM };
 	struct mp_hist_result r;
-	if (mp_hist_query(ss->hist, ss->sym, &q, &r))
+	if (mp_hist_query(mp_session_hist(ss), mp_session_sym(ss), &q, &r))
 		return 0;
 	int several = r.nrows > 1;
 	mp_hist_result_fini(&r);
@@ -136,9 +136,7 @@ struct report_state {
 	int inl;             /* inlined functions in the chains */
 	int cg_maybe;        /* ... and show them only if some came */
 	struct progress_state ps;
-	struct mp_session ss;
-	int opened;
-	mp_unwind *uw;
+	mp_session *ss;
 	mp_cg *cg;
 	struct mp_cg_table cgt;
 	size_t na, *ev, nev; /* the recording's attrs; the shown events' */
@@ -389,48 +387,31 @@ static int report_open(const struct report_opts *o, struct report_state *s)
 				      .want_comm = (keys & MP_HK_COMM) || o->comms ||
 						   (!o->sort && !o->csv && !o->json),
 				      .want_cpu = (keys & MP_HK_CPU) != 0,
-				      .want_region = (keys & MP_HK_REGION) != 0,
+				      .want_region = (keys & MP_HK_REGION) ? "--sort region" : NULL,
 				      .progress = progress_cb, .progress_ctx = &s->ps, .pd = s->pd };
 	s->pd = NULL; /* the session's now (closed by it on error too) */
-	if (s->want_cg) {
-		/* chains as memprof script shows them: fp as recorded, dwarf and lbr unwound */
-		s->uw = mp_unwind_new(NULL, NULL, &err);
-		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = s->uw, .want_comm = 1,
-					 .max_stack = o->cgo.max_stack,
-					 .caller_limit = !o->cgo.callee,
-					 .inline_entries = !o->no_inline };
-		if (s->uw) {
-			rc = mp_cg_session_open(&s->ss, &s->cg, o->input, &so, &co, &err);
-		} else {
-			mp_pd_close(so.pd);
-			rc = -ENOMEM;
-		}
-	} else {
-		rc = mp_session_open(&s->ss, o->input, &so, &err);
-	}
-	if (rc) {
+	struct mp_cg_opts co = { .want_comm = 1, .max_stack = o->cgo.max_stack,
+				 .caller_limit = !o->cgo.callee, .inline_entries = !o->no_inline };
+	s->ss = s->want_cg ? mp_cg_session_new(o->input, &so, &co, &s->cg, &err)
+			   : mp_session_new(o->input, &so, &err);
+	if (!s->ss) {
 		if (s->ps.on)
 			fprintf(stderr, "\r\033[K");
-		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
+		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(err.code));
 		return 1;
 	}
-	s->opened = 1;
-	if ((keys & MP_HK_REGION) && !s->ss.regions) {
-		cli_error(CMD, "%s: --sort region: the recording has no regions (record it with "
-			  "memprof record --regions)", o->input);
-		return 1;
-	}
-	s->na = mp_pd_nattrs(s->ss.pd);
+	s->na = mp_pd_nattrs(mp_session_pd(s->ss));
 	s->ev = calloc(s->na + 1, sizeof(size_t));
 	s->tot = calloc(s->na + 1, sizeof(*s->tot));
 	if (!s->ev || !s->tot) {
 		cli_error(CMD, "out of memory");
 		return 1;
 	}
-	s->nev = pick_events(s->ss.pd, s->ss.hist, s->ev);
+	s->nev = pick_events(mp_session_pd(s->ss), mp_session_hist(s->ss), s->ev);
 	for (size_t i = 0; i < s->na; i++)
-		s->tot[i] = *mp_hist_total(s->ss.hist, i);
-	if (o->events && (rc = cli_select_events(CMD, s->ss.pd, o->events, s->ev, &s->nev)))
+		s->tot[i] = *mp_hist_total(mp_session_hist(s->ss), i);
+	if (o->events &&
+	    (rc = cli_select_events(CMD, mp_session_pd(s->ss), o->events, s->ev, &s->nev)))
 		return rc;
 	if (s->cg && s->cg_maybe && !mp_cg_nr_chains(s->cg)) {
 		mp_cg_free(s->cg); /* no chains came: the report without them */
@@ -447,13 +428,13 @@ static int report_pprof(const struct report_opts *o, struct report_state *s)
 	char comment[4200];
 	snprintf(comment, sizeof(comment), "memprof report --pprof of %s", o->input);
 	for (size_t j = 0; pe && j < s->nev; j++) {
-		const struct mp_pd_attr *a = mp_pd_attr(s->ss.pd, s->ev[j]);
+		const struct mp_pd_attr *a = mp_pd_attr(mp_session_pd(s->ss), s->ev[j]);
 		pe[j] = (struct mp_cg_pprof_event){
 			.name = a->spec && *a->spec ? a->spec : a->name, .attr = s->ev[j],
 			.period = a->attr.freq ? 0 : a->attr.sample_period };
 	}
-	int rc = pe ? mp_cg_pprof_write(s->cg, s->ss.sym, pe, s->nev, comment, o->pprof,
-					o->input, &err)
+	int rc = pe ? mp_cg_pprof_write(s->cg, mp_session_sym(s->ss), pe, s->nev, comment,
+					o->pprof, o->input, &err)
 		    : mp_err_set(&err, -ENOMEM, "%s: out of memory", o->pprof);
 	free(pe);
 	if (rc)
@@ -466,11 +447,11 @@ static int report_folded(const struct report_opts *o, struct report_state *s)
 {
 	size_t fe = 0;
 	int rc;
-	if (o->event && report_pick_event(s->ss.pd, s->ev, s->nev, o->event, &fe)) {
+	if (o->event && report_pick_event(mp_session_pd(s->ss), s->ev, s->nev, o->event, &fe)) {
 		cli_error(CMD, "--event %s: not an event of %s", o->event, o->input);
 		return -EINVAL;
 	}
-	if ((rc = mp_cg_resolve(s->cg, s->ss.sym, s->inl ? 2 : 0)) ||
+	if ((rc = mp_cg_resolve(s->cg, mp_session_sym(s->ss), s->inl ? 2 : 0)) ||
 	    (rc = report_cg_folded(stdout, s->cg, s->nev ? s->ev[fe] : 0, o->folded_period,
 				   s->inl))) {
 		cli_error(CMD, "%s: %s", o->input, mp_strerror(rc));
@@ -484,7 +465,7 @@ static int report_folded(const struct report_opts *o, struct report_state *s)
 static int report_query(struct report_opts *o, struct report_state *s)
 {
 	int rc;
-	if (!o->sort && !o->csv && !o->json && several_comms(&s->ss)) {
+	if (!o->sort && !o->csv && !o->json && several_comms(s->ss)) {
 		/* several commands in the file (-a, a shell and its children): say whose (the
 		 * text table; --csv and --json keep dso,sym for the scripts that read them) */
 		o->keys |= MP_HK_COMM;
@@ -499,25 +480,26 @@ static int report_query(struct report_opts *o, struct report_state *s)
 	for (size_t i = 0; s->skid && i < na && !o->no_skid &&
 			   (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE));
 	     i++)
-		s->skids |= s->skid[i] =
-			(unsigned char)mp_ann_event_skids(&mp_pd_attr(s->ss.pd, i)->attr);
+		s->skids |= s->skid[i] = (unsigned char)mp_ann_event_skids(
+			&mp_pd_attr(mp_session_pd(s->ss), i)->attr);
 	struct mp_hist_query q = { .keys = keys, .sort_attr = s->nev ? s->ev[0] : 0,
 				   .skid = s->skid, .comms = o->comms, .pids = o->pids,
 				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
-				   .regions = s->ss.regions };
-	rc = mp_hist_query(s->ss.hist, s->ss.sym, &q, &s->res);
+				   .regions = mp_session_regions(s->ss) };
+	rc = mp_hist_query(mp_session_hist(s->ss), mp_session_sym(s->ss), &q, &s->res);
 	s->want_objs = !o->no_objects && !o->csv && !o->json && keys != MP_HK_DSO;
 	if (!rc && s->want_objs) {
 		struct mp_hist_query qo = q;
 		qo.keys = MP_HK_DSO;
-		rc = mp_hist_query(s->ss.hist, s->ss.sym, &qo, &s->objs);
+		rc = mp_hist_query(mp_session_hist(s->ss), mp_session_sym(s->ss), &qo, &s->objs);
 	}
 	if (!rc) {
-		s->nmiss = mp_hist_missing(s->ss.hist, s->ss.sym, 1, &s->miss);
+		s->nmiss =
+			mp_hist_missing(mp_session_hist(s->ss), mp_session_sym(s->ss), 1, &s->miss);
 		if (s->nmiss < 0)
 			rc = (int)s->nmiss;
 	}
-	if (!rc && s->cg && !(rc = mp_cg_resolve(s->cg, s->ss.sym, s->inl ? 2 : 0)))
+	if (!rc && s->cg && !(rc = mp_cg_resolve(s->cg, mp_session_sym(s->ss), s->inl ? 2 : 0)))
 		rc = mp_cg_table(s->cg, s->nev ? s->ev[0] : 0, (keys & MP_HK_COMM) != 0, &s->cgt);
 	if (rc)
 		cli_error(CMD, "%s: %s", o->input, mp_strerror(rc));
@@ -528,7 +510,7 @@ static int report_query(struct report_opts *o, struct report_state *s)
 static int report_print(const struct report_opts *o, struct report_state *s)
 {
 	FILE *f = stdout;
-	const mp_pd *pd = s->ss.pd;
+	const mp_pd *pd = mp_session_pd(s->ss);
 	unsigned keys = o->keys;
 	int rc = 0;
 	if (o->csv && s->cg) {
@@ -578,9 +560,9 @@ static int report_one(struct report_opts *o, struct report_state *s)
 	}
 	/* inlined functions in the chains: as perf 6.1, in DWARF-unwound chains (by default;
 	 * --inline: in every chain) */
-	for (size_t i = 0; s->cg && !o->no_inline && i < mp_pd_nattrs(s->ss.pd); i++)
-		s->inl |= o->inline_ ||
-			  (mp_pd_attr(s->ss.pd, i)->attr.sample_type & PERF_SAMPLE_STACK_USER);
+	for (size_t i = 0; s->cg && !o->no_inline && i < mp_pd_nattrs(mp_session_pd(s->ss)); i++)
+		s->inl |= o->inline_ || (mp_pd_attr(mp_session_pd(s->ss), i)->attr.sample_type &
+					 PERF_SAMPLE_STACK_USER);
 	if (s->cg && o->pprof)
 		return report_pprof(o, s);
 	if (s->cg && o->folded) {
@@ -608,10 +590,8 @@ static void report_close(struct report_state *s)
 	free(s->tot);
 	mp_cg_table_fini(&s->cgt);
 	mp_cg_free(s->cg);
-	mp_unwind_free(s->uw);
 	mp_pd_close(s->pd);
-	if (s->opened)
-		mp_session_close(&s->ss);
+	mp_session_free(s->ss);
 	free(s->bdir);
 	cli_archive_done(&s->adir, &s->akall); /* objects are read lazily: only now */
 }

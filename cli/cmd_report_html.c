@@ -14,38 +14,32 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
 		    const char *buildid_dir)
 {
 	struct mp_err err = { 0 };
-	mp_unwind *uw = mp_unwind_new(NULL, NULL, &err);
-	if (!uw) {
-		cli_error("report", "%s", err.msg);
-		return 1;
-	}
-	struct mp_session ss;
 	mp_cg *cg = NULL;
 	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms,
 				      .buildid_dir = buildid_dir };
-	struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw };
-	if (mp_cg_session_open(&ss, &cg, input, &so, &co, &err)) {
+	mp_session *ss = mp_cg_session_new(input, &so, NULL, &cg, &err);
+	if (!ss) {
 		cli_error("report", "%s", err.msg);
-		mp_unwind_free(uw);
 		return 1;
 	}
+	const mp_pd *pd = mp_session_pd(ss);
 	int rc = 1;
-	size_t nattrs = mp_pd_nattrs(ss.pd);
+	size_t nattrs = mp_pd_nattrs(pd);
 	size_t *ev = calloc(nattrs ? nattrs : 1, sizeof(*ev));
 	const char **names = calloc(nattrs ? nattrs : 1, sizeof(*names));
 	struct mp_out of = { 0 };
-	if (!ev || !names || mp_cg_resolve(cg, ss.sym, 2)) {
+	if (!ev || !names || mp_cg_resolve(cg, mp_session_sym(ss), 2)) {
 		cli_error("report", "%s: out of memory", input);
 		goto out;
 	}
-	size_t nev = mp_session_events(&ss, ev);
+	size_t nev = mp_session_events(ss, ev);
 	for (size_t i = 0; i < nev; i++) {
-		const struct mp_pd_attr *a = mp_pd_attr(ss.pd, ev[i]);
+		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[i]);
 		names[i] = a->spec && a->spec[0] ? a->spec : a->name;
 	}
 	char banner[512];
 	struct mp_cg_html_opts ho = { .path = out, .title = input,
-				      .banner = mp_pd_sim_banner(ss.pd, banner, sizeof(banner)),
+				      .banner = mp_pd_sim_banner(pd, banner, sizeof(banner)),
 				      .ev = ev, .ev_names = names, .nev = nev, .inline_frames = 1 };
 	if (mp_out_open(&of, out, input, &err) || mp_cg_html_write(cg, &ho, of.f, &err) ||
 	    mp_out_commit(&of, &err)) {
@@ -59,7 +53,6 @@ out:
 	free(ev);
 	free(names);
 	mp_cg_free(cg);
-	mp_session_close(&ss);
-	mp_unwind_free(uw);
+	mp_session_free(ss);
 	return rc;
 }

@@ -52,10 +52,11 @@ static void print_inputs(FILE *f, const struct mp_multi *m, struct mp_hist_missi
 {
 	fprintf(f, "# %zu recordings summed (places matched by name, events by attributes):\n", m->n);
 	for (size_t i = 0; i < m->n; i++) {
-		const char *cmdl = mp_pd_feature_str(m->ss[i].pd, 11);
-		const struct mp_pd_attr *a = mp_pd_attr(m->ss[i].pd, m->map[i * m->nev]);
+		const char *cmdl = mp_pd_feature_str(mp_session_pd(m->ss[i]), 11);
+		const struct mp_pd_attr *a =
+			mp_pd_attr(mp_session_pd(m->ss[i]), m->map[i * m->nev]);
 		fprintf(f, "#   %s: %" PRIu64 " samples of %s, lost %" PRIu64 "%s%s\n", m->paths[i],
-			mp_hist_total(m->ss[i].hist, m->map[i * m->nev])->samples,
+			mp_hist_total(mp_session_hist(m->ss[i]), m->map[i * m->nev])->samples,
 			a->spec && *a->spec ? a->spec : a->name, a->lost,
 			cmdl ? ", command: " : "", cmdl && !strchr(cmdl, '\n') ? cmdl : "");
 	}
@@ -63,8 +64,8 @@ static void print_inputs(FILE *f, const struct mp_multi *m, struct mp_hist_missi
 	for (size_t i = 0; i < m->n; i++)
 		if (nmiss[i] > 0) {
 			fprintf(f, "# in %s:\n", m->paths[i]);
-			report_print_missing(f, miss[i], nmiss[i], m->ss[i].pd, tots[i], m->map + i * m->nev,
-				      m->nev, 0);
+			report_print_missing(f, miss[i], nmiss[i], mp_session_pd(m->ss[i]), tots[i],
+					     m->map + i * m->nev, m->nev, 0);
 		}
 }
 
@@ -101,12 +102,13 @@ int report_many(const struct report_opts *o, const char *bdir)
 	}
 	opened = 1;
 	for (size_t i = 1; i < n; i++) {
-		const char *what = mp_pd_build_id_differs(m.ss[0].pd, m.ss[i].pd);
+		const char *what =
+			mp_pd_build_id_differs(mp_session_pd(m.ss[0]), mp_session_pd(m.ss[i]));
 		if (what)
 			cli_warn(CMD, "%s: %s has another build-id than in %s (its places are matched "
 				 "by name)", paths[i], what, paths[0]);
 	}
-	size_t na = mp_pd_nattrs(m.ss[0].pd);
+	size_t na = mp_pd_nattrs(mp_session_pd(m.ss[0]));
 	tot = calloc(na + 1, sizeof(*tot));
 	lost = calloc(m.nev + 1, sizeof(*lost));
 	if (!tot || !lost)
@@ -114,13 +116,13 @@ int report_many(const struct report_opts *o, const char *bdir)
 	for (size_t j = 0; j < m.nev; j++) {
 		tot[m.ev[j]] = m.total[j];
 		for (size_t i = 0; i < n; i++)
-			lost[j] += mp_pd_attr(m.ss[i].pd, m.map[i * m.nev + j])->lost;
+			lost[j] += mp_pd_attr(mp_session_pd(m.ss[i]), m.map[i * m.nev + j])->lost;
 	}
 	/* the skid rule of report_run, each file's events by their own attributes */
 	static const unsigned char skid_on = 1;
 	int skids = 0;
 	for (size_t j = 0; j < m.nev && !o->no_skid && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)); j++)
-		skids |= mp_ann_event_skids(&mp_pd_attr(m.ss[0].pd, m.ev[j])->attr);
+		skids |= mp_ann_event_skids(&mp_pd_attr(mp_session_pd(m.ss[0]), m.ev[j])->attr);
 	struct mp_hist_query q = { .keys = keys, .comms = o->comms, .pids = o->pids,
 				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
 				   .skid = skids ? &skid_on : NULL };
@@ -134,17 +136,18 @@ int report_many(const struct report_opts *o, const char *bdir)
 			goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t nai = mp_pd_nattrs(m.ss[i].pd);
-		nmiss[i] = mp_hist_missing(m.ss[i].hist, m.ss[i].sym, 1, &miss[i]);
+		size_t nai = mp_pd_nattrs(mp_session_pd(m.ss[i]));
+		nmiss[i] = mp_hist_missing(mp_session_hist(m.ss[i]), mp_session_sym(m.ss[i]), 1,
+					   &miss[i]);
 		tots[i] = calloc(nai + 1, sizeof(**tots));
 		if (nmiss[i] < 0 || !tots[i]) {
 			rc = nmiss[i] < 0 ? (int)nmiss[i] : -ENOMEM;
 			goto fail;
 		}
 		for (size_t k = 0; k < nai; k++)
-			tots[i][k] = *mp_hist_total(m.ss[i].hist, k);
+			tots[i][k] = *mp_hist_total(mp_session_hist(m.ss[i]), k);
 	}
-	const mp_pd *pd = m.ss[0].pd;
+	const mp_pd *pd = mp_session_pd(m.ss[0]);
 	FILE *f = stdout;
 	if (o->csv) {
 		report_print_csv(f, keys, &res, tot, pd, m.ev, m.nev, o->threshold);

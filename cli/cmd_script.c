@@ -1,6 +1,6 @@
 /* cmd_script.c - memprof script: each sample of a recording with its call chain, as perf
  * script prints them (frame-pointer chains as recorded, --call-graph dwarf stacks
- * unwound, LBR call stacks stitched: mp_unwind_sample), with inlined frames. */
+ * unwound, LBR call stacks stitched: the session's chains), with inlined frames. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,30 +26,15 @@ static const char script_summary[] =
 	"joined with ';'), for scripts.";
 
 struct script_ctx {
-	mp_pd *pd;
+	const mp_pd *pd;
 	mp_sym *sym;
-	mp_unwind *uw;
+	const uint64_t *ips; /* the sample's chain (borrowed from the session) */
+	size_t nips;
 	FILE *out;
 	int no_inline, no_chain, csv;
+	int write_failed;
 	struct mp_buf chain; /* --csv: the row's chain */
 };
-
-static int on_mmap(void *c, const struct mp_pd_mmap *m)
-{
-	return mp_sym_mmap(((struct script_ctx *)c)->sym, m);
-}
-static int on_comm(void *c, const struct mp_pd_task *t)
-{
-	return mp_sym_comm(((struct script_ctx *)c)->sym, t);
-}
-static int on_fork(void *c, const struct mp_pd_task *t)
-{
-	return mp_sym_fork(((struct script_ctx *)c)->sym, t);
-}
-static int on_exit_(void *c, const struct mp_pd_task *t)
-{
-	return mp_sym_exit(((struct script_ctx *)c)->sym, t);
-}
 
 /* The frame at ip resolved into *loc; inl[] gets the functions inlined there (none for
  * kernel frames or with --no-inline), their number returned. */
@@ -98,8 +83,8 @@ static void chain_add(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint
 static void chain_each(struct script_ctx *x, const struct mp_pd_sample *s,
 		       void (*frame)(struct script_ctx *, uint32_t, uint16_t, uint64_t))
 {
-	const uint64_t *ips;
-	size_t n = mp_unwind_sample(x->uw, s, &ips);
+	const uint64_t *ips = x->ips;
+	size_t n = x->nips;
 	uint16_t mode = s->cpumode;
 	for (size_t i = 0; i < n; i++) {
 		if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -140,11 +125,8 @@ static int sample_csv(struct script_ctx *x, const struct mp_pd_sample *s)
 	return ferror(x->out) ? -EIO : 0;
 }
 
-static int on_sample(void *c, const struct mp_pd_sample *s)
+static int sample_text(struct script_ctx *x, const struct mp_pd_sample *s)
 {
-	struct script_ctx *x = c;
-	if (x->csv)
-		return sample_csv(x, s);
 	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
 	char b1[64], b2[512];
 	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
@@ -156,6 +138,18 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		chain_each(x, s, print_frame);
 	fputc('\n', x->out);
 	return ferror(x->out) ? -EIO : 0;
+}
+
+static int on_sample(void *c, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		     size_t nips)
+{
+	struct script_ctx *x = c;
+	x->sym = sym;
+	x->ips = ips;
+	x->nips = nips;
+	int rc = x->csv ? sample_csv(x, s) : sample_text(x, s);
+	x->write_failed = rc == -EIO;
+	return rc;
 }
 
 static int cmd_script(int argc, char **argv)
@@ -194,44 +188,26 @@ static int cmd_script(int argc, char **argv)
 	struct mp_err err = { 0 };
 	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain,
 				.csv = csv };
-	x.pd = mp_pd_open(input, &err);
-	if (!x.pd) {
+	mp_pd *pd = mp_pd_open(input, &err);
+	if (!pd) {
 		cli_error(CMD, "%s", err.msg);
 		return 1;
 	}
-	size_t nb = mp_pd_nbuild_ids(x.pd);
-	struct mp_pd_build_id *bids = nb ? calloc(nb, sizeof(*bids)) : NULL;
-	for (size_t i = 0; bids && i < nb; i++)
-		bids[i] = *mp_pd_build_id(x.pd, i);
-	char *bdir = cli_buildid_dir(symfs);
-	struct mp_sym_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
-				  .osrelease = mp_pd_feature_str(x.pd, 4 /* HEADER_OSRELEASE */) };
-	rc = 1;
-	if (nb && !bids) {
-		cli_error(CMD, "%s: out of memory", input);
-		goto out;
-	}
-	x.sym = mp_sym_new(&so, bids, nb, &err);
-	if (!x.sym || !(x.uw = mp_unwind_new(x.sym, x.pd, &err))) {
-		cli_error(CMD, "%s: %s", input, err.msg[0] ? err.msg : "out of memory");
-		goto out;
-	}
+	x.pd = pd;
 	if (csv)
 		printf("comm,pid,tid,cpu,time,event,period,addr,dso,symbol,offset,chain\n");
-	struct mp_pd_handler h = { .ctx = &x, .sample = on_sample, .mmap = on_mmap,
-				   .comm = on_comm, .fork = on_fork, .exit = on_exit_ };
-	if (mp_pd_process(x.pd, &h, &err)) {
+	char *bdir = cli_buildid_dir(symfs);
+	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
+				      .no_hist = 1, .chains = !no_chain, .sample = on_sample,
+				      .sample_ctx = &x, .pd = pd };
+	mp_session *ss = mp_session_new(input, &so, &err); /* the file read: printed */
+	if (!ss) {
 		fflush(stdout);
-		cli_error(CMD, "%s", err.msg[0] ? err.msg : "cannot write the output");
-		goto out;
+		cli_error(CMD, "%s", x.write_failed ? "cannot write the output" : err.msg);
 	}
-	rc = fflush(stdout) ? 1 : 0;
-out:
+	rc = ss && !fflush(stdout) ? 0 : 1;
 	mp_buf_fini(&x.chain);
-	mp_unwind_free(x.uw);
-	mp_sym_free(x.sym);
-	mp_pd_close(x.pd);
-	free(bids);
+	mp_session_free(ss);
 	free(bdir);
 	return rc;
 }

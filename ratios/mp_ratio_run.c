@@ -22,11 +22,12 @@ struct mp_ratio_run {
 	enum mp_ratio_level deepest;
 	/* program level */
 	struct mp_ratio_cell *prog;
+	mp_pd *pd;          /* the recording (borrowed from ss once it is open) */
+	mp_session *ss;
 	/* deeper levels */
-	mp_pd *pd;
-	mp_sym *sym;
+	mp_sym *sym;        /* borrowed from ss */
 	mp_hist *hist;
-	mp_pd_regions *regions; /* level REGION */
+	const mp_pd_regions *regions; /* level REGION */
 	struct mp_hist_result res;
 	int have_res;
 	struct mp_ratio_place *places;
@@ -35,37 +36,23 @@ struct mp_ratio_run {
 	size_t nplaces;
 };
 
-struct feed_ctx {
-	mp_ratio_run *r;
-	struct mp_pd_handler inner;
-	int use_inner;
-};
-
-static int on_sample(void *ctx, const struct mp_pd_sample *s)
+/* Every sample counts at program level; deeper levels aggregate them too (the session). */
+static int on_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		     size_t nips)
 {
-	struct feed_ctx *f = ctx;
-	if (s->attr_idx < f->r->nev) {
-		struct mp_ratio_cell *c = &f->r->prog[s->attr_idx];
+	mp_ratio_run *r = ctx;
+	(void)sym;
+	(void)ips;
+	(void)nips;
+	if (s->attr_idx < r->nev) {
+		struct mp_ratio_cell *c = &r->prog[s->attr_idx];
 		c->samples++;
 		c->period += (double)s->period;
 		c->period_sq += (double)s->period * (double)s->period;
-		f->r->samples++;
+		r->samples++;
 	}
-	if (f->use_inner && f->inner.sample)
-		return f->inner.sample(f->inner.ctx, s);
 	return 0;
 }
-
-#define FWD(name, type)                                                                  \
-	static int fwd_##name(void *ctx, const type *m)                                   \
-	{                                                                                \
-		struct feed_ctx *f = ctx;                                                \
-		return f->inner.name ? f->inner.name(f->inner.ctx, m) : 0;               \
-	}
-FWD(mmap, struct mp_pd_mmap)
-FWD(comm, struct mp_pd_task)
-FWD(fork, struct mp_pd_task)
-FWD(exit, struct mp_pd_task)
 
 static void detect_model(mp_ratio_run *r, const char *forced)
 {
@@ -109,11 +96,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 				struct mp_err *err)
 {
 	struct mp_ratio_run_opts dflt;
-	struct mp_hist_feed feed;
-	struct feed_ctx fc;
-	struct mp_pd_handler h;
 	mp_ratio_run *r;
-	int rc;
 
 	if (!opts) {
 		memset(&dflt, 0, sizeof(dflt));
@@ -153,61 +136,20 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 	if (cmd && (dd = strstr(cmd, " -- ")) && dd[4])
 		r->workload = strdup(dd + 4);
 
-	memset(&fc, 0, sizeof(fc));
-	fc.r = r;
-	memset(&h, 0, sizeof(h));
-	h.ctx = &fc;
-	h.sample = on_sample;
-	if (opts->level > MP_RATIO_PROGRAM) {
-		struct mp_sym_opts so;
-		memset(&so, 0, sizeof(so));
-		so.symfs = opts->symfs;
-		so.kallsyms = opts->kallsyms;
-		so.no_srcline = opts->level != MP_RATIO_LINE;
-		so.osrelease = mp_pd_feature_str(r->pd, MP_HEADER_OSRELEASE);
-		size_t nb = mp_pd_nbuild_ids(r->pd);
-		struct mp_pd_build_id *bids = calloc(nb ? nb : 1, sizeof(*bids));
-		if (!bids) {
-			mp_err_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t i = 0; i < nb; i++)
-			bids[i] = *mp_pd_build_id(r->pd, i);
-		r->sym = mp_sym_new(&so, bids, nb, err);
-		free(bids);
-		r->hist = mp_hist_new(r->nev);
-		if (!r->sym || !r->hist) {
-			if (r->sym)
-				mp_err_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		memset(&feed, 0, sizeof(feed));
-		feed.sym = r->sym;
-		feed.hist = r->hist;
-		if (opts->level == MP_RATIO_REGION) {
-			if (mp_pd_regions_load(r->pd, &r->regions, err))
-				goto fail;
-			if (!r->regions) {
-				mp_err_set(err, -ENOENT, "%s: level region: the recording has no "
-					   "regions (record it with memprof record --regions)", path);
-				goto fail;
-			}
-			feed.regions = r->regions;
-		}
-		mp_hist_feed_handler(&feed, &fc.inner);
-		fc.use_inner = 1;
-		h.mmap = fwd_mmap;
-		h.comm = fwd_comm;
-		h.fork = fwd_fork;
-		h.exit = fwd_exit;
-	}
-	rc = mp_pd_process(r->pd, &h, err);
-	if (rc)
+	mp_pd *pd = r->pd;
+	r->pd = NULL; /* the session's now (closed by it on error too) */
+	struct mp_session_opts so = {
+		.symfs = opts->symfs, .kallsyms = opts->kallsyms,
+		.no_srcline = opts->level != MP_RATIO_LINE,
+		.no_symbols = opts->level == MP_RATIO_PROGRAM,
+		.want_region = opts->level == MP_RATIO_REGION ? "level region" : NULL,
+		.sample = on_sample, .sample_ctx = r, .pd = pd };
+	if (!(r->ss = mp_session_new(path, &so, err)))
 		goto fail;
-	if (fc.use_inner && feed.err) {
-		mp_err_set(err, feed.err, "%s: %s", path, mp_strerror(feed.err));
-		goto fail;
-	}
+	r->pd = pd;
+	r->sym = mp_session_sym(r->ss);
+	r->hist = mp_session_hist(r->ss);
+	r->regions = mp_session_regions(r->ss);
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct mp_pd_attr *a = mp_pd_attr(r->pd, i);
 		r->lost += a->lost;
@@ -257,10 +199,10 @@ void mp_ratio_run_free(mp_ratio_run *r)
 	if (!r)
 		return;
 	free_places(r);
-	mp_hist_free(r->hist);
-	mp_pd_regions_free(r->regions);
-	mp_sym_free(r->sym);
-	mp_pd_close(r->pd);
+	if (r->ss)
+		mp_session_free(r->ss);
+	else
+		mp_pd_close(r->pd);
 	for (size_t i = 0; r->names && i < r->nev; i++)
 		free(r->names[i]);
 	free(r->names);

@@ -11,3 +11,5 @@ foreach(t report_perfdata report_badfiles report_formats report_perfdiff annotat
   add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(${t} PROPERTIES ENVIRONMENT "${MP_REPORT_ENV}" TIMEOUT 300)
 endforeach()
+# mp_session: chains unwound by the session, no-symbols and no-hist modes, errors
+mp_add_cmocka_test(test_session SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_session.c LIBS mp_analyzer)

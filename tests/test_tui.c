@@ -1223,14 +1223,11 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 	tui_model *m = tui_model_new(d, 200, 60, &err);
 	assert_non_null(m);
 
-	struct mp_session ss;
 	mp_cg *cg = NULL;
-	mp_unwind *uw = mp_unwind_new(NULL, NULL, &err);
-	assert_non_null(uw);
 	struct mp_session_opts so = { .kallsyms = "/dev/null" };
-	struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = uw };
-	assert_int_equal(mp_cg_session_open(&ss, &cg, callgraph_path, &so, &co, &err), 0);
-	assert_int_equal(mp_cg_resolve(cg, ss.sym, 0), 0);
+	mp_session *ss = mp_cg_session_new(callgraph_path, &so, NULL, &cg, &err);
+	assert_non_null(ss);
+	assert_int_equal(mp_cg_resolve(cg, mp_session_sym(ss), 0), 0);
 	struct mp_cg_table t;
 	assert_int_equal(mp_cg_table(cg, 0, 0, &t), 0);
 	assert_true(t.n > 10);
@@ -1329,8 +1326,7 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 	mp_cg_tree_fini(&tr);
 	mp_cg_table_fini(&t);
 	mp_cg_free(cg);
-	mp_session_close(&ss);
-	mp_unwind_free(uw);
+	mp_session_free(ss);
 	tui_model_free(m);
 	tui_source_free(src);
 }

@@ -24,8 +24,9 @@ struct fn_range {
 
 struct tui_source {
 	char *path;
-	mp_pd *pd;
-	mp_sym *sym;
+	mp_pd *pd;      /* the recording (borrowed from ss once it is open) */
+	mp_session *ss;
+	mp_sym *sym;    /* borrowed from ss */
 	mp_hist *hist;
 	size_t nattrs;
 	struct mp_hist_result res; /* one row per (dso, symbol) */
@@ -42,7 +43,6 @@ struct tui_source {
 	size_t nbind;
 	/* call chains: the call graph, its children table (one symbol of the data an entry)
 	 * and the entry of each function id */
-	mp_unwind *uw;
 	mp_cg *cg;
 	struct mp_cg_table cgt;
 	uint32_t *fn2sym;
@@ -54,9 +54,6 @@ void tui_source_free(tui_source *src)
 	if (!src)
 		return;
 	mp_hist_result_fini(&src->res);
-	mp_hist_free(src->hist);
-	mp_sym_free(src->sym);
-	mp_pd_close(src->pd);
 	free(src->fns);
 	free(src->path);
 	mp_ratio_set_free(src->rset);
@@ -64,7 +61,10 @@ void tui_source_free(tui_source *src)
 	free(src->bind);
 	mp_cg_table_fini(&src->cgt);
 	mp_cg_free(src->cg);
-	mp_unwind_free(src->uw);
+	if (src->ss)
+		mp_session_free(src->ss);
+	else
+		mp_pd_close(src->pd);
 	free(src->fn2sym);
 	free(src);
 }
@@ -542,11 +542,6 @@ static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain *
 	return 0;
 }
 
-static int cg_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s)
-{
-	return mp_cg_add_sample(ctx, sym, s);
-}
-
 static int has_chains(const mp_pd *pd)
 {
 	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
@@ -611,9 +606,6 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 {
 	tui_source *src = calloc(1, sizeof(*src));
 	tui_data *d = NULL;
-	struct mp_pd_build_id *bids = NULL;
-	struct mp_pd_handler h;
-	struct mp_hist_feed feed;
 
 	*data = NULL;
 	if (!src || !(src->path = mp_strdup(path))) {
@@ -642,41 +634,20 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	}
 	for (size_t i = 0; i < src->nattrs && !(opts && opts->no_skid); i++)
 		src->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(src->pd, i)->attr);
-	size_t nb = mp_pd_nbuild_ids(src->pd);
-	bids = calloc(nb + 1, sizeof(*bids));
-	if (!bids)
-		goto nomem;
-	for (size_t i = 0; i < nb; i++)
-		bids[i] = *mp_pd_build_id(src->pd, i);
-	struct mp_sym_opts so = {
-		.symfs = opts ? opts->symfs : NULL,
-		.kallsyms = opts ? opts->kallsyms : NULL,
-		.osrelease = mp_pd_feature_str(src->pd, MP_HEADER_OSRELEASE),
-	};
-	src->sym = mp_sym_new(&so, bids, nb, err);
-	free(bids);
-	if (!src->sym)
+	struct mp_session_opts so = { .symfs = opts ? opts->symfs : NULL,
+				      .kallsyms = opts ? opts->kallsyms : NULL, .pd = src->pd };
+	/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
+	int chains = !(opts && opts->no_children) && has_chains(src->pd);
+	src->ss = chains ? mp_cg_session_new(path, &so, NULL, &src->cg, err)
+			 : mp_session_new(path, &so, err);
+	if (!src->ss) {
+		src->pd = NULL; /* closed by the session */
 		goto fail;
-	if (!(src->hist = mp_hist_new(src->nattrs)))
-		goto nomem;
-	memset(&feed, 0, sizeof(feed));
-	feed.sym = src->sym;
-	feed.hist = src->hist;
-	if (!(opts && opts->no_children) && has_chains(src->pd)) {
-		/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
-		if (!(src->uw = mp_unwind_new(NULL, src->pd, err)))
-			goto fail;
-		struct mp_cg_opts co = { .ips = mp_unwind_ips, .ips_ctx = src->uw };
-		if (!(src->cg = mp_cg_new(&co)))
-			goto nomem;
-		feed.sample = cg_sample;
-		feed.sample_ctx = src->cg;
-		src->callee = opts && opts->callee;
 	}
-	mp_hist_feed_handler(&feed, &h);
-	if (mp_pd_process(src->pd, &h, err))
-		goto fail;
-	if (feed.err || mp_hist_resolve(src->hist, src->sym, 0))
+	src->callee = chains && opts && opts->callee;
+	src->sym = mp_session_sym(src->ss);
+	src->hist = mp_session_hist(src->ss);
+	if (mp_hist_resolve(src->hist, src->sym, 0))
 		goto nomem;
 	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = 0 };
 	if (mp_hist_query(src->hist, src->sym, &q, &src->res))

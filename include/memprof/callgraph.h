@@ -64,12 +64,19 @@ int mp_cg_add_sample(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s);
 int mp_cg_add(mp_cg *cg, mp_sym *sym, size_t attr, uint32_t pid, uint32_t tid,
 	      uint16_t cpumode, const uint64_t *ips, size_t n, uint64_t period);
 
-/* Open a recording as mp_session_open() does, feeding every sample into a new call graph
- * too (*cg, free with mp_cg_free() before mp_session_close()). so and co may be NULL. 0, or
- * a negative code with err naming the file; on error nothing is left open. */
-int mp_cg_session_open(struct mp_session *ss /* OUT */, mp_cg **cg /* OUT */, const char *path,
-		       const struct mp_session_opts *so, const struct mp_cg_opts *co,
-		       struct mp_err *err);
+/* The same with the sample's call chain given (ips[0..n), perf's callchain spelling, as
+ * mp_session_opts.sample gets it): the sample's ip goes in front when the chain does not
+ * start there. */
+int mp_cg_add_chain(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		    size_t n);
+
+/* Open a recording as mp_session_new() does, its call chains unwound by the session and
+ * fed into a new call graph (*cg, free with mp_cg_free() before mp_session_free(); co->ips
+ * is not used). so and co may be NULL. NULL with err naming the file; on error nothing is
+ * left open. */
+mp_session *mp_cg_session_new(const char *path, const struct mp_session_opts *so,
+			      const struct mp_cg_opts *co, mp_cg **cg /* OUT */,
+			      struct mp_err *err);
 
 /* Samples added with more than one address (1 when the recording has call chains). */
 uint64_t mp_cg_nr_chains(const mp_cg *cg);
