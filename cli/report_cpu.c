@@ -82,9 +82,13 @@ struct cpu_counts {
 	int err;
 };
 
-static int on_sample(void *ctx, const struct mp_pd_sample *s)
+static int on_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+		     size_t nips)
 {
 	struct cpu_counts *c = ctx;
+	(void)sym;
+	(void)ips;
+	(void)nips;
 	if (s->attr_idx >= c->nattrs)
 		return 0;
 	if (s->cpu >= c->ncpu) {
@@ -159,11 +163,16 @@ int report_by_cpu(const char *input, const char *sort, const int keys[3], int nk
 			goto out_pd;
 		}
 	struct cpu_counts c = { .nattrs = na };
-	struct mp_pd_handler h = { .ctx = &c, .sample = on_sample };
-	if (mp_pd_process(pd, &h, &err) || c.err) {
+	/* no symbols: the samples' CPUs only */
+	struct mp_session_opts so = { .no_symbols = 1, .sample = on_sample, .sample_ctx = &c,
+				      .pd = pd };
+	mp_session *ss = mp_session_new(input, &so, &err);
+	pd = NULL; /* the session's (closed by it on error too) */
+	if (!ss) {
 		cli_error("report", "%s", c.err ? mp_strerror(c.err) : err.msg);
 		goto out_counts;
 	}
+	pd = mp_session_pd(ss);
 	printf("# memprof report of %s, by %s\n", input, sort);
 	report_print_machine(stdout, pd);
 	struct group *g = calloc(c.ncpu + 1, sizeof(*g));
@@ -216,6 +225,8 @@ int report_by_cpu(const char *input, const char *sort, const int keys[3], int nk
 	free(g);
 	rc = fflush(stdout) ? CLI_EXIT_RUNTIME : 0;
 out_counts:
+	mp_session_free(ss);
+	pd = NULL; /* the session's */
 	free(c.samples);
 	free(c.period);
 out_pd:
