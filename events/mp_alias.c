@@ -22,63 +22,37 @@ const char *mp_alias_table_text(void)
 	return mp_aliases_tsv;
 }
 
-static void copy_field(char *dst, size_t cap, const char *s, size_t n)
+static int alias_row(const struct mp_tsv *t, void *dst, void *ctx, struct mp_err *err)
 {
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, s, n);
-	dst[n] = 0;
+	struct mp_alias_row *r = dst;
+	(void)ctx;
+	int rc;
+	if ((rc = mp_tsv_copy(t, 0, "alias", r->alias, sizeof(r->alias), err)) ||
+	    (rc = mp_tsv_copy(t, 1, "model", r->model, sizeof(r->model), err)) ||
+	    (rc = mp_tsv_copy(t, 2, "event", r->event, sizeof(r->event), err)) ||
+	    (rc = mp_tsv_copy(t, 3, "status", r->status, sizeof(r->status), err)) ||
+	    (rc = mp_tsv_copy(t, 4, "closest", r->closest, sizeof(r->closest), err)))
+		return rc;
+	return mp_tsv_copy(t, 5, "note", r->note, sizeof(r->note), err);
 }
 
-/* Columns: alias model event status closest note. '#' lines and the header are skipped;
- * the table is checked by tests/test_events.c, so a malformed line is only skipped. */
+int mp_alias_table_parse(char *text, const char *file, struct mp_alias_row **out, size_t *n,
+			 struct mp_err *err)
+{
+	struct mp_tsv t;
+	mp_tsv_init(&t, text, file, "alias\tmodel\tevent\tstatus\tclosest\tnote", 4, 6);
+	return mp_tsv_rows(&t, sizeof(**out), alias_row, NULL, (void **)out, n, err);
+}
+
+/* The embedded table, parsed once; a bad row (tests/test_events.c reads every row) leaves
+ * the table empty and is logged, naming the line. */
 static void alias_load(void)
 {
-	const char *p = mp_aliases_tsv;
-	size_t cap = 0;
-
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		const char *f[6];
-		size_t fl[6], nf = 0;
-		const char *q = p, *end = p + len;
-
-		if (len && *p != '#' && strncmp(p, "alias\t", 6)) {
-			while (nf < 6) {
-				const char *t = memchr(q, '\t', (size_t)(end - q));
-				f[nf] = q;
-				fl[nf] = t ? (size_t)(t - q) : (size_t)(end - q);
-				nf++;
-				if (!t)
-					break;
-				q = t + 1;
-			}
-		}
-		if (nf >= 4) {
-			if (nrows == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct mp_alias_row *r = realloc(rows, nc * sizeof(*r));
-				if (!r)
-					return;
-				rows = r;
-				cap = nc;
-			}
-			struct mp_alias_row *r = &rows[nrows++];
-			memset(r, 0, sizeof(*r));
-			copy_field(r->alias, sizeof(r->alias), f[0], fl[0]);
-			copy_field(r->model, sizeof(r->model), f[1], fl[1]);
-			copy_field(r->event, sizeof(r->event), f[2], fl[2]);
-			copy_field(r->status, sizeof(r->status), f[3], fl[3]);
-			if (nf > 4)
-				copy_field(r->closest, sizeof(r->closest), f[4], fl[4]);
-			if (nf > 5)
-				copy_field(r->note, sizeof(r->note), f[5], fl[5]);
-		}
-		p += len;
-		if (*p == '\n')
-			p++;
-	}
+	struct mp_err err = { 0, "aliases.tsv: out of memory" };
+	char *text = mp_strdup(mp_aliases_tsv);
+	if (!text || mp_alias_table_parse(text, "aliases.tsv", &rows, &nrows, &err))
+		mp_log(MP_LOG_ERROR, "%s", err.msg);
+	free(text);
 }
 
 /* A cachegrind row's event and status ("sim" in the file) from the simulator's table:

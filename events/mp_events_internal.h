@@ -52,6 +52,20 @@ int mp_pfm_foreach_event(const char *model, int (*fn)(int idx, void *ctx), void 
 
 /* ---- mp_alias.c: the portable alias table (events/aliases.tsv, embedded) ---- */
 /* (struct mp_alias_row and the lookup are public: see mp_events.h) */
+/* The rows of an alias table (aliases.tsv's columns; text is modified in place): 0 and a
+ * malloc'd *rows, or -MP_EPARSE with err naming file and line. */
+/* A row of pmu_models.tsv: its kind and the columns after it ("" when absent). */
+#define PMU_MAXF 6
+struct pmu_row {
+	const char *kind;
+	const char *f[PMU_MAXF];
+};
+/* The rows of a PMU model table (text is modified in place and the rows point into it):
+ * 0 and a malloc'd *rows, or -MP_EPARSE with err naming file and line. */
+int mp_pmu_table_parse(char *text, const char *file, struct pmu_row **rows, size_t *n,
+		       struct mp_err *err);
+int mp_alias_table_parse(char *text, const char *file, struct mp_alias_row **rows, size_t *n,
+			 struct mp_err *err);
 
 /* ---- mp_sysfs.c: PMUs under <root>/bus/event_source/devices ---- */
 const char *mp_sysfs_root(const struct mp_evopts *opts);

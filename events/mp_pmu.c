@@ -15,13 +15,6 @@
 
 extern const char mp_pmu_models_tsv[];
 
-#define PMU_MAXF 6
-
-struct pmu_row {
-	const char *kind;
-	const char *f[PMU_MAXF]; /* the columns after the kind; "" when absent */
-};
-
 /* The parsed table: a private copy of the text with NULs at the tabs, and the rows. */
 static char *pmu_text;
 static struct pmu_row *pmu_rows;
@@ -33,41 +26,34 @@ const char *mp_pmu_table_text(void)
 	return mp_pmu_models_tsv;
 }
 
-/* '#' lines and the "kind" header are skipped; tests/test_events.c checks the rows, so a
- * malformed line is only skipped. */
+static int pmu_row(const struct mp_tsv *t, void *dst, void *ctx, struct mp_err *err)
+{
+	struct pmu_row *r = dst;
+	(void)ctx;
+	(void)err;
+	r->kind = t->f[0];
+	for (size_t i = 0; i < PMU_MAXF; i++)
+		r->f[i] = t->f[1 + i];
+	return 0;
+}
+
+int mp_pmu_table_parse(char *text, const char *file, struct pmu_row **out, size_t *n,
+		       struct mp_err *err)
+{
+	struct mp_tsv t;
+	mp_tsv_init(&t, text, file, "kind\tkey", 2, 1 + PMU_MAXF);
+	return mp_tsv_rows(&t, sizeof(**out), pmu_row, NULL, (void **)out, n, err);
+}
+
+/* The embedded table, parsed once (its text kept: the rows point into it); a bad row
+ * (tests/test_events.c reads every kind) leaves the table empty and is logged, naming
+ * the line. */
 static void pmu_load(void)
 {
-	size_t cap = 0;
-	char *p = pmu_text = mp_strdup(mp_pmu_models_tsv);
-
-	while (p && *p) {
-		char *eol = strchr(p, '\n');
-		if (eol)
-			*eol = 0;
-		if (*p && *p != '#' && strncmp(p, "kind\t", 5)) {
-			if (pmu_nrows == cap) {
-				size_t nc = cap ? cap * 2 : 128;
-				struct pmu_row *r = realloc(pmu_rows, nc * sizeof(*r));
-				if (!r)
-					return;
-				pmu_rows = r;
-				cap = nc;
-			}
-			struct pmu_row *r = &pmu_rows[pmu_nrows++];
-			r->kind = p;
-			for (size_t i = 0; i < PMU_MAXF; i++)
-				r->f[i] = "";
-			char *t = strchr(p, '\t');
-			for (size_t i = 0; t && i < PMU_MAXF; i++) {
-				*t = 0;
-				r->f[i] = t + 1;
-				t = strchr(t + 1, '\t');
-			}
-		}
-		if (!eol)
-			break;
-		p = eol + 1;
-	}
+	struct mp_err err = { 0, "pmu_models.tsv: out of memory" };
+	pmu_text = mp_strdup(mp_pmu_models_tsv);
+	if (!pmu_text || mp_pmu_table_parse(pmu_text, "pmu_models.tsv", &pmu_rows, &pmu_nrows, &err))
+		mp_log(MP_LOG_ERROR, "%s", err.msg);
 }
 
 static size_t pmu_count(void)

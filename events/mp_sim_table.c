@@ -248,71 +248,20 @@ static int table_finish(struct tparse *tp)
 	return 0;
 }
 
-/* Split line at tabs into f[]; the number of fields. */
-static size_t split_tabs(char *line, char **f, size_t max)
+static int table_row(const struct mp_tsv *t, void *dst, void *ctx, struct mp_err *err)
 {
-	size_t n = 0;
-	for (char *p = line;;) {
-		char *t = strchr(p, '\t');
-		if (n < max)
-			f[n] = p;
-		n++;
-		if (!t)
-			return n;
-		*t = 0;
-		p = t + 1;
-	}
+	struct tparse *tp = ctx;
+	(void)err;
+	tp->line = (unsigned)t->line;
+	return parse_row(tp, (char **)t->f, dst);
 }
 
-static int table_parse_lines(struct tparse *tp, char *p)
+static int table_parse_lines(struct tparse *tp, char *text)
 {
-	size_t cap = 0;
-	int header = 0;
-
-	for (tp->line = 1; *p; tp->line++) {
-		char *eol = strchr(p, '\n'), *f[SIM_NCOLS];
-		if (eol)
-			*eol = 0;
-		size_t len = strlen(p);
-		if (len && p[len - 1] == '\r')
-			p[len - 1] = 0;
-		if (*p && *p != '#') {
-			size_t nf = split_tabs(p, f, SIM_NCOLS);
-			if (nf != SIM_NCOLS) {
-				char got[32];
-				snprintf(got, sizeof(got), "%zu", nf);
-				return terr(tp, "%s columns, expected 5 (names, counts, perf, hint, "
-					    "note)%s", got, "");
-			}
-			if (!header) {
-				if (strcmp(f[0], "names") || strcmp(f[1], "counts") ||
-				    strcmp(f[2], "perf") || strcmp(f[3], "hint") || strcmp(f[4], "note"))
-					return terr(tp, "expected the header names, counts, perf, hint, "
-						    "note%s%s", "", "");
-				header = 1;
-			} else {
-				if (tp->t->n == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					struct mp_sim_alias *r = realloc(tp->t->rows, nc * sizeof(*r));
-					if (!r)
-						return mp_err_set(tp->err, -ENOMEM, "out of memory");
-					tp->t->rows = r;
-					cap = nc;
-				}
-				int rc = parse_row(tp, f, &tp->t->rows[tp->t->n]);
-				if (rc)
-					return rc;
-				tp->t->n++;
-			}
-		}
-		if (!eol)
-			break;
-		p = eol + 1;
-	}
-	if (!header)
-		return mp_err_set(tp->err, -MP_EPARSE, "%s: no header row (names, counts, perf, "
-				  "hint, note)", tp->file);
-	return 0;
+	struct mp_tsv tsv;
+	mp_tsv_init(&tsv, text, tp->file, "names\tcounts\tperf\thint\tnote", SIM_NCOLS, SIM_NCOLS);
+	return mp_tsv_rows(&tsv, sizeof(*tp->t->rows), table_row, tp, (void **)&tp->t->rows,
+			   &tp->t->n, tp->err);
 }
 
 int mp_sim_table_parse(const char *text, const char *file, mp_sim_table **out,

@@ -1303,6 +1303,65 @@ static void pmu_table__rows__model_counters_core_fixed(void **state)
 	assert_null(mp_pmu_sim_quantity_name(13));
 }
 
+/* aliases.tsv and pmu_models.tsv are read by util's TSV reader: a bad row is an error that
+ * names the file and line, never a row dropped; the embedded tables read whole. */
+static void table_parse__bad_rows__error_names_file_and_line(void **state)
+{
+	(void)state;
+	static const struct {
+		int pmu; /* 1: pmu_models.tsv's parser, 0: aliases.tsv's */
+		const char *text, *msg;
+	} cases[] = {
+		{ 0, "alias\tmodel\tevent\tstatus\tclosest\tnote\n# c\nX\tcore\tY\n",
+		  "a.tsv:3: 3 columns, expected 4 to 6 (alias, model, event, status, closest, note)" },
+		{ 0, "alias\tmodel\tevent\tstatus\tclosest\tnote\nX\tcore\tY\texact\t\tn\textra\n",
+		  "a.tsv:2: 7 columns, expected 4 to 6 (alias, model, event, status, closest, note)" },
+		{ 0, "alias\tmodel\tevent\tstatus\tclosest\tnote\nX\tcore\tY\ttoo_long_status\n",
+		  "a.tsv:2: status: 15 characters, at most 7" },
+		{ 0, "X\tcore\tY\texact\n", "a.tsv:1: expected the header alias, model, event, "
+					   "status, closest, note" },
+		{ 1, "kind\tkey\nfixed\n", "a.tsv:2: 1 columns, expected 2 to 7 (kind, key)" },
+		{ 1, "kind\tkey\n\nmodel\tm\t1\t2\t3\t4\t5\t6\n",
+		  "a.tsv:3: 8 columns, expected 2 to 7 (kind, key)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = strdup(cases[i].text);
+		struct mp_err err = { 0 };
+		size_t n = 99;
+		int rc;
+		if (cases[i].pmu) {
+			struct pmu_row *rows = NULL;
+			rc = mp_pmu_table_parse(text, "a.tsv", &rows, &n, &err);
+			assert_null(rows);
+		} else {
+			struct mp_alias_row *rows = NULL;
+			rc = mp_alias_table_parse(text, "a.tsv", &rows, &n, &err);
+			assert_null(rows);
+		}
+		assert_int_equal(rc, -MP_EPARSE);
+		assert_string_equal(err.msg, cases[i].msg);
+		free(text);
+	}
+	/* the embedded tables: every row that is not a comment is a row */
+	char *text = strdup(mp_alias_table_text());
+	struct mp_alias_row *rows = NULL;
+	struct mp_err err = { 0 };
+	size_t n = 0, lines = 0;
+	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		lines += *p != '#' && *p != '\n';
+	assert_int_equal(mp_alias_table_parse(text, "aliases.tsv", &rows, &n, &err), 0);
+	assert_int_equal(n, lines - 1); /* the header */
+	assert_int_equal(mp_alias_count(), n);
+	free(rows);
+	free(text);
+	text = strdup(mp_pmu_table_text());
+	struct pmu_row *prows = NULL;
+	assert_int_equal(mp_pmu_table_parse(text, "pmu_models.tsv", &prows, &n, &err), 0);
+	assert_true(n > 100);
+	free(prows);
+	free(text);
+}
+
 int main(void)
 {
 	const char *td = getenv("TESTS_DATA");
@@ -1322,6 +1381,7 @@ int main(void)
 		cmocka_unit_test(mp_alias_find__cachegrind__sums_from_the_sim_table),
 		cmocka_unit_test(aliases__every_row__resolves_as_the_table_says),
 		cmocka_unit_test(aliases__key_cases__resolve_per_model),
+		cmocka_unit_test(table_parse__bad_rows__error_names_file_and_line),
 		cmocka_unit_test(aliases__arm_rows__map_the_article_names),
 		cmocka_unit_test(alias_table__embedded__matches_source_file),
 		cmocka_unit_test(pmu_table__rows__model_counters_core_fixed),

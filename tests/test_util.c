@@ -1,11 +1,13 @@
 /* Unit tests for util/: libraries loaded on first use (mp_dlib_open), growable arrays,
- * the u64 map. */
+ * the u64 map, the TSV reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -185,6 +187,67 @@ static void mp_strhash__strings__equal_for_equal_text_zero_for_null(void **state
 	assert_true(mp_mix64(1) != mp_mix64(2));
 }
 
+/* ---- the TSV reader ---- */
+static const struct {
+	const char *text;
+	int rc;           /* of the last mp_tsv_next: 0 at the end, or the error */
+	size_t rows;      /* rows read before it */
+	const char *last; /* the last row read, fields joined by '|', or the message */
+	int line;
+} tsv_cases[] = {
+	{ "h1\th2\th3\nA\tB\tC\n", 0, 1, "A|B|C", __LINE__ },
+	{ "# c\n\nh1\th2\th3\r\n# more\nA\tB\r\n\nD\tE\tF", 0, 2, "D|E|F", __LINE__ },
+	{ "h1\th2\th3\nA\n", -MP_EPARSE, 0, "t.tsv:2: 1 columns, expected 2 to 3 (h1, h2, h3)",
+	  __LINE__ },
+	{ "h1\th2\th3\nA\tB\n\n#\nA\tB\tC\tD\n", -MP_EPARSE, 1,
+	  "t.tsv:5: 4 columns, expected 2 to 3 (h1, h2, h3)", __LINE__ },
+	{ "h1\th2\nA\tB\n", -MP_EPARSE, 0, "t.tsv:1: expected the header h1, h2, h3", __LINE__ },
+	{ "# only comments\n\n", -MP_EPARSE, 0, "t.tsv: no header row (h1, h2, h3)", __LINE__ },
+	{ "", -MP_EPARSE, 0, "t.tsv: no header row (h1, h2, h3)", __LINE__ },
+	{ "h1\th2\th3\n\tB\t\n", 0, 1, "|B|", __LINE__ },
+};
+
+static void mp_tsv_next__table__rows_or_file_line_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(tsv_cases) / sizeof(tsv_cases[0]); i++) {
+		char *text = strdup(tsv_cases[i].text), got[128] = "";
+		struct mp_err err = { 0 };
+		struct mp_tsv t;
+		size_t rows = 0;
+		int rc;
+		mp_tsv_init(&t, text, "t.tsv", "h1\th2\th3", 2, 3);
+		while ((rc = mp_tsv_next(&t, &err)) > 0) {
+			rows++;
+			snprintf(got, sizeof(got), "%s|%s|%s", t.f[0], t.f[1], t.f[2]);
+		}
+		const char *want_text = rc ? err.msg : got;
+		if (rc != tsv_cases[i].rc || rows != tsv_cases[i].rows ||
+		    strcmp(want_text, tsv_cases[i].last))
+			fail_msg("case at line %d: rc %d, %zu rows, '%s'", tsv_cases[i].line, rc, rows,
+				 want_text);
+		free(text);
+	}
+}
+
+static void mp_tsv_copy__too_long__error_names_column_and_line(void **state)
+{
+	(void)state;
+	char text[] = "name\tnote\n#\nshort\tthis note is long\n", dst[8];
+	struct mp_err err = { 0 };
+	struct mp_tsv t;
+	mp_tsv_init(&t, text, "n.tsv", "name\tnote", 2, 2);
+	assert_int_equal(mp_tsv_next(&t, &err), 1);
+	assert_int_equal(t.line, 3);
+	assert_int_equal(mp_tsv_copy(&t, 0, "name", dst, sizeof(dst), &err), 0);
+	assert_string_equal(dst, "short");
+	assert_int_equal(mp_tsv_copy(&t, 1, "note", dst, sizeof(dst), &err), -MP_EPARSE);
+	assert_string_equal(err.msg, "n.tsv:3: note: 17 characters, at most 7");
+	assert_int_equal(mp_tsv_error(&t, &err, -EINVAL, "bad %s", "x"), -EINVAL);
+	assert_string_equal(err.msg, "n.tsv:3: bad x");
+	assert_int_equal(mp_tsv_next(&t, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +260,8 @@ int main(void)
 		cmocka_unit_test(mp_grow2__two_columns__one_capacity_both_hold_it),
 		cmocka_unit_test(mp_u64map__many_keys__each_found_with_its_value),
 		cmocka_unit_test(mp_strhash__strings__equal_for_equal_text_zero_for_null),
+		cmocka_unit_test(mp_tsv_next__table__rows_or_file_line_errors),
+		cmocka_unit_test(mp_tsv_copy__too_long__error_names_column_and_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

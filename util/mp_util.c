@@ -262,3 +262,147 @@ size_t mp_edit_distance(const char *a, const char *b, unsigned flags)
 	}
 	return row[lb];
 }
+
+/* ---- TSV tables ---- */
+
+void mp_tsv_init(struct mp_tsv *t, char *text, const char *file, const char *header,
+		 size_t min, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->p = text;
+	t->file = file;
+	t->header = header;
+	t->min = min;
+	t->max = max < MP_TSV_MAXF ? max : MP_TSV_MAXF;
+	t->next_line = 1;
+}
+
+int mp_tsv_error(const struct mp_tsv *t, struct mp_err *err, int code, const char *fmt, ...)
+{
+	char msg[MP_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return mp_err_set(err, code, "%s:%zu: %s", t->file, t->line, msg);
+}
+
+/* The header's names joined by ", " (for messages). */
+static void tsv_names(const char *header, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = 0;
+	for (const char *h = header; *h && o + 3 < cap; h++) {
+		if (*h == '\t') {
+			out[o++] = ',';
+			out[o++] = ' ';
+		} else {
+			out[o++] = *h;
+		}
+	}
+	out[o < cap ? o : cap - 1] = 0;
+}
+
+/* Split line at its tabs into f[0..max); the number of fields (more than max when so). */
+static size_t tsv_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	for (char *p = line;;) {
+		char *tab = strchr(p, '\t');
+		if (n < max)
+			f[n] = p;
+		n++;
+		if (!tab)
+			return n;
+		*tab = 0;
+		p = tab + 1;
+	}
+}
+
+int mp_tsv_next(struct mp_tsv *t, struct mp_err *err)
+{
+	char names[256];
+
+	while (t->p && *t->p) {
+		char *line = t->p, *eol = strchr(line, '\n');
+		if (eol) {
+			*eol = 0;
+			t->p = eol + 1;
+		} else {
+			t->p = NULL;
+		}
+		t->line = t->next_line++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] == '\r')
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		if (!t->have_header) {
+			if (strcmp(line, t->header)) {
+				tsv_names(t->header, names, sizeof(names));
+				return mp_tsv_error(t, err, -MP_EPARSE, "expected the header %s", names);
+			}
+			t->have_header = 1;
+			continue;
+		}
+		t->nf = tsv_split(line, t->f, t->max);
+		if (t->nf < t->min || t->nf > t->max) {
+			tsv_names(t->header, names, sizeof(names));
+			if (t->min == t->max)
+				return mp_tsv_error(t, err, -MP_EPARSE, "%zu columns, expected %zu (%s)",
+						    t->nf, t->min, names);
+			return mp_tsv_error(t, err, -MP_EPARSE, "%zu columns, expected %zu to %zu (%s)",
+					    t->nf, t->min, t->max, names);
+		}
+		for (size_t i = t->nf; i < t->max; i++)
+			t->f[i] = "";
+		return 1;
+	}
+	if (!t->have_header) {
+		tsv_names(t->header, names, sizeof(names));
+		return mp_err_set(err, -MP_EPARSE, "%s: no header row (%s)", t->file, names);
+	}
+	return 0;
+}
+
+int mp_tsv_copy(const struct mp_tsv *t, size_t i, const char *what, char *dst, size_t cap,
+		struct mp_err *err)
+{
+	size_t n = strlen(t->f[i]);
+	if (n >= cap)
+		return mp_tsv_error(t, err, -MP_EPARSE, "%s: %zu characters, at most %zu", what, n,
+				    cap - 1);
+	memcpy(dst, t->f[i], n + 1);
+	return 0;
+}
+
+int mp_tsv_rows(struct mp_tsv *t, size_t elem,
+		int (*row)(const struct mp_tsv *t, void *dst, void *ctx, struct mp_err *err),
+		void *ctx, void **rows, size_t *n, struct mp_err *err)
+{
+	char *v = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	while ((rc = mp_tsv_next(t, err)) > 0) {
+		if (mp_grow((void **)&v, &cap, *n + 1, elem)) {
+			rc = mp_err_set(err, -ENOMEM, "%s: out of memory", t->file);
+			break;
+		}
+		*rows = v;
+		memset(v + *n * elem, 0, elem);
+		if ((rc = row(t, v + *n * elem, ctx, err)))
+			break;
+		(*n)++;
+	}
+	if (rc < 0) {
+		free(v);
+		*rows = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}

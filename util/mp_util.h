@@ -138,6 +138,46 @@ static inline size_t mp_partition_point(size_t lo, size_t hi, const void *ctx,
 	return lo;
 }
 
+/* ---- TSV tables ------------------------------------------------------------------------
+ * The one reader of memprof's tab-separated tables (aliases.tsv, pmu_models.tsv,
+ * sim_events.tsv). It works in place on text the caller owns: tabs and line ends become
+ * NULs and the fields point into text. Empty lines and lines starting with '#' are
+ * skipped, a '\r' before a line's end is dropped. The first other line must be the header
+ * (its fields, tab-separated, as header says); every later row must have min to max fields.
+ * Anything else is an error naming the file and line, so that no row is dropped silently:
+ *   "sim_events.tsv:31: 4 columns, expected 5 (names, counts, perf, hint, note)". */
+#define MP_TSV_MAXF 16
+struct mp_tsv {
+	char *p;            /* what is not read yet */
+	const char *file;   /* names the table in messages */
+	const char *header; /* the header row, tab-separated */
+	size_t min, max;    /* fields of a row (max <= MP_TSV_MAXF) */
+	size_t line;        /* the line of the row last read (1-based) */
+	size_t next_line;
+	int have_header;
+	size_t nf;          /* fields of the row last read: f[0..nf), f[nf..max) are "" */
+	char *f[MP_TSV_MAXF];
+};
+/* Start reading text (modified in place; borrowed until the last mp_tsv_next). */
+void mp_tsv_init(struct mp_tsv *t, char *text, const char *file, const char *header,
+		 size_t min, size_t max);
+/* The next row into t->f and t->nf: 1, 0 at the end, or -MP_EPARSE with err
+ * "FILE:LINE: ..." (a row with too few or too many fields, a wrong or missing header). */
+int mp_tsv_next(struct mp_tsv *t, struct mp_err *err);
+/* Every row of the table into a malloc'd array of elem-byte elements (*rows, *n): row() fills
+ * one (zeroed) from t->f, returning 0 or an error (mp_tsv_error); the rows before it are
+ * *rows[0..*n) meanwhile. 0, or the first error with *rows NULL and *n 0. */
+int mp_tsv_rows(struct mp_tsv *t, size_t elem,
+		int (*row)(const struct mp_tsv *t, void *dst, void *ctx, struct mp_err *err),
+		void *ctx, void **rows, size_t *n, struct mp_err *err);
+/* Fill err with "FILE:LINE: " and the message, for the row last read; returns code. */
+int mp_tsv_error(const struct mp_tsv *t, struct mp_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Copy field i of the row into dst[cap]: 0, or -MP_EPARSE with err naming file, line and
+ * column (what, e.g. "event") when it does not fit. */
+int mp_tsv_copy(const struct mp_tsv *t, size_t i, const char *what, char *dst, size_t cap,
+		struct mp_err *err);
+
 /* ---- growable arrays ----------------------------------------------------------------
  * The one way an array grows: *p holds *cap elements of elem bytes; afterwards it holds at
  * least need (capacity doubles from 16, so pushing one at a time is amortised O(1)).
