@@ -64,6 +64,31 @@ C
 	awk -v u="$used" 'BEGIN { exit !(u != "" && u <= 1.05) }' || fail "one CPU, two threads used $used CPUs: $out"
 	grep -q "warning: the threads did not run in parallel" err || fail "no warning on one CPU: $(cat err)"
 	;;
+matmul_checks)
+	# Issue 30, point 6. The blocks follow the machine's coherency_line_size.
+	f=/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size
+	cls=$(cat "$f" 2>/dev/null || getconf LEVEL1_DCACHE_LINESIZE)
+	run matmul -N 64 -a scalar
+	echo "$out" | grep -q "^matmul: CLS=$cls bytes (.*), blocks of $((cls / 8)) doubles$" || fail "CLS not $cls: $out"
+	echo "$out" | grep -q "^matmul: scalar     N=64 " || fail "no scalar run: $out"
+	# The scalar form has no SSE2 multiply (mulpd) in it; the blocked one has.
+	dis() { objdump -d --no-show-raw-insn "$KERNELS/matmul" | awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on'; }
+	dis mm_scalar | grep -q 'mulsd' && ! dis mm_scalar | grep -q 'mulpd' || fail "mm_scalar is not scalar: $(dis mm_scalar | grep mul | head -3)"
+	dis mm_blocked | grep -q 'mulpd' || fail "mm_blocked has no mulpd"
+	# Other line sizes (--cls): 128-byte lines give blocks of 16, every algorithm agrees.
+	run matmul -N 128 --cls 128 -a naive,transposed,blocked,scalar
+	echo "$out" | grep -q "^matmul: CLS=128 bytes (--cls), blocks of 16 doubles$" || fail "--cls 128: $out"
+	[ "$(echo "$out" | grep -c ' s per product$')" = 4 ] || fail "not 4 algorithms: $out"
+	"$KERNELS/matmul" -N 64 --cls 24 > /dev/null 2> err && fail "--cls 24 accepted"
+	grep -q "a multiple of 16" err || fail "--cls 24: $(cat err)"
+	"$KERNELS/matmul" -N 72 --cls 128 > /dev/null 2> err && fail "-N 72 with blocks of 16 accepted"
+	# One wrong entry in one 8x8 block fails each single-algorithm run.
+	for a in blocked scalar; do
+		"$MATMUL_FAULT" -N 256 -a $a > /dev/null 2> err && fail "a wrong block passes -a $a"
+		grep -q "naive and $a differ at \[$((cls / 8 + 3))\]\[$((2 * cls / 8 + 5))\]" err || fail "-a $a: $(cat err)"
+	done
+	"$MATMUL_FAULT" -N 256 -a transposed > /dev/null 2>&1 || fail "the fault build fails an untouched algorithm"
+	;;
 help)
 	for k in cachebench matmul falseshare; do
 		for h in --help -h; do
