@@ -1,11 +1,7 @@
 /* falseshare - the cache-line sharing test of Drepper's appendix 9.3: THREADS threads,
  * each pinned to a CPU, increment their own counter; the counters lie DISPLACEMENT bytes
  * apart. Below the cache-line size the counters share lines and the line bounces between
- * cores. With -A the increments are atomic. The article's own form, `falseshare DISP
- * NTHREADS ATOMIC` (DISP in longs, defaults 0 2 1, 1e7 atomic or 5e8 plain increments),
- * is accepted too. The totals are checked after every thread has been joined (the
- * article checks mem[0] before joining, a race), and each thread's CPU share is measured:
- * the timing means something only when the threads ran in parallel.
+ * cores. With -A the increments are atomic. The totals are checked at the end.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -20,16 +16,7 @@ struct worker_arg {
 	int cpu, atomic;  /* cpu -1: not pinned */
 	int ran_on;       /* the CPU the thread was on after pinning */
 	pthread_barrier_t *start;
-	double cpu_s;     /* CPU time of the loop (CLOCK_THREAD_CPUTIME_ID) */
-	double t_start, t_end; /* wall clock around the loop */
 };
-
-static double thread_cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 __attribute__((noinline)) void *worker(void *p)
 {
@@ -44,16 +31,41 @@ __attribute__((noinline)) void *worker(void *p)
 	}
 	a->ran_on = NUMA_cpu_self_current_idx();
 	pthread_barrier_wait(a->start);
-	a->t_start = kern_now();
-	double c0 = thread_cpu_now();
 	if (a->atomic)
 		for (uint64_t i = 0; i < a->iters; i++)
 			__atomic_fetch_add(a->counter, 1, __ATOMIC_RELAXED); /* HOT: atomic increment */
 	else
 		for (uint64_t i = 0; i < a->iters; i++)
 			++*a->counter; /* HOT: increment */
-	a->cpu_s = thread_cpu_now() - c0;
-	a->t_end = kern_now();
+	return NULL;
+}
+
+/* The article's form `falseshare DISP NTHREADS ATOMIC` (DISP in longs, defaults 0 2 1,
+ * 1e7 atomic or 5e8 plain increments) is accepted too. The totals are checked after every
+ * thread has been joined (the article checks mem[0] before joining, a race), and each
+ * thread's CPU share is measured: the timing means something only when the threads ran
+ * in parallel. (worker keeps its lines: annotations of older recordings stay aligned.) */
+struct worker_timed {
+	struct worker_arg arg;
+	double cpu_s;          /* CPU time of the thread (CLOCK_THREAD_CPUTIME_ID) */
+	double t_start, t_end; /* wall clock around it, the start barrier included */
+};
+
+static double thread_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *worker_timed(void *p)
+{
+	struct worker_timed *w = p;
+	w->t_start = kern_now();
+	double c0 = thread_cpu_now();
+	worker(&w->arg);
+	w->cpu_s = thread_cpu_now() - c0;
+	w->t_end = kern_now();
 	return NULL;
 }
 
@@ -225,7 +237,7 @@ int main(int argc, char **argv)
 	bytes = (bytes + 63) / 64 * 64;
 	char *buf = aligned_alloc(64, bytes);
 	pthread_t *tid = calloc(threads, sizeof(*tid));
-	struct worker_arg *args = calloc(threads, sizeof(*args));
+	struct worker_timed *args = calloc(threads, sizeof(*args));
 	pthread_barrier_t start;
 	if (unlikely(!buf || !tid || !args)) {
 		fprintf(stderr, "falseshare: out of memory\n");
@@ -247,10 +259,10 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&start, NULL, (unsigned)threads);
 	double t0 = kern_now();
 	for (uint64_t t = 0; t < threads; t++) {
-		args[t] = (struct worker_arg){ .counter = (volatile long *)(buf + t * disp),
+		args[t].arg = (struct worker_arg){ .counter = (volatile long *)(buf + t * disp),
 					       .iters = iters, .cpu = cpus[t],
 					       .atomic = atomic, .start = &start };
-		int rc = pthread_create(&tid[t], NULL, worker, &args[t]);
+		int rc = pthread_create(&tid[t], NULL, worker_timed, &args[t]);
 		if (unlikely(rc)) {
 			fprintf(stderr, "falseshare: pthread_create: %s\n", strerror(rc));
 			return 1;
@@ -265,12 +277,12 @@ int main(int argc, char **argv)
 		printf(cpus[t] < 0 ? "%sany" : "%s%d", t ? "," : "", cpus[t]);
 	printf(" ran_on=");
 	for (uint64_t t = 0; t < threads; t++)
-		printf("%s%d", t ? "," : "", args[t].ran_on);
+		printf("%s%d", t ? "," : "", args[t].arg.ran_on);
 	printf("\n");
 	/* The total is printed for the tests to compare; the checks below decide the status. */
 	uint64_t total = 0;
 	for (uint64_t t = 0; t < (disp ? threads : 1); t++)
-		total += (uint64_t)*args[t].counter;
+		total += (uint64_t)*args[t].arg.counter;
 	printf("falseshare: threads=%llu displacement=%llu atomic=%d iters=%llu total=%llu time=%.6f s\n",
 	       (unsigned long long)threads, (unsigned long long)disp, atomic,
 	       (unsigned long long)iters, (unsigned long long)total, el);
@@ -299,9 +311,9 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (disp) {
 		for (uint64_t t = 0; t < threads; t++)
-			if (unlikely((uint64_t)*args[t].counter != iters)) {
+			if (unlikely((uint64_t)*args[t].arg.counter != iters)) {
 				fprintf(stderr, "falseshare: counter %llu is %ld, expected %llu\n",
-					(unsigned long long)t, *args[t].counter, (unsigned long long)iters);
+					(unsigned long long)t, *args[t].arg.counter, (unsigned long long)iters);
 				rc = 1;
 			}
 	} else if (atomic && total != iters * threads) {

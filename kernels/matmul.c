@@ -1,52 +1,23 @@
 /* matmul - the matrix multiplication of Drepper's section 6.2.1 and appendix 9.1, in four
- * versions that compute the same product:
- *   naive       res[i][j] += mul1[i][k] * mul2[k][j]   (mul2 walked down its columns)
- *   transposed  mul2 transposed first, so both operands are read along rows
- *   blocked     cache-line-sized blocks with SSE2 and a non-temporal prefetch (9.1)
- *   scalar      the same blocks without SSE2: section 6.2.1's sub-matrix form
- * The blocks are CLS bytes wide, CLS = the machine's coherency_line_size (the article
- * compiles with -DCLS=$(getconf LEVEL1_DCACHE_LINESIZE)). Every result is compared entry
- * by entry with the naive product (computed once, untimed, when naive is not run), whose
- * own sampled entries are checked against dot products.
+ * versions: naive (mul2 walked down its columns), transposed (both operands read along
+ * rows), blocked (CLS-wide blocks with SSE2 and a non-temporal prefetch: 9.1) and scalar
+ * (the same blocks without SSE2: 6.2.1's sub-matrix form). CLS is the machine's
+ * coherency_line_size. Every result is compared entry by entry with the naive product
+ * (computed once, untimed, when naive is not run); the naive product's sampled entries
+ * with dot products. (Lines 1-56 keep their numbers: older recordings stay annotated.)
  */
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 #include <getopt.h>
 #include <math.h>
-#include <unistd.h>
 
 #include <memprof/marker.h>
 
 #include "kernels_common.h"
 
 #define CLS_DEFAULT 64 /* when the machine does not say */
-
-/* The line size the blocks follow: cpu0's L1 data cache coherency_line_size, else glibc's
- * LEVEL1_DCACHE_LINESIZE, else 64. *from names the source. */
-static int machine_cls(const char **from)
-{
-	static const char path[] = "/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size";
-	FILE *f = fopen(path, "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	if (v > 0) {
-		*from = path;
-		return v;
-	}
-	long l = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-	if (l > 0) {
-		*from = "sysconf(_SC_LEVEL1_DCACHE_LINESIZE)";
-		return (int)l;
-	}
-	*from = "default (the machine does not say)";
-	return CLS_DEFAULT;
-}
+/* SM, the doubles per cache line, is CLS / 8 at run time (machine_cls, --cls) */
 
 static void init(double *m1, double *m2, int n)
 {
@@ -82,6 +53,32 @@ __attribute__((noinline)) void mm_transposed(double *restrict res, const double 
 				sum += mul1[(size_t)i * n + k] * tmp[(size_t)j * n + k]; /* HOT: inner loop */
 			res[(size_t)i * n + j] = sum;
 		}
+}
+
+/* The line size the blocks follow: cpu0's L1 data cache coherency_line_size, else glibc's
+ * LEVEL1_DCACHE_LINESIZE, else 64. *from names the source. */
+static int machine_cls(const char **from)
+{
+	static const char path[] = "/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size";
+	FILE *f = fopen(path, "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	if (v > 0) {
+		*from = path;
+		return v;
+	}
+	long l = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	if (l > 0) {
+		*from = "sysconf(_SC_LEVEL1_DCACHE_LINESIZE)";
+		return (int)l;
+	}
+	*from = "default (the machine does not say)";
+	return CLS_DEFAULT;
 }
 
 /* The 9.1 loop nest for sm doubles per line; inlined with a constant sm (8: 64-byte lines,
