@@ -77,7 +77,7 @@ int mp_elf_build_id(Elf *elf, uint8_t *out, size_t max)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data)
 			continue;
-		if (data->d_buf && !mp_perfabi_note_build_id(data->d_buf, data->d_size, out, max, &n))
+		if (data->d_buf && !mp_note_build_id(data->d_buf, data->d_size, out, max, &n))
 			return (int)n;
 	}
 	/* files without section headers: program headers */
@@ -91,7 +91,7 @@ int mp_elf_build_id(Elf *elf, uint8_t *out, size_t max)
 		Elf_Data *data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		if (!data)
 			continue;
-		if (data->d_buf && !mp_perfabi_note_build_id(data->d_buf, data->d_size, out, max, &n))
+		if (data->d_buf && !mp_note_build_id(data->d_buf, data->d_size, out, max, &n))
 			return (int)n;
 	}
 	return 0;
@@ -107,7 +107,7 @@ void mp_kernel_build_id(uint8_t *out, size_t *len)
 		return;
 	ssize_t n = read(fd, buf, sizeof(buf));
 	close(fd);
-	if (n > 0 && mp_perfabi_note_build_id(buf, (size_t)n, out, 20, len))
+	if (n > 0 && mp_note_build_id(buf, (size_t)n, out, 20, len))
 		*len = 0;
 }
 

@@ -440,7 +440,7 @@ static void keep_kallsyms(const char *dir)
 	size_t n = 0, len = 0;
 	uint8_t id[20];
 	char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
-	int ok = notes && mp_perfabi_note_build_id(notes, n, id, sizeof(id), &len) == 0 && len;
+	int ok = notes && mp_note_build_id(notes, n, id, sizeof(id), &len) == 0 && len;
 	free(notes);
 	if (!ok)
 		return;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "mp_perfdata.h"
-#include "mp_perfdata_internal.h"
+#include "mp_pd_int.h"
 #include <stdarg.h>
 #include <stdio.h>
 

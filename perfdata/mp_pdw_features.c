@@ -1,6 +1,8 @@
-/* mp_pdw_features.c - perf.data writer: the header features: the host's (uname, cpuinfo,
- * meminfo), build-ids, event descriptions, the command line, the counts and memprof's
- * metadata. */
+/* mp_pdw_features.c - perf.data writer: the header features: what callers set (strings,
+ * command line, build-ids, group, raw payloads, memprof's metadata), the host's (uname,
+ * cpuinfo, meminfo), the build-ids of the objects the samples hit, event descriptions, and
+ * their payloads in perf's layout at close. Below mp_pdw.c; calls only mp_pdw_track.c and
+ * mp_pdw_bytes.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,6 +16,118 @@
 #include <unistd.h>
 
 #include "mp_pdw_int.h"
+
+/* ---- what callers set ---- */
+
+int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len)
+{
+	if (feature != MP_HEADER_CPU_TOPOLOGY && feature != MP_HEADER_NUMA_TOPOLOGY &&
+	    feature != MP_HEADER_CACHE && feature != MP_HEADER_MEM_TOPOLOGY)
+		return -EINVAL;
+	w->raw[feature].len = 0;
+	return mp_buf_append(&w->raw[feature], data, len) ? -ENOMEM : 0;
+}
+
+int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
+{
+	if (feature < 0 || feature >= 16 || feature == MP_HEADER_BUILD_ID || feature == MP_HEADER_NRCPUS ||
+	    feature == MP_HEADER_CMDLINE || feature == MP_HEADER_EVENT_DESC || feature == MP_HEADER_TOTAL_MEM)
+		return -EINVAL;
+	char *s = strdup(value ? value : "");
+	if (!s)
+		return -ENOMEM;
+	free(w->str[feature]);
+	w->str[feature] = s;
+	return 0;
+}
+
+int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[])
+{
+	char **v = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < argc; i++)
+		if (!(v[i] = strdup(argv[i] ? argv[i] : ""))) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return -ENOMEM;
+		}
+	for (int i = 0; i < w->ncmdline; i++)
+		free(w->cmdline[i]);
+	free(w->cmdline);
+	w->cmdline = v;
+	w->ncmdline = argc;
+	return 0;
+}
+
+int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail)
+{
+	w->cpus_online = online;
+	w->cpus_avail = avail;
+	w->have_nrcpus = 1;
+	return 0;
+}
+
+int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
+			const char *filename)
+{
+	if (id_len == 0 || id_len > 20)
+		return -EINVAL;
+	for (size_t i = 0; i < w->nbids; i++)
+		if (w->bids[i].cpumode == cpumode && !strcmp(w->bids[i].file, filename))
+			return 0;
+	if (MP_GROW(w->bids, caps_of(w)->bids, w->nbids + 1))
+		return -ENOMEM;
+	struct pdw_bid *b = &w->bids[w->nbids];
+	memset(b, 0, sizeof(*b));
+	b->pid = pid;
+	b->cpumode = cpumode;
+	memcpy(b->id, id, id_len);
+	b->len = id_len;
+	if (!(b->file = strdup(filename)))
+		return -ENOMEM;
+	w->nbids++;
+	return 0;
+}
+
+void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr)
+{
+	w->group_leader = leader;
+	w->group_nr = nr;
+}
+
+void mp_pdw_set_auto_build_ids(mp_pdw *w, int on)
+{
+	w->auto_bids = on;
+}
+
+int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value)
+{
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (!strcmp(w->meta[i].key, key)) {
+			char *v = strdup(value);
+			if (!v)
+				return -ENOMEM;
+			free(w->meta[i].value);
+			w->meta[i].value = v;
+			return 0;
+		}
+	if (MP_GROW(w->meta, caps_of(w)->meta, w->nmeta + 1))
+		return -ENOMEM;
+	w->meta[w->nmeta].key = strdup(key);
+	w->meta[w->nmeta].value = strdup(value);
+	if (!w->meta[w->nmeta].key || !w->meta[w->nmeta].value) {
+		free(w->meta[w->nmeta].key);
+		free(w->meta[w->nmeta].value);
+		return -ENOMEM;
+	}
+	w->nmeta++;
+	return 0;
+}
+
+/* ---- the host ---- */
 
 static void cpuinfo_field(const char *info, const char *key, char *out, size_t len)
 {
@@ -99,17 +213,6 @@ int mp_pdw_set_host_features(mp_pdw *w)
 
 /* ---- features ---- */
 
-int mp_pdw_put_string(struct mp_buf *b, const char *s)
-{
-	uint32_t len = (uint32_t)strlen(s) + 1;
-	uint32_t padded = (len + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
-	static const char zeros[PDW_NAME_ALIGN];
-	if (mp_buf_append(b, &padded, 4) || mp_buf_append(b, s, len) ||
-	    mp_buf_append(b, zeros, padded - len))
-		return -ENOMEM;
-	return 0;
-}
-
 static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -131,14 +234,14 @@ static int elf_build_id(const char *path, uint8_t *out, size_t *outlen)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (d && d->d_buf)
-			rc = mp_perfabi_note_build_id(d->d_buf, d->d_size, out, 20, outlen);
+			rc = mp_note_build_id(d->d_buf, d->d_size, out, 20, outlen);
 	}
 	elf_end(e);
 	close(fd);
 	return rc;
 }
 
-void mp_pdw_collect_build_ids(mp_pdw *w)
+static void feat_collect_build_ids(mp_pdw *w)
 {
 	uint8_t id[20];
 	size_t len;
@@ -155,14 +258,14 @@ void mp_pdw_collect_build_ids(mp_pdw *w)
 	if (w->kernel_hit) {
 		size_t n = 0;
 		char *notes = mp_read_file("/sys/kernel/notes", &n, NULL);
-		if (notes && mp_perfabi_note_build_id(notes, n, id, sizeof(id), &len) == 0)
+		if (notes && mp_note_build_id(notes, n, id, sizeof(id), &len) == 0)
 			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, id, len,
 					    "[kernel.kallsyms]");
 		free(notes);
 	}
 }
 
-int mp_pdw_feat_build_id(mp_pdw *w, struct mp_buf *b)
+static int feat_build_id(mp_pdw *w, struct mp_buf *b)
 {
 	for (size_t i = 0; i < w->nbids; i++) {
 		struct pdw_bid *bi = &w->bids[i];
@@ -189,7 +292,7 @@ int mp_pdw_feat_build_id(mp_pdw *w, struct mp_buf *b)
 	return 0;
 }
 
-int mp_pdw_feat_event_desc(mp_pdw *w, struct mp_buf *b)
+static int feat_event_desc(mp_pdw *w, struct mp_buf *b)
 {
 	uint32_t nr = (uint32_t)w->nattrs, sz = PDW_ATTR_SIZE;
 	if (mp_buf_append(b, &nr, 4) || mp_buf_append(b, &sz, 4))
@@ -204,7 +307,7 @@ int mp_pdw_feat_event_desc(mp_pdw *w, struct mp_buf *b)
 	return 0;
 }
 
-int mp_pdw_feat_cmdline(mp_pdw *w, struct mp_buf *b)
+static int feat_cmdline(mp_pdw *w, struct mp_buf *b)
 {
 	uint32_t nr = (uint32_t)w->ncmdline;
 	if (mp_buf_append(b, &nr, 4))
@@ -215,60 +318,8 @@ int mp_pdw_feat_cmdline(mp_pdw *w, struct mp_buf *b)
 	return 0;
 }
 
-/* PERF_RECORD_READ per event id with the exact final counts. */
-int mp_pdw_write_counts(mp_pdw *w)
-{
-	for (size_t i = 0; i < w->ncounts; i++) {
-		struct pdw_count *c = &w->counts[i];
-		struct pdw_attr *a = &w->attrs[c->attr];
-		uint64_t rec[64];
-		struct perf_event_header *h = (void *)rec;
-		uint32_t *pt = (uint32_t *)(rec + 1);
-		size_t n = 2;
-		uint64_t rf = a->attr.read_format;
-		int32_t pid = w->read_pid;
-		pt[0] = (uint32_t)pid;
-		pt[1] = (uint32_t)pid;
-		if (rf & PERF_FORMAT_GROUP) {
-			/* Leader sampling: the group layout, as the kernel writes it, with this
-			 * one counter: nr = 1, times, {value, id[, lost]}. */
-			rec[n++] = 1;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
-			rec[n++] = c->value;
-			if (rf & PERF_FORMAT_ID)
-				rec[n++] = c->id;
-		} else {
-			rec[n++] = c->value;
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
-			if (rf & PERF_FORMAT_ID)
-				rec[n++] = c->id;
-		}
-		if (rf & PERF_FORMAT_LOST)
-			rec[n++] = 0;
-		/* The trailer names this id, so perf and memprof's reader find the event. */
-		size_t tl = mp_pdw_id_trailer(w, c->attr, (uint32_t)pid, (uint32_t)pid, 0, 0,
-					      rec + n);
-		n += tl / 8;
-		if (tl && a->lay.tr_identifier)
-			rec[n - a->lay.tr_identifier / 8] = c->id;
-		h->type = PERF_RECORD_READ;
-		h->misc = 0;
-		h->size = (uint16_t)(n * 8);
-		int rc = mp_pdw_write(w, rec, n * 8);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* memprof's own metadata, as key=value lines (documented in perfdata/README.md). */
-int mp_pdw_meta_text(mp_pdw *w, struct mp_buf *b)
+static int feat_meta_text(mp_pdw *w, struct mp_buf *b)
 {
 	for (size_t i = 0; i < w->nattrs; i++)
 		if (mp_buf_printf(b, MP_META_EVENT "%zu.spec=%s\n" MP_META_EVENT "%zu.name=%s\n", i, w->attrs[i].spec,
@@ -278,4 +329,43 @@ int mp_pdw_meta_text(mp_pdw *w, struct mp_buf *b)
 		if (mp_buf_printf(b, "%s=%s\n", w->meta[i].key, w->meta[i].value))
 			return -ENOMEM;
 	return 0;
+}
+
+/* Every feature's payload in perf's layout into feat[bit] (memprof's own into feat[15],
+ * a slot perf leaves unused here) and its bit into flags; a feature that fails to build
+ * (no memory) is left out. */
+void mp_pdw_features_build(mp_pdw *w, struct mp_buf feat[32], uint64_t flags[4])
+{
+	if (w->auto_bids)
+		feat_collect_build_ids(w);
+	if (w->nbids && !feat_build_id(w, &feat[MP_HEADER_BUILD_ID]))
+		flags[0] |= 1ull << MP_HEADER_BUILD_ID;
+	for (int f = MP_HEADER_HOSTNAME; f <= MP_HEADER_CPUID; f++)
+		if (w->str[f] && f != MP_HEADER_NRCPUS && !mp_pdw_put_string(&feat[f], w->str[f]))
+			flags[0] |= 1ull << f;
+	if (w->have_nrcpus) {
+		uint32_t v[2] = { w->cpus_avail, w->cpus_online };
+		if (!mp_buf_append(&feat[MP_HEADER_NRCPUS], v, sizeof(v)))
+			flags[0] |= 1ull << MP_HEADER_NRCPUS;
+	}
+	if (w->total_mem_kb && !mp_buf_append(&feat[MP_HEADER_TOTAL_MEM], &w->total_mem_kb, 8))
+		flags[0] |= 1ull << MP_HEADER_TOTAL_MEM;
+	if (w->cmdline && !feat_cmdline(w, &feat[MP_HEADER_CMDLINE]))
+		flags[0] |= 1ull << MP_HEADER_CMDLINE;
+	if (w->nattrs && !feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
+		flags[0] |= 1ull << MP_HEADER_EVENT_DESC;
+	for (int f = 0; f < 32; f++)
+		if (w->raw[f].len && !mp_buf_append(&feat[f], w->raw[f].data, w->raw[f].len))
+			flags[0] |= 1ull << f;
+	if (w->group_nr > 1 && w->group_leader + w->group_nr <= w->nattrs) {
+		/* perf's layout: nr_groups, then per group its name ("{anon_group}" when it has
+		 * none), the leader's attr index and the number of members with the leader */
+		uint32_t v[2] = { (uint32_t)w->group_leader, (uint32_t)w->group_nr }, one = 1;
+		if (!mp_buf_append(&feat[MP_HEADER_GROUP_DESC], &one, 4) &&
+		    !mp_pdw_put_string(&feat[MP_HEADER_GROUP_DESC], "{anon_group}") &&
+		    !mp_buf_append(&feat[MP_HEADER_GROUP_DESC], v, sizeof(v)))
+			flags[0] |= 1ull << MP_HEADER_GROUP_DESC;
+	}
+	if (w->mp_feature && !feat_meta_text(w, &feat[15]))
+		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
 }

@@ -1,6 +1,7 @@
 /* mp_pdw_int.h - the perf.data writer's state (struct mp_pdw), shared by its files:
- * mp_perfdata_write.c (create, write, close), mp_pdw_track.c (what the written records
- * hit), mp_pdw_features.c (the header features). Private to perfdata/. */
+ * mp_pdw.c (create, write, close), mp_pdw_features.c (the header features), mp_pdw_topo.c
+ * (the topology features), mp_pdw_track.c (what the written records hit) and
+ * mp_pdw_bytes.c (the byte primitives). Private to perfdata/. */
 #ifndef MP_PDW_INT_H
 #define MP_PDW_INT_H
 
@@ -116,20 +117,30 @@ static inline struct pdw_caps *caps_of(mp_pdw *w)
 	return &((struct pdw_with_caps *)w)->caps;
 }
 
-/* mp_perfdata_write.c */
-int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id);
+/* The writer's files, each calling only those below it: mp_pdw.c (create, write, close)
+ * -> mp_pdw_features.c (the header features), mp_pdw_topo.c (the topology features)
+ * -> mp_pdw_track.c (what the written records hit) -> mp_pdw_bytes.c (below). */
+
+/* mp_pdw_features.c */
+void mp_pdw_features_build(mp_pdw *w, struct mp_buf feat[32], uint64_t flags[4]);
 
 /* mp_pdw_track.c */
 int mp_pdw_mark_hit(mp_pdw *w, int32_t pid, uint64_t ip);
 void mp_pdw_parse(mp_pdw *w, const struct perf_event_header *h);
 
-/* mp_pdw_features.c */
+/* mp_pdw_bytes.c */
+/* All of p[0..n) at file offset off (pwrite(2)), or in order with off < 0 (write(2): pipe
+ * mode); 0 or -errno. mp_pdw_write_all: in order. */
+int mp_pdw_pwrite_all(int fd, const void *p, size_t n, int64_t off);
+int mp_pdw_write_all(int fd, const void *p, size_t n);
+/* The data buffer out to the file (w->error set and returned on failure). */
+int mp_pdw_flush(mp_pdw *w);
+int mp_pdw_append(mp_pdw *w, const void *rec, size_t len);
+/* perf's header words and strings; 0 or -ENOMEM */
+int mp_pdw_put_u32(struct mp_buf *b, uint32_t v);
+int mp_pdw_put_u64(struct mp_buf *b, uint64_t v);
 int mp_pdw_put_string(struct mp_buf *b, const char *s);
-void mp_pdw_collect_build_ids(mp_pdw *w);
-int mp_pdw_feat_build_id(mp_pdw *w, struct mp_buf *b);
-int mp_pdw_feat_event_desc(mp_pdw *w, struct mp_buf *b);
-int mp_pdw_feat_cmdline(mp_pdw *w, struct mp_buf *b);
-int mp_pdw_write_counts(mp_pdw *w);
-int mp_pdw_meta_text(mp_pdw *w, struct mp_buf *b);
+/* The attr of a sample id (0 with one attr), -1 when unknown; after the first write. */
+int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id);
 
 #endif

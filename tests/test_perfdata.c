@@ -21,7 +21,7 @@
 #include <zstd.h>
 
 #include "mp_perfdata.h"
-#include "mp_perfdata_internal.h"
+#include "mp_pd_int.h"
 #include "mp_test_fixture.h"
 
 #include <unistd.h>

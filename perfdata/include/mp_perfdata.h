@@ -231,8 +231,8 @@ static inline uint16_t mp_weight_var3(uint64_t w) { return (uint16_t)(w >> 48); 
  * (native byte order, 4-byte aligned: an SHT_NOTE section, PT_NOTE segment or
  * /sys/kernel/notes). Copies at most max bytes to out and sets *out_len; 0, or -ENOENT
  * when there is none. */
-int mp_perfabi_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
-			     size_t *out_len);
+int mp_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
+		     size_t *out_len);
 
 
 /* ===== (2) the reader ================================================================== */

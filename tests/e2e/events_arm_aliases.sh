@@ -13,7 +13,7 @@ fail=0
 die() { echo "FAIL: $*"; exit 1; }
 "$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events" -I"$SRC/perfdata/include" -I"$SRC/util" \
 	-I"$(dirname "$ALIASES_C")/../perfdata" -o "$tmp/probe" \
-	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC"/perfdata/mp_generic.c "$SRC"/perfdata/mp_perfabi.c "$SRC"/perfdata/mp_sample_layout.c \
+	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC"/perfdata/mp_generic.c "$SRC"/perfdata/mp_note.c "$SRC"/perfdata/mp_sample_layout.c \
 	"$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" "$SIM_EVENTS_C" \
 	-lpfm -lpthread 2> "$tmp/cc.err" || { cat "$tmp/cc.err"; die "the aarch64 probe does not build"; }
 # A sysfs tree with the arm PMU only, as in the pmulab guest.

@@ -1,19 +1,12 @@
-/* mp_perfabi.c - counts scaling and the build-id note parser. */
+/* mp_note.c - the GNU build-id among ELF notes (objects, /sys/kernel/notes). */
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
 
 #include "mp_perfdata.h"
 
-double mp_counts_scaled(const struct mp_counts *c)
-{
-	if (c->run && c->run < c->ena)
-		return (double)c->val * (double)c->ena / (double)c->run;
-	return (double)c->val;
-}
-
-int mp_perfabi_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
-			     size_t *out_len)
+int mp_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
+		     size_t *out_len)
 {
 	const unsigned char *p = notes;
 	size_t off = 0;

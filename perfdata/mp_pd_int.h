@@ -1,8 +1,8 @@
-/* mp_perfdata_internal.h - the reader's state (struct mp_pd, one mp_pd_process() run),
- * shared by its files (mp_perfdata.c, mp_pd_*.c) and its tests. Not a public contract.
+/* mp_pd_int.h - the reader's state (struct mp_pd, one mp_pd_process() run),
+ * shared by its files (mp_pd.c, mp_pd_*.c) and its tests. Not a public contract.
  * The perf.data layout constants live in include/mp_perfdata.h. */
-#ifndef MP_PERFDATA_INTERNAL_H
-#define MP_PERFDATA_INTERNAL_H
+#ifndef MP_PD_INT_H
+#define MP_PD_INT_H
 
 #include <stdint.h>
 
@@ -299,7 +299,7 @@ struct pd_run {
 
 enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
 
-/* mp_perfdata.c */
+/* mp_pd.c */
 void mp_pd_handle_event_update(mp_pd *pd, const uint8_t *r, size_t size);
 
 /* mp_pd_header.c */

@@ -11,30 +11,7 @@
 #include <unistd.h>
 
 #include "memprof/numa.h"
-#include "mp_perfdata.h"
-#include "mp_util.h"
-
-#define TOPO_NAME_ALIGN 64
-
-static int put_u32(struct mp_buf *b, uint32_t v)
-{
-	return mp_buf_append(b, &v, 4);
-}
-
-static int put_u64(struct mp_buf *b, uint64_t v)
-{
-	return mp_buf_append(b, &v, 8);
-}
-
-/* perf's do_write_string: u32 length (NUL included, padded to 64), the bytes, zeros */
-static int put_str(struct mp_buf *b, const char *s)
-{
-	static const char zeros[TOPO_NAME_ALIGN];
-	uint32_t len = (uint32_t)strlen(s) + 1;
-	uint32_t padded = (len + TOPO_NAME_ALIGN - 1) / TOPO_NAME_ALIGN * TOPO_NAME_ALIGN;
-	return put_u32(b, padded) || mp_buf_append(b, s, len) ||
-	       mp_buf_append(b, zeros, padded - len);
-}
+#include "mp_pdw_int.h"
 
 struct lists {
 	char **s;
@@ -108,32 +85,32 @@ static int cpu_topology(NUMA_topo *t, int avail, size_t sz, cpu_set_t *one, cpu_
 			rc = add_unique(&die, text);
 		}
 	}
-	if (!rc && put_u32(b, (uint32_t)core.n))
+	if (!rc && mp_pdw_put_u32(b, (uint32_t)core.n))
 		rc = -ENOMEM;
 	for (size_t i = 0; i < core.n && !rc; i++)
-		rc = put_str(b, core.s[i]) ? -ENOMEM : 0;
-	if (!rc && put_u32(b, (uint32_t)thread.n))
+		rc = mp_pdw_put_string(b, core.s[i]) ? -ENOMEM : 0;
+	if (!rc && mp_pdw_put_u32(b, (uint32_t)thread.n))
 		rc = -ENOMEM;
 	for (size_t i = 0; i < thread.n && !rc; i++)
-		rc = put_str(b, thread.s[i]) ? -ENOMEM : 0;
+		rc = mp_pdw_put_string(b, thread.s[i]) ? -ENOMEM : 0;
 	/* core and socket of every CPU perf counts (HEADER_NRCPUS "available"); -1 for the
 	 * ones the topology does not have (offline) */
 	for (int cpu = 0; cpu < avail && !rc; cpu++) {
 		struct NUMA_cpu_place pl = { -1, -1, -1, -1 };
 		NUMA_topo_cpu_place(t, cpu, &pl);
-		if (put_u32(b, (uint32_t)pl.core) || put_u32(b, (uint32_t)pl.package))
+		if (mp_pdw_put_u32(b, (uint32_t)pl.core) || mp_pdw_put_u32(b, (uint32_t)pl.package))
 			rc = -ENOMEM;
 	}
 	/* then, where the kernel reports dies, the die sibling lists and each CPU's die (perf
 	 * reads files without this part as written before Linux 5.2) */
-	if (!rc && have_die && put_u32(b, (uint32_t)die.n))
+	if (!rc && have_die && mp_pdw_put_u32(b, (uint32_t)die.n))
 		rc = -ENOMEM;
 	for (size_t i = 0; have_die && i < die.n && !rc; i++)
-		rc = put_str(b, die.s[i]) ? -ENOMEM : 0;
+		rc = mp_pdw_put_string(b, die.s[i]) ? -ENOMEM : 0;
 	for (int cpu = 0; have_die && cpu < avail && !rc; cpu++) {
 		char v[32];
 		int id = read_line_at(cpu, "die_id", v, sizeof v) == 0 ? atoi(v) : -1;
-		if (put_u32(b, (uint32_t)id))
+		if (mp_pdw_put_u32(b, (uint32_t)id))
 			rc = -ENOMEM;
 	}
 	lists_free(&core);
@@ -150,7 +127,7 @@ static int numa_topology(NUMA_topo *t, size_t sz, cpu_set_t *set, memnode_set_t 
 		uint64_t m;
 		n += NUMA_topo_memnode_memory(t, node, &m) == 0;
 	}
-	if (put_u32(b, (uint32_t)n))
+	if (mp_pdw_put_u32(b, (uint32_t)n))
 		return -ENOMEM;
 	for (int node = 0; node < max; node++) {
 		uint64_t mem, total, avail;
@@ -167,8 +144,8 @@ static int numa_topology(NUMA_topo *t, size_t sz, cpu_set_t *set, memnode_set_t 
 			return -errno;
 		char text[16384];
 		NUMA_set_format(text, sizeof text, sz, set);
-		if (put_u32(b, (uint32_t)node) || put_u64(b, total / 1024) ||
-		    put_u64(b, avail / 1024) || put_str(b, text))
+		if (mp_pdw_put_u32(b, (uint32_t)node) || mp_pdw_put_u64(b, total / 1024) ||
+		    mp_pdw_put_u64(b, avail / 1024) || mp_pdw_put_string(b, text))
 			return -ENOMEM;
 	}
 	return 0;
@@ -180,7 +157,7 @@ static int caches(NUMA_topo *t, size_t sz, cpu_set_t *set, struct mp_buf *b)
 	if (n <= 0)
 		return -ENOENT;
 	/* perf lists each cache of the machine once: distinct (level, type, CPUs) */
-	if (put_u32(b, 1) || put_u32(b, (uint32_t)n))
+	if (mp_pdw_put_u32(b, 1) || mp_pdw_put_u32(b, (uint32_t)n))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		struct NUMA_cache c;
@@ -196,8 +173,8 @@ static int caches(NUMA_topo *t, size_t sz, cpu_set_t *set, struct mp_buf *b)
 		const char *type = c.type == NUMA_CACHE_DATA ? "Data"
 				   : c.type == NUMA_CACHE_INSTRUCTION ? "Instruction"
 								      : "Unified";
-		if (put_u32(b, c.level) || put_u32(b, c.line_size) || put_u32(b, sets) ||
-		    put_u32(b, ways) || put_str(b, type) || put_str(b, size) || put_str(b, map))
+		if (mp_pdw_put_u32(b, c.level) || mp_pdw_put_u32(b, c.line_size) || mp_pdw_put_u32(b, sets) ||
+		    mp_pdw_put_u32(b, ways) || mp_pdw_put_string(b, type) || mp_pdw_put_string(b, size) || mp_pdw_put_string(b, map))
 			return -ENOMEM;
 	}
 	return 0;
@@ -277,14 +254,14 @@ static int mem_topology(const char *sysfs, struct mp_buf *b)
 		nblk += nodes[i].nbits;
 	if (!rc && (!nn || !nblk))
 		rc = -ENOENT;
-	if (!rc && (put_u64(b, 1) || put_u64(b, bsize) || put_u64(b, nn)))
+	if (!rc && (mp_pdw_put_u64(b, 1) || mp_pdw_put_u64(b, bsize) || mp_pdw_put_u64(b, nn)))
 		rc = -ENOMEM;
 	for (size_t i = 0; i < nn && !rc; i++) {
 		const struct node *n = &nodes[i];
-		if (put_u64(b, n->id) || put_u64(b, n->nbits) || put_u64(b, n->nbits))
+		if (mp_pdw_put_u64(b, n->id) || mp_pdw_put_u64(b, n->nbits) || mp_pdw_put_u64(b, n->nbits))
 			rc = -ENOMEM;
 		for (size_t k = 0; k < (n->nbits + 63) / 64 && !rc; k++)
-			if (put_u64(b, n->bits[k]))
+			if (mp_pdw_put_u64(b, n->bits[k]))
 				rc = -ENOMEM;
 	}
 	for (size_t i = 0; i < nn; i++)

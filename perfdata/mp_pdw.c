@@ -1,4 +1,4 @@
-/* mp_perfdata_write.c - write a PERFILE2 perf.data file that perf 6.1 reads.
+/* mp_pdw.c - write a PERFILE2 perf.data file that perf 6.1 reads.
  *
  * Layout: header (104 bytes) | ids of every attr | attrs (attr.size 128 + ids section) |
  * data | feature section table | feature blobs. The data goes through one large buffer;
@@ -99,31 +99,6 @@ int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err)
 			  "was)", w->tmp, strerror(-rc), w->path);
 }
 
-/* Write all of p[0..n) at file offset off (pwrite(2)), or in order with off < 0 (write(2):
- * pipe mode); 0 or -errno. */
-static int pwrite_all(int fd, const void *p, size_t n, int64_t off)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = off < 0 ? write(fd, c, n) : pwrite(fd, c, n, (off_t)off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += k;
-		n -= (size_t)k;
-		if (off >= 0)
-			off += k;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	return pwrite_all(fd, p, n, -1);
-}
-
 mp_pdw *mp_pdw_create(const char *path, struct mp_err *err)
 {
 	struct pdw_with_caps *wc = calloc(1, sizeof(*wc));
@@ -222,40 +197,22 @@ static int idcmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int mp_pdw_attr_of_id(const mp_pdw *w, uint64_t id)
-{
-	size_t lo = 0, hi = w->nidmap;
-
-	if (w->nattrs == 1)
-		return 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (w->idmap[mid].id == id)
-			return w->idmap[mid].attr;
-		if (w->idmap[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /* Pipe mode: the pipe header, then one HEADER_ATTR record (attr, its ids) per event. */
 static int pdw_freeze_pipe(mp_pdw *w)
 {
 	uint64_t hdr[2] = { MP_PERF_MAGIC2, MP_PERF_PIPE_HEADER_SIZE };
-	int rc = write_all(w->fd, hdr, sizeof(hdr));
+	int rc = mp_pdw_write_all(w->fd, hdr, sizeof(hdr));
 
 	for (size_t i = 0; !rc && i < w->nattrs; i++) {
 		size_t size = 8 + PDW_ATTR_SIZE + w->attrs[i].nids * 8;
 		struct perf_event_header h = { MP_RECORD_HEADER_ATTR, 0, (uint16_t)size };
 		if (size > UINT16_MAX)
 			return w->error = -E2BIG; /* thousands of CPUs: not in one record */
-		rc = write_all(w->fd, &h, sizeof(h));
+		rc = mp_pdw_write_all(w->fd, &h, sizeof(h));
 		if (!rc)
-			rc = write_all(w->fd, &w->attrs[i].attr, PDW_ATTR_SIZE);
+			rc = mp_pdw_write_all(w->fd, &w->attrs[i].attr, PDW_ATTR_SIZE);
 		if (!rc && w->attrs[i].nids)
-			rc = write_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8);
+			rc = mp_pdw_write_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8);
 	}
 	w->data_off = MP_PERF_PIPE_HEADER_SIZE;
 	w->flushed = 0;
@@ -290,7 +247,7 @@ static int pdw_freeze(mp_pdw *w)
 	for (size_t i = 0; i < w->nattrs; i++) {
 		idoff[i] = off;
 		if (w->attrs[i].nids &&
-		    (rc = pwrite_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8, off))) {
+		    (rc = mp_pdw_pwrite_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8, off))) {
 			free(idoff);
 			return w->error = rc;
 		}
@@ -301,7 +258,7 @@ static int pdw_freeze(mp_pdw *w)
 		uint64_t sec[2] = { idoff[i], w->attrs[i].nids * 8 };
 		memcpy(ent, &w->attrs[i].attr, PDW_ATTR_SIZE);
 		memcpy(ent + PDW_ATTR_SIZE, sec, sizeof(sec));
-		if ((rc = pwrite_all(w->fd, ent, sizeof(ent), off))) {
+		if ((rc = mp_pdw_pwrite_all(w->fd, ent, sizeof(ent), off))) {
 			free(idoff);
 			return w->error = rc;
 		}
@@ -310,21 +267,6 @@ static int pdw_freeze(mp_pdw *w)
 	free(idoff);
 	w->data_off = off;
 	w->flushed = 0;
-	return 0;
-}
-
-static int pdw_flush(mp_pdw *w)
-{
-	int rc;
-
-	if (!w->blen)
-		return w->error;
-	rc = w->pipe ? write_all(w->fd, w->buf, w->blen)
-		     : pwrite_all(w->fd, w->buf, w->blen, w->data_off + w->flushed);
-	if (rc)
-		return w->error = rc;
-	w->flushed += w->blen;
-	w->blen = 0;
 	return 0;
 }
 
@@ -353,107 +295,12 @@ int mp_pdw_write(mp_pdw *w, const void *rec, size_t len)
 		}
 		off += hc.size;
 	}
-	while (len) {
-		size_t n = PDW_BUF_SIZE - w->blen;
-		if (n > len)
-			n = len;
-		memcpy(w->buf + w->blen, p, n);
-		w->blen += n;
-		p += n;
-		len -= n;
-		if (w->blen == PDW_BUF_SIZE && pdw_flush(w))
-			return w->error;
-	}
-	return 0;
-}
-
-int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len)
-{
-	if (feature != MP_HEADER_CPU_TOPOLOGY && feature != MP_HEADER_NUMA_TOPOLOGY &&
-	    feature != MP_HEADER_CACHE && feature != MP_HEADER_MEM_TOPOLOGY)
-		return -EINVAL;
-	w->raw[feature].len = 0;
-	return mp_buf_append(&w->raw[feature], data, len) ? -ENOMEM : 0;
-}
-
-int mp_pdw_set_string(mp_pdw *w, int feature, const char *value)
-{
-	if (feature < 0 || feature >= 16 || feature == MP_HEADER_BUILD_ID || feature == MP_HEADER_NRCPUS ||
-	    feature == MP_HEADER_CMDLINE || feature == MP_HEADER_EVENT_DESC || feature == MP_HEADER_TOTAL_MEM)
-		return -EINVAL;
-	char *s = strdup(value ? value : "");
-	if (!s)
-		return -ENOMEM;
-	free(w->str[feature]);
-	w->str[feature] = s;
-	return 0;
-}
-
-int mp_pdw_set_cmdline(mp_pdw *w, int argc, char *const argv[])
-{
-	char **v = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < argc; i++)
-		if (!(v[i] = strdup(argv[i] ? argv[i] : ""))) {
-			while (i--)
-				free(v[i]);
-			free(v);
-			return -ENOMEM;
-		}
-	for (int i = 0; i < w->ncmdline; i++)
-		free(w->cmdline[i]);
-	free(w->cmdline);
-	w->cmdline = v;
-	w->ncmdline = argc;
-	return 0;
-}
-
-int mp_pdw_set_nrcpus(mp_pdw *w, uint32_t online, uint32_t avail)
-{
-	w->cpus_online = online;
-	w->cpus_avail = avail;
-	w->have_nrcpus = 1;
-	return 0;
-}
-
-int mp_pdw_add_build_id(mp_pdw *w, pid_t pid, int cpumode, const uint8_t *id, size_t id_len,
-			const char *filename)
-{
-	if (id_len == 0 || id_len > 20)
-		return -EINVAL;
-	for (size_t i = 0; i < w->nbids; i++)
-		if (w->bids[i].cpumode == cpumode && !strcmp(w->bids[i].file, filename))
-			return 0;
-	if (MP_GROW(w->bids, caps_of(w)->bids, w->nbids + 1))
-		return -ENOMEM;
-	struct pdw_bid *b = &w->bids[w->nbids];
-	memset(b, 0, sizeof(*b));
-	b->pid = pid;
-	b->cpumode = cpumode;
-	memcpy(b->id, id, id_len);
-	b->len = id_len;
-	if (!(b->file = strdup(filename)))
-		return -ENOMEM;
-	w->nbids++;
-	return 0;
-}
-
-void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr)
-{
-	w->group_leader = leader;
-	w->group_nr = nr;
+	return mp_pdw_append(w, p, len);
 }
 
 void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid)
 {
 	w->read_pid = (int32_t)pid;
-}
-
-void mp_pdw_set_auto_build_ids(mp_pdw *w, int on)
-{
-	w->auto_bids = on;
 }
 
 int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
@@ -471,53 +318,6 @@ int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint
 		return -ENOMEM;
 	w->counts[w->ncounts++] = (struct pdw_count){ attr_idx, id, value, ena, run };
 	return 0;
-}
-
-int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value)
-{
-	for (size_t i = 0; i < w->nmeta; i++)
-		if (!strcmp(w->meta[i].key, key)) {
-			char *v = strdup(value);
-			if (!v)
-				return -ENOMEM;
-			free(w->meta[i].value);
-			w->meta[i].value = v;
-			return 0;
-		}
-	if (MP_GROW(w->meta, caps_of(w)->meta, w->nmeta + 1))
-		return -ENOMEM;
-	w->meta[w->nmeta].key = strdup(key);
-	w->meta[w->nmeta].value = strdup(value);
-	if (!w->meta[w->nmeta].key || !w->meta[w->nmeta].value) {
-		free(w->meta[w->nmeta].key);
-		free(w->meta[w->nmeta].value);
-		return -ENOMEM;
-	}
-	w->nmeta++;
-	return 0;
-}
-
-size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
-			 uint64_t time, uint32_t cpu, void *buf)
-{
-	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs || !w->layout.sample_id_all)
-		return 0;
-	const struct mp_sample_layout *L = &w->attrs[attr_idx].lay;
-	uint64_t id = w->attrs[attr_idx].nids ? w->attrs[attr_idx].ids[0] : 0;
-	uint64_t *end = (uint64_t *)buf + L->trailer_size / 8;
-	if (L->tr_tid)
-		*(end - L->tr_tid / 8) = (uint64_t)pid | (uint64_t)tid << 32;
-	if (L->tr_time)
-		*(end - L->tr_time / 8) = time;
-	if (L->tr_id)
-		*(end - L->tr_id / 8) = id;
-	if (L->tr_stream_id)
-		*(end - L->tr_stream_id / 8) = id;
-	if (L->tr_cpu)
-		*(end - L->tr_cpu / 8) = cpu;
-	if (L->tr_identifier)
-		*(end - L->tr_identifier / 8) = id;
-	return L->trailer_size;
 }
 
 static void pdw_write_header(mp_pdw *w, const uint64_t flags[4], uint64_t data_size)
@@ -543,7 +343,7 @@ static void pdw_write_header(mp_pdw *w, const uint64_t flags[4], uint64_t data_s
 	h.data_size = data_size;
 	if (flags)
 		memcpy(h.flags, flags, sizeof(h.flags));
-	int rc = pwrite_all(w->fd, &h, sizeof(h), 0);
+	int rc = mp_pdw_pwrite_all(w->fd, &h, sizeof(h), 0);
 	if (rc && !w->error)
 		w->error = rc;
 }
@@ -553,11 +353,63 @@ int mp_pdw_sync(mp_pdw *w, struct mp_err *err)
 	if (!w->frozen)
 		pdw_freeze(w);
 	if (!w->error)
-		pdw_flush(w);
+		mp_pdw_flush(w);
 	if (!w->error && !w->pipe)
 		pdw_write_header(w, NULL, w->flushed);
 	if (w->error)
 		return mp_pdw_write_failed(w, w->error, err);
+	return 0;
+}
+
+/* PERF_RECORD_READ per event id with the exact final counts. */
+static int pdw_write_counts(mp_pdw *w)
+{
+	for (size_t i = 0; i < w->ncounts; i++) {
+		struct pdw_count *c = &w->counts[i];
+		struct pdw_attr *a = &w->attrs[c->attr];
+		uint64_t rec[64];
+		struct perf_event_header *h = (void *)rec;
+		uint32_t *pt = (uint32_t *)(rec + 1);
+		size_t n = 2;
+		uint64_t rf = a->attr.read_format;
+		int32_t pid = w->read_pid;
+		pt[0] = (uint32_t)pid;
+		pt[1] = (uint32_t)pid;
+		if (rf & PERF_FORMAT_GROUP) {
+			/* Leader sampling: the group layout, as the kernel writes it, with this
+			 * one counter: nr = 1, times, {value, id[, lost]}. */
+			rec[n++] = 1;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				rec[n++] = c->ena;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				rec[n++] = c->run;
+			rec[n++] = c->value;
+			if (rf & PERF_FORMAT_ID)
+				rec[n++] = c->id;
+		} else {
+			rec[n++] = c->value;
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				rec[n++] = c->ena;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				rec[n++] = c->run;
+			if (rf & PERF_FORMAT_ID)
+				rec[n++] = c->id;
+		}
+		if (rf & PERF_FORMAT_LOST)
+			rec[n++] = 0;
+		/* The trailer names this id, so perf and memprof's reader find the event. */
+		size_t tl = mp_pdw_id_trailer(w, c->attr, (uint32_t)pid, (uint32_t)pid, 0, 0,
+					      rec + n);
+		n += tl / 8;
+		if (tl && a->lay.tr_identifier)
+			rec[n - a->lay.tr_identifier / 8] = c->id;
+		h->type = PERF_RECORD_READ;
+		h->misc = 0;
+		h->size = (uint16_t)(n * 8);
+		int rc = mp_pdw_write(w, rec, n * 8);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -601,7 +453,7 @@ static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[
 			w->error = -ENOMEM;
 	}
 	if (!w->error) {
-		int rc = write_all(w->fd, all.data, all.len);
+		int rc = mp_pdw_write_all(w->fd, all.data, all.len);
 		if (rc)
 			w->error = rc;
 	}
@@ -617,43 +469,12 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	if (!w->frozen)
 		pdw_freeze(w);
 	if (!w->error)
-		mp_pdw_write_counts(w);
+		pdw_write_counts(w);
 	if (!w->error)
-		pdw_flush(w);
+		mp_pdw_flush(w);
 	if (w->error)
 		goto out;
-	if (w->auto_bids)
-		mp_pdw_collect_build_ids(w);
-	if (w->nbids && !mp_pdw_feat_build_id(w, &feat[MP_HEADER_BUILD_ID]))
-		flags[0] |= 1ull << MP_HEADER_BUILD_ID;
-	for (int f = MP_HEADER_HOSTNAME; f <= MP_HEADER_CPUID; f++)
-		if (w->str[f] && f != MP_HEADER_NRCPUS && !mp_pdw_put_string(&feat[f], w->str[f]))
-			flags[0] |= 1ull << f;
-	if (w->have_nrcpus) {
-		uint32_t v[2] = { w->cpus_avail, w->cpus_online };
-		if (!mp_buf_append(&feat[MP_HEADER_NRCPUS], v, sizeof(v)))
-			flags[0] |= 1ull << MP_HEADER_NRCPUS;
-	}
-	if (w->total_mem_kb && !mp_buf_append(&feat[MP_HEADER_TOTAL_MEM], &w->total_mem_kb, 8))
-		flags[0] |= 1ull << MP_HEADER_TOTAL_MEM;
-	if (w->cmdline && !mp_pdw_feat_cmdline(w, &feat[MP_HEADER_CMDLINE]))
-		flags[0] |= 1ull << MP_HEADER_CMDLINE;
-	if (w->nattrs && !mp_pdw_feat_event_desc(w, &feat[MP_HEADER_EVENT_DESC]))
-		flags[0] |= 1ull << MP_HEADER_EVENT_DESC;
-	for (int f = 0; f < 32; f++)
-		if (w->raw[f].len && !mp_buf_append(&feat[f], w->raw[f].data, w->raw[f].len))
-			flags[0] |= 1ull << f;
-	if (w->group_nr > 1 && w->group_leader + w->group_nr <= w->nattrs) {
-		/* perf's layout: nr_groups, then per group its name ("{anon_group}" when it has
-		 * none), the leader's attr index and the number of members with the leader */
-		uint32_t v[2] = { (uint32_t)w->group_leader, (uint32_t)w->group_nr }, one = 1;
-		if (!mp_buf_append(&feat[MP_HEADER_GROUP_DESC], &one, 4) &&
-		    !mp_pdw_put_string(&feat[MP_HEADER_GROUP_DESC], "{anon_group}") &&
-		    !mp_buf_append(&feat[MP_HEADER_GROUP_DESC], v, sizeof(v)))
-			flags[0] |= 1ull << MP_HEADER_GROUP_DESC;
-	}
-	if (w->mp_feature && !mp_pdw_meta_text(w, &feat[15]))
-		flags[MP_HEADER_MEMPROF / 64] |= 1ull << (MP_HEADER_MEMPROF % 64);
+	mp_pdw_features_build(w, feat, flags);
 
 	if (w->pipe) {
 		pdw_close_pipe(w, feat, flags);
@@ -681,7 +502,7 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 				if (pass == 0)
 					off += fb->len;
 			}
-		if (!w->error && (rc = pwrite_all(w->fd, all.data, all.len, table)))
+		if (!w->error && (rc = mp_pdw_pwrite_all(w->fd, all.data, all.len, table)))
 			w->error = rc;
 		mp_buf_fini(&all);
 		if (!w->error && ftruncate(w->fd, (off_t)off) < 0)

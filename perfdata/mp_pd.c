@@ -1,4 +1,4 @@
-/* mp_perfdata.c - perf.data reader: file and pipe mode, perf 3.x to 6.x, zstd records.
+/* mp_pd.c - perf.data reader: file and pipe mode, perf 3.x to 6.x, zstd records.
  *
  * The file is mapped and decoded in place. Every load goes through ld64()/ld32() (memcpy)
  * because pipe-mode records are not 8-byte aligned and a hostile file can put anything
@@ -8,7 +8,7 @@
  * and the accessors; mp_pd_header.c attrs, ids, names, header features and memprof's
  * metadata; mp_pd_decode.c record decoding and delivery to the callbacks; mp_pd_order.c
  * ordered delivery; mp_pd_zstd.c compressed records; mp_pd_walk.c the record walk, the
- * read-ahead thread and mp_pd_process(). Their shared state: mp_perfdata_internal.h.
+ * read-ahead thread and mp_pd_process(). Their shared state: mp_pd_int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "mp_perfdata.h"
-#include "mp_perfdata_internal.h"
+#include "mp_pd_int.h"
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-/* mp_pdregions.c - the named regions of a recording (record --regions): which region a
+/* mp_pd_regions.c - the named regions of a recording (record --regions): which region a
  * sample of thread TID at time T fell in. The collector writes them into memprof's meta:
  * "regions.nodes" lists each region as PARENT:HEXNAME; (index = position, parent -1 = top
  * level) and "regions.transitions" each begin or end as TID NODE BEGIN TIME; in the order
