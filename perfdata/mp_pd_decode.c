@@ -603,3 +603,24 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		return 0;
 	}
 }
+
+/* ---- the queue's delivery ---------------------------------------------------------- */
+
+/* Give the repeats counted in the flush to the handler (once it took one, it takes all). */
+int mp_pd_deliver_done(void *ctx)
+{
+	struct pd_run *R = ctx;
+	if (!R->rk.nrep)
+		return 0;
+	struct mp_pd_attr *a = &R->pd->attrs[R->rk.attr];
+	a->nr_samples += R->rk.nrep;
+	a->total_period += R->rk.prep;
+	int rc = R->h->sample_again(R->h->ctx, R->rk.attr, R->rk.nrep, R->rk.prep);
+	R->rk.nrep = R->rk.prep = 0;
+	return rc > 0 ? 0 : rc;
+}
+
+int mp_pd_deliver_queued(void *ctx, const uint8_t *rec, size_t size, uint64_t off)
+{
+	return pd_run_deliver(ctx, rec, size, off);
+}

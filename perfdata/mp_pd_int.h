@@ -22,6 +22,7 @@
 #include <zstd.h>
 
 #include "mp_perfdata.h"
+#include "mp_pd_queue.h"
 
 #define PD_NTYPES 128
 /* Bounds for zstd output: a compressed record holds one ring-buffer flush (perf writes at
@@ -29,24 +30,14 @@
  * small hostile file from expanding into gigabytes. */
 #define PD_ZSTD_REC_MAX (64u << 20)
 #define PD_ZSTD_RATIO_MAX 512
-/* The ordering queue is bounded by bytes, as perf's ordered_events: its live entries (in
- * the queue and its merge buffer) plus the queued records, counted alike whether a record
- * lies in a window of the file or was copied out of zstd output, so that a file and its
- * uncompressed form are delivered in the same order. Past the bound the older half is
- * delivered (perf's OE_FLUSH__HALF): a zstd file whose records expand a hundredfold is read
- * in memory bounded as an uncompressed one's. */
-#define PD_QUEUE_BYTES (16u << 20)
-#define PD_CHUNK_SIZE (1u << 18)
 /* the data section of a file is read in windows of this size into reused buffers: walking
  * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
  * of a report of ten million samples on a virtual machine) */
 #define PD_WIN_SIZE PD_CHUNK_SIZE /* within the L2 cache of most CPUs */
-#define PD_NSPARE 8
 /* files with more data than this are read ahead by a second thread (PD_AHEAD windows);
- * each window has room for a record carried over from the one before (< 64 KiB) */
+ * each window has room for a record carried over from the one before (PD_HEAD) */
 #define PD_THREAD_MIN (4 * (uint64_t)PD_WIN_SIZE)
 #define PD_AHEAD 3
-#define PD_HEAD (1u << 16)
 /* sample fields after READ: a sample with none of them skips that part in one test */
 #define PD_TAIL_BITS                                                                          \
 	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                  \
@@ -54,29 +45,6 @@
 	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |           \
 	 PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |                   \
 	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
-
-/* ---- small helpers --------------------------------------------------------------- */
-
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t ld16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
 
 /* ---- the handle ------------------------------------------------------------------ */
 
@@ -108,16 +76,6 @@ struct pd_meta {
 	char *key, *val;
 };
 
-struct pd_chunk {               /* arena chunk for queued records that live in zstd output,
-				 * or a window of the data section (walk_windows) */
-	struct pd_chunk *next;
-	size_t used, cap, live;
-	int retired;
-	uint8_t *data;
-	uint64_t foff;              /* read-ahead window: file offset of data + PD_HEAD */
-	int ahead;                  /* a read-ahead window: given back to the reader */
-};
-
 /* The read-ahead thread: reads the data section window by window (PD_AHEAD ahead of the
  * walk) into buffers the walk gives back once their records are delivered. */
 struct pd_reader {
@@ -130,18 +88,6 @@ struct pd_reader {
 	size_t nready, nfree;
 	int stop, done, err; /* err: 0, -errno, or 1 for a short file */
 	uint64_t err_off;
-};
-
-/* A queued record, or (n >= 1) a run of n samples that walk_samples found one after the
- * other in a window, in time order, each with its time at R->sample_time: ts, rec and off
- * are the first one's. A run stays one entry while the queue needs no sort (the records
- * come in time order, as one CPU's or one thread's do); q_settle splits runs otherwise. */
-struct pd_qent {
-	uint64_t ts;
-	const uint8_t *rec;
-	uint64_t off;               /* file offset (of the COMPRESSED record for inner ones) */
-	struct pd_chunk *ch;
-	uint32_t n;                 /* 0: one record of any type; else a run of n samples */
 };
 
 /* One counter as multiplexing sees it: a task's per-CPU counters of an event together
@@ -238,39 +184,31 @@ static inline int pd_err_rec(mp_pd *pd, struct mp_err *err, uint64_t off, const 
 	return -MP_EFORMAT;
 }
 
-/* ---- one mp_pd_process() run ---------------------------------------------------- */
+/* ---- one mp_pd_process() run -----------------------------------------------------
+ * Made and freed by mp_pd_process() (mp_pd_walk.c), which owns the walk's own parts: the
+ * window being walked, the read-ahead thread, progress. Every other part has one owner:
+ * q, the sample queue (mp_pd_queue.c); z, the zstd stream (mp_pd_zstd.c); fs and rk, the
+ * fast path's sample and the repeat key (mp_pd_decode.c, where the queue delivers). */
+
+struct pd_zstd {
+	ZSTD_DStream *zs;
+	uint8_t *zbuf;              /* decompressed bytes not yet walked (a partial record) */
+	size_t zlen, zcap;
+	uint64_t zin_total, zout_total;
+};
 
 struct pd_run {
 	mp_pd *pd;
 	const struct mp_pd_handler *h;
 	struct mp_err *err;
 	int ordered;
-	int rc;                     /* first callback stop value or error */
 
-	/* ordered delivery */
-	struct pd_qent *q, *tmp;
-	size_t nq, cq;
-	size_t qh;                  /* the queue is q[qh..nq): delivered entries are not moved */
-	size_t nsorted;             /* q[qh..nsorted) is sorted */
-	uint64_t tail_last;         /* ts of the record queued last after nsorted (0: none) */
-	uint64_t head_last;         /* ts of the last record of q[qh..nsorted) */
-	int tail_mixed;             /* q[nsorted..nq) is out of ts order (else it needs no sort) */
-	size_t rec_bytes;           /* sizes of the queued records */
-	size_t qrecs;               /* queued records (a run's each): the byte bound counts an
-	                             * entry for each, as if runs were not */
-	size_t chunk_bytes;         /* buffers of the chunks and windows on R->chunks */
-	uint64_t next_flush, max_ts;
-	struct pd_chunk *chunks, *cur;
-	struct pd_chunk *spare;     /* released chunks kept for reuse (their pages stay mapped) */
-	size_t nspare;
-	struct pd_chunk *win;       /* the window being walked */
+	struct pd_queue q;          /* ordered delivery (its sample_time: the time's offset in
+				     * every sample when one attr, or samples without an id, and
+				     * ordered; 0 when the samples' attrs differ: mp_pd_rec_time
+				     * tells then) */
+	struct pd_zstd z;
 	struct pd_reader *rd;       /* the read-ahead thread, when there is one */
-
-	/* zstd */
-	ZSTD_DStream *zs;
-	uint8_t *zbuf;              /* decompressed bytes not yet walked (a partial record) */
-	size_t zlen, zcap;
-	uint64_t zin_total, zout_total;
 
 	/* the fast path's sample: the fields sample_fixed does not set stay 0 */
 	struct mp_pd_sample fs;
@@ -278,26 +216,23 @@ struct pd_run {
 	 * else has been delivered since: its header word and the words of its key (attr
 	 * ids, ip, pid/tid, cpu) at their offsets (0, the header's, for a field it lacks),
 	 * for mp_pd_sample_repeat. state: RK_NONE, RK_ASK (h->sample_again not asked yet
-	 * for this sample), RK_TAKEN (it took a repeat: it takes every further one). */
+	 * for this sample), RK_TAKEN (it took a repeat: it takes every further one); nrep,
+	 * prep: the repeats it took in this flush, not yet given to the handler. */
 	struct {
 		int state;
 		size_t attr;
 		uint64_t hdr, period;
 		uint8_t off[4], o_period;
 		uint64_t val[4];
+		uint64_t nrep, prep;
 	} rk;
 
 	/* progress */
 	uint64_t prog_step, prog_next;
-	/* the time's offset in every sample (one attr, or samples without an id), 0 when
-	 * unordered or the samples' attrs differ: mp_pd_rec_time tells then */
-	size_t sample_time;
 	uint64_t dropped;           /* file bytes below this were given back (MADV_DONTNEED) */
 };
 
 #define PD_SLOW INT_MIN /* sample_fast: not a sample it decodes */
-
-enum { WALK_TOP, WALK_INNER, WALK_WINDOW };
 
 /* mp_pd.c */
 void mp_pd_handle_event_update(mp_pd *pd, const uint8_t *r, size_t size);
@@ -316,42 +251,15 @@ const char *mp_pd_feat_name(unsigned b);
 uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t type);
 void mp_pd_finish_counts(mp_pd *pd);
 int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off);
-
-/* mp_pd_order.c */
-void mp_pd_chunk_link(struct pd_run *R, struct pd_chunk *c);
-void mp_pd_chunk_release(struct pd_run *R, struct pd_chunk *c);
-struct pd_chunk *mp_pd_chunk_new(struct pd_run *R, size_t cap);
-void mp_pd_chunks_free(struct pd_run *R);
-int mp_pd_q_flush(struct pd_run *R, uint64_t limit);
-int mp_pd_q_push(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off, uint64_t ts,
-		 int mode);
-
-/* mp_pd_q_push's common case inline: a window's record, room in the queue's array and
- * under its byte bound (anything else: mp_pd_q_push, which flushes, compacts or grows). */
-static inline int mp_pd_q_push_fast(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off,
-				    uint64_t ts, int mode)
-{
-	if (mode != WALK_WINDOW || R->nq == R->cq || R->nq == R->qh ||
-	    R->qrecs * 2 * sizeof(*R->q) + R->rec_bytes + size > PD_QUEUE_BYTES)
-		return mp_pd_q_push(R, r, size, off, ts, mode);
-	R->win->live++; /* the record stays in its window until delivered */
-	R->rec_bytes += size;
-	R->qrecs++;
-	struct pd_qent *e = &R->q[R->nq++];
-	R->tail_mixed |= ts < R->tail_last;
-	R->tail_last = ts;
-	e->ts = ts;
-	e->rec = r;
-	e->off = off;
-	e->ch = R->win;
-	e->n = 0;
-	if (ts > R->max_ts)
-		R->max_ts = ts;
-	return 0;
-}
+/* The queue's delivery (ctx: the run): a queued record (pd_run_deliver, below, for the
+ * queue's own flushes), and the end of a flush (the repeats counted in it go to the
+ * handler). */
+int mp_pd_deliver_queued(void *ctx, const uint8_t *rec, size_t size, uint64_t off);
+int mp_pd_deliver_done(void *ctx);
 
 /* mp_pd_zstd.c */
 int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off);
+void mp_pd_zstd_fini(struct pd_zstd *z);
 
 /* mp_pd_walk.c */
 int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, int mode,
@@ -451,6 +359,54 @@ static inline int mp_pd_sample_repeat(const struct pd_run *R, const uint8_t *r, 
 		return 0;
 	*period = R->rk.o_period ? ld64(r + R->rk.o_period) : R->rk.period;
 	return 1;
+}
+
+/* One queued record: the remembered sample again (counted in rk.nrep, rk.prep while the
+ * handler takes repeats), a sample of fixed fields (remembered), or any other record. */
+static inline __attribute__((always_inline)) int pd_run_deliver(void *ctx, const uint8_t *rec,
+								 size_t size, uint64_t off)
+{
+	struct pd_run *R = ctx;
+	int rc;
+	uint64_t period;
+	const int again = R->h && R->h->sample_again;
+	if (again && R->rk.state != RK_NONE && mp_pd_sample_repeat(R, rec, &period)) {
+		if (R->rk.state == RK_TAKEN) {
+			R->rk.nrep++;
+			R->rk.prep += period;
+			return 0;
+		}
+		rc = R->h->sample_again(R->h->ctx, R->rk.attr, 1, period);
+		if (rc <= 0) {
+			if (!rc) {
+				R->rk.state = RK_TAKEN;
+				struct mp_pd_attr *a = &R->pd->attrs[R->rk.attr];
+				a->nr_samples++;
+				a->total_period += period;
+			}
+			return rc;
+		}
+	}
+	if (R->rk.nrep && (rc = mp_pd_deliver_done(R)))
+		return rc;
+	rc = mp_pd_sample_fast(R, rec, size);
+	if (rc == PD_SLOW)
+		return mp_pd_deliver(R, rec, size, off);
+	if (again)
+		mp_pd_sample_remember(R, rec);
+	return rc;
+}
+
+/* The reader's flushes with pd_run_deliver inlined (the queue's own, at its byte bound,
+ * call mp_pd_deliver_queued). */
+static inline int pd_run_flush(struct pd_run *R, uint64_t limit)
+{
+	return pd_q_flush_with(&R->q, limit, pd_run_deliver, R);
+}
+
+static inline int pd_run_round(struct pd_run *R)
+{
+	return pd_q_round_with(&R->q, pd_run_deliver, R);
 }
 
 #endif

@@ -24,7 +24,7 @@
 static void drop_behind(struct pd_run *R, uint64_t pos)
 {
 	mp_pd *pd = R->pd;
-	if (!pd->own_map || R->win || pos < R->dropped + 2 * (uint64_t)PD_DROP_STEP)
+	if (!pd->own_map || R->q.win || pos < R->dropped + 2 * (uint64_t)PD_DROP_STEP)
 		return;
 	uint64_t page = 4096, to = (pos - PD_DROP_STEP) & ~(page - 1);
 	madvise((void *)(pd->map + R->dropped), (size_t)(to - R->dropped), MADV_DONTNEED);
@@ -42,61 +42,19 @@ static void progress(struct pd_run *R, uint64_t pos)
 }
 
 /* The samples from pos on in a window of an ordered file whose samples all have their time
- * at R->sample_time (the common records): queued as mp_pd_walk's loop would, without its
- * other cases. Returns where it stopped: the end, or a record that loop is to look at (any
- * other type, a bad size, a cut record, no time); *rc set when queueing fails. */
-/* The queue's state kept in walk_samples' locals: written back (queue_put) before anything
- * else sees it (the general push, which may deliver; progress; the end). It added the
- * entries q[nq0..nq) and nrec records; their sizes are what the budget lost beyond the
- * entries' own bytes. */
-struct walk_q {
-	struct pd_qent *q;
-	size_t nq0, nq, stop, nrec;
-	int64_t budget0, budget;
-	uint64_t last, mx;
-	int mixed;
-};
-
-static void queue_get(struct pd_run *R, struct walk_q *w)
-{
-	w->q = R->q;
-	w->nq0 = w->nq = R->nq;
-	w->nrec = 0;
-	/* entries may be added up to stop (an empty queue's first one goes the general way),
-	 * bytes while budget lasts (the byte bound of mp_pd_q_push, an entry counted twice) */
-	w->stop = w->nq == R->qh ? w->nq : R->cq;
-	w->budget0 = w->budget = (int64_t)PD_QUEUE_BYTES -
-				 (int64_t)(R->qrecs * 2 * sizeof(*w->q) + R->rec_bytes);
-	w->last = R->tail_last;
-	w->mx = 0;
-	w->mixed = 0;
-}
-
-static void queue_put(struct pd_run *R, struct walk_q *w)
-{
-	if (!w->nrec)
-		return;
-	R->nq = w->nq;
-	R->rec_bytes += (size_t)(w->budget0 - w->budget) - w->nrec * 2 * sizeof(*w->q);
-	R->qrecs += w->nrec;
-	/* each entry's records come in time order: the newest is one entry's last */
-	uint64_t mx = w->mx > w->last ? w->mx : w->last;
-	R->max_ts = mx > R->max_ts ? mx : R->max_ts;
-	R->tail_last = w->last;
-	R->tail_mixed |= w->mixed;
-	R->win->live += w->nrec;
-	R->pd->counts[PERF_RECORD_SAMPLE] += w->nrec;
-	queue_get(R, w);
-}
-
+ * at the queue's sample_time (the common records): queued as mp_pd_walk's loop would,
+ * without its other cases, as runs (pd_q_batch_*). Returns where it stopped: the end, or a
+ * record that loop is to look at (any other type, a bad size, a cut record, no time); *rc
+ * set when queueing fails. */
 static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t len, size_t pos,
 				  uint64_t base, int *rc)
 {
-	const size_t to = R->sample_time;
-	struct pd_chunk *win = R->win;
-	struct walk_q w;
-	queue_get(R, &w);
-	struct pd_qent *run = NULL; /* the entry of the record before, while it can grow */
+	struct pd_queue *Q = &R->q;
+	const size_t to = Q->sample_time;
+	struct pd_chunk *win = Q->win;
+	uint64_t *nsamples = &R->pd->counts[PERF_RECORD_SAMPLE];
+	struct pd_qbatch b;
+	pd_q_batch_begin(Q, &b);
 	uint64_t prog = R->prog_next > base ? R->prog_next - base : 0; /* progress due here */
 	while (len - pos >= 8) {
 		const uint8_t *r = buf + pos;
@@ -106,40 +64,21 @@ static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t l
 		uint64_t ts = ld64(r + to);
 		if (!ts)
 			break;
-		if (run && ts >= w.last && (int64_t)size <= w.budget && run->n < UINT32_MAX) {
-			run->n++; /* the next record of the run, in time order */
-			w.last = ts;
-			w.budget -= (int64_t)(2 * sizeof(*run) + size);
-			w.nrec++;
-		} else if (w.nq == w.stop || (int64_t)size > w.budget) {
-			queue_put(R, &w);
-			R->pd->counts[PERF_RECORD_SAMPLE]++;
-			if ((*rc = mp_pd_q_push(R, r, size, base + pos, ts, WALK_WINDOW)))
+		if (!pd_q_batch_add(&b, r, size, base + pos, ts, win)) {
+			*nsamples += pd_q_batch_put(Q, &b);
+			++*nsamples;
+			if ((*rc = pd_q_push(Q, r, size, base + pos, ts, WALK_WINDOW)))
 				return pos;
-			queue_get(R, &w);
-			run = NULL;
-		} else {
-			if (ts < w.last)
-				w.mixed = 1;
-			w.mx = w.last > w.mx ? w.last : w.mx;
-			run = &w.q[w.nq++];
-			run->ts = ts;
-			run->rec = r;
-			run->off = base + pos;
-			run->ch = win;
-			run->n = 1;
-			w.last = ts;
-			w.budget -= (int64_t)(2 * sizeof(*run) + size);
-			w.nrec++;
+			pd_q_batch_begin(Q, &b);
 		}
 		pos += size;
 		if (pos >= prog) {
-			queue_put(R, &w);
+			*nsamples += pd_q_batch_put(Q, &b);
 			progress(R, base + pos);
 			prog = R->prog_next > base ? R->prog_next - base : 0;
 		}
 	}
-	queue_put(R, &w);
+	*nsamples += pd_q_batch_put(Q, &b);
 	return pos;
 }
 
@@ -159,7 +98,7 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 	/* a window that ends before the data section does may end inside a record */
 	int more = mode == WALK_WINDOW && base + len < pd->data_off + pd->data_size;
 
-	const int fast = mode == WALK_WINDOW && R->sample_time;
+	const int fast = mode == WALK_WINDOW && R->q.sample_time;
 	while (len - pos >= 8 || (!inner && pos < len)) {
 		if (fast) {
 			pos = walk_samples(R, buf, len, pos, base, &rc);
@@ -201,22 +140,20 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 			pd->counts[type]++;
 		if (type < MP_RECORD_USER_START) {
 			uint64_t ts;
-			if (type == PERF_RECORD_SAMPLE && R->sample_time)
-				ts = R->sample_time + 8 <= size && ld64(r + R->sample_time) ? ld64(r + R->sample_time)
-											    : UINT64_MAX;
+			const size_t to = R->q.sample_time;
+			if (type == PERF_RECORD_SAMPLE && to)
+				ts = to + 8 <= size && ld64(r + to) ? ld64(r + to) : UINT64_MAX;
 			else
 				ts = R->ordered ? mp_pd_rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
-				rc = mp_pd_q_push_fast(R, r, size, off, ts, mode);
+				rc = pd_q_push_fast(&R->q, r, size, off, ts, mode);
 			else if ((R->rk.state = RK_NONE, rc = mp_pd_sample_fast(R, r, size)) == PD_SLOW)
 				rc = mp_pd_deliver(R, r, size, off);
 		} else {
 			switch (type) {
 			case MP_RECORD_FINISHED_ROUND:
-				if (R->ordered) {
-					rc = mp_pd_q_flush(R, R->next_flush);
-					R->next_flush = R->max_ts;
-				}
+				if (R->ordered)
+					rc = pd_run_round(R);
 				break;
 			case MP_RECORD_COMPRESSED:
 				if (inner)
@@ -285,15 +222,13 @@ static int walk_windows(struct pd_run *R)
 	int rc = 0;
 
 	while (fpos < dend || carry) {
-		struct pd_chunk *c = mp_pd_chunk_new(R, PD_WIN_SIZE);
+		struct pd_chunk *c = pd_q_chunk_new(&R->q, PD_WIN_SIZE);
 		if (!c)
 			return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 		if (carry)
 			memcpy(c->data, prev->data + carry_at, carry);
 		if (prev) {
-			prev->retired = 1;
-			prev->live++;
-			mp_pd_chunk_release(R, prev);
+			pd_q_chunk_retire(&R->q, prev);
 		}
 		prev = c;
 		uint64_t base = fpos - carry;
@@ -315,9 +250,9 @@ static int walk_windows(struct pd_run *R)
 			fpos += (uint64_t)got;
 		}
 		size_t used = 0;
-		R->win = c;
+		R->q.win = c;
 		rc = mp_pd_walk(R, c->data, len, base, WALK_WINDOW, &used);
-		R->win = NULL;
+		R->q.win = NULL;
 		if (rc)
 			break;
 		if (used >= len) {
@@ -329,9 +264,7 @@ static int walk_windows(struct pd_run *R)
 		}
 	}
 	if (prev) {
-		prev->retired = 1;
-		prev->live++;
-		mp_pd_chunk_release(R, prev);
+		pd_q_chunk_retire(&R->q, prev);
 	}
 	return rc;
 }
@@ -427,6 +360,17 @@ static struct pd_chunk *reader_next(struct pd_reader *rd, int *e, uint64_t *err_
 	return c;
 }
 
+/* The queue is done with window c: back on the thread's free list. */
+static void reader_give_back(void *ctx, struct pd_chunk *c)
+{
+	struct pd_reader *rd = ctx;
+	pthread_mutex_lock(&rd->mu);
+	c->next = rd->free;
+	rd->free = c;
+	rd->nfree++;
+	pthread_mutex_unlock(&rd->mu);
+}
+
 static void reader_free_list(struct pd_chunk *c)
 {
 	while (c) {
@@ -459,6 +403,8 @@ static int walk_ahead(struct pd_run *R)
 		return -EAGAIN;
 	}
 	R->rd = rd;
+	R->q.give_back = reader_give_back;
+	R->q.give_back_ctx = rd;
 	const uint64_t dend = rd->dend;
 	uint64_t fpos = pd->data_off; /* next byte of the data to walk */
 	struct pd_chunk *prev = NULL;
@@ -487,8 +433,8 @@ static int walk_ahead(struct pd_run *R)
 			/* all of it inside a payload that was skipped */
 			c->live = 1;
 			c->retired = 1;
-			mp_pd_chunk_link(R, c);
-			mp_pd_chunk_release(R, c);
+			pd_q_chunk_link(&R->q, c);
+			pd_q_chunk_release(&R->q, c);
 			continue;
 		}
 		uint8_t *buf;
@@ -502,7 +448,7 @@ static int walk_ahead(struct pd_run *R)
 		} else {
 			c->live = 0;
 			c->retired = 0;
-			mp_pd_chunk_link(R, c);
+			pd_q_chunk_link(&R->q, c);
 			size_t skip = fpos > c->foff ? (size_t)(fpos - c->foff) : 0;
 			if (carry)
 				memcpy(c->data + PD_HEAD - carry, prev->data + carry_at, carry);
@@ -512,15 +458,13 @@ static int walk_ahead(struct pd_run *R)
 		}
 		struct pd_chunk *walked = c ? c : prev;
 		if (c && prev) {
-			prev->retired = 1;
-			prev->live++;
-			mp_pd_chunk_release(R, prev);
+			pd_q_chunk_retire(&R->q, prev);
 			prev = NULL;
 		}
 		size_t used = 0;
-		R->win = walked;
+		R->q.win = walked;
 		rc = mp_pd_walk(R, buf, len, base, WALK_WINDOW, &used);
-		R->win = NULL;
+		R->q.win = NULL;
 		if (rc || !c)
 			break;
 		prev = c;
@@ -534,9 +478,7 @@ static int walk_ahead(struct pd_run *R)
 		}
 	}
 	if (prev) {
-		prev->retired = 1;
-		prev->live++;
-		mp_pd_chunk_release(R, prev);
+		pd_q_chunk_retire(&R->q, prev);
 	}
 	pthread_mutex_lock(&rd->mu);
 	rd->stop = 1;
@@ -546,14 +488,15 @@ static int walk_ahead(struct pd_run *R)
 	return rc;
 }
 
-/* After the run: the read-ahead thread's buffers freed (queued records' windows are on
- * R->chunks and freed with them). */
+/* After the run: the read-ahead thread's buffers freed (queued records' windows are the
+ * queue's and freed with it). */
 static void reader_fini(struct pd_run *R)
 {
 	struct pd_reader *rd = R->rd;
 	if (!rd)
 		return;
 	R->rd = NULL;
+	R->q.give_back = NULL;
 	reader_free_list(rd->ready);
 	reader_free_list(rd->free);
 	pthread_cond_destroy(&rd->cv_space);
@@ -573,8 +516,10 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	R.err = err;
 	R.ordered = pd->ordered && pd->ia[0].sid_all && h &&
 		    (h->mmap || h->comm || h->fork || h->exit);
+	pd_q_init(&R.q, mp_pd_deliver_queued, &R, pd->path, err);
+	R.q.done = mp_pd_deliver_done;
 	if (R.ordered && (pd->nattrs == 1 || !pd->id_off))
-		R.sample_time = pd->ia[0].lay.time; /* as mp_pd_rec_time's sample_attr says 0 */
+		R.q.sample_time = pd->ia[0].lay.time; /* as mp_pd_rec_time's sample_attr says 0 */
 	R.prog_step = pd->data_size / 100 + 1;
 	R.prog_next = pd->data_off + R.prog_step;
 
@@ -599,26 +544,18 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 		rc = pd->own_map && pd->fd >= 0 ? walk_windows(&R)
 						: mp_pd_walk(&R, pd->map + pd->data_off, (size_t)pd->data_size,
 						       pd->data_off, WALK_TOP, NULL);
-	if (rc == 0 && R.zlen) {
+	if (rc == 0 && R.z.zlen) {
 		/* a partial record left in the zstd output at the end of the file */
 		rc = pd_err_rec(pd, err, pd->data_off + pd->data_size,
 				"truncated: the compressed data ends inside a record");
 	}
 	if (rc == 0 && R.ordered)
-		rc = mp_pd_q_flush(&R, UINT64_MAX);
+		rc = pd_run_flush(&R, UINT64_MAX);
 	mp_pd_finish_counts(pd);
 	if (h && h->progress)
 		h->progress(h->ctx, pd->data_size, pd->data_size);
-	for (size_t i = R.qh; i < R.nq; i++) {
-		if (R.q[i].ch && R.q[i].n > 1)
-			R.q[i].ch->live -= R.q[i].n - 1u; /* a run's records but its last */
-		mp_pd_chunk_release(&R, R.q[i].ch);
-	}
-	mp_pd_chunks_free(&R);
+	pd_q_fini(&R.q);
 	reader_fini(&R);
-	free(R.q);
-	free(R.tmp);
-	free(R.zbuf);
-	ZSTD_freeDStream(R.zs);
+	mp_pd_zstd_fini(&R.z);
 	return rc;
 }

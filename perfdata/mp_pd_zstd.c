@@ -19,31 +19,31 @@
 int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off)
 {
 	mp_pd *pd = R->pd;
-	if (!R->zs) {
-		R->zs = ZSTD_createDStream();
-		if (!R->zs || ZSTD_isError(ZSTD_initDStream(R->zs)))
+	if (!R->z.zs) {
+		R->z.zs = ZSTD_createDStream();
+		if (!R->z.zs || ZSTD_isError(ZSTD_initDStream(R->z.zs)))
 			return PD_ERR(pd, R->err, -ENOMEM, "out of memory (zstd)");
 	}
-	R->zin_total += n;
+	R->z.zin_total += n;
 	ZSTD_inBuffer in = { payload, n, 0 };
 	size_t produced = 0;
 	for (;;) {
 		/* room for 64 KiB more at least (1 MiB to begin with) */
-		if (MP_GROW(R->zbuf, R->zcap, R->zlen + (R->zcap ? 64u << 10 : 1u << 20)))
+		if (MP_GROW(R->z.zbuf, R->z.zcap, R->z.zlen + (R->z.zcap ? 64u << 10 : 1u << 20)))
 			return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
-		ZSTD_outBuffer out = { R->zbuf + R->zlen, R->zcap - R->zlen, 0 };
+		ZSTD_outBuffer out = { R->z.zbuf + R->z.zlen, R->z.zcap - R->z.zlen, 0 };
 		size_t in_before = in.pos;
-		size_t zr = ZSTD_decompressStream(R->zs, &out, &in);
+		size_t zr = ZSTD_decompressStream(R->z.zs, &out, &in);
 		if (ZSTD_isError(zr)) {
 			char why[160];
 			snprintf(why, sizeof(why), "zstd: %s", ZSTD_getErrorName(zr));
 			return pd_err_rec(pd, R->err, off, why);
 		}
-		R->zlen += out.pos;
+		R->z.zlen += out.pos;
 		produced += out.pos;
-		R->zout_total += out.pos;
+		R->z.zout_total += out.pos;
 		if (produced > PD_ZSTD_REC_MAX ||
-		    R->zout_total > (uint64_t)PD_ZSTD_REC_MAX + PD_ZSTD_RATIO_MAX * R->zin_total)
+		    R->z.zout_total > (uint64_t)PD_ZSTD_REC_MAX + PD_ZSTD_RATIO_MAX * R->z.zin_total)
 			return pd_err_rec(pd, R->err, off, "compressed record expands beyond the size limit");
 		if (in.pos == in.size && out.pos < out.size)
 			break; /* all input consumed and everything decodable flushed */
@@ -51,10 +51,17 @@ int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint
 			break; /* no progress: stop rather than spin */
 	}
 	size_t used = 0;
-	int rc = mp_pd_walk(R, R->zbuf, R->zlen, off, WALK_INNER, &used);
+	int rc = mp_pd_walk(R, R->z.zbuf, R->z.zlen, off, WALK_INNER, &used);
 	if (rc)
 		return rc;
-	memmove(R->zbuf, R->zbuf + used, R->zlen - used);
-	R->zlen -= used;
+	memmove(R->z.zbuf, R->z.zbuf + used, R->z.zlen - used);
+	R->z.zlen -= used;
 	return 0;
+}
+
+void mp_pd_zstd_fini(struct pd_zstd *z)
+{
+	free(z->zbuf);
+	ZSTD_freeDStream(z->zs);
+	memset(z, 0, sizeof(*z));
 }

@@ -11,3 +11,7 @@ target_link_libraries(pdinfo PRIVATE mp_perfdata)
 # the DATA_SRC decoder and perf's words for it (mp_datasrc.c)
 mp_add_cmocka_test(test_datasrc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_datasrc.c
   LIBS mp_perfdata)
+# the sample queue alone: records with given times pushed, rounds and flushes checked
+mp_add_cmocka_test(test_pd_queue SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pd_queue.c
+  LIBS mp_perfdata)
+target_include_directories(test_pd_queue PRIVATE ${PROJECT_SOURCE_DIR}/perfdata) # internal
