@@ -1,5 +1,5 @@
-# collector: unit tests (writer round trips, ring, evlist with a fake perf_event_open)
-# and end-to-end record/stat runs checked with perf.
+# collector: unit tests (ring, evlist with a fake perf_event_open, live record/stat runs)
+# and end-to-end record/stat runs checked with perf. The writer's tests are perfdata's.
 mp_add_cmocka_test(test_collector SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collector.c
                    LIBS mp_collector)
 target_link_options(test_collector PRIVATE -Wl,--wrap=mp_ev_sys_perf_event_open,--wrap=ioctl)

@@ -1,5 +1,6 @@
 # perfdata: the ABI (sample layout), the reader against the 18 shared fixtures and perf's own
-# outputs, hostile input, and writer -> reader round trips.
+# outputs, hostile input, the writer's files (read back raw and by perf script), writer ->
+# reader round trips.
 mp_add_cmocka_test(test_perfabi SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfabi.c
   LIBS mp_perfdata)
 mp_add_cmocka_test(test_perfdata SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfdata.c

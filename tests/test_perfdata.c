@@ -23,6 +23,7 @@
 #include "mp_perfdata.h"
 #include "mp_pd_int.h"
 #include "mp_test_fixture.h"
+#include "mp_test_pdw.h"
 
 #include <unistd.h>
 
@@ -1690,6 +1691,369 @@ static void windows__file_as_memory__same_records(void **state)
 	free(g.b);
 }
 
+/* ---- the writer: files of known records, read back raw and by perf ---- */
+
+static void pdw__known_samples__file_layout_and_features(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	const char *out = path_in("known.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a0 = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	struct perf_event_attr a1 = file_attr(PERF_COUNT_SW_TASK_CLOCK, 250000);
+	a1.mmap = a1.mmap2 = a1.comm = a1.task = 0;
+	uint64_t ids0[2] = { 11, 12 }, ids1[2] = { 21, 22 };
+	assert_int_equal(mp_pdw_add_attr(w, &a0, ids0, 2, "cpu-clock", "cpu-clock"), 0);
+	assert_int_equal(mp_pdw_add_attr(w, &a1, ids1, 2, "task-clock", "task-clock:250000"), 1);
+	assert_int_equal(mp_pdw_set_host_features(w), 0);
+	char *argv[] = { "memprof", "record", "-e", "cpu-clock", "./x" };
+	assert_int_equal(mp_pdw_set_cmdline(w, 5, argv), 0);
+	assert_int_equal(mp_pdw_set_meta(w, "simulated", "no"), 0);
+
+	/* The test program itself is the mapped object: its build-id must be found. */
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	put_comm(w, 4242, 4242, "walker");
+	put_comm(w, 4242, 4243, "walker");
+	put_mmap2(w, 4242, 0x400000, 0x10000, 0, self);
+	put_mmap2(w, 4242, 0x7f0000000000, 0x1000, 0, "/nonexistent/never-hit.so");
+	for (int i = 0; i < 30; i++)
+		put_sample(w, i % 3 ? 11 : 22, 0x401000 + (uint64_t)i, 4242, i % 2 ? 4243 : 4242,
+			   1000 + (uint64_t)i, i % 3 ? 100000 : 250000);
+	/* one lost record (id 12: cpu-clock, 7 lost) and one throttle (id 21) */
+	uint64_t lost[3 + 4] = { 0 };
+	struct perf_event_header *lh = (void *)lost;
+	lh->type = PERF_RECORD_LOST;
+	lh->size = 8 + 16 + 40;
+	lost[1] = 12;
+	lost[2] = 7;
+	assert_int_equal(mp_pdw_write(w, lost, 24), -EINVAL); /* size says 64, only 24 given */
+	lh->size = 24;
+	assert_int_equal(mp_pdw_write(w, lost, 24), 0);
+	uint64_t thr[4] = { 0, 5, 21, 21 };
+	struct perf_event_header *th = (void *)thr;
+	th->type = PERF_RECORD_THROTTLE;
+	th->size = sizeof(thr);
+	assert_int_equal(mp_pdw_write(w, thr, sizeof(thr)), 0);
+	/* a second count of the same id replaces the first: one READ per id */
+	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 1000000, 400, 200), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 2000000, 900, 450), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 1, 22, 2500000, 900, 900), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 5, 22, 1, 1, 1), -EINVAL);
+	mp_pdw_set_read_pid(w, 4242);
+
+	/* attrs are frozen once data is written */
+	assert_int_equal(mp_pdw_add_attr(w, &a0, ids0, 1, "late", "late"), -EBUSY);
+	uint64_t s, t, l;
+	assert_int_equal(mp_pdw_get_stats(w, 0, &s, &t, &l), 0);
+	assert_int_equal(s, 20);
+	assert_int_equal(t, 0);
+	assert_int_equal(l, 7);
+	assert_int_equal(mp_pdw_get_stats(w, 1, &s, &t, &l), 0);
+	assert_int_equal(s, 10);
+	assert_int_equal(t, 1);
+	assert_int_equal(mp_pdw_lost_total(w), 7);
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+
+	/* no .tmp left, the file is at its name */
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.tmp*", out);
+	assert_int_equal(n_matching(tmp), 0);
+	size_t n;
+	unsigned char *f = slurp(out, &n);
+	assert_non_null(f);
+	const struct fhdr *h = (const void *)f;
+	assert_memory_equal(h->magic, "PERFILE2", 8);
+	assert_int_equal(h->size, 104);
+	assert_int_equal(h->attr_size, 128 + 16);
+	assert_int_equal(h->attrs_size, 2 * 144);
+	const struct perf_event_attr *fa = (const void *)(f + h->attrs_off);
+	assert_int_equal(fa->size, 128);
+	assert_int_equal(fa->sample_period, 100000);
+	const uint64_t *sec = (const void *)(f + h->attrs_off + 128 + 144);
+	assert_int_equal(sec[1], 16);
+	assert_int_equal(((const uint64_t *)(f + sec[0]))[1], 22);
+	/* data: 2 comm + 2 mmap2 + 30 samples + lost + throttle + 2 READ */
+	size_t nrec = 0, nread = 0;
+	for (uint64_t o = 0; o < h->data_size;) {
+		const struct perf_event_header *r = (const void *)(f + h->data_off + o);
+		assert_true(r->size >= 8);
+		nrec++;
+		if (r->type == PERF_RECORD_READ) {
+			const uint64_t *u = (const void *)(r + 1);
+			assert_int_equal((uint32_t)u[0], 4242);
+			if (u[4] == 11) {
+				assert_int_equal(u[1], 2000000);
+				assert_int_equal(u[2], 900);
+				assert_int_equal(u[3], 450);
+			}
+			/* the trailer's IDENTIFIER names the same id */
+			assert_int_equal(((const uint64_t *)r)[r->size / 8 - 1], u[4]);
+			nread++;
+		}
+		o += r->size;
+	}
+	assert_int_equal(nrec, 2 + 2 + 30 + 1 + 1 + 2);
+	assert_int_equal(nread, 2);
+	int feats[] = { 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, MP_HEADER_MEMPROF };
+	uint64_t off = 0, size = 0;
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
+		assert_int_equal(feature_sec(f, feats[i], &off, &size), 0);
+	/* BUILD_ID: exactly one entry (the hit object; the never-hit .so is not read) */
+	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
+	const struct perf_event_header *bh = (const void *)(f + off);
+	assert_int_equal(bh->size, size);
+	char hex[64] = "", want[64];
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", f[off + 12 + (size_t)i]);
+	assert_string_equal((const char *)f + off + 36, self);
+	readelf_build_id(self, want, sizeof(want));
+	if (want[0])
+		assert_string_equal(hex, want);
+	/* EVENT_DESC: two events, names and ids */
+	assert_int_equal(feature_sec(f, 12, &off, &size), 0);
+	const uint32_t *ed = (const void *)(f + off);
+	assert_int_equal(ed[0], 2);
+	assert_int_equal(ed[1], 128);
+	assert_int_equal(*(const uint32_t *)(f + off + 8 + 128), 2);
+	assert_string_equal((const char *)f + off + 8 + 128 + 4 + 4, "cpu-clock");
+	/* memprof's feature: key=value lines */
+	assert_int_equal(feature_sec(f, MP_HEADER_MEMPROF, &off, &size), 0);
+	char *meta = strndup((const char *)f + off, size);
+	assert_non_null(strstr(meta, "event.1.spec=task-clock:250000\n"));
+	assert_non_null(strstr(meta, "simulated=no\n"));
+	free(meta);
+	/* CMDLINE */
+	assert_int_equal(feature_sec(f, 11, &off, &size), 0);
+	assert_int_equal(*(const uint32_t *)(f + off), 5);
+	assert_string_equal((const char *)f + off + 8, "memprof");
+	free(f);
+}
+
+
+/* Walk the BUILD_ID feature of file f: count its entries, set *has to 1 for each name in
+ * names[] that is there, and fail on a name listed in never. */
+static int bid_entries(const unsigned char *f, const char *const *names, int *has, size_t nnames,
+		       const char *never)
+{
+	uint64_t off = 0, size = 0;
+	int count = 0;
+	assert_int_equal(feature_sec(f, 2, &off, &size), 0);
+	for (uint64_t o = off; o < off + size;) {
+		const struct perf_event_header *b = (const void *)(f + o);
+		const char *name = (const char *)f + o + 36;
+		for (size_t i = 0; i < nnames; i++)
+			has[i] |= !strcmp(name, names[i]);
+		assert_string_not_equal(name, never);
+		count++;
+		o += b->size;
+	}
+	return count;
+}
+
+static void pdw__callchain_objects__build_ids_of_both(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	const char *out = path_in("chain.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	uint64_t id = 11;
+	mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	const char *other = "/bin/true", *never = "/bin/sh";
+	put_comm(w, 9, 9, "chain");
+	put_mmap2(w, 9, 0x400000, 0x10000, 0, self);
+	put_mmap2(w, 9, 0x500000, 0x10000, 0, other);
+	put_mmap2(w, 9, 0x600000, 0x10000, 0, never);
+	/* ip in self; the chain passes through /bin/true; /bin/sh is never hit */
+	uint64_t s[11];
+	struct perf_event_header *h = (void *)s;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = sizeof(s);
+	s[1] = 11;
+	s[2] = 0x401000;
+	s[3] = 9ull | 9ull << 32;
+	s[4] = 5;
+	s[5] = 0;
+	s[6] = 100000;
+	s[7] = 3;
+	s[8] = (uint64_t)PERF_CONTEXT_USER;
+	s[9] = 0x401000;
+	s[10] = 0x501234;
+	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+	size_t n;
+	unsigned char *f = slurp(out, &n);
+	assert_non_null(f);
+	const char *names[] = { self, other };
+	int has[2] = { 0, 0 };
+	int count = bid_entries(f, names, has, 2, never);
+	char want[64];
+	readelf_build_id(other, want, sizeof(want));
+	assert_true(has[0]);
+	if (want[0]) /* /bin/true has a build-id on Debian */
+		assert_true(has[1]);
+	assert_int_equal(count, want[0] ? 2 : 1);
+	free(f);
+}
+
+/* The rings are drained one CPU at a time: a sample can reach the writer before the MMAP2
+ * of its object from another CPU's ring. The object still gets its build-id. */
+static void pdw__sample_before_its_mmap__build_id_kept(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	const char *out = path_in("late-mmap.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	uint64_t id = 11;
+	mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	put_comm(w, 9, 9, "late");
+	uint64_t s[7];
+	struct perf_event_header *h = (void *)s;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = sizeof(s);
+	s[1] = 11;
+	s[2] = 0x401000;
+	s[3] = 9ull | 9ull << 32;
+	s[4] = 5;
+	s[5] = 0;
+	s[6] = 100000;
+	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
+	put_mmap2(w, 9, 0x400000, 0x10000, 0, self); /* arrives after the sample */
+	put_mmap2(w, 9, 0x600000, 0x10000, 0, "/bin/sh"); /* never hit */
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+	size_t n;
+	unsigned char *f = slurp(out, &n);
+	assert_non_null(f);
+	const char *names[] = { self };
+	int has[1] = { 0 };
+	assert_int_equal(bid_entries(f, names, has, 1, "/bin/sh"), 1);
+	assert_true(has[0]);
+	free(f);
+}
+
+static int have_perf(void)
+{
+	return system("perf --version >/dev/null 2>&1") == 0;
+}
+
+static void pdw__known_samples__perf_script_agrees(void **state)
+{
+	(void)state;
+	if (!have_perf())
+		skip();
+	struct mp_err err = { 0 };
+	const char *out = path_in("script.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a0 = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	struct perf_event_attr a1 = file_attr(PERF_COUNT_SW_TASK_CLOCK, 250000);
+	a1.mmap = a1.mmap2 = a1.comm = a1.task = 0;
+	uint64_t id0 = 11, id1 = 21;
+	mp_pdw_add_attr(w, &a0, &id0, 1, "cpu-clock", "cpu-clock");
+	mp_pdw_add_attr(w, &a1, &id1, 1, "task-clock", "task-clock");
+	mp_pdw_set_host_features(w);
+	put_comm(w, 4242, 4242, "walker");
+	put_comm(w, 4242, 4243, "walker");
+	for (int i = 0; i < 12; i++)
+		put_sample(w, i < 9 ? 11 : 21, 0x401000, 4242, 4242 + (uint32_t)(i % 2),
+			   1000 + (uint64_t)i, i < 9 ? 100000 : 250000);
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+
+	char cmd[700], line[256];
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i '%s' -F comm,pid,tid,event,period 2>&1 | "
+		 "awk '{print $1, $2, $3, $4}' | sort | uniq -c",
+		 out);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char all[1024] = "";
+	while (fgets(line, sizeof(line), p))
+		strncat(all, line, sizeof(all) - strlen(all) - 1);
+	pclose(p);
+	/* perf prints comm, pid/tid, period, event: */
+	assert_non_null(strstr(all, "5 walker 4242/4242 100000 cpu-clock:"));
+	assert_non_null(strstr(all, "4 walker 4242/4243 100000 cpu-clock:"));
+	assert_non_null(strstr(all, "2 walker 4242/4243 250000 task-clock:"));
+	assert_non_null(strstr(all, "1 walker 4242/4242 250000 task-clock:"));
+	assert_null(strstr(all, "arning"));
+}
+
+static void pdw__sync__tmp_file_readable_before_close(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	const char *out = path_in("sync.data");
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	struct perf_event_attr a0 = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	uint64_t id0 = 11;
+	mp_pdw_add_attr(w, &a0, &id0, 1, "cpu-clock", "cpu-clock");
+	put_comm(w, 7, 7, "w");
+	for (int i = 0; i < 5; i++)
+		put_sample(w, 11, 0x1000, 7, 7, (uint64_t)i, 100000);
+	assert_int_equal(mp_pdw_sync(w, &err), 0);
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s", mp_pdw_tmp_path(w));
+	assert_non_null(strstr(tmp, "sync.data.tmp."));
+	struct stat st;
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	size_t n;
+	unsigned char *f = slurp(tmp, &n);
+	assert_non_null(f);
+	const struct fhdr *h = (const void *)f;
+	assert_int_equal(h->data_size, 56 + 5 * 56); /* comm "w" 24 + trailer 32 */
+	assert_int_equal(h->data_off + h->data_size, n);
+	free(f);
+	assert_int_equal(access(out, F_OK), -1);
+	mp_pdw_abort(w); /* a run that never started: nothing left */
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
+static void pdw__bad_input__errors(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	assert_null(mp_pdw_create("/nonexistent-dir/x.data", &err));
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/x.data.tmp"));
+	mp_pdw *w = mp_pdw_create(path_in("bad.data"), &err);
+	assert_non_null(w);
+	struct perf_event_attr a0 = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	struct perf_event_attr a1 = a0;
+	a1.sample_type |= PERF_SAMPLE_ADDR;
+	uint64_t id = 1;
+	assert_int_equal(mp_pdw_add_attr(w, &a0, &id, 1, "a", "a"), 0);
+	assert_int_equal(mp_pdw_add_attr(w, &a1, &id, 1, "b", "b"), -EINVAL);
+	struct {
+		struct perf_event_header h;
+		uint64_t pad;
+	} junk = { { PERF_RECORD_SAMPLE, 0, 4 }, 0 };
+	assert_int_equal(mp_pdw_write(w, &junk, sizeof(junk)), -EINVAL);
+	assert_int_equal(mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_USER,
+					     (const uint8_t *)"x", 0, "/x"), -EINVAL);
+	mp_pdw_abort(w);
+	mp_pdw_abort(NULL);
+}
+
 int main(void)
 {
 	const char *td = getenv("TESTS_DATA");
@@ -1724,7 +2088,17 @@ int main(void)
 		cmocka_unit_test(hostile__bit_flips__no_crash),
 		cmocka_unit_test(synthetic__size_zero_and_small__error_not_loop),
 	};
+	/* the writer's files, in a temporary folder */
+	const struct CMUnitTest writer[] = {
+		cmocka_unit_test(pdw__known_samples__file_layout_and_features),
+		cmocka_unit_test(pdw__known_samples__perf_script_agrees),
+		cmocka_unit_test(pdw__callchain_objects__build_ids_of_both),
+		cmocka_unit_test(pdw__sample_before_its_mmap__build_id_kept),
+		cmocka_unit_test(pdw__sync__tmp_file_readable_before_close),
+		cmocka_unit_test(pdw__bad_input__errors),
+	};
 	int failed = cmocka_run_group_tests(plain, NULL, NULL);
+	failed += cmocka_run_group_tests(writer, setup_dir, teardown_dir);
 	if (mp_test_fixture(fixdir, sizeof(fixdir), MP_FIXTURE_PERFDATA))
 		return mp_test_skipped(failed);
 	return failed + cmocka_run_group_tests(fixtures, NULL, NULL);
