@@ -11,6 +11,8 @@ enum cli_opt_type {
 	CLI_END = 0,
 	CLI_FLAG,    /* int, set to 1 (or incremented for repeated -v) */
 	CLI_STR,     /* const char *, last wins */
+	CLI_OPTSTR,  /* const char *, its value optional (perf's -g): from -gV, --opt=V or a
+	              * next argument not starting with '-'; alone it stores "" */
 	CLI_STRLIST, /* char *: repeated options joined with ',' (malloc'd, caller frees) */
 	CLI_U64,     /* uint64_t, decimal or 0x hex */
 	CLI_INT,     /* int */
@@ -224,8 +226,12 @@ struct report_cg {
 	enum report_cg_mode mode;
 	double min_pct;       /* perf's -g threshold: tree nodes below it are left out */
 	int callee;           /* 0: caller order (root first), 1: callee order */
+	int order_set;        /* caller or callee given (else perf's: callee, caller with
+	                       * children) */
 	int children;         /* Children column and perf's --children trees */
 	unsigned max_stack;
+	char order[4];        /* the key columns in --sort's order: 'c' comm, 'd' dso, 's'
+	                       * sym ("" = comm, dso, sym) */
 };
 /* -g SPEC as perf spells it; 0, or -EINVAL with err filled. */
 int report_cg_parse(const char *spec, struct report_cg *o, char *err, size_t errlen);

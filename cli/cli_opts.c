@@ -260,7 +260,8 @@ void cli_print_help(const struct cli_cmd *cmd, const struct cli_opt *opts)
 		if (o->long_name)
 			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", o->long_name);
 		if (o->argname && n < (int)sizeof(left))
-			snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->argname);
+			snprintf(left + n, sizeof(left) - (size_t)n,
+				 o->type == CLI_OPTSTR ? " [%s]" : " %s", o->argname);
 		printf("  %-28s %s\n", left, o->help);
 	}
 	printf("  %-28s %s\n", "-h, --help", "show this help");
@@ -277,6 +278,7 @@ static int cli_store(const char *cmd, const struct cli_opt *o, const char *val)
 		(*(int *)o->dst)++;
 		return 0;
 	case CLI_STR:
+	case CLI_OPTSTR:
 		*(const char **)o->dst = val;
 		return 0;
 	case CLI_STRLIST: {
@@ -374,6 +376,8 @@ int cli_parse(const struct cli_cmd *command, const struct cli_opt *opts, int arg
 			if (o->type != CLI_FLAG) {
 				if (eq)
 					val = eq + 1;
+				else if (o->type == CLI_OPTSTR && (i + 1 >= argc || argv[i + 1][0] == '-'))
+					val = "";
 				else if (i + 1 < argc)
 					val = argv[++i];
 				else {
@@ -413,6 +417,8 @@ int cli_parse(const struct cli_cmd *command, const struct cli_opt *opts, int arg
 			const char *val;
 			if (p[1])
 				val = p + 1;
+			else if (o->type == CLI_OPTSTR && (i + 1 >= argc || argv[i + 1][0] == '-'))
+				val = "";
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else {

@@ -196,7 +196,7 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "default when the recording has call chains" },
 		{ 0, "no-children", CLI_FLAG, &o->no_children, NULL,
 		  "self samples only, as without call chains" },
-		{ 'g', "call-graph", CLI_STR, &o->callgraph, "SPEC",
+		{ 'g', "call-graph", CLI_OPTSTR, &o->callgraph, "SPEC",
 		  "call chains under each symbol, as perf's -g: graph|flat|folded|none, a minimum "
 		  "percent, caller|callee, comma-separated (default graph,0.5,caller)" },
 		{ 0, "inline", CLI_FLAG, &o->inline_, NULL,
@@ -272,6 +272,9 @@ static int report_check(struct report_opts *o)
 		return CLI_EXIT_USAGE;
 	}
 	o->cgo.children = !o->no_children;
+	/* perf's default order: callee, caller when Children are shown */
+	if (!o->cgo.order_set)
+		o->cgo.callee = o->no_children;
 	o->cgo.max_stack = (unsigned)o->max_stack;
 	/* asked for call chains (else: shown when the recording has them) */
 	o->cg_asked = o->callgraph || o->children || o->folded || o->pprof || o->max_stack;
@@ -537,9 +540,17 @@ static int report_print(const struct report_opts *o, struct report_state *s)
 		char title[128];
 		snprintf(title, sizeof(title), "By %s",
 			 o->sort ? o->sort : keys & MP_HK_COMM ? "comm,dso,sym" : "dso,sym");
-		if (s->cg)
-			rc = report_cg_print_table(f, s->cg, &s->cgt, pd, s->ev, s->nev, &o->cgo,
+		if (s->cg) {
+			struct report_cg cgo = o->cgo;
+			for (size_t c = 0, k = 0; c < o->cols.n && k + 1 < sizeof(cgo.order); c++)
+				if (o->cols.c[c] == COL_COMM || o->cols.c[c] == COL_DSO ||
+				    o->cols.c[c] == COL_SYM)
+					cgo.order[k++] = o->cols.c[c] == COL_COMM  ? 'c'
+							 : o->cols.c[c] == COL_DSO ? 'd'
+										   : 's';
+			rc = report_cg_print_table(f, s->cg, &s->cgt, pd, s->ev, s->nev, &cgo,
 						   o->threshold, o->full_names);
+		}
 		else
 			report_print_table(f, title, &o->cols, &s->res, s->tot, pd, s->ev, s->nev,
 					   o->threshold, o->full_names);

@@ -126,7 +126,7 @@ static int cmd_tui(int argc, char **argv)
 		  "C++ names whole (default: a template name too wide for its column as <...>)" },
 		{ 0, "no-children", CLI_FLAG, &no_children, NULL,
 		  "a recording with call chains: the symbol list without Children and call trees" },
-		{ 'g', "call-graph", CLI_STR, &cgspec, "SPEC",
+		{ 'g', "call-graph", CLI_OPTSTR, &cgspec, "SPEC",
 		  "call trees as perf's -g: caller|callee and the percent under which nodes are "
 		  "left out, comma-separated (default caller,0.5)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },

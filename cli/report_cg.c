@@ -47,8 +47,10 @@ int report_cg_parse(const char *spec, struct report_cg *o, char *err, size_t err
 			o->mode = REPORT_CG_NONE;
 		} else if (!strcmp(tok, "caller")) {
 			o->callee = 0;
+			o->order_set = 1;
 		} else if (!strcmp(tok, "callee")) {
 			o->callee = 1;
+			o->order_set = 1;
 		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
 			/* the defaults, and the only ones */
 		} else {
@@ -342,75 +344,177 @@ static void fmt_entry_sym(const struct mp_cg_entry *e, char *buf, size_t n, int 
 	snprintf(buf, n, "[%c] %s", e->f.level ? e->f.level : '.', nm);
 }
 
+/* perf's --no-children order: the entry's own samples of the sorting event, then of the
+ * others, then the name (the table's order: children first) */
+struct self_sort {
+	const struct mp_cg_table *t;
+	const size_t *ev;
+	size_t nev;
+	const char *keys;
+};
+
+static int self_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct self_sort *s = ctx;
+	const struct mp_cg_entry *a = &s->t->e[*(const size_t *)pa];
+	const struct mp_cg_entry *b = &s->t->e[*(const size_t *)pb];
+	for (size_t j = 0; j < s->nev; j++)
+		if (a->self[s->ev[j]].period != b->self[s->ev[j]].period)
+			return a->self[s->ev[j]].period > b->self[s->ev[j]].period ? -1 : 1;
+	/* ties by the keys in their order, as perf and the table without call chains */
+	for (const char *k = s->keys; *k; k++) {
+		int c = *k == 'c'   ? strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "")
+			: *k == 'd' ? strcmp(a->f.dso, b->f.dso)
+				    : strcmp(a->f.sym, b->f.sym);
+		if (c)
+			return c;
+	}
+	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+/* The entries shown, in the order shown, malloc'd (*n of them): above the threshold; with
+ * --no-children those with samples of their own, by them. NULL when out of memory. */
+static size_t *shown_entries(mp_cg *cg, const struct mp_cg_table *t, const size_t *ev,
+			     size_t nev, const struct report_cg *o, const char *keys, double thr,
+			     size_t *n, size_t *hidden)
+{
+	size_t *v = malloc((t->n + 1) * sizeof(*v)), k = 0;
+	*hidden = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		int own = 0;
+		for (size_t j = 0; j < nev; j++)
+			own |= e->self[ev[j]].samples || e->self[ev[j]].period;
+		if (!o->children && !own)
+			continue;
+		int above = thr <= 0;
+		for (size_t j = 0; j < nev && !above; j++)
+			above = pct((o->children ? e->children : e->self)[ev[j]].period,
+				    mp_cg_total(cg, ev[j]).period) >= thr;
+		if (above)
+			v[k++] = i;
+		else
+			(*hidden)++;
+	}
+	if (!o->children) {
+		struct self_sort ss = { t, ev, nev, keys };
+		qsort_r(v, k, sizeof(*v), self_cmp, &ss);
+	}
+	*n = k;
+	return v;
+}
+
 int report_cg_print_table(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const mp_pd *pd,
 			  const size_t *ev, size_t nev, const struct report_cg *o, double thr,
 			  int full)
 {
-	size_t wcomm = 7, wdso = 13;
+	size_t wcomm = 7, wdso = 13, wsym = 6, nshow, hidden;
 	int comm = t->n && t->e[0].comm;
 	char buf[4096];
-	for (size_t i = 0; i < t->n; i++) {
-		const struct mp_cg_entry *e = &t->e[i];
-		if (!entry_above(e, cg, ev, nev, thr))
-			continue;
+	/* the key columns in --sort's order (comm, dso, sym by default) */
+	const char *order = o->order[0] ? o->order : "cds";
+	char keys[8];
+	size_t nk = 0;
+	for (const char *c = order; *c && nk + 1 < sizeof(keys); c++)
+		if (*c != 'c' || comm)
+			keys[nk++] = *c;
+	keys[nk] = 0;
+	size_t *show = shown_entries(cg, t, ev, nev, o, keys, thr, &nshow, &hidden);
+	if (!show)
+		return -ENOMEM;
+	for (size_t k = 0; k < nshow; k++) {
+		const struct mp_cg_entry *e = &t->e[show[k]];
 		if (e->comm && strlen(e->comm) > wcomm)
 			wcomm = strlen(e->comm);
 		if (strlen(e->f.dso) > wdso)
 			wdso = strlen(e->f.dso);
+		fmt_entry_sym(e, buf, sizeof(buf), full);
+		if (strlen(buf) > wsym)
+			wsym = strlen(buf);
 	}
 	if (wdso > 48)
 		wdso = 48;
 	static const char *const mn[] = { "graph", "flat", "folded", "none" };
-	fprintf(f, "# By %sdso,sym, %s (call chains: %s, %s, %g%%%s)\n#\n", comm ? "comm," : "",
+	fprintf(f, "# By ");
+	for (const char *c = keys; *c; c++)
+		fprintf(f, "%s%s", c == keys ? "" : ",", *c == 'c' ? "comm" : *c == 'd' ? "dso" : "sym");
+	fprintf(f, ", %s (call chains: %s, %s, %g%%%s)\n#\n",
 		o->children ? "with children" : "self only", mn[o->mode],
 		o->callee ? "callee" : "caller", o->min_pct,
 		o->max_stack ? ", max-stack" : "");
 	if (o->max_stack)
 		fprintf(f, "# (chains cut to %u addresses)\n#\n", o->max_stack);
+	/* the event names over their columns: 29 wide with children, 19 without (as the
+	 * table without call chains) */
+	int wev = o->children ? 29 : 19;
 	fputc('#', f);
 	for (size_t j = 0; j < nev; j++) {
 		const struct mp_pd_attr *a = mp_pd_attr(pd, ev[j]);
 		const char *nm = a->spec && *a->spec ? a->spec : a->name;
-		fprintf(f, " %-29.29s", nm ? nm : "?");
+		fprintf(f, " %-*.*s", wev, wev, nm ? nm : "?");
 	}
 	fputc('\n', f);
 	fputc('#', f);
-	for (size_t j = 0; j < nev; j++)
-		fprintf(f, " %9s %9s %9s", "Children", "Self", "Samples");
-	if (comm)
-		fprintf(f, "  %-*s", (int)wcomm, "Command");
-	fprintf(f, "  %-*s  %s\n#\n", (int)wdso, "Shared Object", "Symbol");
-	size_t hidden = 0;
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t j = 0; j < nev; j++) {
+		if (o->children)
+			fprintf(f, " %9s %9s %9s", "Children", "Self", "Samples");
+		else
+			fprintf(f, " %9s %9s", "Samples", "Overhead");
+	}
+	for (const char *c = keys; *c; c++) {
+		int last = !c[1];
+		if (*c == 'c')
+			fprintf(f, "  %-*s", last ? 0 : (int)wcomm, "Command");
+		else if (*c == 'd')
+			fprintf(f, "  %-*s", last ? 0 : (int)wdso, "Shared Object");
+		else
+			fprintf(f, "  %-*s", last ? 0 : (int)wsym, "Symbol");
+	}
+	fprintf(f, "\n#\n");
+	for (size_t k = 0; k < nshow; k++) {
+		size_t i = show[k];
 		const struct mp_cg_entry *e = &t->e[i];
-		if (!entry_above(e, cg, ev, nev, thr)) {
-			hidden++;
-			continue;
-		}
 		fputc(' ', f);
 		for (size_t j = 0; j < nev; j++) {
 			uint64_t tot = mp_cg_total(cg, ev[j]).period;
-			fprintf(f, " %8.2f%% %8.2f%% %9" PRIu64, pct(e->children[ev[j]].period, tot),
-				pct(e->self[ev[j]].period, tot), e->self[ev[j]].samples);
+			if (o->children)
+				fprintf(f, " %8.2f%% %8.2f%% %9" PRIu64,
+					pct(e->children[ev[j]].period, tot),
+					pct(e->self[ev[j]].period, tot), e->self[ev[j]].samples);
+			else
+				fprintf(f, " %9" PRIu64 " %8.2f%%", e->self[ev[j]].samples,
+					pct(e->self[ev[j]].period, tot));
 		}
-		if (comm)
-			fprintf(f, "  %-*s", (int)wcomm, e->comm ? e->comm : "");
 		fmt_entry_sym(e, buf, sizeof(buf), full);
-		fprintf(f, "  %-*s  %s\n", (int)wdso, e->f.dso, buf);
+		for (const char *c = keys; *c; c++) {
+			int last = !c[1];
+			if (*c == 'c')
+				fprintf(f, "  %-*s", last ? 0 : (int)wcomm, e->comm ? e->comm : "");
+			else if (*c == 'd')
+				fprintf(f, "  %-*s", last ? 0 : (int)wdso, e->f.dso);
+			else
+				fprintf(f, "  %-*s", last ? 0 : (int)wsym, buf);
+		}
+		fputc('\n', f);
 		if (o->mode == REPORT_CG_NONE || !nev)
 			continue;
 		struct mp_cg_tree tr;
 		struct gp g;
 		int rc = entry_tree(f, cg, t, i, ev, o,
 				    (o->children ? e->children : e->self)[ev[0]].period, &tr, &g);
-		if (rc)
+		if (rc) {
+			free(show);
 			return rc;
+		}
 		if (o->mode == REPORT_CG_GRAPH)
 			print_graph(&g);
 		else
 			print_flat(&g, o->mode == REPORT_CG_FOLDED);
 		mp_cg_tree_fini(&tr);
 	}
+	free(show);
 	if (hidden)
 		fprintf(f, "# (%zu rows below %.2f%% not shown)\n", hidden, thr);
 	fprintf(f, "\n");
