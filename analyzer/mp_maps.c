@@ -48,21 +48,27 @@ static uint32_t map_new(mp_sym *s, uint64_t start, uint64_t end, uint64_t pgoff,
 
 struct map_key {
 	const mp_sym *s;
-	const struct mp_proc *p;
+	const uint32_t *maps;
 	uint64_t addr;
 };
 
 static int ends_at_or_before(const void *ctx, size_t i)
 {
 	const struct map_key *k = ctx;
-	return k->s->maps[k->p->maps[i]].end <= k->addr;
+	return k->s->maps[k->maps[i]].end <= k->addr;
 }
 
-/* The index in p->maps of the first map that ends after addr (p->n when none). */
+/* The index in maps[n] (sorted map ids) of the first map that ends after addr (n when
+ * none). */
+static size_t ending_after(const mp_sym *s, const uint32_t *maps, size_t n, uint64_t addr)
+{
+	struct map_key key = { s, maps, addr };
+	return mp_partition_point(0, n, &key, ends_at_or_before);
+}
+
 static size_t first_ending_after(const mp_sym *s, const struct mp_proc *p, uint64_t addr)
 {
-	struct map_key key = { s, p, addr };
-	return mp_partition_point(0, p->n, &key, ends_at_or_before);
+	return ending_after(s, p->maps, p->n, addr);
 }
 
 /* Insert a map into a process, cutting away what it overlaps of older maps. */
@@ -163,9 +169,14 @@ int mp_sym_comm(mp_sym *s, const struct mp_pd_task *t)
 		return -ENOMEM;
 	*slot = id;
 	if (t->exec) {
+		/* the old program's maps stay for the samples still inside execve */
 		struct mp_proc *p = proc_get(s, t->pid, 0);
 		if (p) {
-			p->n = 0;
+			free(p->old);
+			p->old = p->maps;
+			p->nold = p->n;
+			p->maps = NULL;
+			p->n = p->cap = 0;
 			p->last = UINT32_MAX;
 		}
 	}
@@ -244,7 +255,7 @@ static uint32_t map_find_slow(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_
 		p = proc_get(s, pid, 0);
 	else
 		return MP_SYM_NO_MAP;
-	if (!p || !p->n)
+	if (!p || (!p->n && !p->nold))
 		return MP_SYM_NO_MAP;
 	if (p->last != UINT32_MAX) {
 		const struct mp_map *m = &s->maps[p->maps[p->last]];
@@ -254,8 +265,18 @@ static uint32_t map_find_slow(mp_sym *s, uint32_t pid, uint16_t cpumode, uint64_
 	size_t lo = first_ending_after(s, p, ip);
 	if (lo < p->n && s->maps[p->maps[lo]].start <= ip) {
 		p->last = (uint32_t)lo;
+		if (p->nold && cpumode == PERF_RECORD_MISC_USER) {
+			/* the new program runs: the old maps are gone for good */
+			free(p->old);
+			p->old = NULL;
+			p->nold = 0;
+			s->gen++;
+		}
 		return p->maps[lo];
 	}
+	lo = ending_after(s, p->old, p->nold, ip);
+	if (lo < p->nold && s->maps[p->old[lo]].start <= ip)
+		return p->old[lo];
 	return MP_SYM_NO_MAP;
 }
 

@@ -22,6 +22,12 @@ struct mp_proc {
 	uint32_t *maps; /* map ids sorted by start, non-overlapping */
 	size_t n, cap;
 	uint32_t last;
+	/* the maps before the last exec (sorted, malloc'd): a sample taken inside execve
+	 * still has the old program's user address (perf keeps them too). Looked at for user
+	 * addresses the maps do not hold, until one user address is found in the maps (the
+	 * process runs its new program): then dropped. */
+	uint32_t *old;
+	size_t nold;
 };
 
 #endif

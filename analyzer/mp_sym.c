@@ -163,8 +163,10 @@ void mp_sym_free(mp_sym *s)
 	free(s->dsos);
 	mp_u64map_fini(&s->dso_by_path);
 	free(s->maps);
-	for (size_t i = 0; i < s->nprocs; i++)
+	for (size_t i = 0; i < s->nprocs; i++) {
 		free(s->procs[i].maps);
+		free(s->procs[i].old);
+	}
 	free(s->procs);
 	mp_u64map_fini(&s->proc_by_pid);
 	for (size_t i = 0; i < s->nstrs; i++)

@@ -237,7 +237,16 @@ static void mp_sym_map__fork_exec_overlap__perf_semantics(void **state)
 	struct mp_pd_task c = { .pid = 10, .tid = 10, .comm = "newprog", .exec = 1 };
 	assert_int_equal(mp_sym_comm(s, &c), 0);
 	assert_string_equal(mp_sym_comm_of(s, 10, 10), "newprog");
-	/* exec dropped pid 10's maps, not the child's copy */
+	/* after the exec the old maps still name the samples inside execve (perf) and those
+	 * the new maps replaced are gone; the child's copy stays as it was */
+	struct mp_pd_mmap n = mk_mmap(10, 0x1000, 0x1000, 0, "/x/new");
+	assert_int_equal(mp_sym_mmap(s, &n), 0);
+	mp_sym_resolve(s, mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x2800), 2, 0x2800, 0, &l);
+	assert_string_equal(l.dso, "b.so");
+	/* until a user address is found in the new maps (the new program runs) */
+	assert_int_not_equal(mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x3800), MP_SYM_NO_MAP);
+	mp_sym_resolve(s, mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x1800), 2, 0x1800, 0, &l);
+	assert_string_equal(l.dso, "new");
 	assert_int_equal(mp_sym_map_find(s, 10, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
 	assert_int_not_equal(mp_sym_map_find(s, 11, PERF_RECORD_MISC_USER, 0x2800), MP_SYM_NO_MAP);
 	/* comm of a thread never named */
