@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -144,18 +143,10 @@ static void own_vdso(mp_sym *s, struct mp_dso *d)
 	    (!s->osrelease || uname(&u) || strcmp(u.release, s->osrelease) ||
 	     (s->symfs && *s->symfs && strcmp(s->symfs, "/"))))
 		return;
-	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	if (!img || memcmp(img, ELFMAG, SELFMAG))
-		return;
-	size_t len;
-	if (img[EI_CLASS] == ELFCLASS64) {
-		const Elf64_Ehdr *e = (const void *)img;
-		len = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
-	} else {
-		const Elf32_Ehdr *e = (const void *)img;
-		len = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
-	}
-	if (len < SELFMAG || len > (1u << 20))
+	size_t len, bl0;
+	uint8_t bid0[20];
+	const void *img = mp_note_vdso(&len, bid0, &bl0);
+	if (!img)
 		return;
 	int fd = memfd_create("memprof-vdso", MFD_CLOEXEC);
 	if (fd < 0)

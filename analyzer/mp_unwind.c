@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
@@ -103,8 +104,13 @@ static Dwfl_Module *uw_report(mp_unwind *u, uint64_t pc)
 	/* the object's first mapping: its load bias is start - pgoff (perf's and
 	 * perfparser's reading of an MMAP record) */
 	uint64_t base = map->start - map->pgoff;
+	/* an object without a file to open by name (the vDSO read from memory, a memfd)
+	 * is handed over by descriptor: libdwfl owns the copy */
+	int fd = -1;
+	if ((d->info.flags & MP_DSO_VDSO) && d->fd >= 0 && (fd = dup(d->fd)) < 0)
+		return NULL;
 	dwfl_report_begin_add(p->dwfl);
-	mod = dwfl_report_elf(p->dwfl, d->name, d->file, -1, base, false);
+	mod = dwfl_report_elf(p->dwfl, d->name, d->file, fd, base, false);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!mod) {
 		p->stale = 1; /* overlaps a module reported before */

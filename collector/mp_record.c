@@ -428,13 +428,70 @@ static int cache_level(int fd, const char *name)
 	return sub;
 }
 
-/* perf's build-id cache copy of the running kernel's symbols,
- * <dir>/[kernel.kallsyms]/<build-id>/kallsyms, written once per kernel (as perf record
- * does) so that reports read a plain file instead of having the kernel generate
- * /proc/kallsyms each time. Only in folders of our own, never through a link (a cache
- * another user owns, kept by sudo -E, could point it anywhere): each level is opened with
- * O_NOFOLLOW and the copy goes through a new O_EXCL file renamed into place. Failures only
- * warn: the recording is complete without it. */
+/* One file of perf's build-id cache, <dir>/<folder>/<hex>/<leaf>, written once (as perf
+ * record does). Only in folders of our own, never through a link (a cache another user
+ * owns, kept by sudo -E, could point it anywhere): each level is opened with O_NOFOLLOW and
+ * the copy goes through a new O_EXCL file renamed into place. Failures only warn (what:
+ * what is not kept): the recording is complete without it. */
+static void keep_cached(const char *dir, const char *folder, const char *hex, const char *leaf,
+			const void *data, size_t n, const char *what)
+{
+	char tmp[64];
+	mkdir(dir, 0700);
+	int top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), kdir = -1, fd = -1;
+	int bid = top < 0 ? -1 : cache_level(top, ".");
+	if (bid >= 0) {
+		kdir = cache_level(bid, folder);
+		close(bid);
+		bid = kdir < 0 ? -1 : cache_level(kdir, hex);
+	}
+	if (bid < 0) {
+		mp_log(MP_LOG_WARN, "%s: %s: %s not kept", dir, errno == EPERM ?
+		       "a folder of another user's in the build-id cache" : strerror(errno), what);
+		goto out;
+	}
+	if (!faccessat(bid, leaf, F_OK, AT_SYMLINK_NOFOLLOW))
+		goto out;
+	for (unsigned k = 0; data && n && k < 100 && fd < 0; k++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d.%u", leaf, (int)getpid(), k);
+		fd = openat(bid, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	int bad = fd < 0;
+	for (size_t off = 0; !bad && off < n;) {
+		ssize_t w = write(fd, (const char *)data + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		bad = w <= 0;
+		off += w > 0 ? (size_t)w : 0;
+	}
+	if (fd >= 0)
+		bad |= close(fd) != 0;
+	if (bad || renameat(bid, tmp, bid, leaf)) {
+		mp_log(MP_LOG_WARN, "%s/%s/%s/%s: %s: %s not kept", dir, folder, hex, leaf,
+		       strerror(errno), what);
+		if (fd >= 0)
+			unlinkat(bid, tmp, 0);
+	}
+out:
+	if (top >= 0)
+		close(top);
+	if (kdir >= 0)
+		close(kdir);
+	if (bid >= 0)
+		close(bid);
+}
+
+static void hex_of(const uint8_t *id, size_t len, char *hex)
+{
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+}
+
+/* The running kernel's symbols, <dir>/[kernel.kallsyms]/<build-id>/kallsyms, so that
+ * reports read a plain file instead of having the kernel generate /proc/kallsyms each
+ * time. */
 static void keep_kallsyms(const char *dir)
 {
 	size_t n = 0, len = 0;
@@ -444,55 +501,31 @@ static void keep_kallsyms(const char *dir)
 	free(notes);
 	if (!ok)
 		return;
-	char hex[41], tmp[64];
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	mkdir(dir, 0700);
-	int top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), kdir = -1, fd = -1;
-	int bid = top < 0 ? -1 : cache_level(top, ".");
-	if (bid >= 0) {
-		kdir = cache_level(bid, "[kernel.kallsyms]");
-		close(bid);
-		bid = kdir < 0 ? -1 : cache_level(kdir, hex);
-	}
-	if (bid < 0) {
-		mp_log(MP_LOG_WARN, "%s: %s: kernel symbols not kept", dir, errno == EPERM ?
-		       "a folder of another user's in the build-id cache" : strerror(errno));
-		goto out;
-	}
-	if (!faccessat(bid, "kallsyms", F_OK, AT_SYMLINK_NOFOLLOW))
-		goto out;
-	char *text = mp_read_file("/proc/kallsyms", &n, NULL);
-	for (unsigned k = 0; text && n && k < 100 && fd < 0; k++) {
-		snprintf(tmp, sizeof(tmp), "kallsyms.tmp.%d.%u", (int)getpid(), k);
-		fd = openat(bid, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	int bad = fd < 0;
-	for (size_t off = 0; !bad && off < n;) {
-		ssize_t w = write(fd, text + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		bad = w <= 0;
-		off += w > 0 ? (size_t)w : 0;
-	}
-	if (fd >= 0)
-		bad |= close(fd) != 0;
-	if (bad || renameat(bid, tmp, bid, "kallsyms")) {
-		mp_log(MP_LOG_WARN, "%s/[kernel.kallsyms]/%s/kallsyms: %s: kernel symbols not kept",
-		       dir, hex, strerror(errno));
-		if (fd >= 0)
-			unlinkat(bid, tmp, 0);
-	}
+	char hex[41];
+	hex_of(id, len, hex);
+	char *text = NULL;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hex);
+	if (access(path, F_OK))
+		text = mp_read_file("/proc/kallsyms", &n, NULL);
+	keep_cached(dir, "[kernel.kallsyms]", hex, "kallsyms", text, text ? n : 0,
+		    "kernel symbols");
 	free(text);
-out:
-	if (top >= 0)
-		close(top);
-	if (kdir >= 0)
-		close(kdir);
-	if (bid >= 0)
-		close(bid);
+}
+
+/* The vDSO, <dir>/[vdso]/<build-id>/vdso (the recording names it by that build-id): its
+ * CFI unwinds --call-graph dwarf samples taken in it, its symbols name them, after a
+ * reboot into another kernel and on other machines (memprof archive), as perf's copy. */
+static void keep_vdso(const char *dir)
+{
+	size_t n, len;
+	uint8_t id[20];
+	const void *img = mp_note_vdso(&n, id, &len);
+	if (!img || !len)
+		return;
+	char hex[41];
+	hex_of(id, len, hex);
+	keep_cached(dir, "[vdso]", hex, "vdso", img, n, "the vDSO");
 }
 
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
@@ -542,6 +575,8 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	rc = record_finish(&r, o, &w, status, have_status, res, err);
 	if (!rc && r.pc.kernel_syms && o->buildid_dir)
 		keep_kallsyms(o->buildid_dir);
+	if (!rc && o->buildid_dir)
+		keep_vdso(o->buildid_dir);
 out:
 	mp_run_release(&r, res);
 	mp_pdw_abort(w);

@@ -2,6 +2,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "mp_perfdata.h"
 
@@ -33,4 +34,45 @@ int mp_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
 		off = next;
 	}
 	return -ENOENT;
+}
+
+const void *mp_note_vdso(size_t *len, uint8_t *id, size_t *id_len)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	*id_len = 0;
+	if (!img || memcmp(img, ELFMAG, SELFMAG))
+		return NULL;
+	size_t n, phoff, phnum, phentsize;
+	if (img[EI_CLASS] == ELFCLASS64) {
+		const Elf64_Ehdr *e = (const void *)img;
+		n = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+		phoff = e->e_phoff, phnum = e->e_phnum, phentsize = e->e_phentsize;
+	} else {
+		const Elf32_Ehdr *e = (const void *)img;
+		n = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+		phoff = e->e_phoff, phnum = e->e_phnum, phentsize = e->e_phentsize;
+	}
+	if (n < SELFMAG || n > (1u << 20))
+		return NULL;
+	for (size_t i = 0; i < phnum && !*id_len; i++) {
+		size_t at = phoff + i * phentsize, off, sz;
+		if (at + phentsize > n)
+			break;
+		if (img[EI_CLASS] == ELFCLASS64) {
+			const Elf64_Phdr *ph = (const void *)(img + at);
+			if (ph->p_type != PT_NOTE)
+				continue;
+			off = ph->p_offset, sz = ph->p_filesz;
+		} else {
+			const Elf32_Phdr *ph = (const void *)(img + at);
+			if (ph->p_type != PT_NOTE)
+				continue;
+			off = ph->p_offset, sz = ph->p_filesz;
+		}
+		if (off < n && sz <= n - off &&
+		    mp_note_build_id(img + off, sz, id, 20, id_len))
+			*id_len = 0;
+	}
+	*len = n;
+	return img;
 }

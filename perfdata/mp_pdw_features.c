@@ -252,6 +252,14 @@ static void feat_collect_build_ids(mp_pdw *w)
 	for (size_t i = 0; i < w->nfiles; i++) {
 		if (!w->files[i].hit)
 			continue;
+		if (!strcmp(w->files[i].name, "[vdso]")) {
+			/* the image the kernel maps into every process: the running one (perf
+			 * record keeps its build-id too, and a copy in its build-id cache) */
+			size_t vlen;
+			if (mp_note_vdso(&vlen, id, &len) && len)
+				mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, len, "[vdso]");
+			continue;
+		}
 		if (elf_build_id(w->files[i].name, id, &len) == 0)
 			mp_pdw_add_build_id(w, -1, PERF_RECORD_MISC_USER, id, len, w->files[i].name);
 	}

@@ -35,8 +35,8 @@ static void note_mmap(mp_pdw *w, int32_t pid, uint64_t start, uint64_t len, cons
 {
 	int f;
 
-	if (!kernel && name[0] != '/')
-		return; /* [vdso], //anon, [stack]: no file to read a build-id from */
+	if (!kernel && name[0] != '/' && strcmp(name, "[vdso]"))
+		return; /* //anon, [stack]: no file to read a build-id from */
 	f = file_index(w, name, kernel);
 	if (f < 0 || MP_GROW(w->maps, caps_of(w)->maps, w->nmaps + 1))
 		return;

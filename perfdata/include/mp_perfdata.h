@@ -233,6 +233,11 @@ static inline uint16_t mp_weight_var3(uint64_t w) { return (uint16_t)(w >> 48); 
  * when there is none. */
 int mp_note_build_id(const void *notes, size_t len, uint8_t *out, size_t max,
 		     size_t *out_len);
+/* The running vDSO (getauxval(AT_SYSINFO_EHDR): the image the kernel maps into every
+ * process, an ELF file whole): its address and length (to the end of its section
+ * headers), its build-id in id[20] with *id_len (0 when it has none). NULL when there is
+ * none or it does not read as ELF. Borrowed: valid for the life of the process. */
+const void *mp_note_vdso(size_t *len, uint8_t *id, size_t *id_len);
 
 
 /* ===== (2) the reader ================================================================== */
