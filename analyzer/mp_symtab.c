@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libiberty/demangle.h>
+
 #include "mp_util.h"
+
 #include "mp_symtab.h"
 
 Elf *mp_elf_open(const char *path, int *fd_out)
@@ -507,10 +510,47 @@ static int demangler_load(struct mp_demangler *d)
 	return d->cxa_demangle != NULL;
 }
 
+/* A Rust (legacy _ZN..17h<hash>E or v0 _R...) or D (_D<digit>) name as perf shows it:
+ * libiberty's cplus_demangle without the hash; NULL for other names (C++ goes through
+ * __cxa_demangle) */
+static int rust_legacy_hash(const char *name)
+{
+	for (const char *h = strstr(name, "17h"); h; h = strstr(h + 1, "17h")) {
+		size_t k = 3;
+		while (k < 19 && ((h[k] >= '0' && h[k] <= '9') || (h[k] >= 'a' && h[k] <= 'f')))
+			k++;
+		if (k == 19 && h[19] == 'E')
+			return 1;
+	}
+	return 0;
+}
+
+static char *demangle_rust_d(const char *name)
+{
+	if (name[0] != '_')
+		return NULL;
+	if (name[1] == 'R' || (name[1] == 'Z' && name[2] == 'N' && rust_legacy_hash(name)))
+		return cplus_demangle(name, DMGL_RUST);
+	if (name[1] == 'D' && name[2] >= '0' && name[2] <= '9')
+		return cplus_demangle(name, DMGL_DLANG);
+	return NULL;
+}
+
+static int maybe_mangled(const char *name)
+{
+	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R' || name[1] == 'D');
+}
+
 char *mp_demangle_one(struct mp_demangler *d, const char *name)
 {
 	int st = -1;
-	if (!name || strncmp(name, "_Z", 2) || !demangler_load(d))
+	if (!name)
+		return NULL;
+	char *rd = demangle_rust_d(name);
+	if (rd && *rd)
+		return rd;
+	free(rd);
+	if (strncmp(name, "_Z", 2) || !demangler_load(d))
 		return NULL;
 	char *dm = d->cxa_demangle(name, NULL, NULL, &st);
 	if (!dm || st || !*dm) {
@@ -525,16 +565,19 @@ void mp_symtab_demangle(struct mp_demangler *d, struct mp_symtab *t)
 {
 	size_t need = 0;
 	for (size_t i = 0; i < t->n; i++)
-		if (!strncmp(t->v[i].name, "_Z", 2))
+		if (maybe_mangled(t->v[i].name))
 			need = 1;
-	if (!need || !demangler_load(d))
+	if (!need)
 		return;
+	demangler_load(d);
 	struct mp_buf pool = { 0 };
 	for (size_t i = 0; i < t->n; i++) {
 		const char *nm = t->v[i].name;
 		char *dm = NULL;
 		int st = -1;
-		if (!strncmp(nm, "_Z", 2)) {
+		if ((dm = demangle_rust_d(nm)) != NULL) {
+			st = 0;
+		} else if (!strncmp(nm, "_Z", 2) && d->cxa_demangle) {
 			dm = d->cxa_demangle(nm, NULL, NULL, &st);
 			if (dm && !st)
 				strip_signature(dm);

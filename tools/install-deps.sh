@@ -9,6 +9,7 @@ PKGS=(
   build-essential cmake pkg-config      # the build
   libpfm4-dev                           # event names -> perf_event_attr
   libelf-dev libdw-dev                  # symbols, source lines, build-ids
+  libiberty-dev                         # cplus_demangle: Rust and D names
   libzstd-dev                           # perf record -z (PERF_RECORD_COMPRESSED)
   zlib1g-dev                            # report --pprof (gzipped profile.proto)
   golang-go                             # go tool pprof: the referee of report --pprof

@@ -14,7 +14,7 @@ die() { echo "pmulab setup: $*" >&2; exit 1; }
 host_pkgs="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio gzip file pkg-config cmake make"
 arm_pkgs="libpfm4-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 libzstd-dev:arm64
  libcapstone-dev:arm64 libncurses-dev:arm64 libcmocka-dev:arm64 zlib1g-dev:arm64
- liblzma-dev:arm64 libbz2-dev:arm64 libhwloc-dev:arm64 libnuma-dev:arm64"
+ liblzma-dev:arm64 libbz2-dev:arm64 libhwloc-dev:arm64 libnuma-dev:arm64 libiberty-dev:arm64"
 
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   dpkg --add-architecture arm64
