@@ -90,6 +90,20 @@ static void recorded_build_id(const mp_sym *s, struct mp_dso *d, const char *pat
 	}
 }
 
+const char *mp_dso_jit_path(mp_sym *s, const char *path, uint32_t pid, char *buf, size_t n)
+{
+	if (!is_anon_name(path) || path[0] == '[')
+		return path; /* [heap], [stack]: no JIT writes a map for those */
+	snprintf(buf, n, "/tmp/perf-%u.map", pid);
+	if (pid != s->jit_pid) {
+		char *f = mp_sym_join_symfs(s, buf);
+		s->jit_pid = pid;
+		s->jit_has_map = f && !access(f, R_OK);
+		free(f);
+	}
+	return s->jit_has_map ? buf : path;
+}
+
 uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel)
 {
 	uint64_t h = mp_u64map_key(mp_strhash(path) ^ (uint64_t)kernel);
@@ -118,12 +132,21 @@ uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel)
 		return UINT32_MAX;
 	}
 	d->module = kernel && strcmp(d->name, "[kernel.kallsyms]");
-	d->anon = !kernel && is_anon_name(path);
+	d->perfmap = !kernel && !strncmp(path, "/tmp/perf-", 10) && strlen(path) > 14 &&
+		     !strcmp(path + strlen(path) - 4, ".map");
+	if (d->perfmap) { /* named as perf names it */
+		char *jn = NULL;
+		if (asprintf(&jn, "[JIT] tid %.*s", (int)(strlen(path) - 14), path + 10) > 0) {
+			free(d->name);
+			d->name = jn;
+		}
+	}
+	d->anon = !kernel && (is_anon_name(path) || d->perfmap);
 	d->info.name = d->name;
 	d->info.path = d->path;
 	if (kernel)
 		d->info.flags |= MP_DSO_KERNEL;
-	if (d->anon)
+	if (d->anon && !d->perfmap)
 		d->info.flags |= MP_DSO_ANON;
 	if (!strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") || !strcmp(path, "[vdso32]"))
 		d->info.flags |= MP_DSO_VDSO;
@@ -285,6 +308,14 @@ void mp_dso_load(mp_sym *s, struct mp_dso *d)
 	d->loaded = 1;
 	if (d->kernel) {
 		mp_kallsyms_load_kernel(s, d);
+		return;
+	}
+	if (d->perfmap) {
+		d->file = mp_sym_join_symfs(s, d->path);
+		if (d->file && !mp_perfmap_load(d->file, &d->syms)) {
+			d->info.file = d->file;
+			d->info.flags |= MP_DSO_FOUND | (d->syms.n ? MP_DSO_SYMTAB : 0);
+		}
 		return;
 	}
 	if (d->anon || !dso_open(s, d))

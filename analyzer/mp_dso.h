@@ -24,6 +24,7 @@ struct mp_dso {
 	struct mp_sym_dso_info info;
 	char *path, *name, *file, *debug_file;
 	int loaded, kernel, module, anon;
+	int perfmap; /* /tmp/perf-PID.map: a JIT's symbols for its anonymous code (anon too) */
 	/* ELF */
 	int fd;
 	Elf *elf;
@@ -52,6 +53,15 @@ struct mp_dso {
 /* The index of the object for (path, kernel), created on first use; UINT32_MAX on
  * allocation failure. */
 uint32_t mp_dso_get(mp_sym *s, const char *path, int kernel);
+/* The object an executable anonymous mapping of pid is read as: perf's map of a JIT,
+ * "/tmp/perf-PID.map" written into buf, when the file is there (under --symfs); else
+ * path itself. */
+const char *mp_dso_jit_path(mp_sym *s, const char *path, uint32_t pid, char *buf, size_t n);
+/* JIT symbols of a perf map file's text (text[len], NUL-terminated; it becomes t's pool
+ * on success): 0, or -ENOMEM. Lines that are not "START SIZE NAME" are skipped. */
+int mp_perfmap_parse(char *text, size_t len, struct mp_symtab *t /* OUT */);
+/* The same for a file: 0, -ENOENT (unreadable) or -ENOMEM. */
+int mp_perfmap_load(const char *path, struct mp_symtab *t /* OUT */);
 /* Open the object and read its symbols, once. */
 void mp_dso_load(mp_sym *s, struct mp_dso *d);
 /* ELF vaddr of a file offset (through the PT_LOAD segments; off itself when none holds

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "mp_dso.h"
 #include "mp_maps.h"
 #include "mp_sym_int.h"
 
@@ -130,6 +131,9 @@ int mp_sym_mmap(mp_sym *s, const struct mp_pd_mmap *m)
 		return 0;
 	if (m->prot && !(m->prot & PROT_EXEC))
 		return 0;
+	char jit[40];
+	if (!kernel)
+		fn = mp_dso_jit_path(s, fn, m->pid, jit, sizeof(jit));
 	uint32_t d = mp_dso_get(s, fn, kernel);
 	if (d == UINT32_MAX)
 		return -ENOMEM;

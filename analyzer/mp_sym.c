@@ -122,6 +122,7 @@ mp_sym *mp_sym_new(const struct mp_sym_opts *opts, const struct mp_pd_build_id *
 		goto nomem;
 	elf_version(EV_CURRENT);
 	s->last_pid = UINT32_MAX - 1;
+	s->jit_pid = UINT32_MAX;
 	s->kcore_fd = -1;
 	if (opts) {
 		if ((opts->symfs && !(s->symfs = strdup(opts->symfs))) ||

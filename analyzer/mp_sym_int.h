@@ -38,6 +38,8 @@ struct mp_sym {
 	uint16_t lk_cpumode;
 	uint64_t lk_start, lk_end;
 	uint64_t gen;          /* task records fed so far (mp_sym_generation) */
+	uint32_t jit_pid;      /* the last pid whose perf map was looked for (mp_dso_jit_path) */
+	int jit_has_map;
 	struct mp_u64map proc_by_pid;
 	uint32_t last_pid, last_proc;
 
