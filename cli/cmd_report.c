@@ -172,6 +172,15 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "only samples in these objects (short names or paths)" },
 		{ 'S', "symbols", CLI_STR, &o->syms, "SYMS", "only samples in these symbols" },
 		{ 0, "stdio", CLI_FLAG, &o->stdio, NULL, "text output (the default; accepted as perf)" },
+		{ 'n', "show-nr-samples", CLI_FLAG, &o->show_nr, NULL,
+		  "the Samples column (always shown; accepted as perf)" },
+		{ 0, "header", CLI_FLAG, &o->header, NULL,
+		  "the recording's header above the table (always printed; accepted as perf)" },
+		{ 0, "header-only", CLI_FLAG, &o->header_only, NULL,
+		  "only the header: the recording, its events, counts and lost samples" },
+		{ 0, "percentage", CLI_STR, &o->percentage, "relative|absolute",
+		  "with filters, percentages of the samples shown (relative) or of all (absolute, "
+		  "the default), as perf" },
 		{ 0, "no-skid", CLI_FLAG, &o->no_skid, NULL,
 		  "srcline, srcfile: count skidding events' samples at the sampled address, as "
 		  "perf (default: one instruction back, as annotate)" },
@@ -244,6 +253,14 @@ static int report_check(struct report_opts *o)
 		cli_error(CMD, "--threshold %g: must be between 0 and 100", o->threshold);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->percentage && strcmp(o->percentage, "relative") && strcmp(o->percentage, "absolute")) {
+		cli_error(CMD, "--percentage %s: relative or absolute", o->percentage);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->header_only && (o->csv || o->json)) {
+		cli_error(CMD, "--header-only excludes --csv and --json");
+		return CLI_EXIT_USAGE;
+	}
 	if (o->stdio && (o->csv || o->json)) {
 		cli_error(CMD, "--stdio and --%s exclude each other", o->csv ? "csv" : "json");
 		return CLI_EXIT_USAGE;
@@ -278,6 +295,10 @@ static int report_check(struct report_opts *o)
 	o->cgo.max_stack = (unsigned)o->max_stack;
 	/* asked for call chains (else: shown when the recording has them) */
 	o->cg_asked = o->callgraph || o->children || o->folded || o->pprof || o->max_stack;
+	/* --no-children -g none: the self table, which needs no chains (and takes filters) */
+	if (o->no_children && o->callgraph && o->cgo.mode == REPORT_CG_NONE && !o->children &&
+	    !o->folded && !o->pprof && !o->max_stack)
+		o->cg_asked = 0;
 	return REPORT_GO;
 }
 
@@ -502,6 +523,16 @@ static int report_query(struct report_opts *o, struct report_state *s)
 		if (s->nmiss < 0)
 			rc = (int)s->nmiss;
 	}
+	if (!rc && o->percentage && !strcmp(o->percentage, "relative") &&
+	    (o->comms || o->pids || o->tids || o->dsos || o->syms)) {
+		/* perf's --percentage relative: of the samples the filters keep */
+		memset(s->tot, 0, s->na * sizeof(*s->tot));
+		for (size_t r = 0; r < s->res.nrows; r++)
+			for (size_t a = 0; a < s->na && a < s->res.nattrs; a++) {
+				s->tot[a].samples += s->res.rows[r].c[a].samples;
+				s->tot[a].period += s->res.rows[r].c[a].period;
+			}
+	}
 	if (!rc && s->cg && !(rc = mp_cg_resolve(s->cg, mp_session_sym(s->ss), s->inl ? 2 : 0)))
 		rc = mp_cg_table(s->cg, s->nev ? s->ev[0] : 0, (keys & MP_HK_COMM) != 0, &s->cgt);
 	if (rc)
@@ -564,7 +595,7 @@ static int report_print(const struct report_opts *o, struct report_state *s)
  * the table. 0 or a negative errno (said). */
 static int report_one(struct report_opts *o, struct report_state *s)
 {
-	int rc;
+	int rc = 0;
 	if (s->cg && (o->callgraph || o->folded) && !mp_cg_nr_chains(s->cg)) {
 		cli_error(CMD, "%s: no call chains in the recording (record with -g)", o->input);
 		return -EINVAL;
@@ -574,9 +605,14 @@ static int report_one(struct report_opts *o, struct report_state *s)
 	for (size_t i = 0; s->cg && !o->no_inline && i < mp_pd_nattrs(mp_session_pd(s->ss)); i++)
 		s->inl |= o->inline_ || (mp_pd_attr(mp_session_pd(s->ss), i)->attr.sample_type &
 					 PERF_SAMPLE_STACK_USER);
-	if (s->cg && o->pprof)
+	if (o->header_only) {
+		report_print_header(stdout, o->input, mp_session_pd(s->ss), s->tot, NULL, s->ev,
+				    s->nev);
+		if (o->group)
+			report_print_groups(stdout, mp_session_pd(s->ss), s->tot);
+	} else if (s->cg && o->pprof)
 		return report_pprof(o, s);
-	if (s->cg && o->folded) {
+	else if (s->cg && o->folded) {
 		if ((rc = report_folded(o, s)))
 			return rc;
 	} else {

@@ -37,6 +37,8 @@ struct report_opts {
 	const char *html;      /* --html FILE: the flame graph page instead of the table */
 	double threshold;
 	int csv, json, no_objects, quiet, stdio, full_names, group, force, no_skid;
+	int show_nr, header, header_only; /* perf's -n, --header, --header-only */
+	const char *percentage;           /* perf's --percentage relative|absolute */
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *events;

@@ -6,7 +6,10 @@
 #     and memprof's Samples column aside);
 # (2) `--no-children -g none`: the self rows (Samples, Overhead), no Children column, no trees;
 # (3) `--sort sym,dso -g none`: the Symbol column before Shared Object, with and without
-#     children; -g alone takes no value (perf's optional SPEC).
+#     children; -g alone takes no value (perf's optional SPEC);
+# (4) report's -n, --header, --header-only and --percentage relative|absolute (issue 28.11):
+#     with --dso libc.so.6 the shares equal perf report's in both modes, --header-only
+#     prints the header and no table.
 set -u
 : "${MEMPROF:?}" "${KERNELS:?}"
 PERF=${PERF:-perf}
@@ -64,5 +67,18 @@ for nc in "" --no-children; do
 		{ echo "FAIL --sort sym,dso -g none $nc: row '$row'"; fail=1; }
 done
 
-[ $fail = 0 ] && echo "ok: --no-children with -g and --sort sym,dso -g none as perf"
+# (4)
+for pc in relative absolute; do
+	"$PERF" report -i pf.data --no-children --dso libc.so.6 --percentage $pc --stdio 2>/dev/null |
+		awk '/^ +[0-9.]+%/ { print $1, $NF }' >p.$pc
+	"$MEMPROF" report -i pf.data --no-objects --no-children -n --header --dso libc.so.6 --percentage $pc -g none \
+		2>err | awk '/^ +[0-9]+ +[0-9.]+%/ { print $2, $NF }' >m.$pc
+	[ -s p.$pc ] && diff p.$pc m.$pc >/dev/null ||
+		{ echo "FAIL --percentage $pc differs from perf's: $(cat err)"; diff p.$pc m.$pc | head -5; fail=1; }
+done
+"$MEMPROF" report -i pf.data --header-only >ho.txt 2>err
+grep -q '^# Events:' ho.txt && ! grep -q -e '^# By' -e '\[\.\]' ho.txt ||
+	{ echo "FAIL --header-only: $(cat err; head -3 ho.txt)"; fail=1; }
+
+[ $fail = 0 ] && echo "ok: --no-children with -g, --sort sym,dso -g none, -n, --header-only, --percentage as perf"
 exit $fail
