@@ -233,8 +233,8 @@ int mp_archive_write(mp_session *ss, const char *input, const char *out_path,
 				(di->flags & MP_DSO_NOT_ELF) ? "not a regular ELF file" : "file not found";
 		else if (!di->build_id_len)
 			why = "no build-id in the recording";
-		else if (di->flags & MP_DSO_VDSO)
-			why = "vdso";
+		else if ((di->flags & MP_DSO_VDSO) && (!di->file || di->file[0] != '/'))
+			why = "vdso"; /* the running image, not a copy in the build-id cache */
 		else if (!di->file)
 			why = "file not found";
 		if (why) {
@@ -254,8 +254,10 @@ int mp_archive_write(mp_session *ss, const char *input, const char *out_path,
 		}
 		const char *debug = di->debug_file && strcmp(di->debug_file, di->file) ?
 			di->debug_file : NULL;
-		rc = add_object(out, out_path, dir, hex, kernel ? "kallsyms" : "elf", di->file,
-				kernel ? NULL : debug, st, err);
+		int vdso = (di->flags & MP_DSO_VDSO) != 0;
+		rc = add_object(out, out_path, dir, hex,
+				kernel ? "kallsyms" : vdso ? "vdso" : "elf", di->file,
+				kernel || vdso ? NULL : debug, st, err);
 		free(dir);
 		if (rc)
 			goto out;

@@ -526,6 +526,21 @@ static void keep_vdso(const char *dir)
 	char hex[41];
 	hex_of(id, len, hex);
 	keep_cached(dir, "[vdso]", hex, "vdso", img, n, "the vDSO");
+	/* and perf's link to it, .build-id/<xx>/<rest> -> ../../[vdso]/<hex>, by which reports
+	 * find objects by build-id: made in folders of our own, never through a link */
+	int top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int bid = top < 0 ? -1 : cache_level(top, ".build-id");
+	char two[3] = { hex[0], hex[1], 0 }, target[80];
+	int xx = bid < 0 ? -1 : cache_level(bid, two);
+	snprintf(target, sizeof(target), "../../[vdso]/%s", hex);
+	if (xx < 0 || (symlinkat(target, xx, hex + 2) && errno != EEXIST))
+		mp_log(MP_LOG_WARN, "%s/.build-id: %s: the vDSO's link not made", dir, strerror(errno));
+	if (xx >= 0)
+		close(xx);
+	if (bid >= 0)
+		close(bid);
+	if (top >= 0)
+		close(top);
 }
 
 int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,

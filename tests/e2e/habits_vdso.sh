@@ -4,6 +4,7 @@
 # memprof record --call-graph dwarf:
 # (1) the recording names the vDSO by its build-id and record keeps a copy in the
 #     build-id cache (PERF_BUILDID_DIR/[vdso]/<build-id>/vdso, 0600), as perf record does;
+#     with perf's link to it (.build-id/xx/rest), and memprof archive packs it;
 # (2) memprof report gives inner, outer and main the Children share perf report gives
 #     them on the same file (perf reading memprof's cache copy): over 90%, where the
 #     unwinding used to stop at [vdso] (3%).
@@ -30,6 +31,10 @@ else
 	f="cache/[vdso]/$bid/vdso"
 	[ -f "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && head -c4 "$f" | grep -q ELF ||
 		{ echo "FAIL no 0600 ELF copy at $f: $(find cache -path '*vdso*')"; fail=1; }
+	[ "$(readlink "cache/.build-id/${bid:0:2}/${bid:2}")" = "../../[vdso]/$bid" ] ||
+		{ echo "FAIL no .build-id link to the vDSO's copy"; fail=1; }
+	"$MEMPROF" archive -i m.data -o a.tar >/dev/null 2>err && tar tf a.tar | grep -qxF "[vdso]/$bid/vdso" ||
+		{ echo "FAIL archive does not pack the vDSO: $(cat err)"; fail=1; }
 fi
 
 # (2)
