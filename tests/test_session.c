@@ -65,98 +65,56 @@ static int on_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const
 	return 0;
 }
 
-static mp_session *open_dwarf(struct mp_session_opts *o, struct seen *w, struct mp_err *err)
-{
-	o->symfs = symfs;
-	o->kallsyms = "/dev/null";
-	o->sample = on_sample;
-	o->sample_ctx = w;
-	return mp_session_new(dwarf_path, o, err);
-}
+/* The modes on the dwarf recording: what the sample function and the session hold. Its 45
+ * samples of cycles (tests/data/perfdata-expect.tsv) have recorded chains with the kernel
+ * part only: user frames come from the stack copies, through the binary under symfs. */
+static const struct {
+	const char *name;
+	int no_symbols, no_hist, chains;
+	int sym, hist, unwound; /* the session has a symbol context, a histogram, an unwinder */
+	int line;
+} modes[] = {
+	{ "chains", 0, 0, 1, 1, 1, 1, __LINE__ },
+	{ "plain: no chain given, the samples as recorded", 0, 0, 0, 1, 1, 0, __LINE__ },
+	{ "no_symbols: samples only, so no unwinder either", 1, 0, 1, 0, 0, 0, __LINE__ },
+	{ "no_hist: symbols and chains", 0, 1, 1, 1, 0, 1, __LINE__ },
+};
 
-static void mp_session_new__dwarf_with_chains__user_stacks_unwound(void **state)
+static void mp_session_new__dwarf_modes__table(void **state)
 {
 	(void)state;
-	struct seen w = { 0 };
-	struct mp_err err = { 0 };
-	struct mp_session_opts o = { .chains = 1 };
-	mp_session *ss = open_dwarf(&o, &w, &err);
-	if (!ss)
-		fail_msg("%s", err.msg);
-	/* 45 samples of cycles (tests/data/perfdata-expect.tsv), each with its chain */
-	assert_int_equal(w.samples, 45);
-	assert_int_equal(w.with_ips, 45);
-	assert_int_equal(w.sym_null, 0);
-	/* the recorded chains hold the kernel part only: the user frames come from the stack
-	 * copies, through the binary under symfs */
-	assert_int_equal(w.raw_user, 0);
-	assert_true(w.deep >= 30);
-	assert_true(w.user_frames > 3 * w.samples);
-	const mp_unwind *uw = mp_session_unwind(ss);
-	assert_non_null(uw);
-	uint64_t unwound, frames, failed;
-	mp_unwind_stats(uw, &unwound, &frames, &failed);
-	assert_true(unwound >= 30);
-	assert_true(frames >= w.user_frames - w.samples);
-	assert_non_null(mp_session_sym(ss));
-	assert_non_null(mp_session_hist(ss));
-	assert_int_equal(mp_hist_total(mp_session_hist(ss), 0)->samples, 45);
-	mp_session_free(ss);
-}
-
-static void mp_session_new__dwarf_without_chains__no_chain_given(void **state)
-{
-	(void)state;
-	struct seen w = { 0 };
-	struct mp_err err = { 0 };
-	struct mp_session_opts o = { 0 };
-	mp_session *ss = open_dwarf(&o, &w, &err);
-	if (!ss)
-		fail_msg("%s", err.msg);
-	assert_int_equal(w.samples, 45);
-	assert_int_equal(w.with_ips, 0); /* the samples as recorded: the caller's to read */
-	assert_int_equal(w.raw_user, 0);
-	assert_null(mp_session_unwind(ss));
-	assert_int_equal(mp_hist_total(mp_session_hist(ss), 0)->samples, 45);
-	mp_session_free(ss);
-}
-
-static void mp_session_new__no_symbols__samples_only(void **state)
-{
-	(void)state;
-	struct seen w = { 0 };
-	struct mp_err err = { 0 };
-	/* chains want symbols: with no_symbols there is no unwinder either */
-	struct mp_session_opts o = { .no_symbols = 1, .chains = 1 };
-	mp_session *ss = open_dwarf(&o, &w, &err);
-	if (!ss)
-		fail_msg("%s", err.msg);
-	assert_int_equal(w.samples, 45);
-	assert_int_equal(w.sym_null, 45);
-	assert_int_equal(w.with_ips, 0);
-	assert_null(mp_session_sym(ss));
-	assert_null(mp_session_hist(ss));
-	assert_null(mp_session_unwind(ss));
-	assert_int_equal(mp_pd_attr(mp_session_pd(ss), 0)->nr_samples, 45);
-	mp_session_free(ss);
-}
-
-static void mp_session_new__no_hist__symbols_without_histogram(void **state)
-{
-	(void)state;
-	struct seen w = { 0 };
-	struct mp_err err = { 0 };
-	struct mp_session_opts o = { .no_hist = 1, .chains = 1 };
-	mp_session *ss = open_dwarf(&o, &w, &err);
-	if (!ss)
-		fail_msg("%s", err.msg);
-	assert_int_equal(w.samples, 45);
-	assert_int_equal(w.sym_null, 0);
-	assert_int_equal(w.with_ips, 45);
-	assert_true(w.deep >= 30);
-	assert_non_null(mp_session_sym(ss));
-	assert_null(mp_session_hist(ss));
-	mp_session_free(ss);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct seen w = { 0 };
+		struct mp_err err = { 0 };
+		struct mp_session_opts o = { .symfs = symfs, .kallsyms = "/dev/null",
+					     .no_symbols = modes[i].no_symbols,
+					     .no_hist = modes[i].no_hist, .chains = modes[i].chains,
+					     .sample = on_sample, .sample_ctx = &w };
+		mp_session *ss = mp_session_new(dwarf_path, &o, &err);
+		if (!ss)
+			fail_msg("line %d: %s", modes[i].line, err.msg);
+		print_message("line %d: %s\n", modes[i].line, modes[i].name);
+		assert_int_equal(w.samples, 45);
+		assert_int_equal(w.raw_user, 0);
+		assert_int_equal(w.sym_null, modes[i].sym ? 0 : 45);
+		assert_int_equal(mp_session_sym(ss) != NULL, modes[i].sym);
+		assert_int_equal(mp_session_hist(ss) != NULL, modes[i].hist);
+		assert_int_equal(mp_pd_attr(mp_session_pd(ss), 0)->nr_samples, 45);
+		if (modes[i].hist)
+			assert_int_equal(mp_hist_total(mp_session_hist(ss), 0)->samples, 45);
+		const mp_unwind *uw = mp_session_unwind(ss);
+		assert_int_equal(uw != NULL, modes[i].unwound);
+		assert_int_equal(w.with_ips, modes[i].unwound ? 45 : 0);
+		if (uw) {
+			assert_true(w.deep >= 30);
+			assert_true(w.user_frames > 3 * w.samples);
+			uint64_t unwound, frames, failed;
+			mp_unwind_stats(uw, &unwound, &frames, &failed);
+			assert_true(unwound >= 30);
+			assert_true(frames >= w.user_frames - w.samples);
+		}
+		mp_session_free(ss);
+	}
 }
 
 static void mp_session_new__no_regions__error_names_file_and_option(void **state)
@@ -261,10 +219,7 @@ int main(void)
 		cmocka_unit_test(mp_session_new__bad_files__one_line_naming_the_file),
 	};
 	const struct CMUnitTest dwarf[] = {
-		cmocka_unit_test(mp_session_new__dwarf_with_chains__user_stacks_unwound),
-		cmocka_unit_test(mp_session_new__dwarf_without_chains__no_chain_given),
-		cmocka_unit_test(mp_session_new__no_symbols__samples_only),
-		cmocka_unit_test(mp_session_new__no_hist__symbols_without_histogram),
+		cmocka_unit_test(mp_session_new__dwarf_modes__table),
 		cmocka_unit_test(mp_session_new__no_regions__error_names_file_and_option),
 	};
 	int rc = cmocka_run_group_tests_name("session", plain, NULL, NULL);
