@@ -6,9 +6,10 @@
  *
  * The reader's objects, as in perf's tree: this file the handle, open (file and pipe mode)
  * and the accessors; mp_pd_header.c attrs, ids, names, header features and memprof's
- * metadata; mp_pd_decode.c record decoding and delivery to the callbacks; mp_pd_order.c
- * ordered delivery; mp_pd_zstd.c compressed records; mp_pd_walk.c the record walk, the
- * read-ahead thread and mp_pd_process(). Their shared state: mp_pd_int.h.
+ * metadata; mp_pd_decode.c record decoding and delivery to the callbacks; mp_pd_queue.c
+ * the sample queue (ordered delivery, perf's ordered-events); mp_pd_zstd.c compressed
+ * records; mp_pd_walk.c the record walk, the read-ahead thread and mp_pd_process(). Their
+ * shared state: mp_pd_int.h (one run's, struct pd_run, and who owns each part of it).
  */
 #include <errno.h>
 #include <fcntl.h>

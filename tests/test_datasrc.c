@@ -1,4 +1,4 @@
-/* test_datasrc.c - the DATA_SRC decoder (perfabi/mp_datasrc.c): fields split and put
+/* test_datasrc.c - the DATA_SRC decoder (perfdata/mp_datasrc.c): fields split and put
  * back, and perf 6.1's words for every value of every field. The table's strings are
  * perf script -F data_src's output (perf 6.1) on files whose samples carry these data_src
  * words (the numatop Ivy Bridge fixture with its data_src rewritten), padding removed. */
