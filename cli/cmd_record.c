@@ -100,7 +100,7 @@ static void sim_progress(void *ctx, unsigned seconds)
  * (sim/mp_sim.c); see docs/memprof-record-sim.md. */
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
 		      const char *keep, const char *output, int quiet, int callgraph, char **argv,
-		      int all_argc, char **all_argv)
+		      int all_argc, char **all_argv, const char *engine, int cores)
 {
 	struct mp_sim_event *evs = NULL;
 	size_t nev = 0;
@@ -118,6 +118,17 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 			cli_error("record", "%s", err.msg);
 			return CLI_EXIT_USAGE;
 		}
+	if (engine && strcmp(engine, "mpsim") && strcmp(engine, "callgrind")) {
+		cli_error("record", "--sim-engine: '%s' is neither mpsim nor callgrind", engine);
+		return CLI_EXIT_USAGE;
+	}
+	if (cores < 0 || cores > 256) {
+		cli_error("record", "--sim-cores: %d is not between 1 and 256", cores);
+		return CLI_EXIT_USAGE;
+	}
+	so.engine = !engine ? MP_SIM_ENGINE_AUTO
+		    : !strcmp(engine, "mpsim") ? MP_SIM_ENGINE_MPSIM : MP_SIM_ENGINE_CALLGRIND;
+	so.cores = (unsigned)cores;
 	rc = mp_sim_setup(events, i1, d1, ll, NULL, &evs, &nev, &so.geom, &warn, &err);
 	if (rc) {
 		cli_error("record", "%s", err.msg);
@@ -154,9 +165,9 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	if (!quiet) {
 		const struct mp_sim_cache *c[3] = { &so.geom.i1, &so.geom.d1, &so.geom.ll };
 		static const char *const cn[3] = { "I1", "D1", "LL" };
-		fprintf(stderr, "[ memprof record: SIMULATED by valgrind's callgrind: wrote %s "
-			"(%llu samples, exact counts); caches", strcmp(output, "-") ? output : "standard output",
-			(unsigned long long)res.samples);
+		fprintf(stderr, "[ memprof record: SIMULATED by valgrind's %s: wrote %s "
+			"(%llu samples, exact counts); caches", res.engine,
+			strcmp(output, "-") ? output : "standard output", (unsigned long long)res.samples);
 		for (int k = 0; k < 3; k++)
 			if (c[k]->size)
 				fprintf(stderr, " %s %llu,%u,%u", cn[k], (unsigned long long)c[k]->size,
@@ -285,6 +296,8 @@ static int cmd_record(int argc, char **argv)
 	int rc;
 	int sim = 0;
 	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
+	const char *sim_engine = NULL;
+	int sim_cores = 0;
 	const char *cg_mode = NULL;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &o.events, "EVENTS",
@@ -335,7 +348,14 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "D1", CLI_STR, &sim_d1, "SIZE,ASSOC,LINE", "--sim: L1d cache (default: this CPU's)" },
 		{ 0, "LL", CLI_STR, &sim_ll, "SIZE,ASSOC,LINE",
 		  "--sim: last level (default: this CPU's L2)" },
-		{ 0, "callgrind-out", CLI_STR, &sim_keep, "FILE", "--sim: keep callgrind's output in FILE" },
+		{ 0, "callgrind-out", CLI_STR, &sim_keep, "FILE",
+		  "--sim: keep the counts per instruction in FILE (callgrind's format)" },
+		{ 0, "sim-engine", CLI_STR, &sim_engine, "NAME",
+		  "--sim: mpsim (memprof's valgrind tool, the default when installed) or callgrind "
+		  "(the cross-check; -g uses it)" },
+		{ 0, "sim-cores", CLI_INT, &sim_cores, "N",
+		  "--sim: simulated cores, each with its own L1i, L1d and L2 (default: this "
+		  "machine's CPUs)" },
 		{ 0 },
 	};
 
@@ -408,8 +428,9 @@ static int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep)) {
-		cli_error("record", "--I1, --D1, --LL and --callgrind-out go with --sim");
+	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep || sim_engine || sim_cores)) {
+		cli_error("record", "--I1, --D1, --LL, --callgrind-out, --sim-engine and --sim-cores "
+			  "go with --sim");
 		goto out;
 	}
 	if (sim && (o.pid || o.all || o.count || o.freq)) {
@@ -428,7 +449,7 @@ static int cmd_record(int argc, char **argv)
 	if (sim) {
 		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet,
 				o.callgraph, argv + 1,
-				o.all_argc, o.all_argv);
+				o.all_argc, o.all_argv, sim_engine, sim_cores);
 		goto out;
 	}
 

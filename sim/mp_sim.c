@@ -97,8 +97,94 @@ out:
 /* The files of one valgrind run, in a private temporary directory. */
 struct sim_run {
 	char vg[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
-	char geo[3][64];
+	char geo[3][64], cores[32];
+	char vglib[4200];  /* mpsim: valgrind's tool folder with our tool added (VALGRIND_LIB) */
+	int mpsim;
 };
+
+int mp_sim_tool_path(char *path, size_t len)
+{
+	const char *env = getenv("MEMPROF_VGTOOL");
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return access(path, X_OK) ? -ENOENT : 0;
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	static const char *const rel[] = { "lib/memprof", "../lib/memprof" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(path, len, "%s/%s/mpsim-amd64-linux", exe, rel[i]);
+		if (!access(path, X_OK))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* valgrind's own tool folder (what its launcher reads: $VALGRIND_LIB or where the package
+ * put it), found by its core preload. */
+static int valgrind_libexec(char *dir, size_t len)
+{
+	static const char *const cand[] = { "/usr/libexec/valgrind", "/usr/lib/valgrind",
+					    "/usr/lib/x86_64-linux-gnu/valgrind",
+					    "/usr/local/libexec/valgrind", "/usr/local/lib/valgrind" };
+	const char *env = getenv("VALGRIND_LIB");
+	char probe[4400];
+	if (env && *env) {
+		snprintf(probe, sizeof(probe), "%s/vgpreload_core-amd64-linux.so", env);
+		if (!access(probe, R_OK)) {
+			snprintf(dir, len, "%s", env);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		snprintf(probe, sizeof(probe), "%s/vgpreload_core-amd64-linux.so", cand[i]);
+		if (!access(probe, R_OK)) {
+			snprintf(dir, len, "%s", cand[i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* A folder for VALGRIND_LIB: links to every file of valgrind's own and to mpsim. */
+static int sim_make_vglib(struct sim_run *sr, const char *tool, struct mp_err *err)
+{
+	char stock[4096], from[8300], to[8300];
+	if (valgrind_libexec(stock, sizeof(stock)))
+		return mp_err_set(err, -ENOENT, "valgrind's tool folder not found (no "
+				  "vgpreload_core-amd64-linux.so under /usr/libexec/valgrind or "
+				  "$VALGRIND_LIB)");
+	snprintf(sr->vglib, sizeof(sr->vglib), "%s/vglib", sr->dir);
+	if (mkdir(sr->vglib, 0700))
+		return mp_err_set(err, -errno, "%s: %s", sr->vglib, strerror(errno));
+	DIR *d = opendir(stock);
+	struct dirent *e;
+	if (!d)
+		return mp_err_set(err, -errno, "%s: %s", stock, strerror(errno));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "mpsim-", 6))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", stock, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s", sr->vglib, e->d_name);
+		if (symlink(from, to)) {
+			int rc = mp_err_set(err, -errno, "%s: %s", to, strerror(errno));
+			closedir(d);
+			return rc;
+		}
+	}
+	closedir(d);
+	snprintf(to, sizeof(to), "%s/mpsim-amd64-linux", sr->vglib);
+	if (symlink(tool, to))
+		return mp_err_set(err, -errno, "%s: %s", to, strerror(errno));
+	return 0;
+}
 
 /* valgrind's command line followed by the workload's; malloc'd (free()), NULL on ENOMEM. */
 static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
@@ -108,10 +194,19 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 	snprintf(sr->optcg, sizeof(sr->optcg), "--callgrind-out-file=%s.%%p", sr->cg);
 	snprintf(sr->optlog, sizeof(sr->optlog), "--log-file=%s.%%p", sr->log);
 	argv_vg[n++] = sr->vg;
-	argv_vg[n++] = "--tool=callgrind";
-	argv_vg[n++] = "--cache-sim=yes";
-	argv_vg[n++] = "--branch-sim=yes";
-	argv_vg[n++] = "--dump-instr=yes";
+	if (sr->mpsim) {
+		argv_vg[n++] = "--tool=mpsim";
+		snprintf(sr->optcg, sizeof(sr->optcg), "--out-file=%s.%%p", sr->cg);
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		snprintf(sr->cores, sizeof(sr->cores), "--cores=%ld",
+			 o->cores ? (long)o->cores : ncpu > 0 ? ncpu : 1);
+		argv_vg[n++] = sr->cores;
+	} else {
+		argv_vg[n++] = "--tool=callgrind";
+		argv_vg[n++] = "--cache-sim=yes";
+		argv_vg[n++] = "--branch-sim=yes";
+		argv_vg[n++] = "--dump-instr=yes";
+	}
 	/* a shell wrapper's programs too: one output and one log per process (%p) */
 	argv_vg[n++] = "--trace-children=yes";
 	const struct mp_sim_cache *cs[3] = { &o->geom.i1, &o->geom.d1, &o->geom.ll };
@@ -157,6 +252,8 @@ static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *s
 		close(pfd[0]);
 		/* -o -: standard output carries the recording; the workload's goes to stderr */
 		if (o->output && !strcmp(o->output, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		if (sr->mpsim && setenv("VALGRIND_LIB", sr->vglib, 1))
 			_exit(127);
 		execv(sr->vg, full);
 		int e = errno;
@@ -269,7 +366,7 @@ static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
 		if (d)
 			closedir(d);
 		free(pids);
-		return mp_err_set(err, -EIO, "valgrind wrote no callgrind output (%s %d)%s%s",
+		return mp_err_set(err, -EIO, "valgrind wrote no counts (%s %d)%s%s",
 				  WIFSIGNALED(status) ? "killed by signal" : "exit status",
 				  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
 				  why[0] ? ": " : "", why);
@@ -334,7 +431,20 @@ static void sim_run_clean(const struct sim_run *sr)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", sr->dir, e->d_name);
-		unlink(path);
+		if (unlink(path) && errno == EISDIR) {
+			/* vglib: links only */
+			DIR *v = opendir(path);
+			struct dirent *f;
+			char link[4700];
+			while (v && (f = readdir(v)))
+				if (f->d_name[0] != '.') {
+					snprintf(link, sizeof(link), "%s/%s", path, f->d_name);
+					unlink(link);
+				}
+			if (v)
+				closedir(v);
+			rmdir(path);
+		}
 	}
 	if (d)
 		closedir(d);
@@ -376,9 +486,26 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	}
 	snprintf(sr->cg, sizeof(sr->cg), "%s/callgrind.out", sr->dir);
 	snprintf(sr->log, sizeof(sr->log), "%s/valgrind.log", sr->dir);
+	/* memprof's tool when it is there (and asked for, or not refused); callgrind for -g,
+	 * whose call graph it keeps */
+	char tool[4096];
+	int have_tool = !mp_sim_tool_path(tool, sizeof(tool));
+	if (o->engine == MP_SIM_ENGINE_MPSIM && !have_tool)
+		rc = mp_err_set(err, -MP_ENOTSUP, "record --sim: memprof's valgrind tool "
+				"(lib/memprof/mpsim-amd64-linux) is not installed: this memprof was "
+				"built without valgrind's tool headers");
+	else if (o->engine == MP_SIM_ENGINE_MPSIM && o->callgraph)
+		rc = mp_err_set(err, -EINVAL, "record --sim: -g takes callgrind's call graph: "
+				"use --sim-engine=callgrind (or leave it out)");
+	sr->mpsim = !rc && have_tool && o->engine != MP_SIM_ENGINE_CALLGRIND && !o->callgraph;
+	if (sr->mpsim)
+		rc = sim_make_vglib(sr, tool, err);
+	res->engine = sr->mpsim ? "mpsim" : "callgrind";
 	/* valgrind writes FILE.PID per process (--trace-children) */
-	char **full = sim_valgrind_argv(o, sr);
-	if (!full)
+	char **full = rc ? NULL : sim_valgrind_argv(o, sr);
+	if (rc)
+		;
+	else if (!full)
 		rc = mp_err_set(err, -ENOMEM, "out of memory");
 	else if (!(rc = sim_run_valgrind(o, sr, full, res, err)))
 		rc = sim_convert(o, sr, res, err);

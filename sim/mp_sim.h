@@ -188,7 +188,19 @@ struct mp_sim_opts {
 	void (*progress)(void *ctx, unsigned seconds);
 	void *progress_ctx;
 	unsigned progress_every;
+	int engine;               /* MP_SIM_ENGINE_* */
+	unsigned cores;           /* simulated cores (mpsim; 0 = this machine's CPUs) */
 };
+
+/* Which simulator runs the workload: memprof's valgrind tool (mpsim, sim/vgtool/) when it
+ * is installed, else callgrind (AUTO); or the one named (callgrind stays as a cross-check;
+ * -g always uses it, for its call graph). */
+enum { MP_SIM_ENGINE_AUTO, MP_SIM_ENGINE_MPSIM, MP_SIM_ENGINE_CALLGRIND };
+
+/* Where memprof's valgrind tool is: $MEMPROF_VGTOOL, else lib/memprof/mpsim-amd64-linux
+ * beside the running memprof (the build tree) or under its prefix (bin/../lib/memprof).
+ * 0 with path filled, or -ENOENT. */
+int mp_sim_tool_path(char *path, size_t len);
 
 struct mp_sim_result {
 	uint64_t *totals;         /* nevents entries, malloc'd; free() */
@@ -197,6 +209,7 @@ struct mp_sim_result {
 	int workload_started;
 	size_t nprocs;            /* processes simulated (the workload and its children) */
 	char procs[512];          /* "sh (1234), prog (1235)" when more than one */
+	const char *engine;       /* "mpsim" or "callgrind": the simulator that ran */
 };
 
 /* Write the perf.data file o->output from a parsed profile and the load biases (loads

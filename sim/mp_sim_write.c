@@ -505,7 +505,10 @@ static int sim_write_meta(const struct mp_sim_opts *o, const mp_sim_profile *p, 
 {
 	const struct mp_sim_geometry *g = mp_sim_profile_geometry(p);
 	char buf[128];
-	int rc = mp_pdw_set_meta(w, MP_META_SIMULATED, "callgrind");
+	/* which simulator: memprof's valgrind tool writes creator "memprof-sim-N" */
+	int rc = mp_pdw_set_meta(w, MP_META_SIMULATED,
+				 strncmp(mp_sim_profile_creator(p), "memprof-sim", 11) ? "callgrind"
+										      : "mpsim");
 	if (!rc && g->i1.size)
 		geom_str(&g->i1, buf, sizeof(buf)), rc = mp_pdw_set_meta(w, MP_META_SIM_I1, buf);
 	if (!rc && g->d1.size)

@@ -28,9 +28,12 @@ geom=$(sed -n 's/.*caches \(I1 [0-9,]* D1 [0-9,]* LL [0-9,]*\) .*/\1/p' rec.err)
 [ -n "$geom" ] || { echo "FAIL no cache geometry in record's output"; cat rec.err; exit 1; }
 repl=$(sed -n 's/.*L1D_REPL = D1mr+D1mw: \([0-9]*\) .*/\1/p' rec.err)
 inst=$(sed -n 's/.*INST_RETIRED = Ir: \([0-9]*\) .*/\1/p' rec.err)
+# the simulator that ran (record's summary names it): memprof's mpsim, or callgrind
+by=$(sed -n "s/.*SIMULATED by valgrind's \([a-z]*\): .*/\1/p" rec.err)
+case $by in mpsim|callgrind) ;; *) echo "FAIL record names no simulator"; cat rec.err; exit 1;; esac
 
 # ---- text: the SIMULATED header at every level, no interval
-want="# SIMULATED: counts from valgrind's callgrind cache simulation ($geom), not measured by a PMU"
+want="# SIMULATED: counts from valgrind's $by cache simulation ($geom), not measured by a PMU"
 for level in program symbol line; do
 	"$MEMPROF" ratios -i sim.data --level "$level" > "$level.txt" 2> "$level.err" ||
 		{ bad "ratios --level $level"; cat "$level.err"; continue; }
@@ -82,17 +85,17 @@ else
 fi
 
 # ---- csv and json say SIMULATED
-grep -q ',"SIMULATED by valgrind'"'"'s callgrind ('"$geom"')"$' sym.csv ||
+grep -q ',"SIMULATED by valgrind'"'"'s '"$by"' ('"$geom"')"$' sym.csv ||
 	{ bad "csv: no simulated column"; head -2 sym.csv; }
 head -1 sym.rows.csv | grep -q ',numerator,denominator,simulated$' || bad "csv header: $(head -1 sym.rows.csv)"
 "$MEMPROF" ratios -i sim.data --json > prog.json 2>/dev/null || bad "ratios --json"
-python3 - "$geom" "$repl" "$inst" prog.json <<'PY' || fail=1
+python3 - "$geom" "$repl" "$inst" prog.json "$by" <<'PY' || fail=1
 import json, sys
 geom, repl, inst, path = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 j = json.load(open(path))
 s = j.get("simulated")
 g = geom.split()
-want = {"by": "callgrind", g[0]: g[1], g[2]: g[3], g[4]: g[5]}
+want = {"by": sys.argv[5], g[0]: g[1], g[2]: g[3], g[4]: g[5]}
 if not isinstance(s, dict) or any(s.get(k) != v for k, v in want.items()):
     sys.exit("FAIL json: simulated = %r, want %r" % (s, want))
 if "SIMULATED" not in json.dumps(j) and "not measured by a PMU" not in s.get("note", ""):
@@ -164,9 +167,9 @@ fi
 
 # ---- the TUI
 "$MEMPROF" tui -i sim.data --batch "" --size 100x10 > tui1.txt 2>&1 || bad "tui --batch"
-head -1 tui1.txt | grep -q '^ SIMULATED (callgrind) | Symbols: ' || { bad "tui title"; head -1 tui1.txt; }
+head -1 tui1.txt | grep -q "^ SIMULATED ($by) | Symbols: " || { bad "tui title"; head -1 tui1.txt; }
 "$MEMPROF" tui -i sim.data --batch "i" --size 100x40 > tui2.txt 2>&1 || bad "tui --batch i"
-grep -q '^ SIMULATED (callgrind):' tui2.txt && grep -qF "caches $geom" tui2.txt ||
+grep -q "^ SIMULATED ($by):" tui2.txt && grep -qF "caches $geom" tui2.txt ||
 	{ bad "tui summary: no SIMULATED note with $geom"; cat tui2.txt; }
 grep -q "^ L1D Miss Rate  *0\.0" tui2.txt || { bad "tui summary: no L1D Miss Rate"; cat tui2.txt; }
 "$MEMPROF" tui -i sim.data --batch "R" --size 100x30 > tui3.txt 2>&1 || bad "tui --batch R"

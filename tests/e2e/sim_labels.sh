@@ -5,13 +5,15 @@
 "$MEMPROF" record --sim -e L1D_REPL,INST_RETIRED -o sim.data -- "$KERNELS/cachebench" -s 64K -r 4 \
 	>rec.out 2>&1 || { cat rec.out; fail "record --sim failed"; }
 grep -q 'SIMULATED' rec.out || fail "record --sim does not say SIMULATED"
-banner="SIMULATED: counts from valgrind's callgrind cache simulation (I1 "
+by=$(sed -n "s/.*SIMULATED by valgrind's \([a-z]*\): .*/\1/p" rec.out)
+case $by in mpsim|callgrind) ;; *) fail "record names no simulator: $(cat rec.out)";; esac
+banner="SIMULATED: counts from valgrind's $by cache simulation (I1 "
 "$MEMPROF" report -i sim.data >r.txt || fail "report failed"
 sed -n 2p r.txt | grep -qF "# $banner" || { head -3 r.txt; fail "report text: no SIMULATED banner on line 2"; }
 "$MEMPROF" report -i sim.data --csv >r.csv || fail "report --csv failed"
 head -1 r.csv | grep -qF "# $banner" || fail "report --csv: no SIMULATED line first"
 "$MEMPROF" report -i sim.data --json >r.json || fail "report --json failed"
-python3 -c 'import json,sys; d=json.load(open("r.json")); s=d["simulated"]; assert s["by"]=="callgrind" and s["D1"].count(",")==2, s' ||
+python3 -c 'import json,sys; d=json.load(open("r.json")); s=d["simulated"]; assert s["by"]==sys.argv[1] and s["D1"].count(",")==2, s' "$by" ||
 	fail "report --json: no simulated object"
 "$MEMPROF" annotate -i sim.data walk >a.txt || fail "annotate failed"
 grep -qF "# $banner" a.txt || fail "annotate: no SIMULATED banner"

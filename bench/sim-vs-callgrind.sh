@@ -1,0 +1,44 @@
+#!/bin/bash
+# sim-vs-callgrind.sh - what memprof's valgrind tool (mpsim, record --sim) costs against
+# callgrind with --cache-sim=yes --branch-sim=yes on the same programs and caches (issue
+# 31: no slower). Each program runs under both, the tools alone (valgrind straight, no
+# memprof conversion), best of 3 user+system CPU seconds; prints mpsim/callgrind. Not run
+# by ctest.
+#
+# usage: bench/sim-vs-callgrind.sh [BUILD_DIR]   (default: build)
+set -u
+B=${1:-build}
+TOOL=$B/lib/memprof/mpsim-amd64-linux
+K=$B/kernels
+[ -x "$TOOL" ] || { echo "sim-vs-callgrind: no $TOOL (built without valgrind's tool headers)" >&2; exit 2; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+STOCK=
+for d in "${VALGRIND_LIB:-}" /usr/libexec/valgrind /usr/lib/valgrind /usr/lib/x86_64-linux-gnu/valgrind; do
+	[ -n "$d" ] && [ -f "$d/vgpreload_core-amd64-linux.so" ] && { STOCK=$d; break; }
+done
+[ -n "$STOCK" ] || { echo "sim-vs-callgrind: valgrind's tool folder not found" >&2; exit 2; }
+mkdir "$T/lib"
+for f in "$STOCK"/*; do ln -s "$f" "$T/lib/"; done
+ln -s "$(cd "$(dirname "$TOOL")" && pwd)/$(basename "$TOOL")" "$T/lib/"
+GEO=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
+
+cpu() { # command... -> user+sys seconds, best of 3
+	local best=
+	for _ in 1 2 3; do
+		/usr/bin/time -f "%U %S" -o "$T/t" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+		s=$(awk '{ print $1 + $2 }' "$T/t")
+		best=$(awk -v a="$s" -v b="${best:-$s}" 'BEGIN { print (a < b) ? a : b }')
+	done
+	echo "$best"
+}
+
+printf "%-34s %10s %10s %8s\n" program mpsim_s callgrind_s ratio
+for prog in "cachebench -s 4M -r 16" "cachebench -s 16K -r 2000" "matmul -N 128 -a all"; do
+	set -- $prog
+	m=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --tool=mpsim --cores=4 "${GEO[@]}" \
+		--out-file="$T/mp.%p" "$K/$1" "${@:2}")
+	c=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --tool=callgrind --cache-sim=yes --branch-sim=yes \
+		"${GEO[@]}" --callgrind-out-file="$T/cg.%p" "$K/$1" "${@:2}")
+	awk -v p="$prog" -v m="$m" -v c="$c" 'BEGIN { printf "%-34s %10.2f %10.2f %8.3f\n", p, m, c, m / c }'
+done

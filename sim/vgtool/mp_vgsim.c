@@ -1,0 +1,948 @@
+/* mp_vgsim.c - memprof's valgrind tool ("mpsim"): the simulated PMU behind
+ * `memprof record --sim`. It sees every instruction, load and store of every thread,
+ * runs them through simulated caches and a branch predictor, and writes the exact counts
+ * per instruction in callgrind's file format (a subset: positions: instr), which sim/
+ * reads (mp_sim_profile_read) and turns into perf.data.
+ *
+ * The model (docs/memprof-record-sim.md):
+ * - each simulated core has private L1i, L1d and L2 caches (LRU, write-allocate, a
+ *   reference straddling two lines counts once, a miss when either line misses: the rules
+ *   callgrind's --cache-sim follows, so that one thread's counts equal callgrind's for the
+ *   same geometry);
+ * - each thread runs on a core (round robin by thread, or its CPU when it pins itself);
+ * - threads advance in virtual time: their accesses are buffered with their own
+ *   instruction count as clock, and merged in that time, a quantum of instructions at a
+ *   time, before they reach the caches. A thread in a system call holds nobody back.
+ *
+ * Built out of tree against Debian's valgrind package (sim/vgtool/CMakeLists.txt).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_xarray.h"
+
+/* ---- quantities, in the order of the file's events: line ---------------------------- */
+enum {
+	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
+	Q_BC, Q_BCM, Q_BI, Q_BIM,
+	NQ
+};
+static const HChar *const q_names[NQ] = {
+	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
+	"Bc", "Bcm", "Bi", "Bim",
+};
+
+/* ---- options -------------------------------------------------------------------------- */
+struct cache_cfg {
+	Long size;
+	Int assoc, line;
+};
+static struct cache_cfg clo_i1 = { 32768, 8, 64 }, clo_d1 = { 32768, 8, 64 },
+			clo_ll = { 1048576, 16, 64 };
+static const HChar *clo_out = "mpsim.out.%p";
+static Int clo_cores = 1;
+static Int clo_quantum = 200;
+
+/* "SIZE,ASSOC,LINE" as valgrind's --D1 (memprof checked it; refuse what is still bad). */
+static Bool parse_cache(const HChar *s, struct cache_cfg *c)
+{
+	HChar *end;
+	Long v[3];
+	for (Int i = 0; i < 3; i++) {
+		v[i] = VG_(strtoll10)(s, &end);
+		if (end == s || v[i] <= 0 || (i < 2 && *end != ',') || (i == 2 && *end))
+			return False;
+		s = end + 1;
+	}
+	Long sets = v[0] / v[2] / v[1];
+	if (v[2] < 16 || (v[2] & (v[2] - 1)) || sets < 1 || (sets & (sets - 1)) ||
+	    sets * v[1] * v[2] != v[0])
+		return False;
+	c->size = v[0];
+	c->assoc = (Int)v[1];
+	c->line = (Int)v[2];
+	return True;
+}
+
+static Bool mps_process_cmd_line_option(const HChar *arg)
+{
+	const HChar *s;
+	if VG_STR_CLO(arg, "--I1", s) {
+		if (!parse_cache(s, &clo_i1))
+			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_STR_CLO(arg, "--D1", s) {
+		if (!parse_cache(s, &clo_d1))
+			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_STR_CLO(arg, "--LL", s) {
+		if (!parse_cache(s, &clo_ll))
+			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_STR_CLO(arg, "--out-file", clo_out) {
+	} else if VG_BINT_CLO(arg, "--cores", clo_cores, 1, 256) {
+	} else if VG_BINT_CLO(arg, "--quantum", clo_quantum, 1, 1000000) {
+	} else
+		return False;
+	return True;
+}
+
+static void mps_print_usage(void)
+{
+	VG_(printf)("    --I1=SIZE,ASSOC,LINE  L1 instruction cache of each core [32768,8,64]\n"
+		    "    --D1=SIZE,ASSOC,LINE  L1 data cache of each core [32768,8,64]\n"
+		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
+		    "    --cores=N             simulated cores [1]\n"
+		    "    --quantum=N           instructions a thread runs before the next [200]\n"
+		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n");
+}
+
+static void mps_print_debug_usage(void)
+{
+	VG_(printf)("    (none)\n");
+}
+
+/* ---- one simulated cache: LRU sets of tags, MRU first --------------------------------- */
+struct cache {
+	UWord *tags;
+	Int assoc, sets_min_1, line_bits, tag_shift;
+};
+
+static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar *what)
+{
+	Int sets = (Int)(cfg->size / cfg->line / cfg->assoc);
+	c->assoc = cfg->assoc;
+	c->sets_min_1 = sets - 1;
+	c->line_bits = VG_(log2)((UInt)cfg->line);
+	c->tag_shift = c->line_bits + VG_(log2)((UInt)sets);
+	/* tags start at 0, as callgrind's: the same first misses */
+	c->tags = VG_(calloc)(what, (SizeT)sets * (SizeT)cfg->assoc, sizeof(UWord));
+}
+
+/* 1 on a miss. The tag becomes the set's most recently used. */
+static inline Int set_ref(struct cache *c, UInt set, UWord tag)
+{
+	UWord *s = c->tags + (SizeT)set * (SizeT)c->assoc;
+	if (s[0] == tag)
+		return 0;
+	for (Int i = 1; i < c->assoc; i++)
+		if (s[i] == tag) {
+			for (Int j = i; j > 0; j--)
+				s[j] = s[j - 1];
+			s[0] = tag;
+			return 0;
+		}
+	for (Int j = c->assoc - 1; j > 0; j--)
+		s[j] = s[j - 1];
+	s[0] = tag;
+	return 1;
+}
+
+/* A reference of size bytes at a: one access, a miss when either line it touches missed. */
+static inline Int cache_ref(struct cache *c, Addr a, UWord size)
+{
+	UInt set1 = (UInt)((a >> c->line_bits) & (UWord)c->sets_min_1);
+	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
+	UWord tag = a >> c->tag_shift;
+	if (set1 == set2)
+		return set_ref(c, set1, tag);
+	Int m1 = set_ref(c, set1, tag);
+	Int m2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift);
+	return m1 | m2;
+}
+
+/* ---- per instruction ------------------------------------------------------------------ */
+struct ins {
+	Addr addr;          /* where it runs */
+	UInt size;
+	UInt obj, fn;       /* indexes into objs/fns */
+	Addr rel;           /* address relative to the object's text bias (callgrind's) */
+	struct ins *next;   /* hash chain */
+	ULong v[NQ];
+};
+
+#define INS_HASH (1u << 18)
+static struct ins **ins_hash;
+static XArray *ins_all;   /* struct ins * in creation order */
+static XArray *objs, *fns; /* HChar * (names, VG_(strdup)) */
+
+static UInt name_index(XArray *xa, const HChar *name)
+{
+	Word n = VG_(sizeXA)(xa);
+	/* recent names repeat: search backwards */
+	for (Word i = n - 1; i >= 0 && i >= n - 64; i--)
+		if (!VG_(strcmp)(*(HChar **)VG_(indexXA)(xa, i), name))
+			return (UInt)i;
+	for (Word i = n - 65; i >= 0; i--)
+		if (!VG_(strcmp)(*(HChar **)VG_(indexXA)(xa, i), name))
+			return (UInt)i;
+	HChar *copy = VG_(strdup)("mpsim.name", name);
+	VG_(addToXA)(xa, &copy);
+	return (UInt)n;
+}
+
+static struct ins *ins_get(Addr addr, UInt size)
+{
+	UInt h = (UInt)((addr * 0x9e3779b97f4a7c15ULL) >> 46) & (INS_HASH - 1);
+	for (struct ins *i = ins_hash[h]; i; i = i->next)
+		if (i->addr == addr && i->size == size)
+			return i;
+	struct ins *i = VG_(calloc)("mpsim.ins", 1, sizeof(*i));
+	i->addr = addr;
+	i->size = size;
+	DiEpoch ep = VG_(current_DiEpoch)();
+	DebugInfo *di = VG_(find_DebugInfo)(ep, addr);
+	const HChar *fn = NULL, *oname = NULL;
+	/* PLT stubs are outside the text: their object by section */
+	if (!di && VG_(DebugInfo_sect_kind)(&oname, addr) != Vg_SectUnknown && oname)
+		for (const DebugInfo *d = VG_(next_DebugInfo)(NULL); d; d = VG_(next_DebugInfo)(d))
+			if (!VG_(strcmp)(VG_(DebugInfo_get_filename)(d), oname)) {
+				di = (DebugInfo *)d;
+				break;
+			}
+	if (di) {
+		i->obj = name_index(objs, VG_(DebugInfo_get_filename)(di));
+		i->rel = addr - (Addr)VG_(DebugInfo_get_text_bias)(di);
+	} else {
+		i->obj = name_index(objs, "???");
+		i->rel = addr;
+	}
+	i->fn = name_index(fns, VG_(get_fnname)(ep, addr, &fn) && fn && *fn ? fn : "???");
+	i->next = ins_hash[h];
+	ins_hash[h] = i;
+	VG_(addToXA)(ins_all, &i);
+	return i;
+}
+
+/* ---- cores and threads ---------------------------------------------------------------- */
+struct core {
+	struct cache i1, d1, l2;
+};
+static struct core *cores;
+
+/* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
+enum { EV_IR, EV_DR, EV_DW };
+struct ev {
+	struct ins *ii;
+	Addr a;
+	UWord k; /* kind | size << 2 */
+};
+
+/* The branch predictor of a thread: 2-bit counters indexed by global history and the
+ * branch's address (7 bits each), and the last target per indirect branch (512). */
+struct bpred {
+	UWord hist;
+	UChar ctr[1 << 14];
+	Addr btac[512];
+};
+
+struct thr {
+	Bool alive, blocked;
+	Int core;
+	ULong clock;     /* virtual time at the end of its buffer (instructions) */
+	ULong ptime;     /* virtual time of its first unprocessed event */
+	struct ev *buf;
+	UInt head, n, cap; /* events buf[head..n) are not yet processed */
+	struct bpred *bp;
+};
+
+#define MAX_THREADS 1024
+static struct thr thr[MAX_THREADS];
+static Int next_core;
+static ULong vnow; /* everything before this virtual time has reached the caches */
+static struct thr *cur; /* the running thread (its buffer takes the events) */
+static Int max_tid; /* the highest thread id seen */
+
+static void sim_event(struct core *c, const struct ev *e)
+{
+	struct ins *ii = e->ii;
+	switch (e->k & 3) {
+	case EV_IR:
+		ii->v[Q_IR]++;
+		if (cache_ref(&c->i1, ii->addr, ii->size)) {
+			ii->v[Q_I1MR]++;
+			if (cache_ref(&c->l2, ii->addr, ii->size))
+				ii->v[Q_ILMR]++;
+		}
+		break;
+	case EV_DR:
+		ii->v[Q_DR]++;
+		if (cache_ref(&c->d1, e->a, e->k >> 2)) {
+			ii->v[Q_D1MR]++;
+			if (cache_ref(&c->l2, e->a, e->k >> 2))
+				ii->v[Q_DLMR]++;
+		}
+		break;
+	default:
+		ii->v[Q_DW]++;
+		if (cache_ref(&c->d1, e->a, e->k >> 2)) {
+			ii->v[Q_D1MW]++;
+			if (cache_ref(&c->l2, e->a, e->k >> 2))
+				ii->v[Q_DLMW]++;
+		}
+		break;
+	}
+}
+
+/* Run thread t's buffered events up to virtual time limit (an instruction and its data
+ * accesses go together). */
+static void thr_run_until(struct thr *t, ULong limit)
+{
+	struct core *c = &cores[t->core];
+	UInt i = t->head;
+	while (i < t->n) {
+		if ((t->buf[i].k & 3) == EV_IR) {
+			if (t->ptime >= limit)
+				break;
+			t->ptime++;
+		}
+		sim_event(c, &t->buf[i]);
+		i++;
+	}
+	t->head = i;
+}
+
+/* Drop the processed events from the front of t's buffer. */
+static void thr_compact(struct thr *t)
+{
+	if (!t->head)
+		return;
+	VG_(memmove)(t->buf, t->buf + t->head, (t->n - t->head) * sizeof(*t->buf));
+	t->n -= t->head;
+	t->head = 0;
+}
+
+/* Send what every thread buffered up to the time the slowest running thread has reached
+ * through the caches, a quantum at a time, thread after thread. all: everything (exit). */
+static void flush(Bool all)
+{
+	ULong limit = ~0ULL, top = vnow;
+	Int act[MAX_THREADS], na = 0;
+	for (Int k = 1; k <= max_tid; k++) {
+		struct thr *t = &thr[k];
+		if (t->n > t->head) {
+			act[na++] = k;
+			if (t->clock > top)
+				top = t->clock;
+		}
+		if (t->alive && !t->blocked && t->clock < limit)
+			limit = t->clock;
+	}
+	if (all || limit == ~0ULL)
+		limit = top;
+	if (na == 1) {
+		thr_run_until(&thr[act[0]], limit);
+	} else if (na > 1) {
+		for (ULong w = vnow; w < limit;) {
+			ULong end = w + (ULong)clo_quantum;
+			if (end > limit)
+				end = limit;
+			for (Int k = 0; k < na; k++)
+				thr_run_until(&thr[act[k]], end);
+			w = end;
+		}
+	}
+	for (Int k = 0; k < na; k++)
+		thr_compact(&thr[act[k]]);
+	if (limit > vnow)
+		vnow = limit;
+}
+
+static void thr_start(ThreadId tid, ULong clock)
+{
+	struct thr *t = &thr[tid];
+	if (t->buf == NULL) {
+		t->cap = 1u << 16;
+		t->buf = VG_(malloc)("mpsim.buf", t->cap * sizeof(*t->buf));
+		t->bp = VG_(calloc)("mpsim.bp", 1, sizeof(*t->bp));
+	}
+	t->alive = True;
+	t->blocked = False;
+	if ((Int)tid > max_tid)
+		max_tid = (Int)tid;
+	t->clock = t->ptime = clock;
+	t->n = t->head = 0;
+	t->core = next_core++ % clo_cores;
+}
+
+/* Make room for a few events in the running thread's buffer. */
+static void room(void)
+{
+	struct thr *t = cur;
+	if (t->n + 4 <= t->cap)
+		return;
+	flush(False);
+	if (t->n + 4 > t->cap) {
+		t->cap *= 2;
+		t->buf = VG_(realloc)("mpsim.buf", t->buf, t->cap * sizeof(*t->buf));
+	}
+}
+
+static inline void put_ir(struct ins *ii)
+{
+	struct ev *e = &cur->buf[cur->n++];
+	e->ii = ii;
+	e->k = EV_IR;
+	cur->clock++;
+}
+
+static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
+{
+	struct ev *e = &cur->buf[cur->n++];
+	e->ii = ii;
+	e->a = a;
+	e->k = kind | size << 2;
+}
+
+/* ---- helpers called from the instrumented code ---------------------------------------- */
+static VG_REGPARM(1) void h_ir1(struct ins *a)
+{
+	room();
+	put_ir(a);
+}
+
+static VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b)
+{
+	room();
+	put_ir(a);
+	put_ir(b);
+}
+
+static VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
+{
+	room();
+	put_ir(a);
+	put_ir(b);
+	put_ir(c);
+}
+
+static VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size)
+{
+	room();
+	put_ir(ii);
+	put_d(ii, a, size, EV_DR);
+}
+
+static VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size)
+{
+	room();
+	put_ir(ii);
+	put_d(ii, a, size, EV_DW);
+}
+
+static VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size)
+{
+	room();
+	put_d(ii, a, size, EV_DR);
+}
+
+static VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size)
+{
+	room();
+	put_d(ii, a, size, EV_DW);
+}
+
+/* Conditional branches: a thread's own predictor, so no ordering between threads. */
+static VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
+{
+	struct bpred *p = cur->bp;
+	UWord idx = ((p->hist & 0x7f) << 7) | (ii->addr & 0x7f);
+	Bool predicted = p->ctr[idx] >= 2;
+	ii->v[Q_BC]++;
+	if (predicted != (taken != 0))
+		ii->v[Q_BCM]++;
+	p->hist = (p->hist << 1) | (taken ? 1 : 0);
+	if (taken) {
+		if (p->ctr[idx] < 3)
+			p->ctr[idx]++;
+	} else if (p->ctr[idx] > 0) {
+		p->ctr[idx]--;
+	}
+}
+
+static VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
+{
+	struct bpred *p = cur->bp;
+	UWord idx = ii->addr & 511;
+	ii->v[Q_BI]++;
+	if (p->btac[idx] != dst)
+		ii->v[Q_BIM]++;
+	p->btac[idx] = dst;
+}
+
+/* ---- instrumentation ------------------------------------------------------------------ */
+/* Events of the instructions seen since the last flush, as callgrind queues them: an
+ * instruction's fetch and its data accesses, in order; a write to what the same
+ * instruction just read (same address and size) is one access, counted as a write. */
+enum { P_IR, P_DR, P_DW };
+struct pend {
+	Int tag;
+	struct ins *ii;
+	IRExpr *ea;
+	Int size;
+};
+#define N_PEND 16
+struct ist {
+	IRSB *out;
+	struct pend p[N_PEND];
+	Int n;
+};
+
+static void emit(struct ist *s, const HChar *name, void *fn, Int regparms, IRExpr **args,
+		 IRExpr *guard)
+{
+	IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
+	if (guard)
+		di->guard = guard;
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+}
+
+static IRExpr *ptr(const void *p)
+{
+	return mkIRExpr_HWord((HWord)p);
+}
+
+static void pend_flush(struct ist *s)
+{
+	for (Int i = 0; i < s->n;) {
+		struct pend *e = &s->p[i], *e2 = i + 1 < s->n ? &s->p[i + 1] : NULL,
+			    *e3 = i + 2 < s->n ? &s->p[i + 2] : NULL;
+		if (e->tag == P_IR) {
+			if (e2 && e2->tag == P_DR) {
+				emit(s, "h_ir_dr", h_ir_dr, 3,
+				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
+				     NULL);
+				i += 2;
+			} else if (e2 && e2->tag == P_DW) {
+				emit(s, "h_ir_dw", h_ir_dw, 3,
+				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
+				     NULL);
+				i += 2;
+			} else if (e2 && e3 && e2->tag == P_IR && e3->tag == P_IR) {
+				emit(s, "h_ir3", h_ir3, 3,
+				     mkIRExprVec_3(ptr(e->ii), ptr(e2->ii), ptr(e3->ii)), NULL);
+				i += 3;
+			} else if (e2 && e2->tag == P_IR) {
+				emit(s, "h_ir2", h_ir2, 2, mkIRExprVec_2(ptr(e->ii), ptr(e2->ii)), NULL);
+				i += 2;
+			} else {
+				emit(s, "h_ir1", h_ir1, 1, mkIRExprVec_1(ptr(e->ii)), NULL);
+				i++;
+			}
+		} else {
+			Bool w = e->tag == P_DW;
+			emit(s, w ? "h_dw" : "h_dr", w ? (void *)h_dw : (void *)h_dr, 3,
+			     mkIRExprVec_3(ptr(e->ii), e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
+			i++;
+		}
+	}
+	s->n = 0;
+}
+
+static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int size)
+{
+	if (tag == P_DW && s->n > 0) {
+		struct pend *l = &s->p[s->n - 1];
+		if (l->tag == P_DR && l->ii == ii && l->size == size && eqIRAtom(l->ea, ea)) {
+			l->tag = P_DW;
+			return;
+		}
+	}
+	if (s->n == N_PEND)
+		pend_flush(s);
+	s->p[s->n].tag = tag;
+	s->p[s->n].ii = ii;
+	s->p[s->n].ea = ea;
+	s->p[s->n].size = size;
+	s->n++;
+}
+
+static Int min_line;
+
+static Addr const_addr(const IRConst *c)
+{
+	return c->tag == Ico_U64 ? (Addr)c->Ico.U64 : (Addr)c->Ico.U32;
+}
+
+static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+			    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+			    IRType gWordTy, IRType hWordTy)
+{
+	struct ist s;
+	struct ins *ci = NULL;
+	Int i = 0;
+
+	(void)closure, (void)layout, (void)vge, (void)archinfo_host, (void)gWordTy;
+	s.out = deepCopyIRSBExceptStmts(in);
+	s.n = 0;
+	while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark)
+		addStmtToIRSB(s.out, in->stmts[i++]);
+
+	/* VEX may invert the block's last conditional exit, the one that jumps to the next
+	 * instruction: its guard is then the branch's "not taken" (callgrind's heuristic) */
+	Int nexits = 0, last_exit = -1;
+	Bool inverted = False;
+	{
+		Addr ia = 0;
+		UInt il = 0;
+		for (Int k = i; k < in->stmts_used; k++) {
+			IRStmt *st = in->stmts[k];
+			if (st->tag == Ist_IMark) {
+				ia = st->Ist.IMark.addr;
+				il = st->Ist.IMark.len;
+			} else if (st->tag == Ist_Exit) {
+				inverted = const_addr(st->Ist.Exit.dst) == ia + il;
+				last_exit = nexits++;
+			}
+		}
+	}
+	Int exit_no = 0;
+
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+		switch (st->tag) {
+		case Ist_IMark: {
+			UInt len = st->Ist.IMark.len;
+			if (len == 0)
+				len = VG_MIN_INSTR_SZB;
+			ci = ins_get(st->Ist.IMark.addr + (Addr)st->Ist.IMark.delta, len);
+			pend_add(&s, P_IR, ci, NULL, 0);
+			break;
+		}
+		case Ist_WrTmp: {
+			IRExpr *d = st->Ist.WrTmp.data;
+			if (d->tag == Iex_Load)
+				pend_add(&s, P_DR, ci, d->Iex.Load.addr, sizeofIRType(d->Iex.Load.ty));
+			break;
+		}
+		case Ist_Store:
+			pend_add(&s, P_DW, ci, st->Ist.Store.addr,
+				 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)));
+			break;
+		case Ist_StoreG: {
+			IRStoreG *sg = st->Ist.StoreG.details;
+			pend_flush(&s);
+			emit(&s, "h_dw", h_dw, 3,
+			     mkIRExprVec_3(ptr(ci), sg->addr,
+					   mkIRExpr_HWord((HWord)sizeofIRType(
+						   typeOfIRExpr(in->tyenv, sg->data)))),
+			     sg->guard);
+			break;
+		}
+		case Ist_LoadG: {
+			IRLoadG *lg = st->Ist.LoadG.details;
+			IRType ty = Ity_INVALID, wide = Ity_INVALID;
+			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+			pend_flush(&s);
+			emit(&s, "h_dr", h_dr, 3,
+			     mkIRExprVec_3(ptr(ci), lg->addr, mkIRExpr_HWord((HWord)sizeofIRType(ty))),
+			     lg->guard);
+			break;
+		}
+		case Ist_Dirty: {
+			IRDirty *d = st->Ist.Dirty.details;
+			if (d->mFx != Ifx_None) {
+				Int sz = d->mSize > min_line ? min_line : d->mSize;
+				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+					pend_add(&s, P_DR, ci, d->mAddr, sz);
+				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+					pend_add(&s, P_DW, ci, d->mAddr, sz);
+			}
+			break;
+		}
+		case Ist_CAS: {
+			IRCAS *cas = st->Ist.CAS.details;
+			Int sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
+			if (cas->dataHi)
+				sz *= 2;
+			pend_add(&s, P_DR, ci, cas->addr, sz);
+			pend_add(&s, P_DW, ci, cas->addr, sz);
+			break;
+		}
+		case Ist_LLSC:
+			if (!st->Ist.LLSC.storedata) {
+				pend_add(&s, P_DR, ci, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result)));
+				pend_flush(&s);
+			} else {
+				pend_add(&s, P_DW, ci, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata)));
+			}
+			break;
+		case Ist_Exit: {
+			IRJumpKind jk = st->Ist.Exit.jk;
+			if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
+				/* the guard as a word, inverted when VEX inverted the branch */
+				IRTemp g1 = newIRTemp(s.out->tyenv, Ity_I1);
+				IRTemp gw = newIRTemp(s.out->tyenv, hWordTy);
+				addStmtToIRSB(s.out, IRStmt_WrTmp(g1, st->Ist.Exit.guard));
+				addStmtToIRSB(s.out, IRStmt_WrTmp(gw, IRExpr_Unop(Iop_1Uto64,
+										 IRExpr_RdTmp(g1))));
+				IRExpr *g = IRExpr_RdTmp(gw);
+				if (exit_no == last_exit && inverted) {
+					IRTemp gi = newIRTemp(s.out->tyenv, hWordTy);
+					addStmtToIRSB(s.out,
+						      IRStmt_WrTmp(gi, IRExpr_Binop(Iop_Xor64, g,
+										    IRExpr_Const(IRConst_U64(1)))));
+					g = IRExpr_RdTmp(gi);
+				}
+				pend_flush(&s);
+				emit(&s, "h_bc", h_bc, 2, mkIRExprVec_2(ptr(ci), g), NULL);
+			}
+			pend_flush(&s);
+			exit_no++;
+			break;
+		}
+		default:
+			break;
+		}
+		addStmtToIRSB(s.out, st);
+	}
+	/* an indirect jump or call (returns are taken as always predicted) */
+	if ((in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) && in->next->tag == Iex_RdTmp) {
+		pend_flush(&s);
+		emit(&s, "h_bi", h_bi, 2, mkIRExprVec_2(ptr(ci), in->next), NULL);
+	}
+	pend_flush(&s);
+	return s.out;
+}
+
+/* ---- threads come and go -------------------------------------------------------------- */
+static void mps_thread_create(ThreadId parent, ThreadId child)
+{
+	if (child < MAX_THREADS)
+		thr_start(child, parent < MAX_THREADS && thr[parent].alive ? thr[parent].clock : vnow);
+}
+
+static void mps_thread_exit(ThreadId tid)
+{
+	if (tid < MAX_THREADS)
+		thr[tid].alive = False;
+}
+
+static void mps_start_client(ThreadId tid, ULong blocks)
+{
+	(void)blocks;
+	tl_assert(tid < MAX_THREADS);
+	if (!thr[tid].alive && !thr[tid].buf)
+		thr_start(tid, vnow);
+	cur = &thr[tid];
+}
+
+static void mps_stop_client(ThreadId tid, ULong blocks)
+{
+	(void)tid, (void)blocks;
+	flush(False);
+}
+
+static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
+{
+	(void)no, (void)args, (void)nargs;
+	if (tid < MAX_THREADS)
+		thr[tid].blocked = True;
+}
+
+static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
+{
+	(void)no, (void)args, (void)nargs, (void)res;
+	if (tid >= MAX_THREADS)
+		return;
+	struct thr *t = &thr[tid];
+	t->blocked = False;
+	/* time went on while it slept */
+	if (t->clock < vnow) {
+		t->clock = vnow;
+		if (!t->n)
+			t->ptime = vnow;
+	}
+}
+
+/* A forked child counts from zero (its parent's counts are the parent's). */
+static void mps_fork_child(ThreadId tid)
+{
+	(void)tid;
+	for (Word k = 0; k < VG_(sizeXA)(ins_all); k++) {
+		struct ins *ii = *(struct ins **)VG_(indexXA)(ins_all, k);
+		VG_(memset)(ii->v, 0, sizeof(ii->v));
+	}
+	for (Int k = 0; k < MAX_THREADS; k++)
+		thr[k].n = thr[k].head = 0;
+}
+
+/* ---- output --------------------------------------------------------------------------- */
+struct out {
+	Int fd;
+	HChar buf[65536];
+	Int n;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->n && o->fd >= 0)
+		VG_(write)(o->fd, o->buf, o->n);
+	o->n = 0;
+}
+
+static void out_printf(struct out *o, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
+static void out_printf(struct out *o, const HChar *fmt, ...)
+{
+	va_list ap;
+	if (o->n > (Int)sizeof(o->buf) - 4096)
+		out_flush(o);
+	va_start(ap, fmt);
+	o->n += (Int)VG_(vsnprintf)(o->buf + o->n, (Int)sizeof(o->buf) - o->n, fmt, ap);
+	va_end(ap);
+	if (o->n >= (Int)sizeof(o->buf))
+		o->n = (Int)sizeof(o->buf) - 1;
+}
+
+static void out_cache(struct out *o, const HChar *name, const struct cache_cfg *c)
+{
+	out_printf(o, "desc: %s cache: %lld B, %d B, %d-way associative\n", name, c->size, c->line,
+		   c->assoc);
+}
+
+static Int cmp_ins(const void *a, const void *b)
+{
+	const struct ins *x = *(const struct ins *const *)a, *y = *(const struct ins *const *)b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->rel != y->rel)
+		return x->rel < y->rel ? -1 : 1;
+	return 0;
+}
+
+static void mps_fini(Int exitcode)
+{
+	(void)exitcode;
+	flush(True);
+	HChar *path = VG_(expand_file_name)("--out-file", clo_out);
+	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
+	if (sr_isError(sr)) {
+		VG_(umsg)("mpsim: cannot write %s\n", path);
+		return;
+	}
+	struct out *o = VG_(malloc)("mpsim.out", sizeof(*o));
+	o->fd = (Int)sr_Res(sr);
+	o->n = 0;
+	out_printf(o, "# callgrind format\nversion: 1\ncreator: memprof-sim-1\n");
+	out_printf(o, "pid: %d\ncmd: %s", VG_(getpid)(), VG_(args_the_exename));
+	for (Word k = 0; k < VG_(sizeXA)(VG_(args_for_client)); k++)
+		out_printf(o, " %s", *(HChar **)VG_(indexXA)(VG_(args_for_client), k));
+	out_printf(o, "\n");
+	out_cache(o, "I1", &clo_i1);
+	out_cache(o, "D1", &clo_d1);
+	out_cache(o, "LL", &clo_ll);
+	out_printf(o, "desc: Cores: %d\n", clo_cores);
+	out_printf(o, "positions: instr\nevents:");
+	for (Int q = 0; q < NQ; q++)
+		out_printf(o, " %s", q_names[q]);
+	/* no source positions (memprof finds lines from the addresses); callgrind_annotate
+	 * wants a file name */
+	out_printf(o, "\nfl=(1) ???\n");
+
+	VG_(sortXA)(ins_all);
+	ULong tot[NQ] = { 0 };
+	UInt last_obj = ~0u, last_fn = ~0u;
+	HChar **on = VG_(indexXA)(objs, 0);
+	HChar **fnn = VG_(sizeXA)(fns) ? VG_(indexXA)(fns, 0) : NULL;
+	UChar *ob_done = VG_(calloc)("mpsim.done", (SizeT)VG_(sizeXA)(objs) + 1, 1);
+	UChar *fn_done = VG_(calloc)("mpsim.done", (SizeT)VG_(sizeXA)(fns) + 1, 1);
+	for (Word k = 0; k < VG_(sizeXA)(ins_all); k++) {
+		struct ins *ii = *(struct ins **)VG_(indexXA)(ins_all, k);
+		Bool any = False;
+		for (Int q = 0; q < NQ; q++)
+			any |= ii->v[q] != 0;
+		if (!any)
+			continue;
+		/* names numbered, "(N) name" the first time and "(N)" after: a name may
+		 * itself start with '(' ("(below main)") */
+		if (ii->obj != last_obj) {
+			if (ob_done[ii->obj])
+				out_printf(o, "ob=(%u)\n", ii->obj + 1);
+			else
+				out_printf(o, "ob=(%u) %s\n", ii->obj + 1, on[ii->obj]);
+			ob_done[ii->obj] = 1;
+			last_obj = ii->obj;
+			last_fn = ~0u;
+		}
+		if (ii->fn != last_fn) {
+			if (fn_done[ii->fn])
+				out_printf(o, "fn=(%u)\n", ii->fn + 1);
+			else
+				out_printf(o, "fn=(%u) %s\n", ii->fn + 1, fnn[ii->fn]);
+			fn_done[ii->fn] = 1;
+			last_fn = ii->fn;
+		}
+		out_printf(o, "0x%lx", ii->rel);
+		for (Int q = 0; q < NQ; q++) {
+			out_printf(o, " %llu", ii->v[q]);
+			tot[q] += ii->v[q];
+		}
+		out_printf(o, "\n");
+	}
+	out_printf(o, "totals:");
+	for (Int q = 0; q < NQ; q++)
+		out_printf(o, " %llu", tot[q]);
+	out_printf(o, "\n");
+	out_flush(o);
+	VG_(free)(ob_done);
+	VG_(free)(fn_done);
+	VG_(close)(o->fd);
+	VG_(free)(o);
+}
+
+/* ---- start-up ------------------------------------------------------------------------- */
+static void mps_post_clo_init(void)
+{
+	/* one guest block at a time, as callgrind: VEX's block shapes decide which
+	 * conditional branch may come inverted */
+	VG_(clo_vex_control).guest_chase = False;
+	min_line = clo_i1.line;
+	if (clo_d1.line < min_line)
+		min_line = clo_d1.line;
+	if (clo_ll.line < min_line)
+		min_line = clo_ll.line;
+	cores = VG_(calloc)("mpsim.cores", (SizeT)clo_cores, sizeof(*cores));
+	for (Int k = 0; k < clo_cores; k++) {
+		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
+		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
+		cache_init(&cores[k].l2, &clo_ll, "mpsim.l2");
+	}
+	ins_hash = VG_(calloc)("mpsim.hash", INS_HASH, sizeof(*ins_hash));
+	ins_all = VG_(newXA)(VG_(malloc), "mpsim.insall", VG_(free), sizeof(struct ins *));
+	VG_(setCmpFnXA)(ins_all, cmp_ins);
+	objs = VG_(newXA)(VG_(malloc), "mpsim.objs", VG_(free), sizeof(HChar *));
+	fns = VG_(newXA)(VG_(malloc), "mpsim.fns", VG_(free), sizeof(HChar *));
+	thr_start(1, 0);
+	cur = &thr[1];
+}
+
+static void mps_pre_clo_init(void)
+{
+	VG_(details_name)("mpsim");
+	VG_(details_version)("1");
+	VG_(details_description)("memprof's simulated PMU: caches, threads on cores");
+	VG_(details_copyright_author)("memprof authors");
+	VG_(details_bug_reports_to)("memprof's issue tracker");
+	VG_(details_avg_translation_sizeB)(500);
+	VG_(basic_tool_funcs)(mps_post_clo_init, mps_instrument, mps_fini);
+	VG_(needs_command_line_options)(mps_process_cmd_line_option, mps_print_usage,
+					mps_print_debug_usage);
+	VG_(needs_syscall_wrapper)(mps_pre_syscall, mps_post_syscall);
+	VG_(track_pre_thread_ll_create)(mps_thread_create);
+	VG_(track_pre_thread_ll_exit)(mps_thread_exit);
+	VG_(track_start_client_code)(mps_start_client);
+	VG_(track_stop_client_code)(mps_stop_client);
+	VG_(atfork)(NULL, NULL, mps_fork_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(mps_pre_clo_init)
