@@ -234,9 +234,14 @@ static int table_finish(struct tparse *tp)
 					  tp->file, quantity_name(q), quantity_name(q));
 		t->desc[q] = a->note;
 	}
-	int bad = mp_buf_printf(&b, "callgrind's");
-	for (int q = 0; q < nquantities(); q++)
-		bad |= mp_buf_printf(&b, "%s %s", q ? "," : "", quantity_name(q));
+	/* callgrind's quantities, then those only memprof's tool counts ("(mpsim only)") */
+	int bad = mp_buf_printf(&b, "callgrind's"), own = 0;
+	for (int q = 0; q < nquantities(); q++) {
+		int mine = strstr(t->desc[q], "(mpsim only)") != NULL;
+		bad |= mp_buf_printf(&b, "%s %s", !q ? "" : mine && !own ? "; mpsim's" : ",",
+				     quantity_name(q));
+		own |= mine;
+	}
 	for (size_t i = 0, k = 0; i < t->n; i++)
 		if (t->rows[i].hint)
 			bad |= mp_buf_printf(&b, "%s %s", k++ ? "," : ";", t->rows[i].hint);

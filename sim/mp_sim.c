@@ -498,6 +498,12 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 		rc = mp_err_set(err, -EINVAL, "record --sim: -g takes callgrind's call graph: "
 				"use --sim-engine=callgrind (or leave it out)");
 	sr->mpsim = !rc && have_tool && o->engine != MP_SIM_ENGINE_CALLGRIND && !o->callgraph;
+	for (size_t i = 0; !rc && !sr->mpsim && i < o->nevents; i++)
+		if (o->events[i].mask >> MP_SIM_NCG)
+			rc = mp_err_set(err, -MP_ENOTSUP, "record --sim: %s counts coherence between "
+					"simulated cores, which only memprof's valgrind tool (mpsim) "
+					"models, not callgrind%s", o->events[i].spec,
+					have_tool ? "" : " (this memprof was built without mpsim)");
 	if (sr->mpsim)
 		rc = sim_make_vglib(sr, tool, err);
 	res->engine = sr->mpsim ? "mpsim" : "callgrind";

@@ -38,6 +38,9 @@ enum mp_sim_quantity {
 	MP_SIM_BCM,  /* conditional branches mispredicted */
 	MP_SIM_BI,   /* indirect branches executed */
 	MP_SIM_BIM,  /* indirect branches mispredicted */
+	MP_SIM_NCG,  /* the quantities above are callgrind's; those below only mpsim's */
+	MP_SIM_HITM = MP_SIM_NCG, /* loads that found their line Modified in another core */
+	MP_SIM_INV,  /* copies in other cores invalidated by writes */
 	MP_SIM_NQ
 };
 
@@ -72,7 +75,8 @@ int mp_sim_list(FILE *f, const char *pattern);
 int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
 			struct mp_err *err);
 /* The events recorded when --sim is given without -e: everything callgrind counts, by
- * its own names (the ratio definitions' "cachegrind" variants use them). */
+ * its own names (the ratio definitions' "cachegrind" variants use them); MP_SIM_NCG of
+ * them. */
 #define MP_SIM_DEFAULT_EVENTS "Ir,Dr,Dw,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw,Bc,Bcm,Bi,Bim"
 
 /* One simulated cache: total bytes, ways, line bytes (valgrind's --D1=SIZE,ASSOC,LINE). */

@@ -11,12 +11,15 @@ foreach(t sim_errors sim_cachebench sim_matmul sim_callgraph)
 endforeach()
 
 # mpsim (memprof's valgrind tool, sim/vgtool/) against callgrind on the same kernels
-# (tests/e2e/sim_vgtool.sh; skipped, 77, when the tool was not built).
+# (sim_vgtool.sh) and false sharing between simulated cores (sim_falseshare.sh); skipped,
+# 77, when the tool was not built.
 if(MP_HAVE_VGTOOL)
   set(vgtool ${PROJECT_BINARY_DIR}/lib/memprof/mpsim-amd64-linux)
 else()
   set(vgtool "")
 endif()
-add_test(NAME e2e_sim_vgtool COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/sim_vgtool.sh)
-set_tests_properties(e2e_sim_vgtool PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};MEMPROF_VGTOOL=${vgtool};PERF=perf")
+foreach(t sim_vgtool sim_falseshare)
+  add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
+  set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${vgtool};PERF=perf")
+endforeach()

@@ -131,8 +131,8 @@ static void mp_sim_events_parse__list__in_order(void **state)
 	assert_string_equal(evs[2].name, "branch-misses");
 	free(evs);
 	assert_int_equal(mp_sim_events_parse(MP_SIM_DEFAULT_EVENTS, &evs, &n, &err), 0);
-	assert_int_equal(n, MP_SIM_NQ);
-	for (int q = 0; q < MP_SIM_NQ; q++) {
+	assert_int_equal(n, MP_SIM_NCG);
+	for (int q = 0; q < MP_SIM_NCG; q++) {
 		assert_string_equal(evs[q].name, mp_sim_quantity_name(q));
 		assert_int_equal(evs[q].mask, 1u << q);
 	}
@@ -228,7 +228,7 @@ static void mp_sim_table_get__embedded__real_rows(void **state)
 	assert_string_equal(mp_sim_table_quantity_desc(t, MP_SIM_BIM), "indirect branches mispredicted");
 	const char *offer = mp_sim_table_offer(t);
 	assert_non_null(strstr(offer, "callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, "
-				      "Bc, Bcm, Bi, Bim; INST_RETIRED, L1D_REPL, "));
+				      "Bc, Bcm, Bi, Bim; mpsim's HITM, Inv; INST_RETIRED, L1D_REPL, "));
 	assert_non_null(strstr(offer, ", BR_MISSP_EXEC, "));
 	assert_non_null(strstr(offer, ", LLC-loads, LLC-load-misses"));
 	/* every spelling of every row is an event spec giving the row's sum (or its refusal) */
@@ -503,7 +503,7 @@ static void mp_sim_setup__overrides__win_over_host(void **state)
 	(void)state;
 	assert_int_equal(mp_sim_setup(NULL, NULL, "16K,4,64", NULL, data("cache"), &evs, &n, &g,
 				      &warn, &err), 0);
-	assert_int_equal(n, MP_SIM_NQ);
+	assert_int_equal(n, MP_SIM_NCG);
 	assert_int_equal(g.d1.size, 16384);
 	assert_int_equal(g.i1.size, 32768);
 	assert_int_equal(g.ll.size, 1280 * 1024);
@@ -585,7 +585,7 @@ static void mp_sim_profile_read__small__self_costs_per_address(void **state)
 	const uint64_t *t = mp_sim_profile_totals(p);
 	for (int q = 0; q < MP_SIM_NQ; q++) {
 		assert_int_equal(t[q], want[q]);
-		assert_true(mp_sim_profile_has(p, q));
+		assert_int_equal(mp_sim_profile_has(p, q), q < MP_SIM_NCG);
 	}
 	/* sorted by (object, address) */
 	const struct mp_sim_cost *cs = mp_sim_profile_costs(p);

@@ -30,17 +30,20 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "pub_tool_xarray.h"
 
 /* ---- quantities, in the order of the file's events: line ---------------------------- */
 enum {
 	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
 	Q_BC, Q_BCM, Q_BI, Q_BIM,
+	Q_HITM, Q_INV,
 	NQ
 };
 static const HChar *const q_names[NQ] = {
 	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
 	"Bc", "Bcm", "Bi", "Bim",
+	"HITM", "Inv",
 };
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -52,7 +55,7 @@ static struct cache_cfg clo_i1 = { 32768, 8, 64 }, clo_d1 = { 32768, 8, 64 },
 			clo_ll = { 1048576, 16, 64 };
 static const HChar *clo_out = "mpsim.out.%p";
 static Int clo_cores = 1;
-static Int clo_quantum = 200;
+static Int clo_quantum = 20;
 
 /* "SIZE,ASSOC,LINE" as valgrind's --D1 (memprof checked it; refuse what is still bad). */
 static Bool parse_cache(const HChar *s, struct cache_cfg *c)
@@ -101,7 +104,7 @@ static void mps_print_usage(void)
 		    "    --D1=SIZE,ASSOC,LINE  L1 data cache of each core [32768,8,64]\n"
 		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
 		    "    --cores=N             simulated cores [1]\n"
-		    "    --quantum=N           instructions a thread runs before the next [200]\n"
+		    "    --quantum=N           instructions a thread runs before the next [20]\n"
 		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n");
 }
 
@@ -110,7 +113,10 @@ static void mps_print_debug_usage(void)
 	VG_(printf)("    (none)\n");
 }
 
-/* ---- one simulated cache: LRU sets of tags, MRU first --------------------------------- */
+/* ---- one simulated cache: LRU sets of lines, MRU first ------------------------------
+ * An entry is tag << 2 | MESI state (0 invalid, S, E, M); the tag is the address above
+ * the set bits, as callgrind's. */
+enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
@@ -123,40 +129,92 @@ static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar
 	c->sets_min_1 = sets - 1;
 	c->line_bits = VG_(log2)((UInt)cfg->line);
 	c->tag_shift = c->line_bits + VG_(log2)((UInt)sets);
-	/* tags start at 0, as callgrind's: the same first misses */
 	c->tags = VG_(calloc)(what, (SizeT)sets * (SizeT)cfg->assoc, sizeof(UWord));
 }
 
-/* 1 on a miss. The tag becomes the set's most recently used. */
-static inline Int set_ref(struct cache *c, UInt set, UWord tag)
+/* The line's state in set (ST_I when absent); it becomes the set's most recently used.
+ * On a miss it is installed with state fill, in the way of an invalid entry or else the
+ * least recently used one; *evicted gets what it replaced (0: nothing valid). */
+static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt set, UWord tag,
+								   UWord fill, UWord *evicted)
 {
 	UWord *s = c->tags + (SizeT)set * (SizeT)c->assoc;
-	if (s[0] == tag)
-		return 0;
+	UWord t2 = tag << 2;
+	/* the tag matches and the state is valid: s ^ t2 is the state, 1..3 */
+	if ((s[0] ^ t2) - 1 < 3)
+		return s[0] & 3;
 	for (Int i = 1; i < c->assoc; i++)
-		if (s[i] == tag) {
+		if ((s[i] ^ t2) - 1 < 3) {
+			UWord e = s[i];
 			for (Int j = i; j > 0; j--)
 				s[j] = s[j - 1];
-			s[0] = tag;
-			return 0;
+			s[0] = e;
+			return e & 3;
 		}
-	for (Int j = c->assoc - 1; j > 0; j--)
+	Int victim = c->assoc - 1;
+	for (Int i = 0; i < c->assoc; i++)
+		if (!(s[i] & 3)) {
+			victim = i;
+			break;
+		}
+	*evicted = s[victim] & 3 ? s[victim] : 0;
+	for (Int j = victim; j > 0; j--)
 		s[j] = s[j - 1];
-	s[0] = tag;
-	return 1;
+	s[0] = t2 | fill;
+	return ST_I;
 }
 
-/* A reference of size bytes at a: one access, a miss when either line it touches missed. */
-static inline Int cache_ref(struct cache *c, Addr a, UWord size)
+/* The entry of line (an address's line number) in c, or NULL; no LRU update. */
+static inline UWord *cache_find(struct cache *c, UWord line)
+{
+	UWord tag = line >> (c->tag_shift - c->line_bits);
+	UWord *s = c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
+	for (Int i = 0; i < c->assoc; i++)
+		if ((s[i] >> 2) == tag && (s[i] & 3))
+			return &s[i];
+	return NULL;
+}
+
+/* A reference of size bytes at a: one access, a miss when either line it touches missed
+ * (callgrind's rule). st[0..1] get each line's state before (ST_I: it missed), ev[] what
+ * each install evicted. Returns the number of lines touched. */
+static inline Int cache_ref(struct cache *c, Addr a, UWord size, UWord fill, UWord st[2],
+			    UWord ev[2], UWord line[2])
 {
 	UInt set1 = (UInt)((a >> c->line_bits) & (UWord)c->sets_min_1);
 	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
-	UWord tag = a >> c->tag_shift;
+	line[0] = a >> c->line_bits;
+	ev[0] = ev[1] = 0;
+	st[0] = set_ref(c, set1, a >> c->tag_shift, fill, &ev[0]);
 	if (set1 == set2)
-		return set_ref(c, set1, tag);
-	Int m1 = set_ref(c, set1, tag);
-	Int m2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift);
-	return m1 | m2;
+		return 1;
+	line[1] = (a + size - 1) >> c->line_bits;
+	st[1] = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev[1]);
+	return 2;
+}
+
+/* The same without the details: 1 on a miss. A write (fill ST_M) leaves the lines
+ * Modified. */
+static inline __attribute__((always_inline)) Int cache_ref1(struct cache *c, Addr a, UWord size,
+							    UWord fill)
+{
+	UWord ev;
+	UInt set1 = (UInt)((a >> c->line_bits) & (UWord)c->sets_min_1);
+	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
+	UWord st = set_ref(c, set1, a >> c->tag_shift, fill, &ev);
+	if (fill == ST_M)
+		c->tags[(SizeT)set1 * (SizeT)c->assoc] |= ST_M;
+	if (set1 == set2)
+		return st == ST_I;
+	UWord st2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev);
+	if (fill == ST_M)
+		c->tags[(SizeT)set2 * (SizeT)c->assoc] |= ST_M;
+	return st == ST_I || st2 == ST_I;
+}
+
+static inline Bool any_miss(const UWord st[2], Int n)
+{
+	return st[0] == ST_I || (n == 2 && st[1] == ST_I);
 }
 
 /* ---- per instruction ------------------------------------------------------------------ */
@@ -227,13 +285,25 @@ struct core {
 	struct cache i1, d1, l2;
 };
 static struct core *cores;
+static UChar *core_used; /* [clo_cores]: a thread has run there */
+static Bool multi;       /* threads have run on more than one core: coherence matters */
+
+static void use_core(Int k)
+{
+	if (core_used[k])
+		return;
+	core_used[k] = 1;
+	Int n = 0;
+	for (Int i = 0; i < clo_cores; i++)
+		n += core_used[i];
+	multi = n > 1;
+}
 
 /* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
 enum { EV_IR, EV_DR, EV_DW };
 struct ev {
 	struct ins *ii;
-	Addr a;
-	UWord k; /* kind | size << 2 */
+	UWord k; /* kind | size << 2 | address << 10 (user addresses have 47 bits) */
 };
 
 /* The branch predictor of a thread: 2-bit counters indexed by global history and the
@@ -246,48 +316,133 @@ struct bpred {
 
 struct thr {
 	Bool alive, blocked;
+	Bool woken;      /* blocked in a futex wait that another thread woke */
+	Addr futex;      /* the futex it waits on (0: none) */
 	Int core;
 	ULong clock;     /* virtual time at the end of its buffer (instructions) */
 	ULong ptime;     /* virtual time of its first unprocessed event */
 	struct ev *buf;
-	UInt head, n, cap; /* events buf[head..n) are not yet processed */
+	UInt head, n, cap; /* a ring of cap (a power of two) events: those from head to n
+			    * (counters, taken modulo cap) are not yet processed */
 	struct bpred *bp;
 };
 
 #define MAX_THREADS 1024
+#define MAX_AHEAD (1u << 20) /* events a thread buffers before one in a syscall is idle */
 static struct thr thr[MAX_THREADS];
 static Int next_core;
 static ULong vnow; /* everything before this virtual time has reached the caches */
 static struct thr *cur; /* the running thread (its buffer takes the events) */
 static Int max_tid; /* the highest thread id seen */
 
-static void sim_event(struct core *c, const struct ev *e)
+/* Coherence for core ci taking line (a data line number) to read (w False) or write:
+ * other cores' copies are downgraded to S (read) or invalidated (write). A read that
+ * finds the line Modified elsewhere is a HITM. Returns the state the line gets here. */
+static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 {
+	Bool shared = False;
+	for (Int k = 0; k < clo_cores; k++) {
+		if (k == ci)
+			continue;
+		struct core *o = &cores[k];
+		UWord *e1 = cache_find(&o->d1, line), *e2 = cache_find(&o->l2, line);
+		if (!e1 && !e2)
+			continue;
+		Bool dirty = (e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M);
+		if (w) {
+			ii->v[Q_INV]++;
+			if (e1)
+				*e1 &= ~(UWord)3;
+			if (e2)
+				*e2 &= ~(UWord)3;
+		} else {
+			if (dirty)
+				ii->v[Q_HITM]++;
+			shared = True;
+			if (e1)
+				*e1 = (*e1 & ~(UWord)3) | ST_S;
+			if (e2)
+				*e2 = (*e2 & ~(UWord)3) | ST_S;
+		}
+	}
+	return w ? ST_M : shared ? ST_S : ST_E;
+}
+
+/* The head (most recently used entry) of line's set in c. */
+static inline UWord *set_head(struct cache *c, UWord line)
+{
+	return c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
+}
+
+/* A data reference by core ci: callgrind's two-level lookup, then (with more than one
+ * core) MESI on each line touched. */
+static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
+{
+	struct core *c = &cores[ci];
+	UWord st1[2], st2[2] = { ST_I, ST_I }, ev1[2], ev2[2], line[2], line2[2];
+	UWord fill = w ? ST_M : ST_E;
+	if (!multi) {
+		/* one core busy: nobody to snoop (callgrind's path) */
+		if (cache_ref1(&c->d1, a, size, fill)) {
+			ii->v[w ? Q_D1MW : Q_D1MR]++;
+			if (cache_ref1(&c->l2, a, size, fill))
+				ii->v[w ? Q_DLMW : Q_DLMR]++;
+		}
+		return;
+	}
+	Int n = cache_ref(&c->d1, a, size, fill, st1, ev1, line);
+	Bool m1 = any_miss(st1, n);
+	if (m1) {
+		ii->v[w ? Q_D1MW : Q_D1MR]++;
+		cache_ref(&c->l2, a, size, fill, st2, ev2, line2);
+		if (any_miss(st2, n))
+			ii->v[w ? Q_DLMW : Q_DLMR]++;
+	}
+	for (Int k = 0; k < n; k++) {
+		/* a dirty line leaving L1d stays dirty in L2 */
+		if ((ev1[k] & 3) == ST_M) {
+			UWord set = line[k] & (UWord)c->d1.sets_min_1;
+			UWord eline = ((ev1[k] >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set;
+			UWord *e2 = cache_find(&c->l2, eline);
+			if (e2)
+				*e2 |= ST_M;
+		}
+		UWord own = st1[k] != ST_I ? st1[k] : m1 ? st2[k] : ST_I;
+		UWord now;
+		if (w)
+			now = own == ST_M || own == ST_E ? ST_M : snoop(ci, line[k], True, ii);
+		else
+			now = own != ST_I ? own : snoop(ci, line[k], False, ii);
+		UWord *e1 = set_head(&c->d1, line[k]);
+		*e1 = (*e1 & ~(UWord)3) | now;
+		/* a line L2 just took gets the same state */
+		if (m1 && st2[k] == ST_I && now != fill) {
+			UWord *e2 = set_head(&c->l2, line[k]);
+			*e2 = (*e2 & ~(UWord)3) | now;
+		}
+	}
+}
+
+static void sim_event(Int ci, const struct ev *e)
+{
+	struct core *c = &cores[ci];
 	struct ins *ii = e->ii;
 	switch (e->k & 3) {
 	case EV_IR:
 		ii->v[Q_IR]++;
-		if (cache_ref(&c->i1, ii->addr, ii->size)) {
+		if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
 			ii->v[Q_I1MR]++;
-			if (cache_ref(&c->l2, ii->addr, ii->size))
+			if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S))
 				ii->v[Q_ILMR]++;
 		}
 		break;
 	case EV_DR:
 		ii->v[Q_DR]++;
-		if (cache_ref(&c->d1, e->a, e->k >> 2)) {
-			ii->v[Q_D1MR]++;
-			if (cache_ref(&c->l2, e->a, e->k >> 2))
-				ii->v[Q_DLMR]++;
-		}
+		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, False);
 		break;
 	default:
 		ii->v[Q_DW]++;
-		if (cache_ref(&c->d1, e->a, e->k >> 2)) {
-			ii->v[Q_D1MW]++;
-			if (cache_ref(&c->l2, e->a, e->k >> 2))
-				ii->v[Q_DLMW]++;
-		}
+		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, True);
 		break;
 	}
 }
@@ -296,28 +451,18 @@ static void sim_event(struct core *c, const struct ev *e)
  * accesses go together). */
 static void thr_run_until(struct thr *t, ULong limit)
 {
-	struct core *c = &cores[t->core];
-	UInt i = t->head;
-	while (i < t->n) {
-		if ((t->buf[i].k & 3) == EV_IR) {
+	UInt i = t->head, mask = t->cap - 1;
+	while (i != t->n) {
+		const struct ev *e = &t->buf[i & mask];
+		if ((e->k & 3) == EV_IR) {
 			if (t->ptime >= limit)
 				break;
 			t->ptime++;
 		}
-		sim_event(c, &t->buf[i]);
+		sim_event(t->core, e);
 		i++;
 	}
 	t->head = i;
-}
-
-/* Drop the processed events from the front of t's buffer. */
-static void thr_compact(struct thr *t)
-{
-	if (!t->head)
-		return;
-	VG_(memmove)(t->buf, t->buf + t->head, (t->n - t->head) * sizeof(*t->buf));
-	t->n -= t->head;
-	t->head = 0;
 }
 
 /* Send what every thread buffered up to the time the slowest running thread has reached
@@ -328,12 +473,12 @@ static void flush(Bool all)
 	Int act[MAX_THREADS], na = 0;
 	for (Int k = 1; k <= max_tid; k++) {
 		struct thr *t = &thr[k];
-		if (t->n > t->head) {
+		if (t->n != t->head) {
 			act[na++] = k;
 			if (t->clock > top)
 				top = t->clock;
 		}
-		if (t->alive && !t->blocked && t->clock < limit)
+		if (t->alive && (!t->blocked || t->woken) && t->clock < limit)
 			limit = t->clock;
 	}
 	if (all || limit == ~0ULL)
@@ -350,8 +495,6 @@ static void flush(Bool all)
 			w = end;
 		}
 	}
-	for (Int k = 0; k < na; k++)
-		thr_compact(&thr[act[k]]);
 	if (limit > vnow)
 		vnow = limit;
 }
@@ -371,24 +514,51 @@ static void thr_start(ThreadId tid, ULong clock)
 	t->clock = t->ptime = clock;
 	t->n = t->head = 0;
 	t->core = next_core++ % clo_cores;
+	use_core(t->core);
 }
 
 /* Make room for a few events in the running thread's buffer. */
 static void room(void)
 {
 	struct thr *t = cur;
-	if (t->n + 4 <= t->cap)
+	if (t->n - t->head + 4 <= t->cap)
 		return;
 	flush(False);
-	if (t->n + 4 > t->cap) {
+	/* Threads in a system call hold the others back too: one woken from a futex returns
+	 * only when valgrind schedules it, after the running thread's slice, and must find
+	 * the others' accesses of that time still waiting. Up to a limit (about a slice):
+	 * beyond it a thread still in its call is taken as idle and moves up to the time
+	 * MAX_AHEAD / 2 instructions before the running thread's. */
+	if (t->n - t->head > MAX_AHEAD) {
+		ULong to = t->clock > MAX_AHEAD / 2 ? t->clock - MAX_AHEAD / 2 : 0;
+		for (Int k = 1; k <= max_tid; k++) {
+			struct thr *o = &thr[k];
+			if (o != t && o->alive && o->blocked && o->clock < to) {
+				o->clock = to;
+				if (o->n == o->head)
+					o->ptime = to;
+			}
+		}
+		flush(False);
+	}
+	/* the buffer is a ring: grow it (twice the size, the pending events in order at
+	 * its start) when the others still hold its events back */
+	if (t->n - t->head + 4 > t->cap) {
+		UInt pend = t->n - t->head, mask = t->cap - 1;
+		struct ev *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
+		for (UInt i = 0; i < pend; i++)
+			nb[i] = t->buf[(t->head + i) & mask];
+		VG_(free)(t->buf);
+		t->buf = nb;
 		t->cap *= 2;
-		t->buf = VG_(realloc)("mpsim.buf", t->buf, t->cap * sizeof(*t->buf));
+		t->head = 0;
+		t->n = pend;
 	}
 }
 
 static inline void put_ir(struct ins *ii)
 {
-	struct ev *e = &cur->buf[cur->n++];
+	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
 	e->ii = ii;
 	e->k = EV_IR;
 	cur->clock++;
@@ -396,10 +566,9 @@ static inline void put_ir(struct ins *ii)
 
 static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
 {
-	struct ev *e = &cur->buf[cur->n++];
+	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
 	e->ii = ii;
-	e->a = a;
-	e->k = kind | size << 2;
+	e->k = kind | size << 2 | a << 10;
 }
 
 /* ---- helpers called from the instrumented code ---------------------------------------- */
@@ -718,7 +887,8 @@ static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuest
 /* ---- threads come and go -------------------------------------------------------------- */
 static void mps_thread_create(ThreadId parent, ThreadId child)
 {
-	if (child < MAX_THREADS)
+	/* the first thread is announced too, after start-up made it */
+	if (child < MAX_THREADS && !thr[child].alive)
 		thr_start(child, parent < MAX_THREADS && thr[parent].alive ? thr[parent].clock : vnow);
 }
 
@@ -743,11 +913,37 @@ static void mps_stop_client(ThreadId tid, ULong blocks)
 	flush(False);
 }
 
+/* futex operations (linux/futex.h, without the PRIVATE and CLOCK_REALTIME flags) */
+enum { FX_WAIT = 0, FX_WAKE = 1, FX_REQUEUE = 3, FX_CMP_REQUEUE = 4, FX_WAKE_OP = 5,
+       FX_UNLOCK_PI = 7, FX_WAIT_BITSET = 9, FX_WAKE_BITSET = 10 };
+
+/* A thread in a system call holds nobody back (it may sleep for long), except once a futex
+ * wake by another thread has woken it: it resumes at the waker's time, and the others
+ * wait for it there. */
 static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
-	(void)no, (void)args, (void)nargs;
-	if (tid < MAX_THREADS)
-		thr[tid].blocked = True;
+	if (tid >= MAX_THREADS)
+		return;
+	struct thr *t = &thr[tid];
+	UWord op = nargs >= 2 ? args[1] & 127 : ~0UL;
+	t->blocked = True;
+	t->woken = False;
+	t->futex = no == __NR_futex && (op == FX_WAIT || op == FX_WAIT_BITSET) ? args[0] : 0;
+}
+
+static void wake_waiters(struct thr *waker, Addr futex)
+{
+	for (Int k = 1; k <= max_tid; k++) {
+		struct thr *o = &thr[k];
+		if (o == waker || !o->alive || !o->blocked || o->futex != futex || !futex)
+			continue;
+		o->woken = True;
+		if (o->clock < waker->clock) {
+			o->clock = waker->clock;
+			if (o->n == o->head)
+				o->ptime = o->clock;
+		}
+	}
 }
 
 static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
@@ -757,10 +953,33 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 		return;
 	struct thr *t = &thr[tid];
 	t->blocked = False;
+	t->woken = False;
+	t->futex = 0;
+	if (no == __NR_futex && nargs >= 2 && !sr_isError(res) && sr_Res(res) > 0) {
+		UWord op = args[1] & 127;
+		if (op == FX_WAKE || op == FX_WAKE_BITSET || op == FX_REQUEUE ||
+		    op == FX_CMP_REQUEUE || op == FX_WAKE_OP || op == FX_UNLOCK_PI)
+			wake_waiters(t, args[0]);
+		if ((op == FX_REQUEUE || op == FX_CMP_REQUEUE || op == FX_WAKE_OP) && nargs >= 5)
+			wake_waiters(t, args[4]);
+	}
+	/* a thread pinned to a CPU runs on that CPU's core (modulo the cores simulated) */
+	if (no == __NR_sched_setaffinity && !sr_isError(res) && nargs >= 3 &&
+	    (args[0] == 0 || (Int)args[0] == VG_(gettid)())) {
+		const UChar *mask = (const UChar *)args[2];
+		for (UWord b = 0; mask && b < args[1] * 8; b++)
+			if (mask[b / 8] & (1u << (b % 8))) {
+				/* what it ran so far goes first to the caches of its old core */
+				flush(False);
+				t->core = (Int)(b % (UWord)clo_cores);
+				use_core(t->core);
+				break;
+			}
+	}
 	/* time went on while it slept */
 	if (t->clock < vnow) {
 		t->clock = vnow;
-		if (!t->n)
+		if (t->n == t->head)
 			t->ptime = vnow;
 	}
 }
@@ -911,7 +1130,11 @@ static void mps_post_clo_init(void)
 		min_line = clo_d1.line;
 	if (clo_ll.line < min_line)
 		min_line = clo_ll.line;
+	if (clo_cores > 1 && (clo_d1.line != clo_ll.line || clo_i1.line != clo_ll.line))
+		VG_(fmsg_bad_option)("--cores", "more than one core needs one line size in "
+				     "--I1, --D1 and --LL\n");
 	cores = VG_(calloc)("mpsim.cores", (SizeT)clo_cores, sizeof(*cores));
+	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
