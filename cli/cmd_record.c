@@ -100,7 +100,8 @@ static void sim_progress(void *ctx, unsigned seconds)
  * (sim/mp_sim.c); see docs/memprof-record-sim.md. */
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
 		      const char *keep, const char *output, int quiet, int callgraph, char **argv,
-		      int all_argc, char **all_argv, const char *engine, int cores)
+		      int all_argc, char **all_argv, const char *engine, int cores,
+		      const char *tool_opts)
 {
 	struct mp_sim_event *evs = NULL;
 	size_t nev = 0;
@@ -129,6 +130,20 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	so.engine = !engine ? MP_SIM_ENGINE_AUTO
 		    : !strcmp(engine, "mpsim") ? MP_SIM_ENGINE_MPSIM : MP_SIM_ENGINE_CALLGRIND;
 	so.cores = (unsigned)cores;
+	if (tool_opts && engine && !strcmp(engine, "callgrind")) {
+		cli_error("record", "--sim-tool-opts are mpsim's options: not with --sim-engine=callgrind");
+		return CLI_EXIT_USAGE;
+	}
+	if (tool_opts && strlen(tool_opts) >= 1000) {
+		cli_error("record", "--sim-tool-opts: longer than 1000 characters");
+		return CLI_EXIT_USAGE;
+	}
+	so.tool_opts = tool_opts;
+	/* without -e: everything the simulator that will run counts */
+	char tool[4096];
+	if (!events && so.engine != MP_SIM_ENGINE_CALLGRIND && !callgraph &&
+	    !mp_sim_tool_path(tool, sizeof(tool)))
+		events = MP_SIM_DEFAULT_EVENTS_MPSIM;
 	rc = mp_sim_setup(events, i1, d1, ll, NULL, &evs, &nev, &so.geom, &warn, &err);
 	if (rc) {
 		cli_error("record", "%s", err.msg);
@@ -298,6 +313,7 @@ static int cmd_record(int argc, char **argv)
 	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
 	const char *sim_engine = NULL;
 	int sim_cores = 0;
+	const char *sim_tool_opts = NULL;
 	const char *cg_mode = NULL;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &o.events, "EVENTS",
@@ -356,6 +372,9 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "sim-cores", CLI_INT, &sim_cores, "N",
 		  "--sim: simulated cores, each with its own L1i, L1d and L2 (default: this "
 		  "machine's CPUs)" },
+		{ 0, "sim-tool-opts", CLI_STR, &sim_tool_opts, "OPTIONS",
+		  "--sim: more options for mpsim, separated by spaces (--itlb, --dtlb, --stlb, "
+		  "--page-size, --latency, --sw-prefetch=no, --quantum; memprof-record(1))" },
 		{ 0 },
 	};
 
@@ -428,7 +447,8 @@ static int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep || sim_engine || sim_cores)) {
+	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep || sim_engine || sim_cores ||
+		     sim_tool_opts)) {
 		cli_error("record", "--I1, --D1, --LL, --callgrind-out, --sim-engine and --sim-cores "
 			  "go with --sim");
 		goto out;
@@ -449,7 +469,7 @@ static int cmd_record(int argc, char **argv)
 	if (sim) {
 		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet,
 				o.callgraph, argv + 1,
-				o.all_argc, o.all_argv, sim_engine, sim_cores);
+				o.all_argc, o.all_argv, sim_engine, sim_cores, sim_tool_opts);
 		goto out;
 	}
 

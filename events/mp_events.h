@@ -183,6 +183,11 @@ int mp_pmu_frequent_name(const char *name);
  * a PERF_TYPE_RAW config, or -1; and the name of a bit, or NULL. */
 int mp_pmu_sim_quantity(const char *name);
 const char *mp_pmu_sim_quantity_name(int bit);
+/* The perf_event_attr config of a sum of simulated quantities (mask: bit q per quantity):
+ * quantity q at the q-th bit position that is not one of 16, 17, 20 and 22, which libpfm's
+ * raw codes use for USR|OS|INT|EN and the ratio matching ignores (callgrind's quantities,
+ * 0..12, keep their own bit). */
+uint64_t mp_pmu_sim_config(uint32_t mask);
 /* The embedded table text (pmu_models.tsv as installed to share/memprof/). */
 const char *mp_pmu_table_text(void);
 

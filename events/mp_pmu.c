@@ -219,6 +219,19 @@ int mp_pmu_sim_quantity(const char *name)
 	return -1;
 }
 
+uint64_t mp_pmu_sim_config(uint32_t mask)
+{
+	uint64_t c = 0;
+	int pos = 0;
+	for (int q = 0; q < 32; q++, pos++) {
+		while ((0x530000ULL >> pos) & 1)
+			pos++;
+		if (mask & (1u << q))
+			c |= 1ULL << pos;
+	}
+	return c;
+}
+
 const char *mp_pmu_sim_quantity_name(int bit)
 {
 	const struct pmu_row *r;

@@ -21,7 +21,7 @@ static int resolve_sim(const char *event, struct perf_event_attr *attr, struct m
 	if (bit >= 0) {
 		memset(attr, 0, sizeof(*attr));
 		attr->type = PERF_TYPE_RAW;
-		attr->config = 1ULL << bit;
+		attr->config = mp_pmu_sim_config(1u << bit);
 		return 0;
 	}
 	for (int q = 0; mp_pmu_sim_quantity_name(q) && o < sizeof(names); q++)

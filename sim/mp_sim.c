@@ -98,6 +98,7 @@ out:
 struct sim_run {
 	char vg[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
 	char geo[3][64], cores[32];
+	char topts[1024];  /* a copy of o->tool_opts, cut into arguments */
 	char vglib[4200];  /* mpsim: valgrind's tool folder with our tool added (VALGRIND_LIB) */
 	int mpsim;
 };
@@ -189,7 +190,7 @@ static int sim_make_vglib(struct sim_run *sr, const char *tool, struct mp_err *e
 /* valgrind's command line followed by the workload's; malloc'd (free()), NULL on ENOMEM. */
 static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 {
-	const char *argv_vg[32 + 1];
+	const char *argv_vg[48 + 1];
 	int n = 0;
 	snprintf(sr->optcg, sizeof(sr->optcg), "--callgrind-out-file=%s.%%p", sr->cg);
 	snprintf(sr->optlog, sizeof(sr->optlog), "--log-file=%s.%%p", sr->log);
@@ -201,6 +202,10 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 		snprintf(sr->cores, sizeof(sr->cores), "--cores=%ld",
 			 o->cores ? (long)o->cores : ncpu > 0 ? ncpu : 1);
 		argv_vg[n++] = sr->cores;
+		snprintf(sr->topts, sizeof(sr->topts), "%s", o->tool_opts ? o->tool_opts : "");
+		for (char *save, *t = strtok_r(sr->topts, " ", &save); t && n < 28;
+		     t = strtok_r(NULL, " ", &save))
+			argv_vg[n++] = t;
 	} else {
 		argv_vg[n++] = "--tool=callgrind";
 		argv_vg[n++] = "--cache-sim=yes";

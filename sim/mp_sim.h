@@ -41,6 +41,15 @@ enum mp_sim_quantity {
 	MP_SIM_NCG,  /* the quantities above are callgrind's; those below only mpsim's */
 	MP_SIM_HITM = MP_SIM_NCG, /* loads that found their line Modified in another core */
 	MP_SIM_INV,  /* copies in other cores invalidated by writes */
+	MP_SIM_ITLBM, /* instruction fetches that missed the first-level ITLB */
+	MP_SIM_DTLBM, /* data accesses that missed the first-level DTLB */
+	MP_SIM_STLBM, /* misses of the second-level TLB (page walks) */
+	MP_SIM_PFX,  /* software prefetches executed */
+	MP_SIM_PFM,  /* software prefetches that brought a line into L1d (useful) */
+	MP_SIM_PFL,  /* loads that found their line still coming from a prefetch (late) */
+	MP_SIM_CYC,  /* cycles of the latency model: one per instruction plus load and fetch
+		      * miss latencies */
+	MP_SIM_IFST, /* of those, cycles instruction fetches waited (I1, L2, ITLB misses) */
 	MP_SIM_NQ
 };
 
@@ -54,7 +63,8 @@ struct mp_sim_event {
 	uint32_t mask;      /* bit (1u << MP_SIM_*) for each quantity summed */
 	char formula[64];   /* "D1mr+D1mw" */
 	uint32_t type;      /* perf_event_attr type/config written for it: perf's generic */
-	uint64_t config;    /* event when it is one, else PERF_TYPE_RAW with config = mask */
+	uint64_t config;    /* event when it is one, else PERF_TYPE_RAW with config =
+			     * mp_pmu_sim_config(mask) */
 };
 
 /* Parse one event spec for the simulator: callgrind's quantity names (Ir, D1mr, ...),
@@ -78,6 +88,9 @@ int mp_sim_events_parse(const char *list, struct mp_sim_event **out, size_t *n,
  * its own names (the ratio definitions' "cachegrind" variants use them); MP_SIM_NCG of
  * them. */
 #define MP_SIM_DEFAULT_EVENTS "Ir,Dr,Dw,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw,Bc,Bcm,Bi,Bim"
+/* ... and when memprof's valgrind tool runs: also everything it counts besides */
+#define MP_SIM_DEFAULT_EVENTS_MPSIM MP_SIM_DEFAULT_EVENTS \
+	",HITM,Inv,ITLBm,DTLBm,STLBm,PFx,PFm,PFl,Cyc,IFst"
 
 /* One simulated cache: total bytes, ways, line bytes (valgrind's --D1=SIZE,ASSOC,LINE). */
 struct mp_sim_cache {
@@ -194,6 +207,7 @@ struct mp_sim_opts {
 	unsigned progress_every;
 	int engine;               /* MP_SIM_ENGINE_* */
 	unsigned cores;           /* simulated cores (mpsim; 0 = this machine's CPUs) */
+	const char *tool_opts;    /* more options for mpsim, separated by spaces, or NULL */
 };
 
 /* Which simulator runs the workload: memprof's valgrind tool (mpsim, sim/vgtool/) when it

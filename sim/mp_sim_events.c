@@ -176,7 +176,7 @@ int mp_sim_event_parse(const char *spec, struct mp_sim_event *ev, struct mp_err 
 				  kernel_only ? "kernel-only events" : "with user counting off");
 	ev->mask = a->mask;
 	ev->type = a->type;
-	ev->config = a->type == PERF_TYPE_RAW ? a->mask : a->config;
+	ev->config = a->type == PERF_TYPE_RAW ? mp_pmu_sim_config(a->mask) : a->config;
 	mask_formula(ev->mask, ev->formula, sizeof(ev->formula));
 	return 0;
 }

@@ -349,7 +349,7 @@ static void set_load_builtin__shipped__article_table_complete(void **state)
 		{ "core", 12, 12 }, { "nhm", 10, 8 }, { "snb", 10, 4 }, { "skl", 11, 6 },
 		{ "icl", 12, 6 }, { "spr", 12, 5 }, { "amd64_fam17h_zen2", 10, 1 },
 		{ "amd64_fam19h_zen3", 10, 3 }, { "amd64_fam19h_zen4", 10, 3 },
-		{ "perf", 7, 0 }, { "cachegrind", 5, 0 },
+		{ "perf", 7, 0 }, { "cachegrind", 10, 0 },
 	};
 	for (size_t k = 0; k < sizeof(sum) / sizeof(sum[0]); k++) {
 		int mapped = 0, exact = 0;

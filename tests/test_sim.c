@@ -221,14 +221,16 @@ static void mp_sim_table_get__embedded__real_rows(void **state)
 	a = mp_sim_table_find(t, "dTLB-store-misses", NULL, 0);
 	assert_non_null(a);
 	assert_int_equal(a->mask, 0);
-	assert_string_equal(a->note, "the simulator has no TLB model");
+	assert_string_equal(a->note, "callgrind has no TLB model; memprof's tool counts ITLBm, DTLBm "
+				     "and STLBm (record -e ITLBm)");
 	assert_null(mp_sim_table_find(t, "L1D_REP", NULL, 0));
 	assert_string_equal(mp_sim_table_quantity_desc(t, MP_SIM_ILMR),
 			    "last-level cache instruction read misses (this machine's L2 by default)");
 	assert_string_equal(mp_sim_table_quantity_desc(t, MP_SIM_BIM), "indirect branches mispredicted");
 	const char *offer = mp_sim_table_offer(t);
 	assert_non_null(strstr(offer, "callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, "
-				      "Bc, Bcm, Bi, Bim; mpsim's HITM, Inv; INST_RETIRED, L1D_REPL, "));
+				      "Bc, Bcm, Bi, Bim; mpsim's HITM, Inv, ITLBm, DTLBm, STLBm, PFx, "
+				      "PFm, PFl, Cyc, IFst; INST_RETIRED, L1D_REPL, "));
 	assert_non_null(strstr(offer, ", BR_MISSP_EXEC, "));
 	assert_non_null(strstr(offer, ", LLC-loads, LLC-load-misses"));
 	/* every spelling of every row is an event spec giving the row's sum (or its refusal) */

@@ -31,6 +31,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
 #include "pub_tool_xarray.h"
 
 /* ---- quantities, in the order of the file's events: line ---------------------------- */
@@ -38,12 +39,14 @@ enum {
 	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
 	Q_BC, Q_BCM, Q_BI, Q_BIM,
 	Q_HITM, Q_INV,
+	Q_ITLBM, Q_DTLBM, Q_STLBM, Q_PFX, Q_PFM, Q_PFL, Q_CYC, Q_IFST,
 	NQ
 };
 static const HChar *const q_names[NQ] = {
 	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
 	"Bc", "Bcm", "Bi", "Bim",
 	"HITM", "Inv",
+	"ITLBm", "DTLBm", "STLBm", "PFx", "PFm", "PFl", "Cyc", "IFst",
 };
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -54,6 +57,48 @@ struct cache_cfg {
 static struct cache_cfg clo_i1 = { 32768, 8, 64 }, clo_d1 = { 32768, 8, 64 },
 			clo_ll = { 1048576, 16, 64 };
 static const HChar *clo_out = "mpsim.out.%p";
+/* TLBs: entries and ways; pages of clo_page bytes */
+struct tlb_cfg {
+	Int entries, assoc;
+};
+static struct tlb_cfg clo_itlb = { 128, 8 }, clo_dtlb = { 64, 4 }, clo_stlb = { 1536, 12 };
+static Int clo_page = 4096;
+static Bool clo_swpf = True; /* software prefetches bring lines in */
+/* latencies in cycles (one instruction is one cycle): an L1 miss that L2 holds, a miss
+ * of L2 (memory), a line from another core (HITM), a second-level TLB hit, a page walk */
+static Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30;
+
+/* "ENTRIES,ASSOC" with a power-of-two number of sets. */
+static Bool parse_tlb(const HChar *s, struct tlb_cfg *t)
+{
+	HChar *end;
+	Long e = VG_(strtoll10)(s, &end), a;
+	if (end == s || *end != ',' || e <= 0)
+		return False;
+	s = end + 1;
+	a = VG_(strtoll10)(s, &end);
+	if (end == s || *end || a <= 0 || e % a || ((e / a) & (e / a - 1)))
+		return False;
+	t->entries = (Int)e;
+	t->assoc = (Int)a;
+	return True;
+}
+
+/* "L2,MEM,HITM,STLB,WALK" cycles */
+static Bool parse_lat(const HChar *s)
+{
+	Int *v[5] = { &lat_l2, &lat_mem, &lat_hitm, &lat_stlb, &lat_walk };
+	HChar *end;
+	for (Int i = 0; i < 5; i++) {
+		Long x = VG_(strtoll10)(s, &end);
+		if (end == s || x < 0 || x > 100000 || (i < 4 && *end != ',') || (i == 4 && *end) ||
+		    (i == 1 && x < lat_l2))
+			return False;
+		*v[i] = (Int)x;
+		s = end + 1;
+	}
+	return True;
+}
 static Int clo_cores = 1;
 static Int clo_quantum = 20;
 
@@ -90,6 +135,22 @@ static Bool mps_process_cmd_line_option(const HChar *arg)
 	} else if VG_STR_CLO(arg, "--LL", s) {
 		if (!parse_cache(s, &clo_ll))
 			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_STR_CLO(arg, "--itlb", s) {
+		if (!parse_tlb(s, &clo_itlb))
+			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
+	} else if VG_STR_CLO(arg, "--dtlb", s) {
+		if (!parse_tlb(s, &clo_dtlb))
+			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
+	} else if VG_STR_CLO(arg, "--stlb", s) {
+		if (!parse_tlb(s, &clo_stlb))
+			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
+	} else if VG_STR_CLO(arg, "--latency", s) {
+		if (!parse_lat(s))
+			VG_(fmsg_bad_option)(arg, "L2,MEM,HITM,STLB,WALK cycles\n");
+	} else if VG_BINT_CLO(arg, "--page-size", clo_page, 4096, 1 << 30) {
+		if (clo_page & (clo_page - 1))
+			VG_(fmsg_bad_option)(arg, "a power of two\n");
+	} else if VG_BOOL_CLO(arg, "--sw-prefetch", clo_swpf) {
 	} else if VG_STR_CLO(arg, "--out-file", clo_out) {
 	} else if VG_BINT_CLO(arg, "--cores", clo_cores, 1, 256) {
 	} else if VG_BINT_CLO(arg, "--quantum", clo_quantum, 1, 1000000) {
@@ -105,6 +166,12 @@ static void mps_print_usage(void)
 		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
 		    "    --cores=N             simulated cores [1]\n"
 		    "    --quantum=N           instructions a thread runs before the next [20]\n"
+		    "    --itlb=ENTRIES,ASSOC  instruction TLB of each core [128,8]\n"
+		    "    --dtlb=ENTRIES,ASSOC  data TLB of each core [64,4]\n"
+		    "    --stlb=ENTRIES,ASSOC  second-level TLB of each core [1536,12]\n"
+		    "    --page-size=BYTES     page size [4096]\n"
+		    "    --sw-prefetch=no      prefetch instructions are counted but fetch nothing\n"
+		    "    --latency=L2,MEM,HITM,STLB,WALK  cycles of each [14,200,60,7,30]\n"
 		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n");
 }
 
@@ -281,8 +348,17 @@ static struct ins *ins_get(Addr addr, UInt size)
 }
 
 /* ---- cores and threads ---------------------------------------------------------------- */
+/* A prefetch on its way: the line and the virtual time it arrives. */
+struct inflight {
+	UWord line;
+	ULong ready;
+};
+#define N_INFLIGHT 64
 struct core {
 	struct cache i1, d1, l2;
+	struct cache itlb, dtlb, stlb; /* lines are pages */
+	UWord ipage, dpage;             /* the last page each TLB saw (+1; 0 = none) */
+	struct inflight pf[N_INFLIGHT];
 };
 static struct core *cores;
 static UChar *core_used; /* [clo_cores]: a thread has run there */
@@ -300,7 +376,7 @@ static void use_core(Int k)
 }
 
 /* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
-enum { EV_IR, EV_DR, EV_DW };
+enum { EV_IR, EV_DR, EV_DW, EV_PF };
 struct ev {
 	struct ins *ii;
 	UWord k; /* kind | size << 2 | address << 10 (user addresses have 47 bits) */
@@ -335,6 +411,43 @@ static ULong vnow; /* everything before this virtual time has reached the caches
 static struct thr *cur; /* the running thread (its buffer takes the events) */
 static Int max_tid; /* the highest thread id seen */
 
+/* The virtual time of the event being simulated (its thread's instruction clock). */
+static ULong sim_now;
+
+/* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
+ * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
+ * level's quantity, Q_STLBM for walks). Returns the cycles the translation cost. */
+static inline ULong tlb_ref(struct core *c, struct cache *t, UWord *last, Addr a,
+			    struct ins *ii, Int qm)
+{
+	UWord page = a >> t->line_bits, ev;
+	if (page + 1 == *last)
+		return 0;
+	*last = page + 1;
+	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev))
+		return 0;
+	ii->v[qm]++;
+	if (set_ref(&c->stlb, (UInt)(page & (UWord)c->stlb.sets_min_1), a >> c->stlb.tag_shift,
+		    ST_S, &ev))
+		return (ULong)lat_stlb;
+	ii->v[Q_STLBM]++;
+	return (ULong)(lat_stlb + lat_walk);
+}
+
+/* A load that hit line in L1d: when a prefetch is still bringing it, the load is late
+ * (LOAD_HIT_PRE) and waits for the rest. Returns the cycles it waits. */
+static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
+{
+	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
+	if (f->line != line + 1)
+		return 0;
+	f->line = 0;
+	if (f->ready <= sim_now)
+		return 0;
+	ii->v[Q_PFL]++;
+	return f->ready - sim_now;
+}
+
 /* Coherence for core ci taking line (a data line number) to read (w False) or write:
  * other cores' copies are downgraded to S (read) or invalidated (write). A read that
  * finds the line Modified elsewhere is a HITM. Returns the state the line gets here. */
@@ -356,8 +469,10 @@ static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 			if (e2)
 				*e2 &= ~(UWord)3;
 		} else {
-			if (dirty)
+			if (dirty) {
 				ii->v[Q_HITM]++;
+				ii->v[Q_CYC] += (ULong)lat_hitm;
+			}
 			shared = True;
 			if (e1)
 				*e1 = (*e1 & ~(UWord)3) | ST_S;
@@ -381,23 +496,39 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
 	struct core *c = &cores[ci];
 	UWord st1[2], st2[2] = { ST_I, ST_I }, ev1[2], ev2[2], line[2], line2[2];
 	UWord fill = w ? ST_M : ST_E;
+	/* loads wait for their data; stores go through the store buffer */
+	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
 	if (!multi) {
 		/* one core busy: nobody to snoop (callgrind's path) */
 		if (cache_ref1(&c->d1, a, size, fill)) {
 			ii->v[w ? Q_D1MW : Q_D1MR]++;
-			if (cache_ref1(&c->l2, a, size, fill))
+			lat += lat_l2;
+			if (cache_ref1(&c->l2, a, size, fill)) {
 				ii->v[w ? Q_DLMW : Q_DLMR]++;
+				lat += (ULong)(lat_mem - lat_l2);
+			}
+		} else if (!w) {
+			lat += pf_late(c, a >> c->d1.line_bits, ii);
 		}
+		if (!w)
+			ii->v[Q_CYC] += lat;
 		return;
 	}
 	Int n = cache_ref(&c->d1, a, size, fill, st1, ev1, line);
 	Bool m1 = any_miss(st1, n);
 	if (m1) {
 		ii->v[w ? Q_D1MW : Q_D1MR]++;
+		lat += lat_l2;
 		cache_ref(&c->l2, a, size, fill, st2, ev2, line2);
-		if (any_miss(st2, n))
+		if (any_miss(st2, n)) {
 			ii->v[w ? Q_DLMW : Q_DLMR]++;
+			lat += (ULong)(lat_mem - lat_l2);
+		}
+	} else if (!w) {
+		lat += pf_late(c, line[0], ii);
 	}
+	if (!w)
+		ii->v[Q_CYC] += lat;
 	for (Int k = 0; k < n; k++) {
 		/* a dirty line leaving L1d stays dirty in L2 */
 		if ((ev1[k] & 3) == ST_M) {
@@ -423,24 +554,58 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
 	}
 }
 
+/* A software prefetch (any hint) of the line at a by core ci: useful when L1d did not hold
+ * the line (it is brought in, from L2 or memory, and arrives after that latency), else
+ * nothing. The prefetch translates its address like a load. */
+static void prefetch(Int ci, struct ins *ii, Addr a)
+{
+	struct core *c = &cores[ci];
+	ii->v[Q_PFX]++;
+	if (!clo_swpf)
+		return;
+	tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
+	if (!cache_ref1(&c->d1, a, 1, ST_E))
+		return;
+	ii->v[Q_PFM]++;
+	ULong lat = cache_ref1(&c->l2, a, 1, ST_E) ? (ULong)lat_mem : (ULong)lat_l2;
+	UWord line = a >> c->d1.line_bits;
+	if (multi) {
+		UWord st = snoop(ci, line, False, ii);
+		*set_head(&c->d1, line) = (*set_head(&c->d1, line) & ~(UWord)3) | st;
+	}
+	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
+	f->line = line + 1;
+	f->ready = sim_now + lat;
+}
+
 static void sim_event(Int ci, const struct ev *e)
 {
 	struct core *c = &cores[ci];
 	struct ins *ii = e->ii;
 	switch (e->k & 3) {
-	case EV_IR:
+	case EV_IR: {
+		ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
 		ii->v[Q_IR]++;
 		if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
 			ii->v[Q_I1MR]++;
-			if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S))
+			lat += (ULong)lat_l2;
+			if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S)) {
 				ii->v[Q_ILMR]++;
+				lat += (ULong)(lat_mem - lat_l2);
+			}
 		}
+		ii->v[Q_CYC] += 1 + lat;
+		ii->v[Q_IFST] += lat;
+		break;
+	}
+	case EV_PF:
+		prefetch(ci, ii, e->k >> 10);
 		break;
 	case EV_DR:
 		ii->v[Q_DR]++;
 		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, False);
 		break;
-	default:
+	case EV_DW:
 		ii->v[Q_DW]++;
 		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, True);
 		break;
@@ -459,6 +624,7 @@ static void thr_run_until(struct thr *t, ULong limit)
 				break;
 			t->ptime++;
 		}
+		sim_now = t->ptime;
 		sim_event(t->core, e);
 		i++;
 	}
@@ -619,6 +785,12 @@ static VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size)
 	put_d(ii, a, size, EV_DW);
 }
 
+static VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint)
+{
+	room();
+	put_d(ii, a, hint, EV_PF);
+}
+
 /* Conditional branches: a thread's own predictor, so no ordering between threads. */
 static VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
 {
@@ -736,6 +908,86 @@ static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int siz
 
 static Int min_line;
 
+/* The guest register r (0 RAX .. 15 R15) as a temporary of sb. */
+static IRExpr *get_reg(IRSB *sb, Int r)
+{
+	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Get(offsetof(VexGuestAMD64State, guest_RAX) +
+						      8 * r, Ity_I64)));
+	return IRExpr_RdTmp(t);
+}
+
+static IRExpr *add64(IRSB *sb, IRExpr *x, IRExpr *y)
+{
+	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Add64, x, y)));
+	return IRExpr_RdTmp(t);
+}
+
+/* VEX turns software prefetches into nothing, so they are decoded here: when the len
+ * bytes at a are prefetchnta/t0/t1/t2 (0F 18 /0-3) or prefetchw (0F 0D /0-1), the IR
+ * computing their address is added to sb and returned (*hint: 0 nta, 1-3 t0-t2, 4 w);
+ * else NULL. 32-bit addressing (0x67) is not decoded. */
+static IRExpr *prefetch_ea(IRSB *sb, Addr a, UInt len, UWord *hint)
+{
+	const UChar *p = (const UChar *)a, *end = p + len;
+	UInt rex = 0;
+	while (p < end && (*p == 0x66 || *p == 0xF2 || *p == 0xF3 || *p == 0x2E || *p == 0x3E ||
+			   *p == 0x26 || *p == 0x36 || *p == 0x64 || *p == 0x65))
+		p++;
+	if (p < end && (*p & 0xF0) == 0x40)
+		rex = *p++;
+	if (end - p < 3 || p[0] != 0x0F || (p[1] != 0x18 && p[1] != 0x0D))
+		return NULL;
+	UInt mod = p[2] >> 6, reg = (p[2] >> 3) & 7, rm = p[2] & 7;
+	Bool w = p[1] == 0x0D;
+	p += 3;
+	if (mod == 3 || (!w && reg > 3) || (w && reg > 1))
+		return NULL;
+	*hint = w ? 4 : reg;
+	Int base = -1, index = -1, scale = 0;
+	Bool rip = False, d32 = mod == 2;
+	if (rm == 4) {
+		if (p >= end)
+			return NULL;
+		UInt sib = *p++;
+		scale = (Int)(sib >> 6);
+		index = (Int)(((sib >> 3) & 7) | (rex & 2 ? 8 : 0));
+		if (index == 4)
+			index = -1;
+		base = (Int)((sib & 7) | (rex & 1 ? 8 : 0));
+		if ((sib & 7) == 5 && mod == 0) {
+			base = -1;
+			d32 = True;
+		}
+	} else if (rm == 5 && mod == 0) {
+		rip = d32 = True;
+	} else {
+		base = (Int)(rm | (rex & 1 ? 8 : 0));
+	}
+	Long disp = 0;
+	if (mod == 1) {
+		if (p >= end)
+			return NULL;
+		disp = (Char)*p++;
+	} else if (d32) {
+		if (end - p < 4)
+			return NULL;
+		disp = (Int)((UInt)p[0] | (UInt)p[1] << 8 | (UInt)p[2] << 16 | (UInt)p[3] << 24);
+		p += 4;
+	}
+	IRExpr *e = mkIRExpr_HWord((HWord)(disp + (rip ? (Long)(a + len) : 0)));
+	if (base >= 0)
+		e = add64(sb, get_reg(sb, base), e);
+	if (index >= 0) {
+		IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+		addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Shl64, get_reg(sb, index),
+							       IRExpr_Const(IRConst_U8((UChar)scale)))));
+		e = add64(sb, e, IRExpr_RdTmp(t));
+	}
+	return e;
+}
+
 static Addr const_addr(const IRConst *c)
 {
 	return c->tag == Ico_U64 ? (Addr)c->Ico.U64 : (Addr)c->Ico.U32;
@@ -784,6 +1036,13 @@ static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuest
 				len = VG_MIN_INSTR_SZB;
 			ci = ins_get(st->Ist.IMark.addr + (Addr)st->Ist.IMark.delta, len);
 			pend_add(&s, P_IR, ci, NULL, 0);
+			UWord hint;
+			IRExpr *ea = prefetch_ea(s.out, ci->addr, len, &hint);
+			if (ea) {
+				pend_flush(&s);
+				emit(&s, "h_pf", h_pf, 3,
+				     mkIRExprVec_3(ptr(ci), ea, mkIRExpr_HWord(hint)), NULL);
+			}
 			break;
 		}
 		case Ist_WrTmp: {
@@ -1061,6 +1320,11 @@ static void mps_fini(Int exitcode)
 	out_cache(o, "D1", &clo_d1);
 	out_cache(o, "LL", &clo_ll);
 	out_printf(o, "desc: Cores: %d\n", clo_cores);
+	out_printf(o, "desc: TLBs: ITLB %d,%d DTLB %d,%d STLB %d,%d page %d\n", clo_itlb.entries,
+		   clo_itlb.assoc, clo_dtlb.entries, clo_dtlb.assoc, clo_stlb.entries,
+		   clo_stlb.assoc, clo_page);
+	out_printf(o, "desc: Latencies: L2 %d memory %d HITM %d STLB %d walk %d\n", lat_l2,
+		   lat_mem, lat_hitm, lat_stlb, lat_walk);
 	out_printf(o, "positions: instr\nevents:");
 	for (Int q = 0; q < NQ; q++)
 		out_printf(o, " %s", q_names[q]);
@@ -1139,6 +1403,12 @@ static void mps_post_clo_init(void)
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
 		cache_init(&cores[k].l2, &clo_ll, "mpsim.l2");
+		const struct tlb_cfg *tc[3] = { &clo_itlb, &clo_dtlb, &clo_stlb };
+		struct cache *tl[3] = { &cores[k].itlb, &cores[k].dtlb, &cores[k].stlb };
+		for (Int j = 0; j < 3; j++) {
+			struct cache_cfg cc = { (Long)tc[j]->entries * clo_page, tc[j]->assoc, clo_page };
+			cache_init(tl[j], &cc, "mpsim.tlb");
+		}
 	}
 	ins_hash = VG_(calloc)("mpsim.hash", INS_HASH, sizeof(*ins_hash));
 	ins_all = VG_(newXA)(VG_(malloc), "mpsim.insall", VG_(free), sizeof(struct ins *));

@@ -9,7 +9,8 @@ S=$(dirname "$0")/../standins
 gcc -O1 -g -fPIC -shared -o libwork.so "$S/libwork.c" &&
 	gcc -O1 -g -o uselib "$S/uselib.c" -I"$S" -L. -lwork -Wl,-rpath,'$ORIGIN' ||
 	fail "cannot build the stand-in"
-"$MEMPROF" record --sim -o s.data -- ./uselib 100 >/dev/null 2>rec.err || fail "record --sim: $(cat rec.err)"
+# callgrind's 13 quantities (memprof's tool counts more by default)
+"$MEMPROF" record --sim -e Ir,Dr,Dw,I1mr,D1mr,D1mw,ILmr,DLmr,DLmw,Bc,Bcm,Bi,Bim -o s.data -- ./uselib 100 >/dev/null 2>rec.err || fail "record --sim: $(cat rec.err)"
 n=$("$MEMPROF" report -i s.data --csv | grep -v '^#' | head -1 | grep -o ' samples,' | wc -l)
 [ "$n" = 13 ] || fail "the --sim recording has $n events, not 13"
 
