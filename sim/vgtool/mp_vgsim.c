@@ -359,6 +359,7 @@ struct core {
 	struct cache itlb, dtlb, stlb; /* lines are pages */
 	UWord ipage, dpage;             /* the last page each TLB saw (+1; 0 = none) */
 	struct inflight pf[N_INFLIGHT];
+	UInt npf;                       /* entries of pf in use (0: no load looks) */
 };
 static struct core *cores;
 static UChar *core_used; /* [clo_cores]: a thread has run there */
@@ -417,12 +418,10 @@ static ULong sim_now;
 /* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
  * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
  * level's quantity, Q_STLBM for walks). Returns the cycles the translation cost. */
-static inline ULong tlb_ref(struct core *c, struct cache *t, UWord *last, Addr a,
-			    struct ins *ii, Int qm)
+static __attribute__((noinline)) ULong tlb_walk(struct core *c, struct cache *t, UWord *last,
+						  Addr a, struct ins *ii, Int qm)
 {
 	UWord page = a >> t->line_bits, ev;
-	if (page + 1 == *last)
-		return 0;
 	*last = page + 1;
 	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev))
 		return 0;
@@ -434,14 +433,25 @@ static inline ULong tlb_ref(struct core *c, struct cache *t, UWord *last, Addr a
 	return (ULong)(lat_stlb + lat_walk);
 }
 
+static inline __attribute__((always_inline)) ULong tlb_ref(struct core *c, struct cache *t,
+							   UWord *last, Addr a, struct ins *ii,
+							   Int qm)
+{
+	/* the page seen last is its set's most recent: a hit with nothing to move */
+	if ((a >> t->line_bits) + 1 == *last)
+		return 0;
+	return tlb_walk(c, t, last, a, ii, qm);
+}
+
 /* A load that hit line in L1d: when a prefetch is still bringing it, the load is late
  * (LOAD_HIT_PRE) and waits for the rest. Returns the cycles it waits. */
 static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
 {
 	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
-	if (f->line != line + 1)
+	if (!c->npf || f->line != line + 1)
 		return 0;
 	f->line = 0;
+	c->npf--;
 	if (f->ready <= sim_now)
 		return 0;
 	ii->v[Q_PFL]++;
@@ -510,7 +520,7 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
 		} else if (!w) {
 			lat += pf_late(c, a >> c->d1.line_bits, ii);
 		}
-		if (!w)
+		if (!w && lat)
 			ii->v[Q_CYC] += lat;
 		return;
 	}
@@ -574,6 +584,8 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 		*set_head(&c->d1, line) = (*set_head(&c->d1, line) & ~(UWord)3) | st;
 	}
 	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
+	if (!f->line)
+		c->npf++;
 	f->line = line + 1;
 	f->ready = sim_now + lat;
 }
@@ -594,8 +606,11 @@ static void sim_event(Int ci, const struct ev *e)
 				lat += (ULong)(lat_mem - lat_l2);
 			}
 		}
-		ii->v[Q_CYC] += 1 + lat;
-		ii->v[Q_IFST] += lat;
+		/* Cyc's one cycle per instruction is added when the counts are written */
+		if (lat) {
+			ii->v[Q_CYC] += lat;
+			ii->v[Q_IFST] += lat;
+		}
 		break;
 	}
 	case EV_PF:
@@ -1365,6 +1380,7 @@ static void mps_fini(Int exitcode)
 			fn_done[ii->fn] = 1;
 			last_fn = ii->fn;
 		}
+		ii->v[Q_CYC] += ii->v[Q_IR]; /* one cycle per instruction */
 		out_printf(o, "0x%lx", ii->rel);
 		for (Int q = 0; q < NQ; q++) {
 			out_printf(o, " %llu", ii->v[q]);
