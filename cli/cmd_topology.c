@@ -626,14 +626,21 @@ static int cmd_topology(int argc, char **argv)
 	v->n = MEMNODE_ALLOC(TOPO_NBITS);
 	v->t = NUMA_topo_open(fsroot);
 	if (!v->t) {
-		if (fsroot && (errno == ENOENT || errno == ENOTDIR)) {
-			cli_error("topology", "--fsroot %s: %s", fsroot, strerror(errno));
+		int e = errno;
+		struct stat st;
+		if (fsroot && (e == ENOTDIR || (e == ENOENT && stat(fsroot, &st)))) {
+			cli_error("topology", "--fsroot %s: %s", fsroot, strerror(e));
 			rc = CLI_EXIT_RUNTIME;
 			goto out;
 		}
-		snprintf(v->topo_why, sizeof v->topo_why,
-			 "hwloc could not read %s%ssys/devices/system (%s)", v->fsroot,
-			 v->fsroot[strlen(v->fsroot) - 1] == '/' ? "" : "/", strerror(errno));
+		if (e == ENOSYS || e == ENOENT)
+			snprintf(v->topo_why, sizeof v->topo_why,
+				 "no %s%ssys/devices/system/cpu (sysfs not mounted: a chroot or a container without /sys)",
+				 v->fsroot, v->fsroot[strlen(v->fsroot) - 1] == '/' ? "" : "/");
+		else
+			snprintf(v->topo_why, sizeof v->topo_why,
+				 "hwloc could not read %s%ssys/devices/system (%s)", v->fsroot,
+				 v->fsroot[strlen(v->fsroot) - 1] == '/' ? "" : "/", strerror(e));
 	}
 	v->ndimm = NUMA_dimm_read(fsroot, v->dimm, TOPO_MAXDIMM);
 	if (v->ndimm < 0)

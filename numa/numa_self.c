@@ -188,6 +188,15 @@ int NUMA_cpu_to_memnode(size_t cpusetsize, const cpu_set_t *cpuset, size_t memno
 		 : -1;
 }
 
+int NUMA_cpu_to_memnode_tiers(size_t cpusetsize, const cpu_set_t *cpuset, size_t memnodesize,
+			memnode_set_t *memnodeset)
+{
+	NUMA_topo *t = NUMA_topo_open(NULL);
+	return t ? (int)system_done(t, NUMA_topo_cpu_to_memnode_tiers(t, cpusetsize, cpuset, memnodesize,
+								memnodeset))
+		 : -1;
+}
+
 int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset, size_t cpusetsize,
 			cpu_set_t *cpuset)
 {

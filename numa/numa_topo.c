@@ -22,6 +22,12 @@ static int numa_keep_icaches(hwloc_topology_t t)
 
 static int load_child(const char *fsroot, int fd)
 {
+	/* hwloc's complaints about a snapshot go nowhere: the library never prints */
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 2);
+		close(devnull);
+	}
 	if (setenv("HWLOC_FSROOT", fsroot, 1) || setenv("HWLOC_COMPONENTS", "linux,stop", 1) ||
 	    setenv("HWLOC_THISSYSTEM", "0", 1))
 		return 1;
@@ -126,8 +132,31 @@ static void load_distances(NUMA_topo *nt)
 	hwloc_distances_release(nt->topo, d);
 }
 
+/* The article's chroot caveat: without sysfs hwloc falls back to guesses (cpuid's package
+ * ids on x86) after printing to stderr; refuse instead. */
+static int sysfs_present(const char *fsroot)
+{
+	char path[4096];
+	struct stat st;
+
+	if (fsroot && stat(fsroot, &st))
+		return -1;
+	if (fsroot && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/sys/devices/system/cpu", fsroot ? fsroot : "");
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		errno = fsroot ? ENOENT : ENOSYS;
+		return -1;
+	}
+	return 0;
+}
+
 NUMA_topo *NUMA_topo_open(const char *fsroot)
 {
+	if (sysfs_present(fsroot))
+		return NULL;
 	NUMA_topo *nt = calloc(1, sizeof *nt);
 	if (!nt)
 		return NULL;
@@ -290,7 +319,38 @@ static hwloc_const_bitmap_t cache_cpus(const NUMA_topo *t, unsigned cpu, unsigne
 	return o ? o->cpuset : NULL;
 }
 
+/* A memory-only tier: a node hwloc found behind a DAX device (kmem-onlined HBM, NVM, CXL
+ * memory), which Linux gives no CPUs of its own. */
+static int node_is_tier(hwloc_obj_t n)
+{
+	return hwloc_obj_get_info_by_name(n, "DAXDevice") != NULL;
+}
+
+/* The CPU's own node: among the nodes local to it, the first that is no memory-only tier
+ * (the first local node when all are). pu->nodeset would give the tiers too. */
+static hwloc_obj_t cpu_node(const NUMA_topo *t, hwloc_obj_t pu)
+{
+	hwloc_obj_t n = NULL, first = NULL;
+	while ((n = hwloc_get_next_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, n))) {
+		if (!hwloc_bitmap_isset(pu->nodeset, n->os_index))
+			continue;
+		if (!node_is_tier(n) && (!first || node_is_tier(first) || n->os_index < first->os_index))
+			first = n;
+		else if (!first)
+			first = n;
+	}
+	return first;
+}
+
 static hwloc_const_bitmap_t cpu_nodes(const NUMA_topo *t, unsigned cpu, unsigned unused)
+{
+	(void)unused;
+	hwloc_obj_t pu = pu_known(t, cpu), n = pu ? cpu_node(t, pu) : NULL;
+	/* a CPU outside every node (a restricted cpuset): its empty nodeset */
+	return n ? n->nodeset : pu ? pu->nodeset : NULL;
+}
+
+static hwloc_const_bitmap_t cpu_nodes_tiers(const NUMA_topo *t, unsigned cpu, unsigned unused)
 {
 	(void)unused;
 	hwloc_obj_t pu = pu_known(t, cpu);
@@ -328,6 +388,26 @@ int NUMA_topo_cpu_to_memnode(const NUMA_topo *t, size_t cpusetsize, const cpu_se
 	return union_of(t, memnodesize, memnodeset, cpusetsize, cpuset, 0, cpu_nodes);
 }
 
+int NUMA_topo_cpu_to_memnode_tiers(const NUMA_topo *t, size_t cpusetsize,
+				   const cpu_set_t *cpuset, size_t memnodesize,
+				   memnode_set_t *memnodeset)
+{
+	return union_of(t, memnodesize, memnodeset, cpusetsize, cpuset, 0, cpu_nodes_tiers);
+}
+
+int NUMA_topo_memnode_tier(const NUMA_topo *t, int node, char *kind, size_t kindlen)
+{
+	hwloc_obj_t n = node >= 0 ? hwloc_get_numanode_obj_by_os_index(t->topo, (unsigned)node)
+				  : NULL;
+	if (!n) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (kind && kindlen)
+		snprintf(kind, kindlen, "%s", n->subtype ? n->subtype : "");
+	return node_is_tier(n);
+}
+
 int NUMA_topo_memnode_to_cpu(const NUMA_topo *t, size_t memnodesize,
 			     const memnode_set_t *memnodeset, size_t cpusetsize, cpu_set_t *cpuset)
 {
@@ -348,16 +428,8 @@ int NUMA_topo_cpu_place(const NUMA_topo *t, int cpu, struct NUMA_cpu_place *out)
 	out->die = o && o->os_index != HWLOC_UNKNOWN_INDEX ? (int)o->os_index : -1;
 	o = hwloc_get_ancestor_obj_by_type(t->topo, HWLOC_OBJ_CORE, pu);
 	out->core = o && o->os_index != HWLOC_UNKNOWN_INDEX ? (int)o->os_index : -1;
-	out->node = -1;
-	for (o = pu->parent; o; o = o->parent)
-		if (o->memory_arity > 0) {
-			hwloc_obj_t m = o->memory_first_child;
-			while (m && m->type != HWLOC_OBJ_NUMANODE)
-				m = m->memory_first_child; /* through memory-side caches */
-			if (m)
-				out->node = (int)m->os_index;
-			break;
-		}
+	o = cpu_node(t, pu);
+	out->node = o ? (int)o->os_index : -1;
 	return 0;
 }
 

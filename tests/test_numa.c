@@ -9,6 +9,7 @@
  * nodes and each node's CPUs. Expected values come only from the references. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +150,7 @@ struct robj {
 	char type[32];
 	int os; /* P#, -1 if none */
 	int parent;
+	int tier; /* a NUMA node behind a DAX device: a memory-only tier */
 };
 
 struct ref {
@@ -166,6 +168,7 @@ static int radd(struct ref *r, const char *type, int os, int parent)
 	snprintf(o->type, sizeof o->type, "%.*s", (int)strcspn(type, "( \t"), type);
 	o->os = os;
 	o->parent = parent;
+	o->tier = strstr(type, "DAXDevice=") != NULL;
 	return r->n++;
 }
 
@@ -199,6 +202,10 @@ static void parse_xml(struct ref *r, char *text)
 	for (char *p = text; (p = strchr(p, '<')); p++) {
 		if (strncmp(p, "</object>", 9) == 0) {
 			depth--;
+			continue;
+		}
+		if (strncmp(p, "<info name=\"DAXDevice\"", 22) == 0 && depth) {
+			r->o[stack[depth - 1]].tier = 1;
 			continue;
 		}
 		if (strncmp(p, "<object ", 8) != 0)
@@ -359,14 +366,31 @@ static int check_snapshot(const char *top, const char *refname, int *ncpus_out)
 			expect_set(snap, cpu, what, sz, got, want, rc);
 		}
 
-		/* its memory nodes: those attached to the CPU's ancestors */
+		/* its memory nodes: those attached to the CPU's ancestors, tiers included;
+		 * its own node: the lowest of them that is no memory-only tier */
 		MEMNODE_ZERO_S(sz, nwant);
+		int own = -1, own_tier = 1;
 		for (int k = 0; k < r.n; k++)
 			if (is_type(&r.o[k], "NUMANode") && attach_of(&r, k) >= 0 &&
-			    is_ancestor(&r, attach_of(&r, k), i))
+			    is_ancestor(&r, attach_of(&r, k), i)) {
 				MEMNODE_SET_S(r.o[k].os, sz, nwant);
+				if (own < 0 || (own_tier && !r.o[k].tier) ||
+				    (own_tier == r.o[k].tier && r.o[k].os < own)) {
+					own = r.o[k].os;
+					own_tier = r.o[k].tier;
+				}
+			}
+		expect_set(snap, cpu, "NUMA_cpu_to_memnode_tiers", sz, ngot, nwant,
+			   NUMA_topo_cpu_to_memnode_tiers(t, sz, one, sz, ngot));
+		MEMNODE_ZERO_S(sz, nwant);
+		if (own >= 0)
+			MEMNODE_SET_S(own, sz, nwant);
 		expect_set(snap, cpu, "NUMA_cpu_to_memnode", sz, ngot, nwant,
 			   NUMA_topo_cpu_to_memnode(t, sz, one, sz, ngot));
+		struct NUMA_cpu_place pl;
+		assert_int_equal(NUMA_topo_cpu_place(t, cpu, &pl), 0);
+		if (pl.node != own)
+			fail_msg("%s: CPU %d: NUMA_topo_cpu_place node %d, want %d", snap, cpu, pl.node, own);
 	}
 	for (int k = 0; k < r.n; k++) {
 		if (!is_type(&r.o[k], "NUMANode"))
@@ -454,6 +478,109 @@ static void topo_open__missing_fsroot__enoent(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_null(NUMA_topo_open("/etc/hostname"));
 	assert_int_equal(errno, ENOTDIR);
+}
+
+/* A machine copied without /sys (a chroot's view): ENOENT, and nothing on stderr (hwloc
+ * would print "failed to find sysfs cpu topology directory" and guess). */
+static void topo_open__fsroot_without_sys__enoent_silent(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_numa_nosys.XXXXXX", path[4096];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "mkdir -p %s/proc && cp /proc/cpuinfo %s/proc/", dir, dir);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof path, "%s/stderr", dir);
+	fflush(stderr);
+	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	errno = 0;
+	NUMA_topo *t = NUMA_topo_open(dir);
+	int e = errno;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	assert_null(t);
+	assert_int_equal(e, ENOENT);
+	char *err = slurp(path);
+	assert_non_null(err);
+	if (*err)
+		fail_msg("the library printed: %s", err);
+	free(err);
+	snprintf(path, sizeof path, "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+/* MEMNODE_*_S evaluate their node argument once, as CPU_*_S do. */
+static void memnode_macros__side_effects__evaluated_once(void **state)
+{
+	(void)state;
+	memnode_set_t s;
+	size_t sz = sizeof s;
+	int n = 3;
+	MEMNODE_ZERO_S(sz, &s);
+	MEMNODE_SET_S(n++, sz, &s);
+	assert_int_equal(n, 4);
+	assert_true(MEMNODE_ISSET_S(3, sz, &s));
+	assert_false(MEMNODE_ISSET_S(4, sz, &s));
+	assert_true(MEMNODE_ISSET_S(--n, sz, &s));
+	assert_int_equal(n, 3);
+	MEMNODE_CLR_S(n++, sz, &s);
+	assert_int_equal(n, 4);
+	assert_int_equal(MEMNODE_COUNT_S(sz, &s), 0);
+	n = 0;
+	MEMNODE_SET_S(n += 1000000, sz, &s); /* beyond the set: ignored, still once */
+	assert_int_equal(n, 1000000);
+	assert_int_equal(MEMNODE_COUNT_S(sz, &s), 0);
+}
+
+/* fakeheteromemtiers: each Group has DRAM and memory-only HBM/NVM nodes (DAX); a CPU
+ * belongs to its DRAM node, the tiers come separately. */
+static void cpu_to_memnode__tiered_memory__one_node_tiers_apart(void **state)
+{
+	(void)state;
+	char path[4096], tmp[] = "/tmp/test_numa_tiers.XXXXXX";
+	const char *cache = getenv("SNAPSHOT_CACHE");
+	if (!cache || !*cache) {
+		assert_non_null(mkdtemp(tmp));
+		cache = tmp;
+	} else {
+		snprintf(path, sizeof path, "mkdir -p '%s'", cache);
+		assert_int_equal(system(path), 0);
+	}
+	char dir[4096];
+	extract(cache, "fakeheteromemtiers.tar.bz2", "fakeheteromemtiers", dir, sizeof dir);
+	NUMA_topo *t = NUMA_topo_open(dir);
+	assert_non_null(t);
+	size_t sz = sizeof(memnode_set_t);
+	cpu_set_t one;
+	memnode_set_t got;
+	CPU_ZERO(&one);
+	CPU_SET(2, &one);
+	assert_int_equal(NUMA_topo_cpu_to_memnode(t, sizeof one, &one, sz, &got), 1);
+	assert_true(MEMNODE_ISSET_S(1, sz, &got));
+	assert_int_equal(NUMA_topo_cpu_to_memnode_tiers(t, sizeof one, &one, sz, &got), 3);
+	assert_true(MEMNODE_ISSET_S(1, sz, &got) && MEMNODE_ISSET_S(4, sz, &got) &&
+		    MEMNODE_ISSET_S(6, sz, &got));
+	char kind[32];
+	assert_int_equal(NUMA_topo_memnode_tier(t, 1, kind, sizeof kind), 0);
+	assert_string_equal(kind, "DRAM");
+	assert_int_equal(NUMA_topo_memnode_tier(t, 4, kind, sizeof kind), 1);
+	assert_string_equal(kind, "HBM");
+	assert_int_equal(NUMA_topo_memnode_tier(t, 6, kind, sizeof kind), 1);
+	assert_string_equal(kind, "NVM");
+	assert_int_equal(NUMA_topo_memnode_tier(t, 5, kind, sizeof kind), -1);
+	assert_int_equal(errno, ENOENT);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	assert_int_equal(NUMA_topo_cpu_to_memnode(t, sizeof one, &one, sz, &got), 1);
+	assert_true(MEMNODE_ISSET_S(0, sz, &got));
+	NUMA_topo_close(t);
+	if (cache == tmp) {
+		snprintf(path, sizeof path, "rm -rf '%s'", tmp);
+		assert_int_equal(system(path), 0);
+	}
 }
 
 /* ---- memory modules: SMBIOS type 17, cross-checked with hwloc's view (the .xml) ---- */
@@ -696,6 +823,9 @@ int main(void)
 		cmocka_unit_test(memnode_macros__large_sets__behave_like_cpu_macros),
 		cmocka_unit_test(ecc_kind__article_table_11_1__sec_and_secded_rows),
 		cmocka_unit_test(topo_open__missing_fsroot__enoent),
+		cmocka_unit_test(topo_open__fsroot_without_sys__enoent_silent),
+		cmocka_unit_test(memnode_macros__side_effects__evaluated_once),
+		cmocka_unit_test(cpu_to_memnode__tiered_memory__one_node_tiers_apart),
 		cmocka_unit_test(topo__every_snapshot__matches_hwloc_reference),
 		cmocka_unit_test(dimm_read__snapshot_with_dimms__matches_hwloc_xml),
 		cmocka_unit_test(dimm_decode__bad_entries__einval),

@@ -119,6 +119,20 @@ assert "binary 110 = \\fB6\\fP" in page and "The article says 5" in page
 print("ok: the Hamming example's syndrome is 6, as the man page says")
 PY
 
+# Without /sys (issue 30, point 3): a snapshot folder without sys/, and this machine with
+# an empty /sys (a private mount namespace, as in a chroot without sysfs): one line says
+# so, nothing of hwloc's on stderr, no guessed package ids.
+mkdir -p "$tmp/nosys/proc" && cp /proc/cpuinfo "$tmp/nosys/proc/"
+"$MEMPROF" topology --fsroot "$tmp/nosys" > "$tmp/nosys.txt" 2> "$tmp/nosys.err"
+grep -qx "machine $tmp/nosys: CPUs, caches and nodes unknown: no $tmp/nosys/sys/devices/system/cpu (sysfs not mounted: a chroot or a container without /sys)" "$tmp/nosys.txt"
+[ ! -s "$tmp/nosys.err" ] || { echo "FAIL: printed: $(cat "$tmp/nosys.err")"; exit 1; }
+if unshare -m true 2> /dev/null; then
+  unshare -m sh -c "mount -t tmpfs none /sys && '$MEMPROF' topology" > "$tmp/chroot.txt" 2> "$tmp/chroot.err"
+  grep -qx "machine /: CPUs, caches and nodes unknown: no /sys/devices/system/cpu (sysfs not mounted: a chroot or a container without /sys)" "$tmp/chroot.txt"
+  [ ! -s "$tmp/chroot.err" ] || { echo "FAIL: printed: $(cat "$tmp/chroot.err")"; exit 1; }
+  echo "ok: no /sys: said in one line, nothing printed"
+fi
+
 # This machine: whatever it lacks is said in one line.
 "$MEMPROF" topology > "$tmp/here.txt"
 grep -q "^machine /: $(grep -c ^processor /proc/cpuinfo) CPU" "$tmp/here.txt"

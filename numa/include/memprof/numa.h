@@ -16,7 +16,14 @@
  *    CPU n is Linux's CPU n, node n is Linux's node n.
  *  - Functions that fill a set clear it first. A result that does not fit in the set given
  *    fails with ERANGE.
- *  - Errors: -1 (NULL for constructors) with errno set. The library never prints.
+ *  - Errors: -1 (NULL for constructors) with errno set. The library never prints (hwloc's
+ *    own messages included).
+ *  - /sys must be mounted: the article warns that in a chroot jail without it the functions
+ *    fail or give inaccurate answers. Here they fail: the topology calls return -1 with
+ *    errno ENOSYS when this machine has no /sys/devices/system/cpu (a chroot, a container
+ *    without sysfs), ENOENT when a snapshot folder has none; never guessed package ids.
+ *    The calls that need no topology (NUMA_cpu_self_count/_mask/_current_idx, the
+ *    NUMA_mem_* calls) work without /sys.
  *  - The NUMA_cpu_* and NUMA_memnode_* calls without a handle read this machine's topology
  *    afresh at each call (about 2 to 20 ms); programs asking many questions open a
  *    NUMA_topo once and use the NUMA_topo_* variants.
@@ -67,22 +74,14 @@ static inline const unsigned long *NUMA_set_cwords_(const void *set)
 }
 
 #define MEMNODE_ZERO_S(setsize, memnodesetp) memset((memnodesetp), 0, (setsize))
-#define MEMNODE_SET_S(node, setsize, memnodesetp)                                 \
-	((size_t)(node) / 8 < (setsize)                                           \
-		 ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] |= \
-		    1UL << ((size_t)(node) % NUMA_NBITS_))                        \
-		 : 0)
-#define MEMNODE_CLR_S(node, setsize, memnodesetp)                                 \
-	((size_t)(node) / 8 < (setsize)                                           \
-		 ? (NUMA_set_words_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] &= \
-		    ~(1UL << ((size_t)(node) % NUMA_NBITS_)))                     \
-		 : 0)
-#define MEMNODE_ISSET_S(node, setsize, memnodesetp)                                      \
-	((size_t)(node) / 8 < (setsize)                                                  \
-		 ? (int)((NUMA_set_cwords_(memnodesetp)[(size_t)(node) / NUMA_NBITS_] >> \
-			  ((size_t)(node) % NUMA_NBITS_)) &                              \
-			 1UL)                                                            \
-		 : 0)
+/* Each argument is evaluated once, as glibc's CPU_*_S macros do (MEMNODE_SET_S(n++, ...)
+ * sets node n and increments n once). */
+#define MEMNODE_SET_S(node, setsize, memnodesetp) \
+	NUMA_set_bit_((size_t)(node), (setsize), (memnodesetp), 1)
+#define MEMNODE_CLR_S(node, setsize, memnodesetp) \
+	NUMA_set_bit_((size_t)(node), (setsize), (memnodesetp), 0)
+#define MEMNODE_ISSET_S(node, setsize, memnodesetp) \
+	NUMA_isset_bit_((size_t)(node), (setsize), (memnodesetp))
 #define MEMNODE_COUNT_S(setsize, memnodesetp) NUMA_set_count_((setsize), (memnodesetp))
 #define MEMNODE_EQUAL_S(setsize, memnodesetp1, memnodesetp2) \
 	(memcmp((memnodesetp1), (memnodesetp2), (setsize)) == 0)
@@ -92,6 +91,22 @@ static inline const unsigned long *NUMA_set_cwords_(const void *set)
 	NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '|')
 #define MEMNODE_XOR_S(setsize, destset, srcset1, srcset2) \
 	NUMA_set_op_((setsize), (destset), (srcset1), (srcset2), '^')
+
+static inline unsigned long NUMA_set_bit_(size_t node, size_t setsize, void *set, int on)
+{
+	if (node / 8 >= setsize)
+		return 0;
+	unsigned long *w = &NUMA_set_words_(set)[node / NUMA_NBITS_];
+	unsigned long bit = 1UL << (node % NUMA_NBITS_);
+	return on ? (*w |= bit) : (*w &= ~bit);
+}
+
+static inline int NUMA_isset_bit_(size_t node, size_t setsize, const void *set)
+{
+	if (node / 8 >= setsize)
+		return 0;
+	return (int)((NUMA_set_cwords_(set)[node / NUMA_NBITS_] >> (node % NUMA_NBITS_)) & 1UL);
+}
 
 static inline int NUMA_set_count_(size_t setsize, const void *set)
 {
@@ -154,11 +169,17 @@ int NUMA_memnode_self_mask(size_t destsize, memnode_set_t *dest);
 int NUMA_memnode_self_current_idx(void);
 int NUMA_memnode_self_current_mask(size_t destsize, memnode_set_t *dest);
 
-/* The memory nodes directly attached to the CPUs of `cpuset` (a node attached to no CPU
- * belongs to the CPUs of the object hwloc attaches it to) / the CPUs attached to the nodes
- * of `memnodeset`. Both return the number of elements set in the result. */
+/* The memory node of each CPU of `cpuset`, as the article has it: a CPU belongs to one
+ * node, its own (on a tiered-memory machine the node of normal memory, not the memory-only
+ * HBM/NVM/CXL nodes next to it: NUMA_cpu_to_memnode_tiers gives those) / the CPUs attached
+ * to the nodes of `memnodeset` (a memory-only node: the CPUs hwloc attaches it to). Both
+ * return the number of elements set in the result. */
 int NUMA_cpu_to_memnode(size_t cpusetsize, const cpu_set_t *cpuset, size_t memnodesize,
 			memnode_set_t *memnodeset);
+/* Every node local to the CPUs of `cpuset`: their own nodes and the memory-only tiers
+ * (HBM, NVM, CXL: nodes without CPUs of their own) attached next to them. */
+int NUMA_cpu_to_memnode_tiers(size_t cpusetsize, const cpu_set_t *cpuset, size_t memnodesize,
+			      memnode_set_t *memnodeset);
 int NUMA_memnode_to_cpu(size_t memnodesize, const memnode_set_t *memnodeset, size_t cpusetsize,
 			cpu_set_t *cpuset);
 
@@ -175,7 +196,9 @@ typedef struct NUMA_topo NUMA_topo;
 
 /* Reads the topology of this machine (fsroot NULL) or of the copy of another machine's
  * /sys and /proc under `fsroot` (as in hwloc's test suite). NULL with errno on failure
- * (ENOENT: fsroot missing; EIO: hwloc could not read it). Free with NUMA_topo_close. */
+ * (ENOSYS: this machine has no /sys/devices/system/cpu, sysfs is not mounted; ENOENT:
+ * fsroot or its sys/devices/system/cpu missing; EIO: hwloc could not read it). Free with
+ * NUMA_topo_close. */
 NUMA_topo *NUMA_topo_open(const char *fsroot);
 void NUMA_topo_close(NUMA_topo *t);
 
@@ -195,6 +218,14 @@ int NUMA_topo_cpu_to_memnode(const NUMA_topo *t, size_t cpusetsize, const cpu_se
 			     size_t memnodesize, memnode_set_t *memnodeset);
 int NUMA_topo_memnode_to_cpu(const NUMA_topo *t, size_t memnodesize,
 			     const memnode_set_t *memnodeset, size_t cpusetsize, cpu_set_t *cpuset);
+int NUMA_topo_cpu_to_memnode_tiers(const NUMA_topo *t, size_t cpusetsize,
+				   const cpu_set_t *cpuset, size_t memnodesize,
+				   memnode_set_t *memnodeset);
+/* What kind of memory node `node` is: 0 a CPU's own node, 1 a memory-only tier (a node
+ * hwloc found behind a DAX device: HBM, NVM, CXL memory), -1 with ENOENT when there is no
+ * such node. kind (may be NULL) gets hwloc's memory type ("DRAM", "HBM", "NVM", ...) or ""
+ * when the machine does not say. */
+int NUMA_topo_memnode_tier(const NUMA_topo *t, int node, char *kind, size_t kindlen);
 
 /* Largest CPU number + 1 and largest node number + 1: what to size sets with. */
 int NUMA_topo_cpu_max(const NUMA_topo *t);
