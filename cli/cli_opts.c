@@ -1,6 +1,8 @@
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -173,6 +175,33 @@ void cli_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A temporary file "PATH.tmp.XXXXXX" of a record to path that never finished (killed),
+ * owned by us: its name into buf (n bytes), 1; else 0. */
+static int leftover_of(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	int found = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		struct stat st;
+		found = !strncmp(e->d_name, base, blen) && !strncmp(e->d_name + blen, ".tmp.", 5) &&
+			strlen(e->d_name + blen + 5) == 6 &&
+			!fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+			S_ISREG(st.st_mode) && st.st_uid == geteuid();
+		if (found)
+			snprintf(buf, n, "%s%s%s", slash ? dir : "", slash && slash != path ? "/" : "",
+				 e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 int cli_input_owner_ok(const char *cmd, const char *paths, int force)
 {
 	/* paths: one recording, or several joined with ',' (repeated -i) */
@@ -184,6 +213,14 @@ int cli_input_owner_ok(const char *cmd, const char *paths, int force)
 		if (n < sizeof(path)) {
 			memcpy(path, p, n);
 			path[n] = 0;
+			char left[4200];
+			if (strcmp(path, "-") && stat(path, &st) && errno == ENOENT &&
+			    leftover_of(path, left, sizeof(left))) {
+				cli_error(cmd, "%s: no such file; %s was left by a record that did "
+					  "not finish (killed?): memprof %s -i %s reads it", path, left,
+					  cmd, left);
+				return CLI_EXIT_RUNTIME;
+			}
 			if (strcmp(path, "-") && !stat(path, &st) && st.st_uid != geteuid() &&
 			    st.st_uid != 0) {
 				cli_error(cmd, "%s: owned by another user (uid %u), not by you or "

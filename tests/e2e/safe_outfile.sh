@@ -114,6 +114,10 @@ kill -9 $rp
 wait $rp 2>/dev/null
 wait_until sh -c "! kill -0 $wl 2>/dev/null || grep -q '^State:.*Z' /proc/$wl/status"
 tmp=$(compgen -G "K.data.tmp.*") || fail "no temporary file after SIGKILL"
+"$MEMPROF" report -i K.data -k /dev/null >o 2>e && fail "report -i K.data succeeded without K.data"
+grep -q "K.data: no such file; $tmp was left by a record that did not finish.*memprof report -i $tmp" e ||
+	fail "report does not offer $tmp: $(cat e)"
+"$MEMPROF" report -q -i "$tmp" -k /dev/null >o 2>e || fail "report -i $tmp: $(cat e)"
 "$MEMPROF" record -q -e cpu-clock -o K.data true 2>e || fail "record after SIGKILL: $(cat e)"
 grep -q "$tmp: left by a record that did not finish.*memprof report -i $tmp" e ||
 	fail "the leftover $tmp is not named: $(cat e)"
