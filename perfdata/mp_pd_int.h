@@ -30,6 +30,8 @@
  * small hostile file from expanding into gigabytes. */
 #define PD_ZSTD_REC_MAX (64u << 20)
 #define PD_ZSTD_RATIO_MAX 512
+/* decompressed data is walked whenever this much is buffered */
+#define PD_ZSTD_WALK_CHUNK (1u << 20)
 /* the data section of a file is read in windows of this size into reused buffers: walking
  * a fresh mapping of the whole file pays a first-touch fault per page (most of the time
  * of a report of ten million samples on a virtual machine) */

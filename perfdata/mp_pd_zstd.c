@@ -45,6 +45,16 @@ int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint
 		if (produced > PD_ZSTD_REC_MAX ||
 		    R->z.zout_total > (uint64_t)PD_ZSTD_REC_MAX + PD_ZSTD_RATIO_MAX * R->z.zin_total)
 			return pd_err_rec(pd, R->err, off, "compressed record expands beyond the size limit");
+		/* walked as it comes: what is kept is the buffer's last partial record, not a
+		 * record's whole output (64 MiB of it held at once made a 640 KB file 480 MB) */
+		if (R->z.zlen >= PD_ZSTD_WALK_CHUNK) {
+			size_t used = 0;
+			int rc = mp_pd_walk(R, R->z.zbuf, R->z.zlen, off, WALK_INNER, &used);
+			if (rc)
+				return rc;
+			memmove(R->z.zbuf, R->z.zbuf + used, R->z.zlen - used);
+			R->z.zlen -= used;
+		}
 		if (in.pos == in.size && out.pos < out.size)
 			break; /* all input consumed and everything decodable flushed */
 		if (out.pos == 0 && in.pos == in_before)

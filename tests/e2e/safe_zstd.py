@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""safe_zstd.py IN.data AMPLIFIED.data PLAIN.data MIN_MB - for e2e_safe_zstd (issue 18).
+"""safe_zstd.py IN.data AMPLIFIED.data PLAIN.data MIN_MB [FRAME_BYTES LEVEL] - for
+e2e_safe_zstd (issues 18 and 29).
 
 From a zstd-compressed perf.data file (file mode, perf record -z), write:
   AMPLIFIED: the decompressed data records repeated until they are at least MIN_MB MiB,
@@ -33,14 +34,14 @@ def zstd():
     lib.ZSTD_compressStream2.restype = ctypes.c_size_t
     return lib
 
-def compress_records(lib, data):
-    """data as COMPRESSED records, each one zstd frame of 60000 input bytes (its output
-    stays under a record's 64 KiB)."""
+def compress_records(lib, data, step=60000, level=3):
+    """data as COMPRESSED records: one zstd frame per step input bytes (60000: its output
+    stays under a record's 64 KiB); a larger frame's output is split over as many
+    records as it needs (one record may then expand to tens of MiB)."""
     cs = lib.ZSTD_createCCtx()
-    lib.ZSTD_CCtx_setParameter(cs, 100, 3)    # ZSTD_c_compressionLevel
+    lib.ZSTD_CCtx_setParameter(cs, 100, level)    # ZSTD_c_compressionLevel
     out = bytearray()
-    dst = ctypes.create_string_buffer(1 << 17)
-    step = 60000
+    dst = ctypes.create_string_buffer(max(1 << 17, step))
     for i in range(0, len(data), step):
         chunk = data[i:i + step]
         src = ctypes.create_string_buffer(chunk, len(chunk))
@@ -54,9 +55,11 @@ def compress_records(lib, data):
             if r == 0:
                 break
         payload = dst.raw[:ob.pos]
-        if 8 + len(payload) > 65535:
+        if step <= 60000 and 8 + len(payload) > 65535:
             sys.exit('a flush does not fit a record')
-        out += struct.pack('<IHH', COMPRESSED, 0, 8 + len(payload)) + payload
+        for j in range(0, len(payload), 65000):
+            part = payload[j:j + 65000]
+            out += struct.pack('<IHH', COMPRESSED, 0, 8 + len(part)) + part
     return bytes(out)
 
 def decompress(lib, ds, payload):
@@ -112,6 +115,8 @@ def write(path, d, data, flags_clear=()):
 
 def main():
     src, amp, plain, min_mb = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    step = int(sys.argv[5]) if len(sys.argv) > 5 else 60000
+    level = int(sys.argv[6]) if len(sys.argv) > 6 else 3
     d = open(src, 'rb').read()
     if d[:8] != b'PERFILE2' or struct.unpack_from('<Q', d, 8)[0] != 104:
         sys.exit(src + ': not a file-mode perf.data file')
@@ -134,7 +139,7 @@ def main():
         sys.exit(src + ': no compressed records')
     one = b''.join(pparts)
     plain_data = one * max(1, (min_mb << 20) // len(one) + 1)
-    write(amp, d, compress_records(lib, plain_data))
+    write(amp, d, compress_records(lib, plain_data, step, level))
     write(plain, d, plain_data, flags_clear=(HEADER_COMPRESSED,))
     print(len(plain_data) >> 20)
 
