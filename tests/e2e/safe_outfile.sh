@@ -81,12 +81,13 @@ for n in 200 245 250 255; do
 done
 ls | grep -q 'tmp\.' && fail "temporary files left: $(ls | grep tmp)"
 # archive: one object under a path too long for a tar member, another in a folder "x..":
-# both recorded, the short one packed, the long one named, exit 0
+# both recorded, the short one packed, the long one named, exit 0. Each runs about 40 ms, so
+# that both have samples at 100 us (at -r 2 they ran 40 us and often had none)
 long=$W/$(printf 'd%.0s' $(seq 90))/$(printf 'e%.0s' $(seq 90))/$(printf 'f%.0s' $(seq 90))
 mkdir -p "$long" "x.."
 cp "$KERNELS/cachebench" "$long/cb"
 cp "$KERNELS/cachebench" "x../cb2"
-"$MEMPROF" record -q -e cpu-clock -c 100000 -o L.data sh -c "'$long/cb' -m walk -s 1M -r 2; ./x../cb2 -m walk -s 1M -r 2" \
+"$MEMPROF" record -q -e cpu-clock -c 100000 -o L.data sh -c "'$long/cb' -m walk -s 1M -r 2000; ./x../cb2 -m walk -s 1M -r 2000" \
 	>/dev/null 2>err || fail "record L: $(cat err)"
 "$MEMPROF" archive -i L.data -k /dev/null -o L.tar >o 2>e || fail "archive with a long path: $(cat e)"
 grep -q "not packed: cb (a path a tar member cannot hold)" o || fail "the long path not named: $(cat o)"
