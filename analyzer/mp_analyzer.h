@@ -178,6 +178,47 @@ long mp_sym_read_code(mp_sym *s, size_t dso_idx, uint64_t addr, void *buf, size_
 /* ELF e_machine of the object (EM_X86_64, EM_AARCH64, ...), 0 when unknown; *is64 OUT. */
 int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
 
+/* --- data addresses (mp_daddr_*; mp_daddr.c) ------------------------------------------
+ *
+ * Where a sample's data address (PERF_SAMPLE_ADDR) lies: fed the recording's task records
+ * as mp_sym is, it keeps every mapping, data ones too (record -d records them), and places
+ * an address in an object's data symbols (ELF objects and functions of .symtab, else
+ * .dynsym, through the object's PT_LOAD segments), including the .bss that the kernel maps
+ * anonymously after the object's last file mapping; else in [stack], [heap] or an
+ * anonymous mapping. */
+typedef struct mp_daddr mp_daddr;
+enum mp_daddr_kind {
+	MP_DADDR_UNKNOWN = 0, /* in no mapping of the process */
+	MP_DADDR_OBJECT,      /* in an object's image (file mapping or its .bss) */
+	MP_DADDR_STACK,       /* [stack] */
+	MP_DADDR_HEAP,        /* [heap] */
+	MP_DADDR_ANON,        /* another anonymous mapping */
+	MP_DADDR_SPECIAL,     /* [vdso], [vvar] and such */
+};
+struct mp_daddr_loc {
+	enum mp_daddr_kind kind;
+	const char *dso;       /* short name: "globtouch", "[stack]", "anon" (perf's name of
+				* //anon), "[unknown]"; borrowed */
+	const char *path;      /* recorded path, NULL when unknown */
+	const char *sym;       /* data symbol, NULL when none; borrowed */
+	uint64_t sym_start, sym_size; /* ELF vaddrs */
+	uint64_t vaddr;        /* the address in the object's ELF vaddr space (OBJECT) */
+};
+/* perf's view: an address in an anonymous mapping stays there (perf 6.1 does not place
+ * the .bss, so perf script shows it as "[unknown] (//anon)") */
+#define MP_DADDR_NO_BSS 1u
+/* sym: the code side's context, borrowed (objects are found as it finds them; may be
+ * NULL); symfs as mp_sym_opts; flags MP_DADDR_*. NULL when out of memory. */
+mp_daddr *mp_daddr_new(mp_sym *sym, const char *symfs, unsigned flags);
+void mp_daddr_free(mp_daddr *d); /* NULL-safe */
+/* Feed the task records in file order (kernel mappings are ignored). 0 or -ENOMEM. */
+int mp_daddr_mmap(mp_daddr *d, const struct mp_pd_mmap *m);
+int mp_daddr_comm(mp_daddr *d, const struct mp_pd_task *t);
+int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t);
+/* Place addr of process pid (loads the object's symbols on first use). Never fails. */
+void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr,
+		      struct mp_daddr_loc *out /* OUT */);
+
 /* --- call chains of samples (mp_unwind_*; mp_unwind.c, mp_unwind_inline.c) ----------
  *
  * One function turns a sample into its call chain as perf's callchain spells it: addresses

@@ -187,6 +187,11 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		{ 0, "full-names", CLI_FLAG, &o->full_names, NULL,
 		  "C++ names whole in the text table (long ones have their template arguments "
 		  "shortened to <...>)" },
+		{ 0, "mem-mode", CLI_FLAG, &o->mem_mode, NULL,
+		  "memory samples (record -d) by perf's memory keys: symbol_daddr, dso_daddr, "
+		  "dcacheline, mem, snoop, tlb, locked, blocked, local_weight, weight, ins_lat, "
+		  "data_page_size, phys_daddr with sym, dso, comm, pid, tid, cpu, node in --sort; "
+		  "overhead by weight (memprof-report(1))" },
 		{ 0, "csv", CLI_FLAG, &o->csv, NULL, "comma-separated values, one row per place" },
 		{ 0, "json", CLI_FLAG, &o->json, NULL, "JSON with the header, rows and missing info" },
 		CLI_OPT_SYMFS(&o->symfs),
@@ -651,6 +656,8 @@ static int cmd_report(int argc, char **argv)
 	int rc = report_parse_args(argc, argv, &inputs, &o);
 	if (rc == REPORT_GO)
 		rc = report_check(&o);
+	if (rc == REPORT_GO && o.mem_mode)
+		rc = report_mem(&o);
 	if (rc == REPORT_GO)
 		rc = report_sort(&o);
 	if (rc == REPORT_GO)
@@ -667,7 +674,7 @@ static int cmd_report(int argc, char **argv)
 const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
 	"[-i FILE] [-e EVENTS] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
-	"[--percent-limit PCT] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
+	"[--percent-limit PCT] [--mem-mode] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
 	"[--max-stack N] [--folded] [--pprof FILE]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,

@@ -9,12 +9,13 @@
 
 #include "cli.h"
 #include "mp_analyzer.h"
+#include "script.h"
 
 #define CMD "script"
 #define SCRIPT_MAX_INLINE 64
 
 static const char script_usage[] =
-	"[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G] [--csv]";
+	"[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G] [--csv | -F FIELDS]";
 static const char script_summary[] =
 	"Print every sample of FILE with its call chain, leaf first, as perf script does: one\n"
 	"line per sample (command, pid/tid, time, period, event), then one line per frame\n"
@@ -23,7 +24,9 @@ static const char script_summary[] =
 	"call stack of --call-graph lbr recordings; functions inlined at a frame show before it,\n"
 	"marked (inlined). --csv: one row per sample (comm, pid, tid, cpu, time in ns, event,\n"
 	"period, address, object, symbol, offset, and the call chain leaf first as symbols\n"
-	"joined with ';'), for scripts.";
+	"joined with ';'), for scripts. -F: the fields perf script -F names, printed as perf\n"
+	"prints them (comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,addr,data_src,weight,\n"
+	"ins_lat,phys_addr,data_page_size,period), one line per sample.";
 
 struct script_ctx {
 	const mp_pd *pd;
@@ -154,7 +157,8 @@ static int on_sample(void *c, mp_sym *sym, const struct mp_pd_sample *s, const u
 
 static int cmd_script(int argc, char **argv)
 {
-	const char *input = NULL, *symfs = NULL, *kallsyms = NULL;
+	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *fields = NULL;
+	struct script_fields sf = { 0 };
 	int no_inline = 0, no_chain = 0, csv = 0, force = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
@@ -168,6 +172,10 @@ static int cmd_script(int argc, char **argv)
 		{ 0, "csv", CLI_FLAG, &csv, NULL,
 		  "one comma-separated row per sample: comm,pid,tid,cpu,time,event,period,addr,dso,"
 		  "symbol,offset,chain (the chain's symbols leaf first, joined with ';')" },
+		{ 'F', "fields", CLI_STR, &fields, "FIELDS",
+		  "print these of perf script's fields, as it prints them: comm,tid,pid,time,cpu,"
+		  "event,ip,sym,symoff,dso,addr,data_src,weight,ins_lat,phys_addr,data_page_size,"
+		  "period (ip: the sample's own address, no call chain)" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -178,6 +186,11 @@ static int cmd_script(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (cli_input_arg(CMD, &input, nargs, argv))
 		return CLI_EXIT_USAGE;
+	if (fields && (csv || script_fields_parse(fields, &sf))) {
+		if (csv)
+			cli_error(CMD, "-F and --csv exclude each other");
+		return CLI_EXIT_USAGE;
+	}
 	if (!input && !(input = cli_default_input_of(CMD)))
 		return CLI_EXIT_RUNTIME;
 	if (cli_input_owner_ok(CMD, input, force))
@@ -194,6 +207,8 @@ static int cmd_script(int argc, char **argv)
 		return 1;
 	}
 	x.pd = pd;
+	if (fields)
+		return script_fields_run(pd, input, symfs, kallsyms, &sf);
 	if (csv)
 		printf("comm,pid,tid,cpu,time,event,period,addr,dso,symbol,offset,chain\n");
 	char *bdir = cli_buildid_dir(symfs);

@@ -37,6 +37,7 @@ struct report_opts {
 	const char *html;      /* --html FILE: the flame graph page instead of the table */
 	double threshold;
 	int csv, json, no_objects, quiet, stdio, full_names, group, force, no_skid;
+	int mem_mode;          /* --mem-mode: cmd_report_mem.c */
 	int show_nr, header, header_only; /* perf's -n, --header, --header-only */
 	const char *percentage;           /* perf's --percentage relative|absolute */
 	/* perf report's filters: comma-separated lists */
@@ -88,5 +89,8 @@ void report_print_json(FILE *f, const char *path, unsigned keys,
 
 /* cmd_report_many.c: report -i A -i B, the recordings summed. Returns the exit status. */
 int report_many(const struct report_opts *o, const char *bdir);
+
+/* cmd_report_mem.c: --mem-mode, perf's memory sort keys; the exit status. */
+int report_mem(const struct report_opts *o);
 
 #endif

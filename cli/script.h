@@ -1,0 +1,38 @@
+/* script.h - memprof script's -F fields (cmd_script_fields.c), used by cmd_script.c.
+ * Private to cli/. */
+#ifndef MP_CLI_SCRIPT_H
+#define MP_CLI_SCRIPT_H
+
+#include <stdio.h>
+
+#include "mp_analyzer.h"
+
+/* perf script's field names (the bits of script_fields.mask) */
+enum script_field {
+	SF_COMM, SF_TID, SF_PID, SF_TIME, SF_CPU, SF_EVENT, SF_IP, SF_SYM, SF_SYMOFF, SF_DSO,
+	SF_ADDR, SF_DATA_SRC, SF_WEIGHT, SF_INS_LAT, SF_PHYS_ADDR, SF_DATA_PAGE_SIZE, SF_PERIOD,
+	SF_N
+};
+
+struct script_fields {
+	unsigned mask;        /* 1 << SF_* */
+	int name_width;       /* perf's: the longest event name of the recording */
+	int src_width;        /* perf's data_src padding: the widest printed so far */
+	mp_daddr *dd;         /* data symbols of page-fault addresses (addr with sym/dso) */
+};
+
+/* Parse perf's -F list ("comm,tid,addr"). 0, or -1 after printing one line naming the
+ * unknown field. */
+int script_fields_parse(const char *list, struct script_fields *f /* OUT */);
+/* perf's check: each field must be in the sample_type of the first event of each type
+ * (perf's words when not). 0, or -1 after printing the line. */
+int script_fields_check(const struct script_fields *f, const mp_pd *pd);
+/* memprof script -F: check the fields against pd's events, read it (symbols under symfs,
+ * kernel symbols from kallsyms) and print each sample's line; closes pd. The exit status. */
+int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const char *kallsyms,
+		      struct script_fields *f);
+/* One sample's line, with its values as perf script -F prints them. */
+void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp_sym *sym,
+			 const struct mp_pd_sample *s);
+
+#endif
