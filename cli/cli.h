@@ -62,7 +62,7 @@ struct cli_cmd {
 };
 extern const struct cli_cmd cli_cmd_record, cli_cmd_stat, cli_cmd_report, cli_cmd_annotate,
 	cli_cmd_ratios, cli_cmd_tui, cli_cmd_predict, cli_cmd_list, cli_cmd_topology, cli_cmd_diff,
-	cli_cmd_archive, cli_cmd_script;
+	cli_cmd_archive, cli_cmd_script, cli_cmd_mem;
 
 /* Parse argv[1..] (argv[0] is the command name). With cmd->stop_at_arg, parsing ends at
  * the first non-option (the workload of record/stat); otherwise options and arguments may

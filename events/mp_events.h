@@ -252,4 +252,23 @@ void mp_events_host_caps(const struct mp_evopts *opts, struct mp_host_caps *caps
 int mp_events_host_warnings(const struct mp_event *evs, size_t n, const struct mp_evopts *opts,
 			    int privileged, struct mp_buf *out);
 
+/* ---- memprof mem record's precise memory events (events/mem_events.tsv, mp_memev.c) ---- */
+enum { MP_MEMEV_TASK, MP_MEMEV_PER_CPU, MP_MEMEV_AUX };
+struct mp_memev {
+	char spec[256];  /* the event spec, the load-latency threshold put in */
+	char pmu[32];    /* the PMU under /sys/bus/event_source/devices it needs */
+	char what[64];   /* the facility's name: "PEBS load latency" */
+	int kind;        /* MP_MEMEV_*: samples tasks, only CPUs, or into an AUX buffer */
+	int present;     /* the kernel offers pmu */
+};
+/* The table's rows for libpfm4 model (may be NULL) and op ("load", "store"): the model's
+ * own rows (present or not), then the rows for any model whose PMU the kernel offers
+ * (hybrid cpu_core/cpu_atom, Arm SPE). At most max into out; their count. */
+size_t mp_memev_rows(const struct mp_evopts *o, const char *model, const char *op,
+		     unsigned ldlat, struct mp_memev *out, size_t max);
+/* 1 when the kernel offers the PMU (sysfs, or o->sysfs_root / $MEMPROF_SYSFS_ROOT). */
+int mp_memev_pmu_present(const struct mp_evopts *o, const char *pmu);
+/* The table's text (embedded). */
+const char *mp_memev_table_text(void);
+
 #endif

@@ -4,9 +4,9 @@
 # -e page-faults -c 1 the faulting addresses are real: globtouch touches each of the 64
 # pages of its .bss array once, so perf script -F addr of memprof's file lists the 64 page
 # addresses, from touch(), 4096 apart.
+S=$(cd "$(dirname "$0")/../standins" && pwd)
 source "$(dirname "$0")/record_lib.sh"
 need_perf
-S=$(dirname "$0")/../standins
 gcc -O2 -g -o globtouch "$S/globtouch.c" || fail "cannot build globtouch"
 "$MEMPROF" record -e page-faults -c 1 -d -W --data-page-size --sample-cpu -o m.data \
 	-- ./globtouch >/dev/null 2>rec.err || fail "record: $(cat rec.err)"

@@ -10,9 +10,9 @@
 #  - synthetic samples with every level, level number, hops, snoop and snoopx value, and
 #    bad memory fields (reserved bits, weights 0 and 2^32-1 and 2^64-1, addresses in no
 #    mapping): memprof script -F equals perf's, report --mem-mode does not fail.
-source "$(dirname "$0")/record_lib.sh"
+D=$(cd "$(dirname "$0")" && pwd)
+source "$D/record_lib.sh"
 need_perf
-D=$(dirname "$0")
 FIX=${SHARED_DIR:-}/perfdata
 [ -f "$FIX/pdc-mem-load-latency-skx.data" ] || { echo "SKIP: no $FIX fixtures"; exit 77; }
 mkdir empty
@@ -40,6 +40,11 @@ row() { awk -v s="$1" '$3 == "[.]" && $4 == s { print $1 }' rep.txt; }
 "$MEMPROF" report -i m.data --mem-mode --sort symbol_daddr,dso_daddr --csv >rep.csv ||
 	fail "report --mem-mode --csv"
 grep -q '^page-faults,64,[0-9.]*,\[\.\] glob_bss,globtouch$' rep.csv || fail "csv: $(head -5 rep.csv)"
+# first-touch placement: the node of each fault's CPU, from the recorded topology
+"$MEMPROF" report -i m.data --mem-mode --sort symbol_daddr,node --csv >node.csv || fail "--sort node"
+nodes=$(awk -F, '$4 == "[.] glob_bss" { print $5 }' node.csv | sort -u | tr '\n' ' ')
+[ -n "$nodes" ] && ! echo "$nodes" | grep -q -- '-1' || fail "glob_bss nodes: '$nodes' ($(head -3 node.csv))"
+[ "$(awk -F, '$4 == "[.] glob_bss" { s += $2 } END { print s }' node.csv)" = 64 ] || fail "node rows: $(cat node.csv | head)"
 for f in addr comm,tid,pid,time,cpu,event,ip,sym,dso,addr,data_src,weight,period \
 	addr,sym,dso,symoff tid,ip,sym,symoff ip,addr,data_page_size,ins_lat,cpu,time; do
 	same_script m.data "$f"

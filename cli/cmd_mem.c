@@ -1,0 +1,261 @@
+/* cmd_mem.c - memprof mem record / mem report, as perf mem: the precise memory events of
+ * the host's PMU (events/mem_events.tsv: Intel PEBS load latency and precise stores,
+ * hybrid cpu_core/cpu_atom, AMD IBS op, Arm SPE) recorded with data addresses, weights and
+ * page sizes, and the report in memory mode. Where the machine has none, one line says
+ * which PMU is missing and what to record instead. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mp_events.h"
+
+#define CMD "mem"
+#define MEM_MAX_ROWS 8
+
+static const char mem_usage[] =
+	"record [-t load|store|load,store] [--ldlat N] [-e list] [RECORD OPTIONS] [--] COMMAND "
+	"| report [REPORT OPTIONS]";
+static const char mem_summary[] =
+	"record: sample the precise memory events of this machine's PMU (Intel PEBS load\n"
+	"latency and precise stores, hybrid cpu_core/cpu_atom, AMD IBS op with -a, as perf mem)\n"
+	"with data addresses, weights and page sizes (memprof record -d -W --data-page-size);\n"
+	"-e list names them and whether the kernel offers them. report: memprof report\n"
+	"--mem-mode. Without such events (VMs), record page faults with -d or use --sim.";
+
+static int mem_help(FILE *f)
+{
+	fprintf(f, "usage: memprof %s %s\n\n%s\n\n", CMD, mem_usage, mem_summary);
+	fprintf(f, "record options:\n"
+		   "  -t, --type OPS      load, store or load,store (default load,store)\n"
+		   "      --ldlat N       load-latency threshold in cycles (default 30)\n"
+		   "  -e list             the events per operation, their encodings, and whether\n"
+		   "                      the kernel offers them\n"
+		   "  other options go to memprof record (-o FILE, -a, -c COUNT, -g, ...)\n"
+		   "\nSee memprof-mem(1).\n");
+	return 0;
+}
+
+/* The events of op for this host: *n rows, the chosen ones (PMU present) first. */
+static size_t op_rows(const struct mp_evopts *eo, const char *model, const char *op,
+		      unsigned ldlat, struct mp_memev *rows)
+{
+	return mp_memev_rows(eo, model, op, ldlat, rows, MEM_MAX_ROWS);
+}
+
+static int mem_list(const struct mp_evopts *eo, const char *model, const char **ops, int nops,
+		    unsigned ldlat)
+{
+	printf("# precise memory events for model %s\n", model);
+	for (int i = 0; i < nops; i++) {
+		struct mp_memev rows[MEM_MAX_ROWS];
+		size_t n = op_rows(eo, model, ops[i], ldlat, rows);
+		if (!n)
+			printf("%-6s (none known for %s)\n", ops[i], model);
+		for (size_t k = 0; k < n; k++) {
+			struct mp_event *ev = NULL;
+			size_t nev = 0;
+			struct mp_err err = { 0 };
+			printf("%-6s %s  [%s, PMU %s%s]: %s", ops[i], rows[k].spec, rows[k].what,
+			       rows[k].pmu,
+			       rows[k].kind == MP_MEMEV_PER_CPU ? ", per CPU"
+			       : rows[k].kind == MP_MEMEV_AUX   ? ", AUX buffer"
+								: "",
+			       rows[k].present ? "available" : "not offered by this kernel");
+			if (!mp_events_parse(rows[k].spec, eo, &ev, &nev, &err) && nev)
+				printf("  type %u config 0x%llx config1 0x%llx precise %u",
+				       ev[0].attr.type, (unsigned long long)ev[0].attr.config,
+				       (unsigned long long)ev[0].attr.config1,
+				       (unsigned)ev[0].attr.precise_ip);
+			putchar('\n');
+			free(ev);
+		}
+	}
+	return 0;
+}
+
+/* memprof record's options that take a value in the next argument */
+static int record_takes_value(const char *a)
+{
+	static const char *const with_value[] = { "-c", "--count", "-F", "--freq", "-o", "--output",
+						  "-p", "--pid", "-m", "--mmap-pages",
+						  "--call-graph", "--pmu", "--I1", "--D1", "--LL",
+						  "--callgrind-out" };
+	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
+		if (!strcmp(a, with_value[i]))
+			return 1;
+	return 0;
+}
+
+static int mem_record(int argc, char **argv)
+{
+	const char *type = "load,store", *ev_arg = NULL;
+	unsigned ldlat = 30;
+	int all = 0;
+	char **fwd = calloc((size_t)argc + 12, sizeof(*fwd));
+	int nf = 0, i;
+
+	if (!fwd) {
+		cli_error(CMD, "out of memory");
+		return CLI_EXIT_RUNTIME;
+	}
+	fwd[nf++] = "record";
+	fwd[nf++] = NULL; /* -e */
+	fwd[nf++] = NULL; /* the events */
+	fwd[nf++] = "-d";
+	fwd[nf++] = "-W";
+	fwd[nf++] = "--data-page-size";
+	/* memprof mem's own options, up to the command; the rest goes to memprof record */
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			free(fwd);
+			return mem_help(stdout);
+		}
+		if ((!strcmp(a, "-t") || !strcmp(a, "--type")) && i + 1 < argc) {
+			type = argv[++i];
+		} else if (!strncmp(a, "--type=", 7)) {
+			type = a + 7;
+		} else if (!strcmp(a, "--ldlat") && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			if (*end || !v || v > 65535) {
+				cli_error(CMD, "--ldlat %s: a latency of 1 to 65535 cycles", argv[i]);
+				free(fwd);
+				return CLI_EXIT_USAGE;
+			}
+			ldlat = (unsigned)v;
+		} else if (!strcmp(a, "-e") && i + 1 < argc) {
+			ev_arg = argv[++i];
+		} else if (!strcmp(a, "--")) {
+			fwd[nf++] = argv[i++];
+			break;
+		} else if (a[0] != '-') {
+			break; /* the command: it and its arguments go as they are */
+		} else {
+			all |= !strcmp(a, "-a") || !strcmp(a, "--all-cpus");
+			fwd[nf++] = argv[i];
+			if (record_takes_value(a) && i + 1 < argc)
+				fwd[nf++] = argv[++i];
+		}
+	}
+	for (; i < argc; i++)
+		fwd[nf++] = argv[i];
+	const char *ops[2];
+	int nops = 0;
+	if (!strcmp(type, "load") || !strcmp(type, "load,store") || !strcmp(type, "store,load"))
+		ops[nops++] = "load";
+	if (!strcmp(type, "store") || !strcmp(type, "load,store") || !strcmp(type, "store,load"))
+		ops[nops++] = "store";
+	if (!nops) {
+		cli_error(CMD, "-t %s: load, store or load,store", type);
+		free(fwd);
+		return CLI_EXIT_USAGE;
+	}
+	struct mp_evopts eo = { 0 };
+	char model[64];
+	mp_events_host_model(&eo, model, sizeof(model));
+	if (ev_arg && !strcmp(ev_arg, "list")) {
+		free(fwd);
+		return mem_list(&eo, model, ops, nops, ldlat);
+	}
+	if (ev_arg) {
+		cli_error(CMD, "-e %s: memprof mem record chooses the events (-e list names them); "
+			  "memprof record -e EVENT -d -W records others", ev_arg);
+		free(fwd);
+		return CLI_EXIT_USAGE;
+	}
+	char events[1024] = "";
+	for (int k = 0; k < nops; k++) {
+		struct mp_memev rows[MEM_MAX_ROWS];
+		size_t n = op_rows(&eo, model, ops[k], ldlat, rows), used = 0;
+		for (size_t r = 0; r < n; r++) {
+			if (!rows[r].present)
+				continue;
+			if (rows[r].kind == MP_MEMEV_AUX) {
+				cli_error(CMD, "%s (PMU %s) writes its samples into an AUX buffer, which "
+					  "memprof record does not map; record page faults with their data "
+					  "addresses instead (memprof record -e page-faults -c 1 -d -- CMD) or "
+					  "simulate the caches (memprof record --sim -- CMD)",
+					  rows[r].what, rows[r].pmu);
+				free(fwd);
+				return CLI_EXIT_RUNTIME;
+			}
+			if (rows[r].kind == MP_MEMEV_PER_CPU && !all) {
+				cli_error(CMD, "%s (PMU %s) samples CPUs, not a command's threads: add -a "
+					  "(memprof mem record -a -- CMD records every CPU while CMD runs)",
+					  rows[r].what, rows[r].pmu);
+				free(fwd);
+				return CLI_EXIT_USAGE;
+			}
+			/* IBS samples loads and stores with one event */
+			if (strstr(events, rows[r].spec))
+				continue;
+			size_t len = strlen(events);
+			snprintf(events + len, sizeof(events) - len, "%s%s", len ? "," : "",
+				 rows[r].spec);
+			used++;
+		}
+		if (!used) {
+			char pmus[128] = "";
+			for (size_t r = 0; r < n; r++)
+				snprintf(pmus + strlen(pmus), sizeof(pmus) - strlen(pmus), "%s'%s'",
+					 r ? " or " : "", rows[r].pmu);
+			if (n)
+				cli_error(CMD, "no precise memory events for %ss here: %s needs the "
+					  "kernel's %s PMU (model %s), which /sys/bus/event_source/devices "
+					  "does not have; record page faults with their data addresses "
+					  "instead (memprof record -e page-faults -c 1 -d -- CMD) or simulate "
+					  "the caches (memprof record --sim -- CMD)",
+					  ops[k], rows[0].what, pmus, model);
+			else
+				cli_error(CMD, "no precise memory events for %ss known for model %s "
+					  "(events/mem_events.tsv); record page faults with their data "
+					  "addresses instead (memprof record -e page-faults -c 1 -d -- CMD) "
+					  "or simulate the caches (memprof record --sim -- CMD)",
+					  ops[k], model);
+			free(fwd);
+			return CLI_EXIT_RUNTIME;
+		}
+	}
+	fwd[1] = "-e";
+	fwd[2] = events;
+	fwd[nf] = NULL;
+	int rc = cli_cmd_record.fn(nf, fwd);
+	free(fwd);
+	return rc;
+}
+
+static int cmd_mem(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2) {
+			cli_error(CMD, "say record or report (memprof mem --help)");
+			return CLI_EXIT_USAGE;
+		}
+		return mem_help(stdout);
+	}
+	if (!strcmp(argv[1], "record"))
+		return mem_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report")) {
+		char **a = calloc((size_t)argc + 2, sizeof(*a));
+		if (!a) {
+			cli_error(CMD, "out of memory");
+			return CLI_EXIT_RUNTIME;
+		}
+		a[0] = "report";
+		a[1] = "--mem-mode";
+		for (int i = 2; i < argc; i++)
+			a[i] = argv[i];
+		int rc = cli_cmd_report.fn(argc, a);
+		free(a);
+		return rc;
+	}
+	cli_error(CMD, "'%s': say record or report (memprof mem --help)", argv[1]);
+	return CLI_EXIT_USAGE;
+}
+
+const struct cli_cmd cli_cmd_mem = {
+	CMD, cmd_mem, "record and report precise memory samples (as perf mem)", mem_usage,
+	mem_summary, 1,
+};
