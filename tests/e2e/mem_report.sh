@@ -1,5 +1,7 @@
 #!/bin/bash
 # Data addresses end to end, perf as the referee:
+#  - perf report --mem-mode, perf mem report and perf c2c report read memprof's file
+#    without warnings, with the same sample counts;
 #  - record -e page-faults -c 1 -d of globtouch (64 pages of a .bss array, 16 of a .data
 #    one): report --mem-mode --sort symbol_daddr names glob_bss with exactly 64 samples and
 #    glob_data with 16 (perf 6.1 shows the .bss as anon addresses);
@@ -49,6 +51,17 @@ for f in addr comm,tid,pid,time,cpu,event,ip,sym,dso,addr,data_src,weight,period
 	addr,sym,dso,symoff tid,ip,sym,symoff ip,addr,data_page_size,ins_lat,cpu,time; do
 	same_script m.data "$f"
 done
+
+# perf reads memprof's memory samples without a word on stderr, with the same numbers
+for c in "report --mem-mode --stdio" "mem report --stdio" "c2c report --stdio"; do
+	"$PERF" ${c% *} -i m.data ${c##* } >pc.out 2>pc.err || fail "perf $c: $(cat pc.err)"
+	[ -s pc.err ] && fail "perf $c warns: $(cat pc.err)"
+done
+grep -q 'Total records *: *'"$(grep -c . <("$PERF" script -i m.data -F ip 2>/dev/null))"'$' pc.out ||
+	fail "perf c2c: $(head -5 pc.out)"
+pm=$("$PERF" report -i m.data --mem-mode --sort mem --stdio -n 2>/dev/null | awk '!/^#/ && NF { print $2 }')
+mm=$("$MEMPROF" report -i m.data --mem-mode --sort mem | awk '!/^#/ && NF { print $1 }')
+[ "$pm" = "$mm" ] && [ -n "$mm" ] || fail "mem: perf $pm, memprof $mm"
 
 # the real perf mem recordings
 ALL=comm,tid,pid,time,event,ip,sym,dso,addr,data_src,weight,period
