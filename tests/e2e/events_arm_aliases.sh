@@ -4,7 +4,8 @@
 # arm_ac57) exist only in its arm64 build. Expected codes are the Arm PMUv3 event
 # numbers (Arm ARM D7.10 / the Neoverse N1 and Cortex-A57 TRMs), not libpfm4's output.
 # Env: SRC (source tree), ALIASES_C, PMU_MODELS_C and SIM_EVENTS_C (the generated
-# mp_aliases_tsv.c, mp_pmu_models_tsv.c and mp_sim_events_tsv.c of a host build),
+# mp_aliases_tsv.c, mp_pmu_models_tsv.c and mp_sim_events_tsv.c of a host build; the
+# memprof mem table mp_mem_events_tsv.c is taken from beside the last),
 # CC_AARCH64, QEMU_AARCH64, TESTS_DATA.
 set -u
 tmp=$(mktemp -d)
@@ -14,7 +15,7 @@ die() { echo "FAIL: $*"; exit 1; }
 "$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events" -I"$SRC/perfdata/include" -I"$SRC/util" \
 	-I"$(dirname "$ALIASES_C")/../perfdata" -o "$tmp/probe" \
 	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC"/perfdata/mp_generic.c "$SRC"/perfdata/mp_note.c "$SRC"/perfdata/mp_sample_layout.c \
-	"$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" "$SIM_EVENTS_C" \
+	"$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" "$SIM_EVENTS_C" "$(dirname "$SIM_EVENTS_C")/mp_mem_events_tsv.c" \
 	-lpfm -lpthread 2> "$tmp/cc.err" || { cat "$tmp/cc.err"; die "the aarch64 probe does not build"; }
 # A sysfs tree with the arm PMU only, as in the pmulab guest.
 mkdir -p "$tmp/sys/bus/event_source/devices"
