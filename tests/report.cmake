@@ -13,3 +13,4 @@ foreach(t report_perfdata report_badfiles report_formats report_perfdiff annotat
 endforeach()
 # mp_session: chains unwound by the session, no-symbols and no-hist modes, errors
 mp_add_cmocka_test(test_session SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_session.c LIBS mp_analyzer)
+target_include_directories(test_dwline PRIVATE ${PROJECT_SOURCE_DIR}/analyzer) # internal

@@ -23,3 +23,4 @@ foreach(t sim_vgtool sim_falseshare sim_model)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
     ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${vgtool};PERF=perf")
 endforeach()
+target_include_directories(test_sim PRIVATE ${PROJECT_SOURCE_DIR}/sim) # internal

@@ -14,3 +14,4 @@ set_tests_properties(tui_chains PROPERTIES
 add_test(NAME tui_layers COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_layers.sh)
 set_tests_properties(tui_layers PROPERTIES
   ENVIRONMENT "TUI_LIB=$<TARGET_FILE:mp_tui>;SRCDIR=${PROJECT_SOURCE_DIR}")
+target_include_directories(test_tui PRIVATE ${PROJECT_SOURCE_DIR}/tui) # internal

@@ -12,8 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 die() { echo "FAIL: $*"; exit 1; }
-"$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events" -I"$SRC/perfdata/include" -I"$SRC/util" \
-	-I"$(dirname "$ALIASES_C")/../perfdata" -o "$tmp/probe" \
+"$CC_AARCH64" -std=c11 -D_GNU_SOURCE -O1 -static -I"$SRC/events/include" -I"$SRC/events" -I"$SRC/perfdata/include" -I"$SRC/util/include" \
+	-I"$(dirname "$ALIASES_C")/../perfdata/include" -o "$tmp/probe" \
 	"$SRC/tests/e2e/events_arm_probe.c" "$SRC"/events/mp_*.c "$SRC"/perfdata/mp_generic.c "$SRC"/perfdata/mp_note.c "$SRC"/perfdata/mp_sample_layout.c \
 	"$SRC/util/mp_util.c" "$ALIASES_C" "$PMU_MODELS_C" "$SIM_EVENTS_C" "$(dirname "$SIM_EVENTS_C")/mp_mem_events_tsv.c" \
 	-lpfm -lpthread 2> "$tmp/cc.err" || { cat "$tmp/cc.err"; die "the aarch64 probe does not build"; }
