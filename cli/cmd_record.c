@@ -66,7 +66,7 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 				"[ memprof record: %s: read through %s's samples, count %llu ]\n",
 				evs[i].resolved[0] ? evs[i].resolved : evs[i].spec,
 				evs[0].resolved[0] ? evs[0].resolved : evs[0].spec,
-				(unsigned long long)r->value);
+				(unsigned long long)r->counts.val);
 			continue;
 		}
 		if (a->freq)
@@ -79,7 +79,7 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 			"count %llu ]\n",
 			evs[i].resolved[0] ? evs[i].resolved : evs[i].spec,
 			(unsigned long long)r->samples, period, (unsigned long long)r->lost,
-			(unsigned long long)r->throttled, (unsigned long long)r->value);
+			(unsigned long long)r->throttled, (unsigned long long)r->counts.val);
 	}
 	if (res->lost_total)
 		fprintf(stderr,

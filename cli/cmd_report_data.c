@@ -156,9 +156,9 @@ static void json_head(struct cli_json *j, const char *path, const mp_pd *pd,
 		cli_json_value(j, "lost", "%" PRIu64, a->lost);
 		cli_json_value(j, "estimated_count", "%" PRIu64, t->period);
 		if (a->has_counts) {
-			cli_json_value(j, "exact_count", "%" PRIu64, a->count_value);
-			cli_json_value(j, "time_enabled", "%" PRIu64, a->count_ena);
-			cli_json_value(j, "time_running", "%" PRIu64, a->count_run);
+			cli_json_value(j, "exact_count", "%" PRIu64, a->count.val);
+			cli_json_value(j, "time_enabled", "%" PRIu64, a->count.ena);
+			cli_json_value(j, "time_running", "%" PRIu64, a->count.run);
 			cli_json_value(j, "counters", "%" PRIu64, a->count_nctr);
 			cli_json_value(j, "multiplexed_counters", "%" PRIu64, a->count_nmux);
 		}

@@ -33,8 +33,8 @@ static void event_mode(const struct mp_pd_attr *a, char *buf, size_t n)
  * and the least running share among them, or plainly that none did. */
 static void print_exact(FILE *f, const struct mp_pd_attr *a)
 {
-	fprintf(f, ", exact count %" PRIu64, a->count_value);
-	if (!a->count_ena)
+	fprintf(f, ", exact count %" PRIu64, a->count.val);
+	if (!a->count.ena)
 		return;
 	if (!a->count_nmux)
 		fprintf(f, ", never multiplexed");

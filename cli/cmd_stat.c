@@ -77,9 +77,7 @@ static void stat_print_ratios(FILE *f, const struct mp_event *evs,
 	for (size_t i = 0; i < nev; i++) {
 		c[i].attr = evs[i].attr;
 		c[i].name = evs[i].resolved;
-		c[i].value = res[i].value;
-		c[i].ena = res[i].ena;
-		c[i].run = res[i].run;
+		c[i].counts = res[i].counts;
 	}
 	eo.pmu_model = pmu;
 	if (mp_ratio_stat_report(c, nev, mp_events_host_model(&eo, model, sizeof(model)), NULL,
@@ -123,9 +121,9 @@ static void print_event(FILE *f, const struct mp_event *ev, const struct mp_even
 		else
 			cli_json_value(j, "value", "null");
 		cli_json_string(j, "unit", clock ? "ns" : "");
-		cli_json_value(j, "raw", "%" PRIu64, r->value);
-		cli_json_value(j, "time_enabled", "%" PRIu64, r->ena);
-		cli_json_value(j, "time_running", "%" PRIu64, r->run);
+		cli_json_value(j, "raw", "%" PRIu64, r->counts.val);
+		cli_json_value(j, "time_enabled", "%" PRIu64, r->counts.ena);
+		cli_json_value(j, "time_running", "%" PRIu64, r->counts.run);
 		cli_json_value(j, "percent_running", "%.2f", pct);
 		cli_json_close(j);
 	} else if (csv) {
@@ -135,8 +133,8 @@ static void print_event(FILE *f, const struct mp_event *ev, const struct mp_even
 		else
 			fprintf(f, "%s%s<not counted>%s%s%s", ev_name(ev), sep, sep,
 				clock ? "ns" : "", sep);
-		fprintf(f, "%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%.2f\n", r->value, sep,
-			r->ena, sep, r->run, sep, pct);
+		fprintf(f, "%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%.2f\n", r->counts.val, sep,
+			r->counts.ena, sep, r->counts.run, sep, pct);
 	} else if (!counted) {
 		fprintf(f, "   %18s %-5s %-28s\n", "<not counted>", unit, ev_name(ev));
 	} else {
@@ -150,7 +148,7 @@ static void print_event(FILE *f, const struct mp_event *ev, const struct mp_even
 			fprintf(f, noise >= 0 ? " %-26s" : " %s", note);
 		if (noise >= 0)
 			fprintf(f, "  ( +-%6.2f%% )", noise);
-		if (r->run < r->ena)
+		if (r->counts.run < r->counts.ena)
 			fprintf(f, " (%.2f%% counted, scaled)", pct);
 		fputc('\n', f);
 	}
@@ -207,7 +205,7 @@ static void rate_note(const struct mp_event *evs, const double *val, const int *
 
 static double scaled_of(const struct mp_event_result *r)
 {
-	return r->run ? mp_counts_scaled(&(struct mp_counts){ r->value, r->ena, r->run }) : 0;
+	return r->counts.run ? mp_counts_scaled(&r->counts) : 0;
 }
 
 /* -I: each interval's counts (the differences from the last interval's) as text lines
@@ -234,10 +232,10 @@ static void stat_iv_print(struct stat_iv *iv, uint64_t t_ns, const struct mp_eve
 		iv->header_done = 1;
 	}
 	for (size_t i = 0; i < nev; i++) {
-		d[i].value = cur[i].value - iv->prev[i].value;
-		d[i].ena = cur[i].ena - iv->prev[i].ena;
-		d[i].run = cur[i].run - iv->prev[i].run;
-		counted[i] = d[i].run > 0;
+		d[i].counts.val = cur[i].counts.val - iv->prev[i].counts.val;
+		d[i].counts.ena = cur[i].counts.ena - iv->prev[i].counts.ena;
+		d[i].counts.run = cur[i].counts.run - iv->prev[i].counts.run;
+		counted[i] = d[i].counts.run > 0;
 		val[i] = scaled_of(&d[i]);
 	}
 	for (size_t i = 0; i < nev; i++) {
@@ -248,7 +246,7 @@ static void stat_iv_print(struct stat_iv *iv, uint64_t t_ns, const struct mp_eve
 			 t_ns % 1000000000u);
 		fprintf(iv->f, "%s", ts);
 		print_event(iv->f, &iv->evs[i], &d[i], counted[i], val[i],
-			    d[i].ena ? 100.0 * (double)d[i].run / (double)d[i].ena : 0,
+			    d[i].counts.ena ? 100.0 * (double)d[i].counts.run / (double)d[i].counts.ena : 0,
 			    is_clock(&iv->evs[i]), NULL, 0, ",", note, -1);
 	}
 	memcpy(iv->prev, cur, nev * sizeof(*cur));
@@ -543,7 +541,7 @@ static int stat_measure(const struct stat_opts *o, struct stat_run *r)
 		for (size_t i = 0; i <= nev; i++) {
 			double x = i < nev ? scaled_of(&r->res.ev[i]) : (double)r->res.wall_ns;
 			if (i < nev)
-				r->any[i] |= r->res.ev[i].run > 0;
+				r->any[i] |= r->res.ev[i].counts.run > 0;
 			double dl = x - r->mean[i];
 			r->mean[i] += dl / r->runs;
 			r->m2[i] += dl * (x - r->mean[i]);
@@ -603,9 +601,9 @@ static void stat_print(const struct stat_opts *o, struct stat_run *r)
 	}
 	for (size_t i = 0; i < nev; i++) {
 		const struct mp_event_result *e = &res->ev[i];
-		int counted = runs > 1 ? r->any[i] : e->run > 0;
+		int counted = runs > 1 ? r->any[i] : e->counts.run > 0;
 		double scaled = counted ? mean[i] : 0;
-		double pct = e->ena ? 100.0 * (double)e->run / (double)e->ena : 0;
+		double pct = e->counts.ena ? 100.0 * (double)e->counts.run / (double)e->counts.ena : 0;
 		int clock = is_clock(&evs[i]);
 		char note[64];
 		rate_note(evs, mean, r->any, nev, i, mean[nev], note, sizeof(note));

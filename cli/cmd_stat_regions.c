@@ -24,7 +24,8 @@ static const char *ev_name(const struct mp_event *e)
 
 static double scaled_total(const struct mp_event_result *r)
 {
-	return r->run ? (double)r->value * ((double)r->ena / (double)r->run) : 0;
+	const struct mp_counts *c = &r->counts;
+	return c->run ? (double)c->val * ((double)c->ena / (double)c->run) : 0;
 }
 
 /* A region's ratios (the ratios module's stat table on its counts), shown when any ratio
@@ -40,8 +41,8 @@ static void print_ratios(FILE *f, const struct mp_event *evs, size_t nev, const 
 	for (size_t i = 0; i < nev; i++) {
 		c[i].attr = evs[i].attr;
 		c[i].name = evs[i].resolved;
-		c[i].value = scaled[i] > 0 ? (uint64_t)(scaled[i] + 0.5) : 0;
-		c[i].ena = c[i].run = 1; /* already scaled */
+		c[i].counts.val = scaled[i] > 0 ? (uint64_t)(scaled[i] + 0.5) : 0;
+		c[i].counts.ena = c[i].counts.run = 1; /* already scaled */
 	}
 	if (!mp_ratio_stat_report(c, nev, model, NULL, &out, &err) && out.data &&
 	    !strstr(out.data, "no ratio can be computed"))
@@ -147,7 +148,7 @@ void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs
 		for (size_t i = 0; i < nev; i++)
 			fprintf(f, "(whole run)%s%s%s%s%s%s%s%.0f%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64
 				   "\n", sep, sep, sep, sep, sep, ev_name(&evs[i]), sep, whole[i], sep,
-				total[i].value, sep, total[i].ena, sep, total[i].run);
+				total[i].counts.val, sep, total[i].counts.ena, sep, total[i].counts.run);
 		for (size_t k = 0; mp_regions_note(reg, k); k++)
 			fprintf(stderr, "memprof stat: regions: %s\n", mp_regions_note(reg, k));
 		goto out;

@@ -116,7 +116,7 @@ const uint64_t *mp_evlist_ids(const mp_evlist *l, size_t i, size_t *n);
 size_t mp_evlist_nrings(const mp_evlist *l);
 struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i);
 /* Sum of value/ena/run over every fd of event i; per fd with fd_idx/id when wanted. */
-int mp_evlist_read(mp_evlist *l, size_t i, uint64_t *value, uint64_t *ena, uint64_t *run);
+int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out);
 /* Per-fd counts of event i, fd j (j < number of ids). */
 int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
 		       uint64_t *ena, uint64_t *run);

@@ -388,19 +388,19 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t 
 	return 0;
 }
 
-int mp_evlist_read(mp_evlist *l, size_t i, uint64_t *value, uint64_t *ena, uint64_t *run)
+int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out)
 {
 	uint64_t id = 0, v = 0, e = 0, r = 0;
 	int rc;
 
-	*value = *ena = *run = 0;
+	*out = (struct mp_counts){ 0, 0, 0 };
 	for (size_t j = 0; j < l->nthreads * l->ncpus; j++) {
 		rc = mp_evlist_read_one(l, i, j, &id, &v, &e, &r);
 		if (rc)
 			return rc;
-		*value += v;
-		*ena += e;
-		*run += r;
+		out->val += v;
+		out->ena += e;
+		out->run += r;
 	}
 	return 0;
 }

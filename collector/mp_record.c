@@ -368,12 +368,12 @@ static void record_counts(struct mp_run *r, const struct mp_record_opts *o, mp_p
 			if (e > emax)
 				emax = e;
 		}
-		res->ev[i].value = vs;
+		res->ev[i].counts.val = vs;
 		/* A task's event on cpu N is enabled for all the task's run time but runs only
 		 * while it is on N: the enabled time is the longest, the running time the sum.
 		 * System-wide events each have their own enabled time. */
-		res->ev[i].ena = o->system_wide ? es : emax;
-		res->ev[i].run = rs;
+		res->ev[i].counts.ena = o->system_wide ? es : emax;
+		res->ev[i].counts.run = rs;
 	}
 }
 

@@ -32,7 +32,7 @@ static void stat_interval(struct mp_run *r)
 	if (!ev)
 		return;
 	for (size_t i = 0; i < o->nevents; i++)
-		if (mp_evlist_read(r->l, i, &ev[i].value, &ev[i].ena, &ev[i].run))
+		if (mp_evlist_read(r->l, i, &ev[i].counts))
 			memset(&ev[i], 0, sizeof(ev[i]));
 	o->interval(o->interval_ctx, mp_run_now_ns() - r->t0, ev);
 	free(ev);
@@ -124,8 +124,7 @@ int mp_stat_run(const struct mp_stat_opts *o, struct mp_record_result *res, stru
 	res->wall_ns = mp_run_now_ns() - r.t0;
 	mp_evlist_disable(r.l);
 	for (size_t i = 0; i < o->nevents; i++)
-		if ((rc = mp_evlist_read(r.l, i, &res->ev[i].value, &res->ev[i].ena,
-					 &res->ev[i].run))) {
+		if ((rc = mp_evlist_read(r.l, i, &res->ev[i].counts))) {
 			rc = mp_err_set(err, rc, "cannot read the count of '%s': %s",
 					o->events[i].spec, strerror(-rc));
 			goto out;

@@ -414,9 +414,9 @@ static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, uint64_t va
 {
 	struct mp_pd_attr *a = &pd->attrs[ai];
 	a->has_counts = 1;
-	a->count_value += val;
-	a->count_ena += ena;
-	a->count_run += run;
+	a->count.val += val;
+	a->count.ena += ena;
+	a->count.run += run;
 	struct pd_rdctr *c = NULL;
 	if (pid != -1)
 		for (size_t i = pd->nrdctr; i-- > 0 && !c;)

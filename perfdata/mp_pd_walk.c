@@ -531,7 +531,7 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 		struct mp_pd_attr *a = &pd->attrs[i];
 		a->nr_samples = a->total_period = a->lost = 0;
 		a->has_counts = 0;
-		a->count_value = a->count_ena = a->count_run = 0;
+		a->count = (struct mp_counts){ 0, 0, 0 };
 		a->count_nctr = a->count_nmux = a->count_mux_run = a->count_mux_ena = 0;
 	}
 	for (size_t i = 0; i < pd->sid_cap; i++)

@@ -126,8 +126,8 @@ int mp_ratio_stat_report(const struct mp_ratio_counted *c, size_t n, const char 
 		ev[i].attr = c[i].attr;
 		ev[i].name = c[i].name;
 		/* an event that never ran has no count (perf stat's <not counted>) */
-		ev[i].has_count = c[i].run > 0 || (c[i].ena == 0 && c[i].value > 0);
-		ev[i].count = mp_counts_scaled(&(struct mp_counts){ c[i].value, c[i].ena, c[i].run });
+		ev[i].has_count = c[i].counts.run > 0 || (c[i].counts.ena == 0 && c[i].counts.val > 0);
+		ev[i].count = mp_counts_scaled(&c[i].counts);
 	}
 	rc = mp_ratio_set_load_default(set, extra, err);
 	if (!rc)

@@ -158,10 +158,8 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		else if (!a->attr.freq && a->attr.sample_period)
 			r->ev[i].mean_period = (double)a->attr.sample_period;
 		if (a->has_counts) {
-			r->ev[i].has_count = a->count_run > 0 || a->count_value > 0;
-			r->ev[i].count = mp_counts_scaled(&(struct mp_counts){ a->count_value,
-									     a->count_ena,
-									     a->count_run });
+			r->ev[i].has_count = a->count.run > 0 || a->count.val > 0;
+			r->ev[i].count = mp_counts_scaled(&a->count);
 		}
 	}
 	detect_model(r, opts->model);

@@ -479,8 +479,8 @@ static void record__live_cpu_clock__samples_and_counts(void **state)
 	assert_true(res.ev[0].samples > 0);
 	assert_true(res.ev[1].samples > 0);
 	/* page-faults with period 1: every fault is a sample, and the exact count says so */
-	assert_int_equal(res.ev[1].samples + res.ev[1].lost, res.ev[1].value);
-	assert_true(res.ev[0].value >= res.ev[0].samples * 1000000);
+	assert_int_equal(res.ev[1].samples + res.ev[1].lost, res.ev[1].counts.val);
+	assert_true(res.ev[0].counts.val >= res.ev[0].samples * 1000000);
 	assert_int_equal(res.lost_total, 0);
 	assert_int_equal(access(out, F_OK), 0);
 	free(res.ev);
@@ -507,7 +507,7 @@ static void record__live_leader_sampling__group_reads(void **state)
 	assert_int_equal(rc, 0);
 	assert_true(res.ev[0].samples > 0);
 	assert_int_equal(res.ev[1].samples, 0);
-	assert_true(res.ev[1].value >= res.ev[0].samples * 1000000 / 2);
+	assert_true(res.ev[1].counts.val >= res.ev[0].samples * 1000000 / 2);
 	size_t n;
 	unsigned char *f = slurp(out, &n);
 	assert_non_null(f);
@@ -556,10 +556,10 @@ static void stat__live_task_clock__counted_and_status(void **state)
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(mp_exit_code(res.workload_status), 128 + SIGTERM);
-	assert_true(res.ev[0].value > 0);
-	assert_true(res.ev[0].ena > 0);
-	assert_true(res.ev[0].run <= res.ev[0].ena);
-	assert_true(res.ev[1].value >= 1); /* sleep switches at least once */
+	assert_true(res.ev[0].counts.val > 0);
+	assert_true(res.ev[0].counts.ena > 0);
+	assert_true(res.ev[0].counts.run <= res.ev[0].counts.ena);
+	assert_true(res.ev[1].counts.val >= 1); /* sleep switches at least once */
 	free(res.ev);
 }
 

@@ -885,11 +885,11 @@ static void synthetic__read_records__exact_counts(void **state)
 	assert_int_equal(mp_pd_process(pd, NULL, &err), 0);
 	const struct mp_pd_attr *a = mp_pd_attr(pd, 1);
 	assert_true(a->has_counts);
-	assert_int_equal(a->count_value, 2000000);
-	assert_int_equal(a->count_ena, 500);
-	assert_int_equal(a->count_run, 400);
+	assert_int_equal(a->count.val, 2000000);
+	assert_int_equal(a->count.ena, 500);
+	assert_int_equal(a->count.run, 400);
 	assert_int_equal(a->lost, 5);
-	assert_int_equal(mp_pd_attr(pd, 0)->count_value, 1000000);
+	assert_int_equal(mp_pd_attr(pd, 0)->count.val, 1000000);
 	assert_int_equal(mp_pd_attr(pd, 0)->lost, 0);
 	assert_int_equal(mp_pd_record_count(pd, PERF_RECORD_READ), 2);
 	assert_int_equal(mp_pd_record_count(pd, MP_RECORD_HEADER_ATTR), 2);
@@ -933,13 +933,13 @@ static void synthetic__read_records__multiplexed_per_counter(void **state)
 	for (int pass = 0; pass < 2; pass++) {
 		assert_int_equal(mp_pd_process(pd, NULL, &err), 0);
 		const struct mp_pd_attr *a = mp_pd_attr(pd, 0);
-		assert_int_equal(a->count_value, 30);
-		assert_int_equal(a->count_ena, 2000); /* the "X of 2X" sums */
-		assert_int_equal(a->count_run, 1000);
+		assert_int_equal(a->count.val, 30);
+		assert_int_equal(a->count.ena, 2000); /* the "X of 2X" sums */
+		assert_int_equal(a->count.run, 1000);
 		assert_int_equal(a->count_nctr, 1);
 		assert_int_equal(a->count_nmux, 0);
 		a = mp_pd_attr(pd, 1);
-		assert_int_equal(a->count_value, 180);
+		assert_int_equal(a->count.val, 180);
 		assert_int_equal(a->count_nctr, 3);
 		assert_int_equal(a->count_nmux, 2);
 		assert_int_equal(a->count_mux_run, 250);
@@ -1213,9 +1213,9 @@ static void writer_roundtrip__counts_meta_spec(void **state)
 	assert_int_equal(pa->nr_samples, 5);
 	assert_int_equal(pa->total_period, 500010);
 	assert_true(pa->has_counts);
-	assert_int_equal(pa->count_value, 555555);
-	assert_int_equal(pa->count_ena, 9000);
-	assert_int_equal(pa->count_run, 8000);
+	assert_int_equal(pa->count.val, 555555);
+	assert_int_equal(pa->count.ena, 9000);
+	assert_int_equal(pa->count.run, 8000);
 	assert_string_equal(mp_pd_meta(pd, "simulated"), "callgrind");
 	assert_int_equal(c.s[4].time, 1004);
 	assert_int_equal(c.s[4].pid, 42);

@@ -747,19 +747,19 @@ static void stat_report__exact_counts__ipc_and_scaling(void **state)
 	c[0].attr.type = PERF_TYPE_HARDWARE;
 	c[0].attr.config = PERF_COUNT_HW_INSTRUCTIONS;
 	c[0].name = "instructions";
-	c[0].value = 3000000;
-	c[0].ena = c[0].run = 1000;
+	c[0].counts.val = 3000000;
+	c[0].counts.ena = c[0].counts.run = 1000;
 	c[1].attr.type = PERF_TYPE_HARDWARE;
 	c[1].attr.config = PERF_COUNT_HW_CPU_CYCLES;
 	c[1].name = "cycles";
-	c[1].value = 1000000; /* multiplexed: counted half the time -> 2000000 */
-	c[1].ena = 1000;
-	c[1].run = 500;
+	c[1].counts.val = 1000000; /* multiplexed: counted half the time -> 2000000 */
+	c[1].counts.ena = 1000;
+	c[1].counts.run = 500;
 	c[2].attr.type = PERF_TYPE_SOFTWARE;
 	c[2].attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	c[2].name = "task-clock";
-	c[2].value = 5;
-	c[2].ena = c[2].run = 1000;
+	c[2].counts.val = 5;
+	c[2].counts.ena = c[2].counts.run = 1000;
 	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
 	assert_int_equal(mp_ratio_stat_report(c, 3, NULL, NULL, &out, &err), 0);
 	/* IPC = 3000000 / 2000000 = 1.5 */

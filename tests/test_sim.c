@@ -745,7 +745,7 @@ static void mp_sim_write__small__samples_carry_exact_counts(void **state)
 	assert_int_equal(rb.mmaps, 0); /* /opt/prog and /lib/libc.so.6 are not on this machine */
 	const struct mp_pd_attr *a = mp_pd_attr(pd, 1);
 	assert_true(a->has_counts);
-	assert_int_equal(a->count_value, 11);
+	assert_int_equal(a->count.val, 11);
 	assert_int_equal(a->total_period, 11);
 	mp_pd_close(pd);
 	unlink(out);

@@ -298,8 +298,7 @@ static int bind_ratios(tui_source *src, tui_data *d, const struct tui_source_opt
 		src->rev[i].attr = a->attr;
 		src->rev[i].name = a->name;
 		src->rev[i].has_count = a->has_counts;
-		src->rev[i].count = mp_counts_scaled(&(struct mp_counts){ a->count_value, a->count_ena,
-									   a->count_run });
+		src->rev[i].count = mp_counts_scaled(&a->count);
 		src->rev[i].mean_period = a->nr_samples ? (double)a->total_period / (double)a->nr_samples : 0;
 		src->rev[i].exact_samples = sim;
 	}
@@ -657,7 +656,7 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	for (size_t i = 0; i < src->nattrs; i++) {
 		const struct mp_pd_attr *a = mp_pd_attr(src->pd, i);
 		if (tui_data_add_event(d, a->name, a->nr_samples,
-				       a->total_period, a->lost, a->has_counts, a->count_value) < 0)
+				       a->total_period, a->lost, a->has_counts, a->count.val) < 0)
 			goto nomem;
 		tui_data_set_event_sampling(d, i, (int)a->attr.freq, a->attr.sample_period);
 	}

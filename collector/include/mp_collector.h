@@ -112,7 +112,7 @@ void mp_regions_free(mp_regions *r); /* NULL-safe */
 
 struct mp_event_result {
 	uint64_t samples, lost, throttled;
-	uint64_t value, ena, run;  /* exact final counts */
+	struct mp_counts counts;   /* exact final counts */
 };
 
 struct mp_record_result {

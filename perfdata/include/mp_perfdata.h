@@ -257,7 +257,7 @@ struct mp_pd_attr {
 	uint64_t total_period;       /* sum of sample periods (perf's "Event count (approx.)") */
 	uint64_t lost;               /* lost samples attributed to this attr */
 	int has_counts;              /* memprof/READ exact counts present */
-	uint64_t count_value, count_ena, count_run; /* summed over the event's counters */
+	struct mp_counts count;      /* summed over the event's counters */
 	uint64_t count_nctr;         /* counters read (one per CPU or thread and id) */
 	uint64_t count_nmux;         /* of them, counters that ran less than enabled */
 	uint64_t count_mux_run, count_mux_ena; /* the least running share of those counters */

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mp_perfdata.h" /* struct mp_counts */
 #include "mp_util.h"
 
 /* ===== (1) formulas ===================================================================== */
@@ -270,7 +271,7 @@ int mp_ratio_stat_table(const mp_ratio_set *set, const struct mp_ratio_event *ev
 struct mp_ratio_counted {
 	struct perf_event_attr attr;
 	const char *name;               /* the resolved name, borrowed */
-	uint64_t value, ena, run;       /* final count, time enabled, time running */
+	struct mp_counts counts;        /* final count, time enabled, time running */
 };
 
 /* `memprof stat --ratios` in one call: load the shipped and user ratios (plus extra, a

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)a->attr.sample_type, (unsigned long long)a->attr.read_format,
 		       a->group_leader_idx, a->nr_samples, a->total_period, a->lost);
 		if (a->has_counts)
-			printf(" count=%" PRIu64 " ena=%" PRIu64 " run=%" PRIu64, a->count_value, a->count_ena,
-			       a->count_run);
+			printf(" count=%" PRIu64 " ena=%" PRIu64 " run=%" PRIu64, a->count.val, a->count.ena,
+			       a->count.run);
 		printf("\n");
 	}
 	for (unsigned t = 0; t < 128; t++)
