@@ -127,23 +127,6 @@ static int on_exit_(void *c, const struct mp_pd_task *t)
 	return mp_sym_exit(((struct mem_ctx *)c)->sym, t);
 }
 
-/* perf's page size names: 4K, 2M, 1G; N/A for 0 */
-static void page_size_str(uint64_t sz, char *buf, size_t n)
-{
-	static const char units[] = "BKMGTPE";
-	int u = 0;
-
-	if (!sz) {
-		snprintf(buf, n, "N/A");
-		return;
-	}
-	while (u < 6 && sz >= 1024 && !(sz % 1024)) {
-		sz /= 1024;
-		u++;
-	}
-	snprintf(buf, n, "%" PRIu64 "%c", sz, units[u]);
-}
-
 static int user_addr(uint64_t a)
 {
 	return !(a >> 63);
@@ -203,7 +186,7 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 		snprintf(b, sizeof(b), "%u", (unsigned)s->ins_lat);
 		break;
 	case MK_DATA_PAGE_SIZE:
-		page_size_str(s->data_page_size, b, sizeof(b));
+		mp_page_size_name(s->data_page_size, b, sizeof(b));
 		break;
 	case MK_PHYS_DADDR:
 		snprintf(b, sizeof(b), "0x%016" PRIx64, s->phys_addr);

@@ -88,23 +88,6 @@ int script_fields_check(const struct script_fields *f, const mp_pd *pd)
 	return 0;
 }
 
-/* perf's get_page_size_name */
-static void page_size_name(uint64_t sz, char *buf, size_t n)
-{
-	static const char units[] = "BKMGTPE";
-	int u = 0;
-
-	if (!sz) {
-		snprintf(buf, n, "N/A");
-		return;
-	}
-	while (u < 6 && sz >= 1024 && !(sz % 1024)) {
-		sz /= 1024;
-		u++;
-	}
-	snprintf(buf, n, "%" PRIu64 "%c", sz, units[u]);
-}
-
 /* perf prints the data symbol of an address only where the address belongs to the code's
  * process: page-fault events */
 static int addr_has_sym(const struct perf_event_attr *a)
@@ -219,7 +202,7 @@ void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp
 		fprintf(out, "%16" PRIx64, s->phys_addr);
 	if (HAS(f, SF_DATA_PAGE_SIZE)) {
 		char b[32];
-		page_size_name(s->data_page_size, b, sizeof(b));
+		mp_page_size_name(s->data_page_size, b, sizeof(b));
 		fprintf(out, " %s", b);
 	}
 	fputc('\n', out);

@@ -4,6 +4,7 @@
  * tests/test_datasrc.c), including its quirks: a level bit and a level number both
  * printed ("L1 or L1 hit"), N/A printed as one of the bits ("N/A or L1 hit miss"), hops
  * taking the place of the level bits. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -230,4 +231,20 @@ size_t mp_datasrc_script_str(uint64_t v, char *buf, size_t n)
 	sb_add(&b, "%16llx |OP %s|LVL %s|SNP %s|TLB %s|LCK %s|BLK %s", (unsigned long long)v,
 	       part[0], part[1], part[2], part[3], part[4], part[5]);
 	return b.len;
+}
+
+void mp_page_size_name(uint64_t sz, char *buf, size_t n)
+{
+	static const char units[] = "BKMGTPE";
+	int u = 0;
+
+	if (!sz) {
+		snprintf(buf, n, "N/A");
+		return;
+	}
+	while (u < 6 && sz >= 1024 && !(sz % 1024)) {
+		sz /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%" PRIu64 "%c", sz, units[u]);
 }

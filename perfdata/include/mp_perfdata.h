@@ -218,6 +218,8 @@ size_t mp_datasrc_lvl_str(uint64_t v, char *buf, size_t n);
 size_t mp_datasrc_snoop_str(uint64_t v, char *buf, size_t n);
 size_t mp_datasrc_tlb_str(uint64_t v, char *buf, size_t n);
 size_t mp_datasrc_lock_str(uint64_t v, char *buf, size_t n);
+/* A data page size as perf names it (its get_page_size_name): 4K, 2M, 1G; N/A for 0. */
+void mp_page_size_name(uint64_t sz, char *buf, size_t n);
 size_t mp_datasrc_blk_str(uint64_t v, char *buf, size_t n);
 size_t mp_datasrc_script_str(uint64_t v, char *buf, size_t n);
 /* The 64-bit WEIGHT_STRUCT word: var1 (latency, perf's weight), var2 (instruction
