@@ -172,14 +172,16 @@ check "$st: instructions alone: rc 0, $ni samples every 100000, at most count/pe
 t=$(top_of inst 0)
 check "inst: walk is the top symbol ($t)" [ "${t%,*}" = "cachebench,walk" ]
 
-# One group, each event on its own period.
+# One group, each event on its own period. At period 25000 (425 overflows) qemu drops an
+# overflow now and then (422 of 424 in one CI run): never more samples than count/period + 1,
+# never fewer than count/period less 1%.
 st=rec-periods
 nc=$(summ $st cycles samples) ni=$(summ $st instructions samples) cnt=$(summ $st cycles count)
 check "$st: cycles:25000 and instructions:100000: $nc and $ni samples = count $cnt / period" \
 	eval '[ "$(rc_of $st)" = 0 ] && [ "$(summ $st cycles period)" = 25000 ] &&
 	      [ "$(summ $st instructions period)" = 100000 ] &&
-	      [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -le 1 ] &&
-	      [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -le 1 ]'
+	      [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 25000 - ${nc:-0} )) -le $(( ${cnt:-0} / 25000 / 100 + 1 )) ] &&
+	      [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -ge -1 ] && [ $(( ${cnt:-0} / 100000 - ${ni:-0} )) -le $(( ${cnt:-0} / 100000 / 100 + 1 )) ]'
 for e in 0 1; do
 	t=$(top_of periods $e)
 	check "periods: event $e: pmucheck spin on top with >= 90% ($t)" \
