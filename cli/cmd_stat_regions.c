@@ -80,9 +80,9 @@ static void json_regions(struct cli_json *j, const mp_regions *reg, const struct
 			cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
 			cli_json_string(j, "event", ev_name(&evs[i]));
 			cli_json_value(j, "value", "%.2f", s->scaled[i]);
-			cli_json_value(j, "raw", "%" PRIu64, s->value[i]);
-			cli_json_value(j, "time_enabled", "%" PRIu64, s->ena[i]);
-			cli_json_value(j, "time_running", "%" PRIu64, s->run[i]);
+			cli_json_value(j, "raw", "%" PRIu64, s->counts[i].val);
+			cli_json_value(j, "time_enabled", "%" PRIu64, s->counts[i].ena);
+			cli_json_value(j, "time_running", "%" PRIu64, s->counts[i].run);
 			cli_json_close(j);
 		}
 		cli_json_close(j);
@@ -139,7 +139,7 @@ void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs
 					   "%s%" PRIu64 "%s%" PRIu64 "\n",
 					sep, s->depth, sep, (int)s->tid, sep, s->calls, sep,
 					s->unclosed, sep, ev_name(&evs[i]), sep, s->scaled[i], sep,
-					s->value[i], sep, s->ena[i], sep, s->run[i]);
+					s->counts[i].val, sep, s->counts[i].ena, sep, s->counts[i].run);
 			}
 		}
 		for (size_t i = 0; i < nev; i++)
@@ -184,7 +184,7 @@ void cli_stat_regions(FILE *f, const mp_regions *reg, const struct mp_event *evs
 		for (size_t i = 0; i < nev; i++) {
 			fmt_val(&evs[i], s->scaled[i], num, sizeof(num));
 			fprintf(f, " %18s", num);
-			scaled |= s->run[i] < s->ena[i];
+			scaled |= s->counts[i].run < s->counts[i].ena;
 		}
 		fprintf(f, "%s\n", scaled ? " *" : "");
 		scaled_any |= scaled;

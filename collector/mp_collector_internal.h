@@ -115,11 +115,10 @@ const struct perf_event_attr *mp_evlist_attr(const mp_evlist *l, size_t i);
 const uint64_t *mp_evlist_ids(const mp_evlist *l, size_t i, size_t *n);
 size_t mp_evlist_nrings(const mp_evlist *l);
 struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i);
-/* Sum of value/ena/run over every fd of event i; per fd with fd_idx/id when wanted. */
+/* Sum of value/ena/run over every fd of event i. */
 int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out);
-/* Per-fd counts of event i, fd j (j < number of ids). */
-int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
-		       uint64_t *ena, uint64_t *run);
+/* Per-fd counts of event i, fd j (j < number of ids), with the fd's id. */
+int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, struct mp_counts *out);
 void mp_evlist_free(mp_evlist *l);
 
 /* ---- one run: what record and stat share (mp_run.c) ---- */

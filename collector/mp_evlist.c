@@ -336,8 +336,7 @@ struct mp_ring *mp_evlist_ring(mp_evlist *l, size_t i)
 	return i < l->nrings ? &l->rings[i] : NULL;
 }
 
-int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t *value,
-		       uint64_t *ena, uint64_t *run)
+int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, struct mp_counts *out)
 {
 	uint64_t rf, v[4];
 	int fd;
@@ -366,9 +365,7 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t 
 		else
 			for (uint64_t k = 0; k < g[0]; k++)
 				if (g[3 + k * ent + 1] == want) {
-					*value = g[3 + k * ent];
-					*ena = g[1];
-					*run = g[2];
+					*out = (struct mp_counts){ g[3 + k * ent], g[1], g[2] };
 					*id = want;
 					rc = 0;
 					break;
@@ -381,26 +378,25 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, uint64_t 
 		return -errno;
 	if (n != (ssize_t)sizeof(v))
 		return -EIO;
-	*value = v[0];
-	*ena = v[1];
-	*run = v[2];
+	*out = (struct mp_counts){ v[0], v[1], v[2] };
 	*id = v[3];
 	return 0;
 }
 
 int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out)
 {
-	uint64_t id = 0, v = 0, e = 0, r = 0;
+	uint64_t id = 0;
+	struct mp_counts c;
 	int rc;
 
 	*out = (struct mp_counts){ 0, 0, 0 };
 	for (size_t j = 0; j < l->nthreads * l->ncpus; j++) {
-		rc = mp_evlist_read_one(l, i, j, &id, &v, &e, &r);
+		rc = mp_evlist_read_one(l, i, j, &id, &c);
 		if (rc)
 			return rc;
-		out->val += v;
-		out->ena += e;
-		out->run += r;
+		out->val += c.val;
+		out->ena += c.ena;
+		out->run += c.run;
 	}
 	return 0;
 }

@@ -356,24 +356,26 @@ static void record_counts(struct mp_run *r, const struct mp_record_opts *o, mp_p
 	for (size_t i = 0; i < o->nevents; i++) {
 		size_t nids;
 		mp_evlist_ids(r->l, i, &nids);
-		uint64_t vs = 0, es = 0, rs = 0, emax = 0;
+		struct mp_counts sum = { 0, 0, 0 };
+		uint64_t emax = 0;
 		for (size_t j = 0; j < nids; j++) {
-			uint64_t id, v, e, rn;
-			if (mp_evlist_read_one(r->l, i, j, &id, &v, &e, &rn))
+			uint64_t id;
+			struct mp_counts c;
+			if (mp_evlist_read_one(r->l, i, j, &id, &c))
 				continue;
-			mp_pdw_add_counts(w, (int)i, id, v, e, rn);
-			vs += v;
-			es += e;
-			rs += rn;
-			if (e > emax)
-				emax = e;
+			mp_pdw_add_counts(w, (int)i, id, &c);
+			sum.val += c.val;
+			sum.ena += c.ena;
+			sum.run += c.run;
+			if (c.ena > emax)
+				emax = c.ena;
 		}
-		res->ev[i].counts.val = vs;
 		/* A task's event on cpu N is enabled for all the task's run time but runs only
 		 * while it is on N: the enabled time is the longest, the running time the sum.
 		 * System-wide events each have their own enabled time. */
-		res->ev[i].counts.ena = o->system_wide ? es : emax;
-		res->ev[i].counts.run = rs;
+		if (!o->system_wide)
+			sum.ena = emax;
+		res->ev[i].counts = sum;
 	}
 }
 

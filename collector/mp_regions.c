@@ -122,13 +122,13 @@ struct node {
 
 struct stat_acc {
 	uint64_t calls, unclosed;
-	uint64_t *value, *ena, *run; /* [nev] */
+	struct mp_counts *counts; /* [nev] */
 	double *scaled;
 };
 
 struct frame {
 	int node;
-	uint64_t *v0; /* [3 * nev]: value, ena, run at the begin */
+	struct mp_counts *v0; /* [nev]: the counts at the begin */
 	uint64_t t0;
 };
 
@@ -222,19 +222,18 @@ int mp_regions_broken(const mp_regions *r)
 
 static void acc_fini(struct stat_acc *a)
 {
-	free(a->value);
+	free(a->counts);
 }
 
 static int acc_init(struct stat_acc *a, size_t nev)
 {
 	memset(a, 0, sizeof(*a));
-	/* one block: value, ena, run, scaled */
-	a->value = calloc(nev ? 4 * nev : 1, sizeof(uint64_t));
-	if (!a->value)
+	/* one block: counts, scaled */
+	_Static_assert(sizeof(struct mp_counts) % sizeof(double) == 0, "scaled stays aligned");
+	a->counts = calloc(1, nev ? nev * (sizeof(struct mp_counts) + sizeof(double)) : 1);
+	if (!a->counts)
 		return -ENOMEM;
-	a->ena = a->value + nev;
-	a->run = a->ena + nev;
-	a->scaled = (double *)(void *)(a->run + nev);
+	a->scaled = (double *)(void *)(a->counts + nev);
 	return 0;
 }
 
@@ -287,16 +286,14 @@ static void thread_free(struct thr *t, size_t nev)
 	free(t);
 }
 
-/* value, ena, run of each event of t into v[3 * nev] */
-static void thread_read(const mp_regions *r, const struct thr *t, uint64_t *v)
+/* value, ena, run of each event of t into v[nev] */
+static void thread_read(const mp_regions *r, const struct thr *t, struct mp_counts *v)
 {
 	for (size_t i = 0; i < r->nev; i++) {
 		uint64_t b[3] = { 0, 0, 0 };
 		if (t->counted && read(t->fds[i], b, sizeof(b)) != (ssize_t)sizeof(b))
 			memset(b, 0, sizeof(b));
-		v[3 * i] = b[0];
-		v[3 * i + 1] = b[1];
-		v[3 * i + 2] = b[2];
+		v[i] = (struct mp_counts){ b[0], b[1], b[2] };
 	}
 }
 
@@ -323,7 +320,7 @@ static struct stat_acc *thread_acc(mp_regions *r, struct thr *t, int node)
 	if (MP_GROW_ZERO(t->acc, t->cap_acc, (size_t)node + 1))
 		return NULL;
 	struct stat_acc *a = &t->acc[node];
-	if (!a->value && acc_init(a, r->nev))
+	if (!a->counts && acc_init(a, r->nev))
 		return NULL;
 	return a;
 }
@@ -336,7 +333,7 @@ static uint64_t now_ns(void)
 }
 
 /* Close the top frame of t with the counts v (unclosed: the thread or run ended). */
-static int frame_close(mp_regions *r, struct thr *t, const uint64_t *v, int unclosed)
+static int frame_close(mp_regions *r, struct thr *t, const struct mp_counts *v, int unclosed)
 {
 	struct frame *f = &t->st[--t->depth];
 	struct stat_acc *a = thread_acc(r, t, f->node);
@@ -349,11 +346,11 @@ static int frame_close(mp_regions *r, struct thr *t, const uint64_t *v, int uncl
 	else
 		a->calls++;
 	for (size_t i = 0; i < r->nev; i++) {
-		uint64_t dv = v[3 * i] - f->v0[3 * i], de = v[3 * i + 1] - f->v0[3 * i + 1],
-			 dr = v[3 * i + 2] - f->v0[3 * i + 2];
-		a->value[i] += dv;
-		a->ena[i] += de;
-		a->run[i] += dr;
+		uint64_t dv = v[i].val - f->v0[i].val, de = v[i].ena - f->v0[i].ena,
+			 dr = v[i].run - f->v0[i].run;
+		a->counts[i].val += dv;
+		a->counts[i].ena += de;
+		a->counts[i].run += dr;
 		a->scaled[i] += dr ? (double)dv * ((double)de / (double)dr) : (double)dv;
 	}
 	free(f->v0);
@@ -365,13 +362,13 @@ static int handle(mp_regions *r, const struct mp_ctl_msg *m)
 {
 	char nm[96];
 	struct thr *t;
-	uint64_t *v;
+	struct mp_counts *v;
 
 	if (m->kind != MP_CTL_BEGIN && m->kind != MP_CTL_END)
 		return 0; /* perf's enable/disable/ping: acknowledged, nothing to count */
 	if (!(t = thread_get(r, m->tid)))
 		return -ENOMEM;
-	if (!(v = malloc((r->nev ? 3 * r->nev : 1) * sizeof(*v))))
+	if (!(v = malloc((r->nev ? r->nev : 1) * sizeof(*v))))
 		return -ENOMEM;
 	thread_read(r, t, v);
 	uint64_t now = now_ns();
@@ -455,9 +452,9 @@ static void acc_add(struct stat_acc *dst, const struct stat_acc *a, size_t nev)
 	dst->calls += a->calls;
 	dst->unclosed += a->unclosed;
 	for (size_t i = 0; i < nev; i++) {
-		dst->value[i] += a->value[i];
-		dst->ena[i] += a->ena[i];
-		dst->run[i] += a->run[i];
+		dst->counts[i].val += a->counts[i].val;
+		dst->counts[i].ena += a->counts[i].ena;
+		dst->counts[i].run += a->counts[i].run;
 		dst->scaled[i] += a->scaled[i];
 	}
 }
@@ -474,7 +471,7 @@ static int row_add(mp_regions *r, int node, int depth, pid_t tid, const struct s
 	acc_add(dst, a, r->nev);
 	r->rows[r->nrows++] = (struct mp_region_stat){
 		r->nodes[node].name, r->nodes[node].len, depth, tid, dst->calls, dst->unclosed,
-		dst->value, dst->ena, dst->run, dst->scaled,
+		dst->counts, dst->scaled,
 	};
 	return 0;
 }
@@ -488,7 +485,7 @@ static int rows_of(mp_regions *r, int node, int depth, size_t *cap)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nthr; i++) {
 		struct thr *t = r->thr[i];
-		if ((size_t)node < t->cap_acc && t->acc[node].value) {
+		if ((size_t)node < t->cap_acc && t->acc[node].counts) {
 			acc_add(&sum, &t->acc[node], r->nev);
 			nthr++;
 		}
@@ -497,7 +494,7 @@ static int rows_of(mp_regions *r, int node, int depth, size_t *cap)
 	acc_fini(&sum);
 	for (size_t i = 0; !rc && nthr > 1 && i < r->nthr; i++) {
 		struct thr *t = r->thr[i];
-		if ((size_t)node < t->cap_acc && t->acc[node].value)
+		if ((size_t)node < t->cap_acc && t->acc[node].counts)
 			rc = row_add(r, node, depth, t->tid, &t->acc[node], cap);
 	}
 	for (size_t c = 0; !rc && c < r->nnodes; c++)
@@ -513,7 +510,7 @@ int mp_regions_finish(mp_regions *r)
 	uint64_t now = now_ns();
 	for (size_t i = 0; i < r->nthr; i++) {
 		struct thr *t = r->thr[i];
-		uint64_t *v = malloc((r->nev ? 3 * r->nev : 1) * sizeof(*v));
+		struct mp_counts *v = malloc((r->nev ? r->nev : 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		thread_read(r, t, v);

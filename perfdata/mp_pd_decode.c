@@ -409,14 +409,13 @@ fail:
 
 /* One counter's value and times into its event's sums and into its task's counter
  * (pd_rdctr); -ENOMEM. */
-static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, uint64_t val,
-		     uint64_t ena, uint64_t run)
+static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, const struct mp_counts *v)
 {
 	struct mp_pd_attr *a = &pd->attrs[ai];
 	a->has_counts = 1;
-	a->count.val += val;
-	a->count.ena += ena;
-	a->count.run += run;
+	a->count.val += v->val;
+	a->count.ena += v->ena;
+	a->count.run += v->run;
 	struct pd_rdctr *c = NULL;
 	if (pid != -1)
 		for (size_t i = pd->nrdctr; i-- > 0 && !c;)
@@ -426,11 +425,12 @@ static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, uint64_t va
 		if (MP_GROW(pd->rdctr, pd->crdctr, pd->nrdctr + 1))
 			return -ENOMEM;
 		c = &pd->rdctr[pd->nrdctr++];
-		*c = (struct pd_rdctr){ ai, pid, tid, 0, 0 };
+		*c = (struct pd_rdctr){ ai, pid, tid, { 0, 0, 0 } };
 	}
-	if (ena > c->ena)
-		c->ena = ena;
-	c->run += run;
+	c->c.val += v->val;
+	if (v->ena > c->c.ena)
+		c->c.ena = v->ena;
+	c->c.run += v->run;
 	return 0;
 }
 
@@ -442,13 +442,13 @@ void mp_pd_finish_counts(mp_pd *pd)
 		const struct pd_rdctr *c = &pd->rdctr[i];
 		struct mp_pd_attr *a = &pd->attrs[c->attr];
 		a->count_nctr++;
-		if (c->run >= c->ena)
+		if (c->c.run >= c->c.ena)
 			continue;
 		/* run/ena < mux_run/mux_ena, in integers */
-		if (!a->count_nmux++ || (unsigned __int128)c->run * a->count_mux_ena <
-						(unsigned __int128)a->count_mux_run * c->ena) {
-			a->count_mux_run = c->run;
-			a->count_mux_ena = c->ena;
+		if (!a->count_nmux++ || (unsigned __int128)c->c.run * a->count_mux_ena <
+						(unsigned __int128)a->count_mux_run * c->c.ena) {
+			a->count_mux_run = c->c.run;
+			a->count_mux_ena = c->c.ena;
 		}
 	}
 }
@@ -470,8 +470,9 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 		need = L->read_lost;
 	if ((size_t)(end - p) < need)
 		return 0;
-	uint64_t ena = L->read_ena ? ld64(p + L->read_ena) : 0;
-	uint64_t run = L->read_run ? ld64(p + L->read_run) : 0;
+	/* the times, for every value of the record */
+	struct mp_counts v = { 0, L->read_ena ? ld64(p + L->read_ena) : 0,
+			       L->read_run ? ld64(p + L->read_run) : 0 };
 	if (L->read_format & PERF_FORMAT_GROUP) {
 		uint64_t nr = ld64(p);
 		size_t ent = L->read_entry;
@@ -484,8 +485,8 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 					continue;
 				ai = s->attr;
 			}
-			if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), ld64(p),
-				      ena, run))
+			v.val = ld64(p);
+			if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), &v))
 				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 		}
 		return 0;
@@ -496,7 +497,8 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 		if (s)
 			ai = s->attr;
 	}
-	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), ld64(p), ena, run))
+	v.val = ld64(p);
+	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), &v))
 		return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 	return 0;
 }

@@ -98,7 +98,7 @@ struct pd_reader {
 struct pd_rdctr {
 	size_t attr;
 	int32_t pid, tid; /* -1: CPU-wide, never merged */
-	uint64_t ena, run; /* largest enabled time, summed running time */
+	struct mp_counts c; /* summed value and running time, the largest enabled time */
 };
 
 struct mp_pd {

@@ -303,20 +303,20 @@ void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid)
 	w->read_pid = (int32_t)pid;
 }
 
-int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
-		      uint64_t run)
+int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, const struct mp_counts *c)
 {
 	if (attr_idx < 0 || (size_t)attr_idx >= w->nattrs)
 		return -EINVAL;
 	/* One PERF_RECORD_READ per counter id: readers sum them per event. */
-	for (size_t i = 0; i < w->ncounts; i++)
-		if (w->counts[i].id == id && w->counts[i].attr == attr_idx) {
-			w->counts[i] = (struct pdw_count){ attr_idx, id, value, ena, run };
-			return 0;
-		}
-	if (MP_GROW(w->counts, caps_of(w)->counts, w->ncounts + 1))
-		return -ENOMEM;
-	w->counts[w->ncounts++] = (struct pdw_count){ attr_idx, id, value, ena, run };
+	size_t i = 0;
+	while (i < w->ncounts && !(w->counts[i].id == id && w->counts[i].attr == attr_idx))
+		i++;
+	if (i == w->ncounts) {
+		if (MP_GROW(w->counts, caps_of(w)->counts, w->ncounts + 1))
+			return -ENOMEM;
+		w->ncounts++;
+	}
+	w->counts[i] = (struct pdw_count){ attr_idx, id, *c };
 	return 0;
 }
 
@@ -380,18 +380,18 @@ static int pdw_write_counts(mp_pdw *w)
 			 * one counter: nr = 1, times, {value, id[, lost]}. */
 			rec[n++] = 1;
 			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
+				rec[n++] = c->c.ena;
 			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
-			rec[n++] = c->value;
+				rec[n++] = c->c.run;
+			rec[n++] = c->c.val;
 			if (rf & PERF_FORMAT_ID)
 				rec[n++] = c->id;
 		} else {
-			rec[n++] = c->value;
+			rec[n++] = c->c.val;
 			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				rec[n++] = c->ena;
+				rec[n++] = c->c.ena;
 			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				rec[n++] = c->run;
+				rec[n++] = c->c.run;
 			if (rf & PERF_FORMAT_ID)
 				rec[n++] = c->id;
 		}

@@ -50,7 +50,8 @@ struct pdw_bid {
 
 struct pdw_count {
 	int attr;
-	uint64_t id, value, ena, run;
+	uint64_t id;
+	struct mp_counts c;
 };
 
 struct pdw_kv { char *key, *value; };

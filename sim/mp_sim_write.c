@@ -495,7 +495,8 @@ static int sim_write_counts(const struct mp_sim_opts *o, mp_pdw *w, const uint64
 {
 	int rc;
 	for (size_t i = 0; i < o->nevents; i++)
-		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i], totals[i], 1, 1)))
+		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i],
+					    &(struct mp_counts){ totals[i], 1, 1 })))
 			return rc;
 	return 0;
 }

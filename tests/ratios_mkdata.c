@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 		} else if (sscanf(line, "counts %d %llu", &idx, &v) == 2) {
 			if (idx < 0 || idx >= nattrs)
 				return die("counts: no such attr", ln);
-			mp_pdw_add_counts(w, idx, 100 + (uint64_t)idx, v, 1000000, 1000000);
+			mp_pdw_add_counts(w, idx, 100 + (uint64_t)idx,
+					  &(struct mp_counts){ v, 1000000, 1000000 });
 		} else {
 			return die("bad directive", ln);
 		}

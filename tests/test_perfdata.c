@@ -901,15 +901,14 @@ static void synthetic__read_records__exact_counts(void **state)
  * while the task is on its CPU (run 600 and 400 of 1000 enabled) and together they ran all
  * the time: never multiplexed. CPU-wide counters (pid -1) stand alone: one of two ran 250
  * of 1000 ns; a task whose counters ran 500 + 300 of 1000 was multiplexed too. */
-static void put_read(struct fb *f, int32_t pid, uint64_t val, uint64_t ena, uint64_t run,
-		     uint64_t id)
+static void put_read(struct fb *f, int32_t pid, struct mp_counts c, uint64_t id)
 {
 	put_hdr(f, PERF_RECORD_READ, 0, 8 + 8 + 32 + 16);
 	uint32_t pt[2] = { (uint32_t)pid, (uint32_t)pid };
 	put(f, pt, 8);
-	put64(f, val);
-	put64(f, ena);
-	put64(f, run);
+	put64(f, c.val);
+	put64(f, c.ena);
+	put64(f, c.run);
 	put64(f, id);
 	put(f, pt, 8);
 	put64(f, id);
@@ -922,12 +921,12 @@ static void synthetic__read_records__multiplexed_per_counter(void **state)
 	struct mp_err err = { 0 };
 	uint64_t rf = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
 	pipe_start(f, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID, rf, 2);
-	put_read(f, 42, 10, 1000, 600, 100);
-	put_read(f, 42, 20, 1000, 400, 100);
-	put_read(f, -1, 30, 1000, 1000, 101);
-	put_read(f, -1, 40, 1000, 250, 101);
-	put_read(f, 43, 50, 1000, 500, 101);
-	put_read(f, 43, 60, 1000, 300, 101);
+	put_read(f, 42, (struct mp_counts){ 10, 1000, 600 }, 100);
+	put_read(f, 42, (struct mp_counts){ 20, 1000, 400 }, 100);
+	put_read(f, -1, (struct mp_counts){ 30, 1000, 1000 }, 101);
+	put_read(f, -1, (struct mp_counts){ 40, 1000, 250 }, 101);
+	put_read(f, 43, (struct mp_counts){ 50, 1000, 500 }, 101);
+	put_read(f, 43, (struct mp_counts){ 60, 1000, 300 }, 101);
 	mp_pd *pd = mp_pd_open_mem(f->b, f->n, "r.data", &err);
 	assert_non_null(pd);
 	for (int pass = 0; pass < 2; pass++) {
@@ -1197,7 +1196,7 @@ static void writer_roundtrip__counts_meta_spec(void **state)
 		r[5] = 100000 + (uint64_t)i;
 		assert_int_equal(mp_pdw_write(w, r, sizeof(r)), 0);
 	}
-	assert_int_equal(mp_pdw_add_counts(w, 0, id, 555555, 9000, 8000), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 0, id, &(struct mp_counts){ 555555, 9000, 8000 }), 0);
 	if (mp_pdw_close(w, &err))
 		fail_msg("%s", err.msg);
 	mp_pd *pd = mp_pd_open(path, &err);
@@ -1739,10 +1738,10 @@ static void pdw__known_samples__file_layout_and_features(void **state)
 	th->size = sizeof(thr);
 	assert_int_equal(mp_pdw_write(w, thr, sizeof(thr)), 0);
 	/* a second count of the same id replaces the first: one READ per id */
-	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 1000000, 400, 200), 0);
-	assert_int_equal(mp_pdw_add_counts(w, 0, 11, 2000000, 900, 450), 0);
-	assert_int_equal(mp_pdw_add_counts(w, 1, 22, 2500000, 900, 900), 0);
-	assert_int_equal(mp_pdw_add_counts(w, 5, 22, 1, 1, 1), -EINVAL);
+	assert_int_equal(mp_pdw_add_counts(w, 0, 11, &(struct mp_counts){ 1000000, 400, 200 }), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 0, 11, &(struct mp_counts){ 2000000, 900, 450 }), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 1, 22, &(struct mp_counts){ 2500000, 900, 900 }), 0);
+	assert_int_equal(mp_pdw_add_counts(w, 5, 22, &(struct mp_counts){ 1, 1, 1 }), -EINVAL);
 	mp_pdw_set_read_pid(w, 4242);
 
 	/* attrs are frozen once data is written */

@@ -98,7 +98,7 @@ struct mp_region_stat {
 	uint64_t calls;            /* begin..end pairs completed */
 	uint64_t unclosed;         /* still open when the thread or the workload ended: counted
 				    * to the thread's last count */
-	const uint64_t *value, *ena, *run; /* [nevents] summed deltas */
+	const struct mp_counts *counts; /* [nevents] summed deltas */
 	const double *scaled;      /* [nevents] sum over calls of delta * ena/run */
 };
 size_t mp_regions_nrows(const mp_regions *r);

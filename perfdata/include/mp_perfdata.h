@@ -477,10 +477,10 @@ void mp_pdw_set_group(mp_pdw *w, size_t leader, size_t nr);
  * workload's pid; -1 = none, the default). */
 void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
 
-/* Exact final counts of an event (value, time enabled, time running), stored in the file
- * (PERF_RECORD_READ per event id at the end of data, and memprof's counts feature). */
-int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, uint64_t value, uint64_t ena,
-		      uint64_t run);
+/* Exact final counts of an event's counter id (value, time enabled, time running), stored
+ * in the file (PERF_RECORD_READ per event id at the end of data, and memprof's counts
+ * feature). A second call for the same id replaces its counts. */
+int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, const struct mp_counts *c);
 
 /* memprof key=value metadata kept in memprof's own feature section, e.g.
  * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
