@@ -11,8 +11,8 @@
  *   same geometry);
  * - each thread runs on a core (round robin by thread, or its CPU when it pins itself);
  * - threads advance in virtual time: their accesses are buffered with their own
- *   instruction count as clock, and merged in that time, a quantum of instructions at a
- *   time, before they reach the caches. A thread in a system call holds nobody back.
+ *   instruction count as clock, and merged in that time, instruction by instruction,
+ *   before they reach the caches. A thread in a system call holds nobody back.
  *
  * Built out of tree against Debian's valgrind package (sim/vgtool/CMakeLists.txt).
  */
@@ -100,7 +100,7 @@ static Bool parse_lat(const HChar *s)
 	return True;
 }
 static Int clo_cores = 1;
-static Int clo_quantum = 20;
+static Int clo_quantum = 1;
 
 /* "SIZE,ASSOC,LINE" as valgrind's --D1 (memprof checked it; refuse what is still bad). */
 static Bool parse_cache(const HChar *s, struct cache_cfg *c)
@@ -165,7 +165,7 @@ static void mps_print_usage(void)
 		    "    --D1=SIZE,ASSOC,LINE  L1 data cache of each core [32768,8,64]\n"
 		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
 		    "    --cores=N             simulated cores [1]\n"
-		    "    --quantum=N           instructions a thread runs before the next [20]\n"
+		    "    --quantum=N           instructions a thread may run past the next [1]\n"
 		    "    --itlb=ENTRIES,ASSOC  instruction TLB of each core [128,8]\n"
 		    "    --dtlb=ENTRIES,ASSOC  data TLB of each core [64,4]\n"
 		    "    --stlb=ENTRIES,ASSOC  second-level TLB of each core [1536,12]\n"
@@ -646,8 +646,42 @@ static void thr_run_until(struct thr *t, ULong limit)
 	t->head = i;
 }
 
+/* Run the threads act[0..na) (ascending thread ids, each with events) up to virtual time
+ * limit in the order of that time: the thread furthest behind runs until it passes the
+ * next one (by clo_quantum - 1 instructions more; at equal times the lower thread id goes
+ * first). With the default quantum of 1 the caches see the instructions of all threads in
+ * one order that depends only on their clocks, not on when valgrind ran them: two threads
+ * writing one line alternate instruction by instruction, as on two cores. */
+static void merge(const Int *act, Int na, ULong limit)
+{
+	for (;;) {
+		Int a = -1, b = -1;
+		ULong ta = ~0ULL, tb = ~0ULL;
+		for (Int k = 0; k < na; k++) {
+			const struct thr *t = &thr[act[k]];
+			if (t->head == t->n)
+				continue;
+			if (t->ptime < ta) {
+				tb = ta, b = a;
+				ta = t->ptime, a = k;
+			} else if (t->ptime < tb) {
+				tb = t->ptime, b = k;
+			}
+		}
+		if (a < 0 || ta >= limit)
+			break;
+		ULong end = limit;
+		if (b >= 0) {
+			end = tb + (ULong)clo_quantum - 1 + (a < b ? 1 : 0);
+			if (end > limit)
+				end = limit;
+		}
+		thr_run_until(&thr[act[a]], end);
+	}
+}
+
 /* Send what every thread buffered up to the time the slowest running thread has reached
- * through the caches, a quantum at a time, thread after thread. all: everything (exit). */
+ * through the caches, merged in virtual time. all: everything (exit). */
 static void flush(Bool all)
 {
 	ULong limit = ~0ULL, top = vnow;
@@ -664,18 +698,10 @@ static void flush(Bool all)
 	}
 	if (all || limit == ~0ULL)
 		limit = top;
-	if (na == 1) {
+	if (na == 1)
 		thr_run_until(&thr[act[0]], limit);
-	} else if (na > 1) {
-		for (ULong w = vnow; w < limit;) {
-			ULong end = w + (ULong)clo_quantum;
-			if (end > limit)
-				end = limit;
-			for (Int k = 0; k < na; k++)
-				thr_run_until(&thr[act[k]], end);
-			w = end;
-		}
-	}
+	else if (na > 1)
+		merge(act, na, limit);
 	if (limit > vnow)
 		vnow = limit;
 }

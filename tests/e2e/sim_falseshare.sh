@@ -15,17 +15,10 @@ rec() { # DISP
 		fail "record --sim falseshare -d $1: $(cat fs$1.err)"
 	grep -q "total=$((2 * ITERS))" fs$1.out || fail "falseshare -d $1: $(cat fs$1.out)"
 }
-# The simulation is not yet deterministic for threads: how the two threads' virtual times
-# line up after the start barrier depends on when valgrind hands its lock over, and on a
-# loaded machine about one run in four has them run apart (HITM 2 instead of 40,000 to
-# 78,500). Such a run is recorded again, at most 5 times in all (docs/memprof-record-sim.md).
-for try in 1 2 3 4 5; do
-	rec 8
-	h=$(perf_sym_period fs8.data HITM worker)
-	w=$(perf_sym_period fs8.data Dw worker)
-	awk -v h="$h" -v w="$w" 'BEGIN { exit !(h >= 0.09 * w) }' && break
-	echo "note: run $try: the threads ran apart (HITM $h for $w writes); recording again"
-done
+# The threads' instructions reach the caches merged one by one in virtual time, so the
+# line alternates between the cores on every iteration whenever valgrind ran the threads:
+# one recording, no retries.
+rec 8
 rec 64
 h8=$(perf_sym_period fs8.data HITM worker)
 w8=$(perf_sym_period fs8.data Dw worker)
@@ -33,9 +26,13 @@ i8=$(perf_sym_period fs8.data Inv worker)
 h64=$(perf_sym_period fs64.data HITM worker)
 echo "shared line: worker HITM $h8, invalidations $i8, writes $w8; padded: HITM $h64"
 check "$w8 >= 2 * $ITERS" "worker: $w8 writes for 2 x $ITERS increments"
-# Two phases recur: one HITM every 5 writes (78,500) or every 10 (39,996 to 40,751, just
-# under issue 31's 10% in some runs); the bar is 9%, under both.
-check "$h8 >= 0.09 * $w8" "shared line: HITM $h8 under 9% of the writes $w8"
+# Issue 31's bar: HITM at least 10% of the writes (instruction by instruction, one of
+# the two loads of each pair of iterations finds the other's store: 199,994 of 400,010).
+check "$h8 >= 0.10 * $w8" "shared line: HITM $h8 under 10% of the writes $w8"
+# ... and the model's own figure, which a coarser interleave misses (20 instructions a
+# turn gave 10 to 20%): half of the writes, less the few iterations the threads' start
+# barrier leaves unpaired (199,590 to 200,067 in 12 runs on a loaded machine).
+check "$h8 >= 0.45 * $w8" "shared line: HITM $h8 under 45% of the writes $w8"
 check "$i8 >= 0.10 * $w8" "shared line: invalidations $i8 under 10% of the writes $w8"
 check "$h64 < 0.01 * $h8" "padded: HITM $h64 not under 1% of the shared line's $h8"
 # The counts sit on the increment's line of falseshare.c.
