@@ -745,6 +745,67 @@ double mp_ratio_numerator(const struct mp_ratio_binding *b, const struct mp_rati
 	return num;
 }
 
+/* The variance of an event's estimated count at a place: the sum of squared periods (C*C/n
+ * when the periods were equal); an event without samples there counts as one sample of its
+ * mean period when pseudo is set (so that a zero numerator still gets an upper bound). */
+static double cell_var(const struct mp_ratio_cell *c, const struct mp_ratio_event *e, int pseudo)
+{
+	if (c->samples == 0)
+		return pseudo ? e->mean_period * e->mean_period : 0;
+	if (c->period_sq > 0)
+		return c->period_sq;
+	return c->period * c->period / (double)c->samples;
+}
+
+/* What a value rests on: the fewest samples (simulated: the fewest counts) of any of its
+ * terms, where a term is an event alone or a sum of events ("( ILmr + DLmr + DLmw )"): a
+ * sum rests on its members together, not on its rarest member (a line with millions of
+ * DLmr and no ILmr is not "few"). A sampled sum's samples are its effective number,
+ * C^2 / Var(C) (the sum of its members' samples when their periods are equal; one rare
+ * event of a large period weighs as the one sample it is). */
+static uint64_t value_support(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
+			      const struct mp_ratio_cell *cells, int simulated)
+{
+	unsigned group_of[MP_RATIO_MAX_EVENTS];
+	double cnt[MP_RATIO_MAX_EVENTS + 1] = { 0 }, var[MP_RATIO_MAX_EVENTS + 1] = { 0 };
+	uint64_t smp[MP_RATIO_MAX_EVENTS + 1] = { 0 }, least = UINT64_MAX;
+	unsigned members[MP_RATIO_MAX_EVENTS + 1] = { 0 };
+	size_t ng = b->n <= MP_RATIO_MAX_EVENTS && mp_formula_nevents(b->var->f) == b->n ?
+			    mp_formula_sum_groups(b->var->f, group_of) : 0;
+
+	if (!ng)
+		memset(group_of, 0, sizeof(group_of));
+	for (size_t i = 0; i < b->n; i++) {
+		int k = b->ev[i];
+		if (k < 0)
+			continue; /* folded into another member's event */
+		const struct mp_ratio_cell *c = &cells[k];
+		unsigned g = group_of[i];
+		if (!g) { /* an event alone */
+			uint64_t n = simulated ? (uint64_t)c->period : c->samples;
+			least = n < least ? n : least;
+			continue;
+		}
+		cnt[g] += c->period;
+		var[g] += cell_var(c, &ev[k], 0);
+		smp[g] += c->samples;
+		members[g]++;
+	}
+	for (size_t g = 1; g <= ng; g++) {
+		uint64_t n;
+		if (!members[g])
+			continue;
+		if (simulated)
+			n = (uint64_t)cnt[g];
+		else if (members[g] == 1 || var[g] <= 0)
+			n = smp[g];
+		else
+			n = (uint64_t)(cnt[g] * cnt[g] / var[g] + 1e-9);
+		least = n < least ? n : least;
+	}
+	return least;
+}
+
 int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
 		  const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
 		  struct mp_ratio_value *out, struct mp_err *err)
@@ -761,23 +822,16 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 			exact = 0;
 	if (!exact && !cells)
 		return 0;
-	out->min_samples = UINT64_MAX;
 	for (size_t i = 0; i < b->n; i++) {
 		int k = b->ev[i];
-		if (k < 0) {
-			vals[i] = 0; /* folded into another member's event */
-			continue;
-		}
-		vals[i] = exact ? ev[k].count : cells[k].period;
-		if (!exact && cells[k].samples < out->min_samples)
-			out->min_samples = cells[k].samples;
+		/* an event folded into another member's event counts 0 */
+		vals[i] = k < 0 ? 0 : exact ? ev[k].count : cells[k].period;
 	}
-	if (exact)
-		out->min_samples = 0;
 	int simulated = !exact;
 	for (size_t i = 0; i < b->n && simulated; i++)
 		if (b->ev[i] >= 0 && !ev[b->ev[i]].exact_samples)
 			simulated = 0;
+	out->min_samples = exact ? 0 : value_support(b, ev, cells, simulated);
 	rc = mp_formula_eval(b->var->f, vals, &r, grad, NULL);
 	if (rc == -EDOM || rc == -ERANGE)
 		return 0; /* undefined here, e.g. no instructions sampled at this line */
@@ -791,15 +845,7 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 		for (size_t i = 0; i < b->n; i++) {
 			if (b->ev[i] < 0)
 				continue;
-			const struct mp_ratio_cell *c = &cells[b->ev[i]];
-			double vi;
-			if (c->samples == 0)
-				vi = ev[b->ev[i]].mean_period * ev[b->ev[i]].mean_period;
-			else if (c->period_sq > 0)
-				vi = c->period_sq;
-			else
-				vi = c->period * c->period / (double)c->samples;
-			var += grad[i] * grad[i] * vi;
+			var += grad[i] * grad[i] * cell_var(&cells[b->ev[i]], &ev[b->ev[i]], 1);
 		}
 		double half = 1.959963984540054 * sqrt(var);
 		out->lo = r - half;
@@ -808,15 +854,10 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 			out->lo = 0;
 		out->few = out->min_samples < min_samples;
 	}
-	if (simulated) {
-		/* exact counts at the place: the value rests on the fewest events counted
-		 * (one miss in one instruction is 100% but means nothing) */
-		out->min_samples = UINT64_MAX;
-		for (size_t i = 0; i < b->n; i++)
-			if (b->ev[i] >= 0 && cells[b->ev[i]].period < (double)out->min_samples)
-				out->min_samples = (uint64_t)cells[b->ev[i]].period;
+	/* simulated: exact counts at the place, the value rests on the fewest events counted
+	 * (one miss in one instruction is 100% but means nothing) */
+	if (simulated)
 		out->few = out->min_samples < min_samples;
-	}
 	if (d->has_threshold)
 		out->flagged = d->threshold_below ? r < d->threshold : r > d->threshold;
 	int side[MP_RATIO_MAX_EVENTS];

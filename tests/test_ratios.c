@@ -921,6 +921,80 @@ static void ratio_bind__simulated_sum_event__folded(void **state)
 	mp_ratio_set_free(s);
 }
 
+/* A ratio whose numerator sums events ("( a + b ) / c"): the value rests on the sum, not
+ * on its rarest member (issue 30.2: matmul's lines with millions of DLmr and no ILmr were
+ * marked few). Events bind by name (a name equal to the run's event's matches). */
+static void ratio_eval__sum_of_events__few_from_the_sum(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = mp_ratio_set_new();
+	struct mp_ratio_event ev[3];
+	struct mp_ratio_binding b;
+	struct mp_ratio_value v;
+	const char *models[1] = { "perf" };
+	assert_int_equal(mp_ratio_set_load_text(s, "[SUM]\nname = Sum\nperf = approx ( a + b ) / c\n"
+						   "[SUM2]\nname = Sum2\nperf = approx ( a + b ) / ( c + a )\n",
+						"t.ratios", &err), 0);
+	memset(ev, 0, sizeof(ev));
+	ev[0].name = "a";
+	ev[1].name = "b";
+	ev[2].name = "c";
+	ev[0].mean_period = ev[1].mean_period = ev[2].mean_period = 1000;
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "SUM"), models, 1, ev, 3, NULL, NULL,
+				       &b, &err), 0);
+	/* sampled, equal periods: a has 0 samples here, b 1000, c 4000: the sum rests on
+	 * 1000 samples, not on a's 0 */
+	struct mp_ratio_cell c[3] = { { 0, 0, 0 }, { 1000, 1e6, 0 }, { 4000, 4e6, 0 } };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && !v.exact);
+	assert_int_equal(v.min_samples, 1000);
+	assert_false(v.few);
+	/* a and b with 5 samples each: 10 together, not few at 10; few at 11 */
+	c[0] = (struct mp_ratio_cell){ 5, 5000, 0 };
+	c[1] = (struct mp_ratio_cell){ 5, 5000, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_int_equal(v.min_samples, 10);
+	assert_false(v.few);
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 11, &v, &err), 0);
+	assert_true(v.few);
+	/* one sample of a at period 1e6 outweighs 100 samples of b at period 10: the sum's
+	 * effective samples C^2/Var = (1e6 + 1000)^2 / (1e12 + 100*100) = 1.002: few */
+	c[0] = (struct mp_ratio_cell){ 1, 1e6, 0 };
+	c[1] = (struct mp_ratio_cell){ 100, 1000, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_int_equal(v.min_samples, 1);
+	assert_true(v.few);
+	/* an event in two places ("( a + b ) / ( c + a )") is no sum of its own: each event
+	 * alone, the fewest wins */
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "SUM2"), models, 1, ev, 3, NULL, NULL,
+				       &b, &err), 0);
+	c[0] = (struct mp_ratio_cell){ 0, 0, 0 };
+	c[1] = (struct mp_ratio_cell){ 1000, 1e6, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_int_equal(v.min_samples, 0);
+	assert_true(v.few);
+
+	/* simulated (exact counts per place): 2 million DLmr-like misses and no other member:
+	 * 2e6 counted, not 0 */
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "SUM"), models, 1, ev, 3, NULL, NULL,
+				       &b, &err), 0);
+	ev[0].exact_samples = ev[1].exact_samples = ev[2].exact_samples = 1;
+	c[0] = (struct mp_ratio_cell){ 0, 0, 0 };
+	c[1] = (struct mp_ratio_cell){ 4, 2e6, 0 };
+	c[2] = (struct mp_ratio_cell){ 9, 8e6, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && v.exact && v.value == 0.25);
+	assert_true(v.min_samples == 2000000);
+	assert_false(v.few);
+	/* 3 + 4 counted together: few at 10 */
+	c[0] = (struct mp_ratio_cell){ 1, 3, 0 };
+	c[1] = (struct mp_ratio_cell){ 1, 4, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.few && v.min_samples == 7);
+	mp_ratio_set_free(s);
+}
+
 /* L2 Instruction Miss Rate (threshold > 0) of simulated counts: misses each once on
  * another instruction are the cold misses of the first pass (not a WARNING); misses that
  * repeat at the same instructions are. */
@@ -981,6 +1055,7 @@ int main(void)
 		cmocka_unit_test(set_load_builtin__shipped__article_table_complete),
 		cmocka_unit_test(set_load_dir__user_folder__sorted_and_overrides),
 		cmocka_unit_test(ratio_eval__two_overruns__hand_computed_interval),
+		cmocka_unit_test(ratio_eval__sum_of_events__few_from_the_sum),
 		cmocka_unit_test(ratio_eval__simulated_cold_misses__not_flagged),
 		cmocka_unit_test(ratio_bind__event_missing__names_it),
 		cmocka_unit_test(ratio_eval__threshold__flagged),
