@@ -160,9 +160,17 @@ int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_
 
 	if (w->frozen)
 		return -EBUSY;
-	if (w->nattrs && (attr->sample_type != w->layout.sample_type ||
-			  (int)attr->sample_id_all != w->layout.sample_id_all))
-		return -EINVAL; /* perf needs one sample layout for every event */
+	/* perf needs one sample layout for every event, but for the memory fields of events
+	 * found by PERF_SAMPLE_IDENTIFIER (perf mem's loads and stores): those lie after the
+	 * id, ip and tid the writer reads and never in the records' id trailers */
+	const uint64_t mem = PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |
+			     PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
+			     PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+	uint64_t differ = w->nattrs ? attr->sample_type ^ w->layout.sample_type : 0;
+	if (differ && (differ & ~mem || !(attr->sample_type & PERF_SAMPLE_IDENTIFIER)))
+		return -EINVAL;
+	if (w->nattrs && (int)attr->sample_id_all != w->layout.sample_id_all)
+		return -EINVAL;
 	if (MP_GROW(w->attrs, caps_of(w)->attrs, w->nattrs + 1))
 		return -ENOMEM;
 	a = &w->attrs[w->nattrs];

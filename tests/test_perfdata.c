@@ -2037,11 +2037,18 @@ static void pdw__bad_input__errors(void **state)
 	mp_pdw *w = mp_pdw_create(path_in("bad.data"), &err);
 	assert_non_null(w);
 	struct perf_event_attr a0 = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
-	struct perf_event_attr a1 = a0;
-	a1.sample_type |= PERF_SAMPLE_ADDR;
-	uint64_t id = 1;
+	struct perf_event_attr a1 = a0, a2 = a0;
+	a1.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	uint64_t id = 1, id2 = 2;
 	assert_int_equal(mp_pdw_add_attr(w, &a0, &id, 1, "a", "a"), 0);
+	/* layouts differ in no more than the memory fields of events with IDENTIFIER */
 	assert_int_equal(mp_pdw_add_attr(w, &a1, &id, 1, "b", "b"), -EINVAL);
+	a2.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	a2.sample_type &= ~(uint64_t)PERF_SAMPLE_IDENTIFIER;
+	a2.sample_type |= PERF_SAMPLE_ID;
+	assert_int_equal(mp_pdw_add_attr(w, &a2, &id2, 1, "c", "c"), -EINVAL);
+	a2.sample_type = a0.sample_type | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	assert_int_equal(mp_pdw_add_attr(w, &a2, &id2, 1, "c", "c"), 1);
 	struct {
 		struct perf_event_header h;
 		uint64_t pad;

@@ -448,7 +448,9 @@ int mp_pdw_write_failed(const mp_pdw *w, int rc, struct mp_err *err);
 /* Add an event attribute with its sample ids. attr is copied, and written with
  * attr.size <= 128 (perf 6.1 refuses larger ones in file mode). name is the EVENT_DESC
  * name (the resolved name); spec is what the user wrote (kept in memprof's own feature).
- * Returns the attribute's index. */
+ * Every event has the first one's sample_type and sample_id_all, but for the memory fields
+ * (ADDR, WEIGHT, WEIGHT_STRUCT, DATA_SRC, PHYS_ADDR, DATA_PAGE_SIZE, CODE_PAGE_SIZE) of
+ * events with PERF_SAMPLE_IDENTIFIER (-EINVAL else). Returns the attribute's index. */
 int mp_pdw_add_attr(mp_pdw *w, const struct perf_event_attr *attr, const uint64_t *ids,
 		    size_t nids, const char *name, const char *spec);
 
