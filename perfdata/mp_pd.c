@@ -162,6 +162,8 @@ static void pipe_meta_record(mp_pd *pd, const uint8_t *r, uint16_t size)
 {
 	if (size >= 16 && ld64(r + 8) == MP_HEADER_MEMPROF)
 		mp_pd_parse_feature(pd, MP_HEADER_MEMPROF, r + 16, (size_t)size - 16);
+	else if (size >= 16 && ld64(r + 8) == MP_HEADER_ALLOC)
+		mp_pd_alloc_piece(pd, r + 16, (size_t)size - 16, 0);
 }
 
 /* A header-like record of a pipe-mode stream, other than HEADER_ATTR: features (EVENT_DESC
@@ -323,6 +325,7 @@ static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
 		PD_ERR(pd, err, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	mp_pd_alloc_load(pd);
 	return pd;
 fail:
 	mp_pd_close(pd);
@@ -485,6 +488,7 @@ void mp_pd_close(mp_pd *pd)
 		free(pd->ia[i].spec);
 		free(pd->ia[i].ids);
 	}
+	mp_pd_alloc_fini(pd);
 	free(pd->attrs);
 	free(pd->ia);
 	free(pd->sids);

@@ -405,6 +405,9 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_MEMPROF:
 		parse_meta_blob(pd, p, n);
 		return 0;
+	case MP_HEADER_ALLOC:
+		mp_pd_alloc_piece(pd, p, n, 1);
+		return 0;
 	default:
 		return 0;
 	}
@@ -475,5 +478,7 @@ const char *mp_pd_feat_name(unsigned b)
 	};
 	if (b == MP_HEADER_MEMPROF)
 		return "memprof's own";
+	if (b == MP_HEADER_ALLOC)
+		return "memprof's allocation records";
 	return b < sizeof(names) / sizeof(names[0]) ? names[b] : "unknown";
 }

@@ -148,6 +148,19 @@ struct mp_pd {
 	char **gc;
 	size_t ngc, cgc;
 
+	/* allocation records (MP_HEADER_ALLOC, mp_pd_alloc.c): the payload (in the map, or
+	 * the pipe's pieces joined in abuf), checked at open; ok = usable */
+	struct pd_allocs {
+		const uint8_t *p, *recs;
+		size_t n;
+		struct mp_buf abuf;
+		int ok;
+		uint64_t nrecs, nsites, lost;
+		uint64_t *ips;     /* every site's ips, copied (aligned) */
+		uint64_t *first;   /* [nsites + 1] index of each site's first ip in ips */
+		uint32_t *pid;     /* [nsites] */
+	} alloc;
+
 	/* scratch (grown once, reused: no per-sample allocation) */
 	void *scratch_cc;           /* call chains (u64) */
 	size_t scratch_cc_cap;
@@ -156,6 +169,13 @@ struct mp_pd {
 	char *scratch_str;
 	size_t scratch_str_cap;
 };
+
+/* mp_pd_alloc.c: a payload of MP_HEADER_ALLOC (file: whole; pipe: one piece of it,
+ * joined in order), checked by mp_pd_alloc_load() at the end of the open; freed by
+ * mp_pd_alloc_fini(). */
+void mp_pd_alloc_piece(mp_pd *pd, const uint8_t *p, size_t n, int whole);
+void mp_pd_alloc_load(mp_pd *pd);
+void mp_pd_alloc_fini(mp_pd *pd);
 
 /* Bytes a record carries after its header-declared size: HEADER_TRACING_DATA's tracing
  * data and AUXTRACE's trace follow the record in the stream. */

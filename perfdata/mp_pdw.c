@@ -421,6 +421,35 @@ static int pdw_write_counts(mp_pdw *w)
 	return 0;
 }
 
+/* Pipe mode: the allocation records' payload in HEADER_EVENT_TYPE records (u64
+ * MP_HEADER_ALLOC, then the next piece), which perf skips; the reader joins the pieces. */
+#define MP_ALLOC_PIPE_PIECE 65504
+static int pipe_alloc_piece(void *ctx, const void *p, size_t n)
+{
+	mp_pdw *w = ctx;
+	struct perf_event_header h = { MP_RECORD_HEADER_EVENT_TYPE, 0, (uint16_t)(16 + n) };
+	uint64_t id = MP_HEADER_ALLOC;
+	int rc = mp_pdw_write_all(w->fd, &h, sizeof(h));
+	if (!rc)
+		rc = mp_pdw_write_all(w->fd, &id, 8);
+	if (!rc)
+		rc = mp_pdw_write_all(w->fd, p, n);
+	return rc;
+}
+
+struct alloc_at {
+	int fd;
+	uint64_t off;
+};
+
+static int file_alloc_piece(void *ctx, const void *p, size_t n)
+{
+	struct alloc_at *at = ctx;
+	int rc = mp_pdw_pwrite_all(at->fd, p, n, (int64_t)at->off);
+	at->off += n;
+	return rc;
+}
+
 /* Pipe mode, at the end: the features as records after the data. A feature whose payload
  * does not fit one record (64 KiB) is left out with a note. */
 static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[4])
@@ -466,6 +495,12 @@ static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[
 			w->error = rc;
 	}
 	mp_buf_fini(&all);
+	uint64_t alen;
+	if (!w->error && mp_pdw_alloc_payload(w, &alen)) {
+		int rc = mp_pdw_alloc_emit(w, MP_ALLOC_PIPE_PIECE, pipe_alloc_piece, w);
+		if (rc)
+			w->error = rc;
+	}
 }
 
 int mp_pdw_close(mp_pdw *w, struct mp_err *err)
@@ -491,9 +526,12 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 	/* Feature section table right after the data, then the blobs in bit order; all in
 	 * one write. */
 	{
-		uint64_t table = w->data_off + w->flushed, off;
+		uint64_t table = w->data_off + w->flushed, off, alen = 0;
 		struct mp_buf all = { 0 };
 		int nf = 0;
+		/* the allocation records, the last bit, follow the blobs in a stream of their own */
+		if (mp_pdw_alloc_payload(w, &alen))
+			flags[MP_HEADER_ALLOC / 64] |= 1ull << (MP_HEADER_ALLOC % 64);
 		for (int f = 0; f < 256; f++)
 			nf += !!(flags[f / 64] & (1ull << (f % 64)));
 		off = table + (uint64_t)nf * 16;
@@ -501,6 +539,14 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 			for (int f = 0; f < 256; f++) {
 				if (!(flags[f / 64] & (1ull << (f % 64))))
 					continue;
+				if (f == MP_HEADER_ALLOC) {
+					uint64_t sec[2] = { off, alen };
+					if (pass == 0 && mp_buf_append(&all, sec, sizeof(sec)))
+						w->error = -ENOMEM;
+					if (pass == 0)
+						off += alen;
+					continue;
+				}
 				/* slot 15 (unused by perf here) holds memprof's blob */
 				struct mp_buf *fb = f == MP_HEADER_MEMPROF ? &feat[15] : &feat[f];
 				uint64_t sec[2] = { off, fb->len };
@@ -512,6 +558,11 @@ int mp_pdw_close(mp_pdw *w, struct mp_err *err)
 			}
 		if (!w->error && (rc = mp_pdw_pwrite_all(w->fd, all.data, all.len, table)))
 			w->error = rc;
+		if (!w->error && alen) {
+			struct alloc_at at = { w->fd, off - alen };
+			if ((rc = mp_pdw_alloc_emit(w, 1 << 20, file_alloc_piece, &at)))
+				w->error = rc;
+		}
 		mp_buf_fini(&all);
 		if (!w->error && ftruncate(w->fd, (off_t)off) < 0)
 			w->error = -errno;
@@ -596,6 +647,7 @@ void mp_pdw_abort(mp_pdw *w)
 		free(w->attrs[i].name);
 		free(w->attrs[i].spec);
 	}
+	mp_pdw_alloc_free(w);
 	free(w->attrs);
 	free(w->idmap);
 	for (int i = 0; i < 16; i++)

@@ -103,6 +103,7 @@ struct mp_pdw {
 	/* Sample layout of attr 0 (all attrs share sample_type and sample_id_all: checked in
 	 * add_attr); all zero before the first attr. */
 	struct mp_sample_layout layout;
+	struct pdw_alloc *alloc; /* allocation records (mp_pdw_alloc.c), NULL when none */
 };
 
 /* Capacities kept apart from struct mp_pdw to keep the struct readable. */
@@ -121,6 +122,14 @@ static inline struct pdw_caps *caps_of(mp_pdw *w)
 /* The writer's files, each calling only those below it: mp_pdw.c (create, write, close)
  * -> mp_pdw_features.c (the header features), mp_pdw_topo.c (the topology features)
  * -> mp_pdw_track.c (what the written records hit) -> mp_pdw_bytes.c (below). */
+
+/* mp_pdw_alloc.c: 1 and *len = the MP_HEADER_ALLOC payload's size when there is one, 0
+ * when none; mp_pdw_alloc_emit() hands it to emit in pieces of at most piece bytes
+ * (records sorted by time); mp_pdw_alloc_free() at the writer's end. */
+int mp_pdw_alloc_payload(mp_pdw *w, uint64_t *len);
+int mp_pdw_alloc_emit(mp_pdw *w, size_t piece, int (*emit)(void *ctx, const void *p, size_t n),
+		      void *ctx);
+void mp_pdw_alloc_free(mp_pdw *w);
 
 /* mp_pdw_features.c */
 void mp_pdw_features_build(mp_pdw *w, struct mp_buf feat[32], uint64_t flags[4]);

@@ -16,3 +16,7 @@ mp_add_cmocka_test(test_datasrc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_datasrc
 mp_add_cmocka_test(test_pd_queue SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pd_queue.c
   LIBS mp_perfdata)
 target_include_directories(test_pd_queue PRIVATE ${PROJECT_SOURCE_DIR}/perfdata) # internal
+# the allocation records (record --alloc, the simulator): round trips in files and pipes,
+# hostile payloads
+mp_add_cmocka_test(test_pd_alloc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_pd_alloc.c
+  LIBS mp_perfdata)

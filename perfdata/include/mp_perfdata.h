@@ -78,6 +78,8 @@ enum mp_perf_feature {
 	/* memprof's own feature (key=value lines, see perfdata/README.md); far above perf's
 	 * last feature so that perf never assigns it. */
 	MP_HEADER_MEMPROF = 200,
+	/* memprof's allocation records (record --alloc, the simulator): see below */
+	MP_HEADER_ALLOC = 201,
 	MP_HEADER_FEAT_BITS = 256,
 };
 
@@ -99,6 +101,44 @@ enum mp_perf_feature {
 #define MP_META_EDAC_BEFORE "edac.before"
 #define MP_META_EDAC_AFTER "edac.after"
 #define MP_META_EDAC_MISSING "edac.missing"
+
+/* ---- allocation records (the MP_HEADER_ALLOC feature) ----
+ * What memprof record --alloc (the preload library alloc/) and the simulator saw the
+ * workload allocate and free. perf skips the feature (an unknown bit) in a file; in pipe
+ * mode it travels in HEADER_EVENT_TYPE records (u64 MP_HEADER_ALLOC, then a piece of the
+ * payload), which perf skips too. Payload (little-endian, see perfdata/README.md):
+ *   u64 magic MP_ALLOC_MAGIC, u32 header size (64), u32 record size (48),
+ *   u64 nr_sites, u64 nr_recs, u64 lost, u64 sites_bytes, u64 0, u64 0;
+ *   sites: per site u32 pid, u32 nr, u64 ip[nr] (ip[0] = the return address into the
+ *   caller of malloc, then its callers); records: nr_recs struct mp_alloc_rec, by time. */
+#define MP_ALLOC_MAGIC 0x31434f4c4c41504dULL /* "MPALLOC1" */
+#define MP_ALLOC_MAX_DEPTH 64                /* ips per site kept (more are cut) */
+#define MP_ALLOC_NO_SITE UINT32_MAX
+enum mp_alloc_kind {
+	MP_ALLOC_MALLOC = 1,  /* addr, size */
+	MP_ALLOC_CALLOC = 2,  /* addr, size = nmemb * size */
+	MP_ALLOC_REALLOC = 3, /* addr = new, old = the block it replaced (0: none), size */
+	MP_ALLOC_MEMALIGN = 4,/* posix_memalign, aligned_alloc, memalign, valloc, pvalloc */
+	MP_ALLOC_MMAP = 5,    /* anonymous or file mmap of the workload: addr, size = length */
+	MP_ALLOC_FREE = 6,    /* addr */
+	MP_ALLOC_MUNMAP = 7,  /* addr, size = length */
+	MP_ALLOC_FORK = 8,    /* pid = the child, old = the parent's pid: the child starts
+	                       * with a copy of the parent's live objects */
+	MP_ALLOC_EXEC = 9,    /* pid's address space starts afresh (exec, or the first
+	                       * program): nothing before it is live */
+	MP_ALLOC_LOST = 10,   /* size = records the tracker of pid/tid could not write */
+	MP_ALLOC_KIND_MAX = 10,
+};
+/* One record as stored (48 bytes). time: CLOCK_MONOTONIC ns, the clock of the samples
+ * (record --alloc sets use_clockid). site: index into the sites, or MP_ALLOC_NO_SITE. */
+struct mp_alloc_rec {
+	uint64_t time, addr, size, old;
+	uint32_t pid, tid, site;
+	uint8_t kind, pad[3];
+};
+_Static_assert(sizeof(struct mp_alloc_rec) == 48, "mp_alloc_rec is the file's layout");
+/* The kind's name ("malloc", "free", ...; "?" out of range). */
+const char *mp_alloc_kind_name(unsigned kind);
 
 /* ---- counts: a counter's value with its enabled and running times ---- */
 struct mp_counts {
@@ -329,6 +369,24 @@ size_t mp_pd_regions_count(const mp_pd_regions *r);
 /* Name of region 0..count ("[no region]" for 0 and out of range); borrowed. */
 const char *mp_pd_region_name(const mp_pd_regions *r, uint32_t region);
 
+/* The allocation records of a recording (MP_HEADER_ALLOC), checked at open: a malformed
+ * payload (sizes that do not add up, a site past the end) is dropped whole with one
+ * warning naming the file. Records come in the file's order (by time); a record's site is
+ * checked against nr_sites (out of range reads as MP_ALLOC_NO_SITE) and kind against
+ * MP_ALLOC_KIND_MAX by whoever uses it. */
+struct mp_pd_allocs {
+	uint64_t nr_recs, nr_sites, lost;
+};
+/* 0 and *out filled, or -ENOENT when the recording has none. */
+int mp_pd_allocs(const mp_pd *pd, struct mp_pd_allocs *out /* OUT */);
+/* Record idx (< nr_recs) copied into *r (the payload may be unaligned); -ERANGE past the
+ * end. An unknown site is set to MP_ALLOC_NO_SITE. */
+int mp_pd_alloc_rec(const mp_pd *pd, uint64_t idx, struct mp_alloc_rec *r /* OUT */);
+/* Site idx: its pid, and its ips (borrowed, valid until mp_pd_close(); nr <= 
+ * MP_ALLOC_MAX_DEPTH). -ERANGE for an unknown site. */
+int mp_pd_alloc_site(const mp_pd *pd, uint32_t idx, uint32_t *pid /* OUT */,
+		     const uint64_t **ips /* OUT */, uint32_t *nr /* OUT */);
+
 struct mp_pd_build_id {
 	int32_t pid;
 	uint16_t cpumode;
@@ -483,6 +541,23 @@ void mp_pdw_set_read_pid(mp_pdw *w, pid_t pid);
  * in the file (PERF_RECORD_READ per event id at the end of data, and memprof's counts
  * feature). A second call for the same id replaces its counts. */
 int mp_pdw_add_counts(mp_pdw *w, int attr_idx, uint64_t id, const struct mp_counts *c);
+
+/* Allocation records (MP_HEADER_ALLOC; the file's layout is in section (1)). Records may
+ * come in any order: mp_pdw_close() sorts them by time (stable: records of one time keep
+ * their order) and writes them with the sites after the other features. They wait in an
+ * unlinked temporary file (TMPDIR or /tmp, 0600), not in memory.
+ * mp_pdw_alloc_site: the site of pid's call chain ips[0..nr) (ip[0] = the return address
+ * into malloc's caller; nr cut to MP_ALLOC_MAX_DEPTH), the same index for the same chain
+ * and pid; *site OUT. 0 or -ENOMEM / -errno. */
+int mp_pdw_alloc_site(mp_pdw *w, uint32_t pid, const uint64_t *ips, uint32_t nr,
+		      uint32_t *site /* OUT */);
+/* One record (r->site from mp_pdw_alloc_site or MP_ALLOC_NO_SITE). 0 or -errno (-EINVAL
+ * for a kind out of range or a site not given out). */
+int mp_pdw_alloc_add(mp_pdw *w, const struct mp_alloc_rec *r);
+/* Records the tracker lost (the payload's lost count; add MP_ALLOC_LOST records to say
+ * whose and when). */
+void mp_pdw_alloc_lost(mp_pdw *w, uint64_t n);
+uint64_t mp_pdw_alloc_count(const mp_pdw *w);
 
 /* memprof key=value metadata kept in memprof's own feature section, e.g.
  * "simulated"="callgrind", "sim.D1"="32768,8,64". perf ignores it. */
