@@ -206,6 +206,17 @@ static int q_reserve(struct pd_queue *Q, size_t n)
 	return 0;
 }
 
+/* Move the queue down to q[0] (when it reaches the end of its array). */
+static void q_compact(struct pd_queue *Q)
+{
+	if (!Q->qh)
+		return;
+	memmove(Q->q, Q->q + Q->qh, (Q->nq - Q->qh) * sizeof(*Q->q));
+	Q->nq -= Q->qh;
+	Q->nsorted -= Q->qh;
+	Q->qh = 0;
+}
+
 /* Every run of q[qh..nq) as one entry per record (each sample's time at Q->sample_time),
  * in place, from the back. */
 static int q_split_runs(struct pd_queue *Q)
@@ -219,6 +230,8 @@ static int q_split_runs(struct pd_queue *Q)
 		}
 	if (!extra)
 		return 0;
+	if (Q->nq + extra > Q->cq)
+		q_compact(Q); /* the delivered entries' room first: the array stays the queue's size */
 	int rc = q_reserve(Q, Q->nq + extra);
 	if (rc)
 		return rc;
@@ -279,17 +292,6 @@ int pd_q_flush(struct pd_queue *Q, uint64_t limit)
 int pd_q_round(struct pd_queue *Q)
 {
 	return pd_q_round_with(Q, Q->deliver, Q->ctx);
-}
-
-/* Move the queue down to q[0] (when it reaches the end of its array). */
-static void q_compact(struct pd_queue *Q)
-{
-	if (!Q->qh)
-		return;
-	memmove(Q->q, Q->q + Q->qh, (Q->nq - Q->qh) * sizeof(*Q->q));
-	Q->nq -= Q->qh;
-	Q->nsorted -= Q->qh;
-	Q->qh = 0;
 }
 
 /* After a flush by the byte bound the records still queued are spread over chunks and
