@@ -326,7 +326,7 @@ static void fmt_change(const struct mp_ratio_row *r, char *buf, size_t len)
 static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	const struct mp_ratio_def *d = rr->def;
-	snprintf(buf, len, "%s%s%s", r->v.few ? "  few samples" : "",
+	snprintf(buf, len, "%s%s%s", !r->v.few ? "" : r->v.exact ? "  few counts" : "  few samples",
 		 r->v.flagged ? (d->threshold_below ? "   <==== WARNING (below threshold)" :
 					"   <==== WARNING (above threshold)") : "",
 		 r->v.cold ? "   (above threshold: cold misses only, each once)" : "");
@@ -363,7 +363,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		       mp_ratio_run_simulated(base) ? "  (SIMULATED)" : "");
 	if (sim) {
 		printf("# SIMULATED: %s\n", sd);
-		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event counted fewer than %llu times; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction); counts = numerator/denominator\n",
+		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event (or a sum of events) counted fewer than %llu times, not 0; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction); counts = numerator/denominator\n",
 		       (unsigned long long)o->min_samples);
 	} else {
 		printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",

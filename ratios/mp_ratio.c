@@ -762,7 +762,9 @@ static double cell_var(const struct mp_ratio_cell *c, const struct mp_ratio_even
  * sum rests on its members together, not on its rarest member (a line with millions of
  * DLmr and no ILmr is not "few"). A sampled sum's samples are its effective number,
  * C^2 / Var(C) (the sum of its members' samples when their periods are equal; one rare
- * event of a large period weighs as the one sample it is). */
+ * event of a large period weighs as the one sample it is). A simulated count of 0 is an
+ * exact 0 (no misses), not a value resting on nothing: it does not count, so
+ * --min-samples 1 marks no simulated value. */
 static uint64_t value_support(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
 			      const struct mp_ratio_cell *cells, int simulated)
 {
@@ -783,7 +785,8 @@ static uint64_t value_support(const struct mp_ratio_binding *b, const struct mp_
 		unsigned g = group_of[i];
 		if (!g) { /* an event alone */
 			uint64_t n = simulated ? (uint64_t)c->period : c->samples;
-			least = n < least ? n : least;
+			if (n || !simulated)
+				least = n < least ? n : least;
 			continue;
 		}
 		cnt[g] += c->period;
@@ -801,9 +804,10 @@ static uint64_t value_support(const struct mp_ratio_binding *b, const struct mp_
 			n = smp[g];
 		else
 			n = (uint64_t)(cnt[g] * cnt[g] / var[g] + 1e-9);
-		least = n < least ? n : least;
+		if (n || !simulated)
+			least = n < least ? n : least;
 	}
-	return least;
+	return least == UINT64_MAX ? 0 : least; /* 0: every simulated count 0 */
 }
 
 int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
@@ -857,7 +861,7 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 	/* simulated: exact counts at the place, the value rests on the fewest events counted
 	 * (one miss in one instruction is 100% but means nothing) */
 	if (simulated)
-		out->few = out->min_samples < min_samples;
+		out->few = out->min_samples && out->min_samples < min_samples;
 	if (d->has_threshold)
 		out->flagged = d->threshold_below ? r < d->threshold : r > d->threshold;
 	int side[MP_RATIO_MAX_EVENTS];

@@ -995,6 +995,51 @@ static void ratio_eval__sum_of_events__few_from_the_sum(void **state)
 	mp_ratio_set_free(s);
 }
 
+/* Exact simulated counts are never "few samples": a term of a sum that is 0 (D1mw beside
+ * 160,115 D1mr) does not mark the value; 0 misses is an exact 0, not a value resting on
+ * nothing, so --min-samples 1 marks nothing (main marked both: min 0). */
+static void ratio_eval__simulated_zero_term__not_few(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0, "" };
+	mp_ratio_set *s = builtin();
+	struct mp_ratio_event ev[3];
+	struct mp_ratio_binding b;
+	struct mp_ratio_value v;
+	const char *models[1] = { "cachegrind" };
+	memset(ev, 0, sizeof(ev));
+	ev[0].attr.type = ev[1].attr.type = ev[2].attr.type = PERF_TYPE_RAW;
+	ev[0].attr.config = 1ULL << 4; /* D1mr */
+	ev[1].attr.config = 1ULL << 5; /* D1mw */
+	ev[2].attr.config = 1ULL << 0; /* Ir */
+	ev[0].exact_samples = ev[1].exact_samples = ev[2].exact_samples = 1;
+	assert_int_equal(mp_ratio_bind(mp_ratio_set_find(s, "L1D_MISS_RATE"), models, 1, ev, 3,
+				       sim_resolve, NULL, &b, &err), 0);
+	assert_string_equal(mp_formula_src(b.var->f), "( D1mr + D1mw ) / Ir");
+	struct mp_ratio_cell c[3] = { { 5000, 160115, 0 }, { 0, 0, 0 }, { 90000, 2000000, 0 } };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && v.exact && !v.few);
+	assert_int_equal(v.min_samples, 160115);
+	/* 3 misses in 2,000,000 instructions: a numerator below 10 */
+	c[0] = (struct mp_ratio_cell){ 3, 3, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.few && v.min_samples == 3);
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 1, &v, &err), 0);
+	assert_false(v.few);
+	/* no misses in 5 instructions: the denominator is below 10, not below 1 */
+	c[0] = (struct mp_ratio_cell){ 0, 0, 0 };
+	c[2] = (struct mp_ratio_cell){ 5, 5, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_true(v.defined && v.value == 0 && v.few);
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 1, &v, &err), 0);
+	assert_false(v.few);
+	/* no misses in 2,000,000 instructions: an exact 0 */
+	c[2] = (struct mp_ratio_cell){ 90000, 2000000, 0 };
+	assert_int_equal(mp_ratio_eval(&b, ev, c, 0, 10, &v, &err), 0);
+	assert_false(v.few);
+	mp_ratio_set_free(s);
+}
+
 /* L2 Instruction Miss Rate (threshold > 0) of simulated counts: misses each once on
  * another instruction are the cold misses of the first pass (not a WARNING); misses that
  * repeat at the same instructions are. */
@@ -1066,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(stat_report__exact_counts__ipc_and_scaling),
 		cmocka_unit_test(formula_sum_groups__pure_sums__grouped),
 		cmocka_unit_test(ratio_bind__simulated_sum_event__folded),
+		cmocka_unit_test(ratio_eval__simulated_zero_term__not_few),
 		cmocka_unit_test(formula_sides__main_division__numerator_and_denominator),
 		cmocka_unit_test(record_cmd__cachegrind__one_sim_run_without_counter_limit),
 	};

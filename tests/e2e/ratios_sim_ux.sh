@@ -64,9 +64,17 @@ if command -v "$PERF" > /dev/null; then
 	[ "$walk_num" = "$perf_walk" ] || bad "walk's misses $walk_num, perf report says $perf_walk"
 fi
 [ "${walk_num:-0}" -ge 262144 ] || bad "walk has $walk_num misses, want >= 262144 (4M / 64 per walk, 4 walks)"
-# '~' (few) exactly where the replacements or the instructions counted are fewer than 10
-awk -F, 'NR > 1 && ($11 == 1) != ($16 < 10 || $17 < 10) { print "FAIL few at " $4 ": " $0; exit 1 }' \
+# '~' (few) exactly where 1 to 9 replacements or fewer than 10 instructions were counted:
+# 0 replacements is an exact 0, not "few" (this was "either count below 10", which marked
+# every place without a replacement)
+awk -F, 'NR > 1 && ($11 == 1) != (($16 > 0 && $16 < 10) || $17 < 10) { print "FAIL few at " $4 ": " $0; exit 1 }' \
 	sym.rows.csv || fail=1
+# exact counts are never "few samples"; --min-samples 1 marks nothing
+grep -q "few samples" symbol.txt && { bad "symbol: 'few samples' on exact counts"; grep "few samples" symbol.txt | head -3; }
+"$MEMPROF" ratios -i sim.data --level symbol --csv --min-samples 1 L1D_MISS_RATE > min1.csv 2>/dev/null ||
+	bad "ratios --min-samples 1"
+awk -F, '/^#/ { next } !h { h = 1; next } $11 == 1 { print "FAIL --min-samples 1: few at " $4 ": " $0; exit 1 }' \
+	min1.csv || fail=1
 # --sort orders by the ratio's value, the places resting on fewer than 10 counts last
 # (one miss in one instruction is 100%, not the worst place)
 "$MEMPROF" ratios -i sim.data --level symbol --csv --sort L1D_MISS_RATE L1D_MISS_RATE > sorted.csv
