@@ -75,6 +75,8 @@ static void print_json(FILE *f, const struct mp_predict *p, const char *by,
 		cli_json_string(&j, "arch", r->arch);
 		cli_json_value(&j, "word", "%u", r->word);
 		cli_json_value(&j, "uses", "%zu", r->nuses);
+		if (r->exec)
+			cli_json_bool(&j, "exec", 1);
 		cli_json_close(&j);
 	}
 	cli_json_close(&j);
@@ -89,6 +91,11 @@ static void print_json(FILE *f, const struct mp_predict *p, const char *by,
 		cli_json_value(&j, "pct_incorrect", "%.2f", r->pct_incorrect);
 		cli_json_bool(&j, "warning", r->warning);
 		cli_json_string(&j, "expression", r->expr);
+		if (r->macro) {
+			cli_json_string(&j, "macro", r->macro);
+			cli_json_string(&j, "macro_file", r->macro_file);
+			cli_json_value(&j, "macro_line", "%" PRIu32, r->macro_line);
+		}
 		cli_json_string(&j, "function", r->func);
 		cli_json_string(&j, "file", r->file);
 		cli_json_value(&j, "line", "%" PRIu32, r->line);
@@ -114,6 +121,19 @@ static void short_text(char *dst, size_t cap, const char *s)
 		memcpy(dst + cap - 4, "...", 4);
 }
 
+/* The expression column: a macro's row (--by expr) names the macro and its #define. */
+static void expr_text(char *dst, size_t cap, const struct mp_predict_row *r)
+{
+	char t[160];
+	if (!r->macro) {
+		short_text(dst, cap, r->expr);
+		return;
+	}
+	snprintf(t, sizeof t, "%s (macro, %s:%" PRIu32 ")", r->macro, base_name(r->macro_file),
+		 r->macro_line);
+	short_text(dst, cap, t);
+}
+
 static void location(char *dst, size_t cap, const struct mp_predict_row *r)
 {
 	int l = snprintf(dst, cap, "%s:%" PRIu32, r->file ? r->file : "", r->line);
@@ -126,10 +146,12 @@ static void print_table(FILE *f, const struct mp_predict *p, const char *by, con
 {
 	int we = 10, wf = 8, wl = 9;
 	char expr[49], loc[4200];
-	size_t objs = 0, pids = 0;
+	size_t objs = 0, pids = 0, execs = 0;
+	char images[48] = "";
 
 	for (size_t i = 0; i < p->nrecords; i++) {
 		size_t j;
+		execs += p->records[i].exec != 0;
 		for (j = 0; j < i && strcmp(p->records[j].object, p->records[i].object); j++)
 			;
 		objs += j == i;
@@ -137,12 +159,16 @@ static void print_table(FILE *f, const struct mp_predict *p, const char *by, con
 			;
 		pids += j == i;
 	}
-	fprintf(f, "# memprof predict: %zu rows by %s from %zu uses in %zu object%s, %zu process%s; "
+	/* each exec() wrote the counts of the image it replaced (an exec that failed too: the
+	 * image then goes on and writes the rest at exit) */
+	if (execs)
+		snprintf(images, sizeof images, ", %zu exec%s", execs, execs == 1 ? "" : "s");
+	fprintf(f, "# memprof predict: %zu rows by %s from %zu uses in %zu object%s, %zu process%s%s; "
 		   "sorted by %s\n",
-		n, by, p->nuses, objs, objs == 1 ? "" : "s", pids, pids == 1 ? "" : "es", sort);
+		n, by, p->nuses, objs, objs == 1 ? "" : "s", pids, pids == 1 ? "" : "es", images, sort);
 	for (size_t i = 0; i < n; i++) {
 		int l;
-		short_text(expr, sizeof expr, rows[i].expr);
+		expr_text(expr, sizeof expr, &rows[i]);
 		if ((l = (int)strlen(expr)) > we)
 			we = l;
 		if ((l = (int)strlen(rows[i].func ? rows[i].func : "")) > wf)
@@ -156,7 +182,7 @@ static void print_table(FILE *f, const struct mp_predict *p, const char *by, con
 	for (size_t i = 0; i < n; i++) {
 		const struct mp_predict_row *r = &rows[i];
 		location(loc, sizeof loc, &rows[i]);
-		short_text(expr, sizeof expr, r->expr);
+		expr_text(expr, sizeof expr, r);
 		fprintf(f, "%-8s %12" PRIu64 " %12" PRIu64 " %7.2f%% %-7s  %-*s  %-*s  %-*s  %s\n",
 			mp_predict_hint_name(r->hint), r->correct, r->incorrect, r->pct_incorrect,
 			r->warning ? "WARNING" : "", we, expr, wf, r->func ? r->func : "", wl, loc,
@@ -380,6 +406,43 @@ static void print_atomic_hint(const struct mp_predict *p)
 	}
 }
 
+/* --by expr: the macros the hints come from, in the sources found as the uses name them
+ * (absolute), or relative to here, to the predict file's folder or to an object's. */
+static int predict_macros(struct mp_predict *p, const char *input, struct mp_err *err)
+{
+	const char **dirs = calloc(p->nrecords + 2, sizeof(*dirs));
+	char **own = calloc(p->nrecords + 2, sizeof(*own));
+	size_t n = 0;
+	int rc;
+	if (!dirs || !own) {
+		free(dirs);
+		free(own);
+		return mp_err_set(err, -ENOMEM, "predict: out of memory");
+	}
+	dirs[n++] = ".";
+	for (size_t i = 0; i <= p->nrecords; i++) {
+		const char *path = i ? p->records[i - 1].object : input, *sl = strrchr(path, '/');
+		if (!sl || !(own[n] = strndup(path, (size_t)(sl - path) + (sl == path))))
+			continue;
+		size_t k;
+		for (k = 0; k < n && strcmp(dirs[k], own[n]); k++)
+			;
+		if (k < n) {
+			free(own[n]);
+			own[n] = NULL;
+			continue;
+		}
+		dirs[n] = own[n];
+		n++;
+	}
+	rc = mp_predict_find_macros(p, dirs, n, err);
+	for (size_t i = 0; i < n; i++)
+		free(own[i]);
+	free(own);
+	free(dirs);
+	return rc;
+}
+
 /* The predict file read, aggregated and printed. ran: it was the command's run (then the
  * exit status is the command's, from status). Returns the exit status. */
 static int predict_print(const struct predict_opts *o, int ran, int status)
@@ -398,7 +461,8 @@ static int predict_print(const struct predict_opts *o, int ran, int status)
 		mp_predict_fini(&p);
 		return ran ? mp_exit_code(status) : CLI_EXIT_RUNTIME;
 	}
-	if (mp_predict_aggregate(&p, &o->po, &rows, &nrows, &err)) {
+	if ((o->po.by == MP_PREDICT_BY_EXPR && predict_macros(&p, o->input, &err)) ||
+	    mp_predict_aggregate(&p, &o->po, &rows, &nrows, &err)) {
 		cli_error("predict", "%s", err.msg);
 		rc = CLI_EXIT_RUNTIME;
 		goto out;

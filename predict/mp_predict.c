@@ -115,6 +115,8 @@ static void use_fini(struct mp_predict_use *u)
 	free(u->file);
 	free(u->func);
 	free(u->expr);
+	free(u->macro);
+	free(u->macro_file);
 }
 
 static void record_fini(struct mp_predict_record *r)
@@ -210,6 +212,11 @@ static int parse_record(struct mp_predict *p, struct cur *c, size_t *cap_uses,
 		goto out;
 	}
 	r.word = (unsigned)v;
+	/* written before an exec() replaced the image (the process goes on as another) */
+	if (c->end - c->p >= 5 && !memcmp(c->p, "exec\n", 5)) {
+		r.exec = 1;
+		c->p += 5;
+	}
 	if ((rc = lit(c, "uses ")) || (rc = num(c, UINT32_MAX, &nuses)) || (rc = lit(c, "\n")))
 		goto out;
 	/* A use line has at least 30 bytes: a count the body cannot hold is a lie. */
@@ -335,8 +342,18 @@ static int key_cmp(const struct mp_predict *p, enum mp_predict_by by, const stru
 	int r;
 	switch (by) {
 	case MP_PREDICT_BY_EXPR:
-		if ((r = cmpstr(a->expr, b->expr)))
+		/* a macro's uses by its definition, whatever their arguments' text; hints
+		 * written out in place by their text */
+		if ((a->macro != NULL) != (b->macro != NULL))
+			return a->macro ? -1 : 1;
+		if (a->macro) {
+			if ((r = cmpstr(a->macro_file, b->macro_file)))
+				return r;
+			if (a->macro_line != b->macro_line)
+				return a->macro_line < b->macro_line ? -1 : 1;
+		} else if ((r = cmpstr(a->expr, b->expr))) {
 			return r;
+		}
 		return a->likely - b->likely;
 	case MP_PREDICT_BY_FUNCTION:
 		if ((r = cmpstr(obj_of(p, a), obj_of(p, b))))
@@ -478,6 +495,11 @@ int mp_predict_aggregate(const struct mp_predict *p, const struct mp_predict_opt
 		r->file = f->file;
 		r->line = f->line;
 		r->object = obj_of(p, f);
+		if (by == MP_PREDICT_BY_EXPR && f->macro) {
+			r->macro = f->macro;
+			r->macro_file = f->macro_file;
+			r->macro_line = f->macro_line;
+		}
 		r->atomic = 1;
 		for (; j < n && key_cmp(p, by, f, &p->uses[idx[j]]) == 0; j++) {
 			const struct mp_predict_use *u = &p->uses[idx[j]];

@@ -3,7 +3,7 @@
 mp_add_cmocka_test(test_predict SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_predict.c LIBS mp_predict)
 
 set(MP_PREDICT_ENV "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PREDICT_SRC=${CMAKE_CURRENT_SOURCE_DIR}/data/predict;PREDICT_INC=${PROJECT_SOURCE_DIR}/include")
-foreach(t predict_known predict_objects predict_macro predict_objcode predict_errors predict_kernels predict_annotate)
+foreach(t predict_known predict_objects predict_macro predict_objcode predict_errors predict_kernels predict_annotate predict_exec)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
     add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
     set_tests_properties(${t} PROPERTIES ENVIRONMENT "${MP_PREDICT_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)

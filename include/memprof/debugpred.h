@@ -27,8 +27,10 @@
  *   - otherwise one line per use on stderr, as the article prints them:
  *       file.c:12: incorrect=700, correct=300   <==== WARNING
  * A forked child starts from zero (a pthread_atfork handler), so the records of a parent
- * and its children add up to the exact totals. Nothing is written by a process killed by
- * a signal or that ends with _exit().
+ * and its children add up to the exact totals. An exec() (the exec family called where
+ * this header is included) writes the counts so far first, in a record marked "exec", and
+ * the new image writes its own: both images of the process are counted. Nothing is
+ * written by a process killed by a signal or that ends with _exit().
  *
  * The debug mode costs code size, data and time: never enable it in production builds.
  * The record format is described in docs/predict.md. */
@@ -447,8 +449,10 @@ DEBUGPRED__OBJ int debugpred__phdr_cb(struct debugpred__phdr_info *info, size_t 
 
 DEBUGPRED__OBJ int debugpred__reported;
 
-/* The destructor's work, once per object. */
-DEBUGPRED__OBJ void debugpred__report(void)
+/* The record of this object's counts: at exit (the destructor) or, at_exec, before an
+ * exec() replaces the image (no destructor runs then): the record says "exec" so that
+ * `memprof predict` reports the process's images apart. */
+DEBUGPRED__OBJ void debugpred__write(int at_exec)
 {
 	/* never trusted in a setuid or setgid program (AT_SECURE: what secure_getenv checks,
 	 * without needing _GNU_SOURCE in the including file) */
@@ -458,9 +462,6 @@ DEBUGPRED__OBJ void debugpred__report(void)
 	struct debugpred__self self;
 	struct debugpred__buf body = {0, 0, 0, 0}, rec = {0, 0, 0, 0};
 
-	if (debugpred__reported)
-		return;
-	debugpred__reported = 1;
 	if (!out || !*out) {
 		for (size_t i = 0; i < n; i++) {
 			debugpred__get(i, &u);
@@ -471,7 +472,7 @@ DEBUGPRED__OBJ void debugpred__report(void)
 		return;
 	}
 	memset(&self, 0, sizeof self);
-	self.addr = (const void *)&debugpred__report;
+	self.addr = (const void *)&debugpred__write;
 	debugpred__dl_iterate_phdr(debugpred__phdr_cb, &self);
 
 	debugpred__putf(&body, "pid %lu\n", (unsigned long)getpid(), 0);
@@ -481,8 +482,10 @@ DEBUGPRED__OBJ void debugpred__report(void)
 	debugpred__put(&body, self.build_id[0] ? self.build_id : "-",
 		       self.build_id[0] ? strlen(self.build_id) : 1);
 	debugpred__put(&body, "\narch " DEBUGPRED__ARCH "\n", sizeof("\narch " DEBUGPRED__ARCH "\n") - 1);
-	debugpred__putf(&body, "word %lu\nuses %lu\n", (unsigned long)(8 * sizeof(long)),
-			(unsigned long)n);
+	debugpred__putf(&body, "word %lu\n", (unsigned long)(8 * sizeof(long)), 0);
+	if (at_exec)
+		debugpred__put(&body, "exec\n", 5);
+	debugpred__putf(&body, "uses %lu\n", (unsigned long)n, 0);
 	for (size_t i = 0; i < n; i++) {
 		debugpred__get(i, &u);
 		debugpred__put(&body, u.flags & 1 ? "use likely " : "use unlikely ",
@@ -519,6 +522,25 @@ DEBUGPRED__OBJ void debugpred__report(void)
 	free(rec.p);
 }
 
+/* The destructor's work, once per object. */
+DEBUGPRED__OBJ void debugpred__report(void)
+{
+	if (debugpred__reported)
+		return;
+	debugpred__reported = 1;
+	debugpred__write(0);
+}
+
+/* Before exec(): the counts so far are written (or printed), then start again from zero,
+ * so that an exec that fails and the exit that follows add up to the totals. */
+DEBUGPRED__OBJ void debugpred__exec(void)
+{
+	if (debugpred__reported)
+		return;
+	debugpred__write(1);
+	debugpred__atfork_child();
+}
+
 DEBUGPRED__OBJ int debugpred__forkset;
 
 __attribute__((constructor, used)) static void debugpred__init(void)
@@ -537,5 +559,20 @@ __attribute__((destructor, used)) static void debugpred__fini(void)
 #ifdef __cplusplus
 }
 #endif
+
+/* exec() replaces the process's image without running destructors, so the counts of the
+ * image that called it would be lost: the exec family, called from a file that includes
+ * this header, writes them first (each function name stays usable as itself: a macro does
+ * not expand inside its own expansion). <unistd.h> is included above, so its declarations
+ * are not renamed. An exec in another object (posix_spawn, system(), a library) is not
+ * seen; those run in a new process that has run none of this object's uses. */
+#define execv(...) (debugpred__exec(), execv(__VA_ARGS__))
+#define execve(...) (debugpred__exec(), execve(__VA_ARGS__))
+#define execvp(...) (debugpred__exec(), execvp(__VA_ARGS__))
+#define execvpe(...) (debugpred__exec(), execvpe(__VA_ARGS__))
+#define execl(...) (debugpred__exec(), execl(__VA_ARGS__))
+#define execlp(...) (debugpred__exec(), execlp(__VA_ARGS__))
+#define execle(...) (debugpred__exec(), execle(__VA_ARGS__))
+#define fexecve(...) (debugpred__exec(), fexecve(__VA_ARGS__))
 #endif /* DEBUGPRED */
 #endif /* MEMPROF_DEBUGPRED_H */

@@ -5,6 +5,7 @@
  * A record, as the header writes it (docs/predict.md):
  *   MEMPROF-PREDICT 1 <body bytes>\n
  *   pid <n>\n  object <len>:<path>\n  build-id <hex>|-\n  arch <name>\n  word <bits>\n
+ *   [exec\n]  (the counts until an exec() replaced the image, written before it)
  *   uses <n>\n
  *   use likely|unlikely atomic|plain <line> <correct> <incorrect> <len>:<file> <len>:<func> <len>:<expr>\n
  *   ... (n lines)
@@ -27,6 +28,10 @@ struct mp_predict_use {
 	uint32_t line;
 	uint64_t correct, incorrect;
 	char *file, *func, *expr; /* owned by the mp_predict */
+	/* the macro whose body holds the hint (mp_predict_find_macros), NULL when the hint is
+	 * written on the use's own line or the source was not found; owned */
+	char *macro, *macro_file;
+	uint32_t macro_line;      /* of its #define in macro_file */
 	size_t record;      /* index into mp_predict.records */
 };
 
@@ -37,6 +42,7 @@ struct mp_predict_record {
 	char *build_id;     /* lower-case hex, "" when the object has none */
 	char *arch;         /* x86_64, i386, aarch64 or other */
 	unsigned word;      /* counter width in bits (32 or 64) */
+	int exec;           /* written before an exec() replaced this image ("exec" line) */
 	size_t first_use, nuses; /* uses[first_use .. first_use + nuses) */
 	uint64_t offset;    /* of the record in the file */
 };
@@ -66,8 +72,11 @@ enum mp_predict_by {
 	MP_PREDICT_BY_USE,      /* object, file, line, function, expression, hint: one source use
 				 * (its copies by inlining or unrolling, and every process, merged) */
 	MP_PREDICT_BY_LINE,     /* object, file, line */
-	MP_PREDICT_BY_EXPR,     /* expression text and hint, over every object and file: the
-				 * uses of one macro */
+	MP_PREDICT_BY_EXPR,     /* the uses of one macro, over every object and file: by the
+				 * macro's definition (file and line of its #define, as
+				 * mp_predict_find_macros() found it) and hint, whatever
+				 * the arguments; a hint written out in place by its
+				 * expression text and hint */
 	MP_PREDICT_BY_FUNCTION, /* object, function */
 };
 enum mp_predict_sort {
@@ -90,6 +99,8 @@ struct mp_predict_row {
 	double pct_incorrect;  /* 100 * incorrect / (correct + incorrect), 0 when never run */
 	int warning;           /* incorrect > correct: the article's WARNING */
 	const char *expr, *func, *file, *object; /* of the first use merged */
+	const char *macro, *macro_file;          /* by expr: the macro merged, or NULL */
+	uint32_t macro_line;
 	uint32_t line;
 	size_t nuses;          /* distinct source uses merged (by use: 1) */
 	size_t nlocations;     /* distinct file:line merged */
@@ -100,6 +111,16 @@ struct mp_predict_row {
  * (err filled). */
 int mp_predict_aggregate(const struct mp_predict *p, const struct mp_predict_opts *opts,
 			 struct mp_predict_row **rows, size_t *nrows, struct mp_err *err);
+
+/* For every use, the macro whose body holds its hint: the use's line (in its file, found as
+ * given when absolute, else under each of dirs in turn) names a macro, defined in that file
+ * or in a file it includes with "..." (depth 4), whose replacement list holds likely( or
+ * unlikely( as the use's hint, directly or through the macros it names (depth 8).
+ * __LINE__ in an expansion is the expansion's line, so the source is the only witness.
+ * Fills use.macro, macro_file, macro_line; a use whose source cannot be read keeps NULL.
+ * 0, or -ENOMEM (err). */
+int mp_predict_find_macros(struct mp_predict *p, const char *const *dirs, size_t ndirs,
+			   struct mp_err *err);
 
 /* Parse "use", "line", "expr", "function" / "incorrect", "correct", "percent", "total",
  * "location". Return 0 or -EINVAL (err names the value). */
