@@ -21,6 +21,7 @@ struct macro {
 	char *body;      /* the replacement list, comments and strings blanked */
 	const char *file; /* the source's path (borrowed from its struct src) */
 	uint32_t line;
+	unsigned seen;    /* the search (ctx.gen) that looked at it last */
 };
 
 struct src {
@@ -38,6 +39,7 @@ struct ctx {
 	size_t nmacros, cap_macros;
 	const char *const *dirs;
 	size_t ndirs;
+	unsigned gen;     /* one per use searched: a macro is looked into once per search */
 };
 
 static int ident_start(int c)
@@ -180,7 +182,7 @@ static void scan_defines(struct ctx *c, size_t si, const char *orig, int depth)
 		while (*e && !(*e == '\n' && (e == b || e[-1] != '\\')))
 			e++;
 		struct macro m = { strndup(n0, (size_t)(t - n0)), strndup(b, (size_t)(e - b)),
-				   c->srcs[si].path, (uint32_t)l + 1 };
+				   c->srcs[si].path, (uint32_t)l + 1, 0 };
 		if (!m.name || !m.body ||
 		    MP_GROW(c->macros, c->cap_macros, c->nmacros + 1)) {
 			free(m.name);
@@ -254,7 +256,7 @@ static int has_hint(const char *t, size_t n, int likely)
 }
 
 /* The macro named by t[0..n) (the last definition wins), or NULL. */
-static const struct macro *find_macro(const struct ctx *c, const char *t, size_t n)
+static struct macro *find_macro(const struct ctx *c, const char *t, size_t n)
 {
 	for (size_t i = c->nmacros; i-- > 0;)
 		if (strlen(c->macros[i].name) == n && !memcmp(c->macros[i].name, t, n))
@@ -265,7 +267,7 @@ static const struct macro *find_macro(const struct ctx *c, const char *t, size_t
 /* The first macro named in t[0..n) whose body holds the hint, directly or through the
  * macros its body names. */
 static const struct macro *hint_macro(const struct ctx *c, const char *t, size_t n, int likely,
-				      int depth, const struct macro *self)
+				      int depth)
 {
 	if (depth > EXPAND_DEPTH)
 		return NULL;
@@ -275,12 +277,13 @@ static const struct macro *hint_macro(const struct ctx *c, const char *t, size_t
 		size_t j = i;
 		while (j < n && ident_char((unsigned char)t[j]))
 			j++;
-		const struct macro *m = find_macro(c, t + i, j - i);
-		if (m && m != self) {
+		struct macro *m = find_macro(c, t + i, j - i);
+		if (m && m->seen != c->gen) {
+			m->seen = c->gen;
 			if (has_hint(m->body, strlen(m->body), likely))
 				return m;
 			const struct macro *in = hint_macro(c, m->body, strlen(m->body), likely,
-							    depth + 1, m);
+							    depth + 1);
 			if (in)
 				return in;
 		}
@@ -321,7 +324,8 @@ int mp_predict_find_macros(struct mp_predict *p, const char *const *dirs, size_t
 		size_t n = nl ? (size_t)(nl - t) : strlen(t);
 		if (has_hint(t, n, u->likely))
 			continue; /* written out on its own line: no macro */
-		const struct macro *m = hint_macro(&c, t, n, u->likely, 0, NULL);
+		c.gen++;
+		const struct macro *m = hint_macro(&c, t, n, u->likely, 0);
 		if (!m)
 			continue;
 		free(u->macro);
