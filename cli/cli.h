@@ -235,8 +235,6 @@ struct report_cg {
 };
 /* -g SPEC as perf spells it; 0, or -EINVAL with err filled. */
 int report_cg_parse(const char *spec, struct report_cg *o, char *err, size_t errlen);
-/* Does any event of the recording sample call chains? */
-int report_has_chains(const struct mp_pd *pd);
 /* --event NAME|N among the shown events ev[nev]: *idx into ev; 0 or -ENOENT. */
 int report_pick_event(const struct mp_pd *pd, const size_t *ev, size_t nev, const char *want,
 		      size_t *idx);

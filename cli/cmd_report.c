@@ -382,7 +382,7 @@ static int report_prepare(struct report_opts *o, struct report_state *s)
 			cli_error(CMD, "%s", err.msg);
 			return 1;
 		}
-		s->want_cg = report_has_chains(s->pd);
+		s->want_cg = mp_pd_has_chains(s->pd);
 	}
 	if (o->cg_asked && cg_no) {
 		cli_error(CMD, "call chains (-g, --children, --folded, --pprof, --max-stack) are not "

@@ -728,14 +728,6 @@ int report_cg_folded(FILE *f, mp_cg *cg, size_t attr, int period, int inline_fra
 	return rc;
 }
 
-int report_has_chains(const mp_pd *pd)
-{
-	int has = 0;
-	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
-		has |= (mp_pd_attr(pd, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
-	return has;
-}
-
 int report_pick_event(const mp_pd *pd, const size_t *ev, size_t nev, const char *want,
 		      size_t *idx)
 {

@@ -525,6 +525,14 @@ const struct mp_pd_attr *mp_pd_attr(const mp_pd *pd, size_t idx)
 	return pd && idx < pd->nattrs ? &pd->attrs[idx] : NULL;
 }
 
+int mp_pd_has_chains(const mp_pd *pd)
+{
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
+		if (pd->attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return 1;
+	return 0;
+}
+
 int mp_pd_is_pipe(const mp_pd *pd)
 {
 	return pd ? pd->pipe : 0;

@@ -1948,6 +1948,73 @@ static void pdw__sample_before_its_mmap__build_id_kept(void **state)
 	free(f);
 }
 
+/* A recording of the software events config[0..n) (ids 11, 12, ...) with /bin/x's
+ * build-id byte bid: with call chains and no sample when chains, else one sample of event
+ * sampled; opened and walked (nr_samples filled). */
+static mp_pd *two_rec(const char *name, const uint64_t *config, size_t n, int chains,
+		      size_t sampled, uint8_t bid)
+{
+	static const char *const ev_name[] = { [PERF_COUNT_SW_CPU_CLOCK] = "cpu-clock",
+		[PERF_COUNT_SW_TASK_CLOCK] = "task-clock", [PERF_COUNT_SW_PAGE_FAULTS] = "page-faults" };
+	struct mp_err err = { 0 };
+	const char *out = path_in(name);
+	mp_pdw *w = mp_pdw_create(out, &err);
+	assert_non_null(w);
+	mp_pdw_set_auto_build_ids(w, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct perf_event_attr a = file_attr(config[i], 1000 * (i + 1));
+		if (chains)
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		uint64_t id = 11 + i;
+		assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, ev_name[config[i]], ev_name[config[i]]),
+				 (int)i);
+	}
+	uint8_t id[20] = { 0xab, bid };
+	assert_int_equal(mp_pdw_add_build_id(w, 5, PERF_RECORD_MISC_USER, id, 20, "/bin/x"), 0);
+	if (!chains)
+		put_sample(w, 11 + sampled, 0x1000, 5, 5, 1, 1000);
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+	mp_pd *pd = mp_pd_open(out, &err);
+	assert_non_null(pd);
+	assert_int_equal(mp_pd_process(pd, NULL, &err), 0);
+	return pd;
+}
+
+/* Two recordings side by side (report -i A -i B, diff): events matched by their attributes
+ * whatever their order and period, a missing event or one with samples that the first does
+ * not show refused naming the file and event; a build-id differing under the same path;
+ * which recording has call chains. */
+static void pd_match__two_recordings__events_and_build_ids(void **state)
+{
+	(void)state;
+	const uint64_t ab[] = { PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK };
+	const uint64_t ba[] = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CPU_CLOCK };
+	const uint64_t pf[] = { PERF_COUNT_SW_PAGE_FAULTS };
+	mp_pd *a = two_rec("ma.data", ab, 2, 1, 0, 1);
+	mp_pd *b = two_rec("mb.data", ba, 2, 0, 1, 2);
+	mp_pd *c = two_rec("mc.data", pf, 1, 0, 0, 1);
+	struct mp_err err = { 0 };
+	size_t ev[2] = { 0, 1 }, map[2];
+
+	assert_int_equal(mp_pd_has_chains(a), 1);
+	assert_int_equal(mp_pd_has_chains(b), 0);
+	assert_int_equal(mp_pd_attrs_match(a, "ma.data", ev, 2, b, "mb.data", map, &err), 0);
+	assert_int_equal(map[0], 1);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(mp_pd_attrs_match(a, "ma.data", ev, 2, c, "mc.data", map, &err), -EINVAL);
+	assert_string_equal(err.msg, "mc.data: has no event cpu-clock as ma.data has (events differ)");
+	/* b's cpu-clock has a sample; a shown without it */
+	assert_int_equal(mp_pd_attrs_match(a, "ma.data", ev + 1, 1, b, "mb.data", map, &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "mb.data: event cpu-clock has samples but ma.data has no "
+				     "such event (events differ)");
+	assert_string_equal(mp_pd_build_id_differs(a, b), "/bin/x");
+	assert_null(mp_pd_build_id_differs(a, c));
+	mp_pd_close(a);
+	mp_pd_close(b);
+	mp_pd_close(c);
+}
+
 static int have_perf(void)
 {
 	return system("perf --version >/dev/null 2>&1") == 0;
@@ -2100,6 +2167,7 @@ int main(void)
 		cmocka_unit_test(pdw__known_samples__perf_script_agrees),
 		cmocka_unit_test(pdw__callchain_objects__build_ids_of_both),
 		cmocka_unit_test(pdw__sample_before_its_mmap__build_id_kept),
+		cmocka_unit_test(pd_match__two_recordings__events_and_build_ids),
 		cmocka_unit_test(pdw__sync__tmp_file_readable_before_close),
 		cmocka_unit_test(pdw__bad_input__errors),
 	};

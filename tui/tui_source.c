@@ -541,14 +541,6 @@ static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain *
 	return 0;
 }
 
-static int has_chains(const mp_pd *pd)
-{
-	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
-		if (mp_pd_attr(pd, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			return 1;
-	return 0;
-}
-
 /* The symbols of the data from the children table: functions with children and self. */
 static int add_cg_syms(tui_source *src, tui_data *d)
 {
@@ -636,7 +628,7 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	struct mp_session_opts so = { .symfs = opts ? opts->symfs : NULL,
 				      .kallsyms = opts ? opts->kallsyms : NULL, .pd = src->pd };
 	/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
-	int chains = !(opts && opts->no_children) && has_chains(src->pd);
+	int chains = !(opts && opts->no_children) && mp_pd_has_chains(src->pd);
 	src->ss = chains ? mp_cg_session_new(path, &so, NULL, &src->cg, err)
 			 : mp_session_new(path, &so, err);
 	if (!src->ss) {

@@ -494,18 +494,6 @@ const mp_unwind *mp_session_unwind(const mp_session *ss);
  * file and line, address): never by one recording's map ids, so that places match across runs
  * and across builds of a program. */
 
-/* Match the events ev[0..nev) of recording a to those of b by their attributes (type,
- * config, config1/2, exclude_user/kernel/hv/guest; not the sampling period): map[j] = b's
- * attr of a's ev[j]. -EINVAL with err naming b's file and the event when b lacks one, or
- * when b has samples of an event a does not show. apath/bpath name the files. */
-int mp_pd_attrs_match(const mp_pd *a, const char *apath, const size_t *ev, size_t nev,
-		      const mp_pd *b, const char *bpath, size_t *map /* OUT: [nev] */,
-		      struct mp_err *err);
-
-/* The first object of b's build-id table that a's table lists under the same path with
- * another build-id (another build of the program), or NULL; borrowed from b. */
-const char *mp_pd_build_id_differs(const mp_pd *a, const mp_pd *b);
-
 struct mp_hist_merged {
 	size_t nrows;
 	struct mp_hist_row *rows;   /* [nrows]: names of each place (strings borrowed from the

@@ -318,6 +318,8 @@ void mp_pd_close(mp_pd *pd); /* NULL-safe */
 
 size_t mp_pd_nattrs(const mp_pd *pd);
 const struct mp_pd_attr *mp_pd_attr(const mp_pd *pd, size_t idx);
+/* 1 when an event of the recording samples call chains (PERF_SAMPLE_CALLCHAIN). */
+int mp_pd_has_chains(const mp_pd *pd);
 int mp_pd_is_pipe(const mp_pd *pd);
 
 /* Header features as strings (NULL when absent): HEADER_HOSTNAME, HEADER_OSRELEASE,
@@ -396,6 +398,19 @@ struct mp_pd_build_id {
 };
 size_t mp_pd_nbuild_ids(const mp_pd *pd);
 const struct mp_pd_build_id *mp_pd_build_id(const mp_pd *pd, size_t idx);
+
+/* ---- two recordings compared (mp_pd_match.c): report -i A -i B, diff, annotate ---- */
+/* Match the events ev[0..nev) of recording a to those of b by their attributes (type,
+ * config, config1/2, exclude_user/kernel/hv/guest; not the sampling period): map[j] = b's
+ * attr of a's ev[j]. -EINVAL with err naming b's file and the event when b lacks one, or
+ * when b has samples of an event a does not show. apath/bpath name the files. */
+int mp_pd_attrs_match(const mp_pd *a, const char *apath, const size_t *ev, size_t nev,
+		      const mp_pd *b, const char *bpath, size_t *map /* OUT: [nev] */,
+		      struct mp_err *err);
+
+/* The first object of b's build-id table that a's table lists under the same path with
+ * another build-id (another build of the program), or NULL; borrowed from b. */
+const char *mp_pd_build_id_differs(const mp_pd *a, const mp_pd *b);
 
 /* One sample after decoding. Group reads (PERF_SAMPLE_READ with PERF_FORMAT_GROUP) are
  * split into one sample per member, as perf does: attr_idx = the member's attr and
