@@ -238,67 +238,26 @@ int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t)
 	return 0;
 }
 
+/* The data side's filter: objects and functions, and untyped labels in code only (_start),
+ * as perf's function labels; no absolute or common symbols. */
+static int keep_data(void *ctx, Elf *elf, const GElf_Sym *s, const char *nm, uint64_t *start)
+{
+	(void)ctx;
+	(void)nm;
+	(void)start;
+	int st = GELF_ST_TYPE(s->st_info);
+	GElf_Shdr ts;
+	if ((st != STT_OBJECT && st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE) ||
+	    s->st_shndx >= SHN_LORESERVE)
+		return 0;
+	return st != STT_NOTYPE || (gelf_getshdr(elf_getscn(elf, s->st_shndx), &ts) &&
+				    (ts.sh_flags & SHF_EXECINSTR));
+}
+
 /* Functions and objects of the first symbol table of this type that has some. */
 static int load_syms(Elf *elf, unsigned type, struct mp_symtab *t)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		size_t n = sh.sh_size / sh.sh_entsize, cnt = 0, cap = 0;
-		struct mp_esym *v = NULL;
-		struct mp_buf pool = { 0 };
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(data, (int)i, &s))
-				continue;
-			int st = GELF_ST_TYPE(s.st_info);
-			if ((st != STT_OBJECT && st != STT_FUNC && st != STT_GNU_IFUNC &&
-			     st != STT_NOTYPE) ||
-			    !s.st_name || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-				continue;
-			/* untyped labels count in code only (_start), as perf's function labels */
-			GElf_Shdr ts;
-			if (st == STT_NOTYPE &&
-			    (!gelf_getshdr(elf_getscn(elf, s.st_shndx), &ts) ||
-			     !(ts.sh_flags & SHF_EXECINSTR)))
-				continue;
-			const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!nm || !*nm)
-				continue;
-			if (mp_grow((void **)&v, &cap, cnt + 1, sizeof(*v)))
-				goto nomem;
-			v[cnt].start = s.st_value;
-			v[cnt].end = s.st_value + s.st_size;
-			v[cnt].bind = (uint8_t)GELF_ST_BIND(s.st_info);
-			v[cnt].name = (const char *)(uintptr_t)pool.len;
-			if (mp_buf_append(&pool, nm, strlen(nm) + 1))
-				goto nomem;
-			cnt++;
-		}
-		if (!cnt) {
-			free(v);
-			mp_buf_fini(&pool);
-			continue;
-		}
-		for (size_t i = 0; i < cnt; i++)
-			v[i].name = pool.data + (uintptr_t)v[i].name;
-		t->v = v;
-		t->n = cnt;
-		t->pool = pool.data;
-		mp_symtab_finish(t, 0);
-		return 1;
-nomem:
-		free(v);
-		mp_buf_fini(&pool);
-		return -ENOMEM;
-	}
-	return 0;
+	return mp_symtab_load_kept(elf, type, t, keep_data, NULL);
 }
 
 static void obj_load(mp_daddr *d, struct dd_obj *o)

@@ -217,16 +217,41 @@ static int is_text_label(Elf *elf, size_t shstrndx, const GElf_Sym *sym, const c
 	return sec && strstr(sec, "text") != NULL;
 }
 
+/* The function filter: functions and text labels (is_text_label), ARM's Thumb bit off. */
+struct fn_keep {
+	size_t shstrndx;
+	unsigned machine;
+};
+
+static int keep_fn(void *ctx, Elf *elf, const GElf_Sym *sym, const char *nm, uint64_t *start)
+{
+	const struct fn_keep *k = ctx;
+	int st = GELF_ST_TYPE(sym->st_info);
+	if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE)
+		return 0;
+	if (st == STT_NOTYPE && !is_text_label(elf, k->shstrndx, sym, nm, k->machine))
+		return 0;
+	/* ARM marks Thumb functions with bit 0 of the address */
+	if (k->machine == EM_ARM)
+		*start &= ~(uint64_t)1;
+	return 1;
+}
+
 int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	GElf_Ehdr eh;
-	unsigned machine = gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE;
-	int arm = machine == EM_ARM;
+	struct fn_keep k = { 0, gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE };
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &k.shstrndx))
 		return 0;
+	return mp_symtab_load_kept(elf, type, t, keep_fn, &k);
+}
+
+int mp_symtab_load_kept(Elf *elf, unsigned type, struct mp_symtab *t, mp_symtab_keep_fn keep,
+			void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
@@ -241,23 +266,16 @@ int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t)
 		/* offsets into the pool first; pointers fixed after the pool stops moving */
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym))
-				continue;
-			int st = GELF_ST_TYPE(sym.st_info);
-			if ((st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE) ||
-			    !sym.st_name || sym.st_shndx == SHN_UNDEF)
+			if (!gelf_getsym(data, (int)i, &sym) || !sym.st_name || sym.st_shndx == SHN_UNDEF)
 				continue;
 			const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!nm || !*nm)
-				continue;
-			if (st == STT_NOTYPE && !is_text_label(elf, shstrndx, &sym, nm, machine))
+			uint64_t start = sym.st_value;
+			if (!nm || !*nm || !keep(ctx, elf, &sym, nm, &start))
 				continue;
 			if (mp_grow((void **)&v, &cap, cnt + 1, sizeof(*v)))
 				goto nomem;
-			/* ARM marks Thumb functions with bit 0 of the address */
-			uint64_t val = arm ? sym.st_value & ~(uint64_t)1 : sym.st_value;
-			v[cnt].start = val;
-			v[cnt].end = val + sym.st_size;
+			v[cnt].start = start;
+			v[cnt].end = start + sym.st_size;
 			v[cnt].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 			v[cnt].name = (const char *)(uintptr_t)pool.len;
 			if (mp_buf_append(&pool, nm, strlen(nm) + 1))

@@ -45,6 +45,14 @@ void mp_symtab_fini(struct mp_symtab *t);
 /* Function symbols of the first section of type (SHT_SYMTAB/SHT_DYNSYM) that has some:
  * 1 loaded, 0 none, -ENOMEM. */
 int mp_symtab_load_elf(Elf *elf, unsigned type, struct mp_symtab *t);
+/* Which named, defined symbols a table takes: keep returns 1 to take sym (named nm) and may
+ * move its start (*start is st_value on entry), 0 to leave it out. */
+typedef int (*mp_symtab_keep_fn)(void *ctx, Elf *elf, const GElf_Sym *sym, const char *nm,
+				 uint64_t *start);
+/* The symbols keep takes from the first section of type that has some (what
+ * mp_symtab_load_elf does with the function filter): 1 loaded, 0 none, -ENOMEM. */
+int mp_symtab_load_kept(Elf *elf, unsigned type, struct mp_symtab *t, mp_symtab_keep_fn keep,
+			void *ctx);
 
 /* perf's PLT symbols (dso__synthesize_plt_symbols): one "NAME@plt" per .rela.plt (.rel.plt)
  * entry, in relocation order after the .plt header (x86: 16 bytes; ARM, AArch64: perf's
