@@ -222,20 +222,10 @@ int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t)
 	struct dd_proc *pp = proc_get(d, t->ppid, 0);
 	if (!pp || !pp->n)
 		return 0;
+	const struct dd_map *maps = pp->maps; /* stays where it is */
 	size_t n = pp->n;
-	struct dd_map *copy = malloc(n * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pp->maps, n * sizeof(*copy));
 	struct dd_proc *c = proc_get(d, t->pid, 1); /* may move the procs array */
-	if (!c) {
-		free(copy);
-		return -ENOMEM;
-	}
-	free(c->maps);
-	c->maps = copy;
-	c->n = c->cap = n;
-	return 0;
+	return c ? MP_ARRAY_COPY(c->maps, c->n, c->cap, maps, n) : -ENOMEM;
 }
 
 /* The data side's filter: objects and functions, and untyped labels in code only (_start),

@@ -206,21 +206,13 @@ int mp_sym_fork(mp_sym *s, const struct mp_pd_task *t)
 	struct mp_proc *pp = proc_get(s, t->ppid, 0);
 	if (!pp || !pp->n)
 		return 0;
+	const uint32_t *maps = pp->maps; /* stays where it is */
 	size_t n = pp->n;
-	uint32_t *copy = malloc(n * sizeof(uint32_t));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pp->maps, n * sizeof(uint32_t));
 	struct mp_proc *c = proc_get(s, t->pid, 1); /* may move the procs array */
-	if (!c) {
-		free(copy);
+	if (!c)
 		return -ENOMEM;
-	}
-	free(c->maps);
-	c->maps = copy;
-	c->n = c->cap = n;
 	c->last = UINT32_MAX;
-	return 0;
+	return MP_ARRAY_COPY(c->maps, c->n, c->cap, maps, n);
 }
 
 int mp_sym_exit(mp_sym *s, const struct mp_pd_task *t)

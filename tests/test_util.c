@@ -138,6 +138,30 @@ static void mp_grow2__two_columns__one_capacity_both_hold_it(void **state)
 	free(count);
 }
 
+/* A forked process's maps: the child's array becomes a copy (count and capacity the
+ * source's), its old one freed; an empty source gives an empty array; an overflowing size
+ * is refused with the array unchanged. */
+static void mp_array_copy__source__replaces_array(void **state)
+{
+	(void)state;
+	const uint32_t src[3] = { 7, 8, 9 };
+	uint32_t *a = malloc(40 * sizeof(*a));
+	size_t n = 40, cap = 40;
+	assert_non_null(a);
+	assert_int_equal(MP_ARRAY_COPY(a, n, cap, src, 3), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(cap, 3);
+	assert_memory_equal(a, src, sizeof(src));
+	assert_ptr_not_equal(a, src);
+	assert_int_equal(mp_array_copy((void **)&a, &n, &cap, src, SIZE_MAX / 2, 4), -ENOMEM);
+	assert_int_equal(n, 3);
+	assert_int_equal(a[2], 9);
+	assert_int_equal(MP_ARRAY_COPY(a, n, cap, src, 0), 0);
+	assert_int_equal(n, 0);
+	assert_non_null(a);
+	free(a);
+}
+
 /* ---- the u64 -> u32 map ---- */
 static void mp_u64map__many_keys__each_found_with_its_value(void **state)
 {
@@ -258,6 +282,7 @@ int main(void)
 		cmocka_unit_test(mp_grow__size_overflows__enomem_and_array_unchanged),
 		cmocka_unit_test(mp_grow_zero__grown_part__zeroed),
 		cmocka_unit_test(mp_grow2__two_columns__one_capacity_both_hold_it),
+		cmocka_unit_test(mp_array_copy__source__replaces_array),
 		cmocka_unit_test(mp_u64map__many_keys__each_found_with_its_value),
 		cmocka_unit_test(mp_strhash__strings__equal_for_equal_text_zero_for_null),
 		cmocka_unit_test(mp_tsv_next__table__rows_or_file_line_errors),

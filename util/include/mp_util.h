@@ -232,6 +232,27 @@ static inline int mp_grow2(void **a, size_t elem_a, void **b, size_t elem_b, siz
 #define MP_GROW2(a, b, cap, need)                                                        \
 	mp_grow2((void **)&(a), sizeof(*(a)), (void **)&(b), sizeof(*(b)), &(cap), (need))
 
+/* Make the array *p (*n elements, capacity *cap, elem bytes each) a copy of src[0..nsrc)
+ * (a forked process's maps): 0, or -ENOMEM with the array unchanged. */
+static inline int mp_array_copy(void **p, size_t *n, size_t *cap, const void *src, size_t nsrc,
+				size_t elem)
+{
+	if (elem && nsrc > SIZE_MAX / elem)
+		return -ENOMEM;
+	size_t bytes = nsrc * elem;
+	void *c = malloc(bytes ? bytes : 1);
+	if (!c)
+		return -ENOMEM;
+	if (bytes)
+		memcpy(c, src, bytes);
+	free(*p);
+	*p = c;
+	*n = *cap = nsrc;
+	return 0;
+}
+#define MP_ARRAY_COPY(arr, n, cap, src, nsrc)                                            \
+	mp_array_copy((void **)&(arr), &(n), &(cap), (src), (nsrc), sizeof(*(arr)))
+
 /* ---- hashes and a u64 -> u32 map ------------------------------------------------------ */
 /* A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every output bit. */
 static inline uint64_t mp_mix64(uint64_t x)
