@@ -86,6 +86,19 @@ static struct sb sb_init(char *buf, size_t n)
 
 /* The names of the bits set in m (names[i] for bit i), joined with " or "; the number
  * printed. */
+/* The end of a level or TLB string as perf writes it: "N/A" when nothing was printed, then
+ * " hit" and " miss" for the bits that are set; the length. */
+static size_t sb_hit_miss(struct sb *b, int none, int hit, int miss)
+{
+	if (none)
+		sb_add(b, "N/A");
+	if (hit)
+		sb_add(b, " hit");
+	if (miss)
+		sb_add(b, " miss");
+	return b->len;
+}
+
 static int sb_bits(struct sb *b, uint64_t m, const char *const *names, size_t nnames,
 		   int printed)
 {
@@ -151,13 +164,7 @@ size_t mp_datasrc_lvl_str(uint64_t v, char *buf, size_t n)
 		else
 			sb_add(&b, "L%u", (unsigned)num);
 	}
-	if (!b.len)
-		sb_add(&b, "N/A");
-	if (lvl & PERF_MEM_LVL_HIT)
-		sb_add(&b, " hit");
-	if (lvl & PERF_MEM_LVL_MISS)
-		sb_add(&b, " miss");
-	return b.len;
+	return sb_hit_miss(&b, !b.len, !!(lvl & PERF_MEM_LVL_HIT), !!(lvl & PERF_MEM_LVL_MISS));
 }
 
 size_t mp_datasrc_snoop_str(uint64_t v, char *buf, size_t n)
@@ -179,14 +186,9 @@ size_t mp_datasrc_tlb_str(uint64_t v, char *buf, size_t n)
 	struct sb b = sb_init(buf, n);
 	uint64_t m = get(v, f_dtlb);
 
-	if (!sb_bits(&b, m & ~(uint64_t)(PERF_MEM_TLB_HIT | PERF_MEM_TLB_MISS), names,
-		     NELEM(names), 0))
-		sb_add(&b, "N/A");
-	if (m & PERF_MEM_TLB_HIT)
-		sb_add(&b, " hit");
-	if (m & PERF_MEM_TLB_MISS)
-		sb_add(&b, " miss");
-	return b.len;
+	int printed = sb_bits(&b, m & ~(uint64_t)(PERF_MEM_TLB_HIT | PERF_MEM_TLB_MISS), names,
+			      NELEM(names), 0);
+	return sb_hit_miss(&b, !printed, !!(m & PERF_MEM_TLB_HIT), !!(m & PERF_MEM_TLB_MISS));
 }
 
 size_t mp_datasrc_lock_str(uint64_t v, char *buf, size_t n)

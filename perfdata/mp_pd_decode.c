@@ -524,14 +524,9 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		size_t body = parse_trailer(pd, r, size, fo, &t);
 		if (size < fo)
 			return pd_err_rec(pd, R->err, off, "mmap record too short");
-		struct mp_pd_mmap m;
-		memset(&m, 0, sizeof(m));
-		m.pid = ld32(r + 8);
-		m.tid = ld32(r + 12);
-		m.start = ld64(r + 16);
-		m.len = ld64(r + 24);
-		m.pgoff = ld64(r + 32);
-		m.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		struct mp_pd_mmap m = { .pid = ld32(r + 8), .tid = ld32(r + 12), .start = ld64(r + 16),
+					.len = ld64(r + 24), .pgoff = ld64(r + 32),
+					.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK };
 		if (type == PERF_RECORD_MMAP2) {
 			if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 				uint8_t l = r[40];
@@ -551,15 +546,10 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		if (size < 16)
 			return pd_err_rec(pd, R->err, off, "comm record too short");
 		size_t body = parse_trailer(pd, r, size, 16, &t);
-		struct mp_pd_task k;
-		memset(&k, 0, sizeof(k));
-		k.pid = ld32(r + 8);
-		k.tid = ld32(r + 12);
-		k.ppid = k.pid;
-		k.ptid = k.tid;
-		k.comm = rec_str(pd, r, 16, body);
-		k.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
-		k.time = t.time;
+		uint32_t pid = ld32(r + 8), tid = ld32(r + 12);
+		struct mp_pd_task k = { .pid = pid, .tid = tid, .ppid = pid, .ptid = tid,
+					.comm = rec_str(pd, r, 16, body),
+					.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC), .time = t.time };
 		return h->comm(h->ctx, &k);
 	}
 	case PERF_RECORD_FORK:
@@ -569,13 +559,8 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 			return 0;
 		if (size < 32)
 			return pd_err_rec(pd, R->err, off, "fork/exit record too short");
-		struct mp_pd_task k;
-		memset(&k, 0, sizeof(k));
-		k.pid = ld32(r + 8);
-		k.ppid = ld32(r + 12);
-		k.tid = ld32(r + 16);
-		k.ptid = ld32(r + 20);
-		k.time = ld64(r + 24);
+		struct mp_pd_task k = { .pid = ld32(r + 8), .ppid = ld32(r + 12), .tid = ld32(r + 16),
+					.ptid = ld32(r + 20), .time = ld64(r + 24) };
 		return cb(h->ctx, &k);
 	}
 	case PERF_RECORD_LOST: {

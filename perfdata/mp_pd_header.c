@@ -237,11 +237,14 @@ int mp_pd_finish_attrs(mp_pd *pd)
 
 /* ---- features --------------------------------------------------------------------- */
 
-/* perf_header_string: u32 len, then len bytes, NUL-padded. */
-static int feat_string(const uint8_t *p, size_t n, size_t *used, char **out)
+/* The perf_header_string at p + *off of the n bytes (u32 len, then len bytes, NUL-padded)
+ * into *out, malloc'd; *off moves past it. -1 when it does not fit or on ENOMEM. */
+static int feat_string(const uint8_t *p, size_t n, size_t *off, char **out)
 {
-	if (n < 4)
+	if (*off > n || n - *off < 4)
 		return -1;
+	p += *off;
+	n -= *off;
 	uint32_t len = ld32(p);
 	if (len > n - 4)
 		return -1;
@@ -252,7 +255,7 @@ static int feat_string(const uint8_t *p, size_t n, size_t *used, char **out)
 	memcpy(s, p + 4, sl);
 	s[sl] = 0;
 	*out = s;
-	*used = 4 + (size_t)len;
+	*off += 4 + (size_t)len;
 	return 0;
 }
 
@@ -293,7 +296,7 @@ int mp_pd_add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
  * payloads are ignored, as perf does (it warns and goes on): they never affect samples. */
 int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 {
-	size_t used;
+	size_t off = 0;
 	char *s = NULL;
 
 	switch (feat) {
@@ -303,7 +306,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_ARCH:
 	case MP_HEADER_CPUDESC:
 	case MP_HEADER_CPUID:
-		if (feat_string(p, n, &used, &s) == 0) {
+		if (feat_string(p, n, &off, &s) == 0) {
 			retire(pd, pd->fstr[feat]);
 			pd->fstr[feat] = s;
 		}
@@ -325,16 +328,15 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		if (n < 4)
 			return 0;
 		uint32_t nr = ld32(p);
-		size_t off = 4;
+		off = 4;
 		struct mp_buf b = { 0 };
 		for (uint32_t i = 0; i < nr && off < n; i++) {
-			if (feat_string(p + off, n - off, &used, &s))
+			if (feat_string(p, n, &off, &s))
 				break;
 			if (i)
 				mp_buf_append(&b, " ", 1);
 			mp_buf_append(&b, s, strlen(s));
 			free(s);
-			off += used;
 		}
 		if (mp_buf_append(&b, "", 1) == 0) {
 			retire(pd, pd->fstr[feat]);
@@ -348,7 +350,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		if (n < 8)
 			return 0;
 		uint32_t nr = ld32(p), asz = ld32(p + 4);
-		size_t off = 8;
+		off = 8;
 		for (uint32_t i = 0; i < nr; i++) {
 			if (asz > n - off)
 				break;
@@ -357,9 +359,8 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 				break;
 			uint32_t nids = ld32(p + off);
 			off += 4;
-			if (feat_string(p + off, n - off, &used, &s))
+			if (feat_string(p, n, &off, &s))
 				break;
-			off += used;
 			if (i < pd->nattrs && !pd->ia[i].name)
 				pd->ia[i].name = s;
 			else
@@ -374,12 +375,11 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		if (n < 4)
 			return 0;
 		uint32_t nr = ld32(p);
-		size_t off = 4;
+		off = 4;
 		for (uint32_t i = 0; i < nr; i++) {
-			if (feat_string(p + off, n - off, &used, &s))
+			if (feat_string(p, n, &off, &s))
 				break;
 			free(s);
-			off += used;
 			if (n - off < 8)
 				break;
 			uint32_t leader = ld32(p + off), nmem = ld32(p + off + 4);

@@ -16,6 +16,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* Walk the whole records decompressed so far; the last partial one stays in the buffer. */
+static int walk_buffered(struct pd_run *R, uint64_t off)
+{
+	size_t used = 0;
+	int rc = mp_pd_walk(R, R->z.zbuf, R->z.zlen, off, WALK_INNER, &used);
+	if (rc)
+		return rc;
+	memmove(R->z.zbuf, R->z.zbuf + used, R->z.zlen - used);
+	R->z.zlen -= used;
+	return 0;
+}
+
 int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint64_t off)
 {
 	mp_pd *pd = R->pd;
@@ -47,26 +59,15 @@ int mp_pd_do_compressed(struct pd_run *R, const uint8_t *payload, size_t n, uint
 			return pd_err_rec(pd, R->err, off, "compressed record expands beyond the size limit");
 		/* walked as it comes: what is kept is the buffer's last partial record, not a
 		 * record's whole output (64 MiB of it held at once made a 640 KB file 480 MB) */
-		if (R->z.zlen >= PD_ZSTD_WALK_CHUNK) {
-			size_t used = 0;
-			int rc = mp_pd_walk(R, R->z.zbuf, R->z.zlen, off, WALK_INNER, &used);
-			if (rc)
-				return rc;
-			memmove(R->z.zbuf, R->z.zbuf + used, R->z.zlen - used);
-			R->z.zlen -= used;
-		}
+		int rc = R->z.zlen >= PD_ZSTD_WALK_CHUNK ? walk_buffered(R, off) : 0;
+		if (rc)
+			return rc;
 		if (in.pos == in.size && out.pos < out.size)
 			break; /* all input consumed and everything decodable flushed */
 		if (out.pos == 0 && in.pos == in_before)
 			break; /* no progress: stop rather than spin */
 	}
-	size_t used = 0;
-	int rc = mp_pd_walk(R, R->z.zbuf, R->z.zlen, off, WALK_INNER, &used);
-	if (rc)
-		return rc;
-	memmove(R->z.zbuf, R->z.zbuf + used, R->z.zlen - used);
-	R->z.zlen -= used;
-	return 0;
+	return walk_buffered(R, off);
 }
 
 void mp_pd_zstd_fini(struct pd_zstd *z)
