@@ -1853,99 +1853,62 @@ static int bid_entries(const unsigned char *f, const char *const *names, int *ha
 	return count;
 }
 
-static void pdw__callchain_objects__build_ids_of_both(void **state)
+/* The build-ids the writer adds: those of the objects samples hit, through the sampled ip
+ * or a call chain, and no other (/bin/sh is mapped, never hit). The rings are drained one
+ * CPU at a time, so a sample can reach the writer before the MMAP2 of its object from
+ * another CPU's ring: the object still gets its build-id. */
+static void pdw__build_ids__of_the_objects_hit(void **state)
 {
 	(void)state;
-	struct mp_err err = { 0 };
-	const char *out = path_in("chain.data");
-	mp_pdw *w = mp_pdw_create(out, &err);
-	assert_non_null(w);
-	struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
-	a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	uint64_t id = 11;
-	mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
-	char self[4096];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	assert_true(sl > 0);
-	self[sl] = 0;
+	static const struct {
+		const char *file;
+		int chain;     /* ip in the test, its chain passing through /bin/true */
+		int late_mmap; /* the test's MMAP2 after the sample */
+	} cases[] = { { "chain.data", 1, 0 }, { "late-mmap.data", 0, 1 } };
 	const char *other = "/bin/true", *never = "/bin/sh";
-	put_comm(w, 9, 9, "chain");
-	put_mmap2(w, 9, 0x400000, 0x10000, 0, self);
-	put_mmap2(w, 9, 0x500000, 0x10000, 0, other);
-	put_mmap2(w, 9, 0x600000, 0x10000, 0, never);
-	/* ip in self; the chain passes through /bin/true; /bin/sh is never hit */
-	uint64_t s[11];
-	struct perf_event_header *h = (void *)s;
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_USER;
-	h->size = sizeof(s);
-	s[1] = 11;
-	s[2] = 0x401000;
-	s[3] = 9ull | 9ull << 32;
-	s[4] = 5;
-	s[5] = 0;
-	s[6] = 100000;
-	s[7] = 3;
-	s[8] = (uint64_t)PERF_CONTEXT_USER;
-	s[9] = 0x401000;
-	s[10] = 0x501234;
-	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
-	assert_int_equal(mp_pdw_close(w, &err), 0);
-	size_t n;
-	unsigned char *f = slurp(out, &n);
-	assert_non_null(f);
-	const char *names[] = { self, other };
-	int has[2] = { 0, 0 };
-	int count = bid_entries(f, names, has, 2, never);
-	char want[64];
-	readelf_build_id(other, want, sizeof(want));
-	assert_true(has[0]);
-	if (want[0]) /* /bin/true has a build-id on Debian */
-		assert_true(has[1]);
-	assert_int_equal(count, want[0] ? 2 : 1);
-	free(f);
-}
-
-/* The rings are drained one CPU at a time: a sample can reach the writer before the MMAP2
- * of its object from another CPU's ring. The object still gets its build-id. */
-static void pdw__sample_before_its_mmap__build_id_kept(void **state)
-{
-	(void)state;
-	struct mp_err err = { 0 };
-	const char *out = path_in("late-mmap.data");
-	mp_pdw *w = mp_pdw_create(out, &err);
-	assert_non_null(w);
-	struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
-	uint64_t id = 11;
-	mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
-	char self[4096];
+	char self[4096], want[64];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(sl > 0);
 	self[sl] = 0;
-	put_comm(w, 9, 9, "late");
-	uint64_t s[7];
-	struct perf_event_header *h = (void *)s;
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_USER;
-	h->size = sizeof(s);
-	s[1] = 11;
-	s[2] = 0x401000;
-	s[3] = 9ull | 9ull << 32;
-	s[4] = 5;
-	s[5] = 0;
-	s[6] = 100000;
-	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
-	put_mmap2(w, 9, 0x400000, 0x10000, 0, self); /* arrives after the sample */
-	put_mmap2(w, 9, 0x600000, 0x10000, 0, "/bin/sh"); /* never hit */
-	assert_int_equal(mp_pdw_close(w, &err), 0);
-	size_t n;
-	unsigned char *f = slurp(out, &n);
-	assert_non_null(f);
-	const char *names[] = { self };
-	int has[1] = { 0 };
-	assert_int_equal(bid_entries(f, names, has, 1, "/bin/sh"), 1);
-	assert_true(has[0]);
-	free(f);
+	readelf_build_id(other, want, sizeof(want));
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct mp_err err = { 0 };
+		const char *out = path_in(cases[c].file);
+		mp_pdw *w = mp_pdw_create(out, &err);
+		assert_non_null(w);
+		struct perf_event_attr a = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+		if (cases[c].chain)
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		uint64_t id = 11;
+		mp_pdw_add_attr(w, &a, &id, 1, "cpu-clock", "cpu-clock");
+		put_comm(w, 9, 9, "bids");
+		if (!cases[c].late_mmap)
+			put_mmap2(w, 9, 0x400000, 0x10000, 0, self);
+		put_mmap2(w, 9, 0x500000, 0x10000, 0, other);
+		put_mmap2(w, 9, 0x600000, 0x10000, 0, never);
+		/* IDENTIFIER IP TID TIME CPU PERIOD [nr, USER, ip in self, ip in /bin/true] */
+		uint64_t s[11] = { 0, 11, 0x401000, 9ull | 9ull << 32, 5, 0, 100000,
+				   3, (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x501234 };
+		struct perf_event_header *h = (void *)s;
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = PERF_RECORD_MISC_USER;
+		h->size = cases[c].chain ? 11 * 8 : 7 * 8;
+		assert_int_equal(mp_pdw_write(w, s, h->size), 0);
+		if (cases[c].late_mmap)
+			put_mmap2(w, 9, 0x400000, 0x10000, 0, self);
+		assert_int_equal(mp_pdw_close(w, &err), 0);
+		size_t n;
+		unsigned char *f = slurp(out, &n);
+		assert_non_null(f);
+		const char *names[] = { self, other };
+		int has[2] = { 0, 0 };
+		int count = bid_entries(f, names, has, 2, never);
+		int other_hit = cases[c].chain && want[0]; /* /bin/true has a build-id on Debian */
+		assert_true(has[0]);
+		assert_int_equal(has[1], other_hit);
+		assert_int_equal(count, 1 + other_hit);
+		free(f);
+	}
 }
 
 /* A recording of the software events config[0..n) (ids 11, 12, ...) with /bin/x's
@@ -2165,8 +2128,7 @@ int main(void)
 	const struct CMUnitTest writer[] = {
 		cmocka_unit_test(pdw__known_samples__file_layout_and_features),
 		cmocka_unit_test(pdw__known_samples__perf_script_agrees),
-		cmocka_unit_test(pdw__callchain_objects__build_ids_of_both),
-		cmocka_unit_test(pdw__sample_before_its_mmap__build_id_kept),
+		cmocka_unit_test(pdw__build_ids__of_the_objects_hit),
 		cmocka_unit_test(pd_match__two_recordings__events_and_build_ids),
 		cmocka_unit_test(pdw__sync__tmp_file_readable_before_close),
 		cmocka_unit_test(pdw__bad_input__errors),
