@@ -4,17 +4,12 @@
 # --asm, per-instruction) percentages add up to the function's total. Without debug info
 # it says so and falls back to assembly. Recorded with perf, and with memprof record when
 # it works here.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
 CB=$KERNELS/cachebench
-SRC=$(cd "$(dirname "$0")/../../kernels" && pwd)/cachebench.c
+SRC=$(cd "$E2E/../../kernels" && pwd)/cachebench.c
 want=$(grep -n 'HOT: pointer chase' "$SRC" | cut -d: -f1)
 [ -n "$want" ] || { echo "FAIL: no HOT marker in $SRC"; exit 1; }
-fail=0
 
 check() { # file label
 	local f=$1 lbl=$2

@@ -4,16 +4,11 @@
 # annotation as before (and without the archive they do not); perf report finds the
 # objects after the archive is unpacked into a fresh ~/.debug; an object that is gone when
 # the archive is made is named with its share of samples.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
 export HOME=$T/home # no build-id cache of the caller's
 mkdir -p kbuild home
 cp "$KERNELS/cachebench" kbuild/
-fail=0
 "$PERF" record -q --no-buildid-cache -e cpu-clock -F 2000 -o p.data kbuild/cachebench -m walk \
 	-s 4M -o random -r 3 >/dev/null 2>rec.err || { echo "SKIP: perf record: $(tail -1 rec.err)"; exit 77; }
 views() { # prefix args...

@@ -4,13 +4,8 @@
 # -c wdiff:1,2 agree; a side of two recordings is their sum. And the false-positive rate of
 # the delta's significance mark on pairs of recordings of the same workload: about 5% is
 # expected at the 95% level; it must stay below 20%.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
 rec() { # out args...
 	local o=$1; shift
 	"$PERF" record -q -e cpu-clock -F 2000 -o "$o" "$KERNELS/cachebench" "$@" >/dev/null 2>"$o.err" ||

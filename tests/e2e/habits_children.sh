@@ -10,13 +10,8 @@
 # (4) report's -n, --header, --header-only and --percentage relative|absolute (issue 28.11):
 #     with --dso libc.so.6 the shares equal perf report's in both modes, --header-only
 #     prints the header and no table.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
 
 if ! "$PERF" record -q -g -e page-faults -c 1 -o pf.data "$KERNELS/fp/matmul" >/dev/null 2>probe.err; then
 	echo "skip: perf record -g: $(head -1 probe.err)"

@@ -5,14 +5,8 @@
 # same Children share in memprof report as in perf report (each sample at exec time has
 # the old libc's address: the maps before the exec must stay until new ones replace them),
 # and memprof script names it as often as perf script.
-set -u
-: "${MEMPROF:?}"
-PERF=${PERF:-perf}
-SRC=$(cd "$(dirname "$0")" && pwd)/habits_execchain.c
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+SRC=$E2E/habits_execchain.c
 
 cc -O1 -g -o execchain "$SRC" || { echo "skip: no C compiler"; exit 77; }
 if ! "$PERF" record -q -g -e page-faults -c 1 -o p.data ./execchain 20 >/dev/null 2>probe.err; then

@@ -7,16 +7,11 @@
 # (2) script names jit_hot in as many samples as perf script;
 # (3) annotate jit_hot finds it; tui --batch and diff show it.
 # x86-64 only (the stand-in writes x86-64 code): skipped (77) elsewhere.
-set -u
-: "${MEMPROF:?}"
-PERF=${PERF:-perf}
-SRC=$(cd "$(dirname "$0")" && pwd)/habits_jitmap.c
 [ "$(uname -m)" = x86_64 ] || { echo "skip: the stand-in JIT writes x86-64 code"; exit 77; }
-T=$(mktemp -d)
+. "$(dirname "$0")/e2e_lib.sh"
+SRC=$E2E/habits_jitmap.c
 maps=()
 trap 'rm -rf "$T" "${maps[@]}"' EXIT
-cd "$T"
-fail=0
 
 cc -O1 -o jitmap "$SRC" || { echo "skip: no C compiler"; exit 77; }
 "$MEMPROF" record -q -e cpu-clock -o m.data ./jitmap 30000000 >m.out 2>err ||

@@ -5,15 +5,9 @@
 #     (demangled, without the hash or .llvm. suffix, v0's generic arguments kept);
 # (2) annotate finds count_words by its short name, its path and its mangled name.
 # Skipped (77) without rustc.
-set -u
-: "${MEMPROF:?}"
-PERF=${PERF:-perf}
 PATH=$PATH:${HOME:-/root}/.cargo/bin
 command -v rustc >/dev/null || { echo "skip: no rustc"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
 cat >words.rs <<'RS'
 use std::collections::HashMap;
 #[inline(never)]

@@ -8,14 +8,8 @@
 # (2) memprof report gives inner, outer and main the Children share perf report gives
 #     them on the same file (perf reading memprof's cache copy): over 90%, where the
 #     unwinding used to stop at [vdso] (3%).
-set -u
-: "${MEMPROF:?}"
-PERF=${PERF:-perf}
-SRC=$(cd "$(dirname "$0")" && pwd)/habits_clockloop.c
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+SRC=$E2E/habits_clockloop.c
 export PERF_BUILDID_DIR=$T/cache
 
 cc -O2 -g -fomit-frame-pointer -o clockloop "$SRC" || { echo "skip: no C compiler"; exit 77; }

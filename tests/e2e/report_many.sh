@@ -3,13 +3,8 @@
 # their own reports (samples and estimated counts per symbol, per object; the totals), the
 # header names both files; a recording whose events differ is refused with one line, exit 1.
 # annotate -i A -i B: each source line the sum of the two annotations.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
 rec() { # out event args...
 	local o=$1 e=$2; shift 2
 	"$PERF" record -q -e "$e" -F 2000 -o "$o" "$KERNELS/cachebench" "$@" >/dev/null 2>"$o.err" ||
