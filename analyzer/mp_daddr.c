@@ -5,6 +5,7 @@
  * through the object's PT_LOAD segments. */
 #include <errno.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,4 +395,26 @@ void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr, struct mp_daddr_
 		    : o->kind == DD_HEAP ? MP_DADDR_HEAP
 		    : o->kind == DD_ANON ? MP_DADDR_ANON
 					 : MP_DADDR_SPECIAL;
+}
+
+void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
+		      size_t n)
+{
+	if (dl->sym)
+		snprintf(buf, n, "[.] %s", dl->sym);
+	else if (dl->kind == MP_DADDR_STACK)
+		snprintf(buf, n, "[.] [stack]");
+	else
+		snprintf(buf, n, "[%c] 0x%016" PRIx64, lvl, addr);
+}
+
+void mp_daddr_cacheline_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
+			    size_t n)
+{
+	uint64_t cl = addr & ~(uint64_t)63;
+	uint64_t vcl = dl->vaddr - (addr - cl);
+	if (dl->sym && vcl >= dl->sym_start)
+		snprintf(buf, n, "[.] %s+0x%" PRIx64, dl->sym, vcl - dl->sym_start);
+	else
+		snprintf(buf, n, "[%c] 0x%016" PRIx64, dl->sym ? '.' : lvl, cl);
 }

@@ -77,21 +77,24 @@ static int feed_mmap(void *ctx, const struct mp_pd_mmap *m)
 {
 	struct mp_hist_feed *f = ctx;
 	f->last.ok = 0;
-	return feed_rc(f, mp_sym_mmap(f->sym, m));
+	int rc = mp_sym_mmap(f->sym, m);
+	return feed_rc(f, rc || !f->daddr ? rc : mp_daddr_mmap(f->daddr, m));
 }
 
 static int feed_comm(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
 	f->last.ok = 0;
-	return feed_rc(f, mp_sym_comm(f->sym, t));
+	int rc = mp_sym_comm(f->sym, t);
+	return feed_rc(f, rc || !f->daddr ? rc : mp_daddr_comm(f->daddr, t));
 }
 
 static int feed_fork(void *ctx, const struct mp_pd_task *t)
 {
 	struct mp_hist_feed *f = ctx;
 	f->last.ok = 0;
-	return feed_rc(f, mp_sym_fork(f->sym, t));
+	int rc = mp_sym_fork(f->sym, t);
+	return feed_rc(f, rc || !f->daddr ? rc : mp_daddr_fork(f->daddr, t));
 }
 
 static int feed_exit(void *ctx, const struct mp_pd_task *t)

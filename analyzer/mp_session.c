@@ -13,6 +13,7 @@ struct mp_session {
 	mp_hist *hist;
 	mp_pd_regions *regions;
 	mp_unwind *uw;
+	mp_daddr *dd;
 	const struct mp_session_opts *o; /* while the file is read */
 };
 
@@ -69,7 +70,7 @@ static int session_read(mp_session *ss, const char *path, const struct mp_sessio
 			struct mp_err *err)
 {
 	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
-				     .want_cpu = o->want_cpu, .regions = ss->regions,
+				     .want_cpu = o->want_cpu, .regions = ss->regions, .daddr = ss->dd,
 				     .progress = o->progress, .progress_ctx = o->progress_ctx,
 				     .sample = o->sample ? session_sample : NULL, .sample_ctx = ss };
 	struct mp_pd_handler h = { .ctx = ss, .sample = o->sample ? bare_sample : NULL,
@@ -118,6 +119,8 @@ mp_session *mp_session_new(const char *path, const struct mp_session_opts *o, st
 	 * objects the symbol context finds */
 	if (o->chains && ss->sym && o->sample && !(ss->uw = mp_unwind_new(ss->sym, ss->pd, err)))
 		goto fail;
+	if (o->daddr && ss->sym && !(*o->daddr = ss->dd = mp_daddr_new(ss->sym, o->symfs, 0)))
+		goto nomem;
 	if (session_read(ss, path, o, err))
 		goto fail;
 	return ss;
@@ -135,6 +138,7 @@ void mp_session_free(mp_session *ss)
 	if (!ss)
 		return;
 	mp_unwind_free(ss->uw);
+	mp_daddr_free(ss->dd);
 	mp_hist_free(ss->hist);
 	mp_pd_regions_free(ss->regions);
 	mp_sym_free(ss->sym);

@@ -144,25 +144,14 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 	b[0] = '\0';
 	switch (k) {
 	case MK_SYMBOL_DADDR:
-		if (dl->sym)
-			snprintf(b, sizeof(b), "[.] %s", dl->sym);
-		else if (dl->kind == MP_DADDR_STACK)
-			snprintf(b, sizeof(b), "[.] [stack]");
-		else
-			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, lvl, s->addr);
+		mp_daddr_sym_str(dl, s->addr, lvl, b, sizeof(b));
 		break;
 	case MK_DSO_DADDR:
 		snprintf(b, sizeof(b), "%s", dl->dso);
 		break;
-	case MK_DCACHELINE: {
-		uint64_t cl = s->addr & ~(uint64_t)63;
-		uint64_t vcl = dl->vaddr - (s->addr - cl);
-		if (dl->sym && vcl >= dl->sym_start)
-			snprintf(b, sizeof(b), "[.] %s+0x%" PRIx64, dl->sym, vcl - dl->sym_start);
-		else
-			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, dl->sym ? '.' : lvl, cl);
+	case MK_DCACHELINE:
+		mp_daddr_cacheline_str(dl, s->addr, lvl, b, sizeof(b));
 		break;
-	}
 	case MK_MEM:
 		mp_datasrc_lvl_str(s->data_src, b, sizeof(b));
 		break;

@@ -20,6 +20,7 @@
 #include "tui_annview.h"
 #include "tui_chains.h"
 #include "tui_diff.h"
+#include "tui_dview.h"
 #include "tui_keys.h"
 #include "tui_list.h"
 #include "tui_text.h"
@@ -1358,7 +1359,7 @@ static void test_bindings__one_action_per_key_and_view__help_from_table(void **s
 	size_t n = 0;
 	for (; tui_help_line(n, line, sizeof(line)) == 0; n++)
 		assert_true(strlen(line) < 80);
-	assert_int_equal(n, helped + 4 + 2); /* 4 headings, 2 continuation lines */
+	assert_int_equal(n, helped + 5 + 3); /* 5 headings, 3 continuation lines */
 	assert_int_equal(tui_help_line(0, line, sizeof(line)), 0);
 	assert_string_equal(line, "Everywhere");
 	assert_int_equal(tui_help_line(1, line, sizeof(line)), 0);
@@ -1413,6 +1414,8 @@ static const struct {
 	{ &tui_diff_ops, "q quit  x next event  h help  i summary" },
 	{ &tui_summary_ops, "q back" },
 	{ &tui_help_ops, "q back" },
+	{ &tui_data_ops, "ENTER code  TAB key  x event  h help  q back" },
+	{ &tui_dcode_ops, "ENTER annotate  x event  h help  q back" },
 };
 #define NSTATUS (sizeof(status_lines) / sizeof(status_lines[0]))
 
@@ -1510,9 +1513,100 @@ static void test_status_line__keys__bound_and_named(void **state)
 	}
 }
 
+/* ---- the data view ---- */
+
+/* Two keys: key 0 objects (arr: 3 samples, 2 by f at a.c:3, 1 by g; buf: 5 by g), key 1
+ * levels (L1 7, RAM 1), weights given; tables counted as they are built. */
+static int dtab_fn(void *ctx, size_t key, tui_dtable **out, struct mp_err *err)
+{
+	(void)err;
+	int *built = ctx;
+	tui_dtable *t = tui_dtable_new(1, key ? "Memory access" : "Data Symbol");
+	assert_non_null(t);
+	if (key == 0) {
+		long arr = tui_dtable_add_row(t, "[.] arr"), buf = tui_dtable_add_row(t, "[.] buf");
+		long f = tui_dtable_add_code(t, (size_t)arr, "f", "/bin/p", "a.c:3");
+		long g = tui_dtable_add_code(t, (size_t)arr, "g", "/bin/p", NULL);
+		long g2 = tui_dtable_add_code(t, (size_t)buf, "g", "/bin/p", "a.c:9");
+		assert_int_equal(tui_dtable_add_code_count(t, (size_t)f, 0, 2, 20, 20), 0);
+		assert_int_equal(tui_dtable_add_code_count(t, (size_t)g, 0, 1, 10, 10), 0);
+		assert_int_equal(tui_dtable_add_code_count(t, (size_t)g2, 0, 5, 70, 70), 0);
+		assert_int_equal(tui_dtable_add_code_count(t, 9, 0, 1, 1, 1), -EINVAL);
+	} else {
+		long l1 = tui_dtable_add_row(t, "L1 hit"), ram = tui_dtable_add_row(t, "RAM hit");
+		assert_int_equal(tui_dtable_add_count(t, (size_t)l1, 0, 7, 30, 30), 0);
+		assert_int_equal(tui_dtable_add_count(t, (size_t)ram, 0, 1, 70, 70), 0);
+	}
+	(*built)++;
+	*out = t;
+	return 0;
+}
+
+static void test_data_view__keys_code_and_back__rows_and_counts(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	int built = 0;
+	static const char *const keys[] = { "symbol_daddr", "mem" };
+	tui_data *d = tui_data_new();
+	assert_int_equal(tui_data_add_event(d, "mem-loads", 8, 8, 0, 0, 0), 0);
+	assert_int_equal(tui_data_add_sym(d, "g", "/bin/p", 0x1000), 0);
+	assert_int_equal(tui_data_set_dkeys(d, keys, 2, dtab_fn, &built), 0);
+	tui_model *m = tui_model_new(d, 80, 12, &err);
+	assert_non_null(m);
+	tui_model_key(m, 'D');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_DATA);
+	assert_int_equal(built, 1);
+	tui_model_render(m);
+	/* by cost: buf (70 of 100) before arr (30) */
+	assert_string_equal(tui_model_symbol(m), "[.] buf");
+	assert_non_null(strstr(tui_model_row_text(m, 0), " 70.00%"));
+	assert_non_null(strstr(tui_model_row_text(m, 0), "70  [.] buf"));
+	assert_non_null(strstr(tui_model_row_text(m, 1), " 30.00%"));
+	const struct tui_screen *sc = tui_model_render(m);
+	assert_non_null(strstr(sc->row[0].text, "Data by symbol_daddr | 8 samples of 'mem-loads' "
+						 "with data, weight 100"));
+	assert_non_null(strstr(sc->row[1].text, "weight  Data Symbol"));
+	/* ENTER on arr: f (2 samples) before g */
+	tui_model_key(m, TUI_KEY_DOWN);
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_DATA_CODE);
+	assert_int_equal(tui_model_nrows(m), 2);
+	assert_string_equal(tui_model_symbol(m), "f");
+	assert_non_null(strstr(tui_model_row_text(m, 0), "f  a.c:3  p"));
+	assert_non_null(strstr(tui_model_row_text(m, 1), "g  ?  p"));
+	sc = tui_model_render(m);
+	assert_non_null(strstr(sc->row[0].text, "Code that touched [.] arr | 3 samples"));
+	/* back, the cursor where it was; TAB: levels, built once */
+	tui_model_key(m, 'q');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_DATA);
+	assert_string_equal(tui_model_symbol(m), "[.] arr");
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(built, 2);
+	assert_string_equal(tui_model_symbol(m), "RAM hit");
+	tui_model_key(m, TUI_KEY_TAB);
+	tui_model_key(m, TUI_KEY_BTAB);
+	assert_int_equal(built, 2);
+	tui_model_key(m, TUI_KEY_LEFT);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	tui_model_free(m);
+
+	/* no data addresses: D says why on the status line */
+	d = tui_data_new();
+	assert_int_equal(tui_data_add_event(d, "cycles", 1, 1, 0, 0, 0), 0);
+	assert_int_equal(tui_data_set_no_dkeys(d, "no data view: x has no data addresses"), 0);
+	m = tui_model_new(d, 80, 12, &err);
+	assert_non_null(m);
+	tui_model_key(m, 'D');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	assert_string_equal(tui_model_message(m), "no data view: x has no data addresses");
+	tui_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_data_view__keys_code_and_back__rows_and_counts),
 		cmocka_unit_test_setup_teardown(test_model_new__symbols__sorted_by_first_event, setup, teardown),
 		cmocka_unit_test(test_model_key__navigation__cursor_and_scroll_clamped),
 		cmocka_unit_test_setup_teardown(test_model_key__sort__by_event_ratio_and_name, setup, teardown),

@@ -40,6 +40,9 @@ void tui_data_free(tui_data *d)
 	free(d->ratios);
 	free(d->sim);
 	free(d->sim_note);
+	for (size_t i = 0; i < d->ndkeys; i++)
+		free(d->dkeys[i]);
+	free(d->no_dkeys);
 	free(d);
 }
 
@@ -431,4 +434,125 @@ int tui_chain_set_count(tui_chain *c, size_t node, size_t ev, uint64_t samples,
 size_t tui_chain_nnodes(const tui_chain *c)
 {
 	return c->nn;
+}
+
+/* ---- data addresses ---- */
+
+int tui_data_set_dkeys(tui_data *d, const char *const *keys, size_t n, tui_dtable_fn fn,
+		       void *ctx)
+{
+	if (n > TUI_MAX_DKEYS || !fn)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!(d->dkeys[d->ndkeys] = mp_strdup(keys[i])))
+			return -ENOMEM;
+		else
+			d->ndkeys++;
+	d->dfn = fn;
+	d->dctx = ctx;
+	return 0;
+}
+
+int tui_data_set_no_dkeys(tui_data *d, const char *why)
+{
+	free(d->no_dkeys);
+	d->no_dkeys = mp_strdup(why);
+	return d->no_dkeys ? 0 : -ENOMEM;
+}
+
+tui_dtable *tui_dtable_new(size_t nevents, const char *title)
+{
+	tui_dtable *t = calloc(1, sizeof(*t));
+	if (!t || nevents > TUI_MAX_EVENTS || !(t->title = mp_strdup(title ? title : ""))) {
+		free(t);
+		return NULL;
+	}
+	t->nev = nevents;
+	return t;
+}
+
+void tui_dtable_free(tui_dtable *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows; i++) {
+		free(t->rows[i].name);
+		free(t->rows[i].cnt);
+	}
+	for (size_t i = 0; i < t->ncodes; i++) {
+		free(t->codes[i].sym);
+		free(t->codes[i].dso);
+		free(t->codes[i].line);
+		free(t->codes[i].cnt);
+	}
+	free(t->rows);
+	free(t->codes);
+	free(t->title);
+	free(t);
+}
+
+long tui_dtable_add_row(tui_dtable *t, const char *name)
+{
+	if (MP_GROW(t->rows, t->caprows, t->nrows + 1))
+		return -ENOMEM;
+	struct tui_drow *r = &t->rows[t->nrows];
+	r->name = mp_strdup(name ? name : "");
+	r->cnt = calloc(TUI_DCNT * t->nev + 1, sizeof(*r->cnt));
+	if (!r->name || !r->cnt) {
+		free(r->name);
+		free(r->cnt);
+		return -ENOMEM;
+	}
+	return (long)t->nrows++;
+}
+
+long tui_dtable_add_code(tui_dtable *t, size_t row, const char *sym, const char *dso,
+			 const char *line)
+{
+	if (row >= t->nrows)
+		return -EINVAL;
+	if (MP_GROW(t->codes, t->capcodes, t->ncodes + 1))
+		return -ENOMEM;
+	struct tui_dcode *c = &t->codes[t->ncodes];
+	memset(c, 0, sizeof(*c));
+	c->row = row;
+	c->sym = mp_strdup(sym ? sym : "[unknown]");
+	c->dso = dso ? mp_strdup(dso) : NULL;
+	c->line = line ? mp_strdup(line) : NULL;
+	c->cnt = calloc(TUI_DCNT * t->nev + 1, sizeof(*c->cnt));
+	if (!c->sym || (dso && !c->dso) || (line && !c->line) || !c->cnt) {
+		free(c->sym);
+		free(c->dso);
+		free(c->line);
+		free(c->cnt);
+		return -ENOMEM;
+	}
+	return (long)t->ncodes++;
+}
+
+static void dcnt_add(uint64_t *cnt, size_t nev, size_t ev, uint64_t samples, uint64_t cost,
+		     uint64_t weight)
+{
+	cnt[ev] += samples;
+	cnt[nev + ev] += cost;
+	cnt[2 * nev + ev] += weight;
+}
+
+int tui_dtable_add_count(tui_dtable *t, size_t row, size_t ev, uint64_t samples, uint64_t cost,
+			 uint64_t weight)
+{
+	if (row >= t->nrows || ev >= t->nev)
+		return -EINVAL;
+	dcnt_add(t->rows[row].cnt, t->nev, ev, samples, cost, weight);
+	dcnt_add(t->tot, t->nev, ev, samples, cost, weight);
+	return 0;
+}
+
+int tui_dtable_add_code_count(tui_dtable *t, size_t code, size_t ev, uint64_t samples,
+			      uint64_t cost, uint64_t weight)
+{
+	if (code >= t->ncodes || ev >= t->nev)
+		return -EINVAL;
+	dcnt_add(t->codes[code].cnt, t->nev, ev, samples, cost, weight);
+	return tui_dtable_add_count(t, t->codes[code].row, ev, samples, cost, weight);
 }

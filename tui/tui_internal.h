@@ -43,6 +43,27 @@ struct tui_ratio {
 	size_t evs[TUI_RATIO_EVENTS], nevs; /* its events, numerator's first */
 };
 
+/* counts of the data view: samples[nev], cost[nev], weight[nev] */
+#define TUI_DCNT 3
+struct tui_drow {
+	char *name;
+	uint64_t *cnt;
+};
+struct tui_dcode {
+	size_t row;
+	char *sym, *dso, *line;
+	uint64_t *cnt;
+};
+struct tui_dtable {
+	size_t nev;
+	char *title;
+	struct tui_drow *rows;
+	size_t nrows, caprows;
+	struct tui_dcode *codes;
+	size_t ncodes, capcodes;
+	uint64_t tot[TUI_DCNT * TUI_MAX_EVENTS]; /* of all rows */
+};
+
 struct tui_data {
 	size_t nev;
 	struct tui_event ev[TUI_MAX_EVENTS];
@@ -64,6 +85,11 @@ struct tui_data {
 	tui_chain_fn cfn;
 	void *cctx;
 	double chain_pct;     /* tree nodes below this share are not shown */
+	char *dkeys[TUI_MAX_DKEYS]; /* the data view's keys */
+	size_t ndkeys;
+	tui_dtable_fn dfn;
+	void *dctx;
+	char *no_dkeys;       /* why there is no data view, NULL when there is one */
 };
 
 struct tui_aline {

@@ -7,6 +7,7 @@
 
 #include "tui_annview.h"
 #include "tui_chains.h"
+#include "tui_dview.h"
 #include "tui_keys.h"
 #include "tui_list.h"
 #include "tui_text.h"
@@ -149,7 +150,7 @@ const struct tui_binding tui_bindings[] = {
 	{ TUI_KEY_END, V_ALL, act_move, NULL, 0, NULL },
 	{ 'q', V_LISTS | TUI_V_DIFF, act_back,
 	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0, "q quit" },
-	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS, act_back, NULL, 0, "q back" },
+	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS | TUI_V_DVIEWS, act_back, NULL, 0, "q back" },
 	{ TUI_KEY_ESC, V_BROWSE, act_back, NULL, 0, NULL },
 	{ TUI_KEY_LEFT, V_BROWSE, act_back, NULL, 0, NULL },
 	{ TUI_KEY_CTRL_C, V_ALL, act_quit, "CTRL-C\tquit", 0, NULL },
@@ -206,6 +207,22 @@ const struct tui_binding tui_bindings[] = {
 	{ 'c', V_CHILD, tui_chain_calls, "c\tcallers and callees of the function under the cursor",
 	  1, "c callers" },
 	{ 'c', TUI_V_CALLS, tui_chain_calls, NULL, 1, "c recentre here" },
+	HEADING("Data (recordings with data addresses: record -d, memprof mem record)"),
+	{ 'D', V_BROWSE & ~TUI_V_DATA, tui_data_open,
+	  "D\tdata view: data objects, cache lines, memory levels", 0, NULL },
+	{ 'D', TUI_V_DATA, tui_data_next_key, NULL, 1, NULL },
+	{ TUI_KEY_TAB, TUI_V_DATA, tui_data_next_key,
+	  "TAB, shift-TAB\tin it: objects / cache lines / levels (the next sort key)", 1,
+	  "TAB key" },
+	{ TUI_KEY_BTAB, TUI_V_DATA, tui_data_next_key, NULL, 1, NULL },
+	{ TUI_KEY_ENTER, TUI_V_DATA, tui_data_code,
+	  "ENTER, RIGHT\tthe code (symbols and lines) whose samples touched the row;\n"
+	  "there ENTER annotates the symbol, q or LEFT goes back",
+	  1, "ENTER code" },
+	{ TUI_KEY_RIGHT, TUI_V_DATA, tui_data_code, NULL, 1, NULL },
+	{ TUI_KEY_ENTER, TUI_V_DCODE, tui_dcode_annotate, NULL, 1, "ENTER annotate" },
+	{ TUI_KEY_RIGHT, TUI_V_DCODE, tui_dcode_annotate, NULL, 1, NULL },
+	{ 'a', TUI_V_DCODE, tui_dcode_annotate, NULL, 1, NULL },
 	HEADING("Annotate"),
 	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1, "H hottest" },
 	{ TUI_KEY_TAB, V_ANN, tui_annot_next_hot,

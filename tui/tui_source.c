@@ -47,6 +47,10 @@ struct tui_source {
 	struct mp_cg_table cgt;
 	uint32_t *fn2sym;
 	int callee;
+	/* the data view: its tables, built in one pass over the file when one is first
+	 * asked for, each handed over once */
+	char *symfs, *kallsyms;
+	tui_dtable *dpend[3];
 };
 
 void tui_source_free(tui_source *src)
@@ -66,6 +70,10 @@ void tui_source_free(tui_source *src)
 	else
 		mp_pd_close(src->pd);
 	free(src->fn2sym);
+	free(src->symfs);
+	free(src->kallsyms);
+	for (size_t k = 0; k < 3; k++)
+		tui_dtable_free(src->dpend[k]);
 	free(src);
 }
 
@@ -592,6 +600,247 @@ static int fill_info(tui_source *src, tui_data *d)
 	return rc;
 }
 
+/* ---- the data view's tables ---- */
+
+/* perf's sort keys, what their rows are */
+static const char *const dkey_names[] = { "symbol_daddr", "dcacheline", "mem" };
+static const char *const dkey_titles[] = { "Data Symbol", "Data Cacheline", "Memory access" };
+#define NDKEYS (sizeof(dkey_names) / sizeof(dkey_names[0]))
+
+struct dplace {
+	uint32_t map;
+	uint64_t ip;
+	uint32_t name; /* the code name's index */
+};
+
+/* One pass over the file: per sample with data fields, its row of each key (by name) and
+ * the row's code place (symbol and line, resolved once per distinct address). */
+struct dpass {
+	tui_source *src;
+	mp_daddr *dd;
+	tui_dtable *t[NDKEYS];
+	struct mp_u64map rows[NDKEYS];
+	struct mp_u64map codes;  /* key, row, code name -> code of the key's table */
+	struct mp_u64map places; /* (map, ip) hashed -> place */
+	struct dplace *pl;
+	size_t npl, cappl;
+	struct mp_u64map names;  /* the code names: sym, line, dso */
+	char **nm;               /* "sym\x1fline\x1fdso" */
+	size_t nnm, capnm;
+	unsigned char want[TUI_MAX_EVENTS]; /* the attrs with data fields */
+};
+
+/* The index of name in the table t of key k (added when new), or -ENOMEM. */
+static long drow(struct dpass *p, size_t k, const char *name)
+{
+	for (uint64_t h = mp_strhash(name);; h = mp_mix64(h + 1)) {
+		int found;
+		uint32_t *slot = mp_u64map_slot(&p->rows[k], mp_u64map_key(h), &found);
+		if (!slot)
+			return -ENOMEM;
+		if (found) {
+			if (!strcmp(p->t[k]->rows[*slot].name, name))
+				return *slot;
+			continue;
+		}
+		long r = tui_dtable_add_row(p->t[k], name);
+		if (r < 0) {
+			mp_u64map_unslot(&p->rows[k], slot);
+			return r;
+		}
+		*slot = (uint32_t)r;
+		return r;
+	}
+}
+
+/* The code name of (map, ip): its index (resolved with its line on first sight), or
+ * -ENOMEM. */
+static long dname(struct dpass *p, mp_sym *sym, uint32_t map, uint16_t cpumode, uint64_t ip)
+{
+	uint32_t *slot;
+	int found;
+	for (uint64_t h = mp_mix64(ip ^ (uint64_t)map << 48 ^ cpumode);; h = mp_mix64(h + 1)) {
+		if (!(slot = mp_u64map_slot(&p->places, mp_u64map_key(h), &found)))
+			return -ENOMEM;
+		if (!found)
+			break;
+		if (p->pl[*slot].map == map && p->pl[*slot].ip == ip)
+			return p->pl[*slot].name;
+	}
+	if (MP_GROW(p->pl, p->cappl, p->npl + 1)) {
+		mp_u64map_unslot(&p->places, slot);
+		return -ENOMEM;
+	}
+	struct mp_sym_loc cl;
+	mp_sym_resolve(sym, map, cpumode, ip, 1, &cl);
+	char *n = NULL;
+	const char *base = cl.srcfile ? strrchr(cl.srcfile, '/') : NULL;
+	base = base ? base + 1 : cl.srcfile;
+	int len = cl.srcfile && cl.line ? asprintf(&n, "%s\x1f%s:%u\x1f%s", cl.sym, base, cl.line,
+						   cl.dso)
+					: asprintf(&n, "%s\x1f\x1f%s", cl.sym, cl.dso);
+	if (len < 0) {
+		mp_u64map_unslot(&p->places, slot);
+		return -ENOMEM;
+	}
+	/* one name for the addresses of one line */
+	long idx = -1;
+	for (uint64_t h = mp_strhash(n);; h = mp_mix64(h + 1)) {
+		uint32_t *ns = mp_u64map_slot(&p->names, mp_u64map_key(h), &found);
+		if (!ns || (!found && MP_GROW(p->nm, p->capnm, p->nnm + 1))) {
+			if (ns && !found)
+				mp_u64map_unslot(&p->names, ns);
+			free(n);
+			mp_u64map_unslot(&p->places, slot);
+			return -ENOMEM;
+		}
+		if (found && strcmp(p->nm[*ns], n))
+			continue;
+		if (found) {
+			free(n);
+		} else {
+			p->nm[p->nnm] = n;
+			*ns = (uint32_t)p->nnm++;
+		}
+		idx = *ns;
+		break;
+	}
+	p->pl[p->npl] = (struct dplace){ map, ip, (uint32_t)idx };
+	*slot = (uint32_t)p->npl++;
+	return idx;
+}
+
+/* The code of name nm under row r of key k's table, or -ENOMEM. */
+static long dcode(struct dpass *p, size_t k, size_t r, size_t nm)
+{
+	int found;
+	uint64_t key = (uint64_t)k << 62 | (uint64_t)nm << 32 | r;
+	uint32_t *slot = mp_u64map_slot(&p->codes, mp_u64map_key(key), &found);
+	if (!slot)
+		return -ENOMEM;
+	if (found)
+		return *slot;
+	char *f[3], *s = p->nm[nm];
+	for (int i = 0; i < 3; i++) {
+		f[i] = s;
+		s += strcspn(s, "\x1f");
+		if (*s)
+			*s++ = 0;
+	}
+	long c = tui_dtable_add_code(p->t[k], r, f[0], f[2][0] ? f[2] : NULL, f[1][0] ? f[1] : NULL);
+	f[1][-1] = f[2][-1] = '\x1f';
+	if (c < 0) {
+		mp_u64map_unslot(&p->codes, slot);
+		return c;
+	}
+	*slot = (uint32_t)c;
+	return c;
+}
+
+static int dpass_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
+			size_t nips)
+{
+	(void)ips, (void)nips;
+	struct dpass *p = ctx;
+	if (s->attr_idx >= TUI_MAX_EVENTS || !p->want[s->attr_idx])
+		return 0;
+	struct mp_daddr_loc dl;
+	memset(&dl, 0, sizeof(dl));
+	dl.dso = "[unknown]";
+	if (!(s->addr >> 63))
+		mp_daddr_resolve(p->dd, s->pid, s->addr, &dl);
+	char lvl = s->cpumode == PERF_RECORD_MISC_KERNEL ||
+			   s->cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? 'k' : '.';
+	long nm = dname(p, sym, mp_sym_map_find(sym, s->pid, s->cpumode, s->ip), s->cpumode,
+			s->ip);
+	if (nm < 0)
+		return (int)nm;
+	for (size_t k = 0; k < NDKEYS; k++) {
+		char b[512];
+		if (k == 0)
+			mp_daddr_sym_str(&dl, s->addr, lvl, b, sizeof(b));
+		else if (k == 1)
+			mp_daddr_cacheline_str(&dl, s->addr, lvl, b, sizeof(b));
+		else
+			mp_datasrc_lvl_str(s->data_src, b, sizeof(b));
+		long r = drow(p, k, b);
+		long c = r < 0 ? r : dcode(p, k, (size_t)r, (size_t)nm);
+		if (c < 0)
+			return (int)c;
+		tui_dtable_add_code_count(p->t[k], (size_t)c, s->attr_idx, 1,
+					  s->weight ? s->weight : 1, s->weight);
+	}
+	return 0;
+}
+
+/* The tables of every key in one pass (they wait in src->dpend). 0 or a negative code
+ * with err. */
+static int dpass_run(tui_source *src, struct mp_err *err)
+{
+	struct dpass p = { .src = src };
+	int rc = 0;
+	for (size_t i = 0; i < src->nattrs && i < TUI_MAX_EVENTS; i++)
+		p.want[i] = !!(mp_pd_attr(src->pd, i)->attr.sample_type &
+			       (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC));
+	for (size_t k = 0; k < NDKEYS; k++)
+		if (!(p.t[k] = tui_dtable_new(src->nattrs, dkey_titles[k])))
+			rc = -ENOMEM;
+	struct mp_session_opts so = { .symfs = src->symfs, .kallsyms = src->kallsyms,
+				      .no_hist = 1, .daddr = &p.dd, .sample = dpass_sample,
+				      .sample_ctx = &p };
+	mp_session *ss = rc ? NULL : mp_session_new(src->path, &so, err);
+	if (!rc && !ss)
+		rc = err->code ? err->code : -ENOMEM;
+	else if (rc)
+		mp_err_set(err, rc, "%s: out of memory", src->path);
+	for (size_t k = 0; k < NDKEYS; k++) {
+		if (!rc) {
+			tui_dtable_free(src->dpend[k]);
+			src->dpend[k] = p.t[k];
+		} else {
+			tui_dtable_free(p.t[k]);
+		}
+		mp_u64map_fini(&p.rows[k]);
+	}
+	mp_session_free(ss);
+	mp_u64map_fini(&p.codes);
+	mp_u64map_fini(&p.places);
+	mp_u64map_fini(&p.names);
+	for (size_t i = 0; i < p.nnm; i++)
+		free(p.nm[i]);
+	free(p.nm);
+	free(p.pl);
+	return rc;
+}
+
+static int dtable_cb(void *ctx, size_t key, tui_dtable **out, struct mp_err *err)
+{
+	tui_source *src = ctx;
+	*out = NULL;
+	if (key >= NDKEYS)
+		return mp_err_set(err, -EINVAL, "%s: no data key %zu", src->path, key);
+	if (!src->dpend[key]) {
+		int rc = dpass_run(src, err);
+		if (rc)
+			return rc;
+	}
+	*out = src->dpend[key];
+	src->dpend[key] = NULL;
+	return 0;
+}
+
+/* The data view's keys when the recording has data fields, else why not. */
+static int set_dkeys(tui_source *src, tui_data *d)
+{
+	for (size_t i = 0; i < src->nattrs; i++)
+		if (mp_pd_attr(src->pd, i)->attr.sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC))
+			return tui_data_set_dkeys(d, dkey_names, NDKEYS, dtable_cb, src);
+	char why[512];
+	snprintf(why, sizeof(why), "no data view: %s has no data addresses (record with -d: "
+		 "memprof record -e page-faults -c 1 -d, or memprof mem record)", src->path);
+	return tui_data_set_no_dkeys(d, why);
+}
+
 tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts,
 			    tui_data **data, struct mp_err *err)
 {
@@ -670,7 +919,10 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 		for (size_t e = 0; e < src->nattrs; e++)
 			tui_data_set_sym_count(d, (size_t)s, e, r->c[e].samples, r->c[e].period);
 	}
-	if (fill_info(src, d))
+	if (fill_info(src, d) || set_dkeys(src, d))
+		goto nomem;
+	if ((opts && opts->symfs && !(src->symfs = mp_strdup(opts->symfs))) ||
+	    (opts && opts->kallsyms && !(src->kallsyms = mp_strdup(opts->kallsyms))))
 		goto nomem;
 	if (mp_pd_meta(src->pd, MP_META_SIMULATED)) {
 		const char *by = mp_pd_meta(src->pd, MP_META_SIMULATED);

@@ -218,6 +218,14 @@ int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t);
 /* Place addr of process pid (loads the object's symbols on first use). Never fails. */
 void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr,
 		      struct mp_daddr_loc *out /* OUT */);
+/* perf's mem-mode names of a sample's data place at addr (placed in dl; lvl: perf's level
+ * letter of the sample, 'k' or '.'): symbol_daddr ("[.] glob_bss", "[.] [stack]", else
+ * "[k] 0x..." of the address) and dcacheline ("[.] glob_bss+0x40", else the line's
+ * address). Into buf (n bytes). */
+void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
+		      size_t n);
+void mp_daddr_cacheline_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
+			    size_t n);
 
 /* --- call chains of samples (mp_unwind_*; mp_unwind.c, mp_unwind_inline.c) ----------
  *
@@ -380,6 +388,7 @@ struct mp_hist_feed {
 	int want_comm;            /* key comm ids (only needed for MP_HK_COMM) */
 	int want_cpu;             /* key CPUs (only needed for MP_HK_CPU) */
 	const mp_pd_regions *regions; /* key regions (only needed for MP_HK_REGION) */
+	mp_daddr *daddr;          /* fed the task records too (NULL: none) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	/* Called for every sample after it is aggregated, with the symbol context as it is at
@@ -471,6 +480,11 @@ struct mp_session_opts {
 	 * look at it first: the session takes it over (closes it on error too), and the file
 	 * is opened, and its header warned about, once per command */
 	mp_pd *pd;
+	/* NULL, or where the session puts, before the file is read, a data-address context
+	 * over its symbols (mp_daddr_new(sym, symfs, 0)) that it feeds the task records as
+	 * the symbols are: the sample function places data addresses with it (borrowed,
+	 * freed by mp_session_free()) */
+	mp_daddr **daddr;
 };
 /* Open path and read it (opts may be NULL: symbols and a histogram). NULL with err naming
  * the file (bad file, truncated data, no regions, no memory); nothing is left open then.

@@ -13,7 +13,7 @@
  *    owns its state, renders its own rows and is reached through its table of operations
  *    (tui_list.c: symbols and ratios, tui_chains.c: the symbols with Children and their
  *    call trees, callers and callees, tui_annview.c: annotate, tui_text.c: summary and help,
- *    tui_diff.c: a diff). tui_model_render() gives the screen as text rows (tui_render.c),
+ *    tui_diff.c: a diff, tui_dview.c: the data view of recordings with data addresses). tui_model_render() gives the screen as text rows (tui_render.c),
  *    so tests drive it all without a terminal.
  *  - terminal (tui_run; tui_loop.c and tui_draw.c, the only file that includes curses):
  *    the key loop and the painting of the rendered rows.
@@ -157,6 +157,44 @@ int tui_chain_set_count(tui_chain *c, size_t node, size_t ev, uint64_t samples,
 			uint64_t period, uint64_t self_samples, uint64_t self_period);
 size_t tui_chain_nnodes(const tui_chain *c);
 
+/* ---- data addresses (recordings with PERF_SAMPLE_ADDR or DATA_SRC: record -d, mem) ---- */
+
+/* A table of the data view: the rows of one data sort key (perf's symbol_daddr, dcacheline,
+ * mem, ...: data objects, cache lines, memory levels), each with per-event counts, and for
+ * each row the code places (symbol and source line) whose samples touched it. Counts are
+ * samples, cost (perf's mem-mode overhead: each sample's weight, 1 when it has none; the
+ * view's percentages are of it) and the weight summed. */
+typedef struct tui_dtable tui_dtable;
+/* Build the table of data key number key: 0 and *out (the caller frees it with
+ * tui_dtable_free()), or a negative code with err (one line). Called when a key is first
+ * shown. */
+typedef int (*tui_dtable_fn)(void *ctx, size_t key, tui_dtable **out, struct mp_err *err);
+#define TUI_MAX_DKEYS 8
+/* The data view's keys (names as perf's sort keys, "symbol_daddr"; copied, at most
+ * TUI_MAX_DKEYS) and the function that builds their tables. 0, -EINVAL or -ENOMEM. */
+int tui_data_set_dkeys(tui_data *d, const char *const *keys, size_t n, tui_dtable_fn fn,
+		       void *ctx);
+/* The recording has no data addresses: why (one line, copied) is what the data view's key
+ * says instead. 0 or -ENOMEM. */
+int tui_data_set_no_dkeys(tui_data *d, const char *why);
+
+/* A table of nevents events; title names its rows ("Data Symbol"; copied). NULL on
+ * ENOMEM. */
+tui_dtable *tui_dtable_new(size_t nevents, const char *title);
+void tui_dtable_free(tui_dtable *t); /* NULL-safe */
+/* A row (name copied): its index or -ENOMEM. */
+long tui_dtable_add_row(tui_dtable *t, const char *name);
+/* A code place of row: symbol, object (may be NULL) and source line ("file.c:12", NULL when
+ * unknown), copied: its index or -EINVAL, -ENOMEM. */
+long tui_dtable_add_code(tui_dtable *t, size_t row, const char *sym, const char *dso,
+			 const char *line);
+/* Add one sample's counts (or many: samples, their cost and weight) to a row, or to a code
+ * place and its row. 0 or -EINVAL. */
+int tui_dtable_add_count(tui_dtable *t, size_t row, size_t ev, uint64_t samples, uint64_t cost,
+			 uint64_t weight);
+int tui_dtable_add_code_count(tui_dtable *t, size_t code, size_t ev, uint64_t samples,
+			      uint64_t cost, uint64_t weight);
+
 size_t tui_data_nevents(const tui_data *d);
 size_t tui_data_nsyms(const tui_data *d);
 size_t tui_data_nratios(const tui_data *d);
@@ -218,7 +256,9 @@ enum {
 
 enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_VIEW_SUMMARY,
 		     TUI_VIEW_HELP, TUI_VIEW_DIFF,
-		     TUI_VIEW_CALLS /* callers and callees of one function */ };
+		     TUI_VIEW_CALLS /* callers and callees of one function */,
+		     TUI_VIEW_DATA /* data objects, cache lines or levels */,
+		     TUI_VIEW_DATA_CODE /* the code that touched one of them */ };
 /* percent: of the function in annotate (the CLI's %func), of the recording in the lists;
  * percent of recording: of the recording everywhere (the CLI's %all). */
 enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD, TUI_SHOW_PERCENT_ALL };

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The TUI's data view (issue 25), by memprof tui --batch screens:
+#  - a page-fault recording with data addresses of globtouch (64 pages of glob_bss, 16 of
+#    glob_data): D lists glob_bss with 64 samples and glob_data with 16 (t: samples), as
+#    report --mem-mode --sort symbol_daddr counts them; ENTER on glob_bss lists the code
+#    that touched it (touch, at its source line, 64); ENTER there annotates touch; q comes
+#    back to the data view and to the symbol list; TAB shows the cache lines (64 of
+#    glob_bss, one fault each) and the levels;
+#  - the Skylake-SP perf mem fixture: TAB TAB (mem) gives perf's levels (LFB 5, L3 4, L1 4,
+#    L2 1 samples) and its weight sum 1725;
+#  - a recording without data addresses: D says so on one line.
+D=$(cd "$(dirname "$0")" && pwd)
+source "$D/record_lib.sh"
+FIX=${SHARED_DIR:-}/perfdata
+SKX=$FIX/pdc-mem-load-latency-skx.data
+[ -f "$SKX" ] || { echo "SKIP: no $FIX fixtures"; exit 77; }
+tui() { "$MEMPROF" tui -i "$1" -k /dev/null --size "$2" --batch "$3" 2>&1; }
+
+gcc -O2 -g -o globtouch "$D/../standins/globtouch.c" || fail "cannot build globtouch"
+"$MEMPROF" record -q -e page-faults -c 1 -d -o m.data -- ./globtouch >/dev/null 2>rec.err ||
+	fail "record: $(cat rec.err)"
+tui m.data 120x400 Dt >s1.txt
+head -1 s1.txt | grep -q '^ Data by symbol_daddr | [0-9]* samples of .page-faults. with data' ||
+	fail "data view title: $(head -2 s1.txt)"
+# a row's count (the cursor's '>' taken off)
+row() { sed 's/^>/ /' "$1" | awk -v s="$2" '$2 == "[.]" && $3 == s { print $1 }'; }
+[ "$(row s1.txt glob_bss)" = 64 ] || fail "glob_bss: '$(row s1.txt glob_bss)' samples: $(cat s1.txt)"
+[ "$(row s1.txt glob_data)" = 16 ] || fail "glob_data: '$(row s1.txt glob_data)' samples"
+# the same rows as report --mem-mode's
+"$MEMPROF" report -i m.data -k /dev/null --mem-mode --sort symbol_daddr --csv >rep.csv
+[ "$(grep -c '^page-faults,' rep.csv)" = "$(sed -n '3,$p' s1.txt | grep -c '^[> ] *[0-9]* *\[')" ] ||
+	fail "rows differ from report --mem-mode: $(cat rep.csv) / $(cat s1.txt)"
+# ENTER: the code that touched glob_bss (the first row: the most samples)
+tui m.data 120x12 'Dt<ENTER>' >s2.txt
+head -1 s2.txt | grep -q '^ Code that touched \[\.\] glob_bss | 64 samples' || fail "code title: $(head -1 s2.txt)"
+line=$(grep -n 'p\[i \* PAGE\] = ' "$D/../standins/globtouch.c" | cut -d: -f1)
+grep -q "^> *64  touch  globtouch.c:$line  globtouch" s2.txt || fail "code rows (touch at :$line): $(cat s2.txt)"
+[ "$(sed -n '3,11p' s2.txt | grep -c '[0-9]')" = 1 ] || fail "more than touch touched glob_bss: $(cat s2.txt)"
+# ENTER there: annotate touch; q twice: the data view, then the symbol list
+tui m.data 120x12 'Dt<ENTER><ENTER>' | head -1 | grep -q 'touch' || fail "annotate from the code view"
+tui m.data 120x12 'D<ENTER>q' | head -1 | grep -q '^ Data by symbol_daddr' || fail "q back to the data view"
+tui m.data 120x12 'D<ENTER><LEFT>q' | head -1 | grep -q '^ Symbols' || fail "LEFT, q back to the symbols"
+# TAB: cache lines, one fault on the first line of each of glob_bss's 64 pages
+tui m.data 120x200 'Dt<TAB>' >s3.txt
+head -1 s3.txt | grep -q '^ Data by dcacheline' || fail "TAB: $(head -1 s3.txt)"
+[ "$(grep -c '^[> ] *1  \[\.\] glob_bss+0x\(0\|[0-9a-f]*000\) *$' s3.txt)" = 64 ] ||
+	fail "glob_bss cache lines: $(grep glob_bss s3.txt | head)"
+tui m.data 120x10 'D<TAB><TAB>' | head -1 | grep -q '^ Data by mem' || fail "TAB TAB: mem"
+
+# the Skylake file's levels and weights, as perf gives them
+tui "$SKX" 160x12 'Dt<TAB><TAB>' >k.txt
+head -1 k.txt | grep -q "^ Data by mem | 14 samples of '.*' with data, weight 1725$" ||
+	fail "Skylake title: $(head -1 k.txt)"
+lv() { sed 's/^>/ /' k.txt | awk -v l="$1" 'index($0, "  " l " or " l " hit") { print $1 }'; }
+[ "$(lv LFB/MAB)" = 5 ] && [ "$(lv L3)" = 4 ] && [ "$(lv L1)" = 4 ] && [ "$(lv L2)" = 1 ] ||
+	fail "Skylake levels: LFB '$(lv LFB/MAB)' L3 '$(lv L3)' L1 '$(lv L1)' L2 '$(lv L2)': $(cat k.txt)"
+# the dummy event has no counts: its cell is blank, the weight second
+w=$(sed -n '3,8p' k.txt | sed 's/^>/ /' | awk 'NF { s += $2 } END { print s }')
+[ "$w" = 1725 ] || fail "Skylake weights sum to $w: $(cat k.txt)"
+
+# without data addresses: one line
+"$MEMPROF" record -q -e page-faults -c 1 -o n.data -- ./globtouch >/dev/null 2>&1 || fail "record n.data"
+tui n.data 120x8 D | tail -1 | grep -q "^no data view: n.data has no data addresses (record with -d" ||
+	fail "no data addresses: $(tui n.data 120x8 D | tail -1)"
+echo ok
