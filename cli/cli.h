@@ -62,7 +62,15 @@ struct cli_cmd {
 };
 extern const struct cli_cmd cli_cmd_record, cli_cmd_stat, cli_cmd_report, cli_cmd_annotate,
 	cli_cmd_ratios, cli_cmd_tui, cli_cmd_predict, cli_cmd_list, cli_cmd_topology, cli_cmd_diff,
-	cli_cmd_archive, cli_cmd_script, cli_cmd_mem;
+	cli_cmd_archive, cli_cmd_script, cli_cmd_mem, cli_cmd_c2c;
+
+/* memprof mem record and memprof c2c record (cmd_mem.c): record the precise memory events
+ * of this machine's PMU (events/mem_events.tsv) with data addresses, weights and page sizes
+ * through memprof record; cmd names the command in messages. c2c: loads and stores always
+ * (perf c2c's), the samples' CPUs too, and --help is c2c's (cli_c2c_help, cmd_c2c.c).
+ * Returns the exit status. */
+int cli_mem_record(const char *cmd, int argc, char **argv, int c2c);
+int cli_c2c_help(FILE *f);
 
 /* Parse argv[1..] (argv[0] is the command name). With cmd->stop_at_arg, parsing ends at
  * the first non-option (the workload of record/stat); otherwise options and arguments may

@@ -87,16 +87,17 @@ static int record_takes_value(const char *a)
 	return 0;
 }
 
-static int mem_record(int argc, char **argv)
+int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 {
 	const char *type = "load,store", *ev_arg = NULL;
+	const char *sim_hint = c2c ? "memprof c2c record --sim -- CMD" : "memprof record --sim -- CMD";
 	unsigned ldlat = 30;
 	int all = 0;
 	char **fwd = calloc((size_t)argc + 12, sizeof(*fwd));
 	int nf = 0, i;
 
 	if (!fwd) {
-		cli_error(CMD, "out of memory");
+		cli_error(cmd, "out of memory");
 		return CLI_EXIT_RUNTIME;
 	}
 	fwd[nf++] = "record";
@@ -105,22 +106,24 @@ static int mem_record(int argc, char **argv)
 	fwd[nf++] = "-d";
 	fwd[nf++] = "-W";
 	fwd[nf++] = "--data-page-size";
+	if (c2c)
+		fwd[nf++] = "--sample-cpu"; /* perf c2c's: the CPUs and nodes of each line */
 	/* memprof mem's own options, up to the command; the rest goes to memprof record */
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			free(fwd);
-			return mem_help(stdout);
+			return c2c ? cli_c2c_help(stdout) : mem_help(stdout);
 		}
-		if ((!strcmp(a, "-t") || !strcmp(a, "--type")) && i + 1 < argc) {
+		if (!c2c && (!strcmp(a, "-t") || !strcmp(a, "--type")) && i + 1 < argc) {
 			type = argv[++i];
-		} else if (!strncmp(a, "--type=", 7)) {
+		} else if (!c2c && !strncmp(a, "--type=", 7)) {
 			type = a + 7;
 		} else if (!strcmp(a, "--ldlat") && i + 1 < argc) {
 			char *end;
 			unsigned long v = strtoul(argv[++i], &end, 10);
 			if (*end || !v || v > 65535) {
-				cli_error(CMD, "--ldlat %s: a latency of 1 to 65535 cycles", argv[i]);
+				cli_error(cmd, "--ldlat %s: a latency of 1 to 65535 cycles", argv[i]);
 				free(fwd);
 				return CLI_EXIT_USAGE;
 			}
@@ -148,7 +151,7 @@ static int mem_record(int argc, char **argv)
 	if (!strcmp(type, "store") || !strcmp(type, "load,store") || !strcmp(type, "store,load"))
 		ops[nops++] = "store";
 	if (!nops) {
-		cli_error(CMD, "-t %s: load, store or load,store", type);
+		cli_error(cmd, "-t %s: load, store or load,store", type);
 		free(fwd);
 		return CLI_EXIT_USAGE;
 	}
@@ -160,8 +163,8 @@ static int mem_record(int argc, char **argv)
 		return mem_list(&eo, model, ops, nops, ldlat);
 	}
 	if (ev_arg) {
-		cli_error(CMD, "-e %s: memprof mem record chooses the events (-e list names them); "
-			  "memprof record -e EVENT -d -W records others", ev_arg);
+		cli_error(cmd, "-e %s: memprof %s record chooses the events (-e list names them); "
+			  "memprof record -e EVENT -d -W records others", ev_arg, cmd);
 		free(fwd);
 		return CLI_EXIT_USAGE;
 	}
@@ -173,18 +176,18 @@ static int mem_record(int argc, char **argv)
 			if (!rows[r].present)
 				continue;
 			if (rows[r].kind == MP_MEMEV_AUX) {
-				cli_error(CMD, "%s (PMU %s) writes its samples into an AUX buffer, which "
+				cli_error(cmd, "%s (PMU %s) writes its samples into an AUX buffer, which "
 					  "memprof record does not map; record page faults with their data "
 					  "addresses instead (memprof record -e page-faults -c 1 -d -- CMD) or "
-					  "simulate the caches (memprof record --sim -- CMD)",
-					  rows[r].what, rows[r].pmu);
+					  "simulate the caches (%s)",
+					  rows[r].what, rows[r].pmu, sim_hint);
 				free(fwd);
 				return CLI_EXIT_RUNTIME;
 			}
 			if (rows[r].kind == MP_MEMEV_PER_CPU && !all) {
-				cli_error(CMD, "%s (PMU %s) samples CPUs, not a command's threads: add -a "
-					  "(memprof mem record -a -- CMD records every CPU while CMD runs)",
-					  rows[r].what, rows[r].pmu);
+				cli_error(cmd, "%s (PMU %s) samples CPUs, not a command's threads: add -a "
+					  "(memprof %s record -a -- CMD records every CPU while CMD runs)",
+					  rows[r].what, rows[r].pmu, cmd);
 				free(fwd);
 				return CLI_EXIT_USAGE;
 			}
@@ -202,18 +205,18 @@ static int mem_record(int argc, char **argv)
 				snprintf(pmus + strlen(pmus), sizeof(pmus) - strlen(pmus), "%s'%s'",
 					 r ? " or " : "", rows[r].pmu);
 			if (n)
-				cli_error(CMD, "no precise memory events for %ss here: %s needs the "
+				cli_error(cmd, "no precise memory events for %ss here: %s needs the "
 					  "kernel's %s PMU (model %s), which /sys/bus/event_source/devices "
 					  "does not have; record page faults with their data addresses "
 					  "instead (memprof record -e page-faults -c 1 -d -- CMD) or simulate "
-					  "the caches (memprof record --sim -- CMD)",
-					  ops[k], rows[0].what, pmus, model);
+					  "the caches (%s)",
+					  ops[k], rows[0].what, pmus, model, sim_hint);
 			else
-				cli_error(CMD, "no precise memory events for %ss known for model %s "
+				cli_error(cmd, "no precise memory events for %ss known for model %s "
 					  "(events/mem_events.tsv); record page faults with their data "
 					  "addresses instead (memprof record -e page-faults -c 1 -d -- CMD) "
-					  "or simulate the caches (memprof record --sim -- CMD)",
-					  ops[k], model);
+					  "or simulate the caches (%s)",
+					  ops[k], model, sim_hint);
 			free(fwd);
 			return CLI_EXIT_RUNTIME;
 		}
@@ -236,7 +239,7 @@ static int cmd_mem(int argc, char **argv)
 		return mem_help(stdout);
 	}
 	if (!strcmp(argv[1], "record"))
-		return mem_record(argc - 1, argv + 1);
+		return cli_mem_record(CMD, argc - 1, argv + 1, 0);
 	if (!strcmp(argv[1], "report")) {
 		char **a = calloc((size_t)argc + 2, sizeof(*a));
 		if (!a) {

@@ -250,3 +250,90 @@ void mp_page_size_name(uint64_t sz, char *buf, size_t n)
 	}
 	snprintf(buf, n, "%" PRIu64 "%c", sz, units[u]);
 }
+
+int mp_c2c_count(struct mp_c2c_stats *st, uint64_t v, uint64_t addr)
+{
+	struct mp_datasrc d;
+
+	mp_datasrc_decode(v, &d);
+	/* remote without hops: a remote level the PMU could not name (Skylake); with hops
+	 * (POWER) it is another core of the same node */
+	int mrem = d.remote && !d.hops;
+	st->records++;
+	st->locks += !!(d.lock & PERF_MEM_LOCK_LOCKED);
+	st->blk_data += !!(d.blk & PERF_MEM_BLK_DATA);
+	st->blk_addr += !!(d.blk & PERF_MEM_BLK_ADDR);
+	if (d.op & PERF_MEM_OP_LOAD) {
+		st->loads++;
+		if (!addr) {
+			st->ld_noadrs++;
+			return 0;
+		}
+		if (d.lvl & PERF_MEM_LVL_HIT) {
+			st->ld_uncache += !!(d.lvl & PERF_MEM_LVL_UNC);
+			st->ld_io += !!(d.lvl & PERF_MEM_LVL_IO);
+			st->ld_fbhit += !!(d.lvl & PERF_MEM_LVL_LFB);
+			st->ld_l1hit += !!(d.lvl & PERF_MEM_LVL_L1);
+			if (d.lvl & PERF_MEM_LVL_L2) {
+				st->ld_l2hit++;
+				st->lcl_peer += !!(d.snoopx & PERF_MEM_SNOOPX_PEER);
+			}
+			if (d.lvl & PERF_MEM_LVL_L3) {
+				if (d.snoop & PERF_MEM_SNOOP_HITM)
+					st->lcl_hitm++;
+				else
+					st->ld_llchit++;
+				st->lcl_peer += !!(d.snoopx & PERF_MEM_SNOOPX_PEER);
+			}
+			int dram = 0;
+			if (d.lvl & PERF_MEM_LVL_LOC_RAM)
+				st->lcl_dram++, dram++;
+			if ((d.lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2)) || mrem)
+				st->rmt_dram++, dram++;
+			for (; dram; dram--) {
+				if (d.snoop & PERF_MEM_SNOOP_HIT)
+					st->ld_shared++;
+				else
+					st->ld_excl++;
+			}
+		}
+		if ((d.lvl & (PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2)) || mrem) {
+			if (d.snoop & PERF_MEM_SNOOP_HIT) {
+				st->rmt_hit++;
+			} else if (d.snoop & PERF_MEM_SNOOP_HITM) {
+				st->rmt_hitm++;
+			} else if (d.snoopx & PERF_MEM_SNOOPX_PEER) {
+				st->rmt_hit++;
+				st->rmt_peer++;
+			}
+		}
+		st->ld_miss += !!(d.lvl & PERF_MEM_LVL_MISS);
+		return 1;
+	}
+	if (d.op & PERF_MEM_OP_STORE) {
+		st->stores++;
+		if (!addr) {
+			st->st_noadrs++;
+			return 0;
+		}
+		if (d.lvl & PERF_MEM_LVL_HIT) {
+			st->st_uncache += !!(d.lvl & PERF_MEM_LVL_UNC);
+			st->st_l1hit += !!(d.lvl & PERF_MEM_LVL_L1);
+		}
+		if ((d.lvl & PERF_MEM_LVL_MISS) && (d.lvl & PERF_MEM_LVL_L1))
+			st->st_l1miss++;
+		st->st_na += !!(d.lvl & PERF_MEM_LVL_NA);
+		return 1;
+	}
+	st->noparse++;
+	return 0;
+}
+
+void mp_c2c_stats_add(struct mp_c2c_stats *to, const struct mp_c2c_stats *from)
+{
+	uint64_t *t = (uint64_t *)to;
+	const uint64_t *f = (const uint64_t *)from;
+
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		t[i] += f[i];
+}

@@ -135,6 +135,34 @@ static void caches_summary(const mp_pd *pd, struct mp_pd_topo *t)
 					k[j].size, k[j].count);
 }
 
+uint32_t mp_pd_cache_line_size(const mp_pd *pd)
+{
+	const char *d1 = mp_pd_meta(pd, MP_META_SIM_D1);
+	unsigned long long size;
+	unsigned assoc, line;
+
+	if (d1 && sscanf(d1, "%llu,%u,%u", &size, &assoc, &line) == 3 && line && line <= 4096)
+		return line;
+	size_t n;
+	const uint8_t *p = mp_pd_feature_raw(pd, MP_HEADER_CACHE, &n);
+	struct rd r = { p, n, 0 };
+	uint32_t version, cnt;
+	if (!p || rd32(&r, &version) || version != 1 || rd32(&r, &cnt))
+		return 0;
+	for (uint32_t i = 0; i < cnt; i++) {
+		uint32_t level, ln, sets, ways;
+		const char *type, *sz, *map;
+		size_t tl, sl, ml;
+		if (rd32(&r, &level) || rd32(&r, &ln) || rd32(&r, &sets) || rd32(&r, &ways) ||
+		    rdstr(&r, &type, &tl) || rdstr(&r, &sz, &sl) || rdstr(&r, &map, &ml))
+			return 0;
+		if (ln && ln <= 4096 && ((tl >= 4 && !strncmp(type, "Data", 4)) ||
+					 (tl >= 7 && !strncmp(type, "Unified", 7))))
+			return ln;
+	}
+	return 0;
+}
+
 int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t)
 {
 	size_t n;

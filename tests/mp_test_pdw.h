@@ -93,10 +93,11 @@ static inline void put_comm(mp_pdw *w, uint32_t pid, uint32_t tid, const char *c
 	assert_int_equal(mp_pdw_write(w, rec, sz), 0);
 }
 
-static inline void put_mmap2(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		      const char *file)
+/* An MMAP2 record of file with protection prot (PROT_* bits), MAP_PRIVATE. */
+static inline void put_mmap2_prot(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t len,
+				  uint64_t pgoff, uint32_t prot, const char *file)
 {
-	uint64_t rec[128];
+	uint64_t rec[600];
 	struct perf_event_header *h = (void *)rec;
 	unsigned char *b = (unsigned char *)(h + 1);
 	memset(rec, 0, sizeof(rec));
@@ -105,7 +106,7 @@ static inline void put_mmap2(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t l
 	memcpy(b + 8, &start, 8);
 	memcpy(b + 16, &len, 8);
 	memcpy(b + 24, &pgoff, 8);
-	uint32_t prot = 5, flags = 2;
+	uint32_t flags = 2;
 	memcpy(b + 56, &prot, 4);
 	memcpy(b + 60, &flags, 4);
 	strcpy((char *)b + 64, file);
@@ -115,6 +116,12 @@ static inline void put_mmap2(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t l
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = (uint16_t)sz;
 	assert_int_equal(mp_pdw_write(w, rec, sz), 0);
+}
+
+static inline void put_mmap2(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		      const char *file)
+{
+	put_mmap2_prot(w, pid, start, len, pgoff, 5 /* r-x */, file);
 }
 
 struct fhdr {

@@ -262,6 +262,48 @@ size_t mp_datasrc_lock_str(uint64_t v, char *buf, size_t n);
 void mp_page_size_name(uint64_t sz, char *buf, size_t n);
 size_t mp_datasrc_blk_str(uint64_t v, char *buf, size_t n);
 size_t mp_datasrc_script_str(uint64_t v, char *buf, size_t n);
+/* perf c2c's counts of memory samples (its "Trace Event Information"): what kind of
+ * access each sample was, from its data_src word, summed over samples. */
+struct mp_c2c_stats {
+	uint64_t records, locks, blk_data, blk_addr;
+	uint64_t loads, ld_noadrs, ld_uncache, ld_io, ld_miss, ld_fbhit, ld_l1hit, ld_l2hit,
+		ld_llchit, lcl_hitm, rmt_hitm, rmt_hit, lcl_dram, rmt_dram, ld_shared, ld_excl,
+		lcl_peer, rmt_peer;
+	uint64_t stores, st_noadrs, st_uncache, st_l1hit, st_l1miss, st_na;
+	uint64_t nomap, noparse; /* no mapping of the address or code (the caller's); not a
+				  * load nor a store */
+};
+/* Count one sample of data source v at data address addr into st, as perf c2c (6.1) does:
+ * HITM in the LLC is a local HITM (not an ld_llchit: perf prints "Load LLC hit" as
+ * ld_llchit + lcl_hitm), in a remote cache (REM_CCE1/2, or remote without hops) a remote
+ * one; peer hits are L2/L3 hits with snoopx PEER (remote: a remote cache). Returns 1 when
+ * the sample is a load or store with an address, 0 when not (no address, neither load nor
+ * store: perf still counts it in its address's line, as records and loads). */
+int mp_c2c_count(struct mp_c2c_stats *st, uint64_t v, uint64_t addr);
+void mp_c2c_stats_add(struct mp_c2c_stats *to, const struct mp_c2c_stats *from);
+static inline uint64_t mp_c2c_tot_hitm(const struct mp_c2c_stats *s)
+{
+	return s->lcl_hitm + s->rmt_hitm;
+}
+static inline uint64_t mp_c2c_tot_peer(const struct mp_c2c_stats *s)
+{
+	return s->lcl_peer + s->rmt_peer;
+}
+/* perf c2c's "Total records" and "Total Loads" of a line: the samples of a known kind. */
+static inline uint64_t mp_c2c_line_loads(const struct mp_c2c_stats *s)
+{
+	return s->lcl_dram + s->rmt_dram + s->rmt_hitm + s->rmt_hit + s->ld_fbhit + s->ld_l1hit +
+	       s->ld_l2hit + s->ld_llchit + s->lcl_hitm;
+}
+static inline uint64_t mp_c2c_line_records(const struct mp_c2c_stats *s)
+{
+	return mp_c2c_line_loads(s) + s->st_l1hit + s->st_l1miss;
+}
+/* Loads that missed the LLC: local and remote DRAM, remote cache hits and HITMs. */
+static inline uint64_t mp_c2c_llc_misses(const struct mp_c2c_stats *s)
+{
+	return s->lcl_dram + s->rmt_dram + s->rmt_hit + s->rmt_hitm;
+}
 /* The 64-bit WEIGHT_STRUCT word: var1 (latency, perf's weight), var2 (instruction
  * latency, perf's ins_lat), var3 (pipeline stage cycles on POWER, perf's p_stage_cyc). */
 static inline uint32_t mp_weight_var1(uint64_t w) { return (uint32_t)w; }
@@ -345,6 +387,10 @@ struct mp_pd_topo {
  * -EINVAL when it is malformed, -ENOMEM. Free with mp_pd_topo_fini(). */
 int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t /* OUT */);
 void mp_pd_topo_fini(struct mp_pd_topo *t);
+/* The cache-line size the recording was made with: the simulated L1d's line (meta
+ * sim.D1), else the line size of the first data or unified cache of HEADER_CACHE; 0 when
+ * the recording says neither. */
+uint32_t mp_pd_cache_line_size(const mp_pd *pd);
 uint32_t mp_pd_nr_cpus(const mp_pd *pd);
 /* HEADER_NRCPUS "available" (0 when absent): the CPUs perf's per-CPU tables count. */
 uint32_t mp_pd_nr_cpus_avail(const mp_pd *pd);
