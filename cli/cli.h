@@ -100,6 +100,13 @@ unsigned cli_errors_printed(void);
 struct mp_pd;
 int cli_select_events(const char *cmd, const struct mp_pd *pd, const char *list, size_t *ev,
 		      size_t *nev);
+/* A simulated recording of more than CLI_SIM_MANY_EVENTS events (record --sim writes 13,
+ * 13 columns before any name): its key events (Ir, D1mr, DLmr, D1mw, DLmw, those present,
+ * at most max) first in ev and their number returned, the others after them and named in
+ * note ("# columns: ..." line, "" when nothing is hidden). Else nev, ev unchanged. */
+#define CLI_SIM_MANY_EVENTS 6
+size_t cli_sim_key_events(const struct mp_pd *pd, size_t *ev, size_t nev, size_t max, char *note,
+			  size_t len);
 
 /* The default input file: memprof.data, else perf.data, in the current directory. */
 const char *cli_default_input(void);

@@ -502,6 +502,8 @@ int cli_select_events(const char *cmd, const struct mp_pd *pd, const char *list,
 		      size_t *nev)
 {
 	size_t na = mp_pd_nattrs(pd), n = 0;
+	if (!strcmp(list, "all"))
+		return 0; /* every sampled event, as without -e (and without the key columns) */
 	for (const char *p = list; *p;) {
 		size_t k = strcspn(p, ","), i;
 		for (i = 0; i < na; i++) {
@@ -534,4 +536,46 @@ int cli_select_events(const char *cmd, const struct mp_pd *pd, const char *list,
 	}
 	*nev = n;
 	return 0;
+}
+
+size_t cli_sim_key_events(const struct mp_pd *pd, size_t *ev, size_t nev, size_t max, char *note,
+			  size_t len)
+{
+	/* instructions (the work), then the data misses at L1 and the last level, reads first */
+	static const char *const key[] = { "Ir", "D1mr", "DLmr", "D1mw", "DLmw" };
+	size_t *rest = calloc(nev + 1, sizeof(size_t)), nk = 0, nr = 0;
+	int *used = calloc(nev + 1, sizeof(int));
+	if (note && len)
+		note[0] = 0;
+	if (!rest || !used || !mp_pd_meta(pd, MP_META_SIMULATED) || nev <= CLI_SIM_MANY_EVENTS)
+		goto out;
+	size_t *kept = rest; /* the key events first, into rest, then the others after them */
+	for (size_t k = 0; k < sizeof(key) / sizeof(key[0]) && nk < max; k++)
+		for (size_t j = 0; j < nev; j++)
+			if (!used[j] && !strcmp(event_name(mp_pd_attr(pd, ev[j])), key[k])) {
+				used[j] = 1;
+				kept[nk++] = ev[j];
+				break;
+			}
+	if (nk < 2)
+		goto out;
+	nr = nk;
+	for (size_t j = 0; j < nev; j++)
+		if (!used[j])
+			kept[nr++] = ev[j];
+	memcpy(ev, kept, nev * sizeof(size_t));
+	if (note && len) {
+		size_t w = (size_t)snprintf(note, len, "# columns: %zu of the %zu simulated events (instructions, L1 and last-level data misses); not shown:",
+					    nk, nev);
+		for (size_t j = nk; j < nev && w < len; j++)
+			w += (size_t)snprintf(note + w, len - w, "%s %s", j > nk ? "," : "",
+					      event_name(mp_pd_attr(pd, ev[j])));
+		if (w < len)
+			snprintf(note + w, len - w, " (-e NAMES to choose, -e all for every one)");
+	}
+	nev = nk;
+out:
+	free(rest);
+	free(used);
+	return nev;
 }

@@ -530,7 +530,14 @@ static int ann_events(const struct ann_opts *o, struct ann_state *s)
 		int rc = cli_select_events(CMD, pd, o->events, s->ev, &s->nev);
 		if (rc)
 			return rc;
-	} else if (s->nev > MANY_EVENTS) {
+	} else if (mp_pd_meta(pd, MP_META_SIMULATED) && s->nev > CLI_SIM_MANY_EVENTS) {
+		/* the misses, not only the first events (Ir, Dr, Dw, I1mr) */
+		char note[1024];
+		s->nev = cli_sim_key_events(pd, s->ev, s->nev, SHOWN_EVENTS, note, sizeof(note));
+		if (note[0])
+			fprintf(stdout, "%s\n", note);
+	}
+	if (!o->events && s->nev > MANY_EVENTS) {
 		/* 13 simulated events make 491 columns: the first ones, and how to choose */
 		fprintf(stdout, "# showing %zu of %zu events (-e to choose):", SHOWN_EVENTS, s->nev);
 		for (size_t j = 0; j < s->nev; j++) {

@@ -363,7 +363,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		       mp_ratio_run_simulated(base) ? "  (SIMULATED)" : "");
 	if (sim) {
 		printf("# SIMULATED: %s\n", sd);
-		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event (or a sum of events) counted fewer than %llu times, not 0; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction); counts = numerator/denominator\n",
+		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event (or a sum of events) counted fewer than %llu times, not 0; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction), nor a '> 0' threshold below 1e-04; counts = numerator/denominator\n",
 		       (unsigned long long)o->min_samples);
 	} else {
 		printf("# counts: %s; 95%% intervals from the sample counts (Poisson); '~' = fewer than %llu samples\n",
@@ -472,10 +472,11 @@ static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level
 		const char *ll = mp_ratio_run_meta(run, MP_META_SIM_LL);
 		snprintf(sd, sizeof(sd), "SIMULATED by valgrind's %s (I1 %s D1 %s LL %s)", sim,
 			 i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
-		/* the same banner as the text (and memprof report --csv) before the header */
+		/* the same banner as the text, on stderr as memprof report --csv's: a csv
+		 * starts with its header row (the simulated column says it on every row) */
 		char line[512];
 		sim_desc(run, line, sizeof(line));
-		printf("# SIMULATED: %s\n", line);
+		fprintf(stderr, "memprof ratios: SIMULATED: %s\n", line);
 	}
 	printf("ratio_id,ratio,level,place,dso,symbol,value,lo,hi,samples,few,exact,flagged,model,status,numerator,denominator,simulated%s\n",
 	       base ? ",baseline,change" : "");

@@ -146,6 +146,7 @@ struct report_state {
 	long nmiss;
 	unsigned char *skid;
 	int skids, want_objs;
+	char keynote[1024];  /* a simulated recording's hidden events ("" when none) */
 };
 
 /* The command line into o. REPORT_GO, or the exit status (--help, a usage error, no input). */
@@ -159,8 +160,8 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "period adds the estimated count (default dso,sym; comm,dso,sym with several "
 		  "commands); socket,node (with cpu): by the recorded topology" },
 		{ 'e', "events", CLI_STR, &o->events, "EVENTS",
-		  "show these events' columns, in this order (the first sorts; default: every "
-		  "sampled event)" },
+		  "show these events' columns, in this order (the first sorts; all: every one; "
+		  "default: every sampled event, a simulated recording's key ones)" },
 		{ 't', "threshold", CLI_DOUBLE, &o->threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
 		{ 0, "percent-limit", CLI_DOUBLE, &o->threshold, "PCT", "the same as --threshold (perf's name)" },
@@ -442,6 +443,11 @@ static int report_open(const struct report_opts *o, struct report_state *s)
 	if (o->events &&
 	    (rc = cli_select_events(CMD, mp_session_pd(s->ss), o->events, s->ev, &s->nev)))
 		return rc;
+	/* the text table of a simulated recording: its key columns (--csv, --json, the
+	 * exports and --header-only keep every event) */
+	if (!o->events && !o->csv && !o->json && !o->pprof && !o->folded && !o->header_only)
+		s->nev = cli_sim_key_events(mp_session_pd(s->ss), s->ev, s->nev, 5, s->keynote,
+					    sizeof(s->keynote));
 	if (s->cg && s->cg_maybe && !mp_cg_nr_chains(s->cg)) {
 		mp_cg_free(s->cg); /* no chains came: the report without them */
 		s->cg = NULL;
@@ -562,6 +568,8 @@ static int report_print(const struct report_opts *o, struct report_state *s)
 				  o->threshold, s->miss, s->nmiss, s->cg ? &jc : NULL);
 	} else {
 		report_print_header(f, o->input, pd, s->tot, NULL, s->ev, s->nev);
+		if (s->keynote[0])
+			fprintf(f, "%s\n#\n", s->keynote);
 		if (o->group) {
 			report_print_groups(f, pd, s->tot);
 			fprintf(f, "#\n");

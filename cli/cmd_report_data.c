@@ -12,7 +12,7 @@ void report_print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 	int first = 1;
 #define SEP() do { if (!first) fputc(',', f); first = 0; } while (0)
 	if (mp_pd_sim_banner(pd, buf, sizeof(buf)))
-		fprintf(f, "# %s\n", buf);
+		fprintf(stderr, "memprof report: %s\n", buf); /* csv starts with its header row */
 	if (keys & MP_HK_REGION) { SEP(); fputs("region", f); }
 	if (keys & MP_HK_COMM) { SEP(); fputs("comm", f); }
 	if (keys & MP_HK_PID) { SEP(); fputs("pid", f); }

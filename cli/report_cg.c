@@ -527,7 +527,7 @@ void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const 
 	char buf[4096];
 	int comm = t->n && t->e[0].comm;
 	if (mp_pd_sim_banner(pd, buf, sizeof(buf)))
-		fprintf(f, "# %s\n", buf);
+		fprintf(stderr, "memprof report: %s\n", buf); /* csv starts with its header row */
 	fputs(comm ? "comm,dso,level,sym" : "dso,level,sym", f);
 	static const char *const col[] = { "samples", "period", "%", "children samples",
 					   "children period", "children %" };

@@ -173,6 +173,8 @@ int mp_ratio_attr_same(const struct perf_event_attr *a, const struct perf_event_
 size_t mp_ratio_models_for(const char *cpuid_or_model, const char **keys, size_t max);
 
 #define MP_RATIO_MAX_EVENTS 16
+/* A "> 0" threshold on simulated counts warns from this value on (mp_ratio_eval). */
+#define MP_RATIO_SIM_ANY_FLOOR 1e-4
 #define MP_RATIO_FOLDED (-2)
 
 struct mp_ratio_binding {

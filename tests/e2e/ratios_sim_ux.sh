@@ -50,9 +50,10 @@ grep -q "^L1D Miss Rate .* $repl/$inst  ( D1mr + D1mw ) / Ir" program.txt ||
 # ---- symbol level: walk first, with perf report's periods; order by the misses
 first=$(awk '/^L1D Miss Rate = /{ getline; getline; print $3; exit }' symbol.txt)
 [ "$first" = walk ] || { bad "symbol: '$first' first, want walk"; sed -n '/^L1D Miss Rate =/,+5p' symbol.txt; }
-"$MEMPROF" ratios -i sim.data --level symbol --csv L1D_MISS_RATE > sym.csv 2>/dev/null || bad "ratios --csv"
-head -1 sym.csv | grep -qxF "$want" || { bad "csv: first line not '$want'"; head -1 sym.csv; }
-sed 1d sym.csv > sym.rows.csv
+"$MEMPROF" ratios -i sim.data --level symbol --csv L1D_MISS_RATE > sym.csv 2> sym.err || bad "ratios --csv"
+# the csv starts with its header row; the banner goes to stderr
+grep -qxF "memprof ratios: ${want#\# }" sym.err || { bad "csv: no '$want' on stderr"; cat sym.err; }
+cp sym.csv sym.rows.csv
 awk -F, 'NR == 2 && $4 != "walk" { print "FAIL csv: " $4 " first, want walk"; exit 1 }
 	 NR > 2 && $16 > prev { print "FAIL csv: not ordered by the numerator at " $4; exit 1 }
 	 NR > 1 { prev = $16 }' sym.rows.csv || fail=1

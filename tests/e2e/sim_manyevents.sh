@@ -2,7 +2,7 @@
 # Views of a 13-event --sim recording of a program with its own shared library: the TUI at
 # 80x24 shows symbol names and source text beside the columns that fit (the colouring event
 # first), -e and the e key choose the columns, [ ] scroll them; annotate -e D1mr,Ir prints
-# those two columns in that order; annotate without -e shows 4 of 13 and says so; report -e.
+# those two columns in that order; annotate without -e shows 4 key events of 13 (the misses) and says so; report -e.
 source "$(dirname "$0")/record_lib.sh"
 command -v valgrind >/dev/null || fail "valgrind is not installed (package valgrind)"
 S=$(dirname "$0")/../standins
@@ -58,7 +58,10 @@ grep -Eq '^#  +D1mr +Ir *$' a.txt || fail "column heads: $(grep -E '^#  ' a.txt 
 ir=$("$MEMPROF" report -i s.data --csv --sort sym | awk -F, '$2 == "sum_local" { print $4 }')
 grep -q "^# total: D1mr [0-9]* counted ([0-9.]*%), Ir $ir counted" a.txt || fail "total: $(grep '^# total' a.txt), report Ir $ir"
 "$MEMPROF" annotate -i s.data sum_local >b.txt || fail "annotate"
-grep -q '^# showing 4 of 13 events (-e to choose): Ir, Dr, Dw, I1mr, D1mr (hidden)' b.txt || fail "no note: $(head -1 b.txt)"
+# the key columns, the misses among them (was the first 4: Ir, Dr, Dw, I1mr; issue 28.6)
+grep -q '^# columns: 4 of the 13 simulated events (instructions, L1 and last-level data misses); not shown: Dr, Dw, I1mr, ILmr, DLmw, Bc, Bcm, Bi, Bim (' b.txt ||
+	fail "no note: $(head -1 b.txt)"
+grep -Eq '^#  +Ir +D1mr +DLmr +D1mw *$' b.txt || fail "column heads: $(grep -E '^#  +Ir' b.txt | head -1)"
 awk 'length($0) > 180 && !/^# / && !/total:/ { exit 1 }' b.txt || fail "annotate rows still wide"
 # a simulated report shows counts, not samples (one sample per address means nothing)
 "$MEMPROF" report -i s.data -e Ir --no-objects --sort sym >rc.txt || fail "report"
