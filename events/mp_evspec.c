@@ -678,7 +678,14 @@ static int set_period(const char *spec, struct mp_event *ev, int has_count, uint
 		      const struct mp_evopts *opts, struct mp_err *err)
 {
 	enum mp_evclass c = mp_ev_class(ev);
-	ev->min_count = mp_ev_class_min(c);
+	/* the event's own minimum where oprofile's list gives one, else its kind's */
+	uint64_t own_min = mp_pmu_event_min(ev->resolved);
+	char what[300];
+	ev->min_count = own_min ? own_min : mp_ev_class_min(c);
+	if (own_min)
+		snprintf(what, sizeof(what), "%s (its own, events/pmu_models.tsv)", ev->resolved);
+	else
+		snprintf(what, sizeof(what), "a %s", mp_ev_class_name(c));
 	if (opts && opts->count_only) {
 		ev->attr.sample_period = 0;
 		ev->attr.freq = 0;
@@ -694,9 +701,9 @@ static int set_period(const char *spec, struct mp_event *ev, int has_count, uint
 					  spec, (unsigned long long)ev->min_count);
 		if (count < ev->min_count)
 			return mp_err_set(err, -MP_EPARSE,
-					  "event '%s': count %llu is below the minimum %llu for a %s (use %llu or more)",
+					  "event '%s': count %llu is below the minimum %llu for %s (use %llu or more)",
 					  spec, (unsigned long long)count, (unsigned long long)ev->min_count,
-					  mp_ev_class_name(c), (unsigned long long)ev->min_count);
+					  what, (unsigned long long)ev->min_count);
 		if (count >> 63)
 			return mp_err_set(err, -MP_EPARSE, "event '%s': count %llu is too large", spec,
 					  (unsigned long long)count);
@@ -709,7 +716,8 @@ static int set_period(const char *spec, struct mp_event *ev, int has_count, uint
 		ev->attr.sample_freq = opts->freq_hz;
 		return 0;
 	}
-	ev->attr.sample_period = mp_ev_class_default(c);
+	ev->attr.sample_period = mp_ev_class_default(c) > ev->min_count ? mp_ev_class_default(c)
+									 : ev->min_count;
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /* mp_pmu.c - PMU-model facts as data: events/pmu_models.tsv, embedded at build time
  * (mp_embed) and parsed once, as the alias table is. Which CPU is which libpfm4 model,
  * counters per model, the ratio variants a model shares, which sysfs PMUs are core PMUs,
- * the events fixed counters take, the names that tick every cycle, and the simulator's
- * quantities. */
+ * the events fixed counters take, the names that tick every cycle, each event's minimum
+ * sample period where oprofile's lists give one, and the simulator's quantities. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -205,6 +205,24 @@ int mp_pmu_frequent_name(const char *name)
 	while ((r = pmu_next("frequent", &i)))
 		if (strcasestr(name, r->f[0]))
 			return 1;
+	return 0;
+}
+
+uint64_t mp_pmu_event_min(const char *resolved)
+{
+	const struct pmu_row *r;
+	const char *sep = resolved ? strstr(resolved, "::") : NULL, *name;
+	size_t i = 0, ml, nl;
+
+	if (!sep || sep == resolved)
+		return 0;
+	ml = (size_t)(sep - resolved);
+	name = sep + 2;
+	nl = strcspn(name, ":.");
+	while ((r = pmu_next("minimum", &i)))
+		if (strlen(r->f[0]) == ml && !strncmp(r->f[0], resolved, ml) &&
+		    strlen(r->f[1]) == nl && !strncasecmp(r->f[1], name, nl))
+			return strtoull(r->f[2], NULL, 10);
 	return 0;
 }
 

@@ -179,6 +179,12 @@ int mp_pmu_fixed_event(const char *name);
 /* 1 when a model-specific event of this name ticks about once per cycle (..CYCLES..,
  * ..UOPS..): it gets the cycle counters' default and minimum sample period. */
 int mp_pmu_frequent_name(const char *name);
+/* The minimum sample period of one event, as oprofile's per-model event lists give it
+ * (pmu_models.tsv's minimum rows): resolved is an event's canonical name
+ * ("core::BR_INST_EXEC", "core::INST_RETIRED:ANY_P:u"); its model and its name up to the
+ * first ':' or '.' are looked up, case-insensitively. The minimum, or 0 when the table has
+ * none for the event (then its kind's minimum applies). */
+uint64_t mp_pmu_event_min(const char *resolved);
 /* callgrind's simulated quantities ("Ir", "D1mr"): the bit the simulator sets for one in
  * a PERF_TYPE_RAW config, or -1; and the name of a bit, or NULL. */
 int mp_pmu_sim_quantity(const char *name);
