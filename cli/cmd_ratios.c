@@ -14,7 +14,7 @@
 #include "mp_ratios.h"
 
 static const char ratios_usage[] =
-	"[-i FILE] [--level program|dso|symbol|line|region] [--sort RATIO] [RATIO...]\n"
+	"[-i FILE] [--level program|dso|symbol|line|region|thread] [--sort RATIO] [RATIO...]\n"
 	"       memprof ratios --record-cmd [--pmu MODEL] [RATIO...] [-- COMMAND...]\n"
 	"       memprof ratios --list | --check";
 static const char ratios_summary[] =
@@ -26,8 +26,16 @@ static const char ratios_summary[] =
 
 struct ropts {
 	const char *input, *level, *sort, *ratios, *baseline, *pmu, *symfs, *kallsyms;
-	int csv, json, record_cmd, list, check, counters, top, force;
+	int csv, json, record_cmd, list, check, counters, top, force, list_baselines;
 	uint64_t min_samples;
+};
+
+/* The baseline beside the values: a second recording, or a set of shipped values
+ * (baselines.tsv: program level only). */
+struct base_src {
+	mp_ratio_run *run;                    /* --baseline FILE */
+	const struct mp_ratio_baseline *set;  /* --baseline shipped[:NAME] */
+	int exact;                            /* the set's workload is the recording's */
 };
 
 /* ---- output helpers -------------------------------------------------------------------- */
@@ -48,16 +56,17 @@ static void counts_str(const struct mp_ratio_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%.0f/%.0f", r->num, r->den);
 }
 
+static const char *const level_names[] = { "program", "dso", "symbol", "line", "region", "thread" };
+
 static const char *level_name(enum mp_ratio_level l)
 {
-	static const char *const n[] = { "program", "dso", "symbol", "line", "region" };
-	return n[l];
+	return level_names[l];
 }
 
 static int parse_level(const char *s, enum mp_ratio_level *l)
 {
-	static const char *const n[] = { "program", "dso", "symbol", "line", "region" };
-	for (int i = 0; i < 5; i++)
+	const char *const *n = level_names;
+	for (int i = 0; i < (int)(sizeof(level_names) / sizeof(level_names[0])); i++)
 		if (!strcmp(s, n[i]) || (i == 2 && !strcmp(s, "sym")) ||
 		    (i == 3 && !strcmp(s, "srcline"))) {
 			*l = (enum mp_ratio_level)i;
@@ -326,7 +335,10 @@ static void fmt_change(const struct mp_ratio_row *r, char *buf, size_t len)
 static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	const struct mp_ratio_def *d = rr->def;
-	snprintf(buf, len, "%s%s%s", !r->v.few ? "" : r->v.exact ? "  few counts" : "  few samples",
+	char skew[96] = "";
+	if (r->v.skew > 0)
+		snprintf(skew, sizeof(skew), "  skewed x%.2f (throttled or lost samples)", r->v.skew);
+	snprintf(buf, len, "%s%s%s%s", !r->v.few ? "" : r->v.exact ? "  few counts" : "  few samples", skew,
 		 r->v.flagged ? (d->threshold_below ? "   <==== WARNING (below threshold)" :
 					"   <==== WARNING (above threshold)") : "",
 		 r->v.cold ? "   (above threshold: cold misses only, each once)" : "");
@@ -345,7 +357,7 @@ static void sim_desc(const mp_ratio_run *run, char *buf, size_t len)
 		 sim, i1 ? i1 : "?", d1 ? d1 : "?", ll ? ll : "?");
 }
 
-static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+static void print_text(mp_ratio_run *run, const struct base_src *base, enum mp_ratio_level lvl,
 		       struct mp_ratio_result *rr, size_t nrr, size_t npl, const struct ropts *o,
 		       struct mp_buf *missing)
 {
@@ -358,9 +370,14 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 	printf("# file: %s  model: %s%s%s%s  level: %s\n", mp_ratio_run_path(run),
 	       mp_ratio_run_model(run), mp_ratio_run_cpu(run)[0] ? (sim ? " (simulated; recorded on " : " (") : "",
 	       mp_ratio_run_cpu(run), mp_ratio_run_cpu(run)[0] ? ")" : "", level_name(lvl));
-	if (base)
-		printf("# baseline: %s  model: %s%s\n", mp_ratio_run_path(base), mp_ratio_run_model(base),
-		       mp_ratio_run_simulated(base) ? "  (SIMULATED)" : "");
+	if (base && base->run)
+		printf("# baseline: %s  model: %s%s\n", mp_ratio_run_path(base->run),
+		       mp_ratio_run_model(base->run),
+		       mp_ratio_run_simulated(base->run) ? "  (SIMULATED)" : "");
+	else if (base)
+		printf("# baseline: shipped %s  model: %s  workload: %s  (%s)%s\n", base->set->name,
+		       base->set->model, base->set->workload, base->set->source,
+		       base->exact ? "" : "; another workload: the nearest set of this model");
 	if (sim) {
 		printf("# SIMULATED: %s\n", sd);
 		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event (or a sum of events) counted fewer than %llu times, not 0; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction), nor a '> 0' threshold below 1e-04; counts = numerator/denominator\n",
@@ -386,7 +403,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 			       "samples", base ? "baseline     change  " : "", "formula (model, status)");
 		for (size_t i = 0; i < nrr; i++) {
 			const struct mp_ratio_row *r = &rr[i].rows[0];
-			char val[64], iv[128], fl[96], bv[64] = "-", ch[32], cn[64];
+			char val[64], iv[128], fl[192], bv[64] = "-", ch[32], cn[64];
 			fmt_val(rr[i].def, &r->v, val, sizeof(val));
 			fmt_ival(rr[i].def, &r->v, iv, sizeof(iv));
 			flags_str(&rr[i], r, fl, sizeof(fl));
@@ -421,7 +438,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 				       base ? "baseline     change   " : "", level_name(lvl));
 			for (size_t k = 0; k < npl; k++) {
 				const struct mp_ratio_row *r = &x->rows[x->perm[k]];
-				char val[64], iv[128], fl[96], smp[128], bv[64] = "-", ch[32];
+				char val[64], iv[128], fl[192], smp[128], bv[64] = "-", ch[32];
 				if (!r->v.defined)
 					continue;
 				if (o->top && shown >= (size_t)o->top)
@@ -443,7 +460,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 					fmt_change(r, ch, sizeof(ch));
 					printf("%-12s %-8s ", bv, ch);
 				}
-				if (lvl == MP_RATIO_DSO || lvl == MP_RATIO_REGION)
+				if (lvl == MP_RATIO_DSO || lvl == MP_RATIO_REGION || lvl == MP_RATIO_THREAD)
 					printf("%s%s\n", r->place->label, fl);
 				else if (lvl == MP_RATIO_SYMBOL)
 					printf("%s  [%s]%s\n", r->place->label, r->place->dso ? r->place->dso : "?", fl);
@@ -462,7 +479,7 @@ static void print_text(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 		printf("\nno ratio selected\n");
 }
 
-static void print_csv(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+static void print_csv(mp_ratio_run *run, const struct base_src *base, enum mp_ratio_level lvl,
 		      struct mp_ratio_result *rr, size_t nrr, size_t npl)
 {
 	char sd[512] = "";
@@ -549,6 +566,11 @@ static void json_place(struct cli_json *j, const struct mp_ratio_result *x,
 		cli_json_string(j, "srcfile", r->place->srcfile);
 		cli_json_value(j, "line", "%u", r->place->line);
 	}
+	if (lvl == MP_RATIO_THREAD) {
+		cli_json_value(j, "pid", "%u", r->place->pid);
+		cli_json_value(j, "tid", "%u", r->place->tid);
+		cli_json_string(j, "comm", r->place->comm ? r->place->comm : "");
+	}
 	json_num(j, "value", r->v.value);
 	json_num(j, "lo", r->v.lo);
 	json_num(j, "hi", r->v.hi);
@@ -568,12 +590,14 @@ static void json_place(struct cli_json *j, const struct mp_ratio_result *x,
 	cli_json_bool(j, "few", r->v.few);
 	cli_json_bool(j, "exact", r->v.exact);
 	cli_json_bool(j, "flagged", r->v.flagged);
+	if (r->v.skew > 0)
+		json_num(j, "skew", r->v.skew);
 	if (base && r->have_base && r->base.defined)
 		json_num(j, "baseline", r->base.value);
 	cli_json_close(j);
 }
 
-static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_level lvl,
+static void print_json(mp_ratio_run *run, const struct base_src *base, enum mp_ratio_level lvl,
 		       struct mp_ratio_result *rr, size_t nrr, size_t npl, const struct mp_ratio_missing *miss, size_t nmiss,
 		       const char *workload, const struct ropts *o)
 {
@@ -586,9 +610,19 @@ static void print_json(mp_ratio_run *run, mp_ratio_run *base, enum mp_ratio_leve
 	json_sim(&j, "simulated", run);
 	cli_json_string(&j, "level", level_name(lvl));
 	cli_json_value(&j, "min_samples", "%llu", (unsigned long long)o->min_samples);
-	if (base) {
-		cli_json_string(&j, "baseline", mp_ratio_run_path(base));
-		json_sim(&j, "baseline_simulated", base);
+	if (base && base->run) {
+		cli_json_string(&j, "baseline", mp_ratio_run_path(base->run));
+		json_sim(&j, "baseline_simulated", base->run);
+	} else if (base) {
+		char nm[300];
+		snprintf(nm, sizeof(nm), "shipped:%s", base->set->name);
+		cli_json_string(&j, "baseline", nm);
+		cli_json_open(&j, "baseline_shipped", '{', CLI_JSON_INLINE);
+		cli_json_string(&j, "model", base->set->model);
+		cli_json_string(&j, "workload", base->set->workload);
+		cli_json_string(&j, "source", base->set->source);
+		cli_json_bool(&j, "same_workload", base->exact);
+		cli_json_close(&j);
 	}
 	cli_json_open(&j, "ratios", '[', CLI_JSON_INLINE);
 	for (size_t i = 0; i < nrr; i++) {
@@ -755,6 +789,62 @@ static int open_many(const char *inputs, const struct mp_ratio_run_opts *ro, str
 	return 0;
 }
 
+/* "shipped" or "shipped:NAME": the baseline is a set of shipped values, not a file */
+static int is_shipped(const char *b)
+{
+	return b && (!strcmp(b, "shipped") || !strncmp(b, "shipped:", 8));
+}
+
+/* --baseline shipped[:NAME]: the set for the recording (its model and workload), its values
+ * beside the program level's. 0, or 1 with the error said. */
+static int shipped_baseline(const char *arg, mp_ratio_run *run, enum mp_ratio_level lvl,
+			    struct mp_ratio_table *t, mp_ratio_baselines *bl, struct base_src *bs)
+{
+	const char *name = arg[7] == ':' ? arg + 8 : NULL;
+	bs->set = mp_ratio_baselines_pick(bl, name, mp_ratio_run_model(run),
+					  mp_ratio_run_workload(run), &bs->exact);
+	if (!bs->set) {
+		if (name)
+			cli_error("ratios", "--baseline %s: no shipped baseline named '%s' (memprof ratios --list-baselines names them)",
+				  arg, name);
+		else
+			cli_error("ratios", "--baseline shipped: no shipped baseline for model %s (memprof ratios --list-baselines names them; shipped:NAME picks one)",
+				  mp_ratio_run_model(run));
+		return 1;
+	}
+	if (name)
+		bs->exact = 1;
+	for (size_t i = 0; i < t->n && lvl == MP_RATIO_PROGRAM; i++) {
+		struct mp_ratio_row *r = &t->r[i].rows[0];
+		double v;
+		if (!mp_ratio_baseline_value(bl, bs->set, t->r[i].def->id, &v))
+			continue;
+		r->have_base = 1;
+		memset(&r->base, 0, sizeof(r->base));
+		r->base.defined = 1;
+		r->base.value = r->base.lo = r->base.hi = v;
+		r->base.exact = 1;
+	}
+	return 0;
+}
+
+static int list_baselines(void)
+{
+	struct mp_err err = { 0, "" };
+	mp_ratio_baselines *bl = mp_ratio_baselines_builtin(&err);
+	if (!bl) {
+		cli_error("ratios", "%s", err.msg);
+		return 1;
+	}
+	printf("%-26s %-18s %-30s %s\n", "name", "model", "workload", "ratios, source");
+	for (size_t i = 0; i < mp_ratio_baselines_count(bl); i++) {
+		const struct mp_ratio_baseline *s = mp_ratio_baselines_get(bl, i);
+		printf("%-26s %-18s %-30s %zu, %s\n", s->name, s->model, s->workload, s->n, s->source);
+	}
+	mp_ratio_baselines_free(bl);
+	return 0;
+}
+
 static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names, int nnames)
 {
 	struct mp_ratio_run_opts ro;
@@ -763,6 +853,9 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	struct mp_ratio_table t = { 0 };
 	struct mp_err err = { 0, "" };
 	mp_ratio_run *run = NULL, *base = NULL;
+	mp_ratio_baselines *bl = NULL;
+	struct base_src bs = { 0 };
+	int shipped = is_shipped(o->baseline);
 	struct many_runs many = { 0 };
 	struct mp_buf missing = { 0 };
 	const char *keys[8], *bkeys[8];
@@ -772,7 +865,7 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	memset(&ro, 0, sizeof(ro));
 	memset(&to, 0, sizeof(to));
 	if (o->level && parse_level(o->level, &ro.level)) {
-		cli_error("ratios", "--level '%s': expected program, dso, symbol, line or region", o->level);
+		cli_error("ratios", "--level '%s': expected program, dso, symbol, line, region or thread", o->level);
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = pick_defs(set, names, nnames, &defs, &to.ndefs)) != 0)
@@ -794,8 +887,14 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 	} else if ((rc = open_run(o->input, &ro, "", &run, &src, keys)) != 0) {
 		goto out;
 	}
-	if (o->baseline && (rc = open_run(o->baseline, &ro, "baseline: ", &base, &bsrc, bkeys)))
+	if (o->baseline && !shipped &&
+	    (rc = open_run(o->baseline, &ro, "baseline: ", &base, &bsrc, bkeys)))
 		goto out;
+	if (shipped && !(bl = mp_ratio_baselines_builtin(&err))) {
+		cli_error("ratios", "%s", err.msg);
+		rc = 1;
+		goto out;
+	}
 	rc = mp_ratio_table_build(&src, base ? &bsrc : NULL, &to, &t, &err);
 	if (rc == -ENOENT && to.sort)
 		cli_error("ratios", "--sort %s: that ratio cannot be computed from %s", to.sort->id,
@@ -806,17 +905,24 @@ static int analyze(const mp_ratio_set *set, const struct ropts *o, char **names,
 		rc = 1;
 		goto out;
 	}
+	bs.run = base;
+	if (shipped && (rc = shipped_baseline(o->baseline, run, ro.level, &t, bl, &bs)))
+		goto out;
+	const struct base_src *bp = base || shipped ? &bs : NULL;
 	const char *workload = mp_ratio_run_workload(run);
 	missing_text(&t, run, workload, &missing);
 	if (o->json)
-		print_json(run, base, ro.level, t.r, t.n, t.nplaces, t.miss, t.nmiss, workload, o);
+		print_json(run, bp, ro.level, t.r, t.n, t.nplaces, t.miss, t.nmiss, workload, o);
 	else if (o->csv)
-		print_csv(run, base, ro.level, t.r, t.n, t.nplaces);
+		print_csv(run, bp, ro.level, t.r, t.n, t.nplaces);
 	else {
 		if (many.n)
 			printf("# %zu recordings summed (places by name, events by attributes): %s\n",
 			       many.n, o->input);
-		print_text(run, base, ro.level, t.r, t.n, t.nplaces, o, &missing);
+		print_text(run, bp, ro.level, t.r, t.n, t.nplaces, o, &missing);
+		if (shipped && ro.level != MP_RATIO_PROGRAM)
+			printf("# the shipped baselines are program-level values: none beside the places of level %s\n",
+			       level_name(ro.level));
 	}
 	if (o->csv && missing.len)
 		fprintf(stderr, "not computable from %s:\n%s", o->input, missing.data);
@@ -830,6 +936,7 @@ out:
 	else
 		mp_ratio_run_free(run);
 	mp_ratio_run_free(base);
+	mp_ratio_baselines_free(bl);
 	return rc;
 }
 
@@ -846,11 +953,12 @@ static int ratios_main(int argc, char **argv, char **inputs)
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUTS(inputs),
 		CLI_OPT_FORCE(&o.force),
-		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol, line or region (record --regions)" },
+		{ 0, "level", CLI_STR, &o.level, "LEVEL", "program (default), dso, symbol, line, region (record --regions) or thread (per tid, with its comm)" },
 		{ 0, "sort", CLI_STR, &o.sort, "RATIO", "order places by this ratio's value, highest first (default: by each ratio's numerator count)" },
 		{ 0, "top", CLI_INT, &o.top, "N", "places shown per ratio below program level (default 20, 0 = all)" },
 		{ 0, "min-samples", CLI_U64, &o.min_samples, "N", "mark values resting on fewer samples of an event, or simulated counts (default 10)" },
-		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change" },
+		{ 0, "baseline", CLI_STR, &o.baseline, "FILE", "a second recording: both side by side with the change; or shipped[:NAME], the values memprof ships for the recording's model and workload (--list-baselines)" },
+		{ 0, "list-baselines", CLI_FLAG, &o.list_baselines, NULL, "list the shipped baselines (measured fixtures, simulated kernels)" },
 		{ 0, "ratios", CLI_STR, &o.ratios, "FILE", "more ratio definitions (after the shipped ones and ~/.config/memprof/ratios)" },
 		{ 0, "record-cmd", CLI_FLAG, &o.record_cmd, NULL, "print the memprof record command(s) that measure the ratios" },
 		CLI_OPT_PMU(&o.pmu, "for --record-cmd, or instead of the recording's"),
@@ -920,6 +1028,8 @@ static int ratios_main(int argc, char **argv, char **inputs)
 		rc = do_list(set);
 	} else if (o.check) {
 		rc = do_check(set);
+	} else if (o.list_baselines) {
+		rc = list_baselines();
 	} else if (o.record_cmd) {
 		char wl[4096] = "";
 		size_t used = 0;
@@ -936,7 +1046,8 @@ static int ratios_main(int argc, char **argv, char **inputs)
 			return CLI_EXIT_USAGE;
 		}
 		if (cli_input_ready("ratios", &o.input, o.force) ||
-		    (o.baseline && cli_input_owner_ok("ratios", o.baseline, o.force))) {
+		    (o.baseline && !is_shipped(o.baseline) &&
+		     cli_input_owner_ok("ratios", o.baseline, o.force))) {
 			mp_ratio_set_free(set);
 			return CLI_EXIT_RUNTIME;
 		}

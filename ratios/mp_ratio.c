@@ -894,6 +894,30 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
 	return 0;
 }
 
+int mp_ratio_eval_place(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
+			const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
+			struct mp_ratio_value *out, struct mp_err *err)
+{
+	double cmin = 0, cmax = 0;
+	int rc = mp_ratio_eval(b, ev, cells, use_counts, min_samples, out, err);
+
+	if (rc || !out->defined || out->exact)
+		return rc;
+	for (size_t i = 0; i < b->n; i++) {
+		double c = b->ev[i] >= 0 ? ev[b->ev[i]].coverage : 0;
+		if (c <= 0)
+			continue;
+		cmin = cmin == 0 || c < cmin ? c : cmin;
+		cmax = c > cmax ? c : cmax;
+	}
+	if (cmin <= 0 || cmax / cmin <= MP_RATIO_SKEW_MIN)
+		return 0;
+	out->skew = cmax / cmin;
+	out->lo = out->lo >= 0 ? out->lo / out->skew : out->lo * out->skew;
+	out->hi = out->hi >= 0 ? out->hi * out->skew : out->hi / out->skew;
+	return 0;
+}
+
 /* ---- record commands ------------------------------------------------------------------- */
 
 struct run {

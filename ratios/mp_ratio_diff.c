@@ -135,6 +135,9 @@ int mp_ratio_source_sum(const struct mp_ratio_source *srcs, const char *const *n
 			out->ev[j].has_count &= e->has_count;
 			out->ev[j].exact_samples &= e->exact_samples;
 			out->ev[j].count += e->count;
+			/* the recordings' shares together: the least stands for the sum */
+			if (e->coverage <= 0 || (out->ev[j].coverage > 0 && e->coverage < out->ev[j].coverage))
+				out->ev[j].coverage = e->coverage;
 		}
 	}
 	size_t np = 0;

@@ -143,6 +143,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 		.no_srcline = opts->level != MP_RATIO_LINE,
 		.no_symbols = opts->level == MP_RATIO_PROGRAM,
 		.want_region = opts->level == MP_RATIO_REGION ? "level region" : NULL,
+		.want_comm = opts->level == MP_RATIO_THREAD,
 		.sample = on_sample, .sample_ctx = r, .pd = pd };
 	if (!(r->ss = mp_session_new(path, &so, err)))
 		goto fail;
@@ -161,6 +162,16 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 			r->ev[i].has_count = a->count.run > 0 || a->count.val > 0;
 			r->ev[i].count = mp_counts_scaled(&a->count);
 		}
+		/* what the samples stand for: of the exact count (throttled, lost and
+		 * multiplexed periods have no sample), else of the samples and lost ones */
+		if (r->ev[i].has_count && r->ev[i].count > 0 && r->prog[i].samples) {
+			/* the count runs up to one period past the last sample */
+			double c = (r->prog[i].period + r->ev[i].mean_period) / r->ev[i].count;
+			r->ev[i].coverage = c < 1 ? c : 1;
+		}
+		else if (r->prog[i].samples)
+			r->ev[i].coverage = (double)r->prog[i].samples /
+					    ((double)r->prog[i].samples + (double)a->lost);
 	}
 	detect_model(r, opts->model);
 	if (mp_pd_meta(r->pd, MP_META_SIMULATED))
@@ -276,9 +287,10 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 	int rc;
 
 	free_places(r);
+	int apart = r->deepest == MP_RATIO_REGION || r->deepest == MP_RATIO_THREAD;
 	int ok = level == MP_RATIO_PROGRAM ||
-		 (r->deepest == MP_RATIO_REGION ? level != MP_RATIO_LINE
-						: level <= r->deepest && level != MP_RATIO_REGION);
+		 (apart ? level <= MP_RATIO_SYMBOL || level == r->deepest
+			: level <= r->deepest && level <= MP_RATIO_LINE);
 	if (!ok)
 		return mp_err_set(err, -EINVAL, "%s: read for level %d, asked for %d", r->path,
 				  (int)r->deepest, (int)level);
@@ -300,7 +312,8 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 	}
 	memset(&q, 0, sizeof(q));
 	q.regions = r->regions;
-	q.keys = level == MP_RATIO_REGION ? MP_HK_REGION :
+	q.keys = level == MP_RATIO_THREAD ? MP_HK_PID | MP_HK_TID | MP_HK_COMM :
+		 level == MP_RATIO_REGION ? MP_HK_REGION :
 		 level == MP_RATIO_DSO ? MP_HK_DSO :
 		 level == MP_RATIO_SYMBOL ? MP_HK_DSO | MP_HK_SYM :
 		 MP_HK_DSO | MP_HK_SYM | MP_HK_SRCLINE;
@@ -325,7 +338,12 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 			c[k].period = (double)row->c[k].period;
 			p->samples += row->c[k].samples;
 		}
-		if (level == MP_RATIO_REGION)
+		if (level == MP_RATIO_THREAD && asprintf(&lab, "%u:%s", row->tid,
+							    row->comm ? row->comm : "") < 0)
+			lab = NULL;
+		else if (level == MP_RATIO_THREAD)
+			;
+		else if (level == MP_RATIO_REGION)
 			lab = strdup(row->region_name ? row->region_name : "[no region]");
 		else if (level == MP_RATIO_DSO)
 			lab = strdup(row->dso ? row->dso : "[unknown]");
@@ -344,6 +362,9 @@ int mp_ratio_run_places(mp_ratio_run *r, enum mp_ratio_level level,
 		p->sym = level == MP_RATIO_SYMBOL || level == MP_RATIO_LINE ? row->sym : NULL;
 		p->srcfile = row->srcfile;
 		p->line = row->line;
+		p->pid = row->pid;
+		p->tid = row->tid;
+		p->comm = row->comm;
 		p->cells = c;
 	}
 	*out = r->places;

@@ -146,7 +146,8 @@ static int eval_rows(struct mp_ratio_result *x, const struct mp_ratio_source *sr
 		struct mp_ratio_row *r = &x->rows[x->nrows];
 		int rc;
 		r->place = p;
-		rc = mp_ratio_eval(&x->b, src->ev, p->cells, prog, o->min_samples, &r->v, err);
+		rc = (prog ? mp_ratio_eval : mp_ratio_eval_place)(&x->b, src->ev, p->cells, prog,
+								  o->min_samples, &r->v, err);
 		if (rc)
 			return rc;
 		int counted = prog && r->v.exact && !src->simulated;
@@ -158,8 +159,8 @@ static int eval_rows(struct mp_ratio_result *x, const struct mp_ratio_source *sr
 			if (strcmp(q->label, p->label) ||
 			    ((q->dso || p->dso) && (!q->dso || !p->dso || strcmp(q->dso, p->dso))))
 				continue;
-			r->have_base = !mp_ratio_eval(&x->bb, base->ev, q->cells, prog,
-						      o->min_samples, &r->base, err);
+			r->have_base = !(prog ? mp_ratio_eval : mp_ratio_eval_place)(
+				&x->bb, base->ev, q->cells, prog, o->min_samples, &r->base, err);
 			break;
 		}
 		x->nrows++;

@@ -3,9 +3,10 @@
  *   cpuid STRING                         HEADER_CPUID ("GenuineIntel,6,15,11")
  *   cmdline WORD...                      HEADER_CMDLINE
  *   attr NAME TYPE CONFIG PERIOD         an event (raw: TYPE 4), sample period PERIOD
- *   comm PID NAME
+ *   comm PID NAME [TID]                  the command of thread TID (default PID) of PID
  *   mmap PID START LEN PGOFF PATH        an executable MMAP2 mapping
- *   sample ATTR PID IP N                 N samples of attr index ATTR at IP (period = attr's)
+ *   sample ATTR PID IP N [TID]           N samples of attr index ATTR at IP (period = attr's)
+ *                                        in thread TID (default PID)
  *   counts ATTR VALUE                    exact final count of attr ATTR
  * usage: ratios_mkdata OUT.data < spec */
 #include <errno.h>
@@ -46,8 +47,8 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		char a[1024], b[1024];
 		unsigned long long x, y, z, v;
-		unsigned pid;
-		int idx;
+		unsigned pid, tid;
+		int idx, nf;
 		ln++;
 		line[strcspn(line, "\n")] = 0;
 		if (!line[0] || line[0] == '#')
@@ -79,15 +80,16 @@ int main(int argc, char **argv)
 			if (mp_pdw_add_attr(w, &at, &id, 1, a, a) < 0)
 				return die("mp_pdw_add_attr failed", ln);
 			periods[nattrs++] = z;
-		} else if (sscanf(line, "comm %u %1023s", &pid, a) == 2) {
+		} else if ((nf = sscanf(line, "comm %u %1023s %u", &pid, a, &tid)) >= 2) {
 			struct { struct perf_event_header h; uint32_t pid, tid; char comm[16];
 				 uint64_t t[3]; } r;
 			memset(&r, 0, sizeof(r));
 			r.h.type = PERF_RECORD_COMM;
 			r.h.size = sizeof(r);
-			r.pid = r.tid = pid;
+			r.pid = pid;
+			r.tid = nf == 3 ? tid : pid;
 			snprintf(r.comm, sizeof(r.comm), "%s", a);
-			r.t[0] = (uint64_t)pid | (uint64_t)pid << 32;
+			r.t[0] = (uint64_t)pid | (uint64_t)r.tid << 32;
 			r.t[1] = now++;
 			r.t[2] = 100;
 			mp_pdw_write(w, &r, sizeof(r));
@@ -122,7 +124,7 @@ int main(int argc, char **argv)
 			h->size = (uint16_t)off;
 			h->misc = PERF_RECORD_MISC_USER;
 			mp_pdw_write(w, buf, off);
-		} else if (sscanf(line, "sample %d %u %llx %llu", &idx, &pid, &x, &v) == 4) {
+		} else if ((nf = sscanf(line, "sample %d %u %llx %llu %u", &idx, &pid, &x, &v, &tid)) >= 4) {
 			struct { struct perf_event_header h; uint64_t ip; uint32_t pid, tid;
 				 uint64_t time, id, period; } r;
 			if (idx < 0 || idx >= nattrs)
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
 				r.h.misc = PERF_RECORD_MISC_USER;
 				r.h.size = sizeof(r);
 				r.ip = x;
-				r.pid = r.tid = pid;
+				r.pid = pid;
+				r.tid = nf == 5 ? tid : pid;
 				r.time = now++;
 				r.id = 100 + (uint64_t)idx;
 				r.period = periods[idx];

@@ -160,6 +160,11 @@ struct mp_ratio_event {
 	double mean_period;     /* the run's mean sample period of this event (0: unknown) */
 	int exact_samples;      /* the periods are exact counts, not samples (simulation):
 				 * values at every place are exact, no interval */
+	double coverage;        /* the share of the event's count its samples stand for: the
+				 * sum of periods over the exact count, else samples over
+				 * samples + lost; 0 = unknown. Below 1 when the kernel
+				 * throttled the event (an overrun too low), samples were
+				 * lost, or the counter was multiplexed */
 };
 
 /* Do two attrs count the same thing? Compares type and config: for raw x86 configs
@@ -217,6 +222,12 @@ struct mp_ratio_value {
 				 * fell once each on another instruction (at most 1% more
 				 * misses than instructions that missed): the cold misses of a
 				 * first pass through code or data, not flagged */
+	double skew;            /* sampled, below program level: the events' samples stand for
+				 * different shares of their counts (ev[].coverage, largest over
+				 * smallest, when above 1.05): where throttling or lost
+				 * samples struck is unknown, so the value may be off by this
+				 * factor either way; the interval is widened by it and the row
+				 * says so. 0 otherwise */
 };
 
 /* The counts a complete binding's ratio rests on at one place: the sum of the estimated
@@ -225,6 +236,9 @@ struct mp_ratio_value {
  * be NULL. Returns the numerator's count (0 for an incomplete binding). */
 double mp_ratio_numerator(const struct mp_ratio_binding *b, const struct mp_ratio_cell *cells,
 			  double *den /* OUT, may be NULL */);
+
+/* Coverage ratios below this are noise (a sample or two lost): no skew. */
+#define MP_RATIO_SKEW_MIN 1.05
 
 /* Evaluate a complete binding at one place. ev = the run's events (as given to
  * mp_ratio_bind); cells is indexed like ev (may be NULL with use_counts). use_counts:
@@ -240,6 +254,14 @@ double mp_ratio_numerator(const struct mp_ratio_binding *b, const struct mp_rati
 int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
 		  const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
 		  struct mp_ratio_value *out, struct mp_err *err);
+/* As mp_ratio_eval, below program level: a value from samples whose events' coverages
+ * differ (ev[].coverage: largest over smallest above MP_RATIO_SKEW_MIN) gets out->skew and
+ * its interval widened by that factor, [lo / skew, hi * skew] (a negative bound the other
+ * way): the samples of an event throttled at a low overrun, or lost, leave the places
+ * where it happened short, and which places is unknown. */
+int mp_ratio_eval_place(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
+			const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
+			struct mp_ratio_value *out, struct mp_err *err);
 
 /* ===== (4) counters, record commands and exact-count tables ============================== */
 
@@ -293,9 +315,10 @@ int mp_ratio_resolve_events(void *ctx, const char *event, const char *model,
 typedef struct mp_ratio_run mp_ratio_run;
 
 /* PROGRAM < DSO < SYMBOL < LINE go deeper; REGION (record --regions: one place per named
- * region) stands apart: a run opened for it gives PROGRAM, DSO, SYMBOL and REGION. */
+ * region) and THREAD (one place per thread: tid and comm) stand apart: a run opened for
+ * either gives PROGRAM, DSO, SYMBOL and itself. */
 enum mp_ratio_level { MP_RATIO_PROGRAM, MP_RATIO_DSO, MP_RATIO_SYMBOL, MP_RATIO_LINE,
-		      MP_RATIO_REGION };
+		      MP_RATIO_REGION, MP_RATIO_THREAD };
 
 struct mp_ratio_run_opts {
 	const char *symfs;          /* as perf --symfs; NULL = "/" */
@@ -332,11 +355,13 @@ uint64_t mp_ratio_run_samples(const mp_ratio_run *r);
 uint64_t mp_ratio_run_lost(const mp_ratio_run *r);
 
 struct mp_ratio_place {
-	const char *label;   /* "program", "libc.so.6", "walk", "cachebench.c:42" */
+	const char *label;   /* "program", "libc.so.6", "walk", "cachebench.c:42", "4242:matmul" */
 	const char *dso;     /* object (NULL at program level) */
 	const char *sym;     /* symbol (symbol and line levels) */
 	const char *srcfile; /* line level, NULL = unknown */
 	unsigned line;
+	uint32_t pid, tid;   /* thread level */
+	const char *comm;    /* thread level: the thread's command */
 	const struct mp_ratio_cell *cells; /* [nevents] */
 	uint64_t samples;    /* all events' samples at the place */
 };
@@ -456,5 +481,37 @@ struct mp_ratio_sum {
 int mp_ratio_source_sum(const struct mp_ratio_source *srcs, const char *const *names, size_t n,
 			struct mp_ratio_sum *out /* OUT */, struct mp_err *err);
 void mp_ratio_sum_fini(struct mp_ratio_sum *s); /* NULL-safe */
+
+/* ---- baselines shipped as data (ratios/baselines.tsv, tools/mkbaselines.sh) ---------------- */
+
+/* One set of program-level ratio values: one recording (a real-hardware fixture, or a
+ * kernel recorded with record --sim), the model its values belong to and its workload (the
+ * program without its folder, and its arguments; "-" when unknown). Strings borrowed from
+ * the mp_ratio_baselines. */
+struct mp_ratio_baseline {
+	const char *name, *model, *workload, *source;
+	size_t first, n;        /* its values (private) */
+};
+typedef struct mp_ratio_baselines mp_ratio_baselines;
+
+/* Parse a baselines table (columns name, model, workload, ratio, value, source; a set's
+ * rows together). NULL + err "file:line: ..." on a bad row. */
+mp_ratio_baselines *mp_ratio_baselines_parse(const char *text, const char *file,
+					     struct mp_err *err);
+/* The shipped table (embedded in the binary). */
+mp_ratio_baselines *mp_ratio_baselines_builtin(struct mp_err *err);
+void mp_ratio_baselines_free(mp_ratio_baselines *b); /* NULL-safe */
+size_t mp_ratio_baselines_count(const mp_ratio_baselines *b);
+const struct mp_ratio_baseline *mp_ratio_baselines_get(const mp_ratio_baselines *b, size_t i);
+/* The set named name; without a name, the set of this model whose workload is the
+ * recording's (the program compared without its folder: *exact = 1), else the first of
+ * this model running the same program, else the first of this model (*exact = 0). NULL
+ * when there is none. */
+const struct mp_ratio_baseline *mp_ratio_baselines_pick(const mp_ratio_baselines *b,
+							 const char *name, const char *model,
+							 const char *workload, int *exact /* OUT */);
+/* The set's value of a ratio (by id): 1 with *value, or 0. */
+int mp_ratio_baseline_value(const mp_ratio_baselines *b, const struct mp_ratio_baseline *s,
+			    const char *ratio_id, double *value /* OUT */);
 
 #endif
