@@ -101,7 +101,7 @@ static void sim_progress(void *ctx, unsigned seconds)
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
 		      const char *keep, const char *output, int quiet, int callgraph, char **argv,
 		      int all_argc, char **all_argv, const char *engine, int cores,
-		      const char *tool_opts)
+		      const char *tool_opts, uint64_t mem_period)
 {
 	struct mp_sim_event *evs = NULL;
 	size_t nev = 0;
@@ -139,6 +139,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 		return CLI_EXIT_USAGE;
 	}
 	so.tool_opts = tool_opts;
+	so.mem_period = mem_period;
 	/* without -e: everything the simulator that will run counts */
 	char tool[4096];
 	if (!events && so.engine != MP_SIM_ENGINE_CALLGRIND && !callgraph &&
@@ -198,6 +199,12 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 		for (size_t i = 0; i < nev; i++)
 			fprintf(stderr, "[ memprof record: %s = %s: %llu ]\n", evs[i].name,
 				evs[i].formula, (unsigned long long)res.totals[i]);
+		if (mem_period)
+			fprintf(stderr, "[ memprof record: memory samples every %llu loads and stores "
+				"(cpu/mem-loads,ldlat=0/P of %llu loads, cpu/mem-stores/P of %llu "
+				"stores) ]\n", (unsigned long long)mem_period,
+				(unsigned long long)res.totals[nev],
+				(unsigned long long)res.totals[nev + 1]);
 	}
 	rc = mp_exit_code(res.workload_status);
 	if (rc && !quiet)
@@ -453,13 +460,23 @@ static int cmd_record(int argc, char **argv)
 			  "go with --sim");
 		goto out;
 	}
-	if (sim && (o.pid || o.all || o.count || o.freq)) {
-		cli_error("record", "--sim runs a command under valgrind: -p, -a, -c and -F do not apply");
+	if (sim && (o.pid || o.all || o.freq)) {
+		cli_error("record", "--sim runs a command under valgrind: -p, -a and -F do not apply");
 		goto out;
 	}
-	if (sim && (o.data_addr || o.weight || o.data_page_size || o.phys_data)) {
-		cli_error("record", "--sim: -d, -W, --data-page-size and --phys-data sample the "
-			  "kernel's memory fields; the simulator does not write them");
+	if (sim && o.count && !o.data_addr) {
+		cli_error("record", "--sim: -c %llu sets the period of memory samples: with -d (the "
+			  "counts per instruction are exact)", (unsigned long long)o.count);
+		goto out;
+	}
+	if (sim && (o.data_page_size || o.phys_data)) {
+		cli_error("record", "--sim: --data-page-size and --phys-data are the kernel's; the "
+			  "simulator does not write them");
+		goto out;
+	}
+	if (sim && o.weight && !o.data_addr) {
+		cli_error("record", "--sim: -W goes with -d (the memory samples carry the latency "
+			  "model's cycles)");
 		goto out;
 	}
 	if (sim && o.callgraph && o.callgraph != MP_CG_FP) {
@@ -469,7 +486,8 @@ static int cmd_record(int argc, char **argv)
 	if (sim) {
 		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet,
 				o.callgraph, argv + 1,
-				o.all_argc, o.all_argv, sim_engine, sim_cores, sim_tool_opts);
+				o.all_argc, o.all_argv, sim_engine, sim_cores, sim_tool_opts,
+				o.data_addr ? (o.count ? o.count : MP_SIM_MEM_PERIOD) : 0);
 		goto out;
 	}
 

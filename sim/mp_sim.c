@@ -98,6 +98,7 @@ out:
 struct sim_run {
 	char vg[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
 	char geo[3][64], cores[32];
+	char mem[4200], optmem[4300], optmp[48], optldlat[32]; /* memory samples */
 	char topts[1024];  /* a copy of o->tool_opts, cut into arguments */
 	char vglib[4200];  /* mpsim: valgrind's tool folder with our tool added (VALGRIND_LIB) */
 	int mpsim;
@@ -202,8 +203,16 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 		snprintf(sr->cores, sizeof(sr->cores), "--cores=%ld",
 			 o->cores ? (long)o->cores : ncpu > 0 ? ncpu : 1);
 		argv_vg[n++] = sr->cores;
+		if (o->mem_period) {
+			snprintf(sr->optmem, sizeof(sr->optmem), "--mem-out=%s.%%p", sr->mem);
+			snprintf(sr->optmp, sizeof(sr->optmp), "--mem-period=%" PRIu64, o->mem_period);
+			snprintf(sr->optldlat, sizeof(sr->optldlat), "--ldlat=%u", o->ldlat);
+			argv_vg[n++] = sr->optmem;
+			argv_vg[n++] = sr->optmp;
+			argv_vg[n++] = sr->optldlat;
+		}
 		snprintf(sr->topts, sizeof(sr->topts), "%s", o->tool_opts ? o->tool_opts : "");
-		for (char *save, *t = strtok_r(sr->topts, " ", &save); t && n < 28;
+		for (char *save, *t = strtok_r(sr->topts, " ", &save); t && n < 31;
 		     t = strtok_r(NULL, " ", &save))
 			argv_vg[n++] = t;
 	} else {
@@ -342,6 +351,7 @@ static int sim_output_pids(const struct sim_run *sr, uint32_t **pids, size_t *n)
 static void sim_procs_free(struct mp_sim_proc *procs, size_t n)
 {
 	for (size_t k = 0; procs && k < n; k++) {
+		free((struct mp_sim_memrec *)procs[k].mem);
 		mp_sim_profile_free((mp_sim_profile *)procs[k].profile);
 		mp_sim_loads_free((struct mp_sim_load *)procs[k].loads, procs[k].nloads);
 	}
@@ -395,6 +405,14 @@ static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
 		procs[k].profile = mp_sim_profile_read(cg, err);
 		if (!procs[k].profile)
 			rc = err->code ? err->code : -MP_EFORMAT;
+		else if (o->mem_period) {
+			char mem[4300];
+			struct mp_sim_memrec *recs = NULL;
+			snprintf(mem, sizeof(mem), "%s.%u", sr->mem, pids[k]);
+			rc = mp_sim_mem_read(mem, &recs, &procs[k].nmem, &procs[k].mem_loads,
+					     &procs[k].mem_stores, err);
+			procs[k].mem = recs;
+		}
 		else if (o->keep_callgrind && *o->keep_callgrind) {
 			/* one process: FILE; several: FILE.PID each */
 			char keep[4300];
@@ -467,7 +485,7 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 		return mp_err_set(err, -ENOMEM, "out of memory");
 	if (!o->argv || !o->argv[0])
 		rc = mp_err_set(err, -EINVAL, "record --sim needs a workload to run");
-	else if (!o->nevents)
+	else if (!o->nevents && !o->mem_period)
 		rc = mp_err_set(err, -EINVAL, "record --sim: no events");
 	else if (find_exec(o->valgrind ? o->valgrind : "valgrind", sr->vg, sizeof(sr->vg)))
 		rc = mp_err_set(err, -MP_ENOTSUP, "%s: not found in PATH: record --sim runs the "
@@ -491,6 +509,7 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	}
 	snprintf(sr->cg, sizeof(sr->cg), "%s/callgrind.out", sr->dir);
 	snprintf(sr->log, sizeof(sr->log), "%s/valgrind.log", sr->dir);
+	snprintf(sr->mem, sizeof(sr->mem), "%s/mem.out", sr->dir);
 	/* memprof's tool when it is there (and asked for, or not refused); callgrind for -g,
 	 * whose call graph it keeps */
 	char tool[4096];
@@ -502,6 +521,13 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	else if (o->engine == MP_SIM_ENGINE_MPSIM && o->callgraph)
 		rc = mp_err_set(err, -EINVAL, "record --sim: -g takes callgrind's call graph: "
 				"use --sim-engine=callgrind (or leave it out)");
+	else if (o->mem_period && (!have_tool || o->engine == MP_SIM_ENGINE_CALLGRIND ||
+				   o->callgraph))
+		rc = mp_err_set(err, -MP_ENOTSUP, "record --sim: memory samples (-d) come from "
+				"memprof's valgrind tool (mpsim)%s",
+				!have_tool ? ", which this memprof was built without"
+				: o->callgraph ? ", which makes no call chains (-g)"
+					       : ", not callgrind");
 	sr->mpsim = !rc && have_tool && o->engine != MP_SIM_ENGINE_CALLGRIND && !o->callgraph;
 	for (size_t i = 0; !rc && !sr->mpsim && i < o->nevents; i++)
 		if (o->events[i].mask >> MP_SIM_NCG)

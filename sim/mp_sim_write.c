@@ -76,7 +76,7 @@ struct sim_sample {
 	uint64_t time, id, period;
 };
 
-static int write_comm(mp_pdw *w, uint32_t pid, const char *comm)
+static int write_comm_tid(mp_pdw *w, uint32_t pid, uint32_t tid, const char *comm)
 {
 	struct {
 		struct perf_event_header h;
@@ -85,12 +85,18 @@ static int write_comm(mp_pdw *w, uint32_t pid, const char *comm)
 	} r;
 	memset(&r, 0, sizeof(r));
 	r.h.type = PERF_RECORD_COMM;
-	r.h.misc = PERF_RECORD_MISC_COMM_EXEC;
-	r.pid = r.tid = pid;
+	r.h.misc = pid == tid ? PERF_RECORD_MISC_COMM_EXEC : 0;
+	r.pid = pid;
+	r.tid = tid;
 	snprintf(r.comm, 16, "%s", comm); /* the kernel's TASK_COMM_LEN */
 	size_t len = 8 + 8 + ((strlen(r.comm) + 1 + 7) & ~(size_t)7);
 	r.h.size = (uint16_t)len;
 	return mp_pdw_write(w, &r, len);
+}
+
+static int write_comm(mp_pdw *w, uint32_t pid, const char *comm)
+{
+	return write_comm_tid(w, pid, pid, comm);
 }
 
 static int write_mmap2(mp_pdw *w, uint32_t pid, const struct sim_obj *o, const struct sim_seg *s)
@@ -176,19 +182,54 @@ static void sim_place_objects(const mp_sim_profile *p, const struct mp_sim_load 
 	}
 }
 
-/* One attr per event (id 1000 + i); the first carries mmap/comm. */
+/* With memory samples every attr has their layout (perf wants the sample id at one
+ * place in all of a file's samples). */
+#define SIM_MEM_SAMPLE_TYPE                                                                   \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |                \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |           \
+	 PERF_SAMPLE_DATA_SRC)
+
+/* The memory events' names, as perf c2c record and perf mem record name them on Intel,
+ * and their encodings (MEM_TRANS_RETIRED.LOAD_LATENCY, MEM_INST_RETIRED.ALL_STORES). */
+static void sim_mem_name(const struct mp_sim_opts *o, int store, char *buf, size_t len)
+{
+	if (store)
+		snprintf(buf, len, "cpu/mem-stores/P");
+	else
+		snprintf(buf, len, "cpu/mem-loads,ldlat=%u/P", o->ldlat);
+}
+
+/* One attr per event (id 1000 + i), then with memory samples mem-loads and mem-stores;
+ * the first carries mmap/comm. */
 static int sim_add_attrs(const struct mp_sim_opts *o, mp_pdw *w, uint64_t *ids, int *attr_idx,
 			 struct mp_err *err)
 {
-	for (size_t i = 0; i < o->nevents; i++) {
+	size_t nattr = o->nevents + (o->mem_period ? 2 : 0);
+	for (size_t i = 0; i < nattr; i++) {
 		struct perf_event_attr a;
+		char mname[64];
+		const char *name = NULL, *spec = NULL;
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
-		a.type = o->events[i].type;
-		a.config = o->events[i].config;
-		a.sample_period = 1;
+		if (i < o->nevents) {
+			a.type = o->events[i].type;
+			a.config = o->events[i].config;
+			a.sample_period = 1;
+			name = o->events[i].name;
+			spec = o->events[i].spec;
+		} else {
+			int store = i > o->nevents;
+			sim_mem_name(o, store, mname, sizeof(mname));
+			a.type = PERF_TYPE_RAW;
+			a.config = store ? 0x82d0 : 0x1cd;
+			a.config1 = store ? 0 : o->ldlat;
+			a.sample_period = o->mem_period;
+			name = spec = mname;
+		}
 		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 				PERF_SAMPLE_PERIOD;
+		if (o->mem_period)
+			a.sample_type = SIM_MEM_SAMPLE_TYPE;
 		if (o->callgraph)
 			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
@@ -207,10 +248,10 @@ static int sim_add_attrs(const struct mp_sim_opts *o, mp_pdw *w, uint64_t *ids, 
 			a.comm_exec = 1;
 		}
 		ids[i] = 1000 + i;
-		attr_idx[i] = mp_pdw_add_attr(w, &a, &ids[i], 1, o->events[i].name, o->events[i].spec);
+		attr_idx[i] = mp_pdw_add_attr(w, &a, &ids[i], 1, name, spec);
 		if (attr_idx[i] < 0)
 			return mp_err_set(err, attr_idx[i], "%s: cannot add event '%s': %s",
-					  o->output, o->events[i].name, mp_strerror(attr_idx[i]));
+					  o->output, name, mp_strerror(attr_idx[i]));
 	}
 	return 0;
 }
@@ -367,9 +408,34 @@ static void sim_paths_split(const struct sim_paths *ps, uint64_t v, uint64_t *pa
 		carry[i] -= (double)part[i];
 }
 
-static int sim_write_sample(mp_pdw *w, uint64_t ip, uint32_t pid, uint64_t t, uint64_t id,
-			    uint64_t period, const struct sim_path *path)
+/* A sample in the memory layout (SIM_MEM_SAMPLE_TYPE); r NULL for an exact count. */
+static int sim_write_mem_sample(mp_pdw *w, uint64_t ip, uint32_t pid, uint32_t tid, uint64_t t,
+				uint64_t id, uint64_t period, const struct mp_sim_memrec *r)
 {
+	static const struct mp_datasrc na = { .op = PERF_MEM_OP_NA, .lvl = PERF_MEM_LVL_NA,
+					      .snoop = PERF_MEM_SNOOP_NA, .lock = PERF_MEM_LOCK_NA,
+					      .dtlb = PERF_MEM_TLB_NA,
+					      .lvl_num = PERF_MEM_LVLNUM_NA };
+	uint64_t rec[1 + 9];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) };
+	memcpy(&rec[0], &h, sizeof(h));
+	rec[1] = ip;
+	rec[2] = (uint64_t)tid << 32 | pid;
+	rec[3] = t;
+	rec[4] = r ? r->addr : 0;
+	rec[5] = id;
+	rec[6] = r ? r->cpu : 0; /* cpu, then res 0 */
+	rec[7] = period;
+	rec[8] = r ? r->weight : 0;
+	rec[9] = r ? mp_sim_mem_datasrc(r) : mp_datasrc_encode(&na);
+	return mp_pdw_write(w, rec, sizeof(rec));
+}
+
+static int sim_write_sample(const struct mp_sim_opts *o, mp_pdw *w, uint64_t ip, uint32_t pid,
+			    uint64_t t, uint64_t id, uint64_t period, const struct sim_path *path)
+{
+	if (o->mem_period)
+		return sim_write_mem_sample(w, ip, pid, pid, t, id, period, NULL);
 	struct sim_sample s = {
 		.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
 		.ip = ip, .pid = pid, .tid = pid, .time = t, .id = id, .period = period,
@@ -446,7 +512,7 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 				continue;
 			totals[i] += v;
 			if (!o->callgraph) {
-				if ((rc = sim_write_sample(w, ip, pid, t, ids[i], v, NULL)))
+				if ((rc = sim_write_sample(o, w, ip, pid, t, ids[i], v, NULL)))
 					goto out;
 				res->samples++;
 				continue;
@@ -471,7 +537,7 @@ static int sim_write_samples(const struct mp_sim_opts *o, const mp_sim_profile *
 			for (size_t k = 0; k < ps.n; k++) {
 				if (!part[k])
 					continue;
-				if ((rc = sim_write_sample(w, ip, pid, t, ids[i], part[k], &ps.v[k])))
+				if ((rc = sim_write_sample(o, w, ip, pid, t, ids[i], part[k], &ps.v[k])))
 					goto out;
 				res->samples++;
 			}
@@ -494,7 +560,7 @@ static int sim_write_counts(const struct mp_sim_opts *o, mp_pdw *w, const uint64
 			    const int *attr_idx, const uint64_t *totals)
 {
 	int rc;
-	for (size_t i = 0; i < o->nevents; i++)
+	for (size_t i = 0; i < o->nevents + (o->mem_period ? 2 : 0); i++)
 		if ((rc = mp_pdw_add_counts(w, attr_idx[i], ids[i],
 					    &(struct mp_counts){ totals[i], 1, 1 })))
 			return rc;
@@ -523,13 +589,24 @@ static int sim_write_meta(const struct mp_sim_opts *o, const mp_sim_profile *p, 
 		snprintf(key, sizeof(key), MP_META_SIM_EVENT "%s", o->events[i].name);
 		rc = mp_pdw_set_meta(w, key, o->events[i].formula);
 	}
+	if (!rc && o->mem_period) {
+		snprintf(buf, sizeof(buf), "period %" PRIu64 " ldlat %u", o->mem_period, o->ldlat);
+		rc = mp_pdw_set_meta(w, MP_META_SIM_MEM, buf);
+	}
 	if (rc)
 		return rc;
 	mp_pdw_set_host_features(w);
 	if (o->argc_all && o->argv_all)
 		mp_pdw_set_cmdline(w, o->argc_all, o->argv_all);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	mp_pdw_set_nrcpus(w, ncpu > 0 ? (uint32_t)ncpu : 1, ncpu > 0 ? (uint32_t)ncpu : 1);
+	uint32_t nc = ncpu > 0 ? (uint32_t)ncpu : 1;
+	/* memory samples name simulated cores as CPUs: perf c2c indexes its tables by them */
+	if (o->mem_period && o->cores > nc)
+		nc = o->cores;
+	mp_pdw_set_nrcpus(w, nc, nc);
+	/* the topology (perf c2c's nodes) when it describes those CPUs */
+	if (o->mem_period && (long)nc == ncpu)
+		mp_pdw_set_topology(w);
 	return 0;
 }
 
@@ -552,12 +629,57 @@ static int sim_write_process(const struct mp_sim_opts *o, const mp_sim_profile *
 	return rc;
 }
 
+/* A process's memory samples, after a COMM for each of its threads (perf names a thread
+ * without one ":TID"). Their times are 1000000 + the thread's virtual time. */
+static int sim_write_mem(const struct mp_sim_opts *o, const struct mp_sim_proc *pr, mp_pdw *w,
+			 const uint64_t *ids, uint64_t *totals, struct mp_sim_result *res)
+{
+	uint32_t pid = mp_sim_profile_pid(pr->profile);
+	uint32_t *tids = NULL;
+	size_t nt = 0, cap = 0;
+	int rc = 0;
+	const char *comm = o->argv && o->argv[0] ? mp_sim_basename(o->argv[0]) : "";
+	const char *cmd = mp_sim_profile_cmd(pr->profile);
+	char name[256];
+	while (*cmd == ' ')
+		cmd++;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(cmd, " "), cmd);
+	if (!*comm || strcmp(comm, mp_sim_basename(name)))
+		comm = mp_sim_basename(name);
+	for (size_t i = 0; i < pr->nmem && !rc; i++) {
+		uint32_t tid = pr->mem[i].tid ? pr->mem[i].tid : pid;
+		size_t k = 0;
+		while (k < nt && tids[k] != tid)
+			k++;
+		if (k < nt || tid == pid)
+			continue;
+		if (MP_GROW(tids, cap, nt + 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		tids[nt++] = tid;
+		rc = write_comm_tid(w, pid, tid, comm);
+	}
+	free(tids);
+	for (size_t i = 0; i < pr->nmem && !rc; i++) {
+		const struct mp_sim_memrec *r = &pr->mem[i];
+		size_t a = o->nevents + (r->op == 2 ? 1 : 0);
+		rc = sim_write_mem_sample(w, r->ip, pid, r->tid ? r->tid : pid, 1000000 + r->time,
+					  ids[a], o->mem_period, r);
+		res->samples++;
+	}
+	totals[o->nevents] += pr->mem_loads;
+	totals[o->nevents + 1] += pr->mem_stores;
+	return rc;
+}
+
 int mp_sim_write_procs(const struct mp_sim_opts *o, const struct mp_sim_proc *procs, size_t n,
 		       struct mp_sim_result *res, struct mp_err *err)
 {
-	uint64_t *ids = calloc(o->nevents ? o->nevents : 1, sizeof(*ids));
-	uint64_t *totals = calloc(o->nevents ? o->nevents : 1, sizeof(*totals));
-	int *attr_idx = calloc(o->nevents ? o->nevents : 1, sizeof(*attr_idx));
+	size_t nattr = o->nevents + (o->mem_period ? 2 : 0);
+	uint64_t *ids = calloc(nattr ? nattr : 1, sizeof(*ids));
+	uint64_t *totals = calloc(nattr ? nattr : 1, sizeof(*totals));
+	int *attr_idx = calloc(nattr ? nattr : 1, sizeof(*attr_idx));
 	mp_pdw *w = NULL;
 	uint64_t time = 1000000;
 	int rc = 0;
@@ -578,9 +700,12 @@ int mp_sim_write_procs(const struct mp_sim_opts *o, const struct mp_sim_proc *pr
 	mp_pdw_set_read_pid(w, (pid_t)mp_sim_profile_pid(procs[0].profile));
 	if ((rc = sim_add_attrs(o, w, ids, attr_idx, err)))
 		goto out;
-	for (size_t k = 0; k < n && !rc; k++)
+	for (size_t k = 0; k < n && !rc; k++) {
 		rc = sim_write_process(o, procs[k].profile, procs[k].loads, procs[k].nloads, w, ids,
 				       totals, &time, n > 1, res);
+		if (!rc && o->mem_period)
+			rc = sim_write_mem(o, &procs[k], w, ids, totals, res);
+	}
 	if (!rc)
 		rc = sim_write_counts(o, w, ids, attr_idx, totals);
 	if (!rc)
@@ -608,6 +733,6 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
 		 struct mp_err *err)
 {
-	struct mp_sim_proc one = { p, loads, nloads };
+	struct mp_sim_proc one = { .profile = p, .loads = loads, .nloads = nloads };
 	return mp_sim_write_procs(o, &one, 1, res, err);
 }

@@ -811,6 +811,206 @@ static void mp_sim_record__no_valgrind__names_the_package(void **state)
 	}
 }
 
+/* ---- memory samples (mpsim --mem-period; record --sim -d) ---- */
+
+static void mp_sim_mem_datasrc__each_level__perf_bits(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t op, lvl, snoop, tlb, lock;
+		uint8_t want_op;
+		uint16_t want_lvl;
+		uint8_t want_num, want_snoop, want_snoopx, want_tlb, want_lock;
+		const char *lvl_str, *snoop_str;
+		int line;
+	} t[] = {
+		{ 1, MP_SIM_ML_L1, 0, 1, 0, PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L1,
+		  PERF_MEM_LVLNUM_L1, PERF_MEM_SNOOP_NONE, 0, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1, 0,
+		  "L1 or L1 hit", "None", __LINE__ },
+		{ 1, MP_SIM_ML_LFB, 0, 2, 0, PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_LFB,
+		  PERF_MEM_LVLNUM_LFB, PERF_MEM_SNOOP_NONE, 0, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L2, 0,
+		  "LFB/MAB or LFB/MAB hit", "None", __LINE__ },
+		{ 1, MP_SIM_ML_L2, 0, 3, 0, PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L2,
+		  PERF_MEM_LVLNUM_L2, PERF_MEM_SNOOP_NONE, 0, PERF_MEM_TLB_MISS | PERF_MEM_TLB_WK, 0,
+		  "L2 or L2 hit", "None", __LINE__ },
+		{ 1, MP_SIM_ML_PEER, MP_SIM_MS_HITM, 1, 0, PERF_MEM_OP_LOAD,
+		  PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3, PERF_MEM_LVLNUM_L3, PERF_MEM_SNOOP_HITM,
+		  PERF_MEM_SNOOPX_PEER, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1, 0, "L3 or L3 hit",
+		  "HitM or Peer", __LINE__ },
+		{ 1, MP_SIM_ML_PEER, MP_SIM_MS_HIT, 1, 1, PERF_MEM_OP_LOAD,
+		  PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3, PERF_MEM_LVLNUM_L3, PERF_MEM_SNOOP_HIT,
+		  PERF_MEM_SNOOPX_PEER, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1, PERF_MEM_LOCK_LOCKED,
+		  "L3 or L3 hit", "Hit or Peer", __LINE__ },
+		{ 1, MP_SIM_ML_MEM, 0, 1, 0, PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_LOC_RAM,
+		  PERF_MEM_LVLNUM_RAM, PERF_MEM_SNOOP_MISS, 0, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1, 0,
+		  "Local RAM or RAM hit", "Miss", __LINE__ },
+		{ 2, MP_SIM_ML_L1, 0, 1, 0, PERF_MEM_OP_STORE, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L1,
+		  PERF_MEM_LVLNUM_L1, PERF_MEM_SNOOP_NA, 0, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1, 0,
+		  "L1 or L1 hit", "N/A", __LINE__ },
+		{ 2, MP_SIM_ML_MEM, 0, 1, 1, PERF_MEM_OP_STORE, PERF_MEM_LVL_MISS | PERF_MEM_LVL_L1,
+		  PERF_MEM_LVLNUM_L1, PERF_MEM_SNOOP_NA, 0, PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1,
+		  PERF_MEM_LOCK_LOCKED, "L1 or L1 miss", "N/A", __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mp_sim_memrec r = { .op = t[i].op, .lvl = t[i].lvl, .snoop = t[i].snoop,
+					   .tlb = t[i].tlb, .lock = t[i].lock };
+		struct mp_datasrc d;
+		char buf[128];
+		uint64_t v = mp_sim_mem_datasrc(&r);
+		mp_datasrc_decode(v, &d);
+		if (d.op != t[i].want_op || d.lvl != t[i].want_lvl || d.lvl_num != t[i].want_num ||
+		    d.snoop != t[i].want_snoop || d.snoopx != t[i].want_snoopx ||
+		    d.dtlb != t[i].want_tlb || d.lock != t[i].want_lock)
+			fail_msg("line %d: data_src %#llx decodes to op %u lvl %#x num %u snoop %#x "
+				 "snoopx %u tlb %#x lock %u", t[i].line, (unsigned long long)v, d.op,
+				 d.lvl, d.lvl_num, d.snoop, d.snoopx, d.dtlb, d.lock);
+		mp_datasrc_lvl_str(v, buf, sizeof(buf));
+		if (strcmp(buf, t[i].lvl_str))
+			fail_msg("line %d: level '%s', want '%s'", t[i].line, buf, t[i].lvl_str);
+		mp_datasrc_snoop_str(v, buf, sizeof(buf));
+		if (strcmp(buf, t[i].snoop_str))
+			fail_msg("line %d: snoop '%s', want '%s'", t[i].line, buf, t[i].snoop_str);
+	}
+}
+
+static void write_recs(const char *path, const struct mp_sim_memrec *r, size_t n, size_t cut)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(r, 1, n * sizeof(*r) - cut, f), n * sizeof(*r) - cut);
+	fclose(f);
+}
+
+static void mp_sim_mem_read__files__records_and_errors(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_sim_mem.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct mp_sim_memrec r[3] = {
+		{ .ip = 0x401000, .addr = 0x5000, .time = 10, .tid = 7, .cpu = 1, .weight = 260,
+		  .op = 1, .lvl = MP_SIM_ML_PEER, .snoop = MP_SIM_MS_HITM, .tlb = 1 },
+		{ .ip = 0x401004, .addr = 0x5008, .time = 12, .tid = 8, .op = 2, .lvl = 1, .tlb = 1 },
+		{ .ip = 970, .addr = 485, .weight = 97, .op = 0 }, /* loads, stores counted */
+	};
+	struct mp_sim_memrec *got;
+	size_t n;
+	uint64_t loads, stores;
+	struct mp_err err = { 0 };
+	write_recs(path, r, 3, 0);
+	assert_int_equal(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(loads, 970);
+	assert_int_equal(stores, 485);
+	assert_int_equal(got[0].weight, 260);
+	assert_int_equal(got[1].tid, 8);
+	free(got);
+	/* cut short: not whole records */
+	write_recs(path, r, 3, 5);
+	assert_true(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err) < 0);
+	assert_non_null(strstr(err.msg, "not whole records"));
+	/* no last record: the tool stopped before its end */
+	write_recs(path, r, 2, 0);
+	assert_true(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err) < 0);
+	assert_non_null(strstr(err.msg, "no final record"));
+	/* a bad operation */
+	r[1].op = 9;
+	write_recs(path, r, 3, 0);
+	assert_true(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err) < 0);
+	assert_non_null(strstr(err.msg, "record 1: operation 9"));
+	unlink(path);
+	assert_true(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err) < 0);
+	assert_non_null(strstr(err.msg, path));
+}
+
+struct memback {
+	uint64_t n[4], hitm, addr_sum, weight_sum, period, tid8, cpu1;
+};
+
+static int mb_sample(void *ctx, const struct mp_pd_sample *s)
+{
+	struct memback *mb = ctx;
+	struct mp_datasrc d;
+	if (s->attr_idx < 4)
+		mb->n[s->attr_idx]++;
+	mp_datasrc_decode(s->data_src, &d);
+	mb->hitm += d.snoop == PERF_MEM_SNOOP_HITM;
+	mb->addr_sum += s->addr;
+	mb->weight_sum += s->weight;
+	if (s->attr_idx >= 1)
+		mb->period = s->period;
+	mb->tid8 += s->tid == 8;
+	mb->cpu1 += s->cpu == 1;
+	return 0;
+}
+
+static void mp_sim_write__memory_samples__perf_mem_events(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	struct mp_sim_event *evs;
+	size_t nev;
+	char out[] = "/tmp/test_sim.XXXXXX";
+	int fd = mkstemp(out);
+	assert_true(fd >= 0);
+	close(fd);
+	mp_sim_profile *p = mp_sim_profile_read(data("small.callgrind"), &err);
+	assert_non_null(p);
+	assert_int_equal(mp_sim_events_parse("INST_RETIRED", &evs, &nev, &err), 0);
+	const struct mp_sim_memrec r[2] = {
+		{ .ip = 0x401000, .addr = 0x5000, .time = 10, .tid = 7, .cpu = 1, .weight = 260,
+		  .op = 1, .lvl = MP_SIM_ML_PEER, .snoop = MP_SIM_MS_HITM, .tlb = 1 },
+		{ .ip = 0x401004, .addr = 0x5008, .time = 12, .tid = 8, .op = 2, .lvl = 1, .tlb = 1 },
+	};
+	struct mp_sim_opts o = { .events = evs, .nevents = nev, .output = out, .mem_period = 97,
+				 .ldlat = 30 };
+	struct mp_sim_proc pr = { .profile = p, .mem = r, .nmem = 2, .mem_loads = 194,
+				  .mem_stores = 97 };
+	struct mp_sim_result res;
+	if (mp_sim_write_procs(&o, &pr, 1, &res, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(res.totals[0], 49);
+	assert_int_equal(res.totals[1], 194);
+	assert_int_equal(res.totals[2], 97);
+	mp_pd *pd = mp_pd_open(out, &err);
+	if (!pd)
+		fail_msg("%s", err.msg);
+	assert_int_equal(mp_pd_nattrs(pd), 3);
+	assert_string_equal(mp_pd_attr(pd, 1)->name, "cpu/mem-loads,ldlat=30/P");
+	assert_string_equal(mp_pd_attr(pd, 2)->name, "cpu/mem-stores/P");
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.type, PERF_TYPE_RAW);
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.config, 0x1cd);
+	assert_int_equal(mp_pd_attr(pd, 1)->attr.config1, 30);
+	assert_int_equal(mp_pd_attr(pd, 2)->attr.config, 0x82d0);
+	/* one layout for all: perf finds the sample id at one place */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mp_pd_attr(pd, i)->attr.sample_type,
+				 PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
+					 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |
+					 PERF_SAMPLE_DATA_SRC);
+	assert_string_equal(mp_pd_meta(pd, "sim.mem"), "period 97 ldlat 30");
+	struct memback mb = { 0 };
+	struct mp_pd_handler h = { .ctx = &mb, .sample = mb_sample };
+	if (mp_pd_process(pd, &h, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(mb.n[0], 9);
+	assert_int_equal(mb.n[1], 1);
+	assert_int_equal(mb.n[2], 1);
+	assert_int_equal(mb.hitm, 1);
+	assert_int_equal(mb.addr_sum, 0x5000 + 0x5008);
+	assert_int_equal(mb.weight_sum, 260);
+	assert_int_equal(mb.period, 97);
+	assert_int_equal(mb.tid8, 1);
+	assert_int_equal(mb.cpu1, 1);
+	mp_pd_close(pd);
+	unlink(out);
+	free(res.totals);
+	free(evs);
+	mp_sim_profile_free(p);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTS_DATA");
@@ -836,6 +1036,9 @@ int main(void)
 		cmocka_unit_test(mp_sim_write__small__samples_carry_exact_counts),
 		cmocka_unit_test(mp_sim_write__missing_quantity__refused),
 		cmocka_unit_test(mp_sim_record__no_valgrind__names_the_package),
+		cmocka_unit_test(mp_sim_mem_datasrc__each_level__perf_bits),
+		cmocka_unit_test(mp_sim_mem_read__files__records_and_errors),
+		cmocka_unit_test(mp_sim_write__memory_samples__perf_mem_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

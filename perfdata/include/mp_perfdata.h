@@ -95,6 +95,7 @@ enum mp_perf_feature {
 #define MP_META_SIM_LL "sim.LL"
 #define MP_META_SIM_VALGRIND "sim.valgrind" /* the simulator's version */
 #define MP_META_SIM_EVENT "sim.event."      /* + event name: what the event is made of */
+#define MP_META_SIM_MEM "sim.mem"           /* memory samples: "period N ldlat L" */
 #define MP_META_EVENT "event."              /* + "N.spec", "N.name", "N.alias": attr N */
 /* EDAC memory errors summed over the controllers, "CORRECTED,UNCORRECTED", when the
  * recording started and ended; or why they could not be read */

@@ -208,7 +208,52 @@ struct mp_sim_opts {
 	int engine;               /* MP_SIM_ENGINE_* */
 	unsigned cores;           /* simulated cores (mpsim; 0 = this machine's CPUs) */
 	const char *tool_opts;    /* more options for mpsim, separated by spaces, or NULL */
+	/* Memory samples (record --sim -d, c2c record --sim; mpsim only): a sample every
+	 * mem_period loads (of those waiting ldlat cycles or more) and every mem_period
+	 * stores, as perf's cpu/mem-loads,ldlat=N/P and cpu/mem-stores/P samples with IP,
+	 * TID, TIME, ADDR, CPU (the simulated core), PERIOD, WEIGHT (the latency model's
+	 * cycles) and DATA_SRC (load/store, L1/LFB/L2/L3/RAM, snoop HitM or Hit from a peer
+	 * core, DTLB, lock), which memprof report --mem-mode, memprof c2c report, perf mem
+	 * report and perf c2c report read. 0: none. With it, nevents may be 0 (memory
+	 * samples only). */
+	uint64_t mem_period;
+	unsigned ldlat;
 };
+
+/* The options c2c record --sim gives: memory samples every period accesses (0: 1009),
+ * every load (ldlat 0), two cores at least, and no exact-count events but those of evs
+ * (may be NULL, n 0). Fills o's memory fields and cores; the caller fills the rest
+ * (output, argv, geometry from mp_sim_setup()) and calls mp_sim_record(). */
+void mp_sim_c2c_opts(struct mp_sim_opts *o, uint64_t period);
+/* The default period of memory samples: a prime, so that it does not beat with a loop's
+ * accesses (every 4th load of a loop sampled every 1000 would always be the same one). */
+#define MP_SIM_MEM_PERIOD 1009
+
+/* One sampled access, as mpsim writes them (--mem-out; 48 bytes, host byte order). */
+struct mp_sim_memrec {
+	uint64_t ip, addr, time; /* time: the thread's virtual time (instructions) */
+	uint32_t tid, cpu, weight;
+	uint8_t op;    /* 1 load, 2 store; 0 the file's last record: ip = loads counted,
+			* addr = stores counted, weight = period, tid = ldlat */
+	uint8_t lvl;   /* MP_SIM_ML_* */
+	uint8_t snoop; /* MP_SIM_MS_* */
+	uint8_t tlb;   /* 1 DTLB hit, 2 second-level TLB hit, 3 page walk */
+	uint8_t lock;
+	uint8_t pad[7];
+};
+enum { MP_SIM_ML_LFB, MP_SIM_ML_L1, MP_SIM_ML_L2, MP_SIM_ML_PEER, MP_SIM_ML_MEM };
+enum { MP_SIM_MS_NONE, MP_SIM_MS_HIT, MP_SIM_MS_HITM };
+/* perf's data_src word of a sampled access: loads by where their data came from (L1,
+ * LFB for a line a prefetch was still bringing, L2, L3 with snoop HitM or Hit and snoopx
+ * Peer for another core's copy, as Intel reports a cross-core hit, local RAM with snoop
+ * Miss), stores as L1 hit or miss (as Intel's precise stores), DTLB L1/L2 hit or walker
+ * miss, lock. */
+uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r);
+/* Read mpsim's memory samples: *recs malloc'd (free()), *n of them, *loads and *stores
+ * the accesses counted (from the last record); *period and *ldlat as mpsim used them.
+ * err: "F: 100 bytes: not whole records" and the like. */
+int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, uint64_t *loads,
+		    uint64_t *stores, struct mp_err *err);
 
 /* Which simulator runs the workload: memprof's valgrind tool (mpsim, sim/vgtool/) when it
  * is installed, else callgrind (AUTO); or the one named (callgrind stays as a cross-check;
@@ -241,6 +286,9 @@ struct mp_sim_proc {
 	const mp_sim_profile *profile;
 	const struct mp_sim_load *loads;
 	size_t nloads;
+	const struct mp_sim_memrec *mem; /* its memory samples (o->mem_period) */
+	size_t nmem;
+	uint64_t mem_loads, mem_stores;  /* the accesses they were taken from */
 };
 /* The same for several processes (a workload and its children, valgrind's
  * --trace-children): one file, each process with its COMM, mappings and samples, the

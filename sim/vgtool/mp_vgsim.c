@@ -101,6 +101,10 @@ static Bool parse_lat(const HChar *s)
 }
 static Int clo_cores = 1;
 static Int clo_quantum = 1;
+/* memory samples: every clo_mem_period-th load (of those waiting clo_ldlat cycles or more)
+ * and store, written to clo_mem_out (0: none) */
+static Int clo_mem_period = 0, clo_ldlat = 0;
+static const HChar *clo_mem_out = "mpsim.mem.%p";
 
 /* "SIZE,ASSOC,LINE" as valgrind's --D1 (memprof checked it; refuse what is still bad). */
 static Bool parse_cache(const HChar *s, struct cache_cfg *c)
@@ -154,6 +158,9 @@ static Bool mps_process_cmd_line_option(const HChar *arg)
 	} else if VG_STR_CLO(arg, "--out-file", clo_out) {
 	} else if VG_BINT_CLO(arg, "--cores", clo_cores, 1, 256) {
 	} else if VG_BINT_CLO(arg, "--quantum", clo_quantum, 1, 1000000) {
+	} else if VG_BINT_CLO(arg, "--mem-period", clo_mem_period, 0, 1000000000) {
+	} else if VG_BINT_CLO(arg, "--ldlat", clo_ldlat, 0, 65535) {
+	} else if VG_STR_CLO(arg, "--mem-out", clo_mem_out) {
 	} else
 		return False;
 	return True;
@@ -172,7 +179,10 @@ static void mps_print_usage(void)
 		    "    --page-size=BYTES     page size [4096]\n"
 		    "    --sw-prefetch=no      prefetch instructions are counted but fetch nothing\n"
 		    "    --latency=L2,MEM,HITM,STLB,WALK  cycles of each [14,200,60,7,30]\n"
-		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n");
+		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n"
+		    "    --mem-period=N        a memory sample every N loads and every N stores [0: none]\n"
+		    "    --ldlat=CYCLES        loads sampled only when they wait this long [0]\n"
+		    "    --mem-out=FILE        the memory samples (%%p: pid) [mpsim.mem.%%p]\n");
 }
 
 static void mps_print_debug_usage(void)
@@ -380,7 +390,8 @@ static void use_core(Int k)
 enum { EV_IR, EV_DR, EV_DW, EV_PF };
 struct ev {
 	struct ins *ii;
-	UWord k; /* kind | size << 2 | address << 10 (user addresses have 47 bits) */
+	UWord k; /* kind | size << 2 | locked << 10 | address << 11 (user addresses have 47
+		  * bits); size is the access's bytes (8 bits) with LOCKED (bit 8) for atomics */
 };
 
 /* The branch predictor of a thread: 2-bit counters indexed by global history and the
@@ -402,6 +413,7 @@ struct thr {
 	UInt head, n, cap; /* a ring of cap (a power of two) events: those from head to n
 			    * (counters, taken modulo cap) are not yet processed */
 	struct bpred *bp;
+	Int lwp;         /* its kernel thread id (0: not yet seen running) */
 };
 
 #define MAX_THREADS 1024
@@ -412,8 +424,85 @@ static ULong vnow; /* everything before this virtual time has reached the caches
 static struct thr *cur; /* the running thread (its buffer takes the events) */
 static Int max_tid; /* the highest thread id seen */
 
-/* The virtual time of the event being simulated (its thread's instruction clock). */
+/* The virtual time of the event being simulated (its thread's instruction clock), and
+ * its thread. */
 static ULong sim_now;
+static struct thr *sim_thr;
+
+/* ---- memory samples --------------------------------------------------------------------
+ * Every clo_mem_period-th load (of those that waited clo_ldlat cycles or more) and store,
+ * as the caches saw it: one record each in clo_mem_out, which sim/ turns into perf's
+ * memory samples (PERF_SAMPLE_DATA_SRC bits; sim/mp_sim_mem.c reads this layout). */
+enum { ML_LFB, ML_L1, ML_L2, ML_PEER, ML_MEM }; /* where the data came from */
+enum { MS_NONE, MS_HIT, MS_HITM };              /* what another core held */
+struct memrec {
+	ULong ip, addr, time;
+	UInt tid, cpu, weight;
+	UChar op;    /* 1 load, 2 store; 0 the last record: ip loads, addr stores counted,
+		      * weight the period, tid the load-latency threshold */
+	UChar lvl;   /* ML_* */
+	UChar snoop; /* MS_* */
+	UChar tlb;   /* 1 DTLB hit, 2 second-level TLB hit, 3 page walk */
+	UChar lock;  /* a locked (atomic) access */
+	UChar pad[7];
+};
+#define MEM_BUF 4096
+static struct memrec *mem_buf;
+static UInt mem_n;
+static Int mem_fd = -1;
+static ULong mem_loads, mem_stores;
+static Int ld_left, st_left;
+static UInt m_tlb, m_snoop; /* what the access being simulated met */
+
+static void mem_flush(void)
+{
+	if (mem_fd < 0) {
+		HChar *path = VG_(expand_file_name)("--mem-out", clo_mem_out);
+		SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
+		if (sr_isError(sr)) {
+			VG_(umsg)("mpsim: cannot write %s\n", path);
+			VG_(exit)(1);
+		}
+		mem_fd = (Int)sr_Res(sr);
+	}
+	if (mem_n)
+		VG_(write)(mem_fd, mem_buf, (Int)(mem_n * sizeof(*mem_buf)));
+	mem_n = 0;
+}
+
+static void mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, ULong lat,
+		       Bool lock)
+{
+	if (w) {
+		mem_stores++;
+		if (--st_left > 0)
+			return;
+		st_left = clo_mem_period;
+		lat = 0; /* stores go through the store buffer */
+	} else {
+		if (lat < (ULong)clo_ldlat)
+			return;
+		mem_loads++;
+		if (--ld_left > 0)
+			return;
+		ld_left = clo_mem_period;
+	}
+	struct memrec *r = &mem_buf[mem_n++];
+	VG_(memset)(r, 0, sizeof(*r));
+	r->ip = ii->addr;
+	r->addr = a;
+	r->time = sim_now;
+	r->tid = (UInt)sim_thr->lwp;
+	r->cpu = (UInt)sim_thr->core;
+	r->weight = lat > 0xffffffffULL ? 0xffffffffu : (UInt)lat;
+	r->op = w ? 2 : 1;
+	r->lvl = (UChar)lvl;
+	r->snoop = (UChar)snoop;
+	r->tlb = (UChar)m_tlb;
+	r->lock = lock ? 1 : 0;
+	if (mem_n == MEM_BUF)
+		mem_flush();
+}
 
 /* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
  * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
@@ -423,13 +512,16 @@ static __attribute__((noinline)) ULong tlb_walk(struct core *c, struct cache *t,
 {
 	UWord page = a >> t->line_bits, ev;
 	*last = page + 1;
+	m_tlb = 1;
 	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev))
 		return 0;
 	ii->v[qm]++;
+	m_tlb = 2;
 	if (set_ref(&c->stlb, (UInt)(page & (UWord)c->stlb.sets_min_1), a >> c->stlb.tag_shift,
 		    ST_S, &ev))
 		return (ULong)lat_stlb;
 	ii->v[Q_STLBM]++;
+	m_tlb = 3;
 	return (ULong)(lat_stlb + lat_walk);
 }
 
@@ -482,6 +574,9 @@ static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 			if (dirty) {
 				ii->v[Q_HITM]++;
 				ii->v[Q_CYC] += (ULong)lat_hitm;
+				m_snoop = MS_HITM;
+			} else if (m_snoop == MS_NONE) {
+				m_snoop = MS_HIT;
 			}
 			shared = True;
 			if (e1)
@@ -501,41 +596,54 @@ static inline UWord *set_head(struct cache *c, UWord line)
 
 /* A data reference by core ci: callgrind's two-level lookup, then (with more than one
  * core) MESI on each line touched. */
-static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
+static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 {
 	struct core *c = &cores[ci];
 	UWord st1[2], st2[2] = { ST_I, ST_I }, ev1[2], ev2[2], line[2], line2[2];
 	UWord fill = w ? ST_M : ST_E;
 	/* loads wait for their data; stores go through the store buffer */
+	UInt lvl = ML_L1;
+	m_tlb = 1;
 	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
 	if (!multi) {
 		/* one core busy: nobody to snoop (callgrind's path) */
 		if (cache_ref1(&c->d1, a, size, fill)) {
 			ii->v[w ? Q_D1MW : Q_D1MR]++;
 			lat += lat_l2;
+			lvl = ML_L2;
 			if (cache_ref1(&c->l2, a, size, fill)) {
 				ii->v[w ? Q_DLMW : Q_DLMR]++;
 				lat += (ULong)(lat_mem - lat_l2);
+				lvl = ML_MEM;
 			}
 		} else if (!w) {
-			lat += pf_late(c, a >> c->d1.line_bits, ii);
+			ULong late = pf_late(c, a >> c->d1.line_bits, ii);
+			if (late)
+				lat += late, lvl = ML_LFB;
 		}
 		if (!w && lat)
 			ii->v[Q_CYC] += lat;
+		if (clo_mem_period)
+			mem_sample(ii, a, w, lvl, MS_NONE, lat, lock);
 		return;
 	}
+	m_snoop = MS_NONE;
 	Int n = cache_ref(&c->d1, a, size, fill, st1, ev1, line);
 	Bool m1 = any_miss(st1, n);
 	if (m1) {
 		ii->v[w ? Q_D1MW : Q_D1MR]++;
 		lat += lat_l2;
+		lvl = ML_L2;
 		cache_ref(&c->l2, a, size, fill, st2, ev2, line2);
 		if (any_miss(st2, n)) {
 			ii->v[w ? Q_DLMW : Q_DLMR]++;
 			lat += (ULong)(lat_mem - lat_l2);
+			lvl = ML_MEM;
 		}
 	} else if (!w) {
-		lat += pf_late(c, line[0], ii);
+		ULong late = pf_late(c, line[0], ii);
+		if (late)
+			lat += late, lvl = ML_LFB;
 	}
 	if (!w)
 		ii->v[Q_CYC] += lat;
@@ -561,6 +669,14 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w)
 			UWord *e2 = set_head(&c->l2, line[k]);
 			*e2 = (*e2 & ~(UWord)3) | now;
 		}
+	}
+	if (clo_mem_period) {
+		/* a load served by another core's copy; a HITM waited for its write-back too */
+		if (!w && m_snoop != MS_NONE)
+			lvl = ML_PEER;
+		if (!w && m_snoop == MS_HITM)
+			lat += (ULong)lat_hitm;
+		mem_sample(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
 	}
 }
 
@@ -614,15 +730,15 @@ static void sim_event(Int ci, const struct ev *e)
 		break;
 	}
 	case EV_PF:
-		prefetch(ci, ii, e->k >> 10);
+		prefetch(ci, ii, e->k >> 11);
 		break;
 	case EV_DR:
 		ii->v[Q_DR]++;
-		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, False);
+		d_ref(ci, ii, e->k >> 11, (e->k >> 2) & 0xff, False, (e->k >> 10) & 1);
 		break;
 	case EV_DW:
 		ii->v[Q_DW]++;
-		d_ref(ci, ii, e->k >> 10, (e->k >> 2) & 0xff, True);
+		d_ref(ci, ii, e->k >> 11, (e->k >> 2) & 0xff, True, (e->k >> 10) & 1);
 		break;
 	}
 }
@@ -640,6 +756,7 @@ static void thr_run_until(struct thr *t, ULong limit)
 			t->ptime++;
 		}
 		sim_now = t->ptime;
+		sim_thr = t;
 		sim_event(t->core, e);
 		i++;
 	}
@@ -720,6 +837,7 @@ static void thr_start(ThreadId tid, ULong clock)
 		max_tid = (Int)tid;
 	t->clock = t->ptime = clock;
 	t->n = t->head = 0;
+	t->lwp = 0;
 	t->core = next_core++ % clo_cores;
 	use_core(t->core);
 }
@@ -775,7 +893,7 @@ static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
 {
 	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
 	e->ii = ii;
-	e->k = kind | size << 2 | a << 10;
+	e->k = kind | size << 2 | a << 11;
 }
 
 /* ---- helpers called from the instrumented code ---------------------------------------- */
@@ -948,6 +1066,7 @@ static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int siz
 }
 
 static Int min_line;
+#define SZ_LOCKED 0x100 /* with an access's size: it is atomic */
 
 /* The guest register r (0 RAX .. 15 R15) as a temporary of sb. */
 static IRExpr *get_reg(IRSB *sb, Int r)
@@ -1120,6 +1239,8 @@ static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuest
 			IRDirty *d = st->Ist.Dirty.details;
 			if (d->mFx != Ifx_None) {
 				Int sz = d->mSize > min_line ? min_line : d->mSize;
+				if (sz > 128) /* the size field has 8 bits */
+					sz = 128;
 				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
 					pend_add(&s, P_DR, ci, d->mAddr, sz);
 				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
@@ -1132,8 +1253,9 @@ static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuest
 			Int sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
 			if (cas->dataHi)
 				sz *= 2;
-			pend_add(&s, P_DR, ci, cas->addr, sz);
-			pend_add(&s, P_DW, ci, cas->addr, sz);
+			/* lock-prefixed instructions come as CAS */
+			pend_add(&s, P_DR, ci, cas->addr, sz | SZ_LOCKED);
+			pend_add(&s, P_DW, ci, cas->addr, sz | SZ_LOCKED);
 			break;
 		}
 		case Ist_LLSC:
@@ -1205,6 +1327,8 @@ static void mps_start_client(ThreadId tid, ULong blocks)
 	if (!thr[tid].alive && !thr[tid].buf)
 		thr_start(tid, vnow);
 	cur = &thr[tid];
+	if (!cur->lwp)
+		cur->lwp = VG_(gettid)();
 }
 
 static void mps_stop_client(ThreadId tid, ULong blocks)
@@ -1297,8 +1421,16 @@ static void mps_fork_child(ThreadId tid)
 		struct ins *ii = *(struct ins **)VG_(indexXA)(ins_all, k);
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
-	for (Int k = 0; k < MAX_THREADS; k++)
+	for (Int k = 0; k < MAX_THREADS; k++) {
 		thr[k].n = thr[k].head = 0;
+		thr[k].lwp = 0;
+	}
+	/* its memory samples go to a file of its own */
+	if (mem_fd >= 0)
+		VG_(close)(mem_fd);
+	mem_fd = -1;
+	mem_n = 0;
+	mem_loads = mem_stores = 0;
 }
 
 /* ---- output --------------------------------------------------------------------------- */
@@ -1348,6 +1480,17 @@ static void mps_fini(Int exitcode)
 {
 	(void)exitcode;
 	flush(True);
+	if (clo_mem_period) {
+		struct memrec *r = &mem_buf[mem_n++];
+		VG_(memset)(r, 0, sizeof(*r));
+		r->ip = mem_loads;
+		r->addr = mem_stores;
+		r->weight = (UInt)clo_mem_period;
+		r->tid = (UInt)clo_ldlat;
+		mem_flush();
+		VG_(close)(mem_fd);
+		mem_fd = -1;
+	}
 	HChar *path = VG_(expand_file_name)("--out-file", clo_out);
 	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
 	if (sr_isError(sr)) {
@@ -1462,6 +1605,10 @@ static void mps_post_clo_init(void)
 	VG_(setCmpFnXA)(ins_all, cmp_ins);
 	objs = VG_(newXA)(VG_(malloc), "mpsim.objs", VG_(free), sizeof(HChar *));
 	fns = VG_(newXA)(VG_(malloc), "mpsim.fns", VG_(free), sizeof(HChar *));
+	if (clo_mem_period) {
+		mem_buf = VG_(malloc)("mpsim.mem", MEM_BUF * sizeof(*mem_buf));
+		ld_left = st_left = clo_mem_period;
+	}
 	thr_start(1, 0);
 	cur = &thr[1];
 }

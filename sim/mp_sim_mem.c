@@ -1,0 +1,131 @@
+/* mp_sim_mem.c - mpsim's memory samples (record --sim -d, c2c record --sim): reading the
+ * tool's records and giving each perf's data_src word. mp_sim_write.c writes them as
+ * cpu/mem-loads,ldlat=N/P and cpu/mem-stores/P samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mp_sim_int.h"
+
+_Static_assert(sizeof(struct mp_sim_memrec) == 48, "mpsim's memory record is 48 bytes");
+
+void mp_sim_c2c_opts(struct mp_sim_opts *o, uint64_t period)
+{
+	o->mem_period = period ? period : MP_SIM_MEM_PERIOD;
+	o->ldlat = 30; /* perf c2c record's cpu/mem-loads,ldlat=30/P */
+	if (o->cores < 2)
+		o->cores = 2;
+	o->engine = MP_SIM_ENGINE_MPSIM;
+}
+
+uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r)
+{
+	struct mp_datasrc d = { 0 };
+	if (r->op == 2) {
+		/* Intel's precise stores: L1 hit or miss, nothing of the snoop */
+		d.op = PERF_MEM_OP_STORE;
+		d.lvl = PERF_MEM_LVL_L1 | (r->lvl == MP_SIM_ML_L1 ? PERF_MEM_LVL_HIT : PERF_MEM_LVL_MISS);
+		d.lvl_num = PERF_MEM_LVLNUM_L1;
+		d.snoop = PERF_MEM_SNOOP_NA;
+	} else {
+		d.op = PERF_MEM_OP_LOAD;
+		d.lvl = PERF_MEM_LVL_HIT;
+		d.snoop = PERF_MEM_SNOOP_NONE;
+		switch (r->lvl) {
+		case MP_SIM_ML_LFB:
+			d.lvl |= PERF_MEM_LVL_LFB;
+			d.lvl_num = PERF_MEM_LVLNUM_LFB;
+			break;
+		case MP_SIM_ML_L1:
+			d.lvl |= PERF_MEM_LVL_L1;
+			d.lvl_num = PERF_MEM_LVLNUM_L1;
+			break;
+		case MP_SIM_ML_L2:
+			d.lvl |= PERF_MEM_LVL_L2;
+			d.lvl_num = PERF_MEM_LVLNUM_L2;
+			break;
+		case MP_SIM_ML_PEER:
+			/* another core's copy: Intel says L3 hit, snoop HitM (Modified there) or
+			 * Hit; the peer bit says it came from that core */
+			d.lvl |= PERF_MEM_LVL_L3;
+			d.lvl_num = PERF_MEM_LVLNUM_L3;
+			d.snoop = r->snoop == MP_SIM_MS_HITM ? PERF_MEM_SNOOP_HITM : PERF_MEM_SNOOP_HIT;
+			d.snoopx = PERF_MEM_SNOOPX_PEER;
+			break;
+		default:
+			d.lvl |= PERF_MEM_LVL_LOC_RAM;
+			d.lvl_num = PERF_MEM_LVLNUM_RAM;
+			d.snoop = PERF_MEM_SNOOP_MISS;
+			break;
+		}
+	}
+	d.dtlb = r->tlb == 1   ? PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1
+		 : r->tlb == 2 ? PERF_MEM_TLB_HIT | PERF_MEM_TLB_L2
+		 : r->tlb == 3 ? PERF_MEM_TLB_MISS | PERF_MEM_TLB_WK
+			       : PERF_MEM_TLB_NA;
+	d.lock = r->lock ? PERF_MEM_LOCK_LOCKED : 0;
+	return mp_datasrc_encode(&d);
+}
+
+int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, uint64_t *loads,
+		    uint64_t *stores, struct mp_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+	*recs = NULL;
+	*n = 0;
+	*loads = *stores = 0;
+	if (fd < 0)
+		return mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		rc = mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	size_t sz = (size_t)st.st_size, nr = sz / sizeof(**recs);
+	if (sz % sizeof(**recs) || !nr) {
+		rc = mp_err_set(err, -MP_EFORMAT, "%s: %zu bytes: not whole records of %zu with the "
+				"last one (mpsim's memory samples)", path, sz, sizeof(**recs));
+		goto out;
+	}
+	struct mp_sim_memrec *r = malloc(sz);
+	if (!r) {
+		rc = mp_err_set(err, -ENOMEM, "%s: out of memory for %zu records", path, nr);
+		goto out;
+	}
+	size_t got = 0;
+	while (got < sz) {
+		ssize_t k = read(fd, (char *)r + got, sz - got);
+		if (k <= 0) {
+			rc = mp_err_set(err, k ? -errno : -MP_EFORMAT, "%s: %s", path,
+					k ? strerror(errno) : "shorter than it was");
+			free(r);
+			goto out;
+		}
+		got += (size_t)k;
+	}
+	const struct mp_sim_memrec *last = &r[nr - 1];
+	for (size_t i = 0; i + 1 < nr; i++)
+		if (r[i].op != 1 && r[i].op != 2) {
+			rc = mp_err_set(err, -MP_EFORMAT, "%s: record %zu: operation %u is neither "
+					"load (1) nor store (2)", path, i, r[i].op);
+			break;
+		}
+	if (!rc && last->op != 0)
+		rc = mp_err_set(err, -MP_EFORMAT, "%s: no final record (mpsim stopped before "
+				"its end)", path);
+	if (rc) {
+		free(r);
+		goto out;
+	}
+	*loads = last->ip;
+	*stores = last->addr;
+	*recs = r;
+	*n = nr - 1;
+out:
+	close(fd);
+	return rc;
+}
