@@ -31,7 +31,7 @@ done
 # -W without a PMU: the software event's weight is 0; the page size is the base page
 "$PERF" script -i m.data -F weight >w.txt 2>/dev/null
 [ "$(sort -u w.txt | tr -d ' ')" = 0 ] || fail "weights: $(sort -u w.txt | head -3)"
-# --sim writes no memory fields: refused in one line
-"$MEMPROF" record --sim -d -o s.data -- true >/dev/null 2>sim.err && fail "--sim -d accepted"
-[ "$(wc -l <sim.err)" = 1 ] || fail "--sim -d: $(cat sim.err)"
+# --sim writes no page sizes or physical addresses (its -d samples: e2e_sim_mem): refused in one line
+"$MEMPROF" record --sim -d --data-page-size -o s.data -- true >/dev/null 2>sim.err && fail "--sim --data-page-size accepted"
+[ "$(wc -l <sim.err)" = 1 ] && grep -q "data-page-size" sim.err || fail "--sim --data-page-size: $(cat sim.err)"
 echo ok
