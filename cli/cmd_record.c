@@ -101,7 +101,7 @@ static void sim_progress(void *ctx, unsigned seconds)
 static int record_sim(const char *events, const char *i1, const char *d1, const char *ll,
 		      const char *keep, const char *output, int quiet, int callgraph, char **argv,
 		      int all_argc, char **all_argv, const char *engine, int cores,
-		      const char *tool_opts, uint64_t mem_period)
+		      const char *tool_opts, uint64_t mem_period, int allocs)
 {
 	struct mp_sim_event *evs = NULL;
 	size_t nev = 0;
@@ -140,6 +140,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 	}
 	so.tool_opts = tool_opts;
 	so.mem_period = mem_period;
+	so.allocs = allocs;
 	/* without -e: everything the simulator that will run counts */
 	char tool[4096];
 	if (!events && so.engine != MP_SIM_ENGINE_CALLGRIND && !callgraph &&
@@ -321,6 +322,7 @@ static int cmd_record(int argc, char **argv)
 	const char *sim_engine = NULL;
 	int sim_cores = 0;
 	const char *sim_tool_opts = NULL;
+	int sim_alloc = 0;
 	const char *cg_mode = NULL;
 	const struct cli_opt opts[] = {
 		{ 'e', "event", CLI_STRLIST, &o.events, "EVENTS",
@@ -382,6 +384,9 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "sim-tool-opts", CLI_STR, &sim_tool_opts, "OPTIONS",
 		  "--sim: more options for mpsim, separated by spaces (--itlb, --dtlb, --stlb, "
 		  "--page-size, --latency, --sw-prefetch=no, --quantum; memprof-record(1))" },
+		{ 0, "sim-alloc", CLI_FLAG, &sim_alloc, NULL,
+		  "--sim: track malloc, calloc, realloc, memalign, free, new and delete with their "
+		  "call sites (mpsim; their own instructions are then not simulated)" },
 		{ 0 },
 	};
 
@@ -455,9 +460,9 @@ static int cmd_record(int argc, char **argv)
 		}
 	}
 	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep || sim_engine || sim_cores ||
-		     sim_tool_opts)) {
-		cli_error("record", "--I1, --D1, --LL, --callgrind-out, --sim-engine and --sim-cores "
-			  "go with --sim");
+		     sim_tool_opts || sim_alloc)) {
+		cli_error("record", "--I1, --D1, --LL, --callgrind-out, --sim-engine, --sim-cores, "
+			  "--sim-tool-opts and --sim-alloc go with --sim");
 		goto out;
 	}
 	if (sim && (o.pid || o.all || o.freq)) {
@@ -487,7 +492,7 @@ static int cmd_record(int argc, char **argv)
 		rc = record_sim(o.events, sim_i1, sim_d1, sim_ll, sim_keep, o.output, o.quiet,
 				o.callgraph, argv + 1,
 				o.all_argc, o.all_argv, sim_engine, sim_cores, sim_tool_opts,
-				o.data_addr ? (o.count ? o.count : MP_SIM_MEM_PERIOD) : 0);
+				o.data_addr ? (o.count ? o.count : MP_SIM_MEM_PERIOD) : 0, sim_alloc);
 		goto out;
 	}
 

@@ -99,6 +99,7 @@ struct sim_run {
 	char vg[4096], dir[4096], cg[4200], log[4200], optcg[4300], optlog[4300];
 	char geo[3][64], cores[32];
 	char mem[4200], optmem[4300], optmp[48], optldlat[32]; /* memory samples */
+	char alloc[4200], optalloc[4300];                     /* allocation calls */
 	char topts[1024];  /* a copy of o->tool_opts, cut into arguments */
 	char vglib[4200];  /* mpsim: valgrind's tool folder with our tool added (VALGRIND_LIB) */
 	int mpsim;
@@ -155,8 +156,11 @@ static int valgrind_libexec(char *dir, size_t len)
 	return -ENOENT;
 }
 
-/* A folder for VALGRIND_LIB: links to every file of valgrind's own and to mpsim. */
-static int sim_make_vglib(struct sim_run *sr, const char *tool, struct mp_err *err)
+/* A folder for VALGRIND_LIB: links to every file of valgrind's own and to mpsim; with
+ * allocs, mpsim's preload is massif's (the replacement malloc and nothing else, which
+ * calls whichever tool runs). */
+static int sim_make_vglib(struct sim_run *sr, const char *tool, int allocs,
+			  struct mp_err *err)
 {
 	char stock[4096], from[8300], to[8300];
 	if (valgrind_libexec(stock, sizeof(stock)))
@@ -185,6 +189,15 @@ static int sim_make_vglib(struct sim_run *sr, const char *tool, struct mp_err *e
 	snprintf(to, sizeof(to), "%s/mpsim-amd64-linux", sr->vglib);
 	if (symlink(tool, to))
 		return mp_err_set(err, -errno, "%s: %s", to, strerror(errno));
+	if (allocs) {
+		snprintf(from, sizeof(from), "%s/vgpreload_massif-amd64-linux.so", stock);
+		snprintf(to, sizeof(to), "%s/vgpreload_mpsim-amd64-linux.so", sr->vglib);
+		if (access(from, R_OK))
+			return mp_err_set(err, -ENOENT, "%s: not found: allocation tracking uses "
+					  "valgrind's replacement malloc (massif's preload)", from);
+		if (symlink(from, to))
+			return mp_err_set(err, -errno, "%s: %s", to, strerror(errno));
+	}
 	return 0;
 }
 
@@ -211,8 +224,12 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 			argv_vg[n++] = sr->optmp;
 			argv_vg[n++] = sr->optldlat;
 		}
+		if (o->allocs) {
+			snprintf(sr->optalloc, sizeof(sr->optalloc), "--alloc-out=%s.%%p", sr->alloc);
+			argv_vg[n++] = sr->optalloc;
+		}
 		snprintf(sr->topts, sizeof(sr->topts), "%s", o->tool_opts ? o->tool_opts : "");
-		for (char *save, *t = strtok_r(sr->topts, " ", &save); t && n < 31;
+		for (char *save, *t = strtok_r(sr->topts, " ", &save); t && n < 30;
 		     t = strtok_r(NULL, " ", &save))
 			argv_vg[n++] = t;
 	} else {
@@ -352,6 +369,8 @@ static void sim_procs_free(struct mp_sim_proc *procs, size_t n)
 {
 	for (size_t k = 0; procs && k < n; k++) {
 		free((struct mp_sim_memrec *)procs[k].mem);
+		mp_sim_allocs_fini((struct mp_sim_allocs *)procs[k].allocs);
+		free((struct mp_sim_allocs *)procs[k].allocs);
 		mp_sim_profile_free((mp_sim_profile *)procs[k].profile);
 		mp_sim_loads_free((struct mp_sim_load *)procs[k].loads, procs[k].nloads);
 	}
@@ -412,6 +431,17 @@ static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
 			rc = mp_sim_mem_read(mem, &recs, &procs[k].nmem, &procs[k].mem_loads,
 					     &procs[k].mem_stores, err);
 			procs[k].mem = recs;
+		}
+		if (!rc && procs[k].profile && o->allocs) {
+			char al[4300];
+			struct mp_sim_allocs *a = calloc(1, sizeof(*a));
+			snprintf(al, sizeof(al), "%s.%u", sr->alloc, pids[k]);
+			if (!a)
+				rc = mp_err_set(err, -ENOMEM, "out of memory");
+			else if ((rc = mp_sim_allocs_read(al, a, err)))
+				free(a);
+			else
+				procs[k].allocs = a;
 		}
 		else if (o->keep_callgrind && *o->keep_callgrind) {
 			/* one process: FILE; several: FILE.PID each */
@@ -510,6 +540,7 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	snprintf(sr->cg, sizeof(sr->cg), "%s/callgrind.out", sr->dir);
 	snprintf(sr->log, sizeof(sr->log), "%s/valgrind.log", sr->dir);
 	snprintf(sr->mem, sizeof(sr->mem), "%s/mem.out", sr->dir);
+	snprintf(sr->alloc, sizeof(sr->alloc), "%s/alloc.out", sr->dir);
 	/* memprof's tool when it is there (and asked for, or not refused); callgrind for -g,
 	 * whose call graph it keeps */
 	char tool[4096];
@@ -521,6 +552,12 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 	else if (o->engine == MP_SIM_ENGINE_MPSIM && o->callgraph)
 		rc = mp_err_set(err, -EINVAL, "record --sim: -g takes callgrind's call graph: "
 				"use --sim-engine=callgrind (or leave it out)");
+	else if (o->allocs && (!have_tool || o->engine == MP_SIM_ENGINE_CALLGRIND || o->callgraph))
+		rc = mp_err_set(err, -MP_ENOTSUP, "record --sim: allocation tracking comes from "
+				"memprof's valgrind tool (mpsim)%s",
+				!have_tool ? ", which this memprof was built without"
+				: o->callgraph ? ", which makes no call chains (-g)"
+					       : ", not callgrind");
 	else if (o->mem_period && (!have_tool || o->engine == MP_SIM_ENGINE_CALLGRIND ||
 				   o->callgraph))
 		rc = mp_err_set(err, -MP_ENOTSUP, "record --sim: memory samples (-d) come from "
@@ -536,7 +573,7 @@ int mp_sim_record(const struct mp_sim_opts *o, struct mp_sim_result *res, struct
 					"models, not callgrind%s", o->events[i].spec,
 					have_tool ? "" : " (this memprof was built without mpsim)");
 	if (sr->mpsim)
-		rc = sim_make_vglib(sr, tool, err);
+		rc = sim_make_vglib(sr, tool, o->allocs, err);
 	res->engine = sr->mpsim ? "mpsim" : "callgrind";
 	/* valgrind writes FILE.PID per process (--trace-children) */
 	char **full = rc ? NULL : sim_valgrind_argv(o, sr);

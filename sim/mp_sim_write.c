@@ -629,6 +629,35 @@ static int sim_write_process(const struct mp_sim_opts *o, const mp_sim_profile *
 	return rc;
 }
 
+/* A process's allocation calls as perfdata's allocation records, on the samples' clock
+ * (1000000 + virtual time), after an exec record: its address space starts empty. */
+static int sim_write_allocs(const struct mp_sim_proc *pr, mp_pdw *w)
+{
+	const struct mp_sim_allocs *a = pr->allocs;
+	uint32_t pid = mp_sim_profile_pid(pr->profile);
+	uint32_t *map = calloc(a->nsites ? a->nsites : 1, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	struct mp_alloc_rec ex = { .time = 1000000, .pid = pid, .tid = pid,
+				   .site = MP_ALLOC_NO_SITE, .kind = MP_ALLOC_EXEC };
+	int rc = mp_pdw_alloc_add(w, &ex);
+	for (size_t i = 0; i < a->nsites && !rc; i++)
+		rc = mp_pdw_alloc_site(w, pid, a->ips + a->site_at[i],
+				       (uint32_t)(a->site_at[i + 1] - a->site_at[i]), &map[i]);
+	for (size_t i = 0; i < a->nrecs && !rc; i++) {
+		struct mp_alloc_rec r = a->recs[i];
+		r.time += 1000000;
+		r.pid = pid;
+		if (!r.tid)
+			r.tid = pid;
+		if (r.site != MP_ALLOC_NO_SITE)
+			r.site = map[r.site];
+		rc = mp_pdw_alloc_add(w, &r);
+	}
+	free(map);
+	return rc;
+}
+
 /* A process's memory samples, after a COMM for each of its threads (perf names a thread
  * without one ":TID"). Their times are 1000000 + the thread's virtual time. */
 static int sim_write_mem(const struct mp_sim_opts *o, const struct mp_sim_proc *pr, mp_pdw *w,
@@ -705,6 +734,8 @@ int mp_sim_write_procs(const struct mp_sim_opts *o, const struct mp_sim_proc *pr
 				       totals, &time, n > 1, res);
 		if (!rc && o->mem_period)
 			rc = sim_write_mem(o, &procs[k], w, ids, totals, res);
+		if (!rc && o->allocs && procs[k].allocs)
+			rc = sim_write_allocs(&procs[k], w);
 	}
 	if (!rc)
 		rc = sim_write_counts(o, w, ids, attr_idx, totals);

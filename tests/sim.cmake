@@ -18,9 +18,9 @@ if(MP_HAVE_VGTOOL)
 else()
   set(vgtool "")
 endif()
-foreach(t sim_vgtool sim_falseshare sim_model sim_mem)
+foreach(t sim_vgtool sim_falseshare sim_model sim_mem sim_alloc)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${vgtool};PERF=perf")
+    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${vgtool};PERF=perf;PDINFO=$<TARGET_FILE:pdinfo>;STANDINS=${CMAKE_CURRENT_SOURCE_DIR}/standins")
 endforeach()
 target_include_directories(test_sim PRIVATE ${PROJECT_SOURCE_DIR}/sim) # internal

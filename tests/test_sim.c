@@ -2,6 +2,7 @@
  * and valgrind-log parsers, and the perf.data file built from a callgrind profile (read
  * back with the analyzer's reader). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1011,6 +1012,91 @@ static void mp_sim_write__memory_samples__perf_mem_events(void **state)
 	mp_sim_profile_free(p);
 }
 
+static void mp_sim_allocs__file__records_written_with_sites(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_sim_alloc.XXXXXX", out[] = "/tmp/test_sim.XXXXXX";
+	int fd = mkstemp(path), fo = mkstemp(out);
+	assert_true(fd >= 0 && fo >= 0);
+	close(fo);
+	/* a site of two frames, malloc at it, realloc, free; then the end */
+	uint64_t site[3] = { 1 | 2 << 8, 0x401183, 0x401200 };
+	struct {
+		uint64_t tag, time, addr, size, old;
+		uint32_t tid, site;
+	} c[3] = { { 2 | 1 << 8, 1000, 0x4a3b030, 12345, 0, 42, 0 },
+		   { 2 | 3 << 8, 1100, 0x4a3e090, 23456, 0x4a3b030, 43, 0 },
+		   { 2 | 6 << 8, 1200, 0x4a3e090, 0, 0, 42, 0xffffffffu } };
+	uint64_t end[2] = { 3, 3 };
+	assert_int_equal(write(fd, site, sizeof(site)), sizeof(site));
+	assert_int_equal(write(fd, c, sizeof(c)), sizeof(c));
+	assert_int_equal(write(fd, end, sizeof(end)), sizeof(end));
+	close(fd);
+	struct mp_sim_allocs a;
+	struct mp_err err = { 0 };
+	if (mp_sim_allocs_read(path, &a, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(a.nsites, 1);
+	assert_int_equal(a.nrecs, 3);
+	assert_int_equal(a.recs[1].old, 0x4a3b030);
+	assert_int_equal(a.recs[2].kind, MP_ALLOC_FREE);
+
+	/* written beside a profile: an exec record first, times on the samples' clock */
+	mp_sim_profile *p = mp_sim_profile_read(data("small.callgrind"), &err);
+	assert_non_null(p);
+	struct mp_sim_event *evs;
+	size_t nev;
+	assert_int_equal(mp_sim_events_parse("INST_RETIRED", &evs, &nev, &err), 0);
+	struct mp_sim_opts o = { .events = evs, .nevents = nev, .output = out, .allocs = 1 };
+	struct mp_sim_proc pr = { .profile = p, .allocs = &a };
+	struct mp_sim_result res;
+	if (mp_sim_write_procs(&o, &pr, 1, &res, &err))
+		fail_msg("%s", err.msg);
+	mp_pd *pd = mp_pd_open(out, &err);
+	if (!pd)
+		fail_msg("%s", err.msg);
+	struct mp_pd_allocs al;
+	assert_int_equal(mp_pd_allocs(pd, &al), 0);
+	assert_int_equal(al.nr_recs, 4);
+	assert_int_equal(al.nr_sites, 1);
+	struct mp_alloc_rec r;
+	assert_int_equal(mp_pd_alloc_rec(pd, 0, &r), 0);
+	assert_int_equal(r.kind, MP_ALLOC_EXEC);
+	assert_int_equal(mp_pd_alloc_rec(pd, 1, &r), 0);
+	assert_int_equal(r.kind, MP_ALLOC_MALLOC);
+	assert_int_equal(r.time, 1000000 + 1000);
+	assert_int_equal(r.size, 12345);
+	assert_int_equal(r.pid, mp_sim_profile_pid(p));
+	assert_int_equal(r.tid, 42);
+	const uint64_t *ips;
+	uint32_t pid, nr;
+	assert_int_equal(mp_pd_alloc_site(pd, r.site, &pid, &ips, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(ips[0], 0x401183);
+	assert_int_equal(mp_pd_alloc_rec(pd, 3, &r), 0);
+	assert_int_equal(r.kind, MP_ALLOC_FREE);
+	assert_int_equal(r.site, MP_ALLOC_NO_SITE);
+	mp_pd_close(pd);
+	free(res.totals);
+	free(evs);
+	mp_sim_profile_free(p);
+	mp_sim_allocs_fini(&a);
+
+	/* a call at a site not given yet, and a file without its end */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, c, sizeof(c[0])), sizeof(c[0]));
+	close(fd);
+	assert_true(mp_sim_allocs_read(path, &a, &err) < 0);
+	assert_non_null(strstr(err.msg, "at site 0 (0 sites so far)"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, site, sizeof(site)), sizeof(site));
+	close(fd);
+	assert_true(mp_sim_allocs_read(path, &a, &err) < 0);
+	assert_non_null(strstr(err.msg, "no end record"));
+	unlink(path);
+	unlink(out);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTS_DATA");
@@ -1039,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(mp_sim_mem_datasrc__each_level__perf_bits),
 		cmocka_unit_test(mp_sim_mem_read__files__records_and_errors),
 		cmocka_unit_test(mp_sim_write__memory_samples__perf_mem_events),
+		cmocka_unit_test(mp_sim_allocs__file__records_written_with_sites),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

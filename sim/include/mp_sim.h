@@ -218,6 +218,12 @@ struct mp_sim_opts {
 	 * samples only). */
 	uint64_t mem_period;
 	unsigned ldlat;
+	/* Allocation tracking (mpsim only): the workload's malloc, calloc, realloc, memalign,
+	 * free, new and delete go through valgrind's replacement malloc (so their own
+	 * instructions are no longer simulated: the counts then differ from callgrind's by
+	 * them), and each call is written as perfdata's allocation records (MP_HEADER_ALLOC:
+	 * time on the samples' clock, address, size, thread, call site). */
+	int allocs;
 };
 
 /* The options c2c record --sim gives: memory samples every period accesses (0: 1009),
@@ -281,6 +287,20 @@ int mp_sim_write(const struct mp_sim_opts *o, const mp_sim_profile *p,
 		 const struct mp_sim_load *loads, size_t nloads, struct mp_sim_result *res,
 		 struct mp_err *err);
 
+/* The allocation calls of one process as mpsim wrote them (--alloc-out): sites (call
+ * chains) and calls, times in the thread's virtual time. */
+struct mp_sim_allocs {
+	uint64_t *ips;          /* every site's chain, one after another */
+	size_t *site_at;        /* [nsites + 1]: site i is ips[site_at[i] .. site_at[i + 1]) */
+	size_t nsites;
+	struct mp_alloc_rec *recs; /* pid 0 (the process's), site: mpsim's index */
+	size_t nrecs;
+};
+/* Read mpsim's allocation file; a fills (free with mp_sim_allocs_fini). err: "F: byte
+ * 123: ..." for what does not parse, a site used before it was given, or no end. */
+int mp_sim_allocs_read(const char *path, struct mp_sim_allocs *a, struct mp_err *err);
+void mp_sim_allocs_fini(struct mp_sim_allocs *a);
+
 /* One simulated process: its profile and where its objects were loaded. */
 struct mp_sim_proc {
 	const mp_sim_profile *profile;
@@ -289,6 +309,7 @@ struct mp_sim_proc {
 	const struct mp_sim_memrec *mem; /* its memory samples (o->mem_period) */
 	size_t nmem;
 	uint64_t mem_loads, mem_stores;  /* the accesses they were taken from */
+	const struct mp_sim_allocs *allocs; /* o->allocs: its allocation calls, or NULL */
 };
 /* The same for several processes (a workload and its children, valgrind's
  * --trace-children): one file, each process with its COMM, mappings and samples, the

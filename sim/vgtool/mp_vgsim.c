@@ -34,6 +34,8 @@
 #include "libvex_guest_amd64.h"
 #include "pub_tool_xarray.h"
 
+#include "mp_vgsim.h"
+
 /* ---- quantities, in the order of the file's events: line ---------------------------- */
 enum {
 	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
@@ -162,7 +164,7 @@ static Bool mps_process_cmd_line_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--ldlat", clo_ldlat, 0, 65535) {
 	} else if VG_STR_CLO(arg, "--mem-out", clo_mem_out) {
 	} else
-		return False;
+		return mps_alloc_option(arg);
 	return True;
 }
 
@@ -183,6 +185,7 @@ static void mps_print_usage(void)
 		    "    --mem-period=N        a memory sample every N loads and every N stores [0: none]\n"
 		    "    --ldlat=CYCLES        loads sampled only when they wait this long [0]\n"
 		    "    --mem-out=FILE        the memory samples (%%p: pid) [mpsim.mem.%%p]\n");
+	mps_alloc_usage();
 }
 
 static void mps_print_debug_usage(void)
@@ -1337,6 +1340,13 @@ static void mps_stop_client(ThreadId tid, ULong blocks)
 	flush(False);
 }
 
+void mps_thread_info(ThreadId tid, ULong *time, UInt *lwp)
+{
+	const struct thr *t = tid < MAX_THREADS ? &thr[tid] : NULL;
+	*time = t ? t->clock : vnow;
+	*lwp = t ? (UInt)t->lwp : 0;
+}
+
 /* futex operations (linux/futex.h, without the PRIVATE and CLOCK_REALTIME flags) */
 enum { FX_WAIT = 0, FX_WAKE = 1, FX_REQUEUE = 3, FX_CMP_REQUEUE = 4, FX_WAKE_OP = 5,
        FX_UNLOCK_PI = 7, FX_WAIT_BITSET = 9, FX_WAKE_BITSET = 10 };
@@ -1431,6 +1441,7 @@ static void mps_fork_child(ThreadId tid)
 	mem_fd = -1;
 	mem_n = 0;
 	mem_loads = mem_stores = 0;
+	mps_alloc_fork_child();
 }
 
 /* ---- output --------------------------------------------------------------------------- */
@@ -1480,6 +1491,7 @@ static void mps_fini(Int exitcode)
 {
 	(void)exitcode;
 	flush(True);
+	mps_alloc_fini();
 	if (clo_mem_period) {
 		struct memrec *r = &mem_buf[mem_n++];
 		VG_(memset)(r, 0, sizeof(*r));
@@ -1630,6 +1642,7 @@ static void mps_pre_clo_init(void)
 	VG_(track_start_client_code)(mps_start_client);
 	VG_(track_stop_client_code)(mps_stop_client);
 	VG_(atfork)(NULL, NULL, mps_fork_child);
+	mps_alloc_pre_clo_init();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(mps_pre_clo_init)

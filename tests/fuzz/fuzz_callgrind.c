@@ -1,6 +1,7 @@
-/* fuzz_callgrind.c - the simulator's parsers: callgrind output files and valgrind -v logs.
- * Input whose first byte is 'L' is a valgrind log (the byte is dropped), anything else a
- * callgrind output file. The parsers read paths, so the input goes through a memfd. */
+/* fuzz_callgrind.c - the simulator's parsers: callgrind output files, valgrind -v logs
+ * and mpsim's memory-sample and allocation files. Input whose first byte is 'L' is a
+ * valgrind log, 'M' memory samples, 'A' allocation calls (the byte is dropped), anything
+ * else a callgrind output file. The parsers read paths, so the input goes through a memfd. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,13 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mp_err err = { 0, "" };
-	int is_log = size > 0 && data[0] == 'L';
+	int kind = size > 0 && (data[0] == 'L' || data[0] == 'M' || data[0] == 'A') ? data[0] : 0;
+	int is_log = kind == 'L';
 	int fd = memfd_create("fuzz_callgrind", MFD_CLOEXEC);
 	char path[64];
 
 	if (fd < 0)
 		return 0;
-	if (is_log) {
+	if (kind) {
 		data++;
 		size--;
 	}
@@ -30,7 +32,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (is_log) {
+	if (kind == 'M') {
+		struct mp_sim_memrec *r = NULL;
+		size_t n = 0;
+		uint64_t loads, stores;
+		if (mp_sim_mem_read(path, &r, &n, &loads, &stores, &err) == 0) {
+			uint64_t sum = loads + stores;
+			for (size_t i = 0; i < n; i++)
+				sum += mp_sim_mem_datasrc(&r[i]);
+			(void)sum;
+			free(r);
+		}
+	} else if (kind == 'A') {
+		struct mp_sim_allocs a;
+		if (mp_sim_allocs_read(path, &a, &err) == 0)
+			mp_sim_allocs_fini(&a);
+	} else if (is_log) {
 		struct mp_sim_load *loads = NULL;
 		size_t n = 0;
 		if (mp_sim_read_log(path, &loads, &n, &err) == 0)

@@ -1,6 +1,7 @@
 /* pdinfo - print what memprof's perf.data reader sees in a file: attrs with sample counts
  * and estimated counts, record counts per type, header features. A debugging aid for the
- * reader tests (not installed). Usage: pdinfo FILE [--samples] */
+ * reader tests (not installed). Usage: pdinfo FILE [--samples | --allocs] (--allocs: the
+ * allocation records, one line each, their site's first ip) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 	struct mp_err err = { 0 };
 	struct ctx x = { 0 };
 	if (argc < 2) {
-		fprintf(stderr, "usage: pdinfo FILE [--samples]\n");
+		fprintf(stderr, "usage: pdinfo FILE [--samples | --allocs]\n");
 		return 2;
 	}
 	x.print = argc > 2 && !strcmp(argv[2], "--samples");
@@ -77,6 +78,23 @@ int main(int argc, char **argv)
 			printf("records type %u: %" PRIu64 "\n", t, mp_pd_record_count(pd, t));
 	printf("mmap callbacks %" PRIu64 ", comm callbacks %" PRIu64 ", build-ids %zu\n", x.mmaps, x.comms,
 	       mp_pd_nbuild_ids(pd));
+	struct mp_pd_allocs al;
+	if (!mp_pd_allocs(pd, &al)) {
+		printf("allocs recs=%" PRIu64 " sites=%" PRIu64 " lost=%" PRIu64 "\n", al.nr_recs,
+		       al.nr_sites, al.lost);
+		for (uint64_t i = 0; argc > 2 && !strcmp(argv[2], "--allocs") && i < al.nr_recs; i++) {
+			struct mp_alloc_rec r;
+			const uint64_t *ips = NULL;
+			uint32_t pid, nr = 0;
+			if (mp_pd_alloc_rec(pd, i, &r))
+				break;
+			if (r.site != MP_ALLOC_NO_SITE)
+				mp_pd_alloc_site(pd, r.site, &pid, &ips, &nr);
+			printf("alloc %s time=%" PRIu64 " addr=%#" PRIx64 " size=%" PRIu64 " old=%#" PRIx64
+			       " pid=%u tid=%u frames=%u ip0=%#" PRIx64 "\n", mp_alloc_kind_name(r.kind),
+			       r.time, r.addr, r.size, r.old, r.pid, r.tid, nr, nr ? ips[0] : 0);
+		}
+	}
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	mp_pd_close(pd);
