@@ -44,6 +44,13 @@ static void ftree_fini(struct cg_ftree *t)
 	free(t->cnt);
 	free(t->fn_first);
 	free(t->fn_nodes);
+	for (int k = 0; k < 2; k++) {
+		free(t->memo[k]);
+		free(t->stamp[k]);
+	}
+	free(t->tkeys);
+	free(t->tvals);
+	free(t->tgens);
 	mp_u64map_fini(&t->idx);
 	memset(t, 0, sizeof(*t));
 }

@@ -65,6 +65,15 @@ struct cg_ftree {
 	 * stack holds f or whose self f is, in node order: fn_nodes[fn_first[f] ..
 	 * fn_first[f + 1]) */
 	uint32_t *fn_first, *fn_nodes;
+	/* mp_cg_tree's caller-order memo, [n] each: a node's tree node for its whole stack
+	 * (memo[0]) and for its stack from the entry's outermost occurrence (memo[1]), valid
+	 * where stamp[k] is the tree's epoch */
+	uint32_t *memo[2], *stamp[2], epoch;
+	/* mp_cg_tree's (parent, fn) -> tree node index, kept from tree to tree: a slot is
+	 * taken when tgen[j] is the tree's tgen (no clearing, no growing again per tree) */
+	uint64_t *tkeys;
+	uint32_t *tvals, *tgens, tgen;
+	size_t tcap, tn;
 };
 
 struct mp_cg {

@@ -190,26 +190,76 @@ void mp_cg_table_fini(struct mp_cg_table *t)
 struct tbuild {
 	mp_cg *cg;
 	struct mp_cg_tree *tr;
-	struct mp_u64map idx;
 	size_t cap, capcnt, S;
 	struct mp_hist_counts *raw; /* [n * 2 * S]: hit, cumul */
 };
 
+/* A fresh (parent, fn) index for a tree (cg_ftree's tkeys: the slots of the trees before
+ * are free again). */
+static void tidx_begin(struct cg_ftree *ft)
+{
+	ft->tn = 0;
+	if (++ft->tgen == 0) { /* wrapped: every slot free */
+		if (ft->tgens)
+			memset(ft->tgens, 0, ft->tcap * sizeof(*ft->tgens));
+		ft->tgen = 1;
+	}
+}
+
+/* Room for one more key (the table at most half full). 0 or -ENOMEM. */
+static int tidx_room(struct cg_ftree *ft)
+{
+	if ((ft->tn + 1) * 2 <= ft->tcap)
+		return 0;
+	size_t ncap = ft->tcap ? ft->tcap * 2 : 1024;
+	uint64_t *nk = malloc(ncap * sizeof(*nk));
+	uint32_t *nv = malloc(ncap * sizeof(*nv)), *ng = calloc(ncap, sizeof(*ng));
+	if (!nk || !nv || !ng) {
+		free(nk);
+		free(nv);
+		free(ng);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ft->tcap; i++) {
+		if (ft->tgens[i] != ft->tgen)
+			continue;
+		size_t j = mp_mix64(ft->tkeys[i]) & (ncap - 1);
+		while (ng[j] == ft->tgen)
+			j = (j + 1) & (ncap - 1);
+		nk[j] = ft->tkeys[i];
+		nv[j] = ft->tvals[i];
+		ng[j] = ft->tgen;
+	}
+	free(ft->tkeys);
+	free(ft->tvals);
+	free(ft->tgens);
+	ft->tkeys = nk;
+	ft->tvals = nv;
+	ft->tgens = ng;
+	ft->tcap = ncap;
+	return 0;
+}
+
 static uint32_t tnode_get(struct tbuild *b, uint32_t parent, uint32_t fn)
 {
-	int found;
-	uint32_t *slot = cg_map_slot(&b->idx, (uint64_t)(parent == UINT32_MAX ? CG_ROOT : parent)
-						     << 32 | fn, &found);
-	if (!slot)
+	struct cg_ftree *ft = &b->cg->ft;
+	uint64_t key = (uint64_t)(parent == UINT32_MAX ? CG_ROOT : parent) << 32 | fn;
+	if (tidx_room(ft))
 		return UINT32_MAX;
-	if (found)
-		return *slot;
+	size_t j = mp_mix64(key) & (ft->tcap - 1);
+	while (ft->tgens[j] == ft->tgen) {
+		if (ft->tkeys[j] == key)
+			return ft->tvals[j];
+		j = (j + 1) & (ft->tcap - 1);
+	}
 	struct mp_cg_tree *tr = b->tr;
 	if (mp_grow((void **)&tr->nodes, &b->cap, tr->n + 1, sizeof(*tr->nodes)) ||
-	    mp_grow((void **)&b->raw, &b->capcnt, (tr->n + 1) * 2 * b->S, sizeof(*b->raw))) {
-		mp_u64map_unslot(&b->idx, slot);
+	    mp_grow((void **)&b->raw, &b->capcnt, (tr->n + 1) * 2 * b->S, sizeof(*b->raw)))
 		return UINT32_MAX;
-	}
+	ft->tkeys[j] = key;
+	ft->tgens[j] = ft->tgen;
+	ft->tn++;
+	uint32_t *slot = &ft->tvals[j];
 	memset(b->raw + tr->n * 2 * b->S, 0, 2 * b->S * sizeof(*b->raw));
 	tr->nodes[tr->n] = (struct mp_cg_tnode){ .fn = fn, .parent = parent,
 						 .first_child = UINT32_MAX, .next = UINT32_MAX };
@@ -264,6 +314,54 @@ static int sib_cmp(const void *pa, const void *pb, void *ctx)
 	if (xa != xb)
 		return xa > xb ? -1 : 1;
 	return strcmp(fa->sym, fb->sym);
+}
+
+/* Each node's children (and the top level) in a list sorted by sib_cmp: linked in node
+ * order, then each list of two or more sorted on its own (a stable sort: ties keep node
+ * order, as one sort of all the nodes appended to their parents' lists kept it). 0 or
+ * -ENOMEM. */
+static int sort_siblings(const mp_cg *cg, struct mp_cg_tree *tr, size_t attr, size_t S)
+{
+	uint32_t *last = malloc((tr->n + 1) * sizeof(*last));
+	uint32_t *ord = NULL;
+	size_t capord = 0;
+	if (!last)
+		return -ENOMEM;
+	uint32_t top_last = UINT32_MAX;
+	memset(last, 0xff, (tr->n + 1) * sizeof(*last));
+	for (size_t n = 0; n < tr->n; n++) {
+		uint32_t p = tr->nodes[n].parent;
+		uint32_t *lp = p == UINT32_MAX ? &top_last : &last[p];
+		if (*lp == UINT32_MAX)
+			*(p == UINT32_MAX ? &tr->first : &tr->nodes[p].first_child) = (uint32_t)n;
+		else
+			tr->nodes[*lp].next = (uint32_t)n;
+		*lp = (uint32_t)n;
+	}
+	free(last);
+	if (!S)
+		return 0;
+	struct sib_sort ss = { tr, cg, attr };
+	for (size_t n = 0; n <= tr->n; n++) {
+		uint32_t *head = n < tr->n ? &tr->nodes[n].first_child : &tr->first;
+		if (*head == UINT32_MAX || tr->nodes[*head].next == UINT32_MAX)
+			continue;
+		size_t k = 0;
+		for (uint32_t c = *head; c != UINT32_MAX; c = tr->nodes[c].next) {
+			if (mp_grow((void **)&ord, &capord, k + 1, sizeof(*ord))) {
+				free(ord);
+				return -ENOMEM;
+			}
+			ord[k++] = c;
+		}
+		qsort_r(ord, k, sizeof(*ord), sib_cmp, &ss);
+		*head = ord[0];
+		for (size_t r = 0; r + 1 < k; r++)
+			tr->nodes[ord[r]].next = ord[r + 1];
+		tr->nodes[ord[k - 1]].next = UINT32_MAX;
+	}
+	free(ord);
+	return 0;
 }
 
 static int ft_has_counts(const mp_cg *cg, size_t i)
@@ -330,6 +428,70 @@ nomem:
 	return -ENOMEM;
 }
 
+#define TN_NONE (UINT32_MAX - 1) /* memo: no tree node (the entry is not in the stack) */
+#define TN_FAIL (UINT32_MAX - 2)
+
+/* Caller order: the tree node of ft node i's stack, the whole of it (k 0) or from the
+ * entry's outermost occurrence (k 1; TN_NONE when the stack does not hold it),
+ * UINT32_MAX when the stack has no frame, TN_FAIL when out of memory. Stacks share their
+ * callers' ft nodes, so each ft node is looked up once per tree (memo) instead of once for
+ * every stack below it: the same tree nodes, made in the same order, as adding each
+ * stack's whole path. up: scratch for the nodes not yet known. */
+static uint32_t caller_node(struct tbuild *b, uint32_t i, int k, uint32_t want_fn,
+			    uint32_t **up, size_t *capup)
+{
+	struct cg_ftree *ft = &b->cg->ft;
+	uint32_t *memo = ft->memo[k], *stamp = ft->stamp[k];
+	size_t n = 0;
+	uint32_t p = i, at = k ? TN_NONE : UINT32_MAX; /* the tree node above the gathered */
+	for (; p != UINT32_MAX; p = ft->nodes[p].parent) {
+		if (stamp[p] == ft->epoch) {
+			at = memo[p];
+			break;
+		}
+		if (mp_grow((void **)up, capup, n + 1, sizeof(**up)))
+			return TN_FAIL;
+		(*up)[n++] = p;
+	}
+	while (n) {
+		uint32_t q = (*up)[--n];
+		const struct cg_node *nd = &ft->nodes[q];
+		if (!nd->self_only) {
+			if (at != TN_NONE)
+				at = tnode_get(b, at, nd->frame);
+			else if (nd->frame == want_fn)
+				at = tnode_get(b, UINT32_MAX, nd->frame);
+			if (at == UINT32_MAX)
+				return TN_FAIL;
+		}
+		memo[q] = at;
+		stamp[q] = ft->epoch;
+	}
+	return at;
+}
+
+/* The memo's arrays for ft's nodes, and a fresh epoch. 0 or -ENOMEM. */
+static int caller_memo(struct cg_ftree *ft)
+{
+	if (!ft->memo[0] || !ft->memo[1] || !ft->stamp[0] || !ft->stamp[1]) {
+		for (int k = 0; k < 2; k++) {
+			free(ft->memo[k]);
+			free(ft->stamp[k]);
+			ft->memo[k] = malloc((ft->n + 1) * sizeof(*ft->memo[k]));
+			ft->stamp[k] = calloc(ft->n + 1, sizeof(*ft->stamp[k]));
+			if (!ft->memo[k] || !ft->stamp[k])
+				return -ENOMEM;
+		}
+		ft->epoch = 0;
+	}
+	if (++ft->epoch == 0) { /* wrapped: every stamp is stale again */
+		for (int k = 0; k < 2; k++)
+			memset(ft->stamp[k], 0, (ft->n + 1) * sizeof(*ft->stamp[k]));
+		ft->epoch = 1;
+	}
+	return 0;
+}
+
 int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 	       const struct mp_cg_tree_opts *o, struct mp_cg_tree *out)
 {
@@ -351,9 +513,10 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		cand_end = cg->ft.fn_nodes + cg->ft.fn_first[want_fn + 1];
 	}
 	struct tbuild b = { .cg = cg, .tr = out, .S = S ? S : 1 };
+	tidx_begin(&cg->ft);
 	size_t cappath = 64;
 	uint32_t *path = malloc(cappath * sizeof(*path));
-	if (!path)
+	if (!path || (!o->callee && caller_memo(&cg->ft)))
 		goto nomem;
 	for (; cand < cand_end; cand++) {
 		size_t i = *cand;
@@ -367,6 +530,17 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		if (E->comm && mp_cg_comm_name(cg, leaf->comm) != E->comm &&
 		    strcmp(mp_cg_comm_name(cg, leaf->comm), E->comm))
 			continue;
+		if (!o->callee) {
+			if (leaf->owner != want_fn && !o->children)
+				continue;
+			uint32_t at = caller_node(&b, (uint32_t)i, leaf->owner != want_fn, want_fn,
+						  &path, &cappath);
+			if (at == TN_FAIL)
+				goto nomem;
+			if (at < TN_FAIL)
+				add_to(b.raw + (size_t)at * 2 * b.S, c, b.S);
+			continue;
+		}
 		if (mp_grow((void **)&path, &cappath, (size_t)leaf->depth + 1, sizeof(*path)))
 			goto nomem;
 		/* cursor order: caller = root first; callee = leaf first */
@@ -392,6 +566,14 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		if (rc)
 			goto fail;
 	}
+	/* caller order added each stack's counts at its last node only: a node's samples
+	 * through it are those ending in its subtree (children come after their parent) */
+	for (size_t n = out->n; !o->callee && n-- > 0;) {
+		struct mp_hist_counts *r = b.raw + n * 2 * b.S;
+		add_to(r + b.S, r, b.S);
+		if (out->nodes[n].parent != UINT32_MAX)
+			add_to(b.raw + (size_t)out->nodes[n].parent * 2 * b.S + b.S, r + b.S, b.S);
+	}
 	/* counts into place, siblings sorted */
 	out->counts = b.raw;
 	b.raw = NULL;
@@ -399,40 +581,8 @@ int mp_cg_tree(mp_cg *cg, const struct mp_cg_table *t, size_t e,
 		out->nodes[n].hit = out->counts + n * 2 * b.S;
 		out->nodes[n].cumul = out->counts + n * 2 * b.S + b.S;
 	}
-	{
-		uint32_t *ord = malloc((out->n + 1) * sizeof(*ord));
-		if (!ord)
-			goto nomem;
-		for (size_t n = 0; n < out->n; n++)
-			ord[n] = (uint32_t)n;
-		struct sib_sort ss = { out, cg, o->sort_attr < S ? o->sort_attr : 0 };
-		if (S)
-			qsort_r(ord, out->n, sizeof(*ord), sib_cmp, &ss);
-		/* in sorted order, appended to their parent's list: sorted lists */
-		uint32_t *last = malloc((out->n + 1) * sizeof(*last));
-		if (!last) {
-			free(ord);
-			goto nomem;
-		}
-		uint32_t top_last = UINT32_MAX;
-		memset(last, 0xff, (out->n + 1) * sizeof(*last));
-		for (size_t r = 0; r < out->n; r++) {
-			uint32_t n = ord[r];
-			uint32_t p = out->nodes[n].parent;
-			uint32_t *lp = p == UINT32_MAX ? &top_last : &last[p];
-			if (*lp == UINT32_MAX) {
-				if (p == UINT32_MAX)
-					out->first = n;
-				else
-					out->nodes[p].first_child = n;
-			} else {
-				out->nodes[*lp].next = n;
-			}
-			*lp = n;
-		}
-		free(last);
-		free(ord);
-	}
+	if (sort_siblings(cg, out, o->sort_attr < S ? o->sort_attr : 0, S))
+		goto nomem;
 	rc = 0;
 	goto out;
 nomem:
@@ -441,7 +591,6 @@ fail:
 	mp_cg_tree_fini(out);
 out:
 	free(b.raw);
-	mp_u64map_fini(&b.idx);
 	free(path);
 	return rc;
 }

@@ -89,6 +89,13 @@ struct gp {
 	uint64_t parent; /* the entry's own total: children, or self without children */
 };
 
+/* The least count of a node of a call tree that is shown: o's minimum percent of the
+ * event's total */
+static uint64_t min_hit(mp_cg *cg, size_t attr, const struct report_cg *o)
+{
+	return (uint64_t)((double)mp_cg_total(cg, attr).period * o->min_pct / 100.0);
+}
+
 /* Entry i's call tree of the first event into *tr (the caller finishes it with
  * mp_cg_tree_fini) and the context that prints it into *g, written to f; parent: the entry's
  * own total. 0 or the negative error of mp_cg_tree. */
@@ -107,7 +114,7 @@ static int entry_tree(FILE *f, mp_cg *cg, const struct mp_cg_table *t, size_t i,
 			  .tr = tr,
 			  .attr = ev[0],
 			  .total = tot,
-			  .min_hit = (uint64_t)((double)tot * o->min_pct / 100.0),
+			  .min_hit = min_hit(cg, ev[0], o),
 			  .parent = parent };
 	return 0;
 }
@@ -274,16 +281,30 @@ static int hnode_cmp(const void *pa, const void *pb)
 	return a->n < b->n ? -1 : a->n > b->n;
 }
 
-static void print_path(const struct gp *g, uint32_t n, int folded, int first)
+/* The nodes from the top down to n, malloc'd; *len their number. NULL when out of
+ * memory. (A loop, not a recursion: chains thousands of frames deep overflowed the stack
+ * with a name buffer per frame.) */
+static uint32_t *path_nodes(const struct gp *g, uint32_t n, size_t *len)
+{
+	uint32_t top = n;
+	while (g->tr->nodes[top].parent != UINT32_MAX)
+		top = g->tr->nodes[top].parent;
+	return run_nodes(g, top, n, len);
+}
+
+static void print_path(const struct gp *g, uint32_t n, int folded)
 {
 	char buf[1024];
-	if (g->tr->nodes[n].parent != UINT32_MAX)
-		print_path(g, g->tr->nodes[n].parent, folded, first);
-	const char *nm = fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf));
-	if (folded)
-		fprintf(g->f, "%s%s", g->tr->nodes[n].parent == UINT32_MAX ? "" : ";", nm);
-	else
-		fprintf(g->f, "                %s\n", nm);
+	size_t len;
+	uint32_t *path = path_nodes(g, n, &len);
+	for (size_t i = 0; path && i < len; i++) {
+		const char *nm = fr_name(mp_cg_fn(g->cg, g->tr->nodes[path[i]].fn), buf, sizeof(buf));
+		if (folded)
+			fprintf(g->f, "%s%s", i ? ";" : "", nm);
+		else
+			fprintf(g->f, "                %s\n", nm);
+	}
+	free(path);
 }
 
 static void print_flat(const struct gp *g, int folded)
@@ -299,11 +320,11 @@ static void print_flat(const struct gp *g, int folded)
 	for (size_t i = 0; i < k; i++) {
 		if (folded) {
 			fprintf(g->f, "%.2f%% ", pct(v[i].hit, g->total));
-			print_path(g, v[i].n, 1, 1);
+			print_path(g, v[i].n, 1);
 			fputc('\n', g->f);
 		} else {
 			fprintf(g->f, "           %.2f%%\n", pct(cum(g, v[i].n), g->total));
-			print_path(g, v[i].n, 0, 1);
+			print_path(g, v[i].n, 0);
 			fputc('\n', g->f);
 		}
 	}
@@ -500,10 +521,14 @@ int report_cg_print_table(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const
 		fputc('\n', f);
 		if (o->mode == REPORT_CG_NONE || !nev)
 			continue;
+		/* its tree's nodes count at most the entry's own total: below the limit, none
+		 * would be shown (most rows of a recording with many stacks), so none is built */
+		uint64_t own = (o->children ? e->children : e->self)[ev[0]].period;
+		if (!own || own < min_hit(cg, ev[0], o))
+			continue;
 		struct mp_cg_tree tr;
 		struct gp g;
-		int rc = entry_tree(f, cg, t, i, ev, o,
-				    (o->children ? e->children : e->self)[ev[0]].period, &tr, &g);
+		int rc = entry_tree(f, cg, t, i, ev, o, own, &tr, &g);
 		if (rc) {
 			free(show);
 			return rc;
@@ -566,9 +591,12 @@ void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const 
 static void json_path(struct cli_json *j, const struct gp *g, uint32_t n)
 {
 	char buf[1024];
-	if (g->tr->nodes[n].parent != UINT32_MAX)
-		json_path(j, g, g->tr->nodes[n].parent);
-	cli_json_string(j, NULL, fr_name(mp_cg_fn(g->cg, g->tr->nodes[n].fn), buf, sizeof(buf)));
+	size_t len;
+	uint32_t *path = path_nodes(g, n, &len);
+	for (size_t i = 0; path && i < len; i++)
+		cli_json_string(j, NULL,
+				fr_name(mp_cg_fn(g->cg, g->tr->nodes[path[i]].fn), buf, sizeof(buf)));
+	free(path);
 }
 
 /* An entry's call tree: the nodes above the limit, root first, of the first event. */
