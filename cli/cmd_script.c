@@ -1,6 +1,7 @@
 /* cmd_script.c - memprof script: each sample of a recording with its call chain, as perf
  * script prints them (frame-pointer chains as recorded, --call-graph dwarf stacks
- * unwound, LBR call stacks stitched: the session's chains), with inlined frames. */
+ * unwound, LBR call stacks stitched: the session's chains), with inlined frames where
+ * perf 6.1 shows them (DWARF-unwound chains; every chain with --inline). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,14 +16,14 @@
 #define SCRIPT_MAX_INLINE 64
 
 static const char script_usage[] =
-	"[-i FILE] [--symfs DIR] [-k FILE] [--no-inline] [-G] [--csv | -F FIELDS]";
+	"[-i FILE] [--symfs DIR] [-k FILE] [--inline | --no-inline] [-G] [--csv | -F FIELDS]";
 static const char script_summary[] =
 	"Print every sample of FILE with its call chain, leaf first, as perf script does: one\n"
 	"line per sample (command, pid/tid, time, period, event), then one line per frame\n"
 	"(address, symbol+offset, object). Chains come from frame pointers as recorded, from\n"
 	"the user stack of --call-graph dwarf recordings (unwound with libdw) and from the LBR\n"
 	"call stack of --call-graph lbr recordings; functions inlined at a frame show before it,\n"
-	"marked (inlined). --csv: one row per sample (comm, pid, tid, cpu, time in ns, event,\n"
+	"marked (inlined), in DWARF-unwound chains as perf 6.1 (--inline: in every chain). --csv: one row per sample (comm, pid, tid, cpu, time in ns, event,\n"
 	"period, address, object, symbol, offset, and the call chain leaf first as symbols\n"
 	"joined with ';'), for scripts. -F: the fields perf script -F names, printed as perf\n"
 	"prints them (comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,addr,data_src,weight,\n"
@@ -34,19 +35,20 @@ struct script_ctx {
 	const uint64_t *ips; /* the sample's chain (borrowed from the session) */
 	size_t nips;
 	FILE *out;
-	int no_inline, no_chain, csv;
+	int inline_, no_inline, no_chain, csv;
+	int inl;             /* the sample being printed shows inlined functions */
 	int write_failed;
 	struct mp_buf chain; /* --csv: the row's chain */
 };
 
 /* The frame at ip resolved into *loc; inl[] gets the functions inlined there (none for
- * kernel frames or with --no-inline), their number returned. */
+ * kernel frames or where the sample shows none: x->inl), their number returned. */
 static size_t frame_resolve(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint64_t ip,
 			    struct mp_sym_loc *loc, const char **inl)
 {
 	uint32_t map = mp_sym_map_find(x->sym, pid, cpumode, ip);
 	mp_sym_resolve(x->sym, map, cpumode, ip, 0, loc);
-	if (x->no_inline || loc->kernel)
+	if (!x->inl || loc->kernel)
 		return 0;
 	return mp_sym_inlines(x->sym, map, ip, inl, SCRIPT_MAX_INLINE);
 }
@@ -147,6 +149,12 @@ static int on_sample(void *c, mp_sym *sym, const struct mp_pd_sample *s, const u
 		     size_t nips)
 {
 	struct script_ctx *x = c;
+	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
+	/* inlined functions as perf 6.1's script shows them: in chains unwound from a
+	 * --call-graph dwarf stack (its fp chains have none; --inline: every chain). Looking
+	 * them up in every frame of an inline-rich object made the default slower than perf */
+	x->inl = !x->no_inline &&
+		 (x->inline_ || (!x->no_chain && a && (a->attr.sample_type & PERF_SAMPLE_STACK_USER)));
 	x->sym = sym;
 	x->ips = ips;
 	x->nips = nips;
@@ -159,12 +167,15 @@ static int cmd_script(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *fields = NULL;
 	struct script_fields sf = { 0 };
-	int no_inline = 0, no_chain = 0, csv = 0, force = 0;
+	int inline_ = 0, no_inline = 0, no_chain = 0, csv = 0, force = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
 		CLI_OPT_FORCE(&force),
 		CLI_OPT_SYMFS(&symfs),
 		CLI_OPT_KALLSYMS(&kallsyms),
+		{ 0, "inline", CLI_FLAG, &inline_, NULL,
+		  "the functions inlined at each frame in every chain (default: in DWARF-unwound "
+		  "chains, as perf 6.1)" },
 		{ 0, "no-inline", CLI_FLAG, &no_inline, NULL,
 		  "do not show the functions inlined at each frame" },
 		{ 'G', "hide-call-graph", CLI_FLAG, &no_chain, NULL,
@@ -186,6 +197,10 @@ static int cmd_script(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (cli_input_arg(CMD, &input, nargs, argv))
 		return CLI_EXIT_USAGE;
+	if (inline_ && no_inline) {
+		cli_error(CMD, "--inline and --no-inline exclude each other");
+		return CLI_EXIT_USAGE;
+	}
 	if (fields && (csv || script_fields_parse(fields, &sf))) {
 		if (csv)
 			cli_error(CMD, "-F and --csv exclude each other");
@@ -199,8 +214,8 @@ static int cmd_script(int argc, char **argv)
 	if (cli_sym_paths_ok(CMD, symfs, NULL))
 		return CLI_EXIT_RUNTIME;
 	struct mp_err err = { 0 };
-	struct script_ctx x = { .out = stdout, .no_inline = no_inline, .no_chain = no_chain,
-				.csv = csv };
+	struct script_ctx x = { .out = stdout, .inline_ = inline_, .no_inline = no_inline,
+				.no_chain = no_chain, .csv = csv };
 	mp_pd *pd = mp_pd_open(input, &err);
 	if (!pd) {
 		cli_error(CMD, "%s", err.msg);

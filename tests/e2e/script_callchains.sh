@@ -9,7 +9,8 @@
 #    (KDAB/perfparser tests/auto/perfdata/vector_static_gcc/perf.data.expected.txt, its
 #    first 14 user samples, as object-relative addresses: perfparser's minus 0x400000);
 #    inline frames as perfparser lists them;
-#  - kdab-vector-lbr-cfl: the LBR call stacks give perf's chains.
+#  - kdab-vector-lbr-cfl: the LBR call stacks give perf's chains, without inline frames
+#    unless --inline (as perf 6.1's default shows them: only in DWARF-unwound chains).
 . "$(dirname "$0")/record_lib.sh"
 need_perf
 P=${SHARED_DIR:?}/perfdata
@@ -144,6 +145,13 @@ nl=$(grep -c 1 l.full)
 paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3 { bad++ } END { exit bad > 0 }' ||
 	fail "lbr: chains differ from perf's: $(paste -d'|' l.full l.mpc l.pc | awk -F'|' '$1 == 1 && $2 != $3' | head -3)"
 grep -q '__ieee754_hypot+0x0' l.mp || fail "lbr: no hypot leaf"
+# inlined functions as perf 6.1's script shows them: none in LBR (or fp) chains by default,
+# which --inline adds before their frames (the DWARF chains above have them by default)
+! grep -q '(inlined)' l.mp || fail "lbr: inline frames without --inline: $(grep -m2 '(inlined)' l.mp)"
+"$MEMPROF" script --inline -i "$P/kdab-vector-lbr-cfl.data" --symfs "$t2" -k /dev/null >l.inl 2>err ||
+	fail "script --inline kdab-vector-lbr-cfl: $(cat err)"
+[ "$(grep -c '(inlined)' l.inl)" -ge 20 ] || fail "lbr --inline: $(grep -c '(inlined)' l.inl) inline frames"
+grep -v '(inlined)' l.inl | cmp -s - l.mp || fail "lbr --inline is not the default with inline frames added"
 # --csv: one row per sample, its fields and its chain's symbols as perf script shows them
 # (perf script of the same -g file: tid, time in ns, period, event and each frame's symbol)
 "$MEMPROF" record -q -g -e cpu-clock -c 500000 -o csv.data -- "$KERNELS/fp/cachebench" -s 4M -o random -r 20 >/dev/null ||
