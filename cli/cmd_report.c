@@ -220,7 +220,8 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		{ 0, "no-inline", CLI_FLAG, &o->no_inline, NULL,
 		  "call chains of symbols only: no inlined functions" },
 		{ 0, "max-stack", CLI_INT, &o->max_stack, "N",
-		  "use at most N addresses of each call chain (default: all)" },
+		  "use at most N addresses of each call chain, 0 for all (default 127, perf's: "
+		  "its default kernel.perf_event_max_stack)" },
 		{ 0, "folded", CLI_FLAG, &o->folded, NULL,
 		  "only the distinct stacks, one line each: comm;caller;...;leaf samples (the "
 		  "input of FlameGraph, inferno, speedscope)" },
@@ -285,7 +286,7 @@ static int report_check(struct report_opts *o)
 		cli_error(CMD, "--children and --no-children exclude each other");
 		return CLI_EXIT_USAGE;
 	}
-	if (o->max_stack < 0) {
+	if (o->max_stack < 0 && o->max_stack != REPORT_MAX_STACK_UNSET) {
 		cli_error(CMD, "--max-stack %d: must be 0 (all) or more", o->max_stack);
 		return CLI_EXIT_USAGE;
 	}
@@ -298,12 +299,13 @@ static int report_check(struct report_opts *o)
 	/* perf's default order: callee, caller when Children are shown */
 	if (!o->cgo.order_set)
 		o->cgo.callee = o->no_children;
-	o->cgo.max_stack = (unsigned)o->max_stack;
+	/* the cut named in the header: the one asked for */
+	o->cgo.max_stack = o->max_stack > 0 ? (unsigned)o->max_stack : 0;
 	/* asked for call chains (else: shown when the recording has them) */
-	o->cg_asked = o->callgraph || o->children || o->folded || o->pprof || o->max_stack;
+	o->cg_asked = o->callgraph || o->children || o->folded || o->pprof || o->max_stack > 0;
 	/* --no-children -g none: the self table, which needs no chains (and takes filters) */
 	if (o->no_children && o->callgraph && o->cgo.mode == REPORT_CG_NONE && !o->children &&
-	    !o->folded && !o->pprof && !o->max_stack)
+	    !o->folded && !o->pprof && o->max_stack <= 0)
 		o->cg_asked = 0;
 	return REPORT_GO;
 }
@@ -420,7 +422,11 @@ static int report_open(const struct report_opts *o, struct report_state *s)
 				      .want_region = (keys & MP_HK_REGION) ? "--sort region" : NULL,
 				      .progress = progress_cb, .progress_ctx = &s->ps, .pd = s->pd };
 	s->pd = NULL; /* the session's now (closed by it on error too) */
-	struct mp_cg_opts co = { .want_comm = 1, .max_stack = o->cgo.max_stack,
+	/* chains cut as perf cuts them by default (its --max-stack is the sysctl
+	 * kernel.perf_event_max_stack, 127 unless raised): a chain of thousands of frames
+	 * gives trees of 127 levels, not of thousands under each of thousands of entries */
+	unsigned cut = o->max_stack == REPORT_MAX_STACK_UNSET ? REPORT_MAX_STACK : o->cgo.max_stack;
+	struct mp_cg_opts co = { .want_comm = 1, .max_stack = cut,
 				 .caller_limit = !o->cgo.callee, .inline_entries = !o->no_inline };
 	s->ss = s->want_cg ? mp_cg_session_new(o->input, &so, &co, &s->cg, &err)
 			   : mp_session_new(o->input, &so, &err);
@@ -659,7 +665,7 @@ static void report_close(struct report_state *s)
 static int cmd_report(int argc, char **argv)
 {
 	char *inputs = NULL; /* -i FILE, repeated: joined with ',' */
-	struct report_opts o = { 0 };
+	struct report_opts o = { .max_stack = REPORT_MAX_STACK_UNSET };
 	struct report_state s = { 0 };
 	int rc = report_parse_args(argc, argv, &inputs, &o);
 	if (rc == REPORT_GO)

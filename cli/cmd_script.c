@@ -14,9 +14,11 @@
 
 #define CMD "script"
 #define SCRIPT_MAX_INLINE 64
+#define SCRIPT_MAX_STACK 127 /* perf script's default --max-stack */
 
 static const char script_usage[] =
-	"[-i FILE] [--symfs DIR] [-k FILE] [--inline | --no-inline] [-G] [--csv | -F FIELDS]";
+	"[-i FILE] [--symfs DIR] [-k FILE] [--inline | --no-inline] [-G] [--max-stack N]\n"
+	"[--csv | -F FIELDS]";
 static const char script_summary[] =
 	"Print every sample of FILE with its call chain, leaf first, as perf script does: one\n"
 	"line per sample (command, pid/tid, time, period, event), then one line per frame\n"
@@ -36,6 +38,7 @@ struct script_ctx {
 	size_t nips;
 	FILE *out;
 	int inline_, no_inline, no_chain, csv;
+	unsigned max_stack; /* frames of a chain shown, the leaf-most (0: all) */
 	int inl;             /* the sample being printed shows inlined functions */
 	int write_failed;
 	struct mp_buf chain; /* --csv: the row's chain */
@@ -84,20 +87,23 @@ static void chain_add(struct script_ctx *x, uint32_t pid, uint16_t cpumode, uint
 }
 
 /* Each frame of s's call chain, leaf first, given to frame() with the mode (kernel or user)
- * the chain's context markers set; frames after an unknown context are left out. */
+ * the chain's context markers set; frames after an unknown context are left out, and those
+ * past x->max_stack addresses (markers not counted), as perf script cuts chains. */
 static void chain_each(struct script_ctx *x, const struct mp_pd_sample *s,
 		       void (*frame)(struct script_ctx *, uint32_t, uint16_t, uint64_t))
 {
 	const uint64_t *ips = x->ips;
 	size_t n = x->nips;
 	uint16_t mode = s->cpumode;
-	for (size_t i = 0; i < n; i++) {
+	size_t left = x->max_stack ? x->max_stack : SIZE_MAX;
+	for (size_t i = 0; i < n && left; i++) {
 		if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
 			mode = ips[i] == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
 			       : ips[i] == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER
 								       : 0;
 			continue;
 		}
+		left--;
 		if (mode)
 			frame(x, s->pid, mode, ips[i]);
 	}
@@ -168,6 +174,7 @@ static int cmd_script(int argc, char **argv)
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *fields = NULL;
 	struct script_fields sf = { 0 };
 	int inline_ = 0, no_inline = 0, no_chain = 0, csv = 0, force = 0;
+	int max_stack = SCRIPT_MAX_STACK;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
 		CLI_OPT_FORCE(&force),
@@ -178,6 +185,9 @@ static int cmd_script(int argc, char **argv)
 		  "chains, as perf 6.1)" },
 		{ 0, "no-inline", CLI_FLAG, &no_inline, NULL,
 		  "do not show the functions inlined at each frame" },
+		{ 0, "max-stack", CLI_INT, &max_stack, "N",
+		  "print at most N addresses of each call chain, the leaf-most, 0 for all "
+		  "(default 127, perf script's: its default kernel.perf_event_max_stack)" },
 		{ 'G', "hide-call-graph", CLI_FLAG, &no_chain, NULL,
 		  "only the sample's own address, no call chain (as perf script -G)" },
 		{ 0, "csv", CLI_FLAG, &csv, NULL,
@@ -201,6 +211,10 @@ static int cmd_script(int argc, char **argv)
 		cli_error(CMD, "--inline and --no-inline exclude each other");
 		return CLI_EXIT_USAGE;
 	}
+	if (max_stack < 0) {
+		cli_error(CMD, "--max-stack %d: must be 0 (all) or more", max_stack);
+		return CLI_EXIT_USAGE;
+	}
 	if (fields && (csv || script_fields_parse(fields, &sf))) {
 		if (csv)
 			cli_error(CMD, "-F and --csv exclude each other");
@@ -215,7 +229,7 @@ static int cmd_script(int argc, char **argv)
 		return CLI_EXIT_RUNTIME;
 	struct mp_err err = { 0 };
 	struct script_ctx x = { .out = stdout, .inline_ = inline_, .no_inline = no_inline,
-				.no_chain = no_chain, .csv = csv };
+				.no_chain = no_chain, .csv = csv, .max_stack = (unsigned)max_stack };
 	mp_pd *pd = mp_pd_open(input, &err);
 	if (!pd) {
 		cli_error(CMD, "%s", err.msg);

@@ -4,6 +4,7 @@
 #ifndef MP_CLI_REPORT_H
 #define MP_CLI_REPORT_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,6 +22,10 @@
 enum report_col { COL_REGION, COL_COMM, COL_PID, COL_TID, COL_CPU, COL_DSO, COL_ADDR, COL_SYM, COL_SRCLINE,
 		  COL_SRCFILE, COL_PERIOD };
 #define MAX_COLS 16
+/* call chains' default cut, perf's (kernel.perf_event_max_stack's default); --max-stack
+ * not given is REPORT_MAX_STACK_UNSET */
+#define REPORT_MAX_STACK 127
+#define REPORT_MAX_STACK_UNSET INT_MIN
 struct report_cols {
 	enum report_col c[MAX_COLS];
 	size_t n;
