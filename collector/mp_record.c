@@ -23,48 +23,10 @@
 
 static int synth_kernel_mmap(mp_pdw *w, uint64_t text)
 {
-	uint64_t rec[64];
-	struct perf_event_header *h = (void *)rec;
-	unsigned char *b = (unsigned char *)(h + 1);
-	const char *name = "[kernel.kallsyms]_text";
-	uint32_t pid = (uint32_t)-1, tid = 0;
-	uint64_t start = text, len = ~0ull - text, pgoff = text;
-	size_t nl = (strlen(name) + 1 + 7) & ~(size_t)7;
-
-	memset(rec, 0, sizeof(rec));
-	memcpy(b, &pid, 4);
-	memcpy(b + 4, &tid, 4);
-	memcpy(b + 8, &start, 8);
-	memcpy(b + 16, &len, 8);
-	memcpy(b + 24, &pgoff, 8);
-	memcpy(b + 32, name, strlen(name));
-	size_t sz = sizeof(*h) + 32 + nl;
-	sz += mp_pdw_id_trailer(w, 0, pid, tid, 0, 0, (unsigned char *)rec + sz);
-	h->type = PERF_RECORD_MMAP;
-	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = (uint16_t)sz;
-	return mp_pdw_write(w, rec, sz);
-}
-
-static int synth_comm(mp_pdw *w, pid_t pid, pid_t tid, const char *comm)
-{
-	uint64_t rec[16];
-	struct perf_event_header *h = (void *)rec;
-	uint32_t *p = (uint32_t *)(h + 1);
-	size_t cl = strnlen(comm, 15);
-	size_t nl = (cl + 1 + 7) & ~(size_t)7;
-
-	memset(rec, 0, sizeof(rec));
-	p[0] = (uint32_t)pid;
-	p[1] = (uint32_t)tid;
-	memcpy(p + 2, comm, cl);
-	size_t sz = sizeof(*h) + 8 + nl;
-	sz += mp_pdw_id_trailer(w, 0, (uint32_t)pid, (uint32_t)tid, 0, 0,
-				(unsigned char *)rec + sz);
-	h->type = PERF_RECORD_COMM;
-	h->misc = 0;
-	h->size = (uint16_t)sz;
-	return mp_pdw_write(w, rec, sz);
+	struct mp_pdw_map m = { .pid = (uint32_t)-1, .tid = 0, .start = text, .len = ~0ull - text,
+				.pgoff = text, .misc = PERF_RECORD_MISC_KERNEL,
+				.file = "[kernel.kallsyms]_text" };
+	return mp_pdw_put_mmap(w, &m);
 }
 
 static int synth_maps(mp_pdw *w, pid_t pid)
@@ -85,36 +47,14 @@ static int synth_maps(mp_pdw *w, pid_t pid)
 			continue;
 		char *name = line + off;
 		name[strcspn(name, "\n")] = 0;
-		if (!*name)
-			name = "//anon";
-		uint64_t rec[600];
-		struct perf_event_header *h = (void *)rec;
-		unsigned char *b = (unsigned char *)(h + 1);
-		size_t nlen = strlen(name);
-		if (nlen > 4000)
-			continue;
-		size_t nl = (nlen + 1 + 7) & ~(size_t)7;
-		uint32_t v32[2] = { (uint32_t)pid, (uint32_t)pid };
-		uint64_t v64[3] = { start, end - start, pgoff };
-		uint32_t mm[2] = { maj, min };
-		uint64_t ig[2] = { ino, 0 };
-		uint32_t pf[2] = { 0, 0 };
-		pf[0] = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4;
-		pf[1] = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */;
-		memset(rec, 0, 72 + nl + 8);
-		memcpy(b, v32, 8);
-		memcpy(b + 8, v64, 24);
-		memcpy(b + 32, mm, 8);
-		memcpy(b + 40, ig, 16);
-		memcpy(b + 56, pf, 8);
-		memcpy(b + 64, name, nlen);
-		size_t sz = sizeof(*h) + 64 + nl;
-		sz += mp_pdw_id_trailer(w, 0, (uint32_t)pid, (uint32_t)pid, 0, 0,
-					(unsigned char *)rec + sz);
-		h->type = PERF_RECORD_MMAP2;
-		h->misc = PERF_RECORD_MISC_USER;
-		h->size = (uint16_t)sz;
-		mp_pdw_write(w, rec, sz);
+		struct mp_pdw_map m = {
+			.pid = (uint32_t)pid, .tid = (uint32_t)pid, .start = start,
+			.len = end - start, .pgoff = pgoff, .maj = maj, .min = min, .ino = ino,
+			.prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4,
+			.flags = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */,
+			.misc = PERF_RECORD_MISC_USER, .mmap2 = 1, .file = *name ? name : "//anon",
+		};
+		mp_pdw_put_mmap(w, &m); /* a name too long for a record is left out */
 	}
 	fclose(f);
 	return 0;
@@ -143,7 +83,7 @@ static void synth_process(mp_pdw *w, pid_t pid)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		read_comm(pid, tids[i], comm, sizeof(comm));
-		synth_comm(w, pid, tids[i], comm);
+		mp_pdw_put_comm(w, (uint32_t)pid, (uint32_t)tids[i], comm, 0);
 	}
 	free(tids);
 	synth_maps(w, pid);

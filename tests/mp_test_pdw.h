@@ -63,59 +63,28 @@ static inline struct perf_event_attr file_attr(uint64_t config, uint64_t period)
 static inline void put_sample(mp_pdw *w, uint64_t id, uint64_t ip, uint32_t pid, uint32_t tid,
 		       uint64_t time, uint64_t period)
 {
-	uint64_t s[7];
+	/* IDENTIFIER IP TID TIME CPU PERIOD */
+	uint64_t s[7] = { 0, id, ip, (uint64_t)pid | (uint64_t)tid << 32, time, 0, period };
 	struct perf_event_header *h = (void *)s;
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = sizeof(s);
-	s[1] = id;
-	s[2] = ip;
-	s[3] = (uint64_t)pid | (uint64_t)tid << 32;
-	s[4] = time;
-	s[5] = 0;
-	s[6] = period;
 	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
 }
 
 static inline void put_comm(mp_pdw *w, uint32_t pid, uint32_t tid, const char *comm)
 {
-	uint64_t rec[32];
-	struct perf_event_header *h = (void *)rec;
-	uint32_t *p = (uint32_t *)(h + 1);
-	memset(rec, 0, sizeof(rec));
-	p[0] = pid;
-	p[1] = tid;
-	strcpy((char *)(p + 2), comm);
-	size_t sz = 8 + 8 + ((strlen(comm) + 1 + 7) & ~(size_t)7);
-	sz += mp_pdw_id_trailer(w, 0, pid, tid, 1, 0, (unsigned char *)rec + sz);
-	h->type = PERF_RECORD_COMM;
-	h->size = (uint16_t)sz;
-	assert_int_equal(mp_pdw_write(w, rec, sz), 0);
+	assert_int_equal(mp_pdw_put_comm(w, pid, tid, comm, 1), 0);
 }
 
 /* An MMAP2 record of file with protection prot (PROT_* bits), MAP_PRIVATE. */
 static inline void put_mmap2_prot(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t len,
 				  uint64_t pgoff, uint32_t prot, const char *file)
 {
-	uint64_t rec[600];
-	struct perf_event_header *h = (void *)rec;
-	unsigned char *b = (unsigned char *)(h + 1);
-	memset(rec, 0, sizeof(rec));
-	memcpy(b, &pid, 4);
-	memcpy(b + 4, &pid, 4);
-	memcpy(b + 8, &start, 8);
-	memcpy(b + 16, &len, 8);
-	memcpy(b + 24, &pgoff, 8);
-	uint32_t flags = 2;
-	memcpy(b + 56, &prot, 4);
-	memcpy(b + 60, &flags, 4);
-	strcpy((char *)b + 64, file);
-	size_t sz = 8 + 64 + ((strlen(file) + 1 + 7) & ~(size_t)7);
-	sz += mp_pdw_id_trailer(w, 0, pid, pid, 1, 0, (unsigned char *)rec + sz);
-	h->type = PERF_RECORD_MMAP2;
-	h->misc = PERF_RECORD_MISC_USER;
-	h->size = (uint16_t)sz;
-	assert_int_equal(mp_pdw_write(w, rec, sz), 0);
+	struct mp_pdw_map m = { .pid = pid, .tid = pid, .start = start, .len = len, .pgoff = pgoff,
+				.prot = prot, .flags = 2 /* MAP_PRIVATE */, .misc = PERF_RECORD_MISC_USER,
+				.mmap2 = 1, .time = 1, .file = file };
+	assert_int_equal(mp_pdw_put_mmap(w, &m), 0);
 }
 
 static inline void put_mmap2(mp_pdw *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,

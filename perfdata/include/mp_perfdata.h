@@ -650,4 +650,23 @@ uint64_t mp_pdw_bytes(const mp_pdw *w);
 size_t mp_pdw_id_trailer(const mp_pdw *w, int attr_idx, uint32_t pid, uint32_t tid,
 			 uint64_t time, uint32_t cpu, void *buf);
 
+/* Synthesized records (mp_pdw_synth.c): what existed before the recording began, as perf's
+ * synthetic events, each with attr 0's sample_id trailer (cpu 0, the time given). A COMM
+ * (the name cut to the kernel's 15 characters); an MMAP or MMAP2 of m->file. 0, the error
+ * of mp_pdw_write(), or -ENAMETOOLONG for a name over MP_PDW_MAP_NAME_MAX bytes. */
+int mp_pdw_put_comm(mp_pdw *w, uint32_t pid, uint32_t tid, const char *comm, uint64_t time);
+#define MP_PDW_MAP_NAME_MAX 4000
+struct mp_pdw_map {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;      /* MMAP2: the device, inode and protection of the mapping */
+	uint64_t ino;
+	uint32_t prot, flags;
+	uint16_t misc;          /* PERF_RECORD_MISC_USER or PERF_RECORD_MISC_KERNEL */
+	int mmap2;              /* 0: PERF_RECORD_MMAP (perf's kernel map) */
+	uint64_t time;          /* of the trailer */
+	const char *file;
+};
+int mp_pdw_put_mmap(mp_pdw *w, const struct mp_pdw_map *m);
+
 #endif
