@@ -13,14 +13,10 @@
 # (5) the LBR fixture kdab-vector-lbr-cfl's Children/Self equal perf's reference;
 # (6) DWARF: a perf record --call-graph dwarf recording of matmul (no frame pointers) and
 #     the fixture kdab-vector-dwarf-bdw, with inlined functions as entries (below).
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}"
-PERF=${PERF:-perf}
-CMP=$(cd "$(dirname "$0")" && pwd)/callgraph_perfcmp.py
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail=0 n=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
+CMP=$E2E/callgraph_perfcmp.py
+n=0
 
 if ! "$PERF" record -q -g -e cpu-clock -o probe.data true >/dev/null 2>probe.err; then
 	echo "skip: perf record -g: $(head -1 probe.err)"
@@ -111,7 +107,7 @@ rec() { # label -- command
 # Children/Self against perf's reference, its binary at its recorded path in a symfs
 if [ -n "${SHARED_DIR:-}" ] && [ -f "$SHARED_DIR/perfdata/kdab-vector-lbr-cfl.data" ]; then
 	P=$SHARED_DIR/perfdata
-	rp=/home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0
+	rp=$(recorded_path "$P/kdab-vector-lbr-cfl.data" vector_static_gcc_v9.1.0)
 	mkdir -p "symfs$(dirname "$rp")" empty
 	cp "$P/bin/vector_static_gcc_v9.1.0" "symfs$rp"
 	if "$MEMPROF" report -q -i "$P/kdab-vector-lbr-cfl.data" --symfs symfs --kallsyms /dev/null \
@@ -146,7 +142,7 @@ fi
 if [ -n "${SHARED_DIR:-}" ] && [ -f "$SHARED_DIR/perfdata/kdab-vector-dwarf-bdw.data" ] &&
 	command -v nm >/dev/null; then
 	P=$SHARED_DIR/perfdata D=$SHARED_DIR/perfdata/kdab-vector-dwarf-bdw.data
-	rp=/home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0
+	rp=$(recorded_path "$D" vector_static_gcc_v9.1.0)
 	mkdir -p "dsymfs$(dirname "$rp")"
 	cp "$P/bin/vector_static_gcc_v9.1.0" "dsymfs$rp"
 	"$PERF" report -i "$D" --symfs dsymfs --children --stdio --sort dso,sym -g none \

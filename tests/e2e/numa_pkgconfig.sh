@@ -12,7 +12,7 @@ for f in include/memprof/numa.h lib/libmemprof-numa.a lib/pkgconfig/memprof-numa
 done
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 cd "$tmp"
-cp "$SRC_DIR/tests/numa_consumer.c" "$SRC_DIR/tests/test_numa.c" .
+cp "$SRC_DIR/tests/numa_consumer.c" "$SRC_DIR/tests/test_numa.c" "$SRC_DIR/tests/mp_test_fixture.h" .
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} -o consumer numa_consumer.c $(pkg-config --cflags --libs memprof-numa)
 # shellcheck disable=SC2046

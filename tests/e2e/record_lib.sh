@@ -1,10 +1,7 @@
 # record_lib.sh - shared helpers of the record_*.sh / stat_*.sh e2e tests (sourced).
-set -u
-: "${MEMPROF:?set MEMPROF}" "${KERNELS:?set KERNELS}"
-PERF=${PERF:-perf}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+: "${KERNELS:?set KERNELS}"
+W=$T
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # wait_until CMD...: poll until CMD succeeds (state, not time: the bound is only a safety
 # net below the test's timeout).

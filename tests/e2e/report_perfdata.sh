@@ -3,14 +3,12 @@
 # count, estimated count and every (dso, sym) row equal perf's flat reference (hermetic:
 # empty --symfs, --kallsyms /dev/null); with the binaries of bin/ under --symfs, the
 # per-symbol percentages equal the symbolized references.
-set -u
-: "${MEMPROF:?}" "${SHARED_DIR:?}"
+. "$(dirname "$0")/e2e_lib.sh"
+: "${SHARED_DIR:?}"
 P=$SHARED_DIR/perfdata
-CMP=$(dirname "$0")/report_perfcmp.py
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+CMP=$E2E/report_perfcmp.py
 mkdir -p "$T/empty"
-fail=0 n=0
+n=0
 for f in "$P"/*.data; do
 	s=${f%.data}
 	name=$(basename "$s")
@@ -45,7 +43,8 @@ done
 
 # symbolized: the binary at its recorded path inside a private symfs
 sym() {
-	local s=$1 rp=$2 b=$3 t=$T/symfs-$1
+	local s=$1 b=$2 t=$T/symfs-$1 rp
+	rp=$(recorded_path "$P/$s.data" "$b")
 	mkdir -p "$t$(dirname "$rp")"
 	cp "$P/bin/$b" "$t$rp"
 	if ! "$MEMPROF" report -q -i "$P/$s.data" --symfs "$t" --kallsyms /dev/null --no-children --csv \
@@ -66,8 +65,8 @@ sym() {
 		fail=1
 	}
 }
-sym kdab-vector-dwarf-bdw /home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0 vector_static_gcc_v9.1.0
-sym kdab-vector-lbr-cfl /home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc/vector_static_gcc_v9.1.0 vector_static_gcc_v9.1.0
-sym kdab-parallel-zstd-zen2 /home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/manual/clients/parallel_static_gcc parallel_static_gcc
+sym kdab-vector-dwarf-bdw vector_static_gcc_v9.1.0
+sym kdab-vector-lbr-cfl vector_static_gcc_v9.1.0
+sym kdab-parallel-zstd-zen2 parallel_static_gcc
 [ $fail -eq 0 ] && echo "OK: $n fixtures and 3 symbolized references match perf"
 exit $fail

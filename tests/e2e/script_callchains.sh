@@ -86,7 +86,7 @@ cmp -s pd.mtop pd.ptop || fail "perf's dwarf file: top chains differ: $(diff pd.
 
 # dwarf: kdab-vector-dwarf-bdw with its binary
 t=$(mktemp -d "$W/symfs.XXXX")
-rp=/home/milian/projects/kdab/rnd/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc
+rp=$(dirname "$(recorded_path "$P/kdab-vector-dwarf-bdw.data" vector_static_gcc_v9.1.0)")
 mkdir -p "$t$rp"
 cp "$P/bin/vector_static_gcc_v9.1.0" "$t$rp/"
 "$MEMPROF" script -i "$P/kdab-vector-dwarf-bdw.data" --symfs "$t" -k /dev/null >k.mp 2>err ||
@@ -129,7 +129,7 @@ grep -q '_S_relocate (inlined)' k.mp || fail "kdab dwarf: no _S_relocate inline 
 
 # LBR call stacks
 t2=$(mktemp -d "$W/symfs.XXXX")
-rp=/home/dknysh/kdab-disasm-fraames/hotspot/3rdparty/perfparser/tests/auto/perfdata/vector_static_gcc
+rp=$(dirname "$(recorded_path "$P/kdab-vector-lbr-cfl.data" vector_static_gcc_v9.1.0)")
 mkdir -p "$t2$rp"
 cp "$P/bin/vector_static_gcc_v9.1.0" "$t2$rp/"
 "$MEMPROF" script -i "$P/kdab-vector-lbr-cfl.data" --symfs "$t2" -k /dev/null >l.mp 2>err ||
