@@ -20,6 +20,7 @@
 #define MP_FIXTURE_PARALLEL "perfdata/bin/parallel_static_gcc"
 #define MP_FIXTURE_CALLGRAPH "perfdata/pdc-callgraph-snb-3.8.data"
 #define MP_FIXTURE_PERFDATA "perfdata" /* the folder: recordings and perf's outputs */
+#define MP_FIXTURE_TOPOLOGY "topology" /* the folder: sysfs snapshots, hwloc's references */
 
 /* The path of fixture rel (one of MP_FIXTURE_*) under SHARED_DIR in buf (n bytes): 0 when
  * it is readable, else -1 after one line on stdout naming the missing path. */
