@@ -87,20 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *argv[] = { comm, name, NULL };
 	mp_pdw_set_cmdline(w, 2, argv);
 	for (size_t off = 0; off + 16 <= size && want.n < 4096; off += 16) {
-		uint64_t s[7];
-		struct perf_event_header *h = (void *)s;
 		uint32_t pid = (uint32_t)get(data + off + 8, 2) + 1, cpu = data[off + 10] % 64;
 		uint64_t ip = get(data + off, 8), period = get(data + off + 11, 4) + 1;
 		uint64_t time = want.n * 1000 + data[off + 15];
+		/* IDENTIFIER IP TID TIME CPU PERIOD */
+		uint64_t s[7] = { 0, id, ip, (uint64_t)pid | (uint64_t)pid << 32, time, cpu, period };
+		struct perf_event_header *h = (void *)s;
 		h->type = PERF_RECORD_SAMPLE;
 		h->misc = PERF_RECORD_MISC_USER;
 		h->size = sizeof(s);
-		s[1] = id;
-		s[2] = ip;
-		s[3] = (uint64_t)pid | (uint64_t)pid << 32;
-		s[4] = time;
-		s[5] = cpu;
-		s[6] = period;
 		if (mp_pdw_write(w, s, sizeof(s)))
 			abort();
 		want.n++;
