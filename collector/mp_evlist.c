@@ -394,9 +394,7 @@ int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out)
 		rc = mp_evlist_read_one(l, i, j, &id, &c);
 		if (rc)
 			return rc;
-		out->val += c.val;
-		out->ena += c.ena;
-		out->run += c.run;
+		mp_counts_add(out, &c);
 	}
 	return 0;
 }

@@ -304,9 +304,7 @@ static void record_counts(struct mp_run *r, const struct mp_record_opts *o, mp_p
 			if (mp_evlist_read_one(r->l, i, j, &id, &c))
 				continue;
 			mp_pdw_add_counts(w, (int)i, id, &c);
-			sum.val += c.val;
-			sum.ena += c.ena;
-			sum.run += c.run;
+			mp_counts_add(&sum, &c);
 			if (c.ena > emax)
 				emax = c.ena;
 		}

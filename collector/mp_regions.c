@@ -348,9 +348,7 @@ static int frame_close(mp_regions *r, struct thr *t, const struct mp_counts *v, 
 	for (size_t i = 0; i < r->nev; i++) {
 		uint64_t dv = v[i].val - f->v0[i].val, de = v[i].ena - f->v0[i].ena,
 			 dr = v[i].run - f->v0[i].run;
-		a->counts[i].val += dv;
-		a->counts[i].ena += de;
-		a->counts[i].run += dr;
+		mp_counts_add(&a->counts[i], &(struct mp_counts){ dv, de, dr });
 		a->scaled[i] += dr ? (double)dv * ((double)de / (double)dr) : (double)dv;
 	}
 	free(f->v0);
@@ -452,9 +450,7 @@ static void acc_add(struct stat_acc *dst, const struct stat_acc *a, size_t nev)
 	dst->calls += a->calls;
 	dst->unclosed += a->unclosed;
 	for (size_t i = 0; i < nev; i++) {
-		dst->counts[i].val += a->counts[i].val;
-		dst->counts[i].ena += a->counts[i].ena;
-		dst->counts[i].run += a->counts[i].run;
+		mp_counts_add(&dst->counts[i], &a->counts[i]);
 		dst->scaled[i] += a->scaled[i];
 	}
 }

@@ -413,9 +413,7 @@ static int add_count(mp_pd *pd, size_t ai, int32_t pid, int32_t tid, const struc
 {
 	struct mp_pd_attr *a = &pd->attrs[ai];
 	a->has_counts = 1;
-	a->count.val += v->val;
-	a->count.ena += v->ena;
-	a->count.run += v->run;
+	mp_counts_add(&a->count, v);
 	struct pd_rdctr *c = NULL;
 	if (pid != -1)
 		for (size_t i = pd->nrdctr; i-- > 0 && !c;)

@@ -148,6 +148,13 @@ struct mp_counts {
 /* The value scaled by enabled/running when the counter was multiplexed (run < ena), as
  * perf stat does; the value itself otherwise (also when it never ran: check run). */
 double mp_counts_scaled(const struct mp_counts *c);
+/* sum += c, each of value, enabled and running (counters of one event summed). */
+static inline void mp_counts_add(struct mp_counts *sum, const struct mp_counts *c)
+{
+	sum->val += c->val;
+	sum->ena += c->ena;
+	sum->run += c->run;
+}
 
 /* ---- perf's generic event names (mp_generic.c) ---- */
 struct mp_generic {
