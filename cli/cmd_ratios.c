@@ -335,9 +335,11 @@ static void fmt_change(const struct mp_ratio_row *r, char *buf, size_t len)
 static void flags_str(const struct mp_ratio_result *rr, const struct mp_ratio_row *r, char *buf, size_t len)
 {
 	const struct mp_ratio_def *d = rr->def;
-	char skew[96] = "";
+	char skew[160] = "";
 	if (r->v.skew > 0)
 		snprintf(skew, sizeof(skew), "  skewed x%.2f (throttled or lost samples)", r->v.skew);
+	else if (r->v.unchecked)
+		snprintf(skew, sizeof(skew), "  unchecked: overrun at its minimum, no exact count (throttling?)");
 	snprintf(buf, len, "%s%s%s%s", !r->v.few ? "" : r->v.exact ? "  few counts" : "  few samples", skew,
 		 r->v.flagged ? (d->threshold_below ? "   <==== WARNING (below threshold)" :
 					"   <==== WARNING (above threshold)") : "",
@@ -592,6 +594,8 @@ static void json_place(struct cli_json *j, const struct mp_ratio_result *x,
 	cli_json_bool(j, "flagged", r->v.flagged);
 	if (r->v.skew > 0)
 		json_num(j, "skew", r->v.skew);
+	if (r->v.unchecked)
+		cli_json_bool(j, "unchecked", 1);
 	if (base && r->have_base && r->base.defined)
 		json_num(j, "baseline", r->base.value);
 	cli_json_close(j);

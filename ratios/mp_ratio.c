@@ -903,6 +903,9 @@ int mp_ratio_eval_place(const struct mp_ratio_binding *b, const struct mp_ratio_
 
 	if (rc || !out->defined || out->exact)
 		return rc;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->ev[i] >= 0 && ev[b->ev[i]].at_min)
+			out->unchecked = 1;
 	for (size_t i = 0; i < b->n; i++) {
 		double c = b->ev[i] >= 0 ? ev[b->ev[i]].coverage : 0;
 		if (c <= 0)

@@ -134,6 +134,7 @@ int mp_ratio_source_sum(const struct mp_ratio_source *srcs, const char *const *n
 			const struct mp_ratio_event *e = &srcs[i].ev[map[i * nev + j]];
 			out->ev[j].has_count &= e->has_count;
 			out->ev[j].exact_samples &= e->exact_samples;
+			out->ev[j].at_min |= e->at_min;
 			out->ev[j].count += e->count;
 			/* the recordings' shares together: the least stands for the sum */
 			if (e->coverage <= 0 || (out->ev[j].coverage > 0 && e->coverage < out->ev[j].coverage))

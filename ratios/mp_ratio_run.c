@@ -92,6 +92,29 @@ static void detect_model(mp_ratio_run *r, const char *forced)
 	snprintf(r->model, sizeof(r->model), "perf");
 }
 
+/* Events sampled at a fixed overrun no larger than their minimum (events module: the
+ * event's own from pmu_models.tsv, else its kind's) whose exact count the file lacks: the
+ * kernel throttles such events on a busy stretch, and nothing in the file tells. */
+static void mark_at_min(mp_ratio_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct perf_event_attr *a = &r->ev[i].attr;
+		struct mp_evopts eo;
+		struct mp_event e;
+		struct mp_err err = { 0, "" };
+		if (a->freq || !a->sample_period || r->ev[i].has_count || r->ev[i].exact_samples ||
+		    !r->ev[i].name || !r->ev[i].name[0])
+			continue;
+		memset(&eo, 0, sizeof(eo));
+		eo.count_only = 1;
+		if (strcmp(r->model, "perf") && strcmp(r->model, "cachegrind"))
+			eo.pmu_model = r->model;
+		if (mp_event_parse(r->ev[i].name, &eo, &e, &err) == 0 && e.min_count &&
+		    a->sample_period <= e.min_count)
+			r->ev[i].at_min = 1;
+	}
+}
+
 mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts *opts,
 				struct mp_err *err)
 {
@@ -174,6 +197,7 @@ mp_ratio_run *mp_ratio_run_open(const char *path, const struct mp_ratio_run_opts
 					    ((double)r->prog[i].samples + (double)a->lost);
 	}
 	detect_model(r, opts->model);
+	mark_at_min(r);
 	if (mp_pd_meta(r->pd, MP_META_SIMULATED))
 		for (size_t i = 0; i < r->nev; i++)
 			r->ev[i].exact_samples = 1;

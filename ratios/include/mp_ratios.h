@@ -165,6 +165,10 @@ struct mp_ratio_event {
 				 * samples + lost; 0 = unknown. Below 1 when the kernel
 				 * throttled the event (an overrun too low), samples were
 				 * lost, or the counter was multiplexed */
+	int at_min;             /* sampled at a fixed overrun no larger than the event's
+				 * minimum (the events module's, per event or per kind) in a
+				 * file without its exact count: throttling, which such an
+				 * overrun invites, cannot be checked */
 };
 
 /* Do two attrs count the same thing? Compares type and config: for raw x86 configs
@@ -228,6 +232,10 @@ struct mp_ratio_value {
 				 * samples struck is unknown, so the value may be off by this
 				 * factor either way; the interval is widened by it and the row
 				 * says so. 0 otherwise */
+	int unchecked;          /* sampled, below program level: an event of the value was
+				 * sampled at its minimum overrun and the file has no exact
+				 * count to check its coverage (ev[].at_min): the interval
+				 * cannot account for throttling, and the row says so */
 };
 
 /* The counts a complete binding's ratio rests on at one place: the sum of the estimated
@@ -259,6 +267,7 @@ int mp_ratio_eval(const struct mp_ratio_binding *b, const struct mp_ratio_event 
  * its interval widened by that factor, [lo / skew, hi * skew] (a negative bound the other
  * way): the samples of an event throttled at a low overrun, or lost, leave the places
  * where it happened short, and which places is unknown. */
+/* (and out->unchecked when an event of the value has ev[].at_min) */
 int mp_ratio_eval_place(const struct mp_ratio_binding *b, const struct mp_ratio_event *ev,
 			const struct mp_ratio_cell *cells, int use_counts, uint64_t min_samples,
 			struct mp_ratio_value *out, struct mp_err *err);

@@ -69,5 +69,17 @@ sed -e 's/^counts 0 620000$/counts 0 320000/' "$T/spec" >"$T/spec2"
 import json, sys
 for p in json.load(sys.stdin)["ratios"][0]["places"]:
     assert "skew" not in p, p' || { echo "FAIL: skew without a throttled event"; fail=1; }
+# no exact counts (a perf recording): at overrun 500, L1D_REPL's minimum on core, the
+# throttling cannot be checked and the rows say so; at 1000 they do not
+grep -v '^counts ' "$T/spec" >"$T/spec3"
+"$MKDATA" "$T/c.data" <"$T/spec3" && "$MEMPROF" ratios -i "$T/c.data" --level symbol L1D_MISS_RATE >"$T/c.txt"
+[ "$(grep -c 'unchecked: overrun at its minimum, no exact count' "$T/c.txt")" -eq 2 ] ||
+	{ echo "FAIL: no unchecked mark at the minimum overrun"; cat "$T/c.txt"; fail=1; }
+sed -e 's/^attr core::L1D_REPL 4 530f45 500$/attr core::L1D_REPL 4 530f45 1000/' "$T/spec3" >"$T/spec4"
+"$MKDATA" "$T/d.data" <"$T/spec4" && "$MEMPROF" ratios -i "$T/d.data" --level symbol --json L1D_MISS_RATE |
+	python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["ratios"][0]["places"]:
+    assert "unchecked" not in p and "skew" not in p, p' || { echo "FAIL: unchecked above the minimum"; fail=1; }
 [ $fail -eq 0 ] && echo ok
 exit $fail
