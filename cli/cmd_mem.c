@@ -80,7 +80,8 @@ static int record_takes_value(const char *a)
 	static const char *const with_value[] = { "-c", "--count", "-F", "--freq", "-o", "--output",
 						  "-p", "--pid", "-m", "--mmap-pages",
 						  "--call-graph", "--pmu", "--I1", "--D1", "--LL",
-						  "--callgrind-out" };
+						  "--callgrind-out", "--sim-cores", "--sim-engine",
+						  "--sim-tool-opts" };
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
 		if (!strcmp(a, with_value[i]))
 			return 1;
@@ -92,7 +93,7 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 	const char *type = "load,store", *ev_arg = NULL;
 	const char *sim_hint = c2c ? "memprof c2c record --sim -- CMD" : "memprof record --sim -- CMD";
 	unsigned ldlat = 30;
-	int all = 0;
+	int all = 0, sim = 0, ldlat_set = 0, cores_set = 0;
 	char **fwd = calloc((size_t)argc + 12, sizeof(*fwd));
 	int nf = 0, i;
 
@@ -128,8 +129,11 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 				return CLI_EXIT_USAGE;
 			}
 			ldlat = (unsigned)v;
+			ldlat_set = 1;
 		} else if (!strcmp(a, "-e") && i + 1 < argc) {
 			ev_arg = argv[++i];
+		} else if (c2c && !strcmp(a, "--sim")) {
+			sim = 1;
 		} else if (!strcmp(a, "--")) {
 			fwd[nf++] = argv[i++];
 			break;
@@ -137,6 +141,7 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 			break; /* the command: it and its arguments go as they are */
 		} else {
 			all |= !strcmp(a, "-a") || !strcmp(a, "--all-cpus");
+			cores_set |= !strcmp(a, "--sim-cores") || !strncmp(a, "--sim-cores=", 12);
 			fwd[nf++] = argv[i];
 			if (record_takes_value(a) && i + 1 < argc)
 				fwd[nf++] = argv[++i];
@@ -144,6 +149,30 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 	}
 	for (; i < argc; i++)
 		fwd[nf++] = argv[i];
+	if (c2c && sim) {
+		/* the simulator's memory samples: every load (no latency threshold) and store of
+		 * the simulated cores, with HITM where another core had the line modified */
+		if (ldlat_set || ev_arg) {
+			cli_error(cmd, "%s with --sim: the simulator samples every load and store "
+				  "(record --sim -c N sets the period)", ldlat_set ? "--ldlat" : "-e");
+			free(fwd);
+			return CLI_EXIT_USAGE;
+		}
+		/* "record --sim -d" after memprof record's own options: drop the hardware ones */
+		int nf2 = 1;
+		fwd[nf2++] = "--sim";
+		fwd[nf2++] = "-d";
+		if (!cores_set) {
+			fwd[nf2++] = "--sim-cores"; /* threads on cores of their own: sharing shows */
+			fwd[nf2++] = "2";
+		}
+		for (int k = 6 + c2c; k < nf; k++)
+			fwd[nf2++] = fwd[k];
+		fwd[nf2] = NULL;
+		int rc = cli_cmd_record.fn(nf2, fwd);
+		free(fwd);
+		return rc;
+	}
 	const char *ops[2];
 	int nops = 0;
 	if (!strcmp(type, "load") || !strcmp(type, "load,store") || !strcmp(type, "store,load"))

@@ -1,0 +1,53 @@
+#!/bin/bash
+# memprof c2c record --sim on the article's 9.3 program (kernels/falseshare): two threads on
+# two simulated cores, their counters 8 bytes apart. memprof c2c report names the line, its
+# offsets 0x0 and 0x8, each written by its own thread in worker, and says false sharing;
+# perf c2c report reads the file and shows the same line with the same HITM, load and store
+# counts; one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
+# (almost) no HITM: the article's order. Skipped (77) where mpsim is not built or its
+# memory samples are not there (record --sim -d).
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}"
+[ -n "${MEMPROF_VGTOOL:-}" ] && [ -x "$MEMPROF_VGTOOL" ] || { echo "SKIP: mpsim not built"; exit 77; }
+export MEMPROF_VGTOOL
+rec() { # DISP OUT [falseshare options]
+	local d=$1 o=$2; shift 2
+	"$MEMPROF" c2c record --sim -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
+		>"$o.out" 2>"$o.err"
+}
+if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; then
+	grep -q "the simulator does not write them" probe.err && { echo "SKIP: record --sim -d writes no memory samples here"; exit 77; }
+	echo "FAIL: record --sim -d: $(cat probe.err)"; exit 1
+fi
+rec 8 fs8.data || { echo "FAIL: c2c record --sim: $(cat fs8.data.err)"; exit 1; }
+"$MEMPROF" c2c report -i fs8.data --csv -c tid >fs8.csv || { echo "FAIL: c2c report"; exit 1; }
+# line 0: offsets 0x0 and 0x8, one thread each, both in worker, false sharing
+awk -F, '$1 == 0' fs8.csv >l0.csv
+offs=$(cut -d, -f3 l0.csv | sort -u | tr '\n' ' ')
+[ "$offs" = "0x0 0x8 " ] || { echo "FAIL: line 0 offsets '$offs': $(head -5 fs8.csv)"; exit 1; }
+[ "$(cut -d, -f11 l0.csv | sort -u | wc -l)" = 2 ] || { echo "FAIL: not two threads: $(cat l0.csv)"; exit 1; }
+[ "$(cut -d, -f6 l0.csv | sort -u)" = worker ] || { echo "FAIL: writers: $(cut -d, -f6 l0.csv)"; exit 1; }
+grep -q ',false sharing$' l0.csv || { echo "FAIL: verdict: $(cat l0.csv)"; exit 1; }
+"$MEMPROF" c2c report -i fs8.data >fs8.txt
+grep -q "=> false sharing: different threads write different offsets" fs8.txt &&
+	grep -q "offset 0x0 written by tid [0-9]* (worker); offset 0x8 written by tid [0-9]* (worker)" fs8.txt ||
+	{ echo "FAIL: text verdict: $(grep '=>' fs8.txt)"; exit 1; }
+# perf reads memprof's c2c file: the same counts and line table
+"$PERF" c2c report -i fs8.data --stdio >p8.txt 2>p8.err || { echo "FAIL: perf c2c: $(cat p8.err)"; exit 1; }
+blk() { sed -n '/Trace Event Information/,/c2c details/p' "$1" | grep -v 'LLC Misses to' | sed 's/ *$//'; }
+rows() { sed -n '/Shared Data Cache Line Table/,/Pareto/p' "$1" | awk '/^ +[0-9]+ +0x/ { NF = 23; print }'; }
+[ "$(blk p8.txt)" = "$(blk fs8.txt)" ] || { echo "FAIL: counts differ: $(diff <(blk p8.txt) <(blk fs8.txt))"; exit 1; }
+[ "$(rows p8.txt)" = "$(rows fs8.txt)" ] || { echo "FAIL: table differs: $(diff <(rows p8.txt) <(rows fs8.txt))"; exit 1; }
+# the article's three runs: one counter, neighbouring words, a line apart
+rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
+rec 64 fs64.data || { echo "FAIL: -d 64: $(cat fs64.data.err)"; exit 1; }
+hitm() { grep '^  Load Local HITM' "$1" | awk '{ print $NF }'; }
+"$MEMPROF" c2c report -i fs0.data >fs0.txt
+"$MEMPROF" c2c report -i fs64.data >fs64.txt
+h0=$(hitm fs0.txt) h8=$(hitm fs8.txt) h64=$(hitm fs64.txt)
+echo "local HITM samples: one counter $h0, 8 bytes apart $h8, 64 bytes apart $h64"
+[ "$h8" -gt 100 ] && [ "$h0" -gt 100 ] && [ $((h64 * 100)) -lt "$h8" ] ||
+	{ echo "FAIL: HITM order: -d 0 $h0, -d 8 $h8, -d 64 $h64"; exit 1; }
+grep -q "=> true sharing: the threads use the same data" fs0.txt ||
+	{ echo "FAIL: -d 0 verdict: $(grep '=>' fs0.txt)"; exit 1; }
+echo ok
