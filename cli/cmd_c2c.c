@@ -330,11 +330,11 @@ static int ot_cmp(const void *pa, const void *pb)
 	return a->k.tid < b->k.tid ? -1 : a->k.tid > b->k.tid;
 }
 
-/* A line is shared when loads hit another core's modified copy or a peer's, or it was
- * written (perf's Total Shared Cache Lines). */
+/* A line is shared when loads hit another core's modified copy or a peer's (perf's
+ * Total Shared Cache Lines). */
 static int line_shared(const struct c2c_line *l)
 {
-	return mp_c2c_tot_hitm(&l->st) || mp_c2c_tot_peer(&l->st) || l->st.stores;
+	return mp_c2c_tot_hitm(&l->st) || mp_c2c_tot_peer(&l->st);
 }
 
 struct c2c_verdict {
@@ -611,7 +611,7 @@ static double share(uint64_t a, uint64_t b)
 static int line_shown(const struct c2c_line *l, uint64_t total, enum c2c_disp d, int show_all)
 {
 	if (show_all)
-		return line_shared(l);
+		return line_shared(l) || l->st.stores;
 	uint64_t m = disp_metric(&l->st, d);
 	return total && m && (double)m / (double)total >= C2C_LINE_LIMIT;
 }

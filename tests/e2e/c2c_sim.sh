@@ -19,7 +19,15 @@ if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; th
 	grep -q "the simulator does not write them" probe.err && { echo "SKIP: record --sim -d writes no memory samples here"; exit 77; }
 	echo "FAIL: record --sim -d: $(cat probe.err)"; exit 1
 fi
-rec 8 fs8.data || { echo "FAIL: c2c record --sim: $(cat fs8.data.err)"; exit 1; }
+hitm() { grep '^  Load Local HITM' "$1" | awk '{ print $NF }'; }
+# mpsim's threads now and then run apart in virtual time and share nothing (sim_falseshare
+# records again then): at most 4 runs
+for try in 1 2 3 4; do
+	rec 8 fs8.data || { echo "FAIL: c2c record --sim: $(cat fs8.data.err)"; exit 1; }
+	"$MEMPROF" c2c report -i fs8.data >fs8.txt || { echo "FAIL: c2c report"; exit 1; }
+	[ "$(hitm fs8.txt)" -gt 100 ] && break
+	echo "run $try: $(hitm fs8.txt) HITM samples: the threads ran apart, again"
+done
 "$MEMPROF" c2c report -i fs8.data --csv -c tid >fs8.csv || { echo "FAIL: c2c report"; exit 1; }
 # line 0: offsets 0x0 and 0x8, one thread each, both in worker, false sharing
 awk -F, '$1 == 0' fs8.csv >l0.csv
@@ -28,20 +36,20 @@ offs=$(cut -d, -f3 l0.csv | sort -u | tr '\n' ' ')
 [ "$(cut -d, -f11 l0.csv | sort -u | wc -l)" = 2 ] || { echo "FAIL: not two threads: $(cat l0.csv)"; exit 1; }
 [ "$(cut -d, -f6 l0.csv | sort -u)" = worker ] || { echo "FAIL: writers: $(cut -d, -f6 l0.csv)"; exit 1; }
 grep -q ',false sharing$' l0.csv || { echo "FAIL: verdict: $(cat l0.csv)"; exit 1; }
-"$MEMPROF" c2c report -i fs8.data >fs8.txt
 grep -q "=> false sharing: different threads write different offsets" fs8.txt &&
 	grep -q "offset 0x0 written by tid [0-9]* (worker); offset 0x8 written by tid [0-9]* (worker)" fs8.txt ||
 	{ echo "FAIL: text verdict: $(grep '=>' fs8.txt)"; exit 1; }
 # perf reads memprof's c2c file: the same counts and line table
 "$PERF" c2c report -i fs8.data --stdio >p8.txt 2>p8.err || { echo "FAIL: perf c2c: $(cat p8.err)"; exit 1; }
-blk() { sed -n '/Trace Event Information/,/c2c details/p' "$1" | grep -v 'LLC Misses to' | sed 's/ *$//'; }
+# (not the no-map rejects: the simulated process has no data mmaps, and memprof places
+# data addresses in the objects' .data and .bss by their segments where perf finds no map)
+blk() { sed -n '/Trace Event Information/,/c2c details/p' "$1" | grep -v 'LLC Misses to\|No Page Map Rejects' | sed 's/ *$//'; }
 rows() { sed -n '/Shared Data Cache Line Table/,/Pareto/p' "$1" | awk '/^ +[0-9]+ +0x/ { NF = 23; print }'; }
 [ "$(blk p8.txt)" = "$(blk fs8.txt)" ] || { echo "FAIL: counts differ: $(diff <(blk p8.txt) <(blk fs8.txt))"; exit 1; }
 [ "$(rows p8.txt)" = "$(rows fs8.txt)" ] || { echo "FAIL: table differs: $(diff <(rows p8.txt) <(rows fs8.txt))"; exit 1; }
 # the article's three runs: one counter, neighbouring words, a line apart
 rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
 rec 64 fs64.data || { echo "FAIL: -d 64: $(cat fs64.data.err)"; exit 1; }
-hitm() { grep '^  Load Local HITM' "$1" | awk '{ print $NF }'; }
 "$MEMPROF" c2c report -i fs0.data >fs0.txt
 "$MEMPROF" c2c report -i fs64.data >fs64.txt
 h0=$(hitm fs0.txt) h8=$(hitm fs8.txt) h64=$(hitm fs64.txt)
