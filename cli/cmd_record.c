@@ -14,7 +14,7 @@
 #include "mp_events.h"
 
 static const char record_usage[] = "[-e EVENTS] [-c COUNT | -F HZ] [-o FILE] [-g | --call-graph MODE] [-a] "
-				   "[-p PID] [-i] [-m PAGES] [-q] [-d] [-W] [--data-page-size] [--phys-data] [--] [COMMAND [ARGS...]]";
+				   "[-p PID] [-i] [-m PAGES] [-q] [-d] [-W] [--alloc] [--data-page-size] [--phys-data] [--] [COMMAND [ARGS...]]";
 static const char record_summary[] =
 	"Run COMMAND (or attach to -p PID, or watch every CPU with -a) and sample the events\n"
 	"into FILE (default memprof.data), a perf.data file that memprof report and perf\n"
@@ -81,6 +81,10 @@ static void print_summary(const char *out, const struct mp_event *evs, size_t n,
 			(unsigned long long)r->samples, period, (unsigned long long)r->lost,
 			(unsigned long long)r->throttled, (unsigned long long)r->counts.val);
 	}
+	if (res->alloc)
+		fprintf(stderr, "[ memprof record: --alloc: %llu allocation records from %llu "
+			"process images, %llu lost ]\n", (unsigned long long)res->alloc_records,
+			(unsigned long long)res->alloc_images, (unsigned long long)res->alloc_lost);
 	if (res->lost_total)
 		fprintf(stderr,
 			"[ memprof record: WARNING: %llu samples lost: use a larger -m or a larger "
@@ -219,7 +223,7 @@ struct rec_opts {
 	char *events;
 	const char *output, *pmu;
 	uint64_t count;
-	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only;
+	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only, alloc;
 	int data_addr, weight, data_page_size, phys_data, sample_cpu; /* perf's -d -W ... */
 	uint32_t cg_stack_size;
 	int nargs;
@@ -271,6 +275,7 @@ static int record_hw(const struct rec_opts *o)
 	ro.evopts = &eo;
 	ro.regions = o->regions;
 	ro.regions_only = o->regions_only;
+	ro.alloc = o->alloc;
 	ro.sample_mem = (o->data_addr ? PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC : 0) |
 			(o->weight ? PERF_SAMPLE_WEIGHT_STRUCT : 0) |
 			(o->data_page_size ? PERF_SAMPLE_DATA_PAGE_SIZE : 0) |
@@ -354,6 +359,10 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "regions-only", CLI_FLAG, &o.regions_only, NULL,
 		  "sample only while a region is open (implies --regions; perf's -D -1 with "
 		  "enable/disable)" },
+		{ 0, "alloc", CLI_FLAG, &o.alloc, NULL,
+		  "track the command's heap: malloc, free and the rest, and mmap/munmap, with their "
+		  "call chains, in every thread and child (a preloaded library; report --sort alloc "
+		  "names the allocation a sample's data address fell in)" },
 		{ 'd', "data", CLI_FLAG, &o.data_addr, NULL,
 		  "record the data address and data source of each sample (perf's "
 		  "PERF_SAMPLE_ADDR and DATA_SRC; with -e page-faults, the faulting address)" },
@@ -429,6 +438,11 @@ static int cmd_record(int argc, char **argv)
 	if ((o.regions || o.regions_only) && (!o.nargs || sim)) {
 		cli_error("record", "--regions%s needs a command to run, without --sim",
 			  o.regions_only ? "-only" : "");
+		goto out;
+	}
+	if (o.alloc && (!o.nargs || sim)) {
+		cli_error("record", "--alloc needs a command to run (its library is preloaded into "
+			  "it), without --sim: not with -p or -a");
 		goto out;
 	}
 	if (o.pages & (o.pages - 1)) {

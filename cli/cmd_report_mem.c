@@ -15,7 +15,8 @@
 enum mk {
 	MK_SYMBOL_DADDR, MK_DSO_DADDR, MK_DCACHELINE, MK_MEM, MK_SNOOP, MK_TLB, MK_LOCKED,
 	MK_BLOCKED, MK_LOCAL_WEIGHT, MK_WEIGHT, MK_LOCAL_INS_LAT, MK_INS_LAT, MK_DATA_PAGE_SIZE,
-	MK_PHYS_DADDR, MK_SYM, MK_DSO, MK_COMM, MK_PID, MK_TID, MK_CPU, MK_NODE, MK_N
+	MK_PHYS_DADDR, MK_SYM, MK_DSO, MK_COMM, MK_PID, MK_TID, MK_CPU, MK_NODE, MK_ALLOC,
+	MK_ALLOC_SIZE, MK_ALLOC_OFFSET, MK_N
 };
 
 /* perf's key names and column titles; value keys are sums shown per row, not groups */
@@ -44,11 +45,18 @@ static const struct {
 	[MK_TID] = { "tid", "Tid", 0 },
 	[MK_CPU] = { "cpu", "CPU", 0 },
 	[MK_NODE] = { "node", "Node", 0 },
+	/* memprof's: the heap object (record --alloc) */
+	[MK_ALLOC] = { "alloc", "Allocation Site", 0 },
+	[MK_ALLOC_SIZE] = { "alloc_size", "Object Size", 0 },
+	[MK_ALLOC_OFFSET] = { "alloc_offset", "Object Offset", 0 },
 };
 
 /* perf report --mem-mode's default order (6.1, without local_p_stage_cyc) */
 #define MEM_DEFAULT_SORT                                                                   \
 	"local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,local_ins_lat"
+#define MEM_DEFAULT_SORT_ALLOC                                                             \
+	"local_weight,mem,sym,dso,symbol_daddr,alloc,dso_daddr,snoop,tlb,locked,blocked,"  \
+	"local_ins_lat"
 #define MEM_MAX_KEYS 24
 #define KEY_SEP '\x1f'
 
@@ -62,6 +70,7 @@ struct mem_ctx {
 	mp_pd *pd;
 	mp_sym *sym;
 	mp_daddr *dd;
+	mp_heap *heap;          /* the allocation records, NULL without */
 	enum mk keys[MEM_MAX_KEYS];
 	size_t nkeys;
 	struct mp_pd_topo topo;
@@ -88,7 +97,8 @@ static int parse_keys(const char *list, enum mk *keys, size_t *n)
 			cli_error(REPORT_CMD, "--mem-mode --sort: %s '%.*s' (keys: symbol_daddr, "
 				  "dso_daddr, dcacheline, mem, snoop, tlb, locked, blocked, "
 				  "local_weight, weight, local_ins_lat, ins_lat, data_page_size, "
-				  "phys_daddr, sym, dso, comm, pid, tid, cpu, node)",
+				  "phys_daddr, sym, dso, comm, pid, tid, cpu, node, alloc, "
+				  "alloc_size, alloc_offset)",
 				  k == MK_N ? "unknown sort key" : "too many keys", (int)len, p);
 			return -1;
 		}
@@ -134,7 +144,8 @@ static int user_addr(uint64_t a)
 
 /* The string of key k for sample s into the key buffer. */
 static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
-		    const struct mp_daddr_loc *dl, const struct mp_sym_loc *cl)
+		    const struct mp_daddr_loc *dl, const struct mp_sym_loc *cl,
+		    const struct mp_heap_obj *ho)
 {
 	char b[256];
 	char lvl = s->cpumode == PERF_RECORD_MISC_KERNEL ||
@@ -202,6 +213,22 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 		snprintf(b, sizeof(b), "%d",
 			 x->has_topo && s->cpu < x->topo.ncpus ? x->topo.node[s->cpu] : -1);
 		break;
+	case MK_ALLOC:
+		snprintf(b, sizeof(b), "%s",
+			 ho->found ? mp_heap_site_name(x->heap, x->sym, ho->site) : "[not allocated]");
+		break;
+	case MK_ALLOC_SIZE:
+		if (ho->found)
+			snprintf(b, sizeof(b), "%" PRIu64, ho->size);
+		else
+			snprintf(b, sizeof(b), "-");
+		break;
+	case MK_ALLOC_OFFSET:
+		if (ho->found)
+			snprintf(b, sizeof(b), "%#" PRIx64, ho->offset);
+		else
+			snprintf(b, sizeof(b), "-");
+		break;
 	case MK_WEIGHT:
 	case MK_INS_LAT:
 	case MK_N:
@@ -250,9 +277,12 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 	struct mem_ctx *x = c;
 	struct mp_daddr_loc dl;
 	struct mp_sym_loc cl;
-	int need_code = 0, need_data = 0;
+	struct mp_heap_obj ho = { 0 };
+	int need_code = 0, need_data = 0, need_heap = 0;
 
 	for (size_t i = 0; i < x->nkeys; i++) {
+		need_heap |= x->keys[i] == MK_ALLOC || x->keys[i] == MK_ALLOC_SIZE ||
+			     x->keys[i] == MK_ALLOC_OFFSET;
 		need_code |= x->keys[i] == MK_SYM || x->keys[i] == MK_DSO;
 		need_data |= x->keys[i] == MK_SYMBOL_DADDR || x->keys[i] == MK_DSO_DADDR ||
 			     x->keys[i] == MK_DCACHELINE;
@@ -265,9 +295,11 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		uint32_t map = mp_sym_map_find(x->sym, s->pid, s->cpumode, s->ip);
 		mp_sym_resolve(x->sym, map, s->cpumode, s->ip, 0, &cl);
 	}
+	if (need_heap && user_addr(s->addr) && mp_heap_find(x->heap, s->pid, s->addr, s->time, &ho) < 0)
+		return -ENOMEM;
 	x->kb.len = 0;
 	for (size_t i = 0; i < x->nkeys; i++)
-		key_str(x, x->keys[i], s, &dl, &cl);
+		key_str(x, x->keys[i], s, &dl, &cl, &ho);
 	if (mp_buf_append(&x->kb, "", 1))
 		return -ENOMEM;
 	struct mrow *r = row_get(x, s->attr_idx, x->kb.data);
@@ -334,7 +366,16 @@ static void print_text(FILE *f, const struct mem_ctx *x, const char *path, size_
 	}
 	fprintf(f, "# memprof report --mem-mode of %s\n#\n", path);
 	fprintf(f, "# Samples: %" PRIu64 " of event '%s'\n", samples, a && a->name ? a->name : "?");
-	fprintf(f, "# Total weight: %" PRIu64 "\n# Sort order: ", cost);
+	fprintf(f, "# Total weight: %" PRIu64 "\n", cost);
+	if (x->heap) {
+		const struct mp_heap_stats *hs = mp_heap_stats(x->heap);
+		struct mp_pd_allocs in;
+		mp_pd_allocs(x->pd, &in);
+		fprintf(f, "# Allocation records: %" PRIu64 " (%" PRIu64 " lost), at most %" PRIu64
+			" objects live, %" PRIu64 " frees of unknown addresses\n", in.nr_recs,
+			in.lost, hs->live_max, hs->unknown_free);
+	}
+	fputs("# Sort order: ", f);
 	for (size_t j = 0; j < x->nkeys; j++)
 		fprintf(f, "%s%s", j ? "," : "", mkeys[x->keys[j]].name);
 	fputs("\n#\n", f);
@@ -447,12 +488,32 @@ int report_mem(const struct report_opts *o)
 	struct mp_err err = { 0 };
 	int rc = 1;
 
-	if (parse_keys(o->sort ? o->sort : MEM_DEFAULT_SORT, x.keys, &x.nkeys))
-		return CLI_EXIT_USAGE;
 	x.pd = mp_pd_open(o->input, &err);
 	if (!x.pd) {
 		cli_error(REPORT_CMD, "%s", err.msg);
 		return 1;
+	}
+	struct mp_pd_allocs allocs;
+	int has_allocs = mp_pd_allocs(x.pd, &allocs) == 0;
+	/* with allocation records the default order shows the heap object beside the symbol */
+	if (parse_keys(o->sort ? o->sort : has_allocs ? MEM_DEFAULT_SORT_ALLOC : MEM_DEFAULT_SORT,
+		       x.keys, &x.nkeys)) {
+		mp_pd_close(x.pd);
+		return CLI_EXIT_USAGE;
+	}
+	int want_heap = 0;
+	for (size_t i = 0; i < x.nkeys; i++)
+		want_heap |= x.keys[i] == MK_ALLOC || x.keys[i] == MK_ALLOC_SIZE ||
+			     x.keys[i] == MK_ALLOC_OFFSET;
+	if (want_heap && !has_allocs) {
+		cli_error(REPORT_CMD, "%s: --sort alloc: the recording has no allocation records "
+			  "(record with --alloc: memprof record --alloc -e page-faults -c 1 -d CMD)",
+			  o->input);
+		goto out;
+	}
+	if (want_heap && !(x.heap = mp_heap_new(x.pd))) {
+		cli_error(REPORT_CMD, "%s: out of memory for the allocation records", o->input);
+		goto out;
 	}
 	int has_addr = 0;
 	for (size_t i = 0; i < mp_pd_nattrs(x.pd); i++)
@@ -471,7 +532,7 @@ int report_mem(const struct report_opts *o)
 		bids[i] = *mp_pd_build_id(x.pd, i);
 	char *bdir = cli_buildid_dir(o->symfs);
 	struct mp_sym_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms, .buildid_dir = bdir,
-				  .no_srcline = 1,
+				  .no_srcline = !want_heap,
 				  .osrelease = mp_pd_feature_str(x.pd, 4 /* HEADER_OSRELEASE */) };
 	x.sym = mp_sym_new(&so, bids, nb, &err);
 	x.dd = x.sym ? mp_daddr_new(x.sym, o->symfs, 0) : NULL;
@@ -505,6 +566,7 @@ out2:
 	free(bids);
 	free(bdir);
 out:
+	mp_heap_free(x.heap);
 	for (size_t i = 0; i < x.nrows; i++)
 		free(x.rows[i].key);
 	free(x.rows);

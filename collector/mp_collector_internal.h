@@ -21,6 +21,8 @@ struct mp_workload {
 			* -1 = none. Set before mp_workload_fork(). */
 	int out_to_err; /* record -o -: the workload's standard output goes to standard
 			 * error (standard output carries the recording) */
+	char *env[4];   /* "NAME=VALUE" set in the workload before its exec (record --alloc),
+			 * NULL-terminated; owned by whoever set them */
 };
 
 /* Fork argv[0] held before its exec (wl->pid, pipes, pidfd). 0 or negative code. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "memprof/numa.h"
+#include "mp_alloc.h"
 #include "mp_collector_internal.h"
 
 /* ---- synthesized records ---- */
@@ -318,9 +319,33 @@ static void record_counts(struct mp_run *r, const struct mp_record_opts *o, mp_p
 }
 
 /* After the loop: disable, last drain, counts, statistics; closes w (*wp = NULL). */
+/* record --alloc: the workload runs with alloc/'s library preloaded (before any the user
+ * gave) and a private spool folder; the events take the library's clock. */
+static int record_alloc_setup(struct mp_run *r, char *dir, size_t dlen, char env[3][4200],
+			      struct mp_err *err)
+{
+	char lib[4096];
+	int rc = mp_alloc_lib_path(lib, sizeof(lib), err);
+	if (rc)
+		return rc;
+	if (strchr(lib, ':') || strchr(lib, ' '))
+		return mp_err_set(err, -EINVAL, "%s: LD_PRELOAD cannot name a path with ':' or ' '",
+				  lib);
+	if ((rc = mp_alloc_spool_new(dir, dlen, err)))
+		return rc;
+	const char *pre = getenv("LD_PRELOAD");
+	snprintf(env[0], 4200, "LD_PRELOAD=%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "");
+	snprintf(env[1], 4200, "%s=%s", MP_ALLOC_ENV_DIR, dir);
+	r->wl.env[0] = env[0];
+	r->wl.env[1] = env[1];
+	r->wl.env[2] = NULL;
+	r->eo.clock_monotonic = 1;
+	return 0;
+}
+
 static int record_finish(struct mp_run *r, const struct mp_record_opts *o, mp_pdw **wp,
-			 int status, int have_status, struct mp_record_result *res,
-			 struct mp_err *err)
+			 int status, int have_status, const char *alloc_dir,
+			 struct mp_record_result *res, struct mp_err *err)
 {
 	mp_pdw *w = *wp;
 	int rc, wrote;
@@ -339,6 +364,15 @@ static int record_finish(struct mp_run *r, const struct mp_record_opts *o, mp_pd
 	if (have_status) {
 		res->workload_status = status;
 		r->wl.pid = -1;
+	}
+	if (alloc_dir && alloc_dir[0]) {
+		struct mp_alloc_stats st;
+		if ((rc = mp_alloc_spool_collect(alloc_dir, w, &st, err)))
+			return rc;
+		res->alloc = 1;
+		res->alloc_records = st.records;
+		res->alloc_lost = st.lost;
+		res->alloc_images = st.files;
 	}
 	for (size_t i = 0; i < o->nevents; i++)
 		mp_pdw_get_stats(w, (int)i, &res->ev[i].samples, &res->ev[i].throttled,
@@ -494,6 +528,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	struct mp_run r;
 	mp_pdw *w = NULL;
 	int rc, status = 0, have_status = 0;
+	char alloc_dir[4096] = "", alloc_env[3][4200];
 
 	mp_run_init(&r, &t);
 	r.wl.out_to_err = o->output && !strcmp(o->output, "-");
@@ -503,6 +538,9 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 		rc = err->code;
 		goto out;
 	}
+	/* before the workload is forked: its environment */
+	if (o->alloc && (rc = record_alloc_setup(&r, alloc_dir, sizeof(alloc_dir), alloc_env, err)))
+		goto out;
 	if ((rc = mp_run_targets(&r, 1, err)))
 		goto out;
 	r.eo.sampling = 1;
@@ -527,7 +565,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	    (rc = mp_run_start(&r, res, err)) ||
 	    (rc = record_loop(&r, o, w, &status, &have_status, err)))
 		goto out;
-	rc = record_finish(&r, o, &w, status, have_status, res, err);
+	rc = record_finish(&r, o, &w, status, have_status, alloc_dir, res, err);
 	if (!rc && r.pc.kernel_syms && o->buildid_dir)
 		keep_kallsyms(o->buildid_dir);
 	if (!rc && o->buildid_dir)
@@ -535,5 +573,6 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 out:
 	mp_run_release(&r, res);
 	mp_pdw_abort(w);
+	mp_alloc_spool_remove(alloc_dir);
 	return rc;
 }

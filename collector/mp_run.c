@@ -382,7 +382,7 @@ void mp_run_init(struct mp_run *r, const struct mp_stat_opts *t)
 {
 	memset(r, 0, sizeof(*r));
 	r->t = t;
-	r->wl = (struct mp_workload){ -1, -1, -1, -1, -1, 0 };
+	r->wl = (struct mp_workload){ .pid = -1, .go_fd = -1, .err_fd = -1, .pidfd = -1, .ctl_child = -1 };
 	r->ctl_fd = -1;
 	r->one_cpu = -1;
 	r->sys_thread = -1;

@@ -51,6 +51,8 @@ int mp_workload_fork(struct mp_workload *wl, char *const *argv, struct mp_err *e
 			fcntl(wl->ctl_child, F_SETFD, 0);
 			setenv("MEMPROF_CONTROL", env, 1);
 		}
+		for (int i = 0; i < 4 && wl->env[i]; i++)
+			putenv(wl->env[i]);
 		if (wl->out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);

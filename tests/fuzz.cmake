@@ -10,7 +10,7 @@ list(FILTER MP_FUZZ_HARNESSES EXCLUDE REGEX "/fuzz_replay\\.c$")
 # the modules whose internal parsers a harness reaches (their private headers)
 set(MP_FUZZ_INTERNAL ${PROJECT_SOURCE_DIR}/events ${PROJECT_SOURCE_DIR}/collector
   ${PROJECT_SOURCE_DIR}/analyzer)
-set(MP_FUZZ_LIBS mp_predict mp_analyzer mp_ratios mp_events mp_sim mp_collector mp_perfdata mp_tui mp_util)
+set(MP_FUZZ_LIBS mp_predict mp_analyzer mp_ratios mp_events mp_sim mp_collector mp_alloc mp_perfdata mp_tui mp_util)
 if(MEMPROF_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "MEMPROF_FUZZ needs clang (libFuzzer): -DCMAKE_C_COMPILER=clang")

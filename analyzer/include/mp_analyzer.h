@@ -227,6 +227,54 @@ void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, ch
 void mp_daddr_cacheline_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
 			    size_t n);
 
+/* --- heap objects (mp_heap_*; mp_heap.c) ---------------------------------------------
+ *
+ * Which allocation held a data address at a sample's time, from the recording's allocation
+ * records (record --alloc, the simulator; perfdata's MP_HEADER_ALLOC): the object's start,
+ * size, the offset of the address in it and its allocation site. The records are replayed
+ * in time order up to each query, keeping only the objects live then (memory follows the
+ * live objects, not the number of allocations); freed and reused addresses give the object
+ * live at the time, realloc ends the old block, fork copies the parent's objects, exec
+ * empties the process, a free of an unknown address is counted. Queries are cheapest in
+ * time order (the reader's ordered delivery); an earlier time replays from the start. */
+typedef struct mp_heap mp_heap;
+struct mp_heap_obj {
+	int found;           /* 1 when a live object holds the address */
+	uint64_t start, size, offset; /* the object, and the address's offset in it */
+	uint64_t time;       /* when it was allocated */
+	uint32_t pid, tid;   /* who allocated it (after a fork: the child's copy) */
+	uint32_t site;       /* allocation site (mp_pd_alloc_site), MP_ALLOC_NO_SITE */
+	uint8_t kind;        /* enum mp_alloc_kind: malloc, calloc, realloc, memalign, mmap */
+};
+struct mp_heap_stats {
+	uint64_t applied;        /* records replayed */
+	uint64_t live, live_max; /* live objects now, and the most at once (the memory used) */
+	uint64_t unknown_free;   /* free/realloc of an address no live object starts at */
+	uint64_t stale;          /* objects ended by a newer one over them (their free lost) */
+	uint64_t realloc_chained;/* realloc of a known block */
+	uint64_t forks, execs, bad, rewinds;
+};
+/* NULL when the recording has no allocation records (or out of memory). pd is borrowed. */
+mp_heap *mp_heap_new(const mp_pd *pd);
+void mp_heap_free(mp_heap *h); /* NULL-safe */
+/* The object of process pid holding addr at time: 1 and *out filled, 0 when none (h may
+ * be NULL), -ENOMEM. */
+int mp_heap_find(mp_heap *h, uint32_t pid, uint64_t addr, uint64_t time,
+		 struct mp_heap_obj *out /* OUT */);
+/* Replay the records up to time (mp_heap_find does it); 0 or -ENOMEM. */
+int mp_heap_advance(mp_heap *h, uint64_t time);
+const struct mp_heap_stats *mp_heap_stats(const mp_heap *h);
+/* An allocation site as "function file.c:line" of its first frame outside the allocators
+ * (libc, libstdc++, ld.so: the caller of malloc), else "function (object)"; resolved with
+ * sym's maps at the time of the call (source lines need a sym made without no_srcline),
+ * once per site. Borrowed from h; "[unknown site]" for none. */
+const char *mp_heap_site_name(mp_heap *h, mp_sym *sym, uint32_t site);
+/* For views that show "data symbol or allocation site" (c2c, report): a heap object as
+ * "site +0xOFF (SIZE bytes)", else the data symbol (dd, may be NULL), "[stack]" or the
+ * address; into buf, returned. */
+const char *mp_heap_data_label(mp_heap *h, mp_sym *sym, mp_daddr *dd, uint32_t pid,
+			       uint64_t addr, uint64_t time, char *buf, size_t len);
+
 /* --- call chains of samples (mp_unwind_*; mp_unwind.c, mp_unwind_inline.c) ----------
  *
  * One function turns a sample into its call chain as perf's callchain spells it: addresses

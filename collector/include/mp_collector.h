@@ -58,6 +58,9 @@ struct mp_record_opts {
 					   may be NULL */
 	int regions;              /* --regions: the markers' regions, stored in the file */
 	int regions_only;         /* --regions-only: sample only while a region is open */
+	int alloc;                /* --alloc: preload alloc/'s library into the workload and
+				   * store its allocation records (MP_HEADER_ALLOC); the events
+				   * use CLOCK_MONOTONIC, the library's clock */
 	int group;                /* the events were written as one group ('{a,b}'): say so in
 				   * the file (HEADER_GROUP_DESC) */
 	uint64_t sample_mem;      /* perf record's -d/-W/--data-page-size/--phys-data/
@@ -128,6 +131,8 @@ struct mp_record_result {
 	int have_rusage;            /* stat of a command: its CPU times (wait4's rusage: the
 				     * workload and the children it waited for) */
 	uint64_t user_ns, sys_ns;
+	int alloc;                  /* record --alloc: what the workload's library wrote */
+	uint64_t alloc_records, alloc_lost, alloc_images;
 };
 
 /* What the kernel allows, read before a run (perf_event_paranoid, kptr_restrict, PMUs

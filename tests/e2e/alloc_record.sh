@@ -1,0 +1,137 @@
+#!/bin/bash
+# record --alloc end to end (issue 26), on tests/alloc_prog.c, whose allocations are known
+# by construction, recorded with -e page-faults -c 1 -d (every first touch of a page is a
+# sample with its address):
+#  - the held-out heap check: one malloc of 128 pages touched once each by one function:
+#    report --mem-mode --sort alloc gives 127..129 samples under "alloc_block
+#    alloc_prog.c:LINE", LINE the malloc call's;
+#  - freed and reused: a block freed and one of the same size malloc'ed at the same address
+#    by another function: the faults belong to the second (the live one), none to the first;
+#  - realloc: the new block's faults under the realloc call (grow), the old block's under
+#    alloc_block with its old size;
+#  - fork: the child's copy-on-write faults on the parent's block under the parent's site in
+#    the child's pid, the child's own block under its own site;
+#  - threads: four threads' blocks, live at once, all under one site;
+#  - perf reads the file as usual (report, script, mem report); pipe mode; --csv and --json;
+#    the spool folder is gone after the run; one-line errors for --alloc -p, a missing
+#    library, --sort alloc on a recording without allocation records.
+D=$(cd "$(dirname "$0")" && pwd)
+source "$D/record_lib.sh"
+: "${PROG:?set PROG}"
+SRC=$D/../alloc_prog.c
+line_of() { grep -n "$1" "$SRC" | head -1 | cut -d: -f1; }
+L_BLOCK=$(line_of ALLOC_BLOCK_LINE)
+L_AGAIN=$(line_of ALLOC_AGAIN_LINE)
+L_GROW=$(line_of GROW_LINE)
+mkdir tmp
+export TMPDIR=$W/tmp
+rec() { # rec OUT MODE...: record the program with --alloc
+	local out=$1
+	shift
+	"$MEMPROF" record -e page-faults -c 1 -d --alloc -o "$out" -- "$PROG" "$@" >rec.out 2>rec.err ||
+		fail "record --alloc $*: $(cat rec.err)"
+}
+# count REPORT SITE [FIELD VALUE]: samples of the rows whose site (two words) is SITE (and
+# whose column FIELD, counted from the site's first word as 1, is VALUE), summed
+count() {
+	awk -v site="$2" -v f="${3:-0}" -v v="${4:-}" '
+		/^#/ || NF < 4 { next }
+		($3 " " $4) == site && (f == 0 || $(2 + f) == v) { s += $1 }
+		END { print s + 0 }' "$1"
+}
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+
+# --- the held-out check
+rec pages.data pages 128
+grep -q "allocation records from 1 process images, 0 lost" rec.err ||
+	fail "record's summary: $(cat rec.err)"
+"$MEMPROF" report -i pages.data --mem-mode --sort alloc,alloc_size >pages.txt 2>rep.err ||
+	fail "report --sort alloc: $(cat rep.err)"
+n=$(count pages.txt "alloc_block alloc_prog.c:$L_BLOCK")
+in_range "$n" 127 129 || fail "pages: $n samples under alloc_block alloc_prog.c:$L_BLOCK, want 127..129: $(cat pages.txt)"
+[ "$(count pages.txt "alloc_block alloc_prog.c:$L_BLOCK" 3 524288)" = "$n" ] ||
+	fail "pages: the object's size is not 524288: $(cat pages.txt)"
+grep -q "^# Allocation records: 3 (0 lost), at most 1 objects live, 0 frees of unknown" pages.txt ||
+	fail "pages: the header's allocation line: $(grep Allocation pages.txt)"
+# every offset once: 127..129 rows of one sample each, page-aligned offsets + 0 from the
+# block's start (malloc's header sits before it)
+"$MEMPROF" report -i pages.data --mem-mode --sort alloc,alloc_offset >off.txt 2>rep.err ||
+	fail "report --sort alloc,alloc_offset: $(cat rep.err)"
+rows=$(awk -v s="alloc_block alloc_prog.c:$L_BLOCK" '!/^#/ && NF >= 5 && ($3 " " $4) == s && $1 == 1' off.txt | wc -l)
+[ "$rows" = "$n" ] || fail "pages: $rows offsets with one sample each, want $n: $(head -20 off.txt)"
+"$MEMPROF" mem report -i pages.data --sort alloc >mem.txt 2>rep.err || fail "mem report: $(cat rep.err)"
+[ "$(count mem.txt "alloc_block alloc_prog.c:$L_BLOCK")" = "$n" ] || fail "mem report --sort alloc: $(cat mem.txt)"
+# perf reads the file as if the records were not there
+perf_reads pages.data
+[ "$(perf_samples pages.data page-faults)" = "$(mp_samples rec.err page-faults)" ] ||
+	fail "perf sees $(perf_samples pages.data page-faults) samples, memprof wrote $(mp_samples rec.err page-faults)"
+"$PERF" script -i pages.data >/dev/null 2>perf.err || fail "perf script: $(cat perf.err)"
+"$PERF" mem report -i pages.data --stdio >/dev/null 2>perf.err || fail "perf mem report: $(cat perf.err)"
+[ -z "$(ls -A tmp)" ] || fail "the spool is left in TMPDIR: $(ls -la tmp)"
+# the default mem-mode order of a recording with allocation records has alloc
+"$MEMPROF" report -i pages.data --mem-mode >def.txt 2>rep.err || fail "report --mem-mode: $(cat rep.err)"
+grep -q "^# Sort order: local_weight,mem,sym,dso,symbol_daddr,alloc," def.txt ||
+	fail "default sort: $(grep 'Sort order' def.txt)"
+"$MEMPROF" report -i pages.data --mem-mode --sort alloc --csv >p.csv || fail "--csv"
+grep -q "^page-faults,$n,[0-9.]*,alloc_block alloc_prog.c:$L_BLOCK\$" p.csv || fail "--csv: $(cat p.csv)"
+"$MEMPROF" report -i pages.data --mem-mode --sort alloc,alloc_size --json >p.json || fail "--json"
+python3 - "$n" "alloc_block alloc_prog.c:$L_BLOCK" p.json <<'PY' || fail "--json: $(cat p.json)"
+import json, sys
+rows = json.load(open(sys.argv[3]))["events"][0]["rows"]
+r = [x for x in rows if x["alloc"] == sys.argv[2]]
+assert len(r) == 1 and r[0]["samples"] == int(sys.argv[1]) and r[0]["alloc_size"] == "524288", r
+PY
+
+# --- freed and reused: the live object
+rec reuse.data reuse 128
+grep -q "same=1" rec.err || fail "reuse: the second block is not at the first's address: $(cat rec.err)"
+"$MEMPROF" report -i reuse.data --mem-mode --sort alloc >reuse.txt || fail "report reuse"
+n=$(count reuse.txt "alloc_again alloc_prog.c:$L_AGAIN")
+in_range "$n" 127 129 || fail "reuse: $n samples under alloc_again:$L_AGAIN, want 127..129: $(cat reuse.txt)"
+[ "$(count reuse.txt "alloc_block alloc_prog.c:$L_BLOCK")" = 0 ] ||
+	fail "reuse: samples under the freed block's site: $(cat reuse.txt)"
+
+# --- realloc
+rec realloc.data realloc
+"$MEMPROF" report -i realloc.data --mem-mode --sort alloc,alloc_size >realloc.txt || fail "report realloc"
+n=$(awk -v l="alloc_prog.c:$L_GROW" '!/^#/ && $4 == l && $5 == 262144 { s += $1 } END { print s + 0 }' realloc.txt)
+in_range "$n" 59 60 || fail "realloc: $n samples in the grown block under grow (line $L_GROW), want 59..60: $(cat realloc.txt)"
+n=$(count realloc.txt "alloc_block alloc_prog.c:$L_BLOCK" 3 16384)
+in_range "$n" 3 4 || fail "realloc: $n samples in the old block, want 3..4: $(cat realloc.txt)"
+
+# --- fork: per-process address spaces
+rec fork.data fork 16
+grep -q "allocation records from 2 process images" rec.err || fail "fork: $(cat rec.err)"
+"$MEMPROF" report -i fork.data --mem-mode --sort alloc,alloc_size,pid >fork.txt || fail "report fork"
+pids=$(awk '!/^#/ && NF >= 6 { print $6 }' fork.txt | sort -un)
+[ "$(echo "$pids" | wc -l)" = 2 ] || fail "fork: want two pids: $(cat fork.txt)"
+parent=$(echo "$pids" | head -1)
+child=$(echo "$pids" | tail -1)
+pblk=$(awk -v s="alloc_block alloc_prog.c:$L_BLOCK" -v p="$parent" '!/^#/ && ($3 " " $4) == s && $5 == 65536 && $6 == p { t += $1 } END { print t + 0 }' fork.txt)
+cblk=$(awk -v s="alloc_block alloc_prog.c:$L_BLOCK" -v p="$child" '!/^#/ && ($3 " " $4) == s && $5 == 65536 && $6 == p { t += $1 } END { print t + 0 }' fork.txt)
+cown=$(awk -v s="alloc_again alloc_prog.c:$L_AGAIN" -v p="$child" '!/^#/ && ($3 " " $4) == s && $6 == p { t += $1 } END { print t + 0 }' fork.txt)
+in_range "$pblk" 15 16 || fail "fork: parent's block $pblk samples, want 15..16: $(cat fork.txt)"
+in_range "$cblk" 15 16 || fail "fork: the child's copy-on-write faults of the parent's block: $cblk, want 15..16: $(cat fork.txt)"
+in_range "$cown" 3 4 || fail "fork: the child's own block: $cown, want 3..4: $(cat fork.txt)"
+
+# --- threads
+rec threads.data threads
+"$MEMPROF" report -i threads.data --mem-mode --sort alloc >threads.txt || fail "report threads"
+n=$(count threads.txt "alloc_block alloc_prog.c:$L_BLOCK")
+in_range "$n" 56 64 || fail "threads: $n samples under alloc_block, want 56..64: $(cat threads.txt)"
+
+# --- pipe mode
+"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o - -- "$PROG" pages 128 2>/dev/null |
+	"$MEMPROF" report -i - --mem-mode --sort alloc >pipe.txt 2>pipe.err || fail "pipe: $(cat pipe.err)"
+n=$(count pipe.txt "alloc_block alloc_prog.c:$L_BLOCK")
+in_range "$n" 127 129 || fail "pipe: $n samples, want 127..129: $(cat pipe.txt)"
+
+# --- errors: one line each
+"$MEMPROF" record --alloc -p 1 -o x.data >out 2>err
+[ $? = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- "--alloc needs a command" err || fail "--alloc -p: $(cat err)"
+MEMPROF_ALLOC_LIB=$W/none.so "$MEMPROF" record -e page-faults --alloc -o x.data -- true >out 2>err
+[ $? = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "none.so" err || fail "missing library: $(cat err)"
+"$MEMPROF" record -q -e page-faults -c 1 -d -o plain.data -- "$PROG" pages 8 2>/dev/null || fail "plain record"
+"$MEMPROF" report -i plain.data --mem-mode --sort alloc >out 2>err
+[ $? = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "no allocation records" err || fail "--sort alloc without records: $(cat err)"
+exit 0
