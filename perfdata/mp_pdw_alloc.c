@@ -158,27 +158,49 @@ uint64_t mp_pdw_alloc_count(const mp_pdw *w)
 	return w->alloc ? w->alloc->nrecs : 0;
 }
 
-/* Stable bottom-up merge sort of n records by time, between a and b; returns where the
- * sorted records are. */
+/* Stable natural merge sort of n records by time, between a and b: the runs already in
+ * order (a thread's records, one process's when it has one thread) are merged pairwise, so
+ * a sorted spool costs one pass to find that out. Returns where the sorted records are, or
+ * NULL when out of memory. */
 static struct mp_alloc_rec *sort_by_time(struct mp_alloc_rec *a, struct mp_alloc_rec *b,
 					 uint64_t n)
 {
-	for (uint64_t width = 1; width < n; width *= 2) {
-		for (uint64_t lo = 0; lo < n; lo += 2 * width) {
-			uint64_t mid = lo + width < n ? lo + width : n;
-			uint64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-			uint64_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi)
-				b[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
-			while (i < mid)
-				b[k++] = a[i++];
-			while (j < hi)
-				b[k++] = a[j++];
+	uint64_t *runs = NULL;
+	size_t nruns = 0, cap = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (i == 0 || a[i].time < a[i - 1].time) {
+			if (MP_GROW(runs, cap, nruns + 2)) {
+				free(runs);
+				return NULL;
+			}
+			runs[nruns++] = i;
 		}
+	if (MP_GROW(runs, cap, nruns + 1)) {
+		free(runs);
+		return NULL;
+	}
+	runs[nruns] = n; /* runs[k]..runs[k+1] is run k */
+	while (nruns > 1) {
+		size_t out = 0;
+		for (size_t k = 0; k < nruns; k += 2) {
+			uint64_t lo = runs[k], mid = runs[k + 1];
+			uint64_t hi = k + 1 < nruns ? runs[k + 2] : mid; /* an odd last run: copied */
+			uint64_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				b[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			while (i < mid)
+				b[o++] = a[i++];
+			while (j < hi)
+				b[o++] = a[j++];
+			runs[out++] = lo;
+		}
+		runs[out] = n;
+		nruns = out;
 		struct mp_alloc_rec *t = a;
 		a = b;
 		b = t;
 	}
+	free(runs);
 	return a;
 }
 
@@ -237,7 +259,9 @@ int mp_pdw_alloc_emit(mp_pdw *w, size_t piece, int (*emit)(void *ctx, const void
 	if (!rc) {
 		const unsigned char *p =
 			(const unsigned char *)sort_by_time(m1, m2, a->nrecs);
-		for (size_t off = 0; off < bytes && !rc; off += piece)
+		if (!p)
+			rc = -ENOMEM;
+		for (size_t off = 0; p && off < bytes && !rc; off += piece)
 			rc = emit(ctx, p + off, bytes - off < piece ? bytes - off : piece);
 	}
 	if (m1)

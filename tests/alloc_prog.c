@@ -122,11 +122,12 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 	} else if (!strcmp(mode, "churn")) {
 		uint64_t sum = 0;
+		static char *volatile sink; /* the compiler may not pair malloc with free away */
 		for (size_t i = 0; i < n; i++) {
-			char *p = malloc(64);
-			p[0] = (char)i;
-			sum += (uintptr_t)p[0];
-			free(p);
+			sink = malloc(64);
+			sink[0] = (char)i;
+			sum += (uintptr_t)sink[0];
+			free(sink);
 		}
 		fprintf(stderr, "sum=%llu\n", (unsigned long long)sum);
 	} else {

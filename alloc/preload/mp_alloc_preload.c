@@ -223,6 +223,13 @@ static void record(uint8_t kind, uint64_t addr, uint64_t size, uint64_t old, voi
 	}
 	uint64_t ips[MP_ALLOC_WIRE_DEPTH];
 	unsigned nr = 0;
+	/* where a block is freed does not place a sample: no chain, a third less to write */
+	if (kind == MP_ALLOC_FREE || kind == MP_ALLOC_MUNMAP) {
+		put(kind, addr, size, old, ips, 0);
+		if (ts.dead)
+			flush();
+		return;
+	}
 	ips[nr++] = (uint64_t)(uintptr_t)ret;
 	/* frame records: [fp] = the caller's fp, [fp + 8] = the return address; only inside
 	 * this thread's stack and going up */
