@@ -360,6 +360,7 @@ void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr, struct mp_daddr_
 		out->kind = MP_DADDR_OBJECT;
 		out->dso = o->short_name;
 		out->path = o->path;
+		out->obj_path = o->path;
 		uint64_t v = o->ok ? off_to_vaddr(o, addr - m->start + m->pgoff) : UINT64_MAX;
 		if (v != UINT64_MAX)
 			fill_sym(o, v, out);
@@ -381,6 +382,7 @@ void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr, struct mp_daddr_
 			uint64_t v = addr - b->start + v0;
 			if (in_image(bo, v)) {
 				out->kind = MP_DADDR_OBJECT;
+				out->obj_path = bo->path;
 				fill_sym(bo, v, out);
 				return;
 			}

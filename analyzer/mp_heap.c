@@ -360,6 +360,16 @@ int mp_heap_find(mp_heap *h, uint32_t pid, uint64_t addr, uint64_t time,
 	return 1;
 }
 
+int mp_heap_exit(mp_heap *h, uint32_t pid, uint64_t time)
+{
+	if (!h)
+		return 0;
+	int rc = mp_heap_advance(h, time);
+	if (!rc)
+		remove_range(h, pid, 0, UINT64_MAX, &h->st.at_exit);
+	return rc;
+}
+
 const struct mp_heap_stats *mp_heap_stats(const mp_heap *h)
 {
 	return &h->st;

@@ -16,7 +16,7 @@ enum mk {
 	MK_SYMBOL_DADDR, MK_DSO_DADDR, MK_DCACHELINE, MK_MEM, MK_SNOOP, MK_TLB, MK_LOCKED,
 	MK_BLOCKED, MK_LOCAL_WEIGHT, MK_WEIGHT, MK_LOCAL_INS_LAT, MK_INS_LAT, MK_DATA_PAGE_SIZE,
 	MK_PHYS_DADDR, MK_SYM, MK_DSO, MK_COMM, MK_PID, MK_TID, MK_CPU, MK_NODE, MK_ALLOC,
-	MK_ALLOC_SIZE, MK_ALLOC_OFFSET, MK_N
+	MK_ALLOC_SIZE, MK_ALLOC_OFFSET, MK_TYPE, MK_TYPEOFF, MK_N
 };
 
 /* perf's key names and column titles; value keys are sums shown per row, not groups */
@@ -49,6 +49,9 @@ static const struct {
 	[MK_ALLOC] = { "alloc", "Allocation Site", 0 },
 	[MK_ALLOC_SIZE] = { "alloc_size", "Object Size", 0 },
 	[MK_ALLOC_OFFSET] = { "alloc_offset", "Object Offset", 0 },
+	/* perf's data-type keys, for globals with DWARF */
+	[MK_TYPE] = { "type", "Data Type", 0 },
+	[MK_TYPEOFF] = { "typeoff", "Data Type Offset", 0 },
 };
 
 /* perf report --mem-mode's default order (6.1, without local_p_stage_cyc) */
@@ -71,6 +74,7 @@ struct mem_ctx {
 	mp_sym *sym;
 	mp_daddr *dd;
 	mp_heap *heap;          /* the allocation records, NULL without */
+	mp_dtype *dt;           /* the type keys' DWARF */
 	enum mk keys[MEM_MAX_KEYS];
 	size_t nkeys;
 	struct mp_pd_topo topo;
@@ -98,7 +102,7 @@ static int parse_keys(const char *list, enum mk *keys, size_t *n)
 				  "dso_daddr, dcacheline, mem, snoop, tlb, locked, blocked, "
 				  "local_weight, weight, local_ins_lat, ins_lat, data_page_size, "
 				  "phys_daddr, sym, dso, comm, pid, tid, cpu, node, alloc, "
-				  "alloc_size, alloc_offset)",
+				  "alloc_size, alloc_offset, type, typeoff)",
 				  k == MK_N ? "unknown sort key" : "too many keys", (int)len, p);
 			return -1;
 		}
@@ -134,7 +138,13 @@ static int on_fork(void *c, const struct mp_pd_task *t)
 }
 static int on_exit_(void *c, const struct mp_pd_task *t)
 {
-	return mp_sym_exit(((struct mem_ctx *)c)->sym, t);
+	struct mem_ctx *x = c;
+	if (x->heap && t->pid == t->tid) {
+		int rc = mp_heap_exit(x->heap, t->pid, t->time);
+		if (rc)
+			return rc;
+	}
+	return mp_sym_exit(x->sym, t);
 }
 
 static int user_addr(uint64_t a)
@@ -229,6 +239,20 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 		else
 			snprintf(b, sizeof(b), "-");
 		break;
+	case MK_TYPE:
+	case MK_TYPEOFF: {
+		struct mp_dtype_loc tl;
+		if (!dl->sym || !mp_dtype_of(x->dt, dl->obj_path, dl->sym_start,
+					     dl->vaddr - dl->sym_start, &tl))
+			snprintf(b, sizeof(b), "(unknown)");
+		else if (k == MK_TYPE)
+			snprintf(b, sizeof(b), "%s", tl.type);
+		else if (tl.field[0])
+			snprintf(b, sizeof(b), "%s +0x%" PRIx64 " (%s)", tl.type, tl.offset, tl.field);
+		else
+			snprintf(b, sizeof(b), "%s +0x%" PRIx64, tl.type, tl.offset);
+		break;
+	}
 	case MK_WEIGHT:
 	case MK_INS_LAT:
 	case MK_N:
@@ -285,7 +309,8 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 			     x->keys[i] == MK_ALLOC_OFFSET;
 		need_code |= x->keys[i] == MK_SYM || x->keys[i] == MK_DSO;
 		need_data |= x->keys[i] == MK_SYMBOL_DADDR || x->keys[i] == MK_DSO_DADDR ||
-			     x->keys[i] == MK_DCACHELINE;
+			     x->keys[i] == MK_DCACHELINE || x->keys[i] == MK_TYPE ||
+			     x->keys[i] == MK_TYPEOFF;
 	}
 	memset(&dl, 0, sizeof(dl));
 	dl.dso = "[unknown]";
@@ -536,7 +561,8 @@ int report_mem(const struct report_opts *o)
 				  .osrelease = mp_pd_feature_str(x.pd, 4 /* HEADER_OSRELEASE */) };
 	x.sym = mp_sym_new(&so, bids, nb, &err);
 	x.dd = x.sym ? mp_daddr_new(x.sym, o->symfs, 0) : NULL;
-	if (!x.dd) {
+	x.dt = x.dd ? mp_dtype_new(o->symfs) : NULL;
+	if (!x.dt) {
 		cli_error(REPORT_CMD, "%s: %s", o->input, err.msg[0] ? err.msg : "out of memory");
 		goto out2;
 	}
@@ -561,6 +587,7 @@ int report_mem(const struct report_opts *o)
 		}
 	rc = fflush(stdout) ? 1 : 0;
 out2:
+	mp_dtype_free(x.dt);
 	mp_daddr_free(x.dd);
 	mp_sym_free(x.sym);
 	free(bids);

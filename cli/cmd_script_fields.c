@@ -2,7 +2,8 @@
  * order and widths (perf 6.1's process_event and perf_sample__fprintf_start), so that
  * both print the same lines for the same file: comm, pid/tid, cpu, time, period, event,
  * addr (with its data symbol and object for page faults), data_src, weight, ins_lat, ip
- * (sym, symoff, dso), phys_addr, data_page_size. */
+ * (sym, symoff, dso), phys_addr, data_page_size; and memprof's alloc (the heap object of
+ * addr, from record --alloc's records: "site +0xOFF (SIZE bytes)"). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ static const char *const sf_names[SF_N] = {
 	[SF_DSO] = "dso",       [SF_ADDR] = "addr",       [SF_DATA_SRC] = "data_src",
 	[SF_WEIGHT] = "weight", [SF_INS_LAT] = "ins_lat", [SF_PHYS_ADDR] = "phys_addr",
 	[SF_DATA_PAGE_SIZE] = "data_page_size",           [SF_PERIOD] = "period",
+	[SF_ALLOC] = "alloc",
 };
 
 #define HAS(f, x) ((f)->mask & (1u << (x)))
@@ -36,7 +38,7 @@ int script_fields_parse(const char *list, struct script_fields *f)
 		if (k == SF_N) {
 			cli_error("script", "-F: unknown field '%.*s' (fields: comm, tid, pid, time, "
 				  "cpu, event, ip, sym, symoff, dso, addr, data_src, weight, ins_lat, "
-				  "phys_addr, data_page_size, period)", (int)len, p);
+				  "phys_addr, data_page_size, period, alloc)", (int)len, p);
 			return -1;
 		}
 		f->mask |= 1u << k;
@@ -61,6 +63,7 @@ int script_fields_check(const struct script_fields *f, const mp_pd *pd)
 		{ SF_TIME, PERF_SAMPLE_TIME, "TIME" },
 		{ SF_CPU, PERF_SAMPLE_CPU, "CPU" },
 		{ SF_ADDR, PERF_SAMPLE_ADDR, "ADDR" },
+		{ SF_ALLOC, PERF_SAMPLE_ADDR, "ADDR" },
 		{ SF_DATA_SRC, PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
 		{ SF_WEIGHT, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT" },
 		{ SF_INS_LAT, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT" },
@@ -205,6 +208,15 @@ void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp
 		mp_page_size_name(s->data_page_size, b, sizeof(b));
 		fprintf(out, " %s", b);
 	}
+	if (HAS(f, SF_ALLOC)) {
+		/* memprof's: "site +0xOFF (SIZE bytes)", the heap object the address lay in */
+		struct mp_heap_obj o;
+		if (!(s->addr >> 63) && mp_heap_find(f->heap, s->pid, s->addr, s->time, &o) == 1)
+			fprintf(out, " %s +0x%" PRIx64 " (%" PRIu64 " bytes)",
+				mp_heap_site_name(f->heap, sym, o.site), o.offset, o.size);
+		else
+			fputs(" [not allocated]", out);
+	}
 	fputc('\n', out);
 }
 
@@ -235,7 +247,13 @@ static int fr_fork(void *c, const struct mp_pd_task *t)
 }
 static int fr_exit(void *c, const struct mp_pd_task *t)
 {
-	return mp_sym_exit(((struct fields_run *)c)->sym, t);
+	struct fields_run *r = c;
+	if (r->f->heap && t->pid == t->tid) {
+		int rc = mp_heap_exit(r->f->heap, t->pid, t->time);
+		if (rc)
+			return rc;
+	}
+	return mp_sym_exit(r->sym, t);
 }
 static int fr_sample(void *c, const struct mp_pd_sample *s)
 {
@@ -261,8 +279,13 @@ int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const cha
 		bids[i] = *mp_pd_build_id(pd, i);
 	char *bdir = cli_buildid_dir(symfs);
 	struct mp_sym_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
-				  .no_srcline = 1,
+				  .no_srcline = !(f->mask & (1u << SF_ALLOC)),
 				  .osrelease = mp_pd_feature_str(pd, 4 /* HEADER_OSRELEASE */) };
+	if ((f->mask & (1u << SF_ALLOC)) && !(f->heap = mp_heap_new(pd))) {
+		cli_error("script", "%s: -F alloc: the recording has no allocation records (record "
+			  "with --alloc)", input);
+		goto out;
+	}
 	if (!(nb && !bids))
 		r.sym = mp_sym_new(&so, bids, nb, &err);
 	if (r.sym && (f->mask & (1u << SF_ADDR)))
@@ -280,6 +303,8 @@ int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const cha
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
+	mp_heap_free(f->heap);
+	f->heap = NULL;
 	mp_daddr_free(f->dd);
 	f->dd = NULL;
 	mp_sym_free(r.sym);

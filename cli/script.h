@@ -11,6 +11,7 @@
 enum script_field {
 	SF_COMM, SF_TID, SF_PID, SF_TIME, SF_CPU, SF_EVENT, SF_IP, SF_SYM, SF_SYMOFF, SF_DSO,
 	SF_ADDR, SF_DATA_SRC, SF_WEIGHT, SF_INS_LAT, SF_PHYS_ADDR, SF_DATA_PAGE_SIZE, SF_PERIOD,
+	SF_ALLOC, /* memprof's: the heap object of addr (record --alloc) */
 	SF_N
 };
 
@@ -19,6 +20,7 @@ struct script_fields {
 	int name_width;       /* perf's: the longest event name of the recording */
 	int src_width;        /* perf's data_src padding: the widest printed so far */
 	mp_daddr *dd;         /* data symbols of page-fault addresses (addr with sym/dso) */
+	mp_heap *heap;        /* field alloc: the recording's allocation records */
 };
 
 /* Parse perf's -F list ("comm,tid,addr"). 0, or -1 after printing one line naming the

@@ -9,6 +9,8 @@
  *   fork N       the parent allocates N pages, forks; the child touches them (copy on
  *                write: faults in the child) and allocates and touches 4 pages of its own
  *   threads      4 threads, each mallocs 16 pages and touches them
+ *   types        touches three members of the global gpair (struct pagepair), each on a
+ *                page of its own
  *   churn N      N malloc/free pairs of 64 bytes (the cost and memory benches) */
 #include <malloc.h>
 #include <pthread.h>
@@ -20,6 +22,17 @@
 #include <unistd.h>
 
 static size_t page;
+
+/* types: a global whose DWARF type has members on three pages of their own */
+struct inner {
+	long x, y;
+};
+struct pagepair {
+	char a[4096];
+	long b[512];
+	struct inner in[256];
+};
+struct pagepair gpair __attribute__((aligned(4096)));
 
 __attribute__((noinline)) static void touch_pages(char *p, size_t n)
 {
@@ -120,6 +133,11 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, thread_main, NULL);
 		for (int i = 0; i < 4; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(mode, "types")) {
+		/* one fault each: +0x0 (a), +0x1040 (b), +0x20a8 (in[10].y) */
+		((volatile char *)gpair.a)[0] = 1;
+		((volatile long *)gpair.b)[8] = 2;
+		((volatile struct inner *)gpair.in)[10].y = 3;
 	} else if (!strcmp(mode, "churn")) {
 		uint64_t sum = 0;
 		static char *volatile sink; /* the compiler may not pair malloc with free away */

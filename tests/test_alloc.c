@@ -151,6 +151,12 @@ static void heap__fork_exec_stale__per_process(void **state)
 	assert_int_equal(site_at(h, 20, 0x40000 + 5, 600), -1); /* exec */
 	assert_int_equal(mp_heap_stats(h)->forks, 1);
 	assert_int_equal(mp_heap_stats(h)->execs, 1);
+	/* the child exits: its objects go */
+	assert_int_equal(mp_heap_stats(h)->live, 1);
+	assert_int_equal(mp_heap_exit(h, 21, 700), 0);
+	assert_int_equal(mp_heap_stats(h)->live, 0);
+	assert_int_equal(mp_heap_stats(h)->at_exit, 1);
+	assert_int_equal(site_at(h, 21, 0x10000 + 2050, 800), -1);
 	mp_heap_free(h);
 	mp_pd_close(pd);
 }
@@ -188,7 +194,8 @@ static void put_wire(unsigned char *b, size_t *len, uint8_t kind, uint32_t tid, 
 	struct mp_alloc_wire r = { (uint16_t)(sizeof(r) + 8u * nr), kind, nr, tid, t, addr, size,
 				   old };
 	memcpy(b + *len, &r, sizeof(r));
-	memcpy(b + *len + sizeof(r), ips, 8u * nr);
+	if (nr)
+		memcpy(b + *len + sizeof(r), ips, 8u * nr);
 	*len += r.size;
 }
 

@@ -206,7 +206,8 @@ static void put(uint8_t kind, uint64_t addr, uint64_t size, uint64_t old, const 
 	struct mp_alloc_wire w = { (uint16_t)need, kind, (uint8_t)nr, ts.tid, now_ns(), addr,
 				   size, old };
 	memcpy(ts.buf + ts.len, &w, sizeof(w));
-	memcpy(ts.buf + ts.len + sizeof(w), ips, 8 * (size_t)nr);
+	if (nr)
+		memcpy(ts.buf + ts.len + sizeof(w), ips, 8 * (size_t)nr);
 	ts.len += need;
 }
 

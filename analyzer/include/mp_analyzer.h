@@ -203,6 +203,8 @@ struct mp_daddr_loc {
 	const char *sym;       /* data symbol, NULL when none; borrowed */
 	uint64_t sym_start, sym_size; /* ELF vaddrs */
 	uint64_t vaddr;        /* the address in the object's ELF vaddr space (OBJECT) */
+	const char *obj_path;  /* OBJECT: the object whose image holds the address (its .bss
+				* too), as recorded; NULL otherwise; borrowed */
 };
 /* perf's view: an address in an anonymous mapping stays there (perf 6.1 does not place
  * the .bss, so perf script shows it as "[unknown] (//anon)") */
@@ -226,6 +228,26 @@ void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, ch
 		      size_t n);
 void mp_daddr_cacheline_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
 			    size_t n);
+
+/* --- data types (mp_dtype_*; mp_dtype.c) ---------------------------------------------
+ *
+ * perf's data-type keys for globals and statics: the DWARF type of the variable at an
+ * object's ELF vaddr and the member at an offset in it ("struct pair", field "b"; nested
+ * members as "in.x", elements of arrays of structures as "arr[3].y"). Objects without
+ * DWARF give nothing. */
+typedef struct mp_dtype mp_dtype;
+struct mp_dtype_loc {
+	char type[200];   /* "struct pair", "long int", "char[4096]", a typedef's name */
+	char field[200];  /* the member path at offset, "" when none (a scalar, a padding) */
+	uint64_t offset;  /* into the variable */
+};
+mp_dtype *mp_dtype_new(const char *symfs); /* NULL when out of memory */
+void mp_dtype_free(mp_dtype *t);            /* NULL-safe */
+/* The variable at ELF vaddr var_addr of object path (as recorded; symfs prefixed) and the
+ * member at off: 1 and *out filled, 0 when unknown. The object's variables are indexed on
+ * first use. */
+int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
+		struct mp_dtype_loc *out /* OUT */);
 
 /* --- heap objects (mp_heap_*; mp_heap.c) ---------------------------------------------
  *
@@ -253,6 +275,7 @@ struct mp_heap_stats {
 	uint64_t stale;          /* objects ended by a newer one over them (their free lost) */
 	uint64_t realloc_chained;/* realloc of a known block */
 	uint64_t forks, execs, bad, rewinds;
+	uint64_t at_exit;        /* objects still live when their process exited */
 };
 /* NULL when the recording has no allocation records (or out of memory). pd is borrowed. */
 mp_heap *mp_heap_new(const mp_pd *pd);
@@ -263,6 +286,9 @@ int mp_heap_find(mp_heap *h, uint32_t pid, uint64_t addr, uint64_t time,
 		 struct mp_heap_obj *out /* OUT */);
 /* Replay the records up to time (mp_heap_find does it); 0 or -ENOMEM. */
 int mp_heap_advance(mp_heap *h, uint64_t time);
+/* Process pid exited at time (the recording's EXIT of its main thread): its objects are
+ * dropped, so that memory stays bounded by the processes alive. 0 or -ENOMEM. */
+int mp_heap_exit(mp_heap *h, uint32_t pid, uint64_t time);
 const struct mp_heap_stats *mp_heap_stats(const mp_heap *h);
 /* An allocation site as "function file.c:line" of its first frame outside the allocators
  * (libc, libstdc++, ld.so: the caller of malloc), else "function (object)"; resolved with

@@ -12,6 +12,7 @@
 #  - fork: the child's copy-on-write faults on the parent's block under the parent's site in
 #    the child's pid, the child's own block under its own site;
 #  - threads: four threads' blocks, live at once, all under one site;
+#  - type and typeoff (perf's data-type keys) name the members of a global struct;
 #  - perf reads the file as usual (report, script, mem report); pipe mode; --csv and --json;
 #    the spool folder is gone after the run; one-line errors for --alloc -p, a missing
 #    library, --sort alloc on a recording without allocation records.
@@ -61,6 +62,11 @@ rows=$(awk -v s="alloc_block alloc_prog.c:$L_BLOCK" '!/^#/ && NF >= 5 && ($3 " "
 [ "$rows" = "$n" ] || fail "pages: $rows offsets with one sample each, want $n: $(head -20 off.txt)"
 "$MEMPROF" mem report -i pages.data --sort alloc >mem.txt 2>rep.err || fail "mem report: $(cat rep.err)"
 [ "$(count mem.txt "alloc_block alloc_prog.c:$L_BLOCK")" = "$n" ] || fail "mem report --sort alloc: $(cat mem.txt)"
+# script -F alloc: one line per sample, the heap object last
+"$MEMPROF" script -i pages.data -F tid,addr,alloc >script.txt 2>rep.err || fail "script -F alloc: $(cat rep.err)"
+[ "$(grep -c " alloc_block alloc_prog.c:$L_BLOCK +0x[0-9a-f]* (524288 bytes)\$" script.txt)" = "$n" ] ||
+	fail "script -F alloc: $(grep -c alloc_block script.txt) lines under alloc_block, want $n: $(head -5 script.txt)"
+grep -q "+0x7f000 (524288 bytes)\$" script.txt || fail "script -F alloc: no touch of the last page's start: $(tail -3 script.txt)"
 # perf reads the file as if the records were not there
 perf_reads pages.data
 [ "$(perf_samples pages.data page-faults)" = "$(mp_samples rec.err page-faults)" ] ||
@@ -125,6 +131,17 @@ in_range "$n" 56 64 || fail "threads: $n samples under alloc_block, want 56..64:
 	"$MEMPROF" report -i - --mem-mode --sort alloc >pipe.txt 2>pipe.err || fail "pipe: $(cat pipe.err)"
 n=$(count pipe.txt "alloc_block alloc_prog.c:$L_BLOCK")
 in_range "$n" 127 129 || fail "pipe: $n samples, want 127..129: $(cat pipe.txt)"
+
+# --- data types of globals (perf's type and typeoff keys, from DWARF)
+"$MEMPROF" record -q -e page-faults -c 1 -d -o types.data -- "$PROG" types 2>/dev/null || fail "record types"
+"$MEMPROF" report -i types.data --mem-mode --sort symbol_daddr,typeoff >types.txt || fail "report typeoff"
+for want in "+0x0 (a)" "+0x1040 (b)" "+0x20a8 (in[10].y)"; do
+	grep -qF "[.] gpair struct pagepair $want" <(sed 's/  */ /g' types.txt) ||
+		fail "typeoff: no 'struct pagepair $want' row: $(grep gpair types.txt)"
+done
+"$MEMPROF" report -i types.data --mem-mode --sort type >type.txt || fail "report type"
+[ "$(awk '!/^#/ && $3 == "struct" && $4 == "pagepair" { print $1 }' type.txt)" = 3 ] ||
+	fail "type: struct pagepair should have 3 samples: $(cat type.txt)"
 
 # --- errors: one line each
 "$MEMPROF" record --alloc -p 1 -o x.data >out 2>err

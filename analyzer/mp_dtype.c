@@ -1,0 +1,284 @@
+/* mp_dtype.c - the DWARF type of a global or static variable and the field at an offset in
+ * it (perf's data-type keys `type` and `typeoff`): per object, the variables whose location
+ * is one address (DW_OP_addr) are indexed by that address once; a query walks the
+ * variable's type down through structures, unions and arrays to the innermost member. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_analyzer.h"
+
+struct dt_var {
+	uint64_t addr;
+	Dwarf_Off type; /* the variable's DW_AT_type DIE */
+};
+
+struct dt_obj {
+	char *path;
+	int fd;
+	Dwarf *dw;
+	struct dt_var *vars; /* sorted by addr */
+	size_t nvars;
+};
+
+struct mp_dtype {
+	char *symfs;
+	struct dt_obj *objs;
+	size_t nobjs, cobjs;
+};
+
+mp_dtype *mp_dtype_new(const char *symfs)
+{
+	mp_dtype *t = calloc(1, sizeof(*t));
+	if (t && symfs && *symfs && strcmp(symfs, "/") && !(t->symfs = strdup(symfs))) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void mp_dtype_free(mp_dtype *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nobjs; i++) {
+		if (t->objs[i].dw)
+			dwarf_end(t->objs[i].dw);
+		if (t->objs[i].fd >= 0)
+			close(t->objs[i].fd);
+		free(t->objs[i].vars);
+		free(t->objs[i].path);
+	}
+	free(t->objs);
+	free(t->symfs);
+	free(t);
+}
+
+static int var_cmp(const void *a, const void *b)
+{
+	const struct dt_var *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Variables of DIE's children (namespaces and their children too). */
+static void index_vars(struct dt_obj *o, Dwarf_Die *parent, size_t *cap, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_namespace) {
+			index_vars(o, &c, cap, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_variable)
+			continue;
+		Dwarf_Attribute at, tat;
+		Dwarf_Op *ops;
+		size_t nops;
+		Dwarf_Die type;
+		if (!dwarf_attr(&c, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) ||
+		    nops != 1 || ops[0].atom != DW_OP_addr)
+			continue;
+		/* a definition of a declaration carries its type on the declaration */
+		if (!dwarf_attr_integrate(&c, DW_AT_type, &tat) || !dwarf_formref_die(&tat, &type))
+			continue;
+		if (MP_GROW(o->vars, *cap, o->nvars + 1))
+			return;
+		o->vars[o->nvars].addr = ops[0].number;
+		o->vars[o->nvars].type = dwarf_dieoffset(&type);
+		o->nvars++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static struct dt_obj *obj_get(mp_dtype *t, const char *path)
+{
+	for (size_t i = 0; i < t->nobjs; i++)
+		if (!strcmp(t->objs[i].path, path))
+			return &t->objs[i];
+	if (MP_GROW(t->objs, t->cobjs, t->nobjs + 1))
+		return NULL;
+	struct dt_obj *o = &t->objs[t->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!(o->path = strdup(path)))
+		return NULL;
+	t->nobjs++;
+	char full[4096];
+	snprintf(full, sizeof(full), "%s%s", t->symfs ? t->symfs : "", path);
+	o->fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (o->fd < 0 || !(o->dw = dwarf_begin(o->fd, DWARF_C_READ)))
+		return o;
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	while (dwarf_nextcu(o->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(o->dw, off + hsize, &cu))
+			index_vars(o, &cu, &cap, 0);
+		off = next;
+	}
+	qsort(o->vars, o->nvars, sizeof(*o->vars), var_cmp);
+	return o;
+}
+
+/* typedefs, const and volatile stripped (at most a few levels) */
+static int strip(Dwarf_Die *d)
+{
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(d);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
+			return tag;
+		Dwarf_Attribute at;
+		if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, d))
+			return -1;
+	}
+	return -1;
+}
+
+/* A type's name as C spells it: "struct pair", "long int", "char[16]", "int *". */
+static void type_name(Dwarf_Die *d, char *buf, size_t len, int depth)
+{
+	Dwarf_Die t = *d, sub;
+	Dwarf_Attribute at;
+	const char *name = dwarf_diename(&t);
+	int has_sub = dwarf_attr_integrate(&t, DW_AT_type, &at) && dwarf_formref_die(&at, &sub);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_structure_type:
+		snprintf(buf, len, "struct %s", name ? name : "(anon)");
+		return;
+	case DW_TAG_union_type:
+		snprintf(buf, len, "union %s", name ? name : "(anon)");
+		return;
+	case DW_TAG_enumeration_type:
+		snprintf(buf, len, "enum %s", name ? name : "(anon)");
+		return;
+	case DW_TAG_class_type:
+		snprintf(buf, len, "class %s", name ? name : "(anon)");
+		return;
+	case DW_TAG_pointer_type:
+		if (has_sub && depth < 8) {
+			char in[200];
+			type_name(&sub, in, sizeof(in), depth + 1);
+			snprintf(buf, len, "%s*", in);
+		} else {
+			snprintf(buf, len, "void*");
+		}
+		return;
+	case DW_TAG_array_type: {
+		char in[200] = "?";
+		if (has_sub && depth < 8)
+			type_name(&sub, in, sizeof(in), depth + 1);
+		Dwarf_Word n = 0;
+		Dwarf_Die sr;
+		if (dwarf_child(&t, &sr) == 0 && dwarf_tag(&sr) == DW_TAG_subrange_type) {
+			Dwarf_Attribute ua;
+			Dwarf_Word ub;
+			if (dwarf_attr(&sr, DW_AT_count, &ua) && !dwarf_formudata(&ua, &ub))
+				n = ub;
+			else if (dwarf_attr(&sr, DW_AT_upper_bound, &ua) && !dwarf_formudata(&ua, &ub))
+				n = ub + 1;
+		}
+		snprintf(buf, len, "%s[%" PRIu64 "]", in, (uint64_t)n);
+		return;
+	}
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		if (has_sub && depth < 8) {
+			type_name(&sub, buf, len, depth + 1);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	snprintf(buf, len, "%s", name ? name : "(unknown)");
+}
+
+/* The member path at off in type d ("b", "in.x", "arr[3].y"), appended to path. */
+static void field_at(Dwarf_Die *d, uint64_t off, char *path, size_t len, int depth)
+{
+	Dwarf_Die t = *d;
+	int tag = strip(&t);
+	if (depth > 16 || tag < 0)
+		return;
+	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
+		Dwarf_Die m;
+		if (dwarf_child(&t, &m) != 0)
+			return;
+		do {
+			if (dwarf_tag(&m) != DW_TAG_member)
+				continue;
+			Dwarf_Attribute at;
+			Dwarf_Word moff = 0;
+			if (dwarf_attr(&m, DW_AT_data_member_location, &at) && dwarf_formudata(&at, &moff))
+				continue;
+			Dwarf_Die mt;
+			if (!dwarf_attr_integrate(&m, DW_AT_type, &at) || !dwarf_formref_die(&at, &mt))
+				continue;
+			Dwarf_Word msize;
+			if (dwarf_aggregate_size(&mt, &msize) || off < moff || off - moff >= msize)
+				continue;
+			const char *n = dwarf_diename(&m);
+			size_t l = strlen(path);
+			snprintf(path + l, len - l, "%s%s", l ? "." : "", n ? n : "(anon)");
+			field_at(&mt, off - moff, path, len, depth + 1);
+			return;
+		} while (dwarf_siblingof(&m, &m) == 0);
+		return;
+	}
+	if (tag == DW_TAG_array_type) {
+		Dwarf_Attribute at;
+		Dwarf_Die et;
+		Dwarf_Word esize;
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &et) ||
+		    dwarf_aggregate_size(&et, &esize) || !esize)
+			return;
+		Dwarf_Die es = et;
+		int etag = strip(&es);
+		/* an element that has members gets its index; an array of scalars stays whole */
+		if (etag == DW_TAG_structure_type || etag == DW_TAG_union_type ||
+		    etag == DW_TAG_class_type || etag == DW_TAG_array_type) {
+			size_t l = strlen(path);
+			snprintf(path + l, len - l, "[%" PRIu64 "]", off / esize);
+			field_at(&et, off % esize, path, len, depth + 1);
+		}
+	}
+}
+
+int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
+		struct mp_dtype_loc *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t || !path)
+		return 0;
+	struct dt_obj *o = obj_get(t, path);
+	if (!o || !o->nvars)
+		return 0;
+	size_t lo = 0, hi = o->nvars;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (o->vars[mid].addr < var_addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == o->nvars || o->vars[lo].addr != var_addr)
+		return 0;
+	Dwarf_Die type;
+	if (!dwarf_offdie(o->dw, o->vars[lo].type, &type))
+		return 0;
+	Dwarf_Die named = type;
+	/* the name the program uses (a typedef's), the layout of what it names */
+	type_name(&named, out->type, sizeof(out->type), 0);
+	field_at(&type, off, out->field, sizeof(out->field), 0);
+	out->offset = off;
+	return 1;
+}
