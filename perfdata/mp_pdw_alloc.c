@@ -235,7 +235,7 @@ int mp_pdw_alloc_emit(mp_pdw *w, size_t piece, int (*emit)(void *ctx, const void
 			    a->nsites, a->nrecs, a->lost, a->sites.len, 0, 0 };
 	struct mp_buf head = { 0 };
 	if (mp_buf_append(&head, hdr, sizeof(hdr)) ||
-	    mp_buf_append(&head, a->sites.data, a->sites.len)) {
+	    (a->sites.len && mp_buf_append(&head, a->sites.data, a->sites.len))) {
 		mp_buf_fini(&head);
 		return -ENOMEM;
 	}
