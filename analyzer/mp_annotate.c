@@ -43,6 +43,7 @@ struct mp_ann {
 	double hot_pct;
 	const char *b_main;   /* build_lines()' arguments, to build the lines again */
 	unsigned b_lo, b_hi;
+	int b_trim;
 };
 
 void mp_ann_free(mp_ann *a)
@@ -404,8 +405,41 @@ static void sum_lines(mp_ann *a);
 /* Build lines from the instructions: main_file lines from lo to hi (all of them, with
  * source), then the other (file, line) pairs that have instructions. file_mode: main_file
  * only, lo..hi = the whole file. */
+/* More lines than this without an instruction between two lines of the function's main
+ * file: they belong to neither (the other functions between an inlined helper and the
+ * function), so they are left out, as perf's annotate shows only the lines of the function
+ * and of what is inlined into it. */
+#define ANN_GAP 12
+
+/* Of the nmain rows of the main file's range (the first rows of a->lines, then nl - nmain
+ * rows of other files), keep those with instructions, the lines between two of them fewer
+ * than ANN_GAP apart, and the line above each run (the signature); the rows compacted.
+ * Returns the new number of rows. */
+static size_t trim_gaps(mp_ann *a, size_t nl, size_t nmain)
+{
+	size_t w = 0, prev = SIZE_MAX; /* prev: the last main row with instructions */
+	for (size_t i = 0; i < nl; i++) {
+		int keep = i >= nmain || a->lines[i].ninsns;
+		if (i < nmain && !keep) {
+			/* the next row with instructions */
+			size_t next = i + 1;
+			while (next < nmain && !a->lines[next].ninsns)
+				next++;
+			if (next < nmain && next == i + 1)
+				keep = 1; /* the line above a run */
+			else if (next < nmain && prev != SIZE_MAX && next - prev <= ANN_GAP)
+				keep = 1; /* inside the function */
+		}
+		if (i < nmain && a->lines[i].ninsns)
+			prev = i;
+		if (keep)
+			a->lines[w++] = a->lines[i];
+	}
+	return w;
+}
+
 static int build_lines(mp_ann *a, const char *main_file, unsigned lo, unsigned hi,
-		       double hot_pct)
+		       double hot_pct, int trim)
 {
 	size_t ni = a->ninsns, na = a->nattrs;
 	struct line_key *keys = malloc((ni + 1) * sizeof(*keys));
@@ -462,11 +496,14 @@ static int build_lines(mp_ann *a, const char *main_file, unsigned lo, unsigned h
 		L->ninsns = cnt;
 	}
 	free(keys);
+	if (trim && main_file && hi >= lo)
+		nl = trim_gaps(a, nl, hi - lo + 1);
 	a->nlines = nl;
 	a->hot_pct = hot_pct;
 	a->b_main = main_file;
 	a->b_lo = lo;
 	a->b_hi = hi;
+	a->b_trim = trim;
 	for (size_t i = 0; i < nl; i++)
 		a->lines[i].c = &a->lcounts[i * na];
 	for (size_t i = 0; i < ni; i++)
@@ -552,7 +589,7 @@ static int rebuild_lines(mp_ann *a, struct mp_err *err)
 	a->lcounts = NULL;
 	a->lineinsns = NULL;
 	a->nlines = 0;
-	if (build_lines(a, a->b_main, a->b_lo, a->b_hi, a->hot_pct))
+	if (build_lines(a, a->b_main, a->b_lo, a->b_hi, a->hot_pct, a->b_trim))
 		return mp_err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -796,7 +833,7 @@ mp_ann *mp_ann_new_opts(mp_hist *h, mp_sym *s, const char *dso, const char *sym,
 		if (lo > hi)
 			lo = hi;
 	}
-	if (build_lines(a, main_file, lo, hi, hot_pct))
+	if (build_lines(a, main_file, lo, hi, hot_pct, 1))
 		goto nomem;
 	a->info.note = a->note[0] ? a->note : NULL;
 	return a;
@@ -942,7 +979,7 @@ mp_ann *mp_ann_new_file(mp_hist *h, mp_sym *s, const char *srcfile, double hot_p
 	fns = NULL;
 	unsigned hi = file_last_line(a, full);
 	mp_hist_result_fini(&r);
-	if (build_lines(a, full, 1, hi, hot_pct))
+	if (build_lines(a, full, 1, hi, hot_pct, 0))
 		goto nomem;
 	a->info.note = a->note[0] ? a->note : NULL;
 	return a;

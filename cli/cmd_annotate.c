@@ -151,6 +151,12 @@ static void print_ann(FILE *f, const mp_ann *a, const mp_pd *pd, const size_t *e
 		if (!same_file(L->srcfile, cur_file)) {
 			fprintf(f, "#\n# %s\n", L->srcfile ? L->srcfile : "(no line information)");
 			cur_file = L->srcfile;
+		} else if (i && L->line > mp_ann_line(a, i - 1)->line + 1 && mp_ann_line(a, i - 1)->line &&
+			   same_file(mp_ann_line(a, i - 1)->srcfile, in->srcfile) &&
+			   same_file(L->srcfile, in->srcfile)) {
+			/* lines of other functions left out (between an inlined helper and the
+			 * function) */
+			fprintf(f, "%*s :   ...\n", (int)(2 + nev * (period ? 31 : 28)), "");
 		}
 		const char *mark = "  ";
 		if (L->hot && L->c[ev[0]].period == best && best)
