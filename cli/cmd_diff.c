@@ -20,7 +20,7 @@
 enum compute { C_DELTA, C_RATIO, C_WDIFF };
 
 struct diff_opts {
-	const char *sort, *compute, *symfs, *kallsyms, *level;
+	const char *sort, *compute, *symfs, *kallsyms, *level, *archive;
 	int csv, json, ratios, quiet, tui, force;
 	const char *batch, *size;
 	double min_change; /* exact (simulated) values: the least change that counts, percent */
@@ -952,6 +952,7 @@ static int cmd_diff(int argc, char **argv)
 		{ 0, "json", CLI_FLAG, &o.json, NULL, "JSON" },
 		CLI_OPT_SYMFS(&o.symfs),
 		CLI_OPT_KALLSYMS(&o.kallsyms),
+		CLI_OPT_ARCHIVE(&o.archive),
 		CLI_OPT_FORCE(&o.force),
 		{ 'q', "quiet", CLI_FLAG, &o.quiet, NULL, "no warnings about the files read" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
@@ -1000,6 +1001,7 @@ static int cmd_diff(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct side_files sf = { 0 };
+	char *adir = NULL, *akall = NULL;
 	if ((rc = split_sides(nargs, argv + 1, &sf))) {
 		if (rc == -ENOMEM)
 			cli_error(CMD, "out of memory");
@@ -1018,7 +1020,14 @@ static int cmd_diff(int argc, char **argv)
 		}
 		goto out_sf;
 	}
-	char *bdir = cli_buildid_dir(o.symfs);
+	/* --archive: the objects of every side, the kernel symbols the baseline's */
+	if (o.archive && cli_archive_use(CMD, o.archive, sf.paths[0], &adir, &akall)) {
+		rc = 1;
+		goto out_sf;
+	}
+	if (!o.kallsyms)
+		o.kallsyms = akall;
+	char *bdir = adir ? strdup(adir) : cli_buildid_dir(o.symfs);
 	struct mp_session_opts so = { .symfs = o.symfs, .kallsyms = o.kallsyms, .buildid_dir = bdir,
 				      .want_comm = (o.keys & MP_HK_COMM) != 0 };
 	struct mp_multi m;
@@ -1061,6 +1070,7 @@ out_mg:
 out_m:
 	mp_multi_close(&m);
 out_sf:
+	cli_archive_done(&adir, &akall);
 	free(sf.paths);
 	free(sf.group);
 	return rc;

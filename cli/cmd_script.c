@@ -169,9 +169,12 @@ static int on_sample(void *c, mp_sym *sym, const struct mp_pd_sample *s, const u
 	return rc;
 }
 
+static int script_run(const char *input, const char *symfs, const char *kallsyms,
+		      const char *adir, struct script_fields *fields, struct script_ctx *x);
+
 static int cmd_script(int argc, char **argv)
 {
-	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *fields = NULL;
+	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *fields = NULL, *archive = NULL;
 	struct script_fields sf = { 0 };
 	int inline_ = 0, no_inline = 0, no_chain = 0, csv = 0, force = 0;
 	int max_stack = SCRIPT_MAX_STACK;
@@ -183,6 +186,7 @@ static int cmd_script(int argc, char **argv)
 		{ 0, "inline", CLI_FLAG, &inline_, NULL,
 		  "the functions inlined at each frame in every chain (default: in DWARF-unwound "
 		  "chains, as perf 6.1)" },
+		CLI_OPT_ARCHIVE(&archive),
 		{ 0, "no-inline", CLI_FLAG, &no_inline, NULL,
 		  "do not show the functions inlined at each frame" },
 		{ 0, "max-stack", CLI_INT, &max_stack, "N",
@@ -227,30 +231,46 @@ static int cmd_script(int argc, char **argv)
 	/* an unreadable --kallsyms is a warning here (the kernel's frames unresolved) */
 	if (cli_sym_paths_ok(CMD, symfs, NULL))
 		return CLI_EXIT_RUNTIME;
-	struct mp_err err = { 0 };
+	/* --archive: its objects and kernel symbols, as report's */
+	char *adir = NULL, *akall = NULL;
+	if (archive && cli_archive_use(CMD, archive, input, &adir, &akall))
+		return 1;
+	if (!kallsyms)
+		kallsyms = akall;
 	struct script_ctx x = { .out = stdout, .inline_ = inline_, .no_inline = no_inline,
 				.no_chain = no_chain, .csv = csv, .max_stack = (unsigned)max_stack };
+	rc = script_run(input, symfs, kallsyms, adir, fields ? &sf : NULL, &x);
+	cli_archive_done(&adir, &akall);
+	return rc;
+}
+
+/* The samples of input printed (fields: -F's). The exit status. */
+static int script_run(const char *input, const char *symfs, const char *kallsyms,
+		      const char *adir, struct script_fields *fields, struct script_ctx *x)
+{
+	int rc;
+	struct mp_err err = { 0 };
 	mp_pd *pd = mp_pd_open(input, &err);
 	if (!pd) {
 		cli_error(CMD, "%s", err.msg);
 		return 1;
 	}
-	x.pd = pd;
+	x->pd = pd;
 	if (fields)
-		return script_fields_run(pd, input, symfs, kallsyms, &sf);
-	if (csv)
+		return script_fields_run(pd, input, symfs, kallsyms, adir, fields);
+	if (x->csv)
 		printf("comm,pid,tid,cpu,time,event,period,addr,dso,symbol,offset,chain\n");
-	char *bdir = cli_buildid_dir(symfs);
+	char *bdir = adir ? strdup(adir) : cli_buildid_dir(symfs);
 	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
-				      .no_hist = 1, .chains = !no_chain, .sample = on_sample,
-				      .sample_ctx = &x, .pd = pd };
+				      .no_hist = 1, .chains = !x->no_chain, .sample = on_sample,
+				      .sample_ctx = x, .pd = pd };
 	mp_session *ss = mp_session_new(input, &so, &err); /* the file read: printed */
 	if (!ss) {
 		fflush(stdout);
-		cli_error(CMD, "%s", x.write_failed ? "cannot write the output" : err.msg);
+		cli_error(CMD, "%s", x->write_failed ? "cannot write the output" : err.msg);
 	}
 	rc = ss && !fflush(stdout) ? 0 : 1;
-	mp_buf_fini(&x.chain);
+	mp_buf_fini(&x->chain);
 	mp_session_free(ss);
 	free(bdir);
 	return rc;

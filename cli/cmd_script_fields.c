@@ -263,7 +263,7 @@ static int fr_sample(void *c, const struct mp_pd_sample *s)
 }
 
 int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const char *kallsyms,
-		      struct script_fields *f)
+		      const char *bdir_in, struct script_fields *f)
 {
 	struct fields_run r = { .pd = pd, .f = f };
 	struct mp_err err = { 0 };
@@ -277,7 +277,7 @@ int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const cha
 	struct mp_pd_build_id *bids = nb ? calloc(nb, sizeof(*bids)) : NULL;
 	for (size_t i = 0; bids && i < nb; i++)
 		bids[i] = *mp_pd_build_id(pd, i);
-	char *bdir = cli_buildid_dir(symfs);
+	char *bdir = bdir_in ? strdup(bdir_in) : cli_buildid_dir(symfs);
 	struct mp_sym_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
 				  .no_srcline = !(f->mask & (1u << SF_ALLOC)),
 				  .osrelease = mp_pd_feature_str(pd, 4 /* HEADER_OSRELEASE */) };

@@ -100,10 +100,63 @@ int cli_tui_batch(tui_model *m, const char *keys, int cols, int rows)
 	return 0;
 }
 
+/* What cmd_tui runs once the options are checked: the recording read, the browser run.
+ * The exit status. */
+static int tui_browse(const char *input, struct tui_source_opts so, const char *predict,
+		      const char *events, int full_names, const char *batch, int cols, int rows,
+		      int no_color)
+{
+	int rc;
+	struct mp_err err = { 0 };
+	struct mp_predict pred = { 0 };
+	if (predict && mp_predict_read(&pred, predict, &err)) {
+		cli_error("tui", "--predict %s", err.msg);
+		return 1;
+	}
+	so.predict = predict ? &pred : NULL;
+	tui_data *d = NULL;
+	tui_source *src = tui_source_open(input, &so, &d, &err);
+	if (!src) {
+		cli_error("tui", "%s", err.msg);
+		mp_predict_fini(&pred);
+		return 1;
+	}
+	if (!tui_data_nsyms(d)) {
+		cli_error("tui", "%s: no samples to browse", input);
+		tui_data_free(d);
+		tui_source_free(src);
+		mp_predict_fini(&pred);
+		return 1;
+	}
+	tui_model *m = tui_model_new(d, cols, rows, &err);
+	if (!m) {
+		cli_error("tui", "%s", err.msg);
+		tui_source_free(src);
+		mp_predict_fini(&pred);
+		return 1;
+	}
+	if (events && tui_model_set_events(m, events, &err)) {
+		cli_error("tui", "-e: %s", err.msg);
+		tui_model_free(m);
+		tui_source_free(src);
+		mp_predict_fini(&pred);
+		return CLI_EXIT_USAGE;
+	}
+	tui_model_set_full_names(m, full_names);
+	if (batch)
+		rc = cli_tui_batch(m, batch, cols, rows);
+	else
+		rc = cli_tui_interactive(m, no_color);
+	tui_model_free(m);
+	tui_source_free(src);
+	mp_predict_fini(&pred);
+	return rc;
+}
+
 static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
-	const char *size = NULL, *predict = NULL, *events = NULL, *cgspec = NULL;
+	const char *size = NULL, *predict = NULL, *events = NULL, *cgspec = NULL, *archive = NULL;
 	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0, no_children = 0;
 	int full_names = 0;
 	double hot_pct = 5.0;
@@ -112,6 +165,7 @@ static int cmd_tui(int argc, char **argv)
 		CLI_OPT_FORCE(&force),
 		CLI_OPT_SYMFS(&symfs),
 		CLI_OPT_KALLSYMS(&kallsyms),
+		CLI_OPT_ARCHIVE(&archive),
 		{ 0, "ratios", CLI_STR, &ratios, "FILE", "also load ratio definitions from FILE" },
 		{ 0, "no-ratios", CLI_FLAG, &no_ratios, NULL, "do not compute ratios" },
 		{ 0, "hot", CLI_DOUBLE, &hot_pct, "PCT", "annotate: lines with >= PCT% of samples are hot (5)" },
@@ -170,51 +224,18 @@ static int cmd_tui(int argc, char **argv)
 		return 1;
 	}
 
-	struct mp_err err = { 0 };
-	struct mp_predict pred = { 0 };
-	if (predict && mp_predict_read(&pred, predict, &err)) {
-		cli_error("tui", "--predict %s", err.msg);
-		return 1;
-	}
 	struct tui_source_opts so = { symfs, kallsyms, ratios, no_ratios, hot_pct, no_skid,
-				      predict ? &pred : NULL, no_children, cg.callee,
-				      cg.min_pct > 0 ? cg.min_pct : -1 };
-	tui_data *d = NULL;
-	tui_source *src = tui_source_open(input, &so, &d, &err);
-	if (!src) {
-		cli_error("tui", "%s", err.msg);
-		mp_predict_fini(&pred);
+				      NULL, no_children, cg.callee,
+				      cg.min_pct > 0 ? cg.min_pct : -1, NULL };
+	/* --archive: its objects and kernel symbols, as report's */
+	char *adir = NULL, *akall = NULL;
+	if (archive && cli_archive_use("tui", archive, input, &adir, &akall))
 		return 1;
-	}
-	if (!tui_data_nsyms(d)) {
-		cli_error("tui", "%s: no samples to browse", input);
-		tui_data_free(d);
-		tui_source_free(src);
-		mp_predict_fini(&pred);
-		return 1;
-	}
-	tui_model *m = tui_model_new(d, cols, rows, &err);
-	if (!m) {
-		cli_error("tui", "%s", err.msg);
-		tui_source_free(src);
-		mp_predict_fini(&pred);
-		return 1;
-	}
-	if (events && tui_model_set_events(m, events, &err)) {
-		cli_error("tui", "-e: %s", err.msg);
-		tui_model_free(m);
-		tui_source_free(src);
-		mp_predict_fini(&pred);
-		return CLI_EXIT_USAGE;
-	}
-	tui_model_set_full_names(m, full_names);
-	if (batch)
-		rc = cli_tui_batch(m, batch, cols, rows);
-	else
-		rc = cli_tui_interactive(m, no_color);
-	tui_model_free(m);
-	tui_source_free(src);
-	mp_predict_fini(&pred);
+	if (!so.kallsyms)
+		so.kallsyms = akall;
+	so.buildid_dir = adir;
+	rc = tui_browse(input, so, predict, events, full_names, batch, cols, rows, no_color);
+	cli_archive_done(&adir, &akall);
 	return rc;
 }
 

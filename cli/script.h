@@ -32,6 +32,7 @@ int script_fields_check(const struct script_fields *f, const mp_pd *pd);
 /* memprof script -F: check the fields against pd's events, read it (symbols under symfs,
  * kernel symbols from kallsyms) and print each sample's line; closes pd. The exit status. */
 int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const char *kallsyms,
+		      const char *bdir,
 		      struct script_fields *f);
 /* One sample's line, with its values as perf script -F prints them. */
 void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp_sym *sym,

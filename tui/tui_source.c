@@ -49,7 +49,7 @@ struct tui_source {
 	int callee;
 	/* the data view: its tables, built in one pass over the file when one is first
 	 * asked for, each handed over once */
-	char *symfs, *kallsyms;
+	char *symfs, *kallsyms, *bdir;
 	tui_dtable *dpend[3];
 };
 
@@ -72,6 +72,7 @@ void tui_source_free(tui_source *src)
 	free(src->fn2sym);
 	free(src->symfs);
 	free(src->kallsyms);
+	free(src->bdir);
 	for (size_t k = 0; k < 3; k++)
 		tui_dtable_free(src->dpend[k]);
 	free(src);
@@ -786,7 +787,7 @@ static int dpass_run(tui_source *src, struct mp_err *err)
 		if (!(p.t[k] = tui_dtable_new(src->nattrs, dkey_titles[k])))
 			rc = -ENOMEM;
 	struct mp_session_opts so = { .symfs = src->symfs, .kallsyms = src->kallsyms,
-				      .no_hist = 1, .daddr = &p.dd, .sample = dpass_sample,
+				      .buildid_dir = src->bdir, .no_hist = 1, .daddr = &p.dd, .sample = dpass_sample,
 				      .sample_ctx = &p };
 	mp_session *ss = rc ? NULL : mp_session_new(src->path, &so, err);
 	if (!rc && !ss)
@@ -875,7 +876,8 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	for (size_t i = 0; i < src->nattrs && !(opts && opts->no_skid); i++)
 		src->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(src->pd, i)->attr);
 	struct mp_session_opts so = { .symfs = opts ? opts->symfs : NULL,
-				      .kallsyms = opts ? opts->kallsyms : NULL, .pd = src->pd };
+				      .kallsyms = opts ? opts->kallsyms : NULL,
+				      .buildid_dir = opts ? opts->buildid_dir : NULL, .pd = src->pd };
 	/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
 	int chains = !(opts && opts->no_children) && mp_pd_has_chains(src->pd);
 	src->ss = chains ? mp_cg_session_new(path, &so, NULL, &src->cg, err)
@@ -922,7 +924,8 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	if (fill_info(src, d) || set_dkeys(src, d))
 		goto nomem;
 	if ((opts && opts->symfs && !(src->symfs = mp_strdup(opts->symfs))) ||
-	    (opts && opts->kallsyms && !(src->kallsyms = mp_strdup(opts->kallsyms))))
+	    (opts && opts->kallsyms && !(src->kallsyms = mp_strdup(opts->kallsyms))) ||
+	    (opts && opts->buildid_dir && !(src->bdir = mp_strdup(opts->buildid_dir))))
 		goto nomem;
 	if (mp_pd_meta(src->pd, MP_META_SIMULATED)) {
 		const char *by = mp_pd_meta(src->pd, MP_META_SIMULATED);

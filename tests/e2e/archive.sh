@@ -1,7 +1,7 @@
 #!/bin/bash
 # memprof archive: record a kernel copied into a build folder, pack the archive, delete the
-# folder: report --archive and annotate --archive give the same symbols, lines and source
-# annotation as before (and without the archive they do not); perf report finds the
+# folder: report, annotate, script, tui and diff --archive give the same symbols, lines and
+# source annotation as before (and without the archive they do not); perf report finds the
 # objects after the archive is unpacked into a fresh ~/.debug; an object that is gone when
 # the archive is made is named with its share of samples.
 . "$(dirname "$0")/e2e_lib.sh"
@@ -16,6 +16,10 @@ views() { # prefix args...
 	"$MEMPROF" report -q -i p.data --csv "$@" >$p.sym.csv
 	"$MEMPROF" report -q -i p.data --csv --sort dso,sym,srcline "$@" >$p.line.csv
 	"$MEMPROF" annotate -q -i p.data walk "$@" >$p.ann.txt 2>&1
+	# script, tui and diff take --archive too (issue 28, item 11)
+	"$MEMPROF" script -i p.data "$@" >$p.script.txt 2>&1
+	"$MEMPROF" tui -i p.data --batch '' --size 120x20 "$@" >$p.tui.txt 2>&1
+	"$MEMPROF" diff p.data p.data "$@" >$p.diff.txt 2>&1
 }
 views before
 grep -q ',\.,walk,' before.sym.csv || { echo "FAIL: walk not resolved before the move"; exit 1; }
@@ -26,10 +30,12 @@ bid=$("$PERF" buildid-list -i p.data 2>/dev/null | awk '/cachebench/ {print $1}'
 tar tf p.tar | grep -q "^\.build-id/${bid:0:2}/${bid:2}$" || { echo "FAIL: no .build-id link for $bid"; fail=1; }
 rm -rf kbuild
 views moved
-cmp -s before.sym.csv moved.sym.csv && { echo "FAIL: the move changed nothing (the test would not see the archive)"; fail=1; }
+for v in sym.csv script.txt tui.txt diff.txt; do
+	cmp -s before.$v moved.$v && { echo "FAIL: the move changed nothing in $v (the test would not see the archive)"; fail=1; }
+done
 mkdir -p tmp
 TMPDIR=$T/tmp views after --archive p.tar
-for v in sym.csv line.csv ann.txt; do
+for v in sym.csv line.csv ann.txt script.txt tui.txt diff.txt; do
 	cmp -s before.$v after.$v || { echo "FAIL: $v differs with --archive:"; diff before.$v after.$v | head -5; fail=1; }
 done
 [ -z "$(ls tmp)" ] || { echo "FAIL: --archive left its folder behind: $(ls tmp)"; fail=1; }

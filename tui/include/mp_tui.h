@@ -361,6 +361,7 @@ struct tui_source_opts {
 	int callee;           /* the trees under the entries in callee order (-g callee) */
 	double chain_pct;     /* tree nodes below this share are not shown (0 = 0.5%, as perf's
 	                       * -g; negative: all shown) */
+	const char *buildid_dir; /* the build-id cache (an unpacked --archive); NULL = none */
 };
 
 /* Read a perf.data file, let the analyzer aggregate it per symbol, and fill *data (a new
