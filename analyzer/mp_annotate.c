@@ -409,7 +409,7 @@ static void sum_lines(mp_ann *a);
  * file: they belong to neither (the other functions between an inlined helper and the
  * function), so they are left out, as perf's annotate shows only the lines of the function
  * and of what is inlined into it. */
-#define ANN_GAP 12
+#define ANN_GAP 30
 
 /* Of the nmain rows of the main file's range (the first rows of a->lines, then nl - nmain
  * rows of other files), keep those with instructions, the lines between two of them fewer

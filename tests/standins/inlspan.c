@@ -30,6 +30,32 @@ __attribute__((noinline)) long other(long x)
 /* OTHER */
 /* OTHER */
 /* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
+/* OTHER */
 
 __attribute__((noinline)) long work(long *v, long n, long reps)
 {
