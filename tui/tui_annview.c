@@ -129,8 +129,8 @@ static int cmp_hot(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* Hot entries: source lines (or, with the source hidden, instructions) that have samples,
- * hottest first by the colouring event, or by the colouring ratio. */
+/* Hot entries: the hot source lines (or, with the source hidden, instructions that have
+ * samples), hottest first by the colouring event, or by the colouring ratio. */
 static int annot_build_hot(const tui_model *m, struct annot_view *v)
 {
 	const tui_annot *a = v->an;
@@ -145,6 +145,11 @@ static int annot_build_hot(const tui_model *m, struct annot_view *v)
 	v->hot_pos = -1;
 	if (!v->hot)
 		return -ENOMEM;
+	/* the lines marked hot (the hottest, those above the hot threshold: '*'), as the marks
+	 * say; every line with samples only when none is marked */
+	int any_hot = 0;
+	for (size_t i = 0; kind == IT_LINE && !by_ratio && i < n; i++)
+		any_hot |= a->lines[i].hot;
 	for (size_t i = 0; i < n; i++) {
 		struct item it = { kind, i };
 		if (by_ratio) {
@@ -153,6 +158,8 @@ static int annot_build_hot(const tui_model *m, struct annot_view *v)
 				continue;
 		} else if (!item_val(v, &it, (size_t)ev, 1) && !item_val(v, &it, (size_t)ev, 0)) {
 			continue;
+		} else if (any_hot && !a->lines[i].hot) {
+			continue; /* below the hot threshold */
 		}
 		v->hot[k++] = i;
 	}

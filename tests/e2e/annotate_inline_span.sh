@@ -1,7 +1,8 @@
 #!/bin/bash
 # annotate of a function with an inlined helper defined far above it (issue 28, item 7):
 # only the lines of the function and of the helper, as perf's annotate shows only the lines
-# of what is in the function; a "..." line where the others are left out.
+# of what is in the function; a "..." line where the others are left out. The TUI's TAB
+# visits the hot lines only.
 source "$(dirname "$0")/record_lib.sh"
 command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
 S=$(dirname "$0")/../standins
@@ -22,4 +23,10 @@ if command -v "${PERF:-perf}" >/dev/null; then
 		grep -Eq "^.{2}[ 0-9.%]* : +$l  " a.txt || fail "perf annotate shows line $l, memprof does not"
 	done <perf.lines
 fi
+# the TUI's TAB goes round the hot lines only (the '*' and '=>' lines), not every line
+# with samples (main: "hot 2/9")
+nhot=$(grep -Ec '^(=>|\* )' a.txt)
+"$MEMPROF" tui -i i.data --size 100x30 --batch "/work<ENTER><ENTER><TAB>" >t.txt 2>t.err || fail "tui: $(cat t.err)"
+msg=$(tail -1 t.txt)
+case $msg in "hot 2/$nhot: line "*) ;; *) fail "tui TAB: '$msg', want 'hot 2/$nhot' (the $nhot hot lines)";; esac
 echo "annotate_inline_span: ok ($(grep -c '' perf.lines 2>/dev/null) lines of perf annotate, all shown)"
