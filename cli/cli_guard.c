@@ -29,9 +29,23 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* Whether c is written as it is (not a control, nor the first byte of a C1 control's
+ * UTF-8 form). */
+static inline int guard_plain(unsigned char c)
+{
+	return (c >= 0x20 || c == '\n' || c == '\t') && c != 0x7f && c != 0xc2;
+}
+
 static ssize_t guard_write(void *cookie, const char *buf, size_t size)
 {
 	struct guard *g = cookie;
+	/* the common case, a buffer of plain text, written as it is: the byte loop below was
+	 * a sixth of memprof script's time */
+	size_t plain = 0;
+	while (plain < size && guard_plain((unsigned char)buf[plain]))
+		plain++;
+	if (plain == size && !g->held_c2)
+		return write_all(g->fd, buf, size) ? -1 : (ssize_t)size;
 	char out[4 * 4096 + 16];
 	size_t o = 0;
 	for (size_t i = 0; i < size; i++) {
