@@ -605,6 +605,14 @@ static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_tab
 {
 	struct mp_cg_tree tr;
 	struct gp g;
+	/* no node above the limit when the entry's own total is under it: no tree built
+	 * (report_cg_print_table's rule) */
+	uint64_t own = (o->children ? t->e[i].children : t->e[i].self)[ev[0]].period;
+	if (!own || own < min_hit(cg, ev[0], o)) {
+		cli_json_open(j, "callchains", '[', CLI_JSON_LINES_OPEN);
+		cli_json_close(j);
+		return 0;
+	}
 	int rc = entry_tree(j->f, cg, t, i, ev, o, 0, &tr, &g);
 	if (rc)
 		return rc;
