@@ -1059,6 +1059,9 @@ int cli_c2c_help(FILE *f)
 {
 	fprintf(f, "usage: memprof %s %s\n\n%s\n\n", CMD, c2c_usage, c2c_summary);
 	fprintf(f, "record options:\n"
+		   "      --sim           the simulator's memory samples (memprof record --sim -d,\n"
+		   "                      two simulated cores unless --sim-cores; -c N: every Nth\n"
+		   "                      load and store) where the machine has no such events\n"
 		   "      --ldlat N       load-latency threshold in cycles (default 30)\n"
 		   "  -e list             the events, their encodings, and whether the kernel\n"
 		   "                      offers them\n"
