@@ -14,9 +14,15 @@
  *   instruction count as clock, and merged in that time, instruction by instruction,
  *   before they reach the caches. A thread in a system call holds nobody back.
  *
+ * This file holds the caches, cores, threads and their merge, and the helpers the
+ * instrumented code calls; the options are in mp_vgsim_opts.c, the instrumentation in
+ * mp_vgsim_instr.c, the outputs (counts file, memory samples) in mp_vgsim_out.c and
+ * allocation tracking in mp_vgsim_alloc.c (what they share: mp_vgsim.h).
+ *
  * Built out of tree against Debian's valgrind package (sim/vgtool/CMakeLists.txt).
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
@@ -35,163 +41,6 @@
 #include "pub_tool_xarray.h"
 
 #include "mp_vgsim.h"
-
-/* ---- quantities, in the order of the file's events: line ---------------------------- */
-enum {
-	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
-	Q_BC, Q_BCM, Q_BI, Q_BIM,
-	Q_HITM, Q_INV,
-	Q_ITLBM, Q_DTLBM, Q_STLBM, Q_PFX, Q_PFM, Q_PFL, Q_CYC, Q_IFST,
-	NQ
-};
-static const HChar *const q_names[NQ] = {
-	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
-	"Bc", "Bcm", "Bi", "Bim",
-	"HITM", "Inv",
-	"ITLBm", "DTLBm", "STLBm", "PFx", "PFm", "PFl", "Cyc", "IFst",
-};
-
-/* ---- options -------------------------------------------------------------------------- */
-struct cache_cfg {
-	Long size;
-	Int assoc, line;
-};
-static struct cache_cfg clo_i1 = { 32768, 8, 64 }, clo_d1 = { 32768, 8, 64 },
-			clo_ll = { 1048576, 16, 64 };
-static const HChar *clo_out = "mpsim.out.%p";
-/* TLBs: entries and ways; pages of clo_page bytes */
-struct tlb_cfg {
-	Int entries, assoc;
-};
-static struct tlb_cfg clo_itlb = { 128, 8 }, clo_dtlb = { 64, 4 }, clo_stlb = { 1536, 12 };
-static Int clo_page = 4096;
-static Bool clo_swpf = True; /* software prefetches bring lines in */
-/* latencies in cycles (one instruction is one cycle): an L1 miss that L2 holds, a miss
- * of L2 (memory), a line from another core (HITM), a second-level TLB hit, a page walk */
-static Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30;
-
-/* "ENTRIES,ASSOC" with a power-of-two number of sets. */
-static Bool parse_tlb(const HChar *s, struct tlb_cfg *t)
-{
-	HChar *end;
-	Long e = VG_(strtoll10)(s, &end), a;
-	if (end == s || *end != ',' || e <= 0)
-		return False;
-	s = end + 1;
-	a = VG_(strtoll10)(s, &end);
-	if (end == s || *end || a <= 0 || e % a || ((e / a) & (e / a - 1)))
-		return False;
-	t->entries = (Int)e;
-	t->assoc = (Int)a;
-	return True;
-}
-
-/* "L2,MEM,HITM,STLB,WALK" cycles */
-static Bool parse_lat(const HChar *s)
-{
-	Int *v[5] = { &lat_l2, &lat_mem, &lat_hitm, &lat_stlb, &lat_walk };
-	HChar *end;
-	for (Int i = 0; i < 5; i++) {
-		Long x = VG_(strtoll10)(s, &end);
-		if (end == s || x < 0 || x > 100000 || (i < 4 && *end != ',') || (i == 4 && *end) ||
-		    (i == 1 && x < lat_l2))
-			return False;
-		*v[i] = (Int)x;
-		s = end + 1;
-	}
-	return True;
-}
-static Int clo_cores = 1;
-static Int clo_quantum = 1;
-/* memory samples: every clo_mem_period-th load (of those waiting clo_ldlat cycles or more)
- * and store, written to clo_mem_out (0: none) */
-static Int clo_mem_period = 0, clo_ldlat = 0;
-static const HChar *clo_mem_out = "mpsim.mem.%p";
-
-/* "SIZE,ASSOC,LINE" as valgrind's --D1 (memprof checked it; refuse what is still bad). */
-static Bool parse_cache(const HChar *s, struct cache_cfg *c)
-{
-	HChar *end;
-	Long v[3];
-	for (Int i = 0; i < 3; i++) {
-		v[i] = VG_(strtoll10)(s, &end);
-		if (end == s || v[i] <= 0 || (i < 2 && *end != ',') || (i == 2 && *end))
-			return False;
-		s = end + 1;
-	}
-	Long sets = v[0] / v[2] / v[1];
-	if (v[2] < 16 || (v[2] & (v[2] - 1)) || sets < 1 || (sets & (sets - 1)) ||
-	    sets * v[1] * v[2] != v[0])
-		return False;
-	c->size = v[0];
-	c->assoc = (Int)v[1];
-	c->line = (Int)v[2];
-	return True;
-}
-
-static Bool mps_process_cmd_line_option(const HChar *arg)
-{
-	const HChar *s;
-	if VG_STR_CLO(arg, "--I1", s) {
-		if (!parse_cache(s, &clo_i1))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
-	} else if VG_STR_CLO(arg, "--D1", s) {
-		if (!parse_cache(s, &clo_d1))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
-	} else if VG_STR_CLO(arg, "--LL", s) {
-		if (!parse_cache(s, &clo_ll))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
-	} else if VG_STR_CLO(arg, "--itlb", s) {
-		if (!parse_tlb(s, &clo_itlb))
-			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
-	} else if VG_STR_CLO(arg, "--dtlb", s) {
-		if (!parse_tlb(s, &clo_dtlb))
-			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
-	} else if VG_STR_CLO(arg, "--stlb", s) {
-		if (!parse_tlb(s, &clo_stlb))
-			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
-	} else if VG_STR_CLO(arg, "--latency", s) {
-		if (!parse_lat(s))
-			VG_(fmsg_bad_option)(arg, "L2,MEM,HITM,STLB,WALK cycles\n");
-	} else if VG_BINT_CLO(arg, "--page-size", clo_page, 4096, 1 << 30) {
-		if (clo_page & (clo_page - 1))
-			VG_(fmsg_bad_option)(arg, "a power of two\n");
-	} else if VG_BOOL_CLO(arg, "--sw-prefetch", clo_swpf) {
-	} else if VG_STR_CLO(arg, "--out-file", clo_out) {
-	} else if VG_BINT_CLO(arg, "--cores", clo_cores, 1, 256) {
-	} else if VG_BINT_CLO(arg, "--quantum", clo_quantum, 1, 1000000) {
-	} else if VG_BINT_CLO(arg, "--mem-period", clo_mem_period, 0, 1000000000) {
-	} else if VG_BINT_CLO(arg, "--ldlat", clo_ldlat, 0, 65535) {
-	} else if VG_STR_CLO(arg, "--mem-out", clo_mem_out) {
-	} else
-		return mps_alloc_option(arg);
-	return True;
-}
-
-static void mps_print_usage(void)
-{
-	VG_(printf)("    --I1=SIZE,ASSOC,LINE  L1 instruction cache of each core [32768,8,64]\n"
-		    "    --D1=SIZE,ASSOC,LINE  L1 data cache of each core [32768,8,64]\n"
-		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
-		    "    --cores=N             simulated cores [1]\n"
-		    "    --quantum=N           instructions a thread may run past the next [1]\n"
-		    "    --itlb=ENTRIES,ASSOC  instruction TLB of each core [128,8]\n"
-		    "    --dtlb=ENTRIES,ASSOC  data TLB of each core [64,4]\n"
-		    "    --stlb=ENTRIES,ASSOC  second-level TLB of each core [1536,12]\n"
-		    "    --page-size=BYTES     page size [4096]\n"
-		    "    --sw-prefetch=no      prefetch instructions are counted but fetch nothing\n"
-		    "    --latency=L2,MEM,HITM,STLB,WALK  cycles of each [14,200,60,7,30]\n"
-		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n"
-		    "    --mem-period=N        a memory sample every N loads and every N stores [0: none]\n"
-		    "    --ldlat=CYCLES        loads sampled only when they wait this long [0]\n"
-		    "    --mem-out=FILE        the memory samples (%%p: pid) [mpsim.mem.%%p]\n");
-	mps_alloc_usage();
-}
-
-static void mps_print_debug_usage(void)
-{
-	VG_(printf)("    (none)\n");
-}
 
 /* ---- one simulated cache: LRU sets of lines, MRU first ------------------------------
  * An entry is tag << 2 | MESI state (0 invalid, S, E, M); the tag is the address above
@@ -298,19 +147,10 @@ static inline Bool any_miss(const UWord st[2], Int n)
 }
 
 /* ---- per instruction ------------------------------------------------------------------ */
-struct ins {
-	Addr addr;          /* where it runs */
-	UInt size;
-	UInt obj, fn;       /* indexes into objs/fns */
-	Addr rel;           /* address relative to the object's text bias (callgrind's) */
-	struct ins *next;   /* hash chain */
-	ULong v[NQ];
-};
-
 #define INS_HASH (1u << 18)
 static struct ins **ins_hash;
-static XArray *ins_all;   /* struct ins * in creation order */
-static XArray *objs, *fns; /* HChar * (names, VG_(strdup)) */
+XArray *mps_ins_all;
+XArray *mps_objs, *mps_fns;
 
 static UInt name_index(XArray *xa, const HChar *name)
 {
@@ -327,7 +167,7 @@ static UInt name_index(XArray *xa, const HChar *name)
 	return (UInt)n;
 }
 
-static struct ins *ins_get(Addr addr, UInt size)
+struct ins *mps_ins_get(Addr addr, UInt size)
 {
 	UInt h = (UInt)((addr * 0x9e3779b97f4a7c15ULL) >> 46) & (INS_HASH - 1);
 	for (struct ins *i = ins_hash[h]; i; i = i->next)
@@ -347,16 +187,16 @@ static struct ins *ins_get(Addr addr, UInt size)
 				break;
 			}
 	if (di) {
-		i->obj = name_index(objs, VG_(DebugInfo_get_filename)(di));
+		i->obj = name_index(mps_objs, VG_(DebugInfo_get_filename)(di));
 		i->rel = addr - (Addr)VG_(DebugInfo_get_text_bias)(di);
 	} else {
-		i->obj = name_index(objs, "???");
+		i->obj = name_index(mps_objs, "???");
 		i->rel = addr;
 	}
-	i->fn = name_index(fns, VG_(get_fnname)(ep, addr, &fn) && fn && *fn ? fn : "???");
+	i->fn = name_index(mps_fns, VG_(get_fnname)(ep, addr, &fn) && fn && *fn ? fn : "???");
 	i->next = ins_hash[h];
 	ins_hash[h] = i;
-	VG_(addToXA)(ins_all, &i);
+	VG_(addToXA)(mps_ins_all, &i);
 	return i;
 }
 
@@ -408,6 +248,7 @@ struct bpred {
 struct thr {
 	Bool alive, blocked;
 	Bool woken;      /* blocked in a futex wait that another thread woke */
+	Bool sure;       /* ... and the wake reached every waiter: it will surely return */
 	Addr futex;      /* the futex it waits on (0: none) */
 	Int core;
 	ULong clock;     /* virtual time at the end of its buffer (instructions) */
@@ -432,80 +273,10 @@ static Int max_tid; /* the highest thread id seen */
 static ULong sim_now;
 static struct thr *sim_thr;
 
-/* ---- memory samples --------------------------------------------------------------------
- * Every clo_mem_period-th load (of those that waited clo_ldlat cycles or more) and store,
- * as the caches saw it: one record each in clo_mem_out, which sim/ turns into perf's
- * memory samples (PERF_SAMPLE_DATA_SRC bits; sim/mp_sim_mem.c reads this layout). */
-enum { ML_LFB, ML_L1, ML_L2, ML_PEER, ML_MEM }; /* where the data came from */
-enum { MS_NONE, MS_HIT, MS_HITM };              /* what another core held */
-struct memrec {
-	ULong ip, addr, time;
-	UInt tid, cpu, weight;
-	UChar op;    /* 1 load, 2 store; 0 the last record: ip loads, addr stores counted,
-		      * weight the period, tid the load-latency threshold */
-	UChar lvl;   /* ML_* */
-	UChar snoop; /* MS_* */
-	UChar tlb;   /* 1 DTLB hit, 2 second-level TLB hit, 3 page walk */
-	UChar lock;  /* a locked (atomic) access */
-	UChar pad[7];
-};
-#define MEM_BUF 4096
-static struct memrec *mem_buf;
-static UInt mem_n;
-static Int mem_fd = -1;
-static ULong mem_loads, mem_stores;
-static Int ld_left, st_left;
 static UInt m_tlb, m_snoop; /* what the access being simulated met */
-
-static void mem_flush(void)
-{
-	if (mem_fd < 0) {
-		HChar *path = VG_(expand_file_name)("--mem-out", clo_mem_out);
-		SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
-		if (sr_isError(sr)) {
-			VG_(umsg)("mpsim: cannot write %s\n", path);
-			VG_(exit)(1);
-		}
-		mem_fd = (Int)sr_Res(sr);
-	}
-	if (mem_n)
-		VG_(write)(mem_fd, mem_buf, (Int)(mem_n * sizeof(*mem_buf)));
-	mem_n = 0;
-}
-
-static void mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, ULong lat,
-		       Bool lock)
-{
-	if (w) {
-		mem_stores++;
-		if (--st_left > 0)
-			return;
-		st_left = clo_mem_period;
-		lat = 0; /* stores go through the store buffer */
-	} else {
-		if (lat < (ULong)clo_ldlat)
-			return;
-		mem_loads++;
-		if (--ld_left > 0)
-			return;
-		ld_left = clo_mem_period;
-	}
-	struct memrec *r = &mem_buf[mem_n++];
-	VG_(memset)(r, 0, sizeof(*r));
-	r->ip = ii->addr;
-	r->addr = a;
-	r->time = sim_now;
-	r->tid = (UInt)sim_thr->lwp;
-	r->cpu = (UInt)sim_thr->core;
-	r->weight = lat > 0xffffffffULL ? 0xffffffffu : (UInt)lat;
-	r->op = w ? 2 : 1;
-	r->lvl = (UChar)lvl;
-	r->snoop = (UChar)snoop;
-	r->tlb = (UChar)m_tlb;
-	r->lock = lock ? 1 : 0;
-	if (mem_n == MEM_BUF)
-		mem_flush();
-}
+#define MEM_SAMPLE(ii, a, w, lvl, snp, lat, lock)                                            \
+	mps_mem_sample(ii, a, w, lvl, snp, lat, lock, m_tlb, sim_now, (UInt)sim_thr->lwp,     \
+		       (UInt)sim_thr->core)
 
 /* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
  * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
@@ -627,7 +398,7 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 		if (!w && lat)
 			ii->v[Q_CYC] += lat;
 		if (clo_mem_period)
-			mem_sample(ii, a, w, lvl, MS_NONE, lat, lock);
+			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
 		return;
 	}
 	m_snoop = MS_NONE;
@@ -679,7 +450,7 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 			lvl = ML_PEER;
 		if (!w && m_snoop == MS_HITM)
 			lat += (ULong)lat_hitm;
-		mem_sample(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
+		MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
 	}
 }
 
@@ -826,6 +597,11 @@ static void flush(Bool all)
 		vnow = limit;
 }
 
+void mps_flush_all(void)
+{
+	flush(True);
+}
+
 static void thr_start(ThreadId tid, ULong clock)
 {
 	struct thr *t = &thr[tid];
@@ -861,7 +637,8 @@ static void room(void)
 		ULong to = t->clock > MAX_AHEAD / 2 ? t->clock - MAX_AHEAD / 2 : 0;
 		for (Int k = 1; k <= max_tid; k++) {
 			struct thr *o = &thr[k];
-			if (o != t && o->alive && o->blocked && o->clock < to) {
+			if (o != t && o->alive && o->blocked && !(o->woken && o->sure) &&
+			    o->clock < to) {
 				o->clock = to;
 				if (o->n == o->head)
 					o->ptime = to;
@@ -900,20 +677,20 @@ static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
 }
 
 /* ---- helpers called from the instrumented code ---------------------------------------- */
-static VG_REGPARM(1) void h_ir1(struct ins *a)
+VG_REGPARM(1) void h_ir1(struct ins *a)
 {
 	room();
 	put_ir(a);
 }
 
-static VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b)
+VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b)
 {
 	room();
 	put_ir(a);
 	put_ir(b);
 }
 
-static VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
+VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
 {
 	room();
 	put_ir(a);
@@ -921,40 +698,40 @@ static VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
 	put_ir(c);
 }
 
-static VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size)
+VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size)
 {
 	room();
 	put_ir(ii);
 	put_d(ii, a, size, EV_DR);
 }
 
-static VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size)
+VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size)
 {
 	room();
 	put_ir(ii);
 	put_d(ii, a, size, EV_DW);
 }
 
-static VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size)
+VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size)
 {
 	room();
 	put_d(ii, a, size, EV_DR);
 }
 
-static VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size)
+VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size)
 {
 	room();
 	put_d(ii, a, size, EV_DW);
 }
 
-static VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint)
+VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint)
 {
 	room();
 	put_d(ii, a, hint, EV_PF);
 }
 
 /* Conditional branches: a thread's own predictor, so no ordering between threads. */
-static VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
+VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
 {
 	struct bpred *p = cur->bp;
 	UWord idx = ((p->hist & 0x7f) << 7) | (ii->addr & 0x7f);
@@ -971,7 +748,7 @@ static VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
 	}
 }
 
-static VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
+VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
 {
 	struct bpred *p = cur->bp;
 	UWord idx = ii->addr & 511;
@@ -979,334 +756,6 @@ static VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
 	if (p->btac[idx] != dst)
 		ii->v[Q_BIM]++;
 	p->btac[idx] = dst;
-}
-
-/* ---- instrumentation ------------------------------------------------------------------ */
-/* Events of the instructions seen since the last flush, as callgrind queues them: an
- * instruction's fetch and its data accesses, in order; a write to what the same
- * instruction just read (same address and size) is one access, counted as a write. */
-enum { P_IR, P_DR, P_DW };
-struct pend {
-	Int tag;
-	struct ins *ii;
-	IRExpr *ea;
-	Int size;
-};
-#define N_PEND 16
-struct ist {
-	IRSB *out;
-	struct pend p[N_PEND];
-	Int n;
-};
-
-static void emit(struct ist *s, const HChar *name, void *fn, Int regparms, IRExpr **args,
-		 IRExpr *guard)
-{
-	IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
-	if (guard)
-		di->guard = guard;
-	addStmtToIRSB(s->out, IRStmt_Dirty(di));
-}
-
-static IRExpr *ptr(const void *p)
-{
-	return mkIRExpr_HWord((HWord)p);
-}
-
-static void pend_flush(struct ist *s)
-{
-	for (Int i = 0; i < s->n;) {
-		struct pend *e = &s->p[i], *e2 = i + 1 < s->n ? &s->p[i + 1] : NULL,
-			    *e3 = i + 2 < s->n ? &s->p[i + 2] : NULL;
-		if (e->tag == P_IR) {
-			if (e2 && e2->tag == P_DR) {
-				emit(s, "h_ir_dr", h_ir_dr, 3,
-				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
-				     NULL);
-				i += 2;
-			} else if (e2 && e2->tag == P_DW) {
-				emit(s, "h_ir_dw", h_ir_dw, 3,
-				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
-				     NULL);
-				i += 2;
-			} else if (e2 && e3 && e2->tag == P_IR && e3->tag == P_IR) {
-				emit(s, "h_ir3", h_ir3, 3,
-				     mkIRExprVec_3(ptr(e->ii), ptr(e2->ii), ptr(e3->ii)), NULL);
-				i += 3;
-			} else if (e2 && e2->tag == P_IR) {
-				emit(s, "h_ir2", h_ir2, 2, mkIRExprVec_2(ptr(e->ii), ptr(e2->ii)), NULL);
-				i += 2;
-			} else {
-				emit(s, "h_ir1", h_ir1, 1, mkIRExprVec_1(ptr(e->ii)), NULL);
-				i++;
-			}
-		} else {
-			Bool w = e->tag == P_DW;
-			emit(s, w ? "h_dw" : "h_dr", w ? (void *)h_dw : (void *)h_dr, 3,
-			     mkIRExprVec_3(ptr(e->ii), e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
-			i++;
-		}
-	}
-	s->n = 0;
-}
-
-static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int size)
-{
-	if (tag == P_DW && s->n > 0) {
-		struct pend *l = &s->p[s->n - 1];
-		if (l->tag == P_DR && l->ii == ii && l->size == size && eqIRAtom(l->ea, ea)) {
-			l->tag = P_DW;
-			return;
-		}
-	}
-	if (s->n == N_PEND)
-		pend_flush(s);
-	s->p[s->n].tag = tag;
-	s->p[s->n].ii = ii;
-	s->p[s->n].ea = ea;
-	s->p[s->n].size = size;
-	s->n++;
-}
-
-static Int min_line;
-#define SZ_LOCKED 0x100 /* with an access's size: it is atomic */
-
-/* The guest register r (0 RAX .. 15 R15) as a temporary of sb. */
-static IRExpr *get_reg(IRSB *sb, Int r)
-{
-	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
-	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Get(offsetof(VexGuestAMD64State, guest_RAX) +
-						      8 * r, Ity_I64)));
-	return IRExpr_RdTmp(t);
-}
-
-static IRExpr *add64(IRSB *sb, IRExpr *x, IRExpr *y)
-{
-	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
-	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Add64, x, y)));
-	return IRExpr_RdTmp(t);
-}
-
-/* VEX turns software prefetches into nothing, so they are decoded here: when the len
- * bytes at a are prefetchnta/t0/t1/t2 (0F 18 /0-3) or prefetchw (0F 0D /0-1), the IR
- * computing their address is added to sb and returned (*hint: 0 nta, 1-3 t0-t2, 4 w);
- * else NULL. 32-bit addressing (0x67) is not decoded. */
-static IRExpr *prefetch_ea(IRSB *sb, Addr a, UInt len, UWord *hint)
-{
-	const UChar *p = (const UChar *)a, *end = p + len;
-	UInt rex = 0;
-	while (p < end && (*p == 0x66 || *p == 0xF2 || *p == 0xF3 || *p == 0x2E || *p == 0x3E ||
-			   *p == 0x26 || *p == 0x36 || *p == 0x64 || *p == 0x65))
-		p++;
-	if (p < end && (*p & 0xF0) == 0x40)
-		rex = *p++;
-	if (end - p < 3 || p[0] != 0x0F || (p[1] != 0x18 && p[1] != 0x0D))
-		return NULL;
-	UInt mod = p[2] >> 6, reg = (p[2] >> 3) & 7, rm = p[2] & 7;
-	Bool w = p[1] == 0x0D;
-	p += 3;
-	if (mod == 3 || (!w && reg > 3) || (w && reg > 1))
-		return NULL;
-	*hint = w ? 4 : reg;
-	Int base = -1, index = -1, scale = 0;
-	Bool rip = False, d32 = mod == 2;
-	if (rm == 4) {
-		if (p >= end)
-			return NULL;
-		UInt sib = *p++;
-		scale = (Int)(sib >> 6);
-		index = (Int)(((sib >> 3) & 7) | (rex & 2 ? 8 : 0));
-		if (index == 4)
-			index = -1;
-		base = (Int)((sib & 7) | (rex & 1 ? 8 : 0));
-		if ((sib & 7) == 5 && mod == 0) {
-			base = -1;
-			d32 = True;
-		}
-	} else if (rm == 5 && mod == 0) {
-		rip = d32 = True;
-	} else {
-		base = (Int)(rm | (rex & 1 ? 8 : 0));
-	}
-	Long disp = 0;
-	if (mod == 1) {
-		if (p >= end)
-			return NULL;
-		disp = (Char)*p++;
-	} else if (d32) {
-		if (end - p < 4)
-			return NULL;
-		disp = (Int)((UInt)p[0] | (UInt)p[1] << 8 | (UInt)p[2] << 16 | (UInt)p[3] << 24);
-		p += 4;
-	}
-	IRExpr *e = mkIRExpr_HWord((HWord)(disp + (rip ? (Long)(a + len) : 0)));
-	if (base >= 0)
-		e = add64(sb, get_reg(sb, base), e);
-	if (index >= 0) {
-		IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
-		addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Shl64, get_reg(sb, index),
-							       IRExpr_Const(IRConst_U8((UChar)scale)))));
-		e = add64(sb, e, IRExpr_RdTmp(t));
-	}
-	return e;
-}
-
-static Addr const_addr(const IRConst *c)
-{
-	return c->tag == Ico_U64 ? (Addr)c->Ico.U64 : (Addr)c->Ico.U32;
-}
-
-static IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
-			    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
-			    IRType gWordTy, IRType hWordTy)
-{
-	struct ist s;
-	struct ins *ci = NULL;
-	Int i = 0;
-
-	(void)closure, (void)layout, (void)vge, (void)archinfo_host, (void)gWordTy;
-	s.out = deepCopyIRSBExceptStmts(in);
-	s.n = 0;
-	while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark)
-		addStmtToIRSB(s.out, in->stmts[i++]);
-
-	/* VEX may invert the block's last conditional exit, the one that jumps to the next
-	 * instruction: its guard is then the branch's "not taken" (callgrind's heuristic) */
-	Int nexits = 0, last_exit = -1;
-	Bool inverted = False;
-	{
-		Addr ia = 0;
-		UInt il = 0;
-		for (Int k = i; k < in->stmts_used; k++) {
-			IRStmt *st = in->stmts[k];
-			if (st->tag == Ist_IMark) {
-				ia = st->Ist.IMark.addr;
-				il = st->Ist.IMark.len;
-			} else if (st->tag == Ist_Exit) {
-				inverted = const_addr(st->Ist.Exit.dst) == ia + il;
-				last_exit = nexits++;
-			}
-		}
-	}
-	Int exit_no = 0;
-
-	for (; i < in->stmts_used; i++) {
-		IRStmt *st = in->stmts[i];
-		switch (st->tag) {
-		case Ist_IMark: {
-			UInt len = st->Ist.IMark.len;
-			if (len == 0)
-				len = VG_MIN_INSTR_SZB;
-			ci = ins_get(st->Ist.IMark.addr + (Addr)st->Ist.IMark.delta, len);
-			pend_add(&s, P_IR, ci, NULL, 0);
-			UWord hint;
-			IRExpr *ea = prefetch_ea(s.out, ci->addr, len, &hint);
-			if (ea) {
-				pend_flush(&s);
-				emit(&s, "h_pf", h_pf, 3,
-				     mkIRExprVec_3(ptr(ci), ea, mkIRExpr_HWord(hint)), NULL);
-			}
-			break;
-		}
-		case Ist_WrTmp: {
-			IRExpr *d = st->Ist.WrTmp.data;
-			if (d->tag == Iex_Load)
-				pend_add(&s, P_DR, ci, d->Iex.Load.addr, sizeofIRType(d->Iex.Load.ty));
-			break;
-		}
-		case Ist_Store:
-			pend_add(&s, P_DW, ci, st->Ist.Store.addr,
-				 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)));
-			break;
-		case Ist_StoreG: {
-			IRStoreG *sg = st->Ist.StoreG.details;
-			pend_flush(&s);
-			emit(&s, "h_dw", h_dw, 3,
-			     mkIRExprVec_3(ptr(ci), sg->addr,
-					   mkIRExpr_HWord((HWord)sizeofIRType(
-						   typeOfIRExpr(in->tyenv, sg->data)))),
-			     sg->guard);
-			break;
-		}
-		case Ist_LoadG: {
-			IRLoadG *lg = st->Ist.LoadG.details;
-			IRType ty = Ity_INVALID, wide = Ity_INVALID;
-			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
-			pend_flush(&s);
-			emit(&s, "h_dr", h_dr, 3,
-			     mkIRExprVec_3(ptr(ci), lg->addr, mkIRExpr_HWord((HWord)sizeofIRType(ty))),
-			     lg->guard);
-			break;
-		}
-		case Ist_Dirty: {
-			IRDirty *d = st->Ist.Dirty.details;
-			if (d->mFx != Ifx_None) {
-				Int sz = d->mSize > min_line ? min_line : d->mSize;
-				if (sz > 128) /* the size field has 8 bits */
-					sz = 128;
-				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-					pend_add(&s, P_DR, ci, d->mAddr, sz);
-				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-					pend_add(&s, P_DW, ci, d->mAddr, sz);
-			}
-			break;
-		}
-		case Ist_CAS: {
-			IRCAS *cas = st->Ist.CAS.details;
-			Int sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
-			if (cas->dataHi)
-				sz *= 2;
-			/* lock-prefixed instructions come as CAS */
-			pend_add(&s, P_DR, ci, cas->addr, sz | SZ_LOCKED);
-			pend_add(&s, P_DW, ci, cas->addr, sz | SZ_LOCKED);
-			break;
-		}
-		case Ist_LLSC:
-			if (!st->Ist.LLSC.storedata) {
-				pend_add(&s, P_DR, ci, st->Ist.LLSC.addr,
-					 sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result)));
-				pend_flush(&s);
-			} else {
-				pend_add(&s, P_DW, ci, st->Ist.LLSC.addr,
-					 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata)));
-			}
-			break;
-		case Ist_Exit: {
-			IRJumpKind jk = st->Ist.Exit.jk;
-			if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
-				/* the guard as a word, inverted when VEX inverted the branch */
-				IRTemp g1 = newIRTemp(s.out->tyenv, Ity_I1);
-				IRTemp gw = newIRTemp(s.out->tyenv, hWordTy);
-				addStmtToIRSB(s.out, IRStmt_WrTmp(g1, st->Ist.Exit.guard));
-				addStmtToIRSB(s.out, IRStmt_WrTmp(gw, IRExpr_Unop(Iop_1Uto64,
-										 IRExpr_RdTmp(g1))));
-				IRExpr *g = IRExpr_RdTmp(gw);
-				if (exit_no == last_exit && inverted) {
-					IRTemp gi = newIRTemp(s.out->tyenv, hWordTy);
-					addStmtToIRSB(s.out,
-						      IRStmt_WrTmp(gi, IRExpr_Binop(Iop_Xor64, g,
-										    IRExpr_Const(IRConst_U64(1)))));
-					g = IRExpr_RdTmp(gi);
-				}
-				pend_flush(&s);
-				emit(&s, "h_bc", h_bc, 2, mkIRExprVec_2(ptr(ci), g), NULL);
-			}
-			pend_flush(&s);
-			exit_no++;
-			break;
-		}
-		default:
-			break;
-		}
-		addStmtToIRSB(s.out, st);
-	}
-	/* an indirect jump or call (returns are taken as always predicted) */
-	if ((in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) && in->next->tag == Iex_RdTmp) {
-		pend_flush(&s);
-		emit(&s, "h_bi", h_bi, 2, mkIRExprVec_2(ptr(ci), in->next), NULL);
-	}
-	pend_flush(&s);
-	return s.out;
 }
 
 /* ---- threads come and go -------------------------------------------------------------- */
@@ -1360,18 +809,38 @@ static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 		return;
 	struct thr *t = &thr[tid];
 	UWord op = nargs >= 2 ? args[1] & 127 : ~0UL;
+	Bool wait = no == __NR_futex && nargs >= 3 && (op == FX_WAIT || op == FX_WAIT_BITSET);
 	t->blocked = True;
-	t->woken = False;
-	t->futex = no == __NR_futex && (op == FX_WAIT || op == FX_WAIT_BITSET) ? args[0] : 0;
+	t->woken = t->sure = False;
+	t->futex = wait ? args[0] : 0;
+	/* A futex wait whose word no longer holds the value expected comes back at once
+	 * (EAGAIN): the thread keeps holding the others back. Taking it as asleep let another
+	 * thread take valgrind's lock meanwhile and run all its loop alone (falseshare's
+	 * barrier: HITM 2 instead of 200,000, one run in ten under ctest -j2). */
+	if (wait && VG_(am_is_valid_for_client)(args[0], 4, VKI_PROT_READ) &&
+	    *(volatile const Int *)args[0] != (Int)args[2]) {
+		t->blocked = False;
+		t->futex = 0;
+	}
 }
 
-static void wake_waiters(struct thr *waker, Addr futex)
+/* The threads waiting on futex are woken (they resume at the waker's time); sure: the
+ * kernel woke them all, or none of them had reached the kernel yet (they come back at
+ * once), so they will certainly run again: the others then wait for them however long
+ * valgrind takes to run them (room() does not take them as idle). */
+static void wake_waiters(struct thr *waker, Addr futex, Long nwoken)
 {
+	Long n = 0;
+	for (Int k = 1; k <= max_tid; k++) {
+		const struct thr *o = &thr[k];
+		n += o != waker && o->alive && o->blocked && o->futex == futex && futex;
+	}
 	for (Int k = 1; k <= max_tid; k++) {
 		struct thr *o = &thr[k];
 		if (o == waker || !o->alive || !o->blocked || o->futex != futex || !futex)
 			continue;
 		o->woken = True;
+		o->sure = nwoken == 0 || nwoken >= n;
 		if (o->clock < waker->clock) {
 			o->clock = waker->clock;
 			if (o->n == o->head)
@@ -1387,7 +856,7 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 		return;
 	struct thr *t = &thr[tid];
 	t->blocked = False;
-	t->woken = False;
+	t->woken = t->sure = False;
 	t->futex = 0;
 	/* A wake that woke nobody in the kernel (0) still wakes the threads that announced a
 	 * wait on that futex here: they are between their pre-syscall and the kernel, will
@@ -1398,9 +867,10 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 		UWord op = args[1] & 127;
 		if (op == FX_WAKE || op == FX_WAKE_BITSET || op == FX_REQUEUE ||
 		    op == FX_CMP_REQUEUE || op == FX_WAKE_OP || op == FX_UNLOCK_PI)
-			wake_waiters(t, args[0]);
+			wake_waiters(t, args[0],
+				     op == FX_WAKE || op == FX_WAKE_BITSET ? (Long)sr_Res(res) : -1);
 		if ((op == FX_REQUEUE || op == FX_CMP_REQUEUE || op == FX_WAKE_OP) && nargs >= 5)
-			wake_waiters(t, args[4]);
+			wake_waiters(t, args[4], -1);
 	}
 	/* a thread pinned to a CPU runs on that CPU's core (modulo the cores simulated) */
 	if (no == __NR_sched_setaffinity && !sr_isError(res) && nargs >= 3 &&
@@ -1427,8 +897,8 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 static void mps_fork_child(ThreadId tid)
 {
 	(void)tid;
-	for (Word k = 0; k < VG_(sizeXA)(ins_all); k++) {
-		struct ins *ii = *(struct ins **)VG_(indexXA)(ins_all, k);
+	for (Word k = 0; k < VG_(sizeXA)(mps_ins_all); k++) {
+		struct ins *ii = *(struct ins **)VG_(indexXA)(mps_ins_all, k);
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
 	for (Int k = 0; k < MAX_THREADS; k++) {
@@ -1436,153 +906,8 @@ static void mps_fork_child(ThreadId tid)
 		thr[k].lwp = 0;
 	}
 	/* its memory samples go to a file of its own */
-	if (mem_fd >= 0)
-		VG_(close)(mem_fd);
-	mem_fd = -1;
-	mem_n = 0;
-	mem_loads = mem_stores = 0;
+	mps_mem_fork_child();
 	mps_alloc_fork_child();
-}
-
-/* ---- output --------------------------------------------------------------------------- */
-struct out {
-	Int fd;
-	HChar buf[65536];
-	Int n;
-};
-
-static void out_flush(struct out *o)
-{
-	if (o->n && o->fd >= 0)
-		VG_(write)(o->fd, o->buf, o->n);
-	o->n = 0;
-}
-
-static void out_printf(struct out *o, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
-static void out_printf(struct out *o, const HChar *fmt, ...)
-{
-	va_list ap;
-	if (o->n > (Int)sizeof(o->buf) - 4096)
-		out_flush(o);
-	va_start(ap, fmt);
-	o->n += (Int)VG_(vsnprintf)(o->buf + o->n, (Int)sizeof(o->buf) - o->n, fmt, ap);
-	va_end(ap);
-	if (o->n >= (Int)sizeof(o->buf))
-		o->n = (Int)sizeof(o->buf) - 1;
-}
-
-static void out_cache(struct out *o, const HChar *name, const struct cache_cfg *c)
-{
-	out_printf(o, "desc: %s cache: %lld B, %d B, %d-way associative\n", name, c->size, c->line,
-		   c->assoc);
-}
-
-static Int cmp_ins(const void *a, const void *b)
-{
-	const struct ins *x = *(const struct ins *const *)a, *y = *(const struct ins *const *)b;
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	return 0;
-}
-
-static void mps_fini(Int exitcode)
-{
-	(void)exitcode;
-	flush(True);
-	mps_alloc_fini();
-	if (clo_mem_period) {
-		struct memrec *r = &mem_buf[mem_n++];
-		VG_(memset)(r, 0, sizeof(*r));
-		r->ip = mem_loads;
-		r->addr = mem_stores;
-		r->weight = (UInt)clo_mem_period;
-		r->tid = (UInt)clo_ldlat;
-		mem_flush();
-		VG_(close)(mem_fd);
-		mem_fd = -1;
-	}
-	HChar *path = VG_(expand_file_name)("--out-file", clo_out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
-	if (sr_isError(sr)) {
-		VG_(umsg)("mpsim: cannot write %s\n", path);
-		return;
-	}
-	struct out *o = VG_(malloc)("mpsim.out", sizeof(*o));
-	o->fd = (Int)sr_Res(sr);
-	o->n = 0;
-	out_printf(o, "# callgrind format\nversion: 1\ncreator: memprof-sim-1\n");
-	out_printf(o, "pid: %d\ncmd: %s", VG_(getpid)(), VG_(args_the_exename));
-	for (Word k = 0; k < VG_(sizeXA)(VG_(args_for_client)); k++)
-		out_printf(o, " %s", *(HChar **)VG_(indexXA)(VG_(args_for_client), k));
-	out_printf(o, "\n");
-	out_cache(o, "I1", &clo_i1);
-	out_cache(o, "D1", &clo_d1);
-	out_cache(o, "LL", &clo_ll);
-	out_printf(o, "desc: Cores: %d\n", clo_cores);
-	out_printf(o, "desc: TLBs: ITLB %d,%d DTLB %d,%d STLB %d,%d page %d\n", clo_itlb.entries,
-		   clo_itlb.assoc, clo_dtlb.entries, clo_dtlb.assoc, clo_stlb.entries,
-		   clo_stlb.assoc, clo_page);
-	out_printf(o, "desc: Latencies: L2 %d memory %d HITM %d STLB %d walk %d\n", lat_l2,
-		   lat_mem, lat_hitm, lat_stlb, lat_walk);
-	out_printf(o, "positions: instr\nevents:");
-	for (Int q = 0; q < NQ; q++)
-		out_printf(o, " %s", q_names[q]);
-	/* no source positions (memprof finds lines from the addresses); callgrind_annotate
-	 * wants a file name */
-	out_printf(o, "\nfl=(1) ???\n");
-
-	VG_(sortXA)(ins_all);
-	ULong tot[NQ] = { 0 };
-	UInt last_obj = ~0u, last_fn = ~0u;
-	HChar **on = VG_(indexXA)(objs, 0);
-	HChar **fnn = VG_(sizeXA)(fns) ? VG_(indexXA)(fns, 0) : NULL;
-	UChar *ob_done = VG_(calloc)("mpsim.done", (SizeT)VG_(sizeXA)(objs) + 1, 1);
-	UChar *fn_done = VG_(calloc)("mpsim.done", (SizeT)VG_(sizeXA)(fns) + 1, 1);
-	for (Word k = 0; k < VG_(sizeXA)(ins_all); k++) {
-		struct ins *ii = *(struct ins **)VG_(indexXA)(ins_all, k);
-		Bool any = False;
-		for (Int q = 0; q < NQ; q++)
-			any |= ii->v[q] != 0;
-		if (!any)
-			continue;
-		/* names numbered, "(N) name" the first time and "(N)" after: a name may
-		 * itself start with '(' ("(below main)") */
-		if (ii->obj != last_obj) {
-			if (ob_done[ii->obj])
-				out_printf(o, "ob=(%u)\n", ii->obj + 1);
-			else
-				out_printf(o, "ob=(%u) %s\n", ii->obj + 1, on[ii->obj]);
-			ob_done[ii->obj] = 1;
-			last_obj = ii->obj;
-			last_fn = ~0u;
-		}
-		if (ii->fn != last_fn) {
-			if (fn_done[ii->fn])
-				out_printf(o, "fn=(%u)\n", ii->fn + 1);
-			else
-				out_printf(o, "fn=(%u) %s\n", ii->fn + 1, fnn[ii->fn]);
-			fn_done[ii->fn] = 1;
-			last_fn = ii->fn;
-		}
-		ii->v[Q_CYC] += ii->v[Q_IR]; /* one cycle per instruction */
-		out_printf(o, "0x%lx", ii->rel);
-		for (Int q = 0; q < NQ; q++) {
-			out_printf(o, " %llu", ii->v[q]);
-			tot[q] += ii->v[q];
-		}
-		out_printf(o, "\n");
-	}
-	out_printf(o, "totals:");
-	for (Int q = 0; q < NQ; q++)
-		out_printf(o, " %llu", tot[q]);
-	out_printf(o, "\n");
-	out_flush(o);
-	VG_(free)(ob_done);
-	VG_(free)(fn_done);
-	VG_(close)(o->fd);
-	VG_(free)(o);
 }
 
 /* ---- start-up ------------------------------------------------------------------------- */
@@ -1591,11 +916,11 @@ static void mps_post_clo_init(void)
 	/* one guest block at a time, as callgrind: VEX's block shapes decide which
 	 * conditional branch may come inverted */
 	VG_(clo_vex_control).guest_chase = False;
-	min_line = clo_i1.line;
-	if (clo_d1.line < min_line)
-		min_line = clo_d1.line;
-	if (clo_ll.line < min_line)
-		min_line = clo_ll.line;
+	mps_min_line = clo_i1.line;
+	if (clo_d1.line < mps_min_line)
+		mps_min_line = clo_d1.line;
+	if (clo_ll.line < mps_min_line)
+		mps_min_line = clo_ll.line;
 	if (clo_cores > 1 && (clo_d1.line != clo_ll.line || clo_i1.line != clo_ll.line))
 		VG_(fmsg_bad_option)("--cores", "more than one core needs one line size in "
 				     "--I1, --D1 and --LL\n");
@@ -1613,14 +938,11 @@ static void mps_post_clo_init(void)
 		}
 	}
 	ins_hash = VG_(calloc)("mpsim.hash", INS_HASH, sizeof(*ins_hash));
-	ins_all = VG_(newXA)(VG_(malloc), "mpsim.insall", VG_(free), sizeof(struct ins *));
-	VG_(setCmpFnXA)(ins_all, cmp_ins);
-	objs = VG_(newXA)(VG_(malloc), "mpsim.objs", VG_(free), sizeof(HChar *));
-	fns = VG_(newXA)(VG_(malloc), "mpsim.fns", VG_(free), sizeof(HChar *));
-	if (clo_mem_period) {
-		mem_buf = VG_(malloc)("mpsim.mem", MEM_BUF * sizeof(*mem_buf));
-		ld_left = st_left = clo_mem_period;
-	}
+	mps_ins_all = VG_(newXA)(VG_(malloc), "mpsim.insall", VG_(free), sizeof(struct ins *));
+	VG_(setCmpFnXA)(mps_ins_all, mps_cmp_ins);
+	mps_objs = VG_(newXA)(VG_(malloc), "mpsim.mps_objs", VG_(free), sizeof(HChar *));
+	mps_fns = VG_(newXA)(VG_(malloc), "mpsim.mps_fns", VG_(free), sizeof(HChar *));
+	mps_mem_init();
 	thr_start(1, 0);
 	cur = &thr[1];
 }

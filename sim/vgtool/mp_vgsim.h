@@ -1,9 +1,88 @@
-/* mp_vgsim.h - what mpsim's files share (the tool is mp_vgsim.c; allocation tracking
- * mp_vgsim_alloc.c). Not a public contract: valgrind's tool API only. */
+/* mp_vgsim.h - what mpsim's files share: the simulation (mp_vgsim.c), its options
+ * (mp_vgsim_opts.c), the instrumentation (mp_vgsim_instr.c), the outputs (mp_vgsim_out.c)
+ * and allocation tracking (mp_vgsim_alloc.c). Not a public contract: valgrind's tool API
+ * only. */
 #ifndef MP_VGSIM_H
 #define MP_VGSIM_H
 
 #include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_xarray.h"
+#include "libvex.h"
+
+/* ---- quantities, in the order of the counts file's events: line ---- */
+enum {
+	Q_IR, Q_DR, Q_DW, Q_I1MR, Q_D1MR, Q_D1MW, Q_ILMR, Q_DLMR, Q_DLMW,
+	Q_BC, Q_BCM, Q_BI, Q_BIM,
+	Q_HITM, Q_INV,
+	Q_ITLBM, Q_DTLBM, Q_STLBM, Q_PFX, Q_PFM, Q_PFL, Q_CYC, Q_IFST,
+	NQ
+};
+extern const HChar *const mps_q_names[NQ];
+
+/* ---- options (mp_vgsim_opts.c) ---- */
+struct cache_cfg {
+	Long size;
+	Int assoc, line;
+};
+struct tlb_cfg {
+	Int entries, assoc;
+};
+extern struct cache_cfg clo_i1, clo_d1, clo_ll;
+extern struct tlb_cfg clo_itlb, clo_dtlb, clo_stlb;
+extern Int clo_page, clo_cores, clo_quantum, clo_mem_period, clo_ldlat;
+extern Bool clo_swpf;
+extern const HChar *clo_out, *clo_mem_out;
+/* latencies in cycles: an L1 miss that L2 holds, a miss of L2 (memory), a line from
+ * another core (HITM), a second-level TLB hit, a page walk */
+extern Int lat_l2, lat_mem, lat_hitm, lat_stlb, lat_walk;
+Bool mps_process_cmd_line_option(const HChar *arg);
+void mps_print_usage(void);
+void mps_print_debug_usage(void);
+
+/* ---- per instruction (mp_vgsim.c) ---- */
+struct ins {
+	Addr addr;          /* where it runs */
+	UInt size;
+	UInt obj, fn;       /* indexes into objs/fns */
+	Addr rel;           /* address relative to the object's text bias (callgrind's) */
+	struct ins *next;   /* hash chain */
+	ULong v[NQ];
+};
+
+extern XArray *mps_ins_all;      /* struct ins * in creation order */
+extern XArray *mps_objs, *mps_fns; /* HChar * (names) */
+struct ins *mps_ins_get(Addr addr, UInt size);
+/* everything buffered through the caches (the end) */
+void mps_flush_all(void);
+
+/* ---- the instrumented code's helpers (mp_vgsim.c) and instrumentation (mp_vgsim_instr.c) */
+VG_REGPARM(1) void h_ir1(struct ins *a);
+VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b);
+VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c);
+VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size);
+VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size);
+VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size);
+VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size);
+VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint);
+VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken);
+VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst);
+extern Int mps_min_line; /* the smallest line of the caches: dirty helpers' accesses are cut to it */
+IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+		     const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+		     IRType gWordTy, IRType hWordTy);
+
+/* ---- outputs (mp_vgsim_out.c): the counts file at the end, memory samples ---- */
+enum { ML_LFB, ML_L1, ML_L2, ML_PEER, ML_MEM }; /* where the data came from */
+enum { MS_NONE, MS_HIT, MS_HITM };              /* what another core held */
+void mps_fini(Int exitcode);
+Int mps_cmp_ins(const void *a, const void *b);
+void mps_mem_init(void);
+void mps_mem_fork_child(void);
+/* A sampled access candidate (every clo_mem_period-th is written): tlb 1..3, time the
+ * thread's virtual time, tid its kernel id, cpu its core. */
+void mps_mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, ULong lat,
+		    Bool lock, UInt tlb, ULong time, UInt tid, UInt cpu);
 
 /* mp_vgsim.c: the virtual time (instructions) valgrind thread tid has reached and its
  * kernel thread id (0 when not yet seen running). */

@@ -1,0 +1,351 @@
+/* mp_vgsim_instr.c - mpsim's instrumentation: each guest block gets calls to the helpers
+ * of mp_vgsim.c for its instructions' fetches, loads, stores, software prefetches and
+ * branches, in callgrind's order (the counts equal callgrind's). */
+#include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
+#include "pub_tool_xarray.h"
+
+#include "mp_vgsim.h"
+
+/* ---- instrumentation ------------------------------------------------------------------ */
+/* Events of the instructions seen since the last flush, as callgrind queues them: an
+ * instruction's fetch and its data accesses, in order; a write to what the same
+ * instruction just read (same address and size) is one access, counted as a write. */
+enum { P_IR, P_DR, P_DW };
+struct pend {
+	Int tag;
+	struct ins *ii;
+	IRExpr *ea;
+	Int size;
+};
+#define N_PEND 16
+struct ist {
+	IRSB *out;
+	struct pend p[N_PEND];
+	Int n;
+};
+
+static void emit(struct ist *s, const HChar *name, void *fn, Int regparms, IRExpr **args,
+		 IRExpr *guard)
+{
+	IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
+	if (guard)
+		di->guard = guard;
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+}
+
+static IRExpr *ptr(const void *p)
+{
+	return mkIRExpr_HWord((HWord)p);
+}
+
+static void pend_flush(struct ist *s)
+{
+	for (Int i = 0; i < s->n;) {
+		struct pend *e = &s->p[i], *e2 = i + 1 < s->n ? &s->p[i + 1] : NULL,
+			    *e3 = i + 2 < s->n ? &s->p[i + 2] : NULL;
+		if (e->tag == P_IR) {
+			if (e2 && e2->tag == P_DR) {
+				emit(s, "h_ir_dr", h_ir_dr, 3,
+				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
+				     NULL);
+				i += 2;
+			} else if (e2 && e2->tag == P_DW) {
+				emit(s, "h_ir_dw", h_ir_dw, 3,
+				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
+				     NULL);
+				i += 2;
+			} else if (e2 && e3 && e2->tag == P_IR && e3->tag == P_IR) {
+				emit(s, "h_ir3", h_ir3, 3,
+				     mkIRExprVec_3(ptr(e->ii), ptr(e2->ii), ptr(e3->ii)), NULL);
+				i += 3;
+			} else if (e2 && e2->tag == P_IR) {
+				emit(s, "h_ir2", h_ir2, 2, mkIRExprVec_2(ptr(e->ii), ptr(e2->ii)), NULL);
+				i += 2;
+			} else {
+				emit(s, "h_ir1", h_ir1, 1, mkIRExprVec_1(ptr(e->ii)), NULL);
+				i++;
+			}
+		} else {
+			Bool w = e->tag == P_DW;
+			emit(s, w ? "h_dw" : "h_dr", w ? (void *)h_dw : (void *)h_dr, 3,
+			     mkIRExprVec_3(ptr(e->ii), e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
+			i++;
+		}
+	}
+	s->n = 0;
+}
+
+static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int size)
+{
+	if (tag == P_DW && s->n > 0) {
+		struct pend *l = &s->p[s->n - 1];
+		if (l->tag == P_DR && l->ii == ii && l->size == size && eqIRAtom(l->ea, ea)) {
+			l->tag = P_DW;
+			return;
+		}
+	}
+	if (s->n == N_PEND)
+		pend_flush(s);
+	s->p[s->n].tag = tag;
+	s->p[s->n].ii = ii;
+	s->p[s->n].ea = ea;
+	s->p[s->n].size = size;
+	s->n++;
+}
+
+Int mps_min_line;
+#define SZ_LOCKED 0x100 /* with an access's size: it is atomic */
+
+/* The guest register r (0 RAX .. 15 R15) as a temporary of sb. */
+static IRExpr *get_reg(IRSB *sb, Int r)
+{
+	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Get(offsetof(VexGuestAMD64State, guest_RAX) +
+						      8 * r, Ity_I64)));
+	return IRExpr_RdTmp(t);
+}
+
+static IRExpr *add64(IRSB *sb, IRExpr *x, IRExpr *y)
+{
+	IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Add64, x, y)));
+	return IRExpr_RdTmp(t);
+}
+
+/* VEX turns software prefetches into nothing, so they are decoded here: when the len
+ * bytes at a are prefetchnta/t0/t1/t2 (0F 18 /0-3) or prefetchw (0F 0D /0-1), the IR
+ * computing their address is added to sb and returned (*hint: 0 nta, 1-3 t0-t2, 4 w);
+ * else NULL. 32-bit addressing (0x67) is not decoded. */
+static IRExpr *prefetch_ea(IRSB *sb, Addr a, UInt len, UWord *hint)
+{
+	const UChar *p = (const UChar *)a, *end = p + len;
+	UInt rex = 0;
+	while (p < end && (*p == 0x66 || *p == 0xF2 || *p == 0xF3 || *p == 0x2E || *p == 0x3E ||
+			   *p == 0x26 || *p == 0x36 || *p == 0x64 || *p == 0x65))
+		p++;
+	if (p < end && (*p & 0xF0) == 0x40)
+		rex = *p++;
+	if (end - p < 3 || p[0] != 0x0F || (p[1] != 0x18 && p[1] != 0x0D))
+		return NULL;
+	UInt mod = p[2] >> 6, reg = (p[2] >> 3) & 7, rm = p[2] & 7;
+	Bool w = p[1] == 0x0D;
+	p += 3;
+	if (mod == 3 || (!w && reg > 3) || (w && reg > 1))
+		return NULL;
+	*hint = w ? 4 : reg;
+	Int base = -1, index = -1, scale = 0;
+	Bool rip = False, d32 = mod == 2;
+	if (rm == 4) {
+		if (p >= end)
+			return NULL;
+		UInt sib = *p++;
+		scale = (Int)(sib >> 6);
+		index = (Int)(((sib >> 3) & 7) | (rex & 2 ? 8 : 0));
+		if (index == 4)
+			index = -1;
+		base = (Int)((sib & 7) | (rex & 1 ? 8 : 0));
+		if ((sib & 7) == 5 && mod == 0) {
+			base = -1;
+			d32 = True;
+		}
+	} else if (rm == 5 && mod == 0) {
+		rip = d32 = True;
+	} else {
+		base = (Int)(rm | (rex & 1 ? 8 : 0));
+	}
+	Long disp = 0;
+	if (mod == 1) {
+		if (p >= end)
+			return NULL;
+		disp = (Char)*p++;
+	} else if (d32) {
+		if (end - p < 4)
+			return NULL;
+		disp = (Int)((UInt)p[0] | (UInt)p[1] << 8 | (UInt)p[2] << 16 | (UInt)p[3] << 24);
+		p += 4;
+	}
+	IRExpr *e = mkIRExpr_HWord((HWord)(disp + (rip ? (Long)(a + len) : 0)));
+	if (base >= 0)
+		e = add64(sb, get_reg(sb, base), e);
+	if (index >= 0) {
+		IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+		addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Binop(Iop_Shl64, get_reg(sb, index),
+							       IRExpr_Const(IRConst_U8((UChar)scale)))));
+		e = add64(sb, e, IRExpr_RdTmp(t));
+	}
+	return e;
+}
+
+static Addr const_addr(const IRConst *c)
+{
+	return c->tag == Ico_U64 ? (Addr)c->Ico.U64 : (Addr)c->Ico.U32;
+}
+
+IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+			    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+			    IRType gWordTy, IRType hWordTy)
+{
+	struct ist s;
+	struct ins *ci = NULL;
+	Int i = 0;
+
+	(void)closure, (void)layout, (void)vge, (void)archinfo_host, (void)gWordTy;
+	s.out = deepCopyIRSBExceptStmts(in);
+	s.n = 0;
+	while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark)
+		addStmtToIRSB(s.out, in->stmts[i++]);
+
+	/* VEX may invert the block's last conditional exit, the one that jumps to the next
+	 * instruction: its guard is then the branch's "not taken" (callgrind's heuristic) */
+	Int nexits = 0, last_exit = -1;
+	Bool inverted = False;
+	{
+		Addr ia = 0;
+		UInt il = 0;
+		for (Int k = i; k < in->stmts_used; k++) {
+			IRStmt *st = in->stmts[k];
+			if (st->tag == Ist_IMark) {
+				ia = st->Ist.IMark.addr;
+				il = st->Ist.IMark.len;
+			} else if (st->tag == Ist_Exit) {
+				inverted = const_addr(st->Ist.Exit.dst) == ia + il;
+				last_exit = nexits++;
+			}
+		}
+	}
+	Int exit_no = 0;
+
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+		switch (st->tag) {
+		case Ist_IMark: {
+			UInt len = st->Ist.IMark.len;
+			if (len == 0)
+				len = VG_MIN_INSTR_SZB;
+			ci = mps_ins_get(st->Ist.IMark.addr + (Addr)st->Ist.IMark.delta, len);
+			pend_add(&s, P_IR, ci, NULL, 0);
+			UWord hint;
+			IRExpr *ea = prefetch_ea(s.out, ci->addr, len, &hint);
+			if (ea) {
+				pend_flush(&s);
+				emit(&s, "h_pf", h_pf, 3,
+				     mkIRExprVec_3(ptr(ci), ea, mkIRExpr_HWord(hint)), NULL);
+			}
+			break;
+		}
+		case Ist_WrTmp: {
+			IRExpr *d = st->Ist.WrTmp.data;
+			if (d->tag == Iex_Load)
+				pend_add(&s, P_DR, ci, d->Iex.Load.addr, sizeofIRType(d->Iex.Load.ty));
+			break;
+		}
+		case Ist_Store:
+			pend_add(&s, P_DW, ci, st->Ist.Store.addr,
+				 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Store.data)));
+			break;
+		case Ist_StoreG: {
+			IRStoreG *sg = st->Ist.StoreG.details;
+			pend_flush(&s);
+			emit(&s, "h_dw", h_dw, 3,
+			     mkIRExprVec_3(ptr(ci), sg->addr,
+					   mkIRExpr_HWord((HWord)sizeofIRType(
+						   typeOfIRExpr(in->tyenv, sg->data)))),
+			     sg->guard);
+			break;
+		}
+		case Ist_LoadG: {
+			IRLoadG *lg = st->Ist.LoadG.details;
+			IRType ty = Ity_INVALID, wide = Ity_INVALID;
+			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+			pend_flush(&s);
+			emit(&s, "h_dr", h_dr, 3,
+			     mkIRExprVec_3(ptr(ci), lg->addr, mkIRExpr_HWord((HWord)sizeofIRType(ty))),
+			     lg->guard);
+			break;
+		}
+		case Ist_Dirty: {
+			IRDirty *d = st->Ist.Dirty.details;
+			if (d->mFx != Ifx_None) {
+				Int sz = d->mSize > mps_min_line ? mps_min_line : d->mSize;
+				if (sz > 128) /* the size field has 8 bits */
+					sz = 128;
+				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+					pend_add(&s, P_DR, ci, d->mAddr, sz);
+				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+					pend_add(&s, P_DW, ci, d->mAddr, sz);
+			}
+			break;
+		}
+		case Ist_CAS: {
+			IRCAS *cas = st->Ist.CAS.details;
+			Int sz = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
+			if (cas->dataHi)
+				sz *= 2;
+			/* lock-prefixed instructions come as CAS */
+			pend_add(&s, P_DR, ci, cas->addr, sz | SZ_LOCKED);
+			pend_add(&s, P_DW, ci, cas->addr, sz | SZ_LOCKED);
+			break;
+		}
+		case Ist_LLSC:
+			if (!st->Ist.LLSC.storedata) {
+				pend_add(&s, P_DR, ci, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result)));
+				pend_flush(&s);
+			} else {
+				pend_add(&s, P_DW, ci, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.LLSC.storedata)));
+			}
+			break;
+		case Ist_Exit: {
+			IRJumpKind jk = st->Ist.Exit.jk;
+			if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
+				/* the guard as a word, inverted when VEX inverted the branch */
+				IRTemp g1 = newIRTemp(s.out->tyenv, Ity_I1);
+				IRTemp gw = newIRTemp(s.out->tyenv, hWordTy);
+				addStmtToIRSB(s.out, IRStmt_WrTmp(g1, st->Ist.Exit.guard));
+				addStmtToIRSB(s.out, IRStmt_WrTmp(gw, IRExpr_Unop(Iop_1Uto64,
+										 IRExpr_RdTmp(g1))));
+				IRExpr *g = IRExpr_RdTmp(gw);
+				if (exit_no == last_exit && inverted) {
+					IRTemp gi = newIRTemp(s.out->tyenv, hWordTy);
+					addStmtToIRSB(s.out,
+						      IRStmt_WrTmp(gi, IRExpr_Binop(Iop_Xor64, g,
+										    IRExpr_Const(IRConst_U64(1)))));
+					g = IRExpr_RdTmp(gi);
+				}
+				pend_flush(&s);
+				emit(&s, "h_bc", h_bc, 2, mkIRExprVec_2(ptr(ci), g), NULL);
+			}
+			pend_flush(&s);
+			exit_no++;
+			break;
+		}
+		default:
+			break;
+		}
+		addStmtToIRSB(s.out, st);
+	}
+	/* an indirect jump or call (returns are taken as always predicted) */
+	if ((in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) && in->next->tag == Iex_RdTmp) {
+		pend_flush(&s);
+		emit(&s, "h_bi", h_bi, 2, mkIRExprVec_2(ptr(ci), in->next), NULL);
+	}
+	pend_flush(&s);
+	return s.out;
+}
+
