@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mp_analyzer.h"
@@ -29,12 +30,20 @@ struct dd_obj {
 struct dd_map {
 	uint64_t start, end, pgoff;
 	uint32_t obj;
+	uint32_t stack_tid; /* an anonymous map that is this thread's stack (0: none) */
 };
 
 struct dd_proc {
 	uint32_t pid;
 	struct dd_map *maps; /* sorted by start, not overlapping */
 	size_t n, cap;
+	/* the stack of the next thread this one creates: glibc maps a new thread's stack
+	 * (PROT_NONE, then read-write but for the guard page: a map ending where the
+	 * PROT_NONE one ends) just before its clone */
+	uint64_t none_end;  /* end of the last PROT_NONE anonymous map */
+	struct dd_map cand; /* the best candidate since the last thread creation */
+	uint32_t cand_tid;  /* the thread that mapped it */
+	int cand_score;     /* 0 none, 1 read-write, 2 read-write below a guard */
 };
 
 struct mp_daddr {
@@ -204,7 +213,18 @@ int mp_daddr_mmap(mp_daddr *d, const struct mp_pd_mmap *m)
 	if (!p)
 		return -ENOMEM;
 	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
-	return proc_insert(p, (struct dd_map){ m->start, end, m->pgoff, obj });
+	struct dd_map dm = { m->start, end, m->pgoff, obj, 0 };
+	if (d->objs[obj].kind == DD_ANON) { /* prot 0: PROT_NONE (or an old MMAP record) */
+		int score = !(m->prot & (PROT_READ | PROT_WRITE)) ? 0 : end == p->none_end ? 2 : 1;
+		if (!score)
+			p->none_end = end;
+		else if (score >= p->cand_score) {
+			p->cand = dm;
+			p->cand_tid = m->tid;
+			p->cand_score = score;
+		}
+	}
+	return proc_insert(p, dm);
 }
 
 int mp_daddr_comm(mp_daddr *d, const struct mp_pd_task *t)
@@ -216,10 +236,26 @@ int mp_daddr_comm(mp_daddr *d, const struct mp_pd_task *t)
 	return 0;
 }
 
+/* A new thread of p (tid, created by ptid): the candidate stack ptid mapped is its own. */
+static void thread_stack(mp_daddr *d, struct dd_proc *p, uint32_t tid, uint32_t ptid)
+{
+	if (p->cand_score && p->cand_tid == ptid && !(d->flags & MP_DADDR_NO_BSS))
+		for (size_t i = 0; i < p->n; i++)
+			if (p->maps[i].start == p->cand.start && p->maps[i].end == p->cand.end &&
+			    p->maps[i].obj == p->cand.obj)
+				p->maps[i].stack_tid = tid;
+	p->cand_score = 0;
+	p->none_end = 0;
+}
+
 int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t)
 {
-	if (t->pid == t->ppid)
+	if (t->pid == t->ppid) {
+		struct dd_proc *p = t->tid != t->ptid ? proc_get(d, t->pid, 0) : NULL;
+		if (p)
+			thread_stack(d, p, t->tid, t->ptid);
 		return 0;
+	}
 	struct dd_proc *pp = proc_get(d, t->ppid, 0);
 	if (!pp || !pp->n)
 		return 0;
@@ -393,6 +429,13 @@ void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr, struct mp_daddr_
 		return;
 	out->dso = o->short_name;
 	out->path = o->path;
+	if (o->kind == DD_STACK || m->stack_tid) {
+		out->kind = MP_DADDR_STACK;
+		out->dso = "[stack]";
+		out->tid = m->stack_tid ? m->stack_tid : pid;
+		out->comm = d->sym ? mp_sym_comm_of(d->sym, pid, out->tid) : NULL;
+		return;
+	}
 	out->kind = o->kind == DD_STACK  ? MP_DADDR_STACK
 		    : o->kind == DD_HEAP ? MP_DADDR_HEAP
 		    : o->kind == DD_ANON ? MP_DADDR_ANON
@@ -404,8 +447,10 @@ void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, ch
 {
 	if (dl->sym)
 		snprintf(buf, n, "[.] %s", dl->sym);
+	else if (dl->kind == MP_DADDR_STACK && dl->comm)
+		snprintf(buf, n, "[.] [stack] %s/%u", dl->comm, dl->tid);
 	else if (dl->kind == MP_DADDR_STACK)
-		snprintf(buf, n, "[.] [stack]");
+		snprintf(buf, n, "[.] [stack] %u", dl->tid);
 	else
 		snprintf(buf, n, "[%c] 0x%016" PRIx64, lvl, addr);
 }

@@ -184,8 +184,10 @@ int mp_sym_machine(mp_sym *s, size_t dso_idx, int *is64 /* OUT */);
  * as mp_sym is, it keeps every mapping, data ones too (record -d records them), and places
  * an address in an object's data symbols (ELF objects and functions of .symtab, else
  * .dynsym, through the object's PT_LOAD segments), including the .bss that the kernel maps
- * anonymously after the object's last file mapping; else in [stack], [heap] or an
- * anonymous mapping. */
+ * anonymously after the object's last file mapping; else in a thread's stack ([stack], the
+ * main thread's, and the anonymous map of another thread's stack, which glibc maps just
+ * before the thread's clone: a read-write map under a PROT_NONE guard, else the last
+ * read-write one, of the creating thread), [heap] or an anonymous mapping. */
 typedef struct mp_daddr mp_daddr;
 enum mp_daddr_kind {
 	MP_DADDR_UNKNOWN = 0, /* in no mapping of the process */
@@ -205,9 +207,12 @@ struct mp_daddr_loc {
 	uint64_t vaddr;        /* the address in the object's ELF vaddr space (OBJECT) */
 	const char *obj_path;  /* OBJECT: the object whose image holds the address (its .bss
 				* too), as recorded; NULL otherwise; borrowed */
+	uint32_t tid;          /* STACK: the thread whose stack it is (the main thread's: the
+				* pid) */
+	const char *comm;      /* STACK: that thread's comm, NULL when unknown; borrowed */
 };
 /* perf's view: an address in an anonymous mapping stays there (perf 6.1 does not place
- * the .bss, so perf script shows it as "[unknown] (//anon)") */
+ * the .bss or threads' stacks, so perf script shows them as "[unknown] (//anon)") */
 #define MP_DADDR_NO_BSS 1u
 /* sym: the code side's context, borrowed (objects are found as it finds them; may be
  * NULL); symfs as mp_sym_opts; flags MP_DADDR_*. NULL when out of memory. */
@@ -221,7 +226,8 @@ int mp_daddr_fork(mp_daddr *d, const struct mp_pd_task *t);
 void mp_daddr_resolve(mp_daddr *d, uint32_t pid, uint64_t addr,
 		      struct mp_daddr_loc *out /* OUT */);
 /* perf's mem-mode names of a sample's data place at addr (placed in dl; lvl: perf's level
- * letter of the sample, 'k' or '.'): symbol_daddr ("[.] glob_bss", "[.] [stack]", else
+ * letter of the sample, 'k' or '.'): symbol_daddr ("[.] glob_bss", a thread's stack as
+ * "[.] [stack] comm/tid" (perf: "[.] [stack]" for the main thread's), else
  * "[k] 0x..." of the address) and dcacheline ("[.] glob_bss+0x40", else the line's
  * address). Into buf (n bytes). */
 void mp_daddr_sym_str(const struct mp_daddr_loc *dl, uint64_t addr, char lvl, char *buf,
