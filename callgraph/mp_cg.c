@@ -72,6 +72,7 @@ void mp_cg_free(mp_cg *cg)
 	free(cg->lead);
 	free(cg->last_ips);
 	ftree_fini(&cg->ft);
+	cg_mem_fini(cg);
 	free(cg);
 }
 
@@ -297,7 +298,11 @@ int mp_cg_add_chain(mp_cg *cg, mp_sym *sym, const struct mp_pd_sample *s, const 
 static int session_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s,
 			  const uint64_t *ips, size_t n)
 {
-	return mp_cg_add_chain(ctx, sym, s, ips, n);
+	mp_cg *cg = ctx;
+	int rc = mp_cg_add_chain(cg, sym, s, ips, n);
+	if (rc || !cg->o.want_mem || !cg->last_ok || cg->last_node == UINT32_MAX)
+		return rc;
+	return cg_mem_add(cg, cg->last_node, s);
 }
 
 mp_session *mp_cg_session_new(const char *path, const struct mp_session_opts *so,
@@ -315,6 +320,8 @@ mp_session *mp_cg_session_new(const char *path, const struct mp_session_opts *so
 	o.chains = 1;
 	o.sample = session_sample;
 	o.sample_ctx = *cg;
+	if ((*cg)->o.want_mem)
+		o.daddr = &(*cg)->dd;
 	mp_session *ss = mp_session_new(path, &o, err);
 	if (!ss) {
 		mp_cg_free(*cg);

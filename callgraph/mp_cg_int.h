@@ -76,6 +76,17 @@ struct cg_ftree {
 	size_t tcap, tn;
 };
 
+/* The memory side (want_mem; mp_cg_mem.c): values per address stack, event and data
+ * place. */
+enum { CG_MEM_LATENCY, CG_MEM_L1, CG_MEM_LFB, CG_MEM_L2, CG_MEM_L3, CG_MEM_DRAM, CG_MEM_OTHER,
+       CG_MEM_L1_MISS, CG_MEM_LLC_MISS, CG_MEM_NV };
+struct cg_mem {
+	uint32_t node, attr;
+	uint32_t sym_lbl, obj_lbl; /* data symbol and object: label id + 1, 0 = none */
+	uint64_t samples, period;
+	uint64_t v[CG_MEM_NV];     /* weights summed, data sources by level */
+};
+
 struct mp_cg {
 	struct mp_cg_opts o;
 	mp_sym *sym;                 /* of the last resolve (comm names) */
@@ -114,7 +125,20 @@ struct mp_cg {
 	struct cg_ftree ft;
 	int ft_built, ft_inline;
 	size_t ft_stride;
+	/* memory side */
+	mp_daddr *dd;                /* the session's (mp_cg_session_new), NULL: no labels */
+	struct cg_mem *mem;
+	size_t nmem, capmem;
+	struct mp_u64map midx;
+	char **lbl;                  /* data labels */
+	size_t nlbl, caplbl;
+	struct mp_u64map lidx;
+	int mem_any;                 /* a sample had a weight, data source or data place */
 };
+
+/* Add sample s, whose stack ended at node, to the memory side. 0 or -ENOMEM. */
+int cg_mem_add(mp_cg *cg, uint32_t node, const struct mp_pd_sample *s);
+void cg_mem_fini(mp_cg *cg);
 
 int cg_ftree_build(mp_cg *cg, int inline_frames);
 

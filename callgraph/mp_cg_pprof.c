@@ -127,57 +127,90 @@ struct pp {
 	int e;
 };
 
+/* The memory sample types (mp_cg_opts.want_mem), in CG_MEM_* order. */
+static const char *const mem_types[CG_MEM_NV][2] = {
+	[CG_MEM_LATENCY] = { "mem_latency", "cycles" }, [CG_MEM_L1] = { "mem_l1_hit", "count" },
+	[CG_MEM_LFB] = { "mem_lfb_hit", "count" },      [CG_MEM_L2] = { "mem_l2_hit", "count" },
+	[CG_MEM_L3] = { "mem_l3_hit", "count" },        [CG_MEM_DRAM] = { "mem_dram_hit", "count" },
+	[CG_MEM_OTHER] = { "mem_other", "count" },      [CG_MEM_L1_MISS] = { "mem_l1_miss", "count" },
+	[CG_MEM_LLC_MISS] = { "mem_llc_miss", "count" },
+};
+
+static void pp_label(struct pp *pp, const char *key, const char *value)
+{
+	pb_uint(&pp->m2, 1, (uint64_t)str_id(&pp->st, key, &pp->e));
+	pb_uint(&pp->m2, 2, (uint64_t)str_id(&pp->st, value, &pp->e));
+	pb_msg(&pp->m, 3, &pp->m2);
+}
+
+/* One sample: the stack of node (packed location ids, leaf first), the values (per event
+ * its samples and count from c[stride], then the memory ones when mem), the comm and the
+ * data labels (label ids + 1, 0: none). */
+static void pp_sample(struct pp *pp, const mp_cg *cg, uint32_t node,
+		      const struct mp_cg_pprof_event *ev, size_t nev,
+		      const struct mp_hist_counts *c, const uint64_t *mem, uint32_t sym_lbl,
+		      uint32_t obj_lbl)
+{
+	struct pb *m = &pp->m, *m2 = &pp->m2;
+	for (uint32_t p = node; p != UINT32_MAX; p = cg->nodes[p].parent)
+		if (!cg->nodes[p].self_only)
+			pb_varint(m2, (uint64_t)cg->nodes[p].frame + 1);
+	pb_msg(m, 1, m2); /* packed location_id */
+	for (size_t j = 0; j < nev; j++) {
+		struct mp_hist_counts v = ev[j].attr < cg->stride ? c[ev[j].attr]
+								  : (struct mp_hist_counts){ 0, 0 };
+		pb_varint(m2, v.samples);
+		pb_varint(m2, v.period);
+	}
+	for (size_t k = 0; mem && k < CG_MEM_NV; k++)
+		pb_varint(m2, mem[k]);
+	pb_msg(m, 2, m2); /* packed value */
+	if (cg->o.want_comm)
+		pp_label(pp, "comm", mp_cg_comm_name(cg, cg->nodes[node].comm));
+	if (sym_lbl)
+		pp_label(pp, "data_symbol", cg->lbl[sym_lbl - 1]);
+	if (obj_lbl)
+		pp_label(pp, "data_object", cg->lbl[obj_lbl - 1]);
+	pb_msg(&pp->b, 2, m);
+}
+
 /* sample_type per event (its samples, its estimated count), then the samples: every
- * distinct address stack, leaf first. */
+ * distinct address stack, leaf first; with the memory side (samples with weights, data
+ * sources or addresses, want_mem), the memory sample types after them and a sample per
+ * address stack, event and data place. */
 static void pp_samples(struct pp *pp, const mp_cg *cg, const struct mp_cg_pprof_event *ev,
 		       size_t nev)
 {
-	struct pb *b = &pp->b, *m = &pp->m, *m2 = &pp->m2;
+	struct pb *b = &pp->b, *m = &pp->m;
 	char tn[256];
+	int mem = cg->o.want_mem && cg->mem_any;
 	for (size_t j = 0; j < nev; j++) {
 		type_name(ev[j].name, "_samples", tn, sizeof(tn));
 		value_type(b, 1, m, &pp->st, tn, "count", &pp->e);
 		type_name(ev[j].name, "", tn, sizeof(tn));
 		value_type(b, 1, m, &pp->st, tn, "events", &pp->e);
 	}
-	uint32_t *ids = NULL;
-	size_t capids = 0;
-	for (size_t i = 0; i < cg->nnodes && !pp->e; i++) {
-		const struct mp_hist_counts *c = cg->cnt + i * cg->stride;
+	for (size_t k = 0; mem && k < CG_MEM_NV; k++)
+		value_type(b, 1, m, &pp->st, mem_types[k][0], mem_types[k][1], &pp->e);
+	struct mp_hist_counts *c = mem ? calloc(cg->stride + 1, sizeof(*c)) : NULL;
+	if (mem && !c)
+		pp->e = -ENOMEM;
+	for (size_t i = 0; mem && c && i < cg->nmem && !pp->e; i++) {
+		const struct cg_mem *e = &cg->mem[i];
+		memset(c, 0, (cg->stride + 1) * sizeof(*c));
+		if (e->attr < cg->stride)
+			c[e->attr] = (struct mp_hist_counts){ e->samples, e->period };
+		pp_sample(pp, cg, e->node, ev, nev, c, e->v, e->sym_lbl, e->obj_lbl);
+	}
+	free(c);
+	for (size_t i = 0; !mem && i < cg->nnodes && !pp->e; i++) {
+		const struct mp_hist_counts *nc = cg->cnt + i * cg->stride;
 		int any = 0;
 		for (size_t j = 0; j < nev; j++)
-			any |= ev[j].attr < cg->stride && c[ev[j].attr].samples;
-		if (!any)
-			continue;
-		size_t k = 0;
-		for (uint32_t p = (uint32_t)i; p != UINT32_MAX; p = cg->nodes[p].parent) {
-			if (cg->nodes[p].self_only)
-				continue;
-			if (mp_grow((void **)&ids, &capids, k + 1, sizeof(*ids))) {
-				pp->e = -ENOMEM;
-				break;
-			}
-			ids[k++] = cg->nodes[p].frame + 1;
-		}
-		for (size_t q = 0; q < k; q++)
-			pb_varint(m2, ids[q]);
-		pb_msg(m, 1, m2); /* packed location_id */
-		for (size_t j = 0; j < nev; j++) {
-			struct mp_hist_counts v = ev[j].attr < cg->stride ? c[ev[j].attr]
-									  : (struct mp_hist_counts){ 0, 0 };
-			pb_varint(m2, v.samples);
-			pb_varint(m2, v.period);
-		}
-		pb_msg(m, 2, m2); /* packed value */
-		if (cg->o.want_comm) {
-			pb_uint(m2, 1, (uint64_t)str_id(&pp->st, "comm", &pp->e));
-			pb_uint(m2, 2, (uint64_t)str_id(&pp->st, mp_cg_comm_name(cg, cg->nodes[i].comm),
-							&pp->e));
-			pb_msg(m, 3, m2);
-		}
-		pb_msg(b, 2, m);
+			any |= ev[j].attr < cg->stride && nc[ev[j].attr].samples;
+		if (any)
+			pp_sample(pp, cg, (uint32_t)i, ev, nev, nc, NULL, 0, 0);
 	}
-	free(ids);
 }
 
 /* mappings: one per object with samples, user objects first (pprof takes the first

@@ -427,7 +427,8 @@ static int report_open(const struct report_opts *o, struct report_state *s)
 	 * gives trees of 127 levels, not of thousands under each of thousands of entries */
 	unsigned cut = o->max_stack == REPORT_MAX_STACK_UNSET ? REPORT_MAX_STACK : o->cgo.max_stack;
 	struct mp_cg_opts co = { .want_comm = 1, .max_stack = cut,
-				 .caller_limit = !o->cgo.callee, .inline_entries = !o->no_inline };
+				 .caller_limit = !o->cgo.callee, .inline_entries = !o->no_inline,
+				 .want_mem = o->pprof != NULL };
 	s->ss = s->want_cg ? mp_cg_session_new(o->input, &so, &co, &s->cg, &err)
 			   : mp_session_new(o->input, &so, &err);
 	if (!s->ss) {

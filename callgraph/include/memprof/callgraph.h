@@ -50,6 +50,11 @@ struct mp_cg_opts {
 	 * has children (samples with it in the stack) and no self (a sample's self goes to
 	 * the symbol holding the address). Needs mp_cg_resolve() with want_line 2. */
 	int inline_entries;
+	/* mp_cg_session_new(): keep the samples' memory fields per address stack, event and
+	 * data place (the data symbol and object of the address, placed by the session's
+	 * data-address context): their weights summed and their data sources counted by
+	 * level, for pprof's memory sample types and data labels */
+	int want_mem;
 };
 
 /* New, empty call graph; NULL on allocation failure. o may be NULL (defaults). */
@@ -203,7 +208,13 @@ struct mp_cg_pprof_event {
 /* Write the call graph as pprof's profile.proto, gzipped, to path: one sample per distinct
  * address stack (leaf first) with two values per event, locations per address with their
  * source lines (an inlined function's line first, then the function it is in), functions,
- * mappings per object with their build-ids, the comm as a label, and comment. Resolves
+ * mappings per object with their build-ids, the comm as a label, and comment. With
+ * want_mem and samples that have weights, data sources or data addresses, the memory
+ * sample types follow the events' (mem_latency in cycles: the weights summed; by the data
+ * source's level, as report --mem-mode's mem key: mem_l1_hit, mem_lfb_hit, mem_l2_hit,
+ * mem_l3_hit, mem_dram_hit, mem_other, then mem_l1_miss and mem_llc_miss) and a sample
+ * is written per address stack, event and data place, labelled data_symbol and
+ * data_object. Resolves
  * with lines and inline functions (mp_cg_resolve(cg, sym, 2)). Written whole through a
  * temporary file (mp_out_open: path unchanged on failure, input's own file refused; input
  * may be NULL). 0, or a negative code with err naming the file. */
