@@ -424,6 +424,9 @@ static int key_cmp(unsigned keys, const struct mp_hist_row *a, const struct mp_h
 	}
 	if ((keys & MP_HK_ADDR) && a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
+	/* perf's sort__sym_sort: an unresolved symbol (perf's NULL) after every named one */
+	if ((keys & MP_HK_SYM) && a->sym_resolved != b->sym_resolved)
+		return a->sym_resolved ? -1 : 1;
 	if ((keys & MP_HK_SYM) && (c = cmpstr(a->sym, b->sym)))
 		return c;
 	return 0;

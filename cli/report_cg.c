@@ -384,8 +384,10 @@ static int self_cmp(const void *pa, const void *pb, void *ctx)
 			return a->self[s->ev[j]].period > b->self[s->ev[j]].period ? -1 : 1;
 	/* ties by the keys in their order, as perf and the table without call chains */
 	for (const char *k = s->keys; *k; k++) {
+		/* an unresolved symbol (perf's NULL) after every named one, as perf's cmp_null */
 		int c = *k == 'c'   ? strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "")
 			: *k == 'd' ? strcmp(a->f.dso, b->f.dso)
+			: a->f.sym_resolved != b->f.sym_resolved ? (a->f.sym_resolved ? -1 : 1)
 				    : strcmp(a->f.sym, b->f.sym);
 		if (c)
 			return c;

@@ -98,6 +98,26 @@ static void mp_hist_query__dso_sym__sums_and_order(void **state)
 	rm(&f);
 }
 
+/* Equal periods: rows tie-break by the keys, and an unresolved address sorts after every
+ * named symbol of its object, as perf's cmp_null puts a NULL symbol last (strcmp alone puts
+ * "0x..." before "main"). */
+static void mp_hist_query__tie__unresolved_after_named(void **state)
+{
+	(void)state;
+	struct fixture f;
+	mk(&f, 1);
+	add(&f, 0, 1, 0x400010, 10, 1); /* in the object, in no symbol (its ELF header) */
+	add(&f, 0, 1, 0x4014fb, 10, 1); /* main */
+	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = 0 };
+	struct mp_hist_result r;
+	assert_int_equal(mp_hist_query(f.h, f.s, &q, &r), 0);
+	assert_int_equal(r.nrows, 2);
+	assert_string_equal(r.rows[0].sym, "main");
+	assert_int_equal(r.rows[1].sym_resolved, 0);
+	mp_hist_result_fini(&r);
+	rm(&f);
+}
+
 static void mp_hist_query__srcline_and_filter__lines_of_one_symbol(void **state)
 {
 	(void)state;
@@ -389,6 +409,7 @@ int main(void)
 	};
 	const struct CMUnitTest vector[] = {
 		cmocka_unit_test(mp_hist_query__dso_sym__sums_and_order),
+		cmocka_unit_test(mp_hist_query__tie__unresolved_after_named),
 		cmocka_unit_test(mp_hist_query__srcline_and_filter__lines_of_one_symbol),
 		cmocka_unit_test(mp_hist_add__many_samples__memory_bounded_by_places),
 		cmocka_unit_test(mp_hist_feed__repeated_samples__same_place_until_the_symbols_change),
