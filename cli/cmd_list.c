@@ -32,6 +32,13 @@ static int cmd_list(int argc, char **argv)
 		}
 		return 0;
 	}
+	/* perf list tracepoint: the kernel's tracepoints only */
+	if (nargs && !strcmp(argv[1], "tracepoint")) {
+		int n = mp_tp_list(stdout, NULL, NULL, &err);
+		if (n < 0)
+			cli_error("list", "%s", err.msg);
+		return n < 0 ? 1 : 0;
+	}
 	/* --pmu cachegrind (as memprof ratios takes it): the simulated events only */
 	int sim_only = pmu && !strcmp(pmu, "cachegrind");
 	int host = sim_only ? 0
@@ -47,6 +54,10 @@ static int cmd_list(int argc, char **argv)
 			cli_error("list", "writing the list failed");
 		return 1;
 	}
+	/* a PATTERN also finds the tracepoints it names (sched_switch) */
+	int ntp = nargs && !sim_only && !pmu ? mp_tp_list(stdout, NULL, argv[1], NULL) : 0;
+	if (ntp > 0)
+		nsim += ntp;
 	if (host && !(nargs && nsim > 0)) {
 		cli_error("list", "%s", err.msg);
 		return 1;
@@ -60,8 +71,9 @@ static int cmd_list(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_list = {
 	"list", cmd_list, "the events this machine, or any PMU model, offers",
-	"[--pmu MODEL] [--models] [-v] [PATTERN]",
+	"[--pmu MODEL] [--models] [-v] [PATTERN | tracepoint]",
 	"Events with descriptions and unit masks, the portable aliases and what they\n"
 	"resolve to, default and minimum counts, and whether each opens on this machine.\n"
-	"PATTERN is a substring or a glob (*, ?), matched without regard to case.", 0,
+	"PATTERN is a substring or a glob (*, ?), matched without regard to case; it also\n"
+	"finds the kernel's tracepoints (subsys:name), which 'memprof list tracepoint' lists.", 0,
 };

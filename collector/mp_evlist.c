@@ -53,6 +53,9 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		if (ev->leader_sample)
 			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
+		/* tracepoints: their payload and period, as perf samples them */
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			a->sample_type |= (ev->attr.sample_type & PERF_SAMPLE_RAW) | PERF_SAMPLE_PERIOD;
 		if (o->callgraph)
 			mp_callgraph_attr(a, o->callgraph, o->cg_stack_size);
 		a->sample_type |= o->sample_mem;

@@ -174,6 +174,19 @@ static int record_file_start(struct mp_run *r, const struct mp_record_opts *o, m
 	 * left out, as perf leaves them out */
 	(void)mp_pdw_set_topology(w);
 	record_edac(w, MP_META_EDAC_BEFORE);
+	for (size_t i = 0; i < o->nevents; i++) {
+		if (o->events[i].attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		/* the tracepoints' formats, as perf writes them: perf script decodes with them */
+		struct mp_buf td = { 0 };
+		int rc = mp_tp_tracing_data(o->events, o->nevents, NULL, &td, err);
+		if (!rc)
+			rc = mp_pdw_set_feature(w, MP_HEADER_TRACING_DATA, td.data, td.len);
+		mp_buf_fini(&td);
+		if (rc)
+			return rc == -ENOMEM ? mp_err_set(err, rc, "out of memory") : rc;
+		break;
+	}
 	if (o->group)
 		mp_pdw_set_group(w, 0, o->nevents);
 	if (o->argv_all)

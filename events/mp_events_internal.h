@@ -69,6 +69,12 @@ int mp_alias_table_parse(char *text, const char *file, struct mp_alias_row **row
 
 /* ---- mp_sysfs.c: PMUs under <root>/bus/event_source/devices ---- */
 const char *mp_sysfs_root(const struct mp_evopts *opts);
+/* A tracepoint "subsys:name" (mp_tracepoint.c): 0 with ev filled (PERF_TYPE_TRACEPOINT,
+ * config = its id, period 1, sample_type RAW); 1 when spec is no tracepoint (err then
+ * names the tracefs path when tracefs could not be read); negative with err for a subsystem
+ * that lacks the name. */
+int mp_tp_parse(const char *spec, const struct mp_evopts *opts, struct mp_event *ev,
+		struct mp_err *err);
 /* Parse "PMU/terms/" (the part up to and including the last '/') into ev->attr. */
 int mp_sysfs_parse(const char *spec, const char *pmuspec, const struct mp_evopts *opts,
 		   struct mp_event *ev, uint64_t *period, int *has_period, struct mp_err *err);

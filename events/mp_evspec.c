@@ -810,12 +810,21 @@ int mp_event_parse(const char *spec, const struct mp_evopts *opts, struct mp_eve
 		return set_period(spec, ev, has_period, period, opts, err);
 	}
 
+	struct mp_err tp_err = { 0, "" };
+	rc = mp_tp_parse(spec, opts, ev, &tp_err);
+	if (rc <= 0) {
+		if (rc && err)
+			*err = tp_err;
+		return rc;
+	}
 	snprintf(body, sizeof(body), "%s", spec);
 	struct shape sh;
 	rc = split_shape(spec, body, &sh, err);
 	if (rc)
 		return rc;
 	rc = resolve_name(spec, &sh, opts, ev, err);
+	if (rc && tp_err.code) /* a tracepoint's spelling, and tracefs could not be read */
+		return mp_err_set(err, rc, "event '%s': unknown event; %s", spec, tp_err.msg);
 	if (rc)
 		return rc;
 	apply_mods(&ev->attr, &sh.mods);

@@ -22,7 +22,8 @@
 int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len)
 {
 	if (feature != MP_HEADER_CPU_TOPOLOGY && feature != MP_HEADER_NUMA_TOPOLOGY &&
-	    feature != MP_HEADER_CACHE && feature != MP_HEADER_MEM_TOPOLOGY)
+	    feature != MP_HEADER_CACHE && feature != MP_HEADER_MEM_TOPOLOGY &&
+	    feature != MP_HEADER_TRACING_DATA)
 		return -EINVAL;
 	w->raw[feature].len = 0;
 	return mp_buf_append(&w->raw[feature], data, len) ? -ENOMEM : 0;

@@ -120,6 +120,15 @@ int mp_events_list(FILE *f, const char *model, const char *pattern, struct mp_er
 #define MP_LIST_ATTR 1u
 int mp_events_list_ex(FILE *f, const char *model, const char *pattern, unsigned flags,
 		      struct mp_err *err);
+/* memprof list's tracepoints (perf list tracepoint): "subsys:name" of <sysfs>/kernel/tracing
+ * (or kernel/debug/tracing) matching pattern (substring or glob, NULL = all), one a line.
+ * The number listed, or a negative code with err naming the unreadable path. */
+int mp_tp_list(FILE *f, const struct mp_evopts *opts, const char *pattern, struct mp_err *err);
+/* perf's HEADER_TRACING_DATA payload for the tracepoints among evs (their formats, the
+ * tracefs headers, printk formats and saved command names) appended to b: what perf script
+ * decodes RAW samples with. 0, or a negative code with err naming the file. */
+int mp_tp_tracing_data(const struct mp_event *evs, size_t n, const struct mp_evopts *opts,
+		       struct mp_buf *b, struct mp_err *err);
 /* memprof list --models: the libpfm4 models known, the detected one marked. Returns the
  * number listed or a negative code. */
 int mp_events_list_models(FILE *f, struct mp_err *err);

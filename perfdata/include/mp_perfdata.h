@@ -633,7 +633,7 @@ uint64_t mp_pdw_alloc_count(const mp_pdw *w);
 int mp_pdw_set_meta(mp_pdw *w, const char *key, const char *value);
 /* A header feature given as its finished payload (perf's layout), for the features this
  * writer does not build itself: MP_HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE,
- * MEM_TOPOLOGY. The bytes are copied. 0, -EINVAL (another feature), -ENOMEM. */
+ * MEM_TOPOLOGY, TRACING_DATA (the events module's mp_tp_tracing_data). The bytes are copied. 0, -EINVAL (another feature), -ENOMEM. */
 int mp_pdw_set_feature(mp_pdw *w, int feature, const void *data, size_t len);
 /* The machine's topology as perf records it (CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE), read
  * through memprof's numa library. 0, or a negative errno when the topology is unreadable
