@@ -97,6 +97,7 @@ struct c2c_ctx {
 	mp_pd *pd;
 	mp_sym *sym;
 	mp_daddr *dd;
+	mp_heap *heap;           /* allocation records (record --alloc, --sim-alloc), or NULL */
 	unsigned line_size, coalesce;
 	struct mp_pd_topo topo;
 	int has_topo;
@@ -200,9 +201,22 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		return -ENOMEM;
 	struct c2c_line *L = &x->lines[li];
 	mp_c2c_stats_add(&L->st, &one);
+	/* a heap object: its allocation site stands for the data symbol */
+	struct mp_heap_obj ho = { 0 };
+	const char *site = NULL;
+	if (!dl.sym && x->heap && s->addr &&
+	    mp_heap_find(x->heap, s->pid, s->addr, s->time, &ho) == 1 && ho.offset >= off) {
+		site = mp_heap_site_name(x->heap, x->sym, ho.site);
+		dl.sym = site;
+		dl.dso = "[heap object]";
+	}
 	if (isnew) {
 		L->dsym = dl.sym;
 		L->ddso = dl.dso;
+		if (site) {
+			L->dsym_line = 1;
+			L->dsym_off = ho.offset - off;
+		}
 		if (dl.sym && dl.kind == MP_DADDR_OBJECT && dl.vaddr - off >= dl.sym_start) {
 			L->dsym_line = 1;
 			L->dsym_off = dl.vaddr - off - dl.sym_start;
@@ -231,7 +245,9 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		r->pid = s->pid, r->tid = s->tid;
 		r->ip = s->ip, r->map = map;
 		r->dsym = dl.sym;
-		if (dl.sym && dl.kind == MP_DADDR_OBJECT && dl.vaddr >= dl.sym_start)
+		if (site)
+			r->dsym_off = ho.offset;
+		else if (dl.sym && dl.kind == MP_DADDR_OBJECT && dl.vaddr >= dl.sym_start)
 			r->dsym_off = dl.vaddr - dl.sym_start;
 	} else if (r->tid != s->tid) {
 		r->multi_tid = 1;
@@ -882,6 +898,7 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 				  .osrelease = mp_pd_feature_str(x.pd, 4 /* HEADER_OSRELEASE */) };
 	x.sym = mp_sym_new(&so, bids, nb, &err);
 	x.dd = x.sym ? mp_daddr_new(x.sym, symfs, 0) : NULL;
+	x.heap = mp_heap_new(x.pd); /* NULL without allocation records */
 	if (!x.dd) {
 		cli_error(CMD, "%s: %s", input, err.msg[0] ? err.msg : "out of memory");
 		goto out;
@@ -964,6 +981,7 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	free(v);
+	mp_heap_free(x.heap);
 	mp_daddr_free(x.dd);
 	mp_sym_free(x.sym);
 	free(bids);

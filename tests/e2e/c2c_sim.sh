@@ -3,16 +3,17 @@
 # two simulated cores, their counters 8 bytes apart. memprof c2c report names the line, its
 # offsets 0x0 and 0x8, each written by its own thread in worker, and says false sharing;
 # perf c2c report reads the file and shows the same line with the same HITM, load and store
-# counts; one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
+# counts; the line's data is named by its allocation site (--sim-alloc: main's
+# aligned_alloc); one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
 # (almost) no HITM: the article's order. Skipped (77) where mpsim is not built or its
 # memory samples are not there (record --sim -d).
 . "$(dirname "$0")/e2e_lib.sh"
-: "${KERNELS:?}"
+: "${KERNELS:?}" "${KERNELS_SRC:?}"
 [ -n "${MEMPROF_VGTOOL:-}" ] && [ -x "$MEMPROF_VGTOOL" ] || { echo "SKIP: mpsim not built"; exit 77; }
 export MEMPROF_VGTOOL
 rec() { # DISP OUT [falseshare options]
 	local d=$1 o=$2; shift 2
-	"$MEMPROF" c2c record --sim -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
+	"$MEMPROF" c2c record --sim --sim-alloc -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
 		>"$o.out" 2>"$o.err"
 }
 if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; then
@@ -36,6 +37,9 @@ offs=$(cut -d, -f3 l0.csv | sort -u | tr '\n' ' ')
 [ "$(cut -d, -f11 l0.csv | sort -u | wc -l)" = 2 ] || { echo "FAIL: not two threads: $(cat l0.csv)"; exit 1; }
 [ "$(cut -d, -f6 l0.csv | sort -u)" = worker ] || { echo "FAIL: writers: $(cut -d, -f6 l0.csv)"; exit 1; }
 grep -q ',false sharing$' l0.csv || { echo "FAIL: verdict: $(cat l0.csv)"; exit 1; }
+# the counters' data: falseshare's aligned_alloc in main, by its allocation site
+[ "$(cut -d, -f4 l0.csv | sed 's/+0x[08]$//' | sort -u)" = "$(grep -n 'char \*buf = aligned_alloc' "$KERNELS_SRC/falseshare.c" | cut -d: -f1 | sed 's/^/main falseshare.c:/')" ] ||
+	{ echo "FAIL: data symbol: $(cut -d, -f4 l0.csv | sort -u)"; exit 1; }
 grep -q "=> false sharing: different threads write different offsets" fs8.txt &&
 	grep -q "offset 0x0 written by tid [0-9]* (worker); offset 0x8 written by tid [0-9]* (worker)" fs8.txt ||
 	{ echo "FAIL: text verdict: $(grep '=>' fs8.txt)"; exit 1; }
