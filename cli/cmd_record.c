@@ -440,10 +440,15 @@ static int cmd_record(int argc, char **argv)
 			  o.regions_only ? "-only" : "");
 		goto out;
 	}
-	if (o.alloc && (!o.nargs || sim)) {
+	if (o.alloc && !o.nargs) {
 		cli_error("record", "--alloc needs a command to run (its library is preloaded into "
-			  "it), without --sim: not with -p or -a");
+			  "it): not with -p or -a");
 		goto out;
+	}
+	/* under --sim the simulator tracks the heap and writes the same allocation records */
+	if (o.alloc && sim) {
+		sim_alloc = 1;
+		o.alloc = 0;
 	}
 	if (o.pages & (o.pages - 1)) {
 		cli_error("record", "-m %d: the ring size must be a power of two pages", o.pages);

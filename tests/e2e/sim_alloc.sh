@@ -41,4 +41,10 @@ check "$(field "$m" time) < $(field "$r" time) && $(field "$r" time) < $(field "
 	fail "--sim-alloc with callgrind accepted"
 grep -q "allocation tracking comes from memprof's valgrind tool (mpsim), not callgrind" x.out ||
 	fail "callgrind --sim-alloc: $(cat x.out)"
+# --alloc with --sim is the simulator's tracking: the same records as --sim-alloc
+"$MEMPROF" record -q --sim --alloc -e Ir,Dw -o b.data -- ./allocs >b.out 2>b.err ||
+	fail "record --sim --alloc: $(cat b.err)"
+"$PDINFO" b.data --allocs >b.txt || fail "pdinfo: $(cat b.txt)"
+[ "$(grep -c '^alloc ' b.txt)" = "$(grep -c '^alloc ' a.txt)" ] && grep -q "^alloc realloc .* size=23456 " b.txt ||
+	fail "--sim --alloc: $(grep -c '^alloc ' b.txt) records, --sim-alloc $(grep -c '^alloc ' a.txt)"
 echo "ok"
