@@ -222,6 +222,21 @@ static int pdw_freeze_pipe(mp_pdw *w)
 		if (!rc && w->attrs[i].nids)
 			rc = mp_pdw_write_all(w->fd, w->attrs[i].ids, w->attrs[i].nids * 8);
 	}
+	/* the tracepoints' formats before any sample, as perf's pipe writes them: a
+	 * HEADER_TRACING_DATA record (its size) followed by the payload padded to 8 bytes */
+	struct mp_buf *td = &w->raw[MP_HEADER_TRACING_DATA];
+	if (!rc && td->len && td->len <= UINT32_MAX - 8) {
+		uint32_t padded = (uint32_t)((td->len + 7) & ~(size_t)7);
+		struct perf_event_header h = { MP_RECORD_HEADER_TRACING_DATA, 0, 12 };
+		static const char zero[8];
+		rc = mp_pdw_write_all(w->fd, &h, sizeof(h));
+		if (!rc)
+			rc = mp_pdw_write_all(w->fd, &padded, 4);
+		if (!rc)
+			rc = mp_pdw_write_all(w->fd, td->data, td->len);
+		if (!rc && padded > td->len)
+			rc = mp_pdw_write_all(w->fd, zero, padded - td->len);
+	}
 	w->data_off = MP_PERF_PIPE_HEADER_SIZE;
 	w->flushed = 0;
 	return rc ? (w->error = rc) : 0;
@@ -468,8 +483,9 @@ static void pdw_close_pipe(mp_pdw *w, struct mp_buf *feat, const uint64_t flags[
 			w->error = -ENOMEM;
 	}
 	for (int f = 0; f < 256 && !w->error; f++) {
-		if (f == MP_HEADER_BUILD_ID || !(flags[f / 64] & (1ull << (f % 64))))
-			continue;
+		if (f == MP_HEADER_BUILD_ID || f == MP_HEADER_TRACING_DATA ||
+		    !(flags[f / 64] & (1ull << (f % 64))))
+			continue; /* (the tracing data went out first, in its own record) */
 		struct mp_buf *fb = f == MP_HEADER_MEMPROF ? &feat[15] : &feat[f];
 		/* no padding: perf's readers take the payload's size from the record's (as
 		 * perf's own pipe-mode features, records need not be 8-byte aligned here) */

@@ -24,6 +24,13 @@ grep -q 'sched:sched_switch: prev_comm=sleep prev_pid=[0-9]* prev_prio=[0-9]* pr
 awk '/sched:sched_switch:/ { print $2 "/" $2, $4, $5 }' perf.txt >perf.ev
 [ -s mp.ev ] && cmp -s mp.ev perf.ev ||
 	{ echo "FAIL memprof script vs perf script:"; diff mp.ev perf.ev | head; fail=1; }
+# perf's pipe format (-o -): the formats in a HEADER_TRACING_DATA record before the samples
+"$MEMPROF" record -q -e sched:sched_switch -o - -- sleep 0.05 2>err >p.pipe ||
+	{ echo "FAIL memprof record -o -: $(cat err)"; fail=1; }
+"$PERF" script -i - <p.pipe 2>&1 | grep -q 'sched:sched_switch: prev_comm=sleep .* ==> next_comm=' ||
+	{ echo "FAIL perf script on the pipe: $("$PERF" script -i - <p.pipe 2>&1 | head -2)"; fail=1; }
+"$MEMPROF" script -i - <p.pipe 2>&1 | grep -q ' sched:sched_switch:$' ||
+	{ echo "FAIL memprof script on the pipe: $("$MEMPROF" script -i - <p.pipe 2>&1 | head -2)"; fail=1; }
 
 # memprof list tracepoint: the events perf list tracepoint names
 "$MEMPROF" list tracepoint | awk '{ print $1 }' | sort >mp.list
