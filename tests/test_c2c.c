@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "mp_test_fixture.h"
+
 #include "mp_test_pdw.h"
 
 /* The data: each global on its own line (64 bytes; this machine's lines are 64). */
@@ -460,20 +462,13 @@ static void c2c_report__synthetic__equals_perf(void **state)
 
 /* The real perf mem recordings (Skylake-SP load latency with WEIGHT_STRUCT, Ivy Bridge perf
  * mem): perf's counts, no line with HITMs. */
+static char fx_skx[4096], fx_ivb[4096];
+
 static void c2c_report__fixtures__equal_perf(void **state)
 {
 	(void)state;
-	const char *sd = getenv("SHARED_DIR");
-	char f[2][600];
-	if (!have_perf() || !sd)
-		skip();
-	snprintf(f[0], sizeof(f[0]), "%s/perfdata/pdc-mem-load-latency-skx.data", sd);
-	snprintf(f[1], sizeof(f[1]), "%s/perfdata/numatop-perf-mem-ivb.data", sd);
-	for (int i = 0; i < 2; i++) {
-		if (access(f[i], R_OK))
-			skip();
-		same_as_perf(f[i], "tot");
-	}
+	same_as_perf(fx_skx, "tot");
+	same_as_perf(fx_ivb, "tot");
 }
 
 /* A recording without data addresses: one line naming the file, exit 1. */
@@ -509,8 +504,19 @@ int main(int argc, char **argv)
 		cmocka_unit_test(c2c_report__synthetic__exact_lines_and_offsets),
 		cmocka_unit_test(c2c_report__synthetic__stdio_verdicts),
 		cmocka_unit_test(c2c_report__synthetic__equals_perf),
-		cmocka_unit_test(c2c_report__fixtures__equal_perf),
 		cmocka_unit_test(c2c_report__no_addresses__one_line_error),
 	};
-	return cmocka_run_group_tests(tests, setup_synth, teardown_dir);
+	int rc = cmocka_run_group_tests_name("c2c", tests, setup_synth, teardown_dir);
+	/* the real recordings, with perf as referee: skipped (77) when either is missing */
+	if (mp_test_fixture(fx_skx, sizeof(fx_skx), "perfdata/pdc-mem-load-latency-skx.data") ||
+	    mp_test_fixture(fx_ivb, sizeof(fx_ivb), "perfdata/numatop-perf-mem-ivb.data"))
+		return mp_test_skipped(rc);
+	if (!have_perf()) {
+		printf("skipped: no perf to compare the fixtures with\n");
+		return mp_test_skipped(rc);
+	}
+	const struct CMUnitTest fixture_tests[] = {
+		cmocka_unit_test(c2c_report__fixtures__equal_perf),
+	};
+	return rc | cmocka_run_group_tests_name("c2c fixtures", fixture_tests, NULL, NULL);
 }
