@@ -21,7 +21,7 @@ void mp_sim_allocs_fini(struct mp_sim_allocs *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int read_all(const char *path, uint8_t **buf, size_t *len, struct mp_err *err)
+int mp_sim_read_all(const char *path, uint8_t **buf, size_t *len, struct mp_err *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	struct stat st;
@@ -59,7 +59,7 @@ int mp_sim_allocs_read(const char *path, struct mp_sim_allocs *a, struct mp_err 
 	size_t len = 0, nips = 0, cap_ips = 0, cap_at = 0, cap_recs = 0;
 	int rc = 0, ended = 0;
 	memset(a, 0, sizeof(*a));
-	if ((rc = read_all(path, &b, &len, err)))
+	if ((rc = mp_sim_read_all(path, &b, &len, err)))
 		return rc;
 	if (MP_GROW(a->site_at, cap_at, 1)) {
 		free(b);

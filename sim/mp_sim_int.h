@@ -18,4 +18,9 @@ static inline const char *mp_sim_basename(const char *s)
 /* The event table (events/sim_events.tsv, mp_sim_table.c) is declared in mp_events.h:
  * events/ reads it too, for aliases.tsv's cachegrind rows. */
 
+/* A file mpsim wrote (memory samples, allocation records), read whole into a malloc'd
+ * buffer (*buf, *len bytes); 0, or an error naming the file (a file that shrank while read
+ * is a format error). */
+int mp_sim_read_all(const char *path, uint8_t **buf, size_t *len, struct mp_err *err);
+
 #endif

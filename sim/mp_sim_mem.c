@@ -3,11 +3,8 @@
  * cpu/mem-loads,ldlat=N/P and cpu/mem-stores/P samples.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mp_sim_int.h"
 
@@ -74,39 +71,21 @@ uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r)
 int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, uint64_t *loads,
 		    uint64_t *stores, struct mp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
-	struct stat st;
+	uint8_t *buf;
+	size_t sz = 0;
+	int rc;
 	*recs = NULL;
 	*n = 0;
 	*loads = *stores = 0;
-	if (fd < 0)
-		return mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
-		rc = mp_err_set(err, -errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	size_t sz = (size_t)st.st_size, nr = sz / sizeof(**recs);
+	if ((rc = mp_sim_read_all(path, &buf, &sz, err)))
+		return rc;
+	size_t nr = sz / sizeof(**recs);
 	if (sz % sizeof(**recs) || !nr) {
-		rc = mp_err_set(err, -MP_EFORMAT, "%s: %zu bytes: not whole records of %zu with the "
-				"last one (mpsim's memory samples)", path, sz, sizeof(**recs));
-		goto out;
+		free(buf);
+		return mp_err_set(err, -MP_EFORMAT, "%s: %zu bytes: not whole records of %zu with "
+				  "the last one (mpsim's memory samples)", path, sz, sizeof(**recs));
 	}
-	struct mp_sim_memrec *r = malloc(sz);
-	if (!r) {
-		rc = mp_err_set(err, -ENOMEM, "%s: out of memory for %zu records", path, nr);
-		goto out;
-	}
-	size_t got = 0;
-	while (got < sz) {
-		ssize_t k = read(fd, (char *)r + got, sz - got);
-		if (k <= 0) {
-			rc = mp_err_set(err, k ? -errno : -MP_EFORMAT, "%s: %s", path,
-					k ? strerror(errno) : "shorter than it was");
-			free(r);
-			goto out;
-		}
-		got += (size_t)k;
-	}
+	struct mp_sim_memrec *r = (struct mp_sim_memrec *)buf;
 	const struct mp_sim_memrec *last = &r[nr - 1];
 	for (size_t i = 0; i + 1 < nr; i++)
 		if (r[i].op != 1 && r[i].op != 2) {
@@ -119,13 +98,11 @@ int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, ui
 				"its end)", path);
 	if (rc) {
 		free(r);
-		goto out;
+		return rc;
 	}
 	*loads = last->ip;
 	*stores = last->addr;
 	*recs = r;
 	*n = nr - 1;
-out:
-	close(fd);
-	return rc;
+	return 0;
 }
