@@ -4,13 +4,9 @@
 # writes its own. exec.c runs use A 100 times, an exec that fails, use A 100 times more,
 # then execs itself ("b": use B) or another program (known.c): A is correct 180 and
 # incorrect 20, B 40 and 10, known's 300 and 700. Before the fix, A showed 0/0.
-set -u
-: "${MEMPROF:?}" "${PREDICT_SRC:?}" "${PREDICT_INC:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/e2e_lib.sh"
+: "${PREDICT_SRC:?}" "${PREDICT_INC:?}"
 S=$PREDICT_SRC
-fail=0
 line() { grep -n "$1" "$2" | cut -d: -f1; }
 AL=$(line "/\* USE-A" "$S/exec.c")
 BL=$(line "/\* USE-B" "$S/exec.c")

@@ -4,13 +4,9 @@
 # child writes its own record counting from zero, and 4 threads counting with
 # DEBUGPRED_ATOMIC give exact totals. The records of every process and object are whole
 # (no interleaving) and add up to the counts in objects.c's comment.
-set -u
-: "${MEMPROF:?}" "${PREDICT_SRC:?}" "${PREDICT_INC:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/e2e_lib.sh"
+: "${PREDICT_SRC:?}" "${PREDICT_INC:?}"
 S=$PREDICT_SRC
-fail=0
 line() { grep -n "$1" "$2" | cut -d: -f1; }
 TL=$(line "/\* THREAD-LIKELY" "$S/objects.c")
 FL=$(line "/\* FORK-UNLIKELY" "$S/objects.c")

@@ -7,11 +7,8 @@
 # 20000 / 5000000 = 0.004; the samples give walk 300000 / 3000000 = 0.1 with a 95%
 # interval of +-0.012: off by 2x, tight, and before this said nothing. Now the row says
 # "skewed" and its interval is widened by the coverages' ratio so that it holds the truth.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}" "${MKDATA:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}" "${MKDATA:?}"
 BIN=$KERNELS/cachebench
 walk=0x$(nm "$BIN" | awk '$3 == "walk" { print $1 }')
 inc=0x$(nm "$BIN" | awk '$3 == "inc" { print $1 }')

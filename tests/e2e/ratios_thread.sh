@@ -5,11 +5,8 @@
 # (100 fills, 50 instructions: 100000 / 1000000 = 0.1), 4243 "worker" (300 / 30:
 # 300000 / 600000 = 0.5) and 4244 "worker" (10 / 100: 10000 / 2000000 = 0.005). Numerator
 # order: worker 4243, main 4242, worker 4244.
-set -u
-: "${MEMPROF:?}" "${KERNELS:?}" "${MKDATA:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}" "${MKDATA:?}"
 BIN=$KERNELS/cachebench
 walk=0x$(nm "$BIN" | awk '$3 == "walk" { print $1 }')
 read -r off vaddr len < <(readelf -lW "$BIN" | awk '$1 == "LOAD" && / R E / { print $2, $3, $5 }')
