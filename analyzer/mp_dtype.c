@@ -150,19 +150,17 @@ static void type_name(Dwarf_Die *d, char *buf, size_t len, int depth)
 	Dwarf_Attribute at;
 	const char *name = dwarf_diename(&t);
 	int has_sub = dwarf_attr_integrate(&t, DW_AT_type, &at) && dwarf_formref_die(&at, &sub);
-	switch (dwarf_tag(&t)) {
-	case DW_TAG_structure_type:
-		snprintf(buf, len, "struct %s", name ? name : "(anon)");
+	int tag = dwarf_tag(&t);
+	const char *kw = tag == DW_TAG_structure_type	  ? "struct"
+			 : tag == DW_TAG_union_type	  ? "union"
+			 : tag == DW_TAG_enumeration_type ? "enum"
+			 : tag == DW_TAG_class_type	  ? "class"
+							  : NULL;
+	if (kw) {
+		snprintf(buf, len, "%s %s", kw, name ? name : "(anon)");
 		return;
-	case DW_TAG_union_type:
-		snprintf(buf, len, "union %s", name ? name : "(anon)");
-		return;
-	case DW_TAG_enumeration_type:
-		snprintf(buf, len, "enum %s", name ? name : "(anon)");
-		return;
-	case DW_TAG_class_type:
-		snprintf(buf, len, "class %s", name ? name : "(anon)");
-		return;
+	}
+	switch (tag) {
 	case DW_TAG_pointer_type:
 		if (has_sub && depth < 8) {
 			char in[200];
