@@ -389,7 +389,7 @@ int mp_evlist_read_one(mp_evlist *l, size_t i, size_t j, uint64_t *id, struct mp
 int mp_evlist_read(mp_evlist *l, size_t i, struct mp_counts *out)
 {
 	uint64_t id = 0;
-	struct mp_counts c;
+	struct mp_counts c = { 0, 0, 0 }; /* gcc 12 -O3 for aarch64 sees a path leaving it unset */
 	int rc;
 
 	*out = (struct mp_counts){ 0, 0, 0 };
