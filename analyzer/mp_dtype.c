@@ -1,7 +1,9 @@
-/* mp_dtype.c - the DWARF type of a global or static variable and the field at an offset in
- * it (perf's data-type keys `type` and `typeoff`): per object, the variables whose location
- * is one address (DW_OP_addr) are indexed by that address once; a query walks the
- * variable's type down through structures, unions and arrays to the innermost member. */
+/* mp_dtype.c - the DWARF type of a global or static variable, or of a heap object, and the
+ * field at an offset in it (perf's data-type keys `type` and `typeoff`): per object, the
+ * variables whose location is one address (DW_OP_addr) are indexed by that address once; a
+ * query walks the variable's type down through structures, unions and arrays to the
+ * innermost member. A heap object's type is the pointee of the pointer variable its
+ * allocation's result is stored in, found at the call's return address (once per call). */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -19,12 +21,22 @@ struct dt_var {
 	Dwarf_Off type; /* the variable's DW_AT_type DIE */
 };
 
+/* an allocation call's typed result: its return address, the pointee (0: none found) */
+struct dt_call {
+	uint64_t ret;
+	Dwarf_Off type;
+	uint64_t size;
+};
+
 struct dt_obj {
 	char *path;
 	int fd;
 	Dwarf *dw;
 	struct dt_var *vars; /* sorted by addr */
 	size_t nvars;
+	struct dt_call *calls; /* by ret, found through by_ret */
+	size_t ncalls, ccalls;
+	struct mp_u64map by_ret;
 };
 
 struct mp_dtype {
@@ -53,6 +65,8 @@ void mp_dtype_free(mp_dtype *t)
 		if (t->objs[i].fd >= 0)
 			close(t->objs[i].fd);
 		free(t->objs[i].vars);
+		free(t->objs[i].calls);
+		mp_u64map_fini(&t->objs[i].by_ret);
 		free(t->objs[i].path);
 	}
 	free(t->objs);
@@ -251,6 +265,23 @@ static void field_at(Dwarf_Die *d, uint64_t off, char *path, size_t len, int dep
 	}
 }
 
+/* out for type d of object o at off */
+static int loc_fill(mp_dtype *t, struct dt_obj *o, Dwarf_Die *d, uint64_t off,
+		    struct mp_dtype_loc *out)
+{
+	Dwarf_Die named = *d;
+	Dwarf_Word size = 0;
+	/* the name the program uses (a typedef's), the layout of what it names */
+	type_name(&named, out->type, sizeof(out->type), 0);
+	field_at(d, off, out->field, sizeof(out->field), 0);
+	dwarf_aggregate_size(d, &size);
+	out->offset = off;
+	out->type_size = size;
+	out->obj = (uint32_t)(o - t->objs);
+	out->die = dwarf_dieoffset(d);
+	return 1;
+}
+
 int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
 		struct mp_dtype_loc *out)
 {
@@ -273,10 +304,127 @@ int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
 	Dwarf_Die type;
 	if (!dwarf_offdie(o->dw, o->vars[lo].type, &type))
 		return 0;
-	Dwarf_Die named = type;
-	/* the name the program uses (a typedef's), the layout of what it names */
-	type_name(&named, out->type, sizeof(out->type), 0);
-	field_at(&type, off, out->field, sizeof(out->field), 0);
-	out->offset = off;
-	return 1;
+	return loc_fill(t, o, &type, off, out);
+}
+
+/* The pointee of pointer variable v (with a size), 1 and *pointee set. */
+static int pointee_of(Dwarf_Die *v, Dwarf_Die *pointee, Dwarf_Word *size)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die pt;
+	if (!dwarf_attr_integrate(v, DW_AT_type, &at) || !dwarf_formref_die(&at, &pt) ||
+	    strip(&pt) != DW_TAG_pointer_type || !dwarf_attr_integrate(&pt, DW_AT_type, &at) ||
+	    !dwarf_formref_die(&at, pointee))
+		return 0;
+	Dwarf_Die b = *pointee;
+	int tag = strip(&b);
+	return tag > 0 && tag != DW_TAG_subroutine_type && !dwarf_aggregate_size(pointee, size) &&
+	       *size > 0;
+}
+
+/* The variable a call's result goes to, around its return address ret: among the pointer
+ * variables and parameters in scope at the call, the one whose location at ret is the
+ * return value's register (DWARF register 0: rax on x86-64, x0 on arm64: where an
+ * optimized build keeps `p` of `p = malloc(...)` right after the call), else the one
+ * declared on the call's source line (`struct foo *p = malloc(sizeof *p)`, any build). */
+static int call_result(struct dt_obj *o, uint64_t ret, Dwarf_Die *pointee, Dwarf_Word *psize)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	uint64_t pc = ret - 1;
+	if (!o->dw || !dwarf_addrdie(o->dw, pc, &cu))
+		return 0;
+	Dwarf_Line *ln = dwarf_getsrc_die(&cu, pc);
+	int line = 0;
+	const char *file = NULL;
+	if (ln) {
+		dwarf_lineno(ln, &line);
+		file = dwarf_linesrc(ln, NULL, NULL);
+	}
+	int n = dwarf_getscopes(&cu, pc, &scopes);
+	int found = 0; /* 2: by location, 1: by declaration line */
+	for (int i = 0; i < n && found < 2; i++) {
+		Dwarf_Die c;
+		if (dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&c);
+			Dwarf_Die pt;
+			Dwarf_Word sz;
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !pointee_of(&c, &pt, &sz))
+				continue;
+			Dwarf_Attribute at;
+			Dwarf_Op *ops;
+			size_t nops;
+			if (dwarf_attr(&c, DW_AT_location, &at) &&
+			    dwarf_getlocation_addr(&at, ret, &ops, &nops, 1) == 1 && nops == 1 &&
+			    ops[0].atom == DW_OP_reg0) {
+				*pointee = pt;
+				*psize = sz;
+				found = 2;
+				break;
+			}
+			int dl;
+			const char *df;
+			if (!found && line && tag == DW_TAG_variable && !dwarf_decl_line(&c, &dl) &&
+			    dl == line && file && (df = dwarf_decl_file(&c)) && !strcmp(df, file)) {
+				*pointee = pt;
+				*psize = sz;
+				found = 1;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(scopes);
+	return found > 0;
+}
+
+int mp_dtype_of_alloc(mp_dtype *t, const char *path, uint64_t ret, uint64_t size, uint64_t off,
+		      struct mp_dtype_loc *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t || !path || !ret)
+		return 0;
+	struct dt_obj *o = obj_get(t, path);
+	if (!o || !o->dw)
+		return 0;
+	int found;
+	uint32_t *slot = mp_u64map_slot(&o->by_ret, ret, &found);
+	if (!slot)
+		return -ENOMEM;
+	if (!found) {
+		if (MP_GROW(o->calls, o->ccalls, o->ncalls + 1)) {
+			mp_u64map_unslot(&o->by_ret, slot);
+			return -ENOMEM;
+		}
+		struct dt_call *c = &o->calls[o->ncalls];
+		Dwarf_Die pt;
+		Dwarf_Word psize;
+		c->ret = ret;
+		c->type = 0;
+		c->size = 0;
+		if (call_result(o, ret, &pt, &psize)) {
+			c->type = dwarf_dieoffset(&pt);
+			c->size = psize;
+		}
+		*slot = (uint32_t)o->ncalls++;
+	}
+	const struct dt_call *c = &o->calls[*slot];
+	Dwarf_Die type;
+	/* an object of that type or an array of them; anything else is not what it points to */
+	if (!c->type || size % c->size || !dwarf_offdie(o->dw, c->type, &type))
+		return 0;
+	return loc_fill(t, o, &type, off % c->size, out);
+}
+
+int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct mp_heap_obj *ho,
+		       mp_heap *h, mp_sym *sym, struct mp_dtype_loc *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (dl && dl->sym && dl->obj_path)
+		return mp_dtype_of(t, dl->obj_path, dl->sym_start, dl->vaddr - dl->sym_start, out);
+	const char *path;
+	uint64_t ret;
+	if (!ho || !ho->found || !mp_heap_site_frame(h, sym, ho->site, &path, &ret))
+		return 0;
+	return mp_dtype_of_alloc(t, path, ret, ho->size, ho->offset, out);
 }

@@ -29,6 +29,9 @@ struct hnode {
 struct hsite {
 	char *name;     /* "func file.c:line", resolved on first use; NULL until then */
 	int tried;
+	int has_frame;  /* the frame below: its object and return address are known */
+	uint32_t dso_idx;
+	uint64_t elf_ret; /* the return address after the call, in the object's ELF vaddrs */
 };
 
 struct mp_heap {
@@ -386,18 +389,19 @@ static int allocator_dso(const char *dso)
 	return 0;
 }
 
-const char *mp_heap_site_name(mp_heap *h, mp_sym *sym, uint32_t site)
+/* The site's first frame outside the allocators, named and placed, once per site. */
+static struct hsite *site_resolve(mp_heap *h, mp_sym *sym, uint32_t site)
 {
 	if (!h || site >= h->in.nr_sites)
-		return "[unknown site]";
+		return NULL;
 	struct hsite *s = &h->sites[site];
 	if (s->tried)
-		return s->name ? s->name : "[unknown site]";
+		return s;
 	s->tried = 1;
 	uint32_t pid, nr;
 	const uint64_t *ips;
 	if (mp_pd_alloc_site(h->pd, site, &pid, &ips, &nr) || !nr)
-		return "[unknown site]";
+		return s;
 	struct mp_sym_loc cl = { 0 };
 	char buf[512];
 	int have = 0;
@@ -419,8 +423,31 @@ const char *mp_heap_site_name(mp_heap *h, mp_sym *sym, uint32_t site)
 	} else {
 		snprintf(buf, sizeof(buf), "%s (%s)", cl.sym, cl.dso);
 	}
+	if (have && cl.dso_idx != UINT32_MAX) {
+		s->has_frame = 1;
+		s->dso_idx = cl.dso_idx;
+		s->elf_ret = cl.elf_addr + 1;
+	}
 	s->name = strdup(buf);
-	return s->name ? s->name : "[unknown site]";
+	return s;
+}
+
+const char *mp_heap_site_name(mp_heap *h, mp_sym *sym, uint32_t site)
+{
+	struct hsite *s = site_resolve(h, sym, site);
+	return s && s->name ? s->name : "[unknown site]";
+}
+
+int mp_heap_site_frame(mp_heap *h, mp_sym *sym, uint32_t site, const char **path,
+		       uint64_t *ret)
+{
+	struct hsite *s = site_resolve(h, sym, site);
+	const struct mp_sym_dso_info *di = s && s->has_frame ? mp_sym_dso(sym, s->dso_idx, 0) : NULL;
+	if (!di || !di->path)
+		return 0;
+	*path = di->path;
+	*ret = s->elf_ret;
+	return 1;
 }
 
 const char *mp_heap_data_label(mp_heap *h, mp_sym *sym, mp_daddr *dd, uint32_t pid,

@@ -242,8 +242,7 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 	case MK_TYPE:
 	case MK_TYPEOFF: {
 		struct mp_dtype_loc tl;
-		if (!dl->sym || !mp_dtype_of(x->dt, dl->obj_path, dl->sym_start,
-					     dl->vaddr - dl->sym_start, &tl))
+		if (mp_dtype_of_sample(x->dt, dl, ho, x->heap, x->sym, &tl) != 1)
 			snprintf(b, sizeof(b), "(unknown)");
 		else if (k == MK_TYPE)
 			snprintf(b, sizeof(b), "%s", tl.type);
@@ -306,7 +305,8 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 
 	for (size_t i = 0; i < x->nkeys; i++) {
 		need_heap |= x->keys[i] == MK_ALLOC || x->keys[i] == MK_ALLOC_SIZE ||
-			     x->keys[i] == MK_ALLOC_OFFSET;
+			     x->keys[i] == MK_ALLOC_OFFSET || x->keys[i] == MK_TYPE ||
+			     x->keys[i] == MK_TYPEOFF;
 		need_code |= x->keys[i] == MK_SYM || x->keys[i] == MK_DSO;
 		need_data |= x->keys[i] == MK_SYMBOL_DADDR || x->keys[i] == MK_DSO_DADDR ||
 			     x->keys[i] == MK_DCACHELINE || x->keys[i] == MK_TYPE ||
@@ -536,7 +536,11 @@ int report_mem(const struct report_opts *o)
 			  o->input);
 		goto out;
 	}
-	if (want_heap && !(x.heap = mp_heap_new(x.pd))) {
+	int want_types = 0;
+	for (size_t i = 0; i < x.nkeys; i++)
+		want_types |= x.keys[i] == MK_TYPE || x.keys[i] == MK_TYPEOFF;
+	/* heap objects have types too, when the recording has their allocations */
+	if ((want_heap || (want_types && has_allocs)) && !(x.heap = mp_heap_new(x.pd))) {
 		cli_error(REPORT_CMD, "%s: out of memory for the allocation records", o->input);
 		goto out;
 	}

@@ -11,6 +11,10 @@
  *   threads      4 threads, each mallocs 16 pages and touches them
  *   types        touches three members of the global gpair (struct pagepair), each on a
  *                page of its own
+ *   heaptypes N  an array of N pages of struct rec from a typed malloc (alloc_recs), one
+ *                field touched on each page but the first (malloc's header is there): page
+ *                k's rec touched at hits (k % 4 == 0 or 3), link.b (1) or key (2); then 8
+ *                pages from an untyped malloc (alloc_raw: a void * wrapper), touched
  *   churn N      N malloc/free pairs of 64 bytes (the cost and memory benches) */
 #include <malloc.h>
 #include <pthread.h>
@@ -33,6 +37,20 @@ struct pagepair {
 	struct inner in[256];
 };
 struct pagepair gpair __attribute__((aligned(4096)));
+
+/* heaptypes: 128 bytes, two cache lines; a hole after id, padding after tag */
+struct pair {
+	long a, b;
+};
+struct rec {
+	int id;
+	long key;
+	char name[48];
+	long hits; /* the second line starts here */
+	double avg;
+	struct pair link;
+	char tag;
+} __attribute__((aligned(64)));
 
 __attribute__((noinline)) static void touch_pages(char *p, size_t n)
 {
@@ -59,6 +77,37 @@ __attribute__((noinline)) static char *grow(char *p, size_t n)
 	char *q = realloc(p, n * page); /* GROW_LINE */
 	__asm__ volatile("" : : "r"(q) : "memory");
 	return q;
+}
+
+__attribute__((noinline)) static struct rec *alloc_recs(size_t n)
+{
+	struct rec *r = malloc(n * sizeof(*r)); /* RECS_LINE */
+	__asm__ volatile("" : : "r"(r) : "memory");
+	return r;
+}
+
+__attribute__((noinline)) static void *alloc_raw(size_t n)
+{
+	void *v = malloc(n); /* RAW_LINE */
+	__asm__ volatile("" : : "r"(v) : "memory");
+	return v;
+}
+
+/* on each page of the block but the one it starts on (malloc's header is there), the
+ * first rec starting on it, touched at one field */
+__attribute__((noinline)) static void touch_recs(struct rec *r, size_t pages)
+{
+	uintptr_t base = (uintptr_t)r & ~(uintptr_t)(page - 1);
+	for (size_t k = 1; k < pages; k++) {
+		size_t i = (base + k * page - (uintptr_t)r + sizeof(*r) - 1) / sizeof(*r);
+		volatile struct rec *x = &r[i];
+		if (k % 4 == 1)
+			x->link.b = (long)k;
+		else if (k % 4 == 2)
+			x->key = (long)k;
+		else
+			x->hits = (long)k;
+	}
 }
 
 static pthread_barrier_t all_touched;
@@ -138,6 +187,14 @@ int main(int argc, char **argv)
 		((volatile char *)gpair.a)[0] = 1;
 		((volatile long *)gpair.b)[8] = 2;
 		((volatile struct inner *)gpair.in)[10].y = 3;
+	} else if (!strcmp(mode, "heaptypes")) {
+		struct rec *r = alloc_recs(n * (page / sizeof(struct rec)));
+		fprintf(stderr, "recs=%p sizeof=%zu\n", (void *)r, sizeof(struct rec));
+		touch_recs(r, n);
+		char *v = alloc_raw(8 * page);
+		touch_pages(v, 8);
+		free(v);
+		free(r);
 	} else if (!strcmp(mode, "churn")) {
 		uint64_t sum = 0;
 		static char *volatile sink; /* the compiler may not pair malloc with free away */

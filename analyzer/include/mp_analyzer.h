@@ -239,13 +239,17 @@ void mp_daddr_cacheline_str(const struct mp_daddr_loc *dl, uint64_t addr, char l
  *
  * perf's data-type keys for globals and statics: the DWARF type of the variable at an
  * object's ELF vaddr and the member at an offset in it ("struct pair", field "b"; nested
- * members as "in.x", elements of arrays of structures as "arr[3].y"). Objects without
- * DWARF give nothing. */
+ * members as "in.x", elements of arrays of structures as "arr[3].y"); and for heap objects:
+ * the type the allocation's result points to, as the pointer variable it is stored in
+ * says. Objects without DWARF give nothing. */
 typedef struct mp_dtype mp_dtype;
 struct mp_dtype_loc {
 	char type[200];   /* "struct pair", "long int", "char[4096]", a typedef's name */
 	char field[200];  /* the member path at offset, "" when none (a scalar, a padding) */
-	uint64_t offset;  /* into the variable */
+	uint64_t offset;  /* into the variable (a heap array's element) */
+	uint64_t type_size;
+	uint32_t obj;     /* the type's object and DIE, for mp_dtype_layout() */
+	uint64_t die;
 };
 mp_dtype *mp_dtype_new(const char *symfs); /* NULL when out of memory */
 void mp_dtype_free(mp_dtype *t);            /* NULL-safe */
@@ -254,6 +258,20 @@ void mp_dtype_free(mp_dtype *t);            /* NULL-safe */
  * first use. */
 int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
 		struct mp_dtype_loc *out /* OUT */);
+/* A heap object of size bytes allocated by the call returning to ELF vaddr ret of object
+ * path, at offset off: the pointee type of the pointer variable the result goes to (in
+ * scope at the call, in the return register at ret, else declared on the call's line),
+ * when size is a multiple of it; offset and field are then in the element holding off
+ * (struct rec *r = malloc(n * sizeof(*r)): "struct rec", off % 128). 1 and *out filled, 0
+ * when untyped (a void *, no DWARF, no such variable), -ENOMEM. Cached per call. */
+int mp_dtype_of_alloc(mp_dtype *t, const char *path, uint64_t ret, uint64_t size, uint64_t off,
+		      struct mp_dtype_loc *out /* OUT */);
+struct mp_heap_obj;
+typedef struct mp_heap mp_heap;
+/* A sample's data type: a global's (dl, from mp_daddr_resolve; may be NULL) else a heap
+ * object's (ho from mp_heap_find with h, its site resolved with sym). As above. */
+int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct mp_heap_obj *ho,
+		       mp_heap *h, mp_sym *sym, struct mp_dtype_loc *out /* OUT */);
 
 /* --- heap objects (mp_heap_*; mp_heap.c) ---------------------------------------------
  *
@@ -265,7 +283,6 @@ int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
  * live at the time, realloc ends the old block, fork copies the parent's objects, exec
  * empties the process, a free of an unknown address is counted. Queries are cheapest in
  * time order (the reader's ordered delivery); an earlier time replays from the start. */
-typedef struct mp_heap mp_heap;
 struct mp_heap_obj {
 	int found;           /* 1 when a live object holds the address */
 	uint64_t start, size, offset; /* the object, and the address's offset in it */
@@ -301,6 +318,10 @@ const struct mp_heap_stats *mp_heap_stats(const mp_heap *h);
  * sym's maps at the time of the call (source lines need a sym made without no_srcline),
  * once per site. Borrowed from h; "[unknown site]" for none. */
 const char *mp_heap_site_name(mp_heap *h, mp_sym *sym, uint32_t site);
+/* That frame (the caller of malloc): the recorded path of its object (borrowed from sym)
+ * and the call's return address as an ELF vaddr of it. 1 and filled, 0 when unknown. */
+int mp_heap_site_frame(mp_heap *h, mp_sym *sym, uint32_t site, const char **path /* OUT */,
+		       uint64_t *ret /* OUT */);
 /* For views that show "data symbol or allocation site" (c2c, report): a heap object as
  * "site +0xOFF (SIZE bytes)", else the data symbol (dd, may be NULL), "[stack]" or the
  * address; into buf, returned. */

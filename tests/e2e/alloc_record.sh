@@ -12,7 +12,11 @@
 #  - fork: the child's copy-on-write faults on the parent's block under the parent's site in
 #    the child's pid, the child's own block under its own site;
 #  - threads: four threads' blocks, live at once, all under one site;
-#  - type and typeoff (perf's data-type keys) name the members of a global struct;
+#  - type and typeoff (perf's data-type keys) name the members of a global struct, and of
+#    heap objects whose allocation's result is a typed pointer variable (an array of struct
+#    rec touched at known fields, in the -O2 build where the variable is in the return
+#    register and in an -O0 build where only its declaration line tells), while a block
+#    stored in a void * stays untyped;
 #  - perf reads the file as usual (report, script, mem report); pipe mode; --csv and --json;
 #    the spool folder is gone after the run; one-line errors for --alloc -p, a missing
 #    library, --sort alloc on a recording without allocation records.
@@ -142,6 +146,29 @@ done
 "$MEMPROF" report -i types.data --mem-mode --sort type >type.txt || fail "report type"
 [ "$(awk '!/^#/ && $3 == "struct" && $4 == "pagepair" { print $1 }' type.txt)" = 3 ] ||
 	fail "type: struct pagepair should have 3 samples: $(cat type.txt)"
+
+# --- data types of heap objects: struct rec *r = malloc(n * sizeof(*r)), 63 pages touched
+# at known fields (k % 4: 0 and 3 hits, 1 link.b, 2 key); void *v = malloc(...) untyped
+L_RECS=$(line_of RECS_LINE)
+L_RAW=$(line_of RAW_LINE)
+for prog in "$PROG" "$PROG_O0"; do
+	"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o ht.data -- "$prog" heaptypes 64 2>/dev/null ||
+		fail "record heaptypes ($prog)"
+	"$MEMPROF" report -i ht.data --mem-mode --sort alloc,typeoff >ht.txt 2>rep.err ||
+		fail "report --sort alloc,typeoff: $(cat rep.err)"
+	sed 's/  */ /g' ht.txt >hts.txt
+	for want in "31 alloc_recs alloc_prog.c:$L_RECS struct rec +0x40 (hits)" \
+		"16 alloc_recs alloc_prog.c:$L_RECS struct rec +0x58 (link.b)" \
+		"16 alloc_recs alloc_prog.c:$L_RECS struct rec +0x8 (key)" \
+		"7 alloc_raw alloc_prog.c:$L_RAW (unknown)"; do
+		awk -v w="$want" '{ sub(/^ /, ""); sub(/ [0-9.]+%/, "") } $0 == w { f = 1 } END { exit !f }' hts.txt ||
+			fail "heap typeoff ($prog): no row '$want': $(cat ht.txt)"
+	done
+	[ "$(grep -c "alloc_recs" ht.txt)" = 3 ] || fail "heap typeoff ($prog): other rows under alloc_recs: $(cat ht.txt)"
+	"$MEMPROF" report -i ht.data --mem-mode --sort type >htt.txt || fail "report --sort type"
+	[ "$(awk '!/^#/ && $3 == "struct" && $4 == "rec" { print $1 }' htt.txt)" = 63 ] ||
+		fail "heap type ($prog): struct rec should have 63 samples: $(cat htt.txt)"
+done
 
 # --- errors: one line each
 "$MEMPROF" record --alloc -p 1 -o x.data >out 2>err
