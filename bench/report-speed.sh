@@ -218,6 +218,11 @@ if old=$(cat $ms 2>/dev/null) && echo 8100 2>/dev/null >$ms; then
 		echo "  lines: memprof $(wc -l <"$W/m-deep$d-children.out"), perf $(wc -l <"$W/p-deep$d-children.out")"
 		vs "deep$d-script" script -i "$W/deep$d.data" -- script -i "$W/deep$d.data"
 	done
+	# every frame (--max-stack 0): --json's trees grow with their nodes as the text's do
+	# (perf has no json: its text report beside it)
+	vs "deep1000-all-json" report -q -i "$W/deep1000.data" --max-stack 0 --json -- \
+		report -i "$W/deep1000.data" --stdio --max-stack 1000
+	echo "  bytes: memprof --json $(wc -c <"$W/m-deep1000-all-json.out"), perf $(wc -c <"$W/p-deep1000-all-json.out")"
 else
 	echo "# deep chains skipped: cannot raise $ms (run as root)"
 fi

@@ -590,17 +590,6 @@ void report_cg_print_csv(FILE *f, mp_cg *cg, const struct mp_cg_table *t, const 
 	}
 }
 
-static void json_path(struct cli_json *j, const struct gp *g, uint32_t n)
-{
-	char buf[1024];
-	size_t len;
-	uint32_t *path = path_nodes(g, n, &len);
-	for (size_t i = 0; path && i < len; i++)
-		cli_json_string(j, NULL,
-				fr_name(mp_cg_fn(g->cg, g->tr->nodes[path[i]].fn), buf, sizeof(buf)));
-	free(path);
-}
-
 /* An entry's call tree: the nodes above the limit, root first, of the first event. */
 static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_table *t,
 			   size_t i, const size_t *ev, const struct report_cg *o)
@@ -618,14 +607,28 @@ static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_tab
 	int rc = entry_tree(j->f, cg, t, i, ev, o, 0, &tr, &g);
 	if (rc)
 		return rc;
+	/* each node names its own function and the node above it by its index in the list
+	 * (a node above the limit has its callers above it too, and the tree makes a parent
+	 * before its children): the list grows with the number of nodes, where each node's
+	 * whole stack grew with their depth squared */
+	uint32_t *at = malloc((tr.n + 1) * sizeof(*at));
+	if (!at) {
+		mp_cg_tree_fini(&tr);
+		return -ENOMEM;
+	}
+	uint32_t shown = 0;
+	char buf[1024];
 	cli_json_open(j, "callchains", '[', CLI_JSON_LINES_OPEN);
 	for (uint32_t n = 0; n < tr.n; n++) {
+		at[n] = UINT32_MAX;
 		if (!cum(&g, n) || cum(&g, n) < g.min_hit)
 			continue;
+		at[n] = shown++;
+		uint32_t up = tr.nodes[n].parent;
 		cli_json_open(j, NULL, '{', CLI_JSON_INLINE);
-		cli_json_open(j, "stack", '[', CLI_JSON_INLINE);
-		json_path(j, &g, n);
-		cli_json_close(j);
+		cli_json_string(j, "sym", fr_name(mp_cg_fn(cg, tr.nodes[n].fn), buf, sizeof(buf)));
+		cli_json_value(j, "parent", "%" PRId64,
+			       up == UINT32_MAX || at[up] == UINT32_MAX ? (int64_t)-1 : (int64_t)at[up]);
 		cli_json_value(j, "samples", "%" PRIu64, tr.nodes[n].cumul[ev[0]].samples);
 		cli_json_value(j, "period", "%" PRIu64, cum(&g, n));
 		cli_json_value(j, "percent", "%.4f", pct(cum(&g, n), g.total));
@@ -634,6 +637,7 @@ static int json_callchains(struct cli_json *j, mp_cg *cg, const struct mp_cg_tab
 		cli_json_close(j);
 	}
 	cli_json_close(j);
+	free(at);
 	mp_cg_tree_fini(&tr);
 	return 0;
 }

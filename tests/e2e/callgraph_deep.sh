@@ -51,6 +51,30 @@ done
 "$MEMPROF" script -i D --max-stack 0 >sall.txt 2>err || fail "script --max-stack 0: $(cat err)"
 [ "$(grep -c '^	' sall.txt)" = 24000 ] || fail "script --max-stack 0: $(grep -c '^	' sall.txt) frames"
 
+# --json: each node of a tree names its function and its parent's index, so the list grows
+# with the nodes (whole stacks per node made 8000^2 / 2 names a tree, about 1 GB): the
+# stacks put together again from the parents reach all 8000 frames, and every one of them
+# is its parent's stack and one more frame
+"$MEMPROF" report -q -i D --max-stack 0 --json >j.json 2>err || fail "report --json: $(cat err)"
+python3 - j.json <<'PY' >jcheck.txt || fail "json trees: $(cat jcheck.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+deepest = nodes = 0
+for row in d['rows']:
+    depth = []
+    for i, n in enumerate(row['callchains']):
+        p = n['parent']
+        if p >= i or (p >= 0 and row['callchains'][p]['period'] < n['period']):
+            sys.exit('row %s node %d: parent %d' % (row['sym'], i, p))
+        depth.append(1 if p < 0 else depth[p] + 1)
+    deepest = max([deepest] + depth)
+    nodes += len(depth)
+print(deepest, nodes)
+PY
+read -r deepest nodes <jcheck.txt
+[ "$deepest" = 8000 ] || fail "json: the deepest stack has $deepest frames, not 8000"
+[ "$(wc -c <j.json)" -lt 20000000 ] || fail "json: $(wc -c <j.json) bytes for $nodes nodes"
+
 # perf's trees of the same file, with its default cut
 if command -v "$PERF" >/dev/null 2>&1; then
 	mkdir -p empty
