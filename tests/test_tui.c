@@ -1592,6 +1592,12 @@ static void test_data_view__keys_code_and_back__rows_and_counts(void **state)
 	assert_int_equal(built, 2);
 	tui_model_key(m, TUI_KEY_LEFT);
 	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	/* D again: the tables kept, none built anew */
+	tui_model_key(m, 'D');
+	tui_model_key(m, TUI_KEY_TAB);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_DATA);
+	assert_string_equal(tui_model_symbol(m), "RAM hit");
+	assert_int_equal(built, 2);
 	tui_model_free(m);
 
 	/* no data addresses: D says why on the status line */

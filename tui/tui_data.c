@@ -40,8 +40,10 @@ void tui_data_free(tui_data *d)
 	free(d->ratios);
 	free(d->sim);
 	free(d->sim_note);
-	for (size_t i = 0; i < d->ndkeys; i++)
+	for (size_t i = 0; i < d->ndkeys; i++) {
 		free(d->dkeys[i]);
+		tui_dtable_free(d->dtab[i]);
+	}
 	free(d->no_dkeys);
 	free(d);
 }
@@ -451,6 +453,26 @@ int tui_data_set_dkeys(tui_data *d, const char *const *keys, size_t n, tui_dtabl
 	d->dfn = fn;
 	d->dctx = ctx;
 	return 0;
+}
+
+const tui_dtable *tui_data_dtable(tui_data *d, size_t key, struct mp_err *err)
+{
+	if (key >= d->ndkeys || !d->dfn) {
+		mp_err_set(err, -EINVAL, "no data key %zu", key);
+		return NULL;
+	}
+	if (!d->dtab[key]) {
+		int rc = d->dfn(d->dctx, key, &d->dtab[key], err);
+		if (rc || !d->dtab[key]) {
+			tui_dtable_free(d->dtab[key]);
+			d->dtab[key] = NULL;
+			if (!err->msg[0])
+				mp_err_set(err, rc ? rc : -EINVAL, "the data table of %s failed",
+					   d->dkeys[key]);
+			return NULL;
+		}
+	}
+	return d->dtab[key];
 }
 
 int tui_data_set_no_dkeys(tui_data *d, const char *why)

@@ -2,7 +2,8 @@
  * symbols, cache lines, memory levels, ...) sorted by the colouring event's cost, TAB to
  * the next key; ENTER opens the code view of a row, the code places (symbol and source
  * line) whose samples touched it, and ENTER there annotates the symbol. Tables are built
- * by the adapter when a key is first shown and kept by the data view. */
+ * by the adapter when a key is first shown and kept by the data (tui_data_dtable()): the
+ * view opened again reads nothing. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 struct data_view {
 	struct tui_view v;
-	tui_dtable *tab[TUI_MAX_DKEYS]; /* the keys' tables, built on first use */
+	const tui_dtable *tab[TUI_MAX_DKEYS]; /* the keys' tables (borrowed from the data) */
 	size_t key;
 	size_t *order, n; /* the rows of tab[key], most cost first */
 };
@@ -92,14 +93,18 @@ static void dheads(tui_model *m, struct tui_line *l, const tui_dtable *t, const 
 	tui_putf(l, "  %s", what);
 }
 
-/* The count cells of cnt (of table t) and its weight; the colouring event's heat. */
-static int dcells(tui_model *m, struct tui_line *l, const tui_dtable *t, const uint64_t *cnt)
+/* The count cells of cnt (of table t; percent: of the counts of), and its weight; the
+ * colouring event's heat. Percent of recording is of the table's totals: every sample of
+ * an event with data fields is in them, and their cost is weights, not periods. */
+static int dcells(tui_model *m, struct tui_line *l, const tui_dtable *t, const uint64_t *cnt,
+		  const uint64_t *of)
 {
 	size_t nev = t->nev, hot = (size_t)tui_hot_event(m);
 	int heat = 0;
 	for (size_t k = 0; k < m->nvis; k++) {
 		size_t e = m->vis[k];
-		int h = tui_put_cell(m, l, e, cnt[e], cnt[nev + e], t->tot[e], t->tot[nev + e]);
+		int h = tui_put_cell_of(m, l, e, cnt[e], cnt[nev + e], of[e], of[nev + e],
+					t->tot[e], t->tot[nev + e]);
 		if (e == hot)
 			heat = h;
 	}
@@ -133,8 +138,6 @@ static void dtitle(tui_model *m, struct tui_line *l, const tui_dtable *t, const 
 static void data_free(struct tui_view *v)
 {
 	struct data_view *dv = data_view(v);
-	for (size_t k = 0; k < TUI_MAX_DKEYS; k++)
-		tui_dtable_free(dv->tab[k]);
 	free(dv->order);
 	free(dv);
 }
@@ -143,13 +146,11 @@ static void data_free(struct tui_view *v)
  * set and the view as it was. */
 static int data_show(tui_model *m, struct data_view *dv, size_t k)
 {
-	tui_data *d = m->d;
 	if (!dv->tab[k]) {
 		struct mp_err err = { 0 };
-		int rc = d->dfn(d->dctx, k, &dv->tab[k], &err);
-		if (rc || !dv->tab[k]) {
-			tui_set_msg(m, "%s", err.msg[0] ? err.msg : "the data table failed");
-			return rc ? rc : -EINVAL;
+		if (!(dv->tab[k] = tui_data_dtable(m->d, k, &err))) {
+			tui_set_msg(m, "%s", err.msg);
+			return err.code ? err.code : -EINVAL;
 		}
 	}
 	dv->key = k;
@@ -216,7 +217,7 @@ static void data_row(tui_model *m, struct tui_line *l, const struct tui_view *v,
 	const struct data_view *dv = data_view(v);
 	const tui_dtable *t = dv->tab[dv->key];
 	const struct tui_drow *r = &t->rows[dv->order[i]];
-	put_name(l, r->name, dcells(m, l, t, r->cnt));
+	put_name(l, r->name, dcells(m, l, t, r->cnt, t->tot));
 }
 
 /* the rows sorted by the new colouring event, the cursor kept on its row */
@@ -307,7 +308,9 @@ static void dcode_title(tui_model *m, struct tui_line *l, const struct tui_view 
 	int n = snprintf(s, sizeof(s), " Code that touched %s | %" PRIu64 " samples of '%s'",
 			 t->rows[cv->row].name, c[e], m->d->ev[e].name);
 	if (has_weight(m, t) && n > 0 && (size_t)n < sizeof(s))
-		snprintf(s + n, sizeof(s) - (size_t)n, ", weight %" PRIu64, c[2 * nev + e]);
+		n += snprintf(s + n, sizeof(s) - (size_t)n, ", weight %" PRIu64, c[2 * nev + e]);
+	if (m->show == TUI_SHOW_PERCENT && n > 0 && (size_t)n < sizeof(s))
+		snprintf(s + n, sizeof(s) - (size_t)n, "; percent of it");
 	tui_put_sim(m, l);
 	tui_put_title(l, s);
 }
@@ -321,7 +324,7 @@ static void dcode_row(tui_model *m, struct tui_line *l, const struct tui_view *v
 {
 	const struct dcode_view *cv = dcode_view(v);
 	const struct tui_dcode *c = &cv->t->codes[cv->order[i]];
-	put_name(l, c->sym, dcells(m, l, cv->t, c->cnt));
+	put_name(l, c->sym, dcells(m, l, cv->t, c->cnt, cv->t->rows[cv->row].cnt));
 	tui_putf(l, "  %s", c->line ? c->line : "?");
 	if (c->dso) {
 		const char *base = strrchr(c->dso, '/');

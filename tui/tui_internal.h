@@ -89,6 +89,7 @@ struct tui_data {
 	size_t ndkeys;
 	tui_dtable_fn dfn;
 	void *dctx;
+	tui_dtable *dtab[TUI_MAX_DKEYS]; /* the keys' tables, built on first use and kept */
 	char *no_dkeys;       /* why there is no data view, NULL when there is one */
 };
 

@@ -160,10 +160,17 @@ int tui_cell_width(const tui_model *m, size_t e)
 int tui_put_cell(const tui_model *m, struct tui_line *l, size_t e, uint64_t s, uint64_t p,
 		 uint64_t tot_s, uint64_t tot_p)
 {
+	return tui_put_cell_of(m, l, e, s, p, tot_s, tot_p, m->d->ev[e].samples,
+			       m->d->ev[e].period);
+}
+
+int tui_put_cell_of(const tui_model *m, struct tui_line *l, size_t e, uint64_t s, uint64_t p,
+		    uint64_t tot_s, uint64_t tot_p, uint64_t all_s, uint64_t all_p)
+{
 	int w = tui_cell_width(m, e), col = l->pos;
 	if (m->show == TUI_SHOW_PERCENT_ALL) { /* the share of the whole recording */
-		tot_s = m->d->ev[e].samples;
-		tot_p = m->d->ev[e].period;
+		tot_s = all_s;
+		tot_p = all_p;
 	}
 	double pct = tot_p ? 100.0 * (double)p / (double)tot_p
 		     : tot_s ? 100.0 * (double)s / (double)tot_s : 0;

@@ -42,6 +42,10 @@ int tui_cell_width(const tui_model *m, size_t e);
  * shows counts; returns its heat. */
 int tui_put_cell(const tui_model *m, struct tui_line *l, size_t e, uint64_t s, uint64_t p,
 		 uint64_t tot_s, uint64_t tot_p);
+/* The same with the recording's totals of "percent of recording" given (all_s, all_p):
+ * where p is not the event's period (the data view's cost is each sample's weight). */
+int tui_put_cell_of(const tui_model *m, struct tui_line *l, size_t e, uint64_t s, uint64_t p,
+		    uint64_t tot_s, uint64_t tot_p, uint64_t all_s, uint64_t all_p);
 /* Ratio r of symbol sym in a 13-column cell coloured by its heat. */
 void tui_put_sym_ratio(tui_model *m, struct tui_line *l, size_t sym, size_t r);
 /* The rest of a symbol's row: its name (coloured hot) and its object's base name. */

@@ -7,7 +7,8 @@
 #    back to the data view and to the symbol list; TAB shows the cache lines (64 of
 #    glob_bss, one fault each) and the levels;
 #  - the Skylake-SP perf mem fixture: TAB TAB (mem) gives perf's levels (LFB 5, L3 4, L1 4,
-#    L2 1 samples) and its weight sum 1725;
+#    L2 1 samples) and its weight sum 1725; percent of recording (t t t) is of the weights
+#    (LFB 729 of 1725: 42.26%), the code view's percent of its row (249 of LFB's 729);
 #  - a recording without data addresses: D says so on one line.
 D=$(cd "$(dirname "$0")" && pwd)
 source "$D/record_lib.sh"
@@ -57,6 +58,16 @@ lv() { sed 's/^>/ /' k.txt | awk -v l="$1" 'index($0, "  " l " or " l " hit") { 
 # the dummy event has no counts: its cell is blank, the weight second
 w=$(sed -n '3,8p' k.txt | sed 's/^>/ /' | awk 'NF { s += $2 } END { print s }')
 [ "$w" = 1725 ] || fail "Skylake weights sum to $w: $(cat k.txt)"
+
+# t t t, percent of recording: of the recording's weights (1725), not of its periods;
+# the code view's percent is of its row (LFB's 729), percent of recording of the 1725
+tui "$SKX" 160x12 'Dttt<TAB><TAB>' | grep -q '^> *42\.26% *729  LFB/MAB' ||
+	fail "percent of recording: $(tui "$SKX" 160x12 'Dttt<TAB><TAB>')"
+tui "$SKX" 160x12 'D<TAB><TAB><ENTER>' >c1.txt
+head -1 c1.txt | grep -q '; percent of it$' || fail "code view title: $(head -1 c1.txt)"
+grep -q '^> *34\.16% *249  0xffffffffa423a4fe' c1.txt || fail "code percent of row: $(cat c1.txt)"
+tui "$SKX" 160x12 'Dttt<TAB><TAB><ENTER>' | grep -q '^> *14\.43% *249  0xffffffffa423a4fe' ||
+	fail "code percent of recording: $(tui "$SKX" 160x12 'Dttt<TAB><TAB><ENTER>')"
 
 # without data addresses: one line
 "$MEMPROF" record -q -e page-faults -c 1 -o n.data -- ./globtouch >/dev/null 2>&1 || fail "record n.data"

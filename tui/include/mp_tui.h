@@ -174,6 +174,10 @@ typedef int (*tui_dtable_fn)(void *ctx, size_t key, tui_dtable **out, struct mp_
  * TUI_MAX_DKEYS) and the function that builds their tables. 0, -EINVAL or -ENOMEM. */
 int tui_data_set_dkeys(tui_data *d, const char *const *keys, size_t n, tui_dtable_fn fn,
 		       void *ctx);
+/* The table of data key number key: built by the keys' function the first time it is asked
+ * for, then kept by d (borrowed, valid until tui_data_free()), so that the data view
+ * shown again reads nothing. NULL with err (one line) when it cannot be built. */
+const tui_dtable *tui_data_dtable(tui_data *d, size_t key, struct mp_err *err);
 /* The recording has no data addresses: why (one line, copied) is what the data view's key
  * says instead. 0 or -ENOMEM. */
 int tui_data_set_no_dkeys(tui_data *d, const char *why);
