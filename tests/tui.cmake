@@ -16,7 +16,8 @@ set_tests_properties(tui_layers PROPERTIES
   ENVIRONMENT "TUI_LIB=$<TARGET_FILE:mp_tui>;SRCDIR=${PROJECT_SOURCE_DIR}")
 target_include_directories(test_tui PRIVATE ${PROJECT_SOURCE_DIR}/tui) # internal
 # The data view on a page-fault recording with data addresses and on the Skylake perf mem
-# fixture (issue 25).
+# fixture (issue 25); its allocation sites and fields on alloc_prog's (issue 26).
 add_test(NAME tui_data COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_data.sh)
 set_tests_properties(tui_data PROPERTIES
-  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR}" TIMEOUT 300)
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PROG=$<TARGET_FILE:alloc_prog>"
+  TIMEOUT 300)

@@ -16,6 +16,15 @@
 
 #define RATIO_MIN_SAMPLES 10
 
+/* the sort keys (perf's, and report --mem-mode's alloc), what their rows are: data
+ * objects (globals, allocation sites), cache lines, levels, types and fields */
+enum dkey { DK_SYM, DK_LINE, DK_MEM, DK_ALLOC, DK_TYPEOFF, NDKEYS };
+static const char *const dkey_names[NDKEYS] = { "symbol_daddr", "dcacheline", "mem", "alloc",
+						"typeoff" };
+static const char *const dkey_titles[NDKEYS] = { "Data Symbol", "Data Cacheline",
+						 "Memory access", "Allocation Site",
+						 "Data Type Offset" };
+
 struct fn_range {
 	uint32_t dso_idx;
 	uint64_t start, size;
@@ -50,7 +59,9 @@ struct tui_source {
 	/* the data view: its tables, built in one pass over the file when one is first
 	 * asked for, each handed over once */
 	char *symfs, *kallsyms, *bdir;
-	tui_dtable *dpend[3];
+	enum dkey dkeys[NDKEYS]; /* the view's keys: alloc only with allocation records */
+	size_t ndkeys;
+	tui_dtable *dpend[NDKEYS];
 };
 
 void tui_source_free(tui_source *src)
@@ -73,7 +84,7 @@ void tui_source_free(tui_source *src)
 	free(src->symfs);
 	free(src->kallsyms);
 	free(src->bdir);
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; k < NDKEYS; k++)
 		tui_dtable_free(src->dpend[k]);
 	free(src);
 }
@@ -603,10 +614,6 @@ static int fill_info(tui_source *src, tui_data *d)
 
 /* ---- the data view's tables ---- */
 
-/* perf's sort keys, what their rows are */
-static const char *const dkey_names[] = { "symbol_daddr", "dcacheline", "mem" };
-static const char *const dkey_titles[] = { "Data Symbol", "Data Cacheline", "Memory access" };
-#define NDKEYS (sizeof(dkey_names) / sizeof(dkey_names[0]))
 
 struct dplace {
 	uint32_t map;
@@ -619,9 +626,11 @@ struct dplace {
 struct dpass {
 	tui_source *src;
 	mp_daddr *dd;
-	tui_dtable *t[NDKEYS];
+	mp_heap *heap;  /* the allocation records, NULL without */
+	mp_dtype *dt;   /* the types' DWARF */
+	tui_dtable *t[NDKEYS]; /* src->dkeys' tables, by their index there */
 	struct mp_u64map rows[NDKEYS];
-	struct mp_u64map codes;  /* key, row, code name -> code of the key's table */
+	struct mp_u64map codes[NDKEYS]; /* (code name, row) -> code of the key's table */
 	struct mp_u64map places; /* (map, ip) hashed -> place */
 	struct dplace *pl;
 	size_t npl, cappl;
@@ -715,8 +724,8 @@ static long dname(struct dpass *p, mp_sym *sym, uint32_t map, uint16_t cpumode, 
 static long dcode(struct dpass *p, size_t k, size_t r, size_t nm)
 {
 	int found;
-	uint64_t key = (uint64_t)k << 62 | (uint64_t)nm << 32 | r;
-	uint32_t *slot = mp_u64map_slot(&p->codes, mp_u64map_key(key), &found);
+	uint64_t key = (uint64_t)nm << 32 | r; /* both below 2^32: table rows are u32 */
+	uint32_t *slot = mp_u64map_slot(&p->codes[k], mp_u64map_key(key), &found);
 	if (!slot)
 		return -ENOMEM;
 	if (found)
@@ -731,11 +740,49 @@ static long dcode(struct dpass *p, size_t k, size_t r, size_t nm)
 	long c = tui_dtable_add_code(p->t[k], r, f[0], f[2][0] ? f[2] : NULL, f[1][0] ? f[1] : NULL);
 	f[1][-1] = f[2][-1] = '\x1f';
 	if (c < 0) {
-		mp_u64map_unslot(&p->codes, slot);
+		mp_u64map_unslot(&p->codes[k], slot);
 		return c;
 	}
 	*slot = (uint32_t)c;
 	return c;
+}
+
+/* The row name of sample s under key k (its data place dl, its heap object ho), as
+ * report --mem-mode --sort names it. */
+static void dkey_str(struct dpass *p, mp_sym *sym, enum dkey k, const struct mp_pd_sample *s,
+		     const struct mp_daddr_loc *dl, const struct mp_heap_obj *ho, char *b,
+		     size_t n)
+{
+	char lvl = s->cpumode == PERF_RECORD_MISC_KERNEL ||
+			   s->cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? 'k' : '.';
+	struct mp_dtype_loc tl;
+	switch (k) {
+	case DK_SYM:
+		mp_daddr_sym_str(dl, s->addr, lvl, b, n);
+		break;
+	case DK_LINE:
+		mp_daddr_cacheline_str(dl, s->addr, lvl, b, n);
+		break;
+	case DK_MEM:
+		mp_datasrc_lvl_str(s->data_src, b, n);
+		break;
+	case DK_ALLOC:
+		snprintf(b, n, "%s", ho->found ? mp_heap_site_name(p->heap, sym, ho->site)
+					       : "[not allocated]");
+		break;
+	case DK_TYPEOFF:
+		if (!dl->sym || !mp_dtype_of(p->dt, dl->obj_path, dl->sym_start,
+					     dl->vaddr - dl->sym_start, &tl))
+			snprintf(b, n, "(unknown)");
+		else if (tl.field[0])
+			snprintf(b, n, "%s +0x%" PRIx64 " (%s)", tl.type, tl.offset, tl.field);
+		else
+			snprintf(b, n, "%s +0x%" PRIx64, tl.type, tl.offset);
+		break;
+	case NDKEYS:
+		b[0] = 0;
+		break;
+	}
 }
 
 static int dpass_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
@@ -750,20 +797,16 @@ static int dpass_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, co
 	dl.dso = "[unknown]";
 	if (!(s->addr >> 63))
 		mp_daddr_resolve(p->dd, s->pid, s->addr, &dl);
-	char lvl = s->cpumode == PERF_RECORD_MISC_KERNEL ||
-			   s->cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? 'k' : '.';
 	long nm = dname(p, sym, mp_sym_map_find(sym, s->pid, s->cpumode, s->ip), s->cpumode,
 			s->ip);
 	if (nm < 0)
 		return (int)nm;
-	for (size_t k = 0; k < NDKEYS; k++) {
+	struct mp_heap_obj ho = { 0 };
+	if (p->heap && !(s->addr >> 63) && mp_heap_find(p->heap, s->pid, s->addr, s->time, &ho) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->src->ndkeys; k++) {
 		char b[512];
-		if (k == 0)
-			mp_daddr_sym_str(&dl, s->addr, lvl, b, sizeof(b));
-		else if (k == 1)
-			mp_daddr_cacheline_str(&dl, s->addr, lvl, b, sizeof(b));
-		else
-			mp_datasrc_lvl_str(s->data_src, b, sizeof(b));
+		dkey_str(p, sym, p->src->dkeys[k], s, &dl, &ho, b, sizeof(b));
 		long r = drow(p, k, b);
 		long c = r < 0 ? r : dcode(p, k, (size_t)r, (size_t)nm);
 		if (c < 0)
@@ -783,9 +826,12 @@ static int dpass_run(tui_source *src, struct mp_err *err)
 	for (size_t i = 0; i < src->nattrs && i < TUI_MAX_EVENTS; i++)
 		p.want[i] = !!(mp_pd_attr(src->pd, i)->attr.sample_type &
 			       (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC));
-	for (size_t k = 0; k < NDKEYS; k++)
-		if (!(p.t[k] = tui_dtable_new(src->nattrs, dkey_titles[k])))
+	for (size_t k = 0; k < src->ndkeys; k++)
+		if (!(p.t[k] = tui_dtable_new(src->nattrs, dkey_titles[src->dkeys[k]])))
 			rc = -ENOMEM;
+	if (!rc && !(p.dt = mp_dtype_new(src->symfs)))
+		rc = -ENOMEM;
+	p.heap = rc ? NULL : mp_heap_new(src->pd); /* NULL without allocation records */
 	struct mp_session_opts so = { .symfs = src->symfs, .kallsyms = src->kallsyms,
 				      .buildid_dir = src->bdir, .no_hist = 1, .daddr = &p.dd, .sample = dpass_sample,
 				      .sample_ctx = &p };
@@ -794,7 +840,7 @@ static int dpass_run(tui_source *src, struct mp_err *err)
 		rc = err->code ? err->code : -ENOMEM;
 	else if (rc)
 		mp_err_set(err, rc, "%s: out of memory", src->path);
-	for (size_t k = 0; k < NDKEYS; k++) {
+	for (size_t k = 0; k < src->ndkeys; k++) {
 		if (!rc) {
 			tui_dtable_free(src->dpend[k]);
 			src->dpend[k] = p.t[k];
@@ -802,9 +848,11 @@ static int dpass_run(tui_source *src, struct mp_err *err)
 			tui_dtable_free(p.t[k]);
 		}
 		mp_u64map_fini(&p.rows[k]);
+		mp_u64map_fini(&p.codes[k]);
 	}
 	mp_session_free(ss);
-	mp_u64map_fini(&p.codes);
+	mp_heap_free(p.heap);
+	mp_dtype_free(p.dt);
 	mp_u64map_fini(&p.places);
 	mp_u64map_fini(&p.names);
 	for (size_t i = 0; i < p.nnm; i++)
@@ -818,7 +866,7 @@ static int dtable_cb(void *ctx, size_t key, tui_dtable **out, struct mp_err *err
 {
 	tui_source *src = ctx;
 	*out = NULL;
-	if (key >= NDKEYS)
+	if (key >= src->ndkeys)
 		return mp_err_set(err, -EINVAL, "%s: no data key %zu", src->path, key);
 	if (!src->dpend[key]) {
 		int rc = dpass_run(src, err);
@@ -834,8 +882,16 @@ static int dtable_cb(void *ctx, size_t key, tui_dtable **out, struct mp_err *err
 static int set_dkeys(tui_source *src, tui_data *d)
 {
 	for (size_t i = 0; i < src->nattrs; i++)
-		if (mp_pd_attr(src->pd, i)->attr.sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC))
-			return tui_data_set_dkeys(d, dkey_names, NDKEYS, dtable_cb, src);
+		if (mp_pd_attr(src->pd, i)->attr.sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC)) {
+			struct mp_pd_allocs al;
+			const char *names[NDKEYS];
+			for (size_t k = 0; k < NDKEYS; k++)
+				if (k != DK_ALLOC || !mp_pd_allocs(src->pd, &al)) {
+					src->dkeys[src->ndkeys] = (enum dkey)k;
+					names[src->ndkeys++] = dkey_names[k];
+				}
+			return tui_data_set_dkeys(d, names, src->ndkeys, dtable_cb, src);
+		}
 	char why[512];
 	snprintf(why, sizeof(why), "no data view: %s has no data addresses (record with -d: "
 		 "memprof record -e page-faults -c 1 -d, or memprof mem record)", src->path);

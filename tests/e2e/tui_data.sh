@@ -9,6 +9,9 @@
 #  - the Skylake-SP perf mem fixture: TAB TAB (mem) gives perf's levels (LFB 5, L3 4, L1 4,
 #    L2 1 samples) and its weight sum 1725; percent of recording (t t t) is of the weights
 #    (LFB 729 of 1725: 42.26%), the code view's percent of its row (249 of LFB's 729);
+#  - objects and fields (issue 26): alloc_prog's malloc'ed block under its allocation
+#    site (alloc, as report --mem-mode --sort alloc) and the code that touched it; the
+#    members of a global struct (typeoff);
 #  - a recording without data addresses: D says so on one line.
 D=$(cd "$(dirname "$0")" && pwd)
 source "$D/record_lib.sh"
@@ -68,6 +71,38 @@ head -1 c1.txt | grep -q '; percent of it$' || fail "code view title: $(head -1 
 grep -q '^> *34\.16% *249  0xffffffffa423a4fe' c1.txt || fail "code percent of row: $(cat c1.txt)"
 tui "$SKX" 160x12 'Dttt<TAB><TAB><ENTER>' | grep -q '^> *14\.43% *249  0xffffffffa423a4fe' ||
 	fail "code percent of recording: $(tui "$SKX" 160x12 'Dttt<TAB><TAB><ENTER>')"
+
+# objects and fields (issue 26): alloc_prog's 128-page block recorded with --alloc: the
+# keys after mem are alloc (its allocation site, as report --mem-mode --sort alloc counts
+# it, 127..129 samples) and typeoff; ENTER on the site: touch_pages at its store's line;
+# the global struct gpair of alloc_prog types (no --alloc: no alloc key) by member
+if [ -x "${PROG:-}" ]; then
+	SRC=$D/../alloc_prog.c
+	lb=$(grep -n ALLOC_BLOCK_LINE "$SRC" | cut -d: -f1)
+	lt=$(grep -n '((volatile char \*)p)\[i \* page\] = 1' "$SRC" | cut -d: -f1)
+	"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o a.data -- "$PROG" pages >/dev/null 2>rec.err ||
+		fail "record --alloc: $(cat rec.err)"
+	tui a.data 120x10 'Dt<TAB><TAB><TAB>' >a1.txt
+	head -1 a1.txt | grep -q '^ Data by alloc | [0-9]* samples' || fail "alloc key: $(cat a1.txt)"
+	n=$(sed 's/^>/ /' a1.txt | awk -v s="alloc_block alloc_prog.c:$lb" 'substr($0, index($0, $2)) == s { print $1 }')
+	[ -n "$n" ] && [ "$n" -ge 127 ] && [ "$n" -le 129 ] || fail "alloc_block: '$n' samples: $(cat a1.txt)"
+	"$MEMPROF" report -i a.data --mem-mode --sort alloc --csv >a.csv 2>/dev/null
+	grep -q "^page-faults,$n,[0-9.]*,alloc_block alloc_prog.c:$lb\$" a.csv ||
+		fail "report --sort alloc disagrees with $n: $(cat a.csv)"
+	grep -q '^ *[0-9]*  \[not allocated\]$' a1.txt || fail "no [not allocated] row: $(cat a1.txt)"
+	tui a.data 120x10 'Dt<TAB><TAB><TAB><ENTER>' >a2.txt
+	head -1 a2.txt | grep -q "^ Code that touched alloc_block alloc_prog.c:$lb | $n samples" ||
+		fail "alloc code title: $(head -1 a2.txt)"
+	grep -q "^> *$n  touch_pages  alloc_prog.c:$lt  alloc_prog\$" a2.txt || fail "alloc code: $(cat a2.txt)"
+	tui a.data 120x10 'D<TAB><TAB><TAB><TAB>' | head -1 | grep -q '^ Data by typeoff' ||
+		fail "typeoff after alloc: $(tui a.data 120x10 'D<TAB><TAB><TAB><TAB>' | head -1)"
+	"$MEMPROF" record -q -e page-faults -c 1 -d -o ty.data -- "$PROG" types >/dev/null 2>&1 || fail "record types"
+	tui ty.data 120x12 'Dt<TAB><TAB><TAB>' >ty.txt
+	head -1 ty.txt | grep -q '^ Data by typeoff' || fail "typeoff without allocation records: $(head -1 ty.txt)"
+	for f in '+0x0 (a)' '+0x1040 (b)' '+0x20a8 (in\[10\].y)'; do
+		grep -q "^[> ] *1  struct pagepair $f\$" ty.txt || fail "typeoff: no 'struct pagepair $f' row: $(cat ty.txt)"
+	done
+fi
 
 # without data addresses: one line
 "$MEMPROF" record -q -e page-faults -c 1 -o n.data -- ./globtouch >/dev/null 2>&1 || fail "record n.data"
