@@ -480,41 +480,49 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	f->ready = sim_now + lat;
 }
 
-static void sim_event(Int ci, const struct ev *e)
+/* An instruction's fetch by core ci. */
+static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 {
 	struct core *c = &cores[ci];
-	struct ins *ii = e->ii;
-	switch (e->k & 3) {
-	case EV_IR: {
-		ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
-		ii->v[Q_IR]++;
-		if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
-			ii->v[Q_I1MR]++;
-			lat += (ULong)lat_l2;
-			if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S)) {
-				ii->v[Q_ILMR]++;
-				lat += (ULong)(lat_mem - lat_l2);
-			}
+	ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
+	ii->v[Q_IR]++;
+	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
+		ii->v[Q_I1MR]++;
+		lat += (ULong)lat_l2;
+		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S)) {
+			ii->v[Q_ILMR]++;
+			lat += (ULong)(lat_mem - lat_l2);
 		}
-		/* Cyc's one cycle per instruction is added when the counts are written */
-		if (lat) {
-			ii->v[Q_CYC] += lat;
-			ii->v[Q_IFST] += lat;
-		}
-		break;
 	}
-	case EV_PF:
-		prefetch(ci, ii, e->k >> 11);
-		break;
-	case EV_DR:
+	/* Cyc's one cycle per instruction is added when the counts are written */
+	if (lat) {
+		ii->v[Q_CYC] += lat;
+		ii->v[Q_IFST] += lat;
+	}
+}
+
+/* A data access or prefetch (kind EV_DR, EV_DW, EV_PF) by core ci; size has the LOCKED
+ * bit (SZ_LOCKED of the instrumentation) for atomics, a prefetch's is its hint. */
+static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, Addr a,
+							UWord size, UWord kind)
+{
+	if (kind == EV_PF) {
+		prefetch(ci, ii, a);
+	} else if (kind == EV_DR) {
 		ii->v[Q_DR]++;
-		d_ref(ci, ii, e->k >> 11, (e->k >> 2) & 0xff, False, (e->k >> 10) & 1);
-		break;
-	case EV_DW:
+		d_ref(ci, ii, a, size & 0xff, False, (size >> 8) & 1);
+	} else {
 		ii->v[Q_DW]++;
-		d_ref(ci, ii, e->k >> 11, (e->k >> 2) & 0xff, True, (e->k >> 10) & 1);
-		break;
+		d_ref(ci, ii, a, size & 0xff, True, (size >> 8) & 1);
 	}
+}
+
+static void sim_event(Int ci, const struct ev *e)
+{
+	if ((e->k & 3) == EV_IR)
+		sim_ir(ci, e->ii);
+	else
+		sim_d(ci, e->ii, e->k >> 11, (e->k >> 2) & 0x1ff, e->k & 3);
 }
 
 /* Run thread t's buffered events up to virtual time limit (an instruction and its data
@@ -661,16 +669,44 @@ static void room(void)
 	}
 }
 
-static inline void put_ir(struct ins *ii)
+/* The running thread is the only one alive and no other has events buffered: its events
+ * go straight to the caches, in the order and at the virtual times the buffer would have
+ * given them (every flush would run all of it). Set when a thread starts running, cleared
+ * when another thread is created. */
+static Bool solo;
+
+static void solo_check(void)
 {
+	solo = False;
+	if (!cur->alive || cur->blocked || cur->n != cur->head || cur->ptime != cur->clock)
+		return;
+	for (Int k = 1; k <= max_tid; k++)
+		if (&thr[k] != cur && (thr[k].alive || thr[k].n != thr[k].head))
+			return;
+	solo = True;
+	sim_thr = cur;
+}
+
+static inline __attribute__((always_inline)) void put_ir(struct ins *ii)
+{
+	if (solo) {
+		sim_now = cur->ptime = ++cur->clock;
+		sim_ir(cur->core, ii);
+		return;
+	}
 	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
 	e->ii = ii;
 	e->k = EV_IR;
 	cur->clock++;
 }
 
-static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
+static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, UWord size,
+							UWord kind)
 {
+	if (solo) {
+		sim_d(cur->core, ii, a, size, kind);
+		return;
+	}
 	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
 	e->ii = ii;
 	e->k = kind | size << 2 | a << 11;
@@ -679,20 +715,23 @@ static inline void put_d(struct ins *ii, Addr a, UWord size, UWord kind)
 /* ---- helpers called from the instrumented code ---------------------------------------- */
 VG_REGPARM(1) void h_ir1(struct ins *a)
 {
-	room();
+	if (!solo)
+		room();
 	put_ir(a);
 }
 
 VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b)
 {
-	room();
+	if (!solo)
+		room();
 	put_ir(a);
 	put_ir(b);
 }
 
 VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
 {
-	room();
+	if (!solo)
+		room();
 	put_ir(a);
 	put_ir(b);
 	put_ir(c);
@@ -700,33 +739,38 @@ VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
 
 VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size)
 {
-	room();
+	if (!solo)
+		room();
 	put_ir(ii);
 	put_d(ii, a, size, EV_DR);
 }
 
 VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size)
 {
-	room();
+	if (!solo)
+		room();
 	put_ir(ii);
 	put_d(ii, a, size, EV_DW);
 }
 
 VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size)
 {
-	room();
+	if (!solo)
+		room();
 	put_d(ii, a, size, EV_DR);
 }
 
 VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size)
 {
-	room();
+	if (!solo)
+		room();
 	put_d(ii, a, size, EV_DW);
 }
 
 VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint)
 {
-	room();
+	if (!solo)
+		room();
 	put_d(ii, a, hint, EV_PF);
 }
 
@@ -762,8 +806,10 @@ VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
 static void mps_thread_create(ThreadId parent, ThreadId child)
 {
 	/* the first thread is announced too, after start-up made it */
-	if (child < MAX_THREADS && !thr[child].alive)
+	if (child < MAX_THREADS && !thr[child].alive) {
+		solo = False;
 		thr_start(child, parent < MAX_THREADS && thr[parent].alive ? thr[parent].clock : vnow);
+	}
 }
 
 static void mps_thread_exit(ThreadId tid)
@@ -781,6 +827,7 @@ static void mps_start_client(ThreadId tid, ULong blocks)
 	cur = &thr[tid];
 	if (!cur->lwp)
 		cur->lwp = VG_(gettid)();
+	solo_check();
 }
 
 static void mps_stop_client(ThreadId tid, ULong blocks)
