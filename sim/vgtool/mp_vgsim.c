@@ -96,10 +96,11 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 /* The entry of line (an address's line number) in c, or NULL; no LRU update. */
 static inline UWord *cache_find(struct cache *c, UWord line)
 {
-	UWord tag = line >> (c->tag_shift - c->line_bits);
+	UWord t2 = line >> (c->tag_shift - c->line_bits) << 2;
 	UWord *s = c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
+	/* the tag matches and the state is valid: s ^ t2 is the state, 1..3 */
 	for (Int i = 0; i < c->assoc; i++)
-		if ((s[i] >> 2) == tag && (s[i] & 3))
+		if ((s[i] ^ t2) - 1 < 3)
 			return &s[i];
 	return NULL;
 }
@@ -216,6 +217,7 @@ struct core {
 };
 static struct core *cores;
 static UChar *core_used; /* [clo_cores]: a thread has run there */
+static Int *used_list, n_used; /* those cores (the only ones whose caches hold lines) */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
 static void use_core(Int k)
@@ -223,14 +225,11 @@ static void use_core(Int k)
 	if (core_used[k])
 		return;
 	core_used[k] = 1;
-	Int n = 0;
-	for (Int i = 0; i < clo_cores; i++)
-		n += core_used[i];
-	multi = n > 1;
+	used_list[n_used++] = k;
+	multi = n_used > 1;
 }
 
 /* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
-enum { EV_IR, EV_DR, EV_DW, EV_PF };
 struct ev {
 	struct ins *ii;
 	UWord k; /* kind | size << 2 | locked << 10 | address << 11 (user addresses have 47
@@ -330,7 +329,9 @@ static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
 static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 {
 	Bool shared = False;
-	for (Int k = 0; k < clo_cores; k++) {
+	/* only cores a thread ran on hold lines */
+	for (Int u = 0; u < n_used; u++) {
+		Int k = used_list[u];
 		if (k == ci)
 			continue;
 		struct core *o = &cores[k];
@@ -397,6 +398,23 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 		}
 		if (!w && lat)
 			ii->v[Q_CYC] += lat;
+		if (clo_mem_period)
+			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
+		return;
+	}
+	/* a hit on the most recent line of its set, in a state that needs no other core: what
+	 * the lookup below does then, without its bookkeeping */
+	UWord l1 = a >> c->d1.line_bits, *h = set_head(&c->d1, l1);
+	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
+	if (hs - 1 < 3 && (!w || hs >= ST_E) && (a + size - 1) >> c->d1.line_bits == l1) {
+		if (w) {
+			*h |= ST_M;
+		} else {
+			ULong late = pf_late(c, l1, ii);
+			if (late)
+				lat += late, lvl = ML_LFB;
+			ii->v[Q_CYC] += lat;
+		}
 		if (clo_mem_period)
 			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
 		return;
@@ -669,35 +687,26 @@ static void room(void)
 	}
 }
 
-/* The running thread is the only one alive and no other has events buffered: its events
- * go straight to the caches, in the order and at the virtual times the buffer would have
- * given them (every flush would run all of it). Set when a thread starts running, cleared
- * when another thread is created. */
+/* The running thread is the only one that holds the others back (the others have exited
+ * or sleep in a system call nobody has ended) and no other has events buffered: its
+ * events go straight to the caches, in the order and at the virtual times the buffer
+ * would have given them (every flush would run all of it). Checked when a thread starts
+ * running and after each system call (a wake ends it), cleared when a thread is created. */
 static Bool solo;
 
 static void solo_check(void)
 {
 	solo = False;
-	if (!cur->alive || cur->blocked || cur->n != cur->head || cur->ptime != cur->clock)
+	if (!cur || !cur->alive || cur->blocked || cur->n != cur->head ||
+	    cur->ptime != cur->clock)
 		return;
-	for (Int k = 1; k <= max_tid; k++)
-		if (&thr[k] != cur && (thr[k].alive || thr[k].n != thr[k].head))
+	for (Int k = 1; k <= max_tid; k++) {
+		const struct thr *o = &thr[k];
+		if (o != cur && (o->n != o->head || (o->alive && (!o->blocked || o->woken))))
 			return;
+	}
 	solo = True;
 	sim_thr = cur;
-}
-
-static inline __attribute__((always_inline)) void put_ir(struct ins *ii)
-{
-	if (solo) {
-		sim_now = cur->ptime = ++cur->clock;
-		sim_ir(cur->core, ii);
-		return;
-	}
-	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
-	e->ii = ii;
-	e->k = EV_IR;
-	cur->clock++;
 }
 
 static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, UWord size,
@@ -712,45 +721,93 @@ static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, 
 	e->k = kind | size << 2 | a << 11;
 }
 
+/* A conditional branch by the running thread: its own predictor, so no ordering between
+ * threads. */
+static inline __attribute__((always_inline)) void branch(struct ins *ii, UWord taken)
+{
+	struct bpred *p = cur->bp;
+	UWord idx = ((p->hist & 0x7f) << 7) | (ii->addr & 0x7f);
+	Bool predicted = p->ctr[idx] >= 2;
+	ii->v[Q_BC]++;
+	if (predicted != (taken != 0))
+		ii->v[Q_BCM]++;
+	p->hist = (p->hist << 1) | (taken ? 1 : 0);
+	if (taken) {
+		if (p->ctr[idx] < 3)
+			p->ctr[idx]++;
+	} else if (p->ctr[idx] > 0) {
+		p->ctr[idx]--;
+	}
+}
+
 /* ---- helpers called from the instrumented code ---------------------------------------- */
-VG_REGPARM(1) void h_ir1(struct ins *a)
+static inline __attribute__((always_inline)) void batch(const struct batch *b, const UWord *x)
 {
-	if (!solo)
-		room();
-	put_ir(a);
+	struct thr *t = cur;
+	const struct bev *e = b->e, *end = b->e + b->n;
+	if (solo) {
+		Int ci = t->core;
+		for (; e < end; e++) {
+			if (e->kind != EV_IR) {
+				sim_d(ci, e->ii, *x++, e->size, e->kind);
+				continue;
+			}
+			sim_now = t->ptime = ++t->clock;
+			if (e->size)
+				e->ii->v[Q_IR]++;
+			else
+				sim_ir(ci, e->ii);
+		}
+	} else {
+		for (; e < end; e++) {
+			if (t->n - t->head + 4 > t->cap)
+				room();
+			struct ev *v = &t->buf[t->n++ & (t->cap - 1)];
+			v->ii = e->ii;
+			if (e->kind == EV_IR) {
+				v->k = EV_IR;
+				t->clock++;
+			} else {
+				v->k = e->kind | (UWord)e->size << 2 | *x++ << 11;
+			}
+		}
+	}
+	if (b->bc)
+		branch(b->bc, *x);
 }
 
-VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b)
+void h_batch0(const struct batch *b)
 {
-	if (!solo)
-		room();
-	put_ir(a);
-	put_ir(b);
+	batch(b, NULL);
 }
 
-VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c)
+void h_batch1(const struct batch *b, UWord x1)
 {
-	if (!solo)
-		room();
-	put_ir(a);
-	put_ir(b);
-	put_ir(c);
+	batch(b, &x1);
 }
 
-VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size)
+void h_batch2(const struct batch *b, UWord x1, UWord x2)
 {
-	if (!solo)
-		room();
-	put_ir(ii);
-	put_d(ii, a, size, EV_DR);
+	const UWord x[2] = { x1, x2 };
+	batch(b, x);
 }
 
-VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size)
+void h_batch3(const struct batch *b, UWord x1, UWord x2, UWord x3)
 {
-	if (!solo)
-		room();
-	put_ir(ii);
-	put_d(ii, a, size, EV_DW);
+	const UWord x[3] = { x1, x2, x3 };
+	batch(b, x);
+}
+
+void h_batch4(const struct batch *b, UWord x1, UWord x2, UWord x3, UWord x4)
+{
+	const UWord x[4] = { x1, x2, x3, x4 };
+	batch(b, x);
+}
+
+void h_batch5(const struct batch *b, UWord x1, UWord x2, UWord x3, UWord x4, UWord x5)
+{
+	const UWord x[5] = { x1, x2, x3, x4, x5 };
+	batch(b, x);
 }
 
 VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size)
@@ -772,24 +829,6 @@ VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint)
 	if (!solo)
 		room();
 	put_d(ii, a, hint, EV_PF);
-}
-
-/* Conditional branches: a thread's own predictor, so no ordering between threads. */
-VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken)
-{
-	struct bpred *p = cur->bp;
-	UWord idx = ((p->hist & 0x7f) << 7) | (ii->addr & 0x7f);
-	Bool predicted = p->ctr[idx] >= 2;
-	ii->v[Q_BC]++;
-	if (predicted != (taken != 0))
-		ii->v[Q_BCM]++;
-	p->hist = (p->hist << 1) | (taken ? 1 : 0);
-	if (taken) {
-		if (p->ctr[idx] < 3)
-			p->ctr[idx]++;
-	} else if (p->ctr[idx] > 0) {
-		p->ctr[idx]--;
-	}
 }
 
 VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
@@ -940,6 +979,20 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 	}
 }
 
+/* A system call may end other threads' calls (a futex wake): they hold the running
+ * thread back again. */
+static void mps_pre_syscall_solo(ThreadId tid, UInt no, UWord *args, UInt nargs)
+{
+	mps_pre_syscall(tid, no, args, nargs);
+	solo_check();
+}
+
+static void mps_post_syscall_solo(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
+{
+	mps_post_syscall(tid, no, args, nargs, res);
+	solo_check();
+}
+
 /* A forked child counts from zero (its parent's counts are the parent's). */
 static void mps_fork_child(ThreadId tid)
 {
@@ -973,6 +1026,7 @@ static void mps_post_clo_init(void)
 				     "--I1, --D1 and --LL\n");
 	cores = VG_(calloc)("mpsim.cores", (SizeT)clo_cores, sizeof(*cores));
 	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);
+	used_list = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*used_list));
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
@@ -1005,7 +1059,7 @@ static void mps_pre_clo_init(void)
 	VG_(basic_tool_funcs)(mps_post_clo_init, mps_instrument, mps_fini);
 	VG_(needs_command_line_options)(mps_process_cmd_line_option, mps_print_usage,
 					mps_print_debug_usage);
-	VG_(needs_syscall_wrapper)(mps_pre_syscall, mps_post_syscall);
+	VG_(needs_syscall_wrapper)(mps_pre_syscall_solo, mps_post_syscall_solo);
 	VG_(track_pre_thread_ll_create)(mps_thread_create);
 	VG_(track_pre_thread_ll_exit)(mps_thread_exit);
 	VG_(track_start_client_code)(mps_start_client);

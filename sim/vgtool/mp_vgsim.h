@@ -57,15 +57,35 @@ struct ins *mps_ins_get(Addr addr, UInt size);
 void mps_flush_all(void);
 
 /* ---- the instrumented code's helpers (mp_vgsim.c) and instrumentation (mp_vgsim_instr.c) */
-VG_REGPARM(1) void h_ir1(struct ins *a);
-VG_REGPARM(2) void h_ir2(struct ins *a, struct ins *b);
-VG_REGPARM(3) void h_ir3(struct ins *a, struct ins *b, struct ins *c);
-VG_REGPARM(3) void h_ir_dr(struct ins *ii, Addr a, UWord size);
-VG_REGPARM(3) void h_ir_dw(struct ins *ii, Addr a, UWord size);
+/* What an instruction does: its fetch, a data read, write, or software prefetch. */
+enum { EV_IR, EV_DR, EV_DW, EV_PF };
+#define SZ_LOCKED 0x100 /* with an access's size: it is atomic */
+/* A run of a block's events in one helper call (as callgrind's log_* helpers): fetches
+ * and data accesses in order, the data accesses' addresses the call's arguments after the
+ * batch (in order), then, when bc is set, the conditional branch of instruction bc, whose
+ * last argument is 1 when taken. Made once per translation, never freed. */
+struct bev {
+	struct ins *ii;
+	UShort kind; /* EV_IR, EV_DR or EV_DW */
+	UShort size; /* data: bytes | SZ_LOCKED; fetch: 1 when it lies in the I1 line and page
+		      * of the batch's fetch before it (a hit that changes nothing when the
+		      * thread runs alone) */
+};
+struct batch {
+	struct ins *bc;
+	UInt n;
+	struct bev e[];
+};
+#define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */
+void h_batch0(const struct batch *b);
+void h_batch1(const struct batch *b, UWord x1);
+void h_batch2(const struct batch *b, UWord x1, UWord x2);
+void h_batch3(const struct batch *b, UWord x1, UWord x2, UWord x3);
+void h_batch4(const struct batch *b, UWord x1, UWord x2, UWord x3, UWord x4);
+void h_batch5(const struct batch *b, UWord x1, UWord x2, UWord x3, UWord x4, UWord x5);
 VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size);
 VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size);
 VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint);
-VG_REGPARM(2) void h_bc(struct ins *ii, UWord taken);
 VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst);
 extern Int mps_min_line; /* the smallest line of the caches: dirty helpers' accesses are cut to it */
 IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,

@@ -53,41 +53,76 @@ static IRExpr *ptr(const void *p)
 	return mkIRExpr_HWord((HWord)p);
 }
 
-static void pend_flush(struct ist *s)
+static IRExpr **args_vec(IRExpr **a, Int n)
 {
-	for (Int i = 0; i < s->n;) {
-		struct pend *e = &s->p[i], *e2 = i + 1 < s->n ? &s->p[i + 1] : NULL,
-			    *e3 = i + 2 < s->n ? &s->p[i + 2] : NULL;
-		if (e->tag == P_IR) {
-			if (e2 && e2->tag == P_DR) {
-				emit(s, "h_ir_dr", h_ir_dr, 3,
-				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
-				     NULL);
-				i += 2;
-			} else if (e2 && e2->tag == P_DW) {
-				emit(s, "h_ir_dw", h_ir_dw, 3,
-				     mkIRExprVec_3(ptr(e->ii), e2->ea, mkIRExpr_HWord((HWord)e2->size)),
-				     NULL);
-				i += 2;
-			} else if (e2 && e3 && e2->tag == P_IR && e3->tag == P_IR) {
-				emit(s, "h_ir3", h_ir3, 3,
-				     mkIRExprVec_3(ptr(e->ii), ptr(e2->ii), ptr(e3->ii)), NULL);
-				i += 3;
-			} else if (e2 && e2->tag == P_IR) {
-				emit(s, "h_ir2", h_ir2, 2, mkIRExprVec_2(ptr(e->ii), ptr(e2->ii)), NULL);
-				i += 2;
-			} else {
-				emit(s, "h_ir1", h_ir1, 1, mkIRExprVec_1(ptr(e->ii)), NULL);
-				i++;
-			}
-		} else {
-			Bool w = e->tag == P_DW;
-			emit(s, w ? "h_dw" : "h_dr", w ? (void *)h_dw : (void *)h_dr, 3,
-			     mkIRExprVec_3(ptr(e->ii), e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
-			i++;
+	switch (n) {
+	case 1: return mkIRExprVec_1(a[0]);
+	case 2: return mkIRExprVec_2(a[0], a[1]);
+	case 3: return mkIRExprVec_3(a[0], a[1], a[2]);
+	case 4: return mkIRExprVec_4(a[0], a[1], a[2], a[3]);
+	case 5: return mkIRExprVec_5(a[0], a[1], a[2], a[3], a[4]);
+	default: return mkIRExprVec_6(a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
+}
+
+/* A fetch of c that surely hits when p (fetched just before on the same core) did: both
+ * lie in one I1 line and one page. */
+static Bool same_line(const struct ins *p, const struct ins *c)
+{
+	Addr g = (Addr)(clo_i1.line < clo_page ? clo_i1.line : clo_page);
+	Addr l = p->addr / g;
+	return (p->addr + p->size - 1) / g == l && c->addr / g == l &&
+	       (c->addr + c->size - 1) / g == l;
+}
+
+/* The pending events as batches (struct batch, one helper call each, BATCH_ARGS data
+ * addresses at most), the last one with the conditional branch of bc (taken: its guard as
+ * a word) when bc is set. */
+static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
+{
+	static void *const fns[BATCH_ARGS + 1] = { h_batch0, h_batch1, h_batch2,
+						   h_batch3, h_batch4, h_batch5 };
+	for (Int i = 0; i < s->n || bc;) {
+		IRExpr *arg[BATCH_ARGS + 1];
+		Int j = i, nx = 0;
+		while (j < s->n && (s->p[j].tag == P_IR || nx < BATCH_ARGS)) {
+			if (s->p[j].tag != P_IR)
+				arg[1 + nx++] = s->p[j].ea;
+			j++;
 		}
+		struct batch *b = VG_(malloc)("mpsim.batch",
+					      sizeof(*b) + (SizeT)(j - i) * sizeof(b->e[0]));
+		b->n = (UInt)(j - i);
+		b->bc = NULL;
+		const struct ins *prev = NULL;
+		for (Int k = i; k < j; k++) {
+			const struct pend *p = &s->p[k];
+			struct bev *e = &b->e[k - i];
+			e->ii = p->ii;
+			if (p->tag == P_IR) {
+				e->kind = EV_IR;
+				e->size = prev && same_line(prev, p->ii);
+				prev = p->ii;
+			} else {
+				e->kind = p->tag == P_DW ? EV_DW : EV_DR;
+				e->size = (UShort)p->size;
+			}
+		}
+		if (bc && j == s->n && nx < BATCH_ARGS) {
+			b->bc = bc;
+			arg[1 + nx++] = taken;
+			bc = NULL;
+		}
+		arg[0] = ptr(b);
+		emit(s, "h_batch", fns[nx], 0, args_vec(arg, nx + 1), NULL);
+		i = j;
 	}
 	s->n = 0;
+}
+
+static void pend_flush(struct ist *s)
+{
+	pend_flush_bc(s, NULL, NULL);
 }
 
 static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int size)
@@ -109,7 +144,6 @@ static void pend_add(struct ist *s, Int tag, struct ins *ii, IRExpr *ea, Int siz
 }
 
 Int mps_min_line;
-#define SZ_LOCKED 0x100 /* with an access's size: it is atomic */
 
 /* The guest register r (0 RAX .. 15 R15) as a temporary of sb. */
 static IRExpr *get_reg(IRSB *sb, Int r)
@@ -328,8 +362,7 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 										    IRExpr_Const(IRConst_U64(1)))));
 					g = IRExpr_RdTmp(gi);
 				}
-				pend_flush(&s);
-				emit(&s, "h_bc", h_bc, 2, mkIRExprVec_2(ptr(ci), g), NULL);
+				pend_flush_bc(&s, ci, g);
 			}
 			pend_flush(&s);
 			exit_no++;
