@@ -34,8 +34,13 @@ cpu() { # command... -> user+sys seconds, best of 3
 }
 
 printf "%-44s %10s %10s %8s\n" program mpsim_s callgrind_s ratio
-for prog in "cachebench -s 4M -r 16" "cachebench -s 16K -r 2000" "matmul -N 128 -a all" \
-	"falseshare -T 2 -d 8 -i 1000000 -P any" "falseshare -T 2 -d 64 -i 1000000 -P any"; do
+# single-threaded: sequential and random walks (the random one misses the caches and the
+# DTLB at nearly every element, and writes), the matmul of section 6; threaded: two threads
+# sharing a line or not, and four incrementing one counter atomically
+for prog in "cachebench -s 4M -r 16" "cachebench -s 16K -r 2000" \
+	"cachebench -s 2M -o random -m inc -r 8" "matmul -N 128 -a all" "matmul -N 256 -a all" \
+	"falseshare -T 2 -d 8 -i 1000000 -P any" "falseshare -T 2 -d 64 -i 1000000 -P any" \
+	"falseshare -T 4 -d 0 -A -i 250000 -P any"; do
 	set -- $prog
 	m=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --tool=mpsim --cores=4 "${GEO[@]}" \
 		--out-file="$T/mp.%p" "$K/$1" "${@:2}")
