@@ -15,8 +15,6 @@
 #include "report.h"
 
 #define CMD REPORT_CMD
-/* what a step of the run returns to go on (else the exit status) */
-#define REPORT_GO (-1)
 
 /* Columns and keys of a --sort list: each key where it stands, "period" a column of the
  * estimated count (perf's Period) that groups nothing. 0, or -EINVAL with err set. */
@@ -179,6 +177,18 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "the recording's header above the table (always printed; accepted as perf)" },
 		{ 0, "header-only", CLI_FLAG, &o->header_only, NULL,
 		  "only the header: the recording, its events, counts and lost samples" },
+		{ 'F', "fields", CLI_STR, &o->fields, "FIELDS",
+		  "perf's output fields, in this order: overhead, overhead_sys, overhead_us, sample, "
+		  "period and the sort keys comm, pid (thread: tid:comm), dso, sym, srcline, srcfile, "
+		  "cpu; rows sort by --sort's keys, then by the fields; +FIELDS: after perf's "
+		  "default columns (Overhead, then --sort's keys, default comm,dso,sym). perf's "
+		  "layout, one table per event, self overhead" },
+		{ 0, "hierarchy", CLI_FLAG, &o->hierarchy, NULL,
+		  "perf's hierarchical output: each --sort key (default comm,dso,sym) a level, "
+		  "indented under the one before, with its own overhead (-n: and samples)" },
+		{ 'T', "threads", CLI_FLAG, &o->threads, NULL,
+		  "after the report, each thread's counts of the recording's READ records (perf "
+		  "record -s, memprof's exact counts), as perf report -T" },
 		{ 0, "percentage", CLI_STR, &o->percentage, "relative|absolute",
 		  "with filters, percentages of the samples shown (relative) or of all (absolute, "
 		  "the default), as perf" },
@@ -264,6 +274,10 @@ static int report_check(struct report_opts *o)
 		cli_error(CMD, "--percentage %s: relative or absolute", o->percentage);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->threads && (o->csv || o->json)) {
+		cli_error(CMD, "-T excludes --csv and --json");
+		return CLI_EXIT_USAGE;
+	}
 	if (o->header_only && (o->csv || o->json)) {
 		cli_error(CMD, "--header-only excludes --csv and --json");
 		return CLI_EXIT_USAGE;
@@ -315,6 +329,13 @@ static int report_check(struct report_opts *o)
  * REPORT_GO, or the exit status. */
 static int report_sort(struct report_opts *o)
 {
+	if (o->fields || o->hierarchy) {
+		int rc = report_pf_setup(o);
+		o->cg_asked = 0; /* -g none (others are refused): the table needs no chains */
+		if (rc == REPORT_GO && cli_sym_paths_ok(CMD, o->symfs, o->kallsyms))
+			rc = CLI_EXIT_RUNTIME;
+		return rc;
+	}
 	int ckeys[3], nckeys = 0;
 	int bycpu = report_cpu_keys(o->sort, ckeys, &nckeys);
 	if (bycpu < 0)
@@ -370,6 +391,7 @@ static int report_prepare(struct report_opts *o, struct report_state *s)
 	const char *cg_no = (keys & ~(unsigned)(MP_HK_COMM | MP_HK_DSO | MP_HK_SYM)) ||
 					    (o->cols.n && o->cols.c[o->cols.n - 1] == COL_PERIOD)
 				    ? "--sort with keys other than comm, dso, sym"
+			    : o->pf.on ? "-F or --hierarchy"
 			    : (o->comms || o->pids || o->tids || o->dsos || o->syms) ? "filters"
 			    : strchr(o->input, ',') ? "several recordings"
 						    : NULL;
@@ -393,6 +415,11 @@ static int report_prepare(struct report_opts *o, struct report_state *s)
 		return CLI_EXIT_USAGE;
 	}
 	if (strchr(o->input, ',')) {
+		if (o->pf.on || o->threads) {
+			cli_error(CMD, "%s reads one recording",
+				  o->fields ? "-F" : o->hierarchy ? "--hierarchy" : "-T");
+			return CLI_EXIT_USAGE;
+		}
 		if (keys & MP_HK_REGION) {
 			cli_error(CMD, "--sort region reads one recording at a time");
 			return 1;
@@ -507,7 +534,7 @@ static int report_folded(const struct report_opts *o, struct report_state *s)
 static int report_query(struct report_opts *o, struct report_state *s)
 {
 	int rc;
-	if (!o->sort && !o->csv && !o->json && several_comms(s->ss)) {
+	if (!o->sort && !o->csv && !o->json && !o->pf.on && several_comms(s->ss)) {
 		/* several commands in the file (-a, a shell and its children): say whose (the
 		 * text table; --csv and --json keep dso,sym for the scripts that read them) */
 		o->keys |= MP_HK_COMM;
@@ -529,7 +556,7 @@ static int report_query(struct report_opts *o, struct report_state *s)
 				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
 				   .regions = mp_session_regions(s->ss) };
 	rc = mp_hist_query(mp_session_hist(s->ss), mp_session_sym(s->ss), &q, &s->res);
-	s->want_objs = !o->no_objects && !o->csv && !o->json && keys != MP_HK_DSO;
+	s->want_objs = !o->no_objects && !o->csv && !o->json && !o->pf.on && keys != MP_HK_DSO;
 	if (!rc && s->want_objs) {
 		struct mp_hist_query qo = q;
 		qo.keys = MP_HK_DSO;
@@ -584,6 +611,11 @@ static int report_print(const struct report_opts *o, struct report_state *s)
 		if (s->skids)
 			fputs(REPORT_SKID_NOTE, f);
 		report_print_missing(f, s->miss, s->nmiss, pd, s->tot, s->ev, s->nev, 0);
+		if (o->pf.on) {
+			if ((rc = report_pf_print(f, o, pd, mp_session_sym(s->ss), &s->res, s->tot, s->ev, s->nev)))
+				cli_error(CMD, "%s: %s", o->input, mp_strerror(rc));
+			return rc;
+		}
 		static const struct report_cols objcols = { .c = { COL_DSO }, .n = 1 };
 		if (s->want_objs)
 			report_print_table(f, "Objects", &objcols, &s->objs, s->tot, pd, s->ev,
@@ -639,6 +671,8 @@ static int report_one(struct report_opts *o, struct report_state *s)
 		if ((rc = report_query(o, s)))
 			return rc;
 		rc = report_print(o, s);
+		if (!rc && o->threads)
+			report_print_threads(stdout, mp_session_pd(s->ss));
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error(CMD, "writing the report: %s", strerror(errno));
@@ -690,7 +724,7 @@ const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
 	"[-i FILE] [-e EVENTS] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
 	"[--percent-limit PCT] [--mem-mode] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
-	"[--max-stack N] [--folded] [--pprof FILE]",
+	"[--max-stack N] [--folded] [--pprof FILE] [-F FIELDS|--hierarchy] [-T]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,
 };

@@ -13,6 +13,8 @@
 #include "mp_analyzer.h"
 
 #define REPORT_CMD "report"
+/* what a step of the run returns to go on (else the exit status) */
+#define REPORT_GO (-1)
 #define REPORT_SKID_NOTE                                                                   \
 	"# Skid: samples of skidding events (cpu-clock, imprecise hardware events) count for " \
 	"the line of the instruction before the sampled one, as annotate counts them "         \
@@ -31,6 +33,16 @@ struct report_cols {
 	size_t n;
 };
 
+/* perf's layouts (report_perf.c): -F/--fields and --hierarchy. The fields shown, in order,
+ * and the order rows sort by (report_pf_setup); each a REPORT_PF_* of report_perf.c. */
+#define REPORT_PF_MAX 24
+struct report_pf {
+	int on;
+	unsigned char out[REPORT_PF_MAX], sort[REPORT_PF_MAX];
+	size_t nout, nsort;
+	unsigned char elide[REPORT_PF_MAX]; /* out[i] not shown: a filter of one value */
+};
+
 /* The command line of memprof report, and what follows from it (report_check and the
  * --sort list fill the fields after the options). */
 struct report_opts {
@@ -45,6 +57,8 @@ struct report_opts {
 	int mem_mode;          /* --mem-mode: cmd_report_mem.c */
 	int show_nr, header, header_only; /* perf's -n, --header, --header-only */
 	const char *percentage;           /* perf's --percentage relative|absolute */
+	const char *fields;               /* perf's -F/--fields */
+	int hierarchy, threads;           /* perf's --hierarchy, -T/--threads */
 	/* perf report's filters: comma-separated lists */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	const char *events;
@@ -56,6 +70,7 @@ struct report_opts {
 	int cg_asked;          /* call chains asked for (else: shown when the recording has them) */
 	unsigned keys;         /* MP_HK_* of --sort */
 	struct report_cols cols;
+	struct report_pf pf;   /* -F, --hierarchy */
 };
 
 /* cmd_report_text.c */
@@ -91,6 +106,17 @@ void report_print_json(FILE *f, const char *path, unsigned keys,
 		       const struct mp_hist_result *res, const struct mp_hist_counts *tot,
 		       const mp_pd *pd, const size_t *ev, size_t nev, double thr,
 		       const struct mp_hist_missing *m, long nm, const struct report_json_cg *jc);
+
+/* report_perf.c: perf's layouts. report_pf_setup: -F and --hierarchy with --sort into
+ * o->pf and o->keys (REPORT_GO, or the exit status of a usage error, said). */
+int report_pf_setup(struct report_opts *o);
+/* Each event's table (perf's "# Samples: ... of event" section) in perf's layout. 0 or
+ * -ENOMEM. */
+int report_pf_print(FILE *f, const struct report_opts *o, const mp_pd *pd, mp_sym *sym,
+		    const struct mp_hist_result *res, const struct mp_hist_counts *tot,
+		    const size_t *ev, size_t nev);
+/* -T: perf report -T's table, each thread's counts of the READ records (record -s). */
+void report_print_threads(FILE *f, const mp_pd *pd);
 
 /* cmd_report_many.c: report -i A -i B, the recordings summed. Returns the exit status. */
 int report_many(const struct report_opts *o, const char *bdir);

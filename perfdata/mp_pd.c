@@ -597,6 +597,17 @@ uint64_t mp_pd_nr_unknown_id(const mp_pd *pd)
 	return pd ? pd->nr_unknown : 0;
 }
 
+size_t mp_pd_nr_task_counts(const mp_pd *pd)
+{
+	return pd->nrdctr;
+}
+
+void mp_pd_task_count(const mp_pd *pd, size_t i, struct mp_pd_task_count *out)
+{
+	const struct pd_rdctr *c = &pd->rdctr[i];
+	*out = (struct mp_pd_task_count){ c->attr, c->pid, c->tid, c->c };
+}
+
 void mp_pd_set_ordered(mp_pd *pd, int on)
 {
 	if (pd)

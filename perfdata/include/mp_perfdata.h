@@ -545,6 +545,17 @@ uint64_t mp_pd_record_count(const mp_pd *pd, unsigned type);
 /* Samples of the last mp_pd_process() that no attr claimed (unknown sample id), as perf's
  * nr_unknown_id. */
 uint64_t mp_pd_nr_unknown_id(const mp_pd *pd);
+/* The counters the last mp_pd_process() read from PERF_RECORD_READ records (perf record
+ * -s, inherit_stat: each task's final counts; memprof's exact counts), one per event and
+ * task (pid, tid; -1 for a CPU-wide counter), in the order they first came: perf report
+ * -T's table. i < mp_pd_nr_task_counts(); *out (OUT) filled. */
+struct mp_pd_task_count {
+	size_t attr_idx;
+	int32_t pid, tid;
+	struct mp_counts c; /* values summed; the largest enabled time, running times summed */
+};
+size_t mp_pd_nr_task_counts(const mp_pd *pd);
+void mp_pd_task_count(const mp_pd *pd, size_t i, struct mp_pd_task_count *out);
 
 /* Deliver records in time order as perf report does (queued between FINISHED_ROUND
  * records, flushed up to the previous round's newest timestamp). On by default; it only

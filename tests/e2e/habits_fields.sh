@@ -1,0 +1,82 @@
+#!/bin/bash
+# perf report's layouts (issue 28.11): -F/--fields, --hierarchy and -T/--threads give
+# perf report's tables line for line (from each "# Samples" line on, perf's tip aside):
+# (1) perf's recording (page-faults, -s) of a shell running falseshare (two threads) and
+#     matmul: several processes and threads; -F lists with values first, keys first,
+#     pid (tid:comm), overhead_sys/overhead_us, +fields, -F with --sort; --hierarchy with
+#     and without -n and --sort; -T's per-thread counts;
+# (2) real-hardware fixtures under the hermetic flags: several events (pdc-hw-and-sw-3.4),
+#     threads (kdab-parallel-zstd-zen2), a command changed by exec (pdc-armv7-3.4), a group
+#     shown per event (pdc-group-precise-lost-4.4, as perf --no-group), memory samples;
+# (3) the options that exclude each other.
+. "$(dirname "$0")/e2e_lib.sh"
+: "${KERNELS:?}" "${SHARED_DIR:?}"
+PD=$SHARED_DIR/perfdata
+
+if ! "$PERF" record -q -s -e page-faults -c 1 -o mp.data -- \
+	sh -c "'$KERNELS/falseshare' >/dev/null 2>&1; '$KERNELS/matmul' >/dev/null" >/dev/null 2>probe.err; then
+	echo "skip: perf record: $(head -1 probe.err)"
+	exit 77
+fi
+
+# the tables from the first "# Samples" line on, without perf's tip and '#' lines
+tables() { sed -n '/^# Samples/,$p' | grep -v -e '^# (Tip' -e '^#$'; }
+
+# same NAME FILE ARGS...: memprof report ARGS equals perf report ARGS (no chains)
+same() {
+	local name=$1 f=$2
+	shift 2
+	PERF_BUILDID_DIR=$T/bid "$PERF" report -i "$f" --no-children -g none ${PERF_EXTRA:-} "$@" \
+		--stdio 2>/dev/null | tables >"p.$name"
+	"$MEMPROF" report -i "$f" "$@" 2>"e.$name" | tables >"m.$name"
+	if [ "$(grep -c '%' "p.$name")" -lt 2 ]; then
+		echo "FAIL $name: perf's table has $(grep -c '%' "p.$name") rows"
+		fail=1
+	elif ! diff "p.$name" "m.$name" >"d.$name"; then
+		echo "FAIL $name: memprof report $* differs from perf ($(grep -c '^[<>]' "d.$name") lines): $(head -1 "e.$name")"
+		head -8 "d.$name"
+		fail=1
+	fi
+}
+
+# (1)
+same f1 mp.data -F overhead,sample,pid,dso,sym
+same f2 mp.data -F sym,overhead,dso
+same f3 mp.data -F pid,overhead,period
+same f4 mp.data -F overhead_sys,overhead_us,overhead,comm,dso
+same f5 mp.data -F +period,sample
+same f6 mp.data -F overhead,sym --sort dso
+same f7 mp.data -F dso,overhead
+same h1 mp.data --hierarchy
+same h2 mp.data --hierarchy -n
+same h3 mp.data --hierarchy --sort pid,dso
+grep -q '[0-9]:falseshare' p.f1 && grep -q ':matmul' p.f1 ||
+	{ echo "FAIL the recording lacks falseshare's or matmul's threads"; fail=1; }
+"$PERF" report -i mp.data -T --stdio 2>/dev/null | sed -n '/^# *PID *TID/,$p' >p.T
+"$MEMPROF" report -i mp.data -T 2>e.T | sed -n '/^# *PID *TID/,$p' >m.T
+[ "$(wc -l <p.T)" -ge 3 ] && diff p.T m.T >/dev/null ||
+	{ echo "FAIL -T differs from perf's: $(cat e.T)"; diff p.T m.T | head; fail=1; }
+
+# (2) the fixtures as perf reads them without local objects
+mkdir -p empty bid
+H=(--symfs="$T/empty" --kallsyms=/dev/null)
+for fx in pdc-hw-and-sw-3.4 kdab-parallel-zstd-zen2 pdc-armv7-3.4 pdc-mem-load-latency-skx; do
+	[ -r "$PD/$fx.data" ] || { echo "skip: $PD/$fx.data missing"; exit 77; }
+	same "$fx.F" "$PD/$fx.data" "${H[@]}" -F overhead,sample,pid,dso,sym
+	same "$fx.h" "$PD/$fx.data" "${H[@]}" --hierarchy -n
+done
+grep -c '^# Samples' "p.pdc-hw-and-sw-3.4.F" | grep -qx 2 ||
+	{ echo "FAIL pdc-hw-and-sw-3.4: perf shows not two events"; fail=1; }
+PERF_EXTRA=--no-group same group "$PD/pdc-group-precise-lost-4.4.data" "${H[@]}" -F overhead,period,dso,sym
+
+# (3)
+for bad in "-F overhead --hierarchy" "-F overhead --csv" "--hierarchy --json" "-F overhead,nosuch" \
+	"--hierarchy --sort period" "-F overhead -g caller" "-T --csv"; do
+	"$MEMPROF" report -i mp.data $bad >/dev/null 2>err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] ||
+		{ echo "FAIL report $bad: exit $rc, $(cat err)"; fail=1; }
+done
+
+[ $fail = 0 ] && echo "ok: -F, --hierarchy and -T print perf report's tables"
+exit $fail
