@@ -279,6 +279,7 @@ static int loc_fill(mp_dtype *t, struct dt_obj *o, Dwarf_Die *d, uint64_t off,
 	out->type_size = size;
 	out->obj = (uint32_t)(o - t->objs);
 	out->die = dwarf_dieoffset(d);
+	out->path = o->path;
 	return 1;
 }
 
@@ -427,4 +428,101 @@ int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct 
 	if (!ho || !ho->found || !mp_heap_site_frame(h, sym, ho->site, &path, &ret))
 		return 0;
 	return mp_dtype_of_alloc(t, path, ret, ho->size, ho->offset, out);
+}
+
+/* Members of structure or union d (stripped) at base, depth, after out[*n]; holes between
+ * a structure's members and its padding at the end as entries of their own. */
+static int layout_members(Dwarf_Die *d, uint64_t base, uint64_t dsize, unsigned depth,
+			  struct mp_dtype_member **out, size_t *n, size_t *cap)
+{
+	Dwarf_Die t = *d, m;
+	int tag = strip(&t);
+	if (depth > 8 || (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+			  tag != DW_TAG_class_type) ||
+	    dwarf_child(&t, &m) != 0)
+		return 0;
+	int is_struct = tag != DW_TAG_union_type;
+	uint64_t end = 0; /* where the previous member ended, relative to base */
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		Dwarf_Attribute at;
+		Dwarf_Word moff = 0, msize = 0;
+		Dwarf_Die mt;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &at) && dwarf_formudata(&at, &moff))
+			continue;
+		if (!dwarf_attr_integrate(&m, DW_AT_type, &at) || !dwarf_formref_die(&at, &mt))
+			continue;
+		dwarf_aggregate_size(&mt, &msize);
+		if (is_struct && moff > end) {
+			if (MP_GROW(*out, *cap, *n + 1))
+				return -ENOMEM;
+			struct mp_dtype_member *h = &(*out)[(*n)++];
+			memset(h, 0, sizeof(*h));
+			h->offset = base + end;
+			h->size = moff - end;
+			h->depth = depth;
+			h->kind = MP_DTYPE_HOLE;
+		}
+		if (MP_GROW(*out, *cap, *n + 1))
+			return -ENOMEM;
+		size_t me = (*n)++;
+		struct mp_dtype_member *e = &(*out)[me];
+		memset(e, 0, sizeof(*e));
+		e->offset = base + moff;
+		e->size = msize;
+		e->depth = depth;
+		e->kind = MP_DTYPE_MEMBER;
+		Dwarf_Die named = mt;
+		type_name(&named, e->type, sizeof(e->type), 0);
+		const char *nm = dwarf_diename(&m);
+		snprintf(e->name, sizeof(e->name), "%s", nm ? nm : "");
+		size_t before = *n;
+		int rc = layout_members(&mt, base + moff, msize, depth + 1, out, n, cap);
+		if (rc)
+			return rc;
+		(*out)[me].has_children = *n > before;
+		if (moff + msize > end)
+			end = moff + msize;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	if (is_struct && dsize > end) {
+		if (MP_GROW(*out, *cap, *n + 1))
+			return -ENOMEM;
+		struct mp_dtype_member *p = &(*out)[(*n)++];
+		memset(p, 0, sizeof(*p));
+		p->offset = base + end;
+		p->size = dsize - end;
+		p->depth = depth;
+		p->kind = MP_DTYPE_PADDING;
+	}
+	return 0;
+}
+
+int mp_dtype_layout(mp_dtype *t, const struct mp_dtype_loc *loc, struct mp_dtype_member **out,
+		    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	Dwarf_Die d;
+	if (!t || loc->obj >= t->nobjs || !t->objs[loc->obj].dw ||
+	    !dwarf_offdie(t->objs[loc->obj].dw, loc->die, &d))
+		return -ENOENT;
+	size_t cap = 0;
+	if (MP_GROW(*out, cap, 1))
+		return -ENOMEM;
+	struct mp_dtype_member *top = &(*out)[0];
+	memset(top, 0, sizeof(*top));
+	top->size = loc->type_size;
+	top->kind = MP_DTYPE_MEMBER;
+	snprintf(top->type, sizeof(top->type), "%s", loc->type);
+	*n = 1;
+	int rc = layout_members(&d, 0, loc->type_size, 1, out, n, &cap);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	(*out)[0].has_children = *n > 1;
+	return 0;
 }

@@ -209,6 +209,16 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
  * --symfs (which is meant to be the only place objects come from). malloc'd. */
 char *cli_buildid_dir(const char *symfs);
 
+/* The host's coherency line size (sysfs), else 64 (a power of two up to 4096). */
+unsigned cli_host_line_size(void);
+
+/* memprof annotate --data-type[=TYPE] (cmd_annotate_type.c): the data types the samples'
+ * addresses of the recording input fell in (those named want; "" every one), each laid
+ * out with the samples (period: the periods) of its members, holes, padding and cache
+ * line boundaries. Returns the exit status after printing any error. */
+int annotate_data_type(const char *input, const char *symfs, const char *kallsyms,
+		       const char *want, int period);
+
 /* memprof stat --regions: the regions table of a run (cmd_stat_regions.c); with j (not
  * NULL), the members "regions", "outside_regions", "region_notes" of the stat document.
  * model: the host model for the ratios (mp_events_host_model()). */

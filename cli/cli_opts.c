@@ -579,3 +579,16 @@ out:
 	free(used);
 	return nev;
 }
+
+/* The host's coherency line size (sysfs), else 64. */
+unsigned cli_host_line_size(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", "r");
+	unsigned v = 0;
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v && v <= 4096 && !(v & (v - 1)) ? v : 64;
+}

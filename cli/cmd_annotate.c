@@ -20,6 +20,7 @@
 struct ann_opts {
 	const char *input, *symfs, *kallsyms, *predict, *archive, *events;
 	const char *target;  /* SYMBOL, DSO:SYMBOL or SOURCE-FILE; NULL: the hot symbols */
+	const char *data_type; /* --data-type[=TYPE]: "" every type; NULL not asked */
 	int asm_, quiet, no_skid, period, samples, force;
 	double threshold, hot;
 };
@@ -414,6 +415,11 @@ static int ann_parse_args(int argc, char **argv, char **inputs, struct ann_opts 
 		  "(memprof predict), WARNING where the hint is wrong, and the branch misses "
 		  "measured there when the recording has branch events" },
 		{ 'q', "quiet", CLI_FLAG, &o->quiet, NULL, "no progress display" },
+		{ 0, "data-type", CLI_OPTSTR, &o->data_type, "TYPE",
+		  "instead of code: the data types the samples' addresses fell in (or TYPE: "
+		  "'struct rec', 'rec'), each member with its samples, the holes, padding and "
+		  "cache line boundaries (perf annotate --data-type; globals, statics and heap "
+		  "objects recorded with --alloc)" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -428,6 +434,11 @@ static int ann_parse_args(int argc, char **argv, char **inputs, struct ann_opts 
 		return CLI_EXIT_USAGE;
 	}
 	o->target = nargs == 1 ? argv[1] : NULL;
+	if (o->data_type && o->target) {
+		cli_error(CMD, "--data-type annotates types, not '%s' (name the type: "
+			  "--data-type='struct rec')", o->target);
+		return CLI_EXIT_USAGE;
+	}
 	if (o->threshold < 0 || o->threshold > 100 || isnan(o->threshold) || o->hot < 0 ||
 	    o->hot > 100 || isnan(o->hot)) {
 		cli_error(CMD, "--threshold and --hot take a percentage between 0 and 100");
@@ -732,6 +743,11 @@ static int cmd_annotate(int argc, char **argv)
 	struct ann_opts o = { .threshold = 1.0, .hot = 5.0 };
 	struct ann_state s = { 0 };
 	int rc = ann_parse_args(argc, argv, &inputs, &o);
+	if (rc == ANN_GO && o.data_type) {
+		rc = annotate_data_type(o.input, o.symfs, o.kallsyms, o.data_type, o.period);
+		free(inputs);
+		return rc;
+	}
 	if (rc == ANN_GO)
 		rc = ann_open(&o, &s);
 	if (rc == ANN_GO)

@@ -812,19 +812,6 @@ static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *
 	}
 }
 
-/* The host's coherency line size (sysfs), else 64. */
-static unsigned host_line_size(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", "r");
-	unsigned v = 0;
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v && v <= 4096 && !(v & (v - 1)) ? v : 64;
-}
-
 static int parse_coalesce(const char *s, unsigned *out)
 {
 	*out = 0;
@@ -880,7 +867,7 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 		line_from = mp_pd_meta(x.pd, MP_META_SIM_D1) ? "the simulated L1d"
 							       : "the recording's caches";
 	} else {
-		x.line_size = host_line_size();
+		x.line_size = cli_host_line_size();
 	}
 	if (x.line_size & (x.line_size - 1)) {
 		cli_error(CMD, "%s: cache line size %u (from %s) is not a power of two", input,

@@ -250,6 +250,7 @@ struct mp_dtype_loc {
 	uint64_t type_size;
 	uint32_t obj;     /* the type's object and DIE, for mp_dtype_layout() */
 	uint64_t die;
+	const char *path; /* that object, as recorded (borrowed from the mp_dtype) */
 };
 mp_dtype *mp_dtype_new(const char *symfs); /* NULL when out of memory */
 void mp_dtype_free(mp_dtype *t);            /* NULL-safe */
@@ -266,6 +267,22 @@ int mp_dtype_of(mp_dtype *t, const char *path, uint64_t var_addr, uint64_t off,
  * when untyped (a void *, no DWARF, no such variable), -ENOMEM. Cached per call. */
 int mp_dtype_of_alloc(mp_dtype *t, const char *path, uint64_t ret, uint64_t size, uint64_t off,
 		      struct mp_dtype_loc *out /* OUT */);
+/* A type's layout, as pahole shows it (mp_dtype_layout). */
+enum mp_dtype_kind { MP_DTYPE_MEMBER, MP_DTYPE_HOLE, MP_DTYPE_PADDING };
+struct mp_dtype_member {
+	uint64_t offset, size; /* in the type */
+	unsigned depth;        /* 0 the type itself, 1 its members, 2 theirs, ... */
+	int kind;              /* enum mp_dtype_kind: a member, a hole before the next member
+				* of a structure, the padding at a structure's end */
+	int has_children;      /* a structure or union: its entries follow at depth + 1 */
+	char type[200];        /* MEMBER: its type's name */
+	char name[128];        /* MEMBER: its name ("" for the type itself) */
+};
+/* The layout of loc's type (loc from this t's mp_dtype_of*): the type, then its members in
+ * order, nested structures and unions expanded, with the holes and the end padding of each
+ * structure. *out malloc'ed (free()), *n entries. 0, -ENOENT (no such type), -ENOMEM. */
+int mp_dtype_layout(mp_dtype *t, const struct mp_dtype_loc *loc,
+		    struct mp_dtype_member **out /* OUT */, size_t *n /* OUT */);
 struct mp_heap_obj;
 typedef struct mp_heap mp_heap;
 /* A sample's data type: a global's (dl, from mp_daddr_resolve; may be NULL) else a heap

@@ -16,7 +16,8 @@
 #    heap objects whose allocation's result is a typed pointer variable (an array of struct
 #    rec touched at known fields, in the -O2 build where the variable is in the return
 #    register and in an -O0 build where only its declaration line tells), while a block
-#    stored in a void * stays untyped;
+#    stored in a void * stays untyped; annotate --data-type lays struct rec out with the
+#    samples of each member, its hole, padding and cache line boundary;
 #  - perf reads the file as usual (report, script, mem report); pipe mode; --csv and --json;
 #    the spool folder is gone after the run; one-line errors for --alloc -p, a missing
 #    library, --sort alloc on a recording without allocation records.
@@ -168,6 +169,38 @@ for prog in "$PROG" "$PROG_O0"; do
 	"$MEMPROF" report -i ht.data --mem-mode --sort type >htt.txt || fail "report --sort type"
 	[ "$(awk '!/^#/ && $3 == "struct" && $4 == "rec" { print $1 }' htt.txt)" = 63 ] ||
 		fail "heap type ($prog): struct rec should have 63 samples: $(cat htt.txt)"
+	# annotate --data-type: struct rec's layout with the samples of each member, the hole,
+	# the padding and the cache line boundary (perf annotate --data-type's table)
+	"$MEMPROF" annotate -i ht.data --data-type='struct rec' >ann.txt 2>ann.err ||
+		fail "annotate --data-type ($prog): $(cat ann.err)"
+	sed 's/[ \t][ \t]*/ /g; s/^ //' ann.txt >anns.txt
+	for want in "Annotate type: 'struct rec' in $(basename "$prog") (63 samples):" \
+		"Percent Samples offset size field" \
+		"100.00 63 0 128 struct rec {" \
+		"0.00 0 0 4 int id;" \
+		"0.00 0 4 4 /* XXX 4 bytes hole */" \
+		"25.40 16 8 8 long int key;" \
+		"0.00 0 16 48 char[48] name;" \
+		"/* --- cacheline 1 boundary (64 bytes) --- */" \
+		"49.21 31 64 8 long int hits;" \
+		"0.00 0 72 8 double avg;" \
+		"25.40 16 80 16 struct pair link {" \
+		"0.00 0 80 8 long int a;" \
+		"25.40 16 88 8 long int b;" \
+		"0.00 0 96 1 char tag;" \
+		"0.00 0 97 31 /* XXX 31 bytes padding */" \
+		"/* size: 128, cachelines: 2, members: 7, holes: 1 (4 bytes), padding: 31 bytes */"; do
+		grep -qxF "$want" anns.txt || fail "annotate --data-type ($prog): no line '$want': $(cat ann.txt)"
+	done
+	# the lines in their order, the braces closed
+	[ "$(grep -c '};' anns.txt)" = 2 ] || fail "annotate --data-type: want two closing braces: $(cat ann.txt)"
+	[ "$(grep -n 'cacheline 1' anns.txt | cut -d: -f1)" = "$(($(grep -n ' name;' anns.txt | cut -d: -f1) + 1))" ] ||
+		fail "annotate --data-type: the boundary is not right after name: $(cat ann.txt)"
+	# perf's name match: 'rec' is struct rec; a type nothing fell in says so
+	"$MEMPROF" annotate -i ht.data --data-type=rec >ann2.txt || fail "annotate --data-type=rec"
+	cmp -s ann.txt ann2.txt || fail "annotate --data-type=rec differs from 'struct rec': $(diff ann.txt ann2.txt)"
+	"$MEMPROF" annotate -i ht.data --data-type='struct nothere' >ann3.txt || fail "annotate --data-type nothere"
+	grep -q "^# no sample's data address is in a matching data type" ann3.txt || fail "no type: $(cat ann3.txt)"
 done
 
 # --- errors: one line each
@@ -178,4 +211,10 @@ MEMPROF_ALLOC_LIB=$W/none.so "$MEMPROF" record -e page-faults --alloc -o x.data 
 "$MEMPROF" record -q -e page-faults -c 1 -d -o plain.data -- "$PROG" pages 8 2>/dev/null || fail "plain record"
 "$MEMPROF" report -i plain.data --mem-mode --sort alloc >out 2>err
 [ $? = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "no allocation records" err || fail "--sort alloc without records: $(cat err)"
+# annotate --data-type takes no symbol; without data types it says so
+"$MEMPROF" annotate -i plain.data --data-type=rec main >out 2>err
+[ $? = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "annotates types, not 'main'" err || fail "--data-type SYMBOL: $(cat err)"
+"$MEMPROF" record -q -e page-faults -c 1 -o noaddr.data -- "$PROG" pages 8 2>/dev/null || fail "record without -d"
+"$MEMPROF" annotate -i noaddr.data --data-type >out 2>err
+[ $? = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "no event of the recording has data addresses" err || fail "--data-type without -d: $(cat err)"
 exit 0
