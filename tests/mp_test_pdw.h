@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_perfdata.h"
 
@@ -44,7 +45,17 @@ static inline char *path_in(const char *name)
 /* What the collector asks for a fixed period (-c): no PERIOD, as perf (issue 19). */
 #define ST_FIXED (ST & ~(uint64_t)PERF_SAMPLE_PERIOD)
 
-static inline struct perf_event_attr file_attr(uint64_t config, uint64_t period)
+/* An empty file at the mkstemp template tmpl (its XXXXXX replaced), for a writer. */
+static inline void temp_file(char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* A software event's attr: config, period, sample_type, sample_id_all. */
+static inline struct perf_event_attr sw_attr(uint64_t config, uint64_t period,
+					     uint64_t sample_type)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -52,10 +63,42 @@ static inline struct perf_event_attr file_attr(uint64_t config, uint64_t period)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = config;
 	a.sample_period = period;
-	a.sample_type = ST;
+	a.sample_type = sample_type;
+	a.sample_id_all = 1;
+	return a;
+}
+
+/* A writer of path ("-": standard output) with the one attr a (its id, its event name and
+ * the name it was asked for), without build-id scans. */
+static inline mp_pdw *writer_of(const char *path, const struct perf_event_attr *a, uint64_t id,
+				const char *name, const char *asked)
+{
+	struct mp_err err = { 0 };
+	mp_pdw *w = mp_pdw_create(path, &err);
+	if (!w)
+		fail_msg("%s", err.msg);
+	assert_int_equal(mp_pdw_add_attr(w, a, &id, 1, name, asked), 0);
+	mp_pdw_set_auto_build_ids(w, 0);
+	return w;
+}
+
+/* Close writer w of path and open path for reading. */
+static inline mp_pd *close_and_open(mp_pdw *w, const char *path)
+{
+	struct mp_err err = { 0 };
+	if (mp_pdw_close(w, &err))
+		fail_msg("%s", err.msg);
+	mp_pd *pd = mp_pd_open(path, &err);
+	if (!pd)
+		fail_msg("%s", err.msg);
+	return pd;
+}
+
+static inline struct perf_event_attr file_attr(uint64_t config, uint64_t period)
+{
+	struct perf_event_attr a = sw_attr(config, period, ST);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 			PERF_FORMAT_ID;
-	a.sample_id_all = 1;
 	a.mmap = a.mmap2 = a.comm = a.task = 1;
 	return a;
 }

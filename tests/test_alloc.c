@@ -16,41 +16,23 @@
 
 #include "mp_alloc.h"
 #include "mp_analyzer.h"
+#include "mp_test_pdw.h"
 
 static char path[64];
 
 static mp_pdw *writer(void)
 {
 	snprintf(path, sizeof(path), "/tmp/mp-alloc-test-XXXXXX");
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	struct mp_err err = { 0 };
-	mp_pdw *w = mp_pdw_create(path, &err);
-	if (!w)
-		fail_msg("%s", err.msg);
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
-	a.sample_id_all = 1;
-	uint64_t id = 1;
-	assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, "page-faults", "page-faults"), 0);
-	mp_pdw_set_auto_build_ids(w, 0);
-	return w;
+	temp_file(path);
+	struct perf_event_attr a =
+		sw_attr(PERF_COUNT_SW_PAGE_FAULTS, 1,
+			PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+	return writer_of(path, &a, 1, "page-faults", "page-faults");
 }
 
 static mp_pd *reopen(mp_pdw *w)
 {
-	struct mp_err err = { 0 };
-	if (mp_pdw_close(w, &err))
-		fail_msg("%s", err.msg);
-	mp_pd *pd = mp_pd_open(path, &err);
-	if (!pd)
-		fail_msg("%s", err.msg);
+	mp_pd *pd = close_and_open(w, path);
 	unlink(path);
 	return pd;
 }

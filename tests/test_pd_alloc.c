@@ -13,27 +13,17 @@
 #include <cmocka.h>
 
 #include "mp_perfdata.h"
+#include "mp_test_pdw.h"
 
 static mp_pdw *new_writer(const char *path)
 {
-	struct mp_err err = { 0 };
-	mp_pdw *w = mp_pdw_create(path, &err);
-	if (!w)
-		fail_msg("%s", err.msg);
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			PERF_SAMPLE_ID;
-	a.sample_id_all = 1;
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_PAGE_FAULTS, 1,
+					   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						   PERF_SAMPLE_ADDR | PERF_SAMPLE_ID);
 	a.use_clockid = 1;
 	a.clockid = 1; /* CLOCK_MONOTONIC */
 	uint64_t id = 5;
-	assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, "page-faults", "page-faults"), 0);
-	mp_pdw_set_auto_build_ids(w, 0);
+	mp_pdw *w = writer_of(path, &a, id, "page-faults", "page-faults");
 	uint64_t r[6];
 	struct perf_event_header *h = (void *)r;
 	h->type = PERF_RECORD_SAMPLE;
@@ -135,17 +125,11 @@ static void roundtrip__file__records_by_time_sites_lost(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/mp-pd-alloc-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	mp_pdw *w = new_writer(path);
 	fill(w);
+	mp_pd *pd = close_and_open(w, path);
 	struct mp_err err = { 0 };
-	if (mp_pdw_close(w, &err))
-		fail_msg("%s", err.msg);
-	mp_pd *pd = mp_pd_open(path, &err);
-	if (!pd)
-		fail_msg("%s", err.msg);
 	check(pd);
 	int n = 0;
 	struct mp_pd_handler h = { .ctx = &n, .sample = nsamples };
@@ -200,9 +184,7 @@ static void roundtrip__pipe__pieces_joined(void **state)
 static uint8_t *file_bytes(size_t *len, size_t *feat_off)
 {
 	char path[] = "/tmp/mp-pd-allocb-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	mp_pdw *w = new_writer(path);
 	fill(w);
 	struct mp_err err = { 0 };

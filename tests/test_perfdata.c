@@ -1162,26 +1162,15 @@ static void writer_roundtrip__counts_meta_spec(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/mp-pd-rt-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	struct mp_err err = { 0 };
-	mp_pdw *w = mp_pdw_create(path, &err);
-	if (!w)
-		fail_msg("%s", err.msg);
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = 100000;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD;
+	temp_file(path);
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_TASK_CLOCK, 100000,
+					   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						   PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
-	a.sample_id_all = 1;
 	a.exclude_kernel = 1;
 	uint64_t id = 77;
-	assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, "task-clock:u", "tclock:u"), 0);
-	mp_pdw_set_auto_build_ids(w, 0);
+	mp_pdw *w = writer_of(path, &a, id, "task-clock:u", "tclock:u");
+	struct mp_err err = { 0 };
 	mp_pdw_set_meta(w, "simulated", "callgrind");
 	for (int i = 0; i < 5; i++) {
 		uint64_t r[6];
