@@ -638,6 +638,23 @@ struct c2c_report_opts {
 	const char *disp_name, *coalesce_str;
 };
 
+/* The next line shown from *i on (*i its index in x->lines), its address and data symbol
+ * into addr and ds; NULL after the last. The tables' and the csv's walk. */
+static const struct c2c_line *next_shown(const struct c2c_ctx *x, const struct c2c_report_opts *o,
+					 uint64_t total, size_t *i, char *addr, size_t an,
+					 char *ds, size_t dn)
+{
+	for (; *i < x->nlines; ++*i) {
+		const struct c2c_line *L = &x->lines[*i];
+		if (!line_shown(L, total, o->disp, o->show_all))
+			continue;
+		snprintf(addr, an, "0x%" PRIx64, L->k.cl);
+		line_dsym(L, ds, dn);
+		return L;
+	}
+	return NULL;
+}
+
 static void print_table(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *o,
 			uint64_t total)
 {
@@ -652,14 +669,11 @@ static void print_table(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts
 		peer ? "  Snoop" : "   Hitm", peer ? "  Local" : "LclHitm", peer ? " Remote" : "RmtHitm");
 	fputs("# .....  ..................  ....  ......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  ........  .......  ........  .......  ........  ........  ...........\n#\n", f);
 	size_t idx = 0;
-	for (size_t i = 0; i < x->nlines; i++) {
-		const struct c2c_line *L = &x->lines[i];
-		if (!line_shown(L, total, o->disp, o->show_all))
-			continue;
+	char ds[300], addr[24];
+	const struct c2c_line *L;
+	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
+	     i++) {
 		const struct mp_c2c_stats *s = &L->st;
-		char ds[300], addr[24];
-		line_dsym(L, ds, sizeof(ds));
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, L->k.cl);
 		uint64_t t0 = peer ? mp_c2c_tot_peer(s) : mp_c2c_tot_hitm(s);
 		uint64_t t1 = peer ? s->lcl_peer : s->lcl_hitm, t2 = peer ? s->rmt_peer : s->rmt_hitm;
 		fprintf(f, "%7zu  %18s  %4s  %6d  %6.2f%%  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
@@ -725,14 +739,11 @@ static void print_pareto(FILE *f, struct c2c_ctx *x, const struct c2c_report_opt
 		peer ? "RmtPeer" : "RmtHitm", peer ? "LclPeer" : "LclHitm");
 	fputs("# .....  .......  .......  .......  .......  .......  ........  ........  ........  ..................  ........  ........  ........  .......  ........\n#\n", f);
 	size_t idx = 0;
-	for (size_t i = 0; i < x->nlines; i++) {
-		const struct c2c_line *L = &x->lines[i];
-		if (!line_shown(L, total, o->disp, o->show_all))
-			continue;
+	char ds[300], addr[24];
+	const struct c2c_line *L;
+	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
+	     i++) {
 		const struct mp_c2c_stats *s = &L->st;
-		char ds[300], addr[24];
-		line_dsym(L, ds, sizeof(ds));
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, L->k.cl);
 		uint64_t rm = peer ? s->rmt_peer : s->rmt_hitm, lm = peer ? s->lcl_peer : s->lcl_hitm;
 		fputs("  ----------------------------------------------------------------------\n", f);
 		fprintf(f, "%7zu  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
@@ -771,10 +782,10 @@ static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *
 	      "latency,lat_lcl_hitm,lat_rmt_hitm,lat_load,cpus,nodes,line_hitm,line_peer,"
 	      "verdict\n", f);
 	size_t idx = 0;
-	for (size_t i = 0; i < x->nlines; i++) {
-		const struct c2c_line *L = &x->lines[i];
-		if (!line_shown(L, total, o->disp, o->show_all))
-			continue;
+	char ds[300], addr[24];
+	const struct c2c_line *L;
+	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
+	     i++) {
 		for (size_t k = L->r0; k < L->r1; k++) {
 			const struct c2c_row *r = &x->rows[k];
 			const struct mp_c2c_stats *t = &r->st;
@@ -782,7 +793,7 @@ static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *
 			char pid[16], tid[16];
 			row_cells(x, r, o->no_source, &c);
 			fmt_tid(x, r, pid, tid, sizeof(pid));
-			fprintf(f, "%zu,0x%" PRIx64 ",0x%" PRIx64 ",", idx, L->k.cl, r->k.off);
+			fprintf(f, "%zu,%s,0x%" PRIx64 ",", idx, addr, r->k.off);
 			cli_csv_str(f, c.dsym);
 			fputc(',', f);
 			cli_csv_str(f, L->ddso ? L->ddso : "[unknown]");
