@@ -88,18 +88,26 @@ static void resolve(void)
 	if (!__atomic_compare_exchange_n(&g_resolved, &expect, 1, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return;
-	r_malloc = dlsym(RTLD_NEXT, "malloc");
-	r_calloc = dlsym(RTLD_NEXT, "calloc");
-	r_realloc = dlsym(RTLD_NEXT, "realloc");
-	r_free = dlsym(RTLD_NEXT, "free");
-	r_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-	r_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-	r_memalign = dlsym(RTLD_NEXT, "memalign");
-	r_valloc = dlsym(RTLD_NEXT, "valloc");
-	r_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-	r_mmap = dlsym(RTLD_NEXT, "mmap");
-	r_munmap = dlsym(RTLD_NEXT, "munmap");
-	r_exit = dlsym(RTLD_NEXT, "_exit");
+	/* POSIX's way to store dlsym's answer into a function pointer */
+	static const struct {
+		const char *name;
+		void **fn;
+	} reals[] = {
+		{ "malloc", (void **)&r_malloc },
+		{ "calloc", (void **)&r_calloc },
+		{ "realloc", (void **)&r_realloc },
+		{ "free", (void **)&r_free },
+		{ "posix_memalign", (void **)&r_posix_memalign },
+		{ "aligned_alloc", (void **)&r_aligned_alloc },
+		{ "memalign", (void **)&r_memalign },
+		{ "valloc", (void **)&r_valloc },
+		{ "pvalloc", (void **)&r_pvalloc },
+		{ "mmap", (void **)&r_mmap },
+		{ "munmap", (void **)&r_munmap },
+		{ "_exit", (void **)&r_exit },
+	};
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
+		*reals[i].fn = dlsym(RTLD_NEXT, reals[i].name);
 	__atomic_store_n(&g_resolved, 2, __ATOMIC_RELEASE);
 }
 
