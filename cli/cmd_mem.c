@@ -31,6 +31,8 @@ static int mem_help(FILE *f)
 		   "      --ldlat N       load-latency threshold in cycles (default 30)\n"
 		   "  -e list             the events per operation, their encodings, and whether\n"
 		   "                      the kernel offers them\n"
+		   "      --alloc         track the command's heap (memprof record --alloc): mem\n"
+		   "                      report --sort alloc,type names a sample's heap object\n"
 		   "  other options go to memprof record (-o FILE, -a, -c COUNT, -g, ...)\n"
 		   "\nSee memprof-mem(1).\n");
 	return 0;

@@ -5,7 +5,7 @@
 # perf c2c report reads the file and shows the same line with the same HITM, load and store
 # counts; the line's data is named by its allocation site (--sim-alloc: main's
 # aligned_alloc); one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
-# (almost) no HITM: the article's order. Skipped (77) where mpsim is not built or its
+# (almost) no HITM: the article's order; c2c record --alloc is --sim-alloc under --sim. Skipped (77) where mpsim is not built or its
 # memory samples are not there (record --sim -d).
 . "$(dirname "$0")/e2e_lib.sh"
 : "${KERNELS:?}" "${KERNELS_SRC:?}"
@@ -13,7 +13,7 @@
 export MEMPROF_VGTOOL
 rec() { # DISP OUT [falseshare options]
 	local d=$1 o=$2; shift 2
-	"$MEMPROF" c2c record --sim --sim-alloc -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
+	"$MEMPROF" c2c record --sim "${ALLOC_OPT:---sim-alloc}" -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
 		>"$o.out" 2>"$o.err"
 }
 if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; then
@@ -52,7 +52,8 @@ rows() { sed -n '/Shared Data Cache Line Table/,/Pareto/p' "$1" | awk '/^ +[0-9]
 [ "$(blk p8.txt)" = "$(blk fs8.txt)" ] || { echo "FAIL: counts differ: $(diff <(blk p8.txt) <(blk fs8.txt))"; exit 1; }
 [ "$(rows p8.txt)" = "$(rows fs8.txt)" ] || { echo "FAIL: table differs: $(diff <(rows p8.txt) <(rows fs8.txt))"; exit 1; }
 # the article's three runs: one counter, neighbouring words, a line apart
-rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
+# (one counter recorded with --alloc, record's name for what --sim-alloc does under --sim)
+ALLOC_OPT=--alloc rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
 rec 64 fs64.data || { echo "FAIL: -d 64: $(cat fs64.data.err)"; exit 1; }
 "$MEMPROF" c2c report -i fs0.data >fs0.txt
 "$MEMPROF" c2c report -i fs64.data >fs64.txt
@@ -62,4 +63,7 @@ echo "local HITM samples: one counter $h0, 8 bytes apart $h8, 64 bytes apart $h6
 	{ echo "FAIL: HITM order: -d 0 $h0, -d 8 $h8, -d 64 $h64"; exit 1; }
 grep -q "=> true sharing: the threads use the same data" fs0.txt ||
 	{ echo "FAIL: -d 0 verdict: $(grep '=>' fs0.txt)"; exit 1; }
+"$MEMPROF" c2c report -i fs0.data --csv >fs0.csv || { echo "FAIL: c2c report --csv"; exit 1; }
+[ "$(awk -F, '$1 == 0' fs0.csv | cut -d, -f4 | sort -u)" = "$(grep -n 'char \*buf = aligned_alloc' "$KERNELS_SRC/falseshare.c" | cut -d: -f1 | sed 's/^/main falseshare.c:/; s/$/+0x0/')" ] ||
+	{ echo "FAIL: c2c record --sim --alloc: data symbol $(cut -d, -f4 fs0.csv | sort -u)"; exit 1; }
 echo ok

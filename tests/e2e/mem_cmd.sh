@@ -3,7 +3,7 @@
 # their encodings against the real files' attrs (Skylake-SP: config 0x1cd, ldlat 64 in
 # config1, precise 2; Ivy Bridge-EP: config 0x1cd, ldlat 3), and the one-line refusals:
 # no PMU (this machine, or a fake sysfs tree without it), AMD IBS without -a, Arm SPE's AUX
-# buffer. mem report is report --mem-mode.
+# buffer; --alloc reaches memprof record. mem report is report --mem-mode.
 source "$(dirname "$0")/record_lib.sh"
 FIX=${SHARED_DIR:-}/perfdata
 fake=$W/sys
@@ -52,6 +52,16 @@ rm -r "$fake/bus/event_source/devices/ibs_op"
 LIBPFM_FORCE_PMU=amd64_fam19h_zen4 "$MEMPROF" mem record -a -- true >/dev/null 2>ibs2.txt && fail "IBS without its PMU"
 grep -q "AMD IBS op sampling needs the kernel's 'ibs_op' PMU" ibs2.txt || fail "ibs2: $(cat ibs2.txt)"
 one_line ibs2.txt
+# --alloc goes to memprof record for mem record and c2c record alike (the heap tracked beside
+# the memory samples): record looks for its library first, and names it when it is missing
+mkdir -p "$fake/bus/event_source/devices/cpu"
+for c in mem c2c; do
+	MEMPROF_ALLOC_LIB=$W/none.so LIBPFM_FORCE_PMU=skl "$MEMPROF" $c record --alloc -o a.data -- true >/dev/null 2>al.txt &&
+		fail "$c record --alloc: recorded with no library"
+	grep -qx "memprof record: $W/none.so (from MEMPROF_ALLOC_LIB): No such file or directory" al.txt ||
+		fail "$c record --alloc did not reach record --alloc: $(cat al.txt)"
+done
+rm -r "$fake/bus/event_source/devices/cpu"
 # Arm SPE: an AUX buffer
 mkdir -p "$fake/bus/event_source/devices/arm_spe_0"
 # (the forced Arm model's own warning from the events module left out)
