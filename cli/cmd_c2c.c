@@ -48,9 +48,19 @@ struct c2c_lkey {
 	uint64_t pid;
 };
 
+/* perf's Node and PA cnt: the NUMA nodes of the samples' physical addresses (the
+ * recording's memory topology) and how often the physical address changed, sample after
+ * sample (page migrations, other pages of a huge line table) */
+struct c2c_pa {
+	uint64_t nodes;          /* bit n: node n (63 also for the nodes above) */
+	uint64_t last;
+	uint32_t cnt;
+};
+
 struct c2c_line {
 	struct c2c_lkey k;
 	struct mp_c2c_stats st;
+	struct c2c_pa pa;
 	const char *dsym, *ddso; /* data symbol and object of its first sample (borrowed) */
 	uint64_t dsym_off;       /* the line's first byte in the symbol (when dsym_line) */
 	int dsym_line;           /* the symbol starts at or before the line */
@@ -71,6 +81,7 @@ struct c2c_row {
 	uint64_t ip;
 	uint32_t map;
 	struct mp_c2c_stats st;
+	struct c2c_pa pa;
 	uint64_t w_rmt_hitm, n_rmt_hitm, w_lcl_hitm, n_lcl_hitm, w_load, n_load, w_all, n_all;
 	uint64_t cpus[C2C_MAX_CPUS / 64];
 	uint64_t nodes;          /* bit n: node n; bit 63 also for nodes >= 63 */
@@ -101,6 +112,7 @@ struct c2c_ctx {
 	unsigned line_size, coalesce;
 	struct mp_pd_topo topo;
 	int has_topo;
+	struct mp_pd_memtopo mt; /* physical memory by node (no ranges: no Node, no PA cnt) */
 	struct mp_c2c_stats tot;
 	struct c2c_line *lines;
 	size_t nlines, caplines;
@@ -169,6 +181,20 @@ static int on_exit_(void *c, const struct mp_pd_task *t)
 	return mp_sym_exit(((struct c2c_ctx *)c)->sym, t);
 }
 
+/* As perf's c2c_he__set_node: a sample without a physical address, or one in no node's
+ * memory, counts in neither. */
+static void pa_add(const struct c2c_ctx *x, struct c2c_pa *pa, uint64_t phys)
+{
+	int node = phys ? mp_pd_memtopo_node(&x->mt, phys) : -1;
+	if (node < 0)
+		return;
+	pa->nodes |= 1ULL << (node < 63 ? node : 63);
+	if (pa->last != phys) {
+		pa->cnt++;
+		pa->last = phys;
+	}
+}
+
 static int on_sample(void *c, const struct mp_pd_sample *s)
 {
 	struct c2c_ctx *x = c;
@@ -201,6 +227,7 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		return -ENOMEM;
 	struct c2c_line *L = &x->lines[li];
 	mp_c2c_stats_add(&L->st, &one);
+	pa_add(x, &L->pa, s->phys_addr);
 	/* a heap object: its allocation site stands for the data symbol */
 	struct mp_heap_obj ho = { 0 };
 	const char *site = NULL;
@@ -253,6 +280,7 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		r->multi_tid = 1;
 	}
 	mp_c2c_stats_add(&r->st, &one);
+	pa_add(x, &r->pa, s->phys_addr);
 	uint64_t w = s->weight;
 	if (one.rmt_hitm)
 		r->w_rmt_hitm += w, r->n_rmt_hitm++;
@@ -613,6 +641,26 @@ static void fmt_nodes(const struct c2c_row *r, char *buf, size_t n)
 		snprintf(buf + len, n - len, "%s-", len ? "," : "");
 }
 
+/* perf's node list: "0", "0-1", "0,2-3"; "N/A" for none */
+static const char *fmt_pnodes(uint64_t set, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (unsigned k = 0; k < 64 && len + 8 < n; k++) {
+		if (!(set >> k & 1))
+			continue;
+		unsigned e = k;
+		while (e + 1 < 64 && set >> (e + 1) & 1)
+			e++;
+		len += (size_t)(e > k ? snprintf(buf + len, n - len, "%s%u-%u", len ? "," : "", k, e)
+				      : snprintf(buf + len, n - len, "%s%u", len ? "," : "", k));
+		k = e;
+	}
+	if (!len)
+		snprintf(buf, n, "N/A");
+	return buf;
+}
+
 static double avg(uint64_t w, uint64_t n)
 {
 	return n ? (double)w / (double)n : 0;
@@ -674,14 +722,16 @@ static void print_table(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts
 	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
 	     i++) {
 		const struct mp_c2c_stats *s = &L->st;
+		char pn[64];
 		uint64_t t0 = peer ? mp_c2c_tot_peer(s) : mp_c2c_tot_hitm(s);
 		uint64_t t1 = peer ? s->lcl_peer : s->lcl_hitm, t2 = peer ? s->rmt_peer : s->rmt_hitm;
-		fprintf(f, "%7zu  %18s  %4s  %6d  %6.2f%%  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+		fprintf(f, "%7zu  %18s  %4s  %6" PRIu32 "  %6.2f%%  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
 			   "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
 			   "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %8" PRIu64
 			   "  %7" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %8" PRIu64 "  %8" PRIu64
 			   "  %s\n",
-			idx++, addr, "N/A", 0, share(disp_metric(s, o->disp), total), t0,
+			idx++, addr, fmt_pnodes(L->pa.nodes, pn, sizeof(pn)), L->pa.cnt,
+			share(disp_metric(s, o->disp), total), t0,
 			t1, t2, mp_c2c_line_records(s), mp_c2c_line_loads(s), s->stores, s->st_l1hit,
 			s->st_l1miss, s->st_na, s->ld_fbhit, s->ld_l1hit, s->ld_l2hit, s->ld_llchit,
 			s->lcl_hitm,
@@ -733,11 +783,11 @@ static void print_pareto(FILE *f, struct c2c_ctx *x, const struct c2c_report_opt
 	fputs("\n=================================================\n"
 	      "      Shared Cache Line Distribution Pareto      \n"
 	      "=================================================\n#\n", f);
-	fprintf(f, "#        ----- %s -----  ------- Store Refs ------  -- Data address --                                    ---------- cycles ----------    Total       cpu\n",
+	fprintf(f, "#        ----- %s -----  ------- Store Refs ------  ---------- Data address ----------                                    ---------- cycles ----------    Total       cpu\n",
 		peer ? "Peer" : "HITM");
-	fprintf(f, "#   Num  %s  %s   L1 Hit  L1 Miss      N/A    Offset       Pid       Tid        Code address  rmt hitm  lcl hitm      load  records       cnt  Symbol, Object, Source:Line, Node, Data Symbol\n",
+	fprintf(f, "#   Num  %s  %s   L1 Hit  L1 Miss      N/A    Offset  Node  PA cnt       Pid       Tid        Code address  rmt hitm  lcl hitm      load  records       cnt  Symbol, Object, Source:Line, Node, Data Symbol\n",
 		peer ? "RmtPeer" : "RmtHitm", peer ? "LclPeer" : "LclHitm");
-	fputs("# .....  .......  .......  .......  .......  .......  ........  ........  ........  ..................  ........  ........  ........  .......  ........\n#\n", f);
+	fputs("# .....  .......  .......  .......  .......  .......  ........  ....  ......  ........  ........  ..................  ........  ........  ........  .......  ........\n#\n", f);
 	size_t idx = 0;
 	char ds[300], addr[24];
 	const struct c2c_line *L;
@@ -754,18 +804,23 @@ static void print_pareto(FILE *f, struct c2c_ctx *x, const struct c2c_report_opt
 		for (size_t k = L->r0; k < L->r1; k++) {
 			const struct c2c_row *r = &x->rows[k];
 			const struct mp_c2c_stats *t = &r->st;
+			/* perf's rows: those with stores or what -d counts (the csv has them all) */
+			if (!t->stores && !disp_metric(t, o->disp))
+				continue;
 			struct c2c_cells c;
-			char pid[16], tid[16], off[24], ip[24];
+			char pid[16], tid[16], off[24], ip[24], pn[64];
 			row_cells(x, r, o->no_source, &c);
 			fmt_tid(x, r, pid, tid, sizeof(pid));
 			snprintf(off, sizeof(off), "0x%" PRIx64, r->k.off);
 			snprintf(ip, sizeof(ip), "0x%" PRIx64, r->ip);
-			fprintf(f, "         %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %8s  %8s  %8s"
+			fprintf(f, "         %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %8s  %4s  %6" PRIu32
+				   "  %8s  %8s"
 				   "  %18s  %8.0f  %8.0f  %8.0f  %7" PRIu64 "  %8u  %s  %s  %s  %s  %s\n",
 				share(peer ? t->rmt_peer : t->rmt_hitm, rm),
 				share(peer ? t->lcl_peer : t->lcl_hitm, lm),
 				share(t->st_l1hit, s->st_l1hit), share(t->st_l1miss, s->st_l1miss),
-				share(t->st_na, s->st_na), off, pid, tid, ip,
+				share(t->st_na, s->st_na), off, fmt_pnodes(r->pa.nodes, pn, sizeof(pn)),
+				r->pa.cnt, pid, tid, ip,
 				avg(r->w_rmt_hitm, r->n_rmt_hitm), avg(r->w_lcl_hitm, r->n_lcl_hitm),
 				avg(r->w_load, r->n_load), mp_c2c_line_records(t), c.ncpus, c.sym, c.obj, c.src,
 				c.nodes, c.dsym);
@@ -779,8 +834,8 @@ static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *
 {
 	fputs("line,cacheline,offset,data_symbol,data_object,symbol,object,srcline,code_address,"
 	      "pid,tid,hitm,lcl_hitm,rmt_hitm,peer,loads,stores,st_l1hit,st_l1miss,records,"
-	      "latency,lat_lcl_hitm,lat_rmt_hitm,lat_load,cpus,nodes,line_hitm,line_peer,"
-	      "verdict\n", f);
+	      "latency,lat_lcl_hitm,lat_rmt_hitm,lat_load,cpus,nodes,pa_node,pa_cnt,line_hitm,"
+	      "line_peer,verdict\n", f);
 	size_t idx = 0;
 	char ds[300], addr[24];
 	const struct c2c_line *L;
@@ -814,8 +869,10 @@ static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *
 			cli_csv_str(f, c.cpus);
 			fputc(',', f);
 			cli_csv_str(f, c.nodes);
-			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", mp_c2c_tot_hitm(&L->st),
-				mp_c2c_tot_peer(&L->st));
+			char pn[64];
+			fprintf(f, ",%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",",
+				fmt_pnodes(r->pa.nodes, pn, sizeof(pn)), r->pa.cnt,
+				mp_c2c_tot_hitm(&L->st), mp_c2c_tot_peer(&L->st));
 			cli_csv_str(f, verdict_name(v[i].kind));
 			fputc('\n', f);
 		}
@@ -886,6 +943,10 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 		goto out;
 	}
 	x.has_topo = mp_pd_topo_read(x.pd, &x.topo) == 0;
+	if (mp_pd_memtopo_read(x.pd, &x.mt) == -ENOMEM) {
+		cli_error(CMD, "%s: out of memory for the memory topology", input);
+		goto out;
+	}
 	size_t nb = mp_pd_nbuild_ids(x.pd);
 	bids = nb ? calloc(nb, sizeof(*bids)) : NULL;
 	for (size_t i = 0; bids && i < nb; i++)
@@ -992,6 +1053,7 @@ out:
 	mp_u64map_fini(&x.omap);
 	if (x.has_topo)
 		mp_pd_topo_fini(&x.topo);
+	mp_pd_memtopo_fini(&x.mt);
 	mp_pd_close(x.pd);
 	return rc;
 }

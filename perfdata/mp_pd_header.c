@@ -314,6 +314,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_CPU_TOPOLOGY:
 	case MP_HEADER_NUMA_TOPOLOGY:
 	case MP_HEADER_CACHE:
+	case MP_HEADER_MEM_TOPOLOGY:
 		pd->fraw[feat].len = 0;
 		if (mp_buf_append(&pd->fraw[feat], p, n))
 			pd->fraw[feat].len = 0;

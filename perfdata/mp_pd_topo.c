@@ -233,3 +233,76 @@ int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t)
 	caches_summary(pd, t);
 	return 0;
 }
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct mp_pd_memrange *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* version 1, the block size, the node count, then per node: its number, its bitmap's size
+ * in bits twice (perf's node size and do_write_bitmap's), the bitmap's u64 words */
+int mp_pd_memtopo_read(const mp_pd *pd, struct mp_pd_memtopo *m)
+{
+	memset(m, 0, sizeof(*m));
+	size_t n;
+	const uint8_t *p = mp_pd_feature_raw(pd, MP_HEADER_MEM_TOPOLOGY, &n);
+	if (!p)
+		return -ENOENT;
+	struct rd r = { p, n, 0 };
+	uint64_t ver, bsize, nr;
+	if (rd64(&r, &ver) || ver != 1 || rd64(&r, &bsize) || !bsize || rd64(&r, &nr) ||
+	    nr > 4096)
+		return -EINVAL;
+	size_t cap = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t node, size, bits;
+		if (rd64(&r, &node) || rd64(&r, &size) || rd64(&r, &bits) || bits > (1u << 24) ||
+		    (bits + 63) / 64 > (r.n - r.off) / 8) {
+			mp_pd_memtopo_fini(m);
+			return -EINVAL;
+		}
+		for (uint64_t w = 0; w < (bits + 63) / 64; w++) {
+			uint64_t word = 0;
+			rd64(&r, &word);
+			for (unsigned b = 0; b < 64 && w * 64 + b < bits; b++) {
+				if (!(word >> b & 1))
+					continue;
+				uint64_t start = (w * 64 + b) * bsize;
+				if (m->n && m->r[m->n - 1].node == (int32_t)node &&
+				    m->r[m->n - 1].end == start) {
+					m->r[m->n - 1].end += bsize;
+					continue;
+				}
+				int big = m->n >= (1u << 20); /* bounded, whatever the payload */
+				if (big || MP_GROW(m->r, cap, m->n + 1)) {
+					mp_pd_memtopo_fini(m);
+					return big ? -EINVAL : -ENOMEM;
+				}
+				m->r[m->n++] = (struct mp_pd_memrange){ start, start + bsize, (int32_t)node };
+			}
+		}
+	}
+	qsort(m->r, m->n, sizeof(*m->r), range_cmp);
+	return 0;
+}
+
+void mp_pd_memtopo_fini(struct mp_pd_memtopo *m)
+{
+	free(m->r);
+	m->r = NULL;
+	m->n = 0;
+}
+
+int mp_pd_memtopo_node(const struct mp_pd_memtopo *m, uint64_t pa)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->r[mid].end <= pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->r[lo].start <= pa ? m->r[lo].node : -1;
+}

@@ -10,7 +10,7 @@
  * and samples perf rejects (no address, no mapping). The counts per line and offset are
  * asserted exactly on memprof's --csv; where perf is installed, perf c2c report --stdio on
  * the same file must give the same lines with the same HITM, load and store counts.
- * `test_c2c FILE` only writes the recording (to look at it by hand). */
+ * `test_c2c FILE [phys]` only writes the recording (to look at it by hand). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,15 +81,19 @@ static uint64_t fn_ip(void *f, unsigned k)
 	return (uint64_t)(uintptr_t)f + k;
 }
 
-static void put_mem_sample(mp_pdw *w, int attr, uint64_t ip, uint32_t pid, uint32_t tid,
-			   uint64_t time, uint64_t addr, uint32_t cpu, uint64_t weight,
-			   uint64_t data_src)
+/* phys: PHYS_ADDR's word after DATA_SRC when the file has it (phys_file) */
+static int phys_file;
+
+static void put_mem_sample_pa(mp_pdw *w, int attr, uint64_t ip, uint32_t pid, uint32_t tid,
+			      uint64_t time, uint64_t addr, uint32_t cpu, uint64_t weight,
+			      uint64_t data_src, uint64_t phys)
 {
-	uint64_t s[10];
+	uint64_t s[11];
 	struct perf_event_header *h = (void *)s;
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
-	h->size = sizeof(s);
+	h->size = (uint16_t)(phys_file ? 88 : 80);
+	s[10] = phys;
 	s[1] = (uint64_t)attr + 1; /* the id */
 	s[2] = ip;
 	s[3] = (uint64_t)pid | (uint64_t)tid << 32;
@@ -99,7 +103,36 @@ static void put_mem_sample(mp_pdw *w, int attr, uint64_t ip, uint32_t pid, uint3
 	s[7] = 1;
 	s[8] = weight;
 	s[9] = data_src;
-	assert_int_equal(mp_pdw_write(w, s, sizeof(s)), 0);
+	assert_int_equal(mp_pdw_write(w, s, h->size), 0);
+}
+
+static void put_mem_sample(mp_pdw *w, int attr, uint64_t ip, uint32_t pid, uint32_t tid,
+			   uint64_t time, uint64_t addr, uint32_t cpu, uint64_t weight,
+			   uint64_t data_src)
+{
+	put_mem_sample_pa(w, attr, ip, pid, tid, time, addr, cpu, weight, data_src, 0);
+}
+
+/* The physical side of the phys file: node 0 owns memory blocks 0-7 of 128 MiB ([0, 1 GiB),
+ * HEADER_MEM_TOPOLOGY as perf writes it); c2c_pair's samples are on two pages, the page
+ * changing every third sample; c2c_true's have no physical address; c2c_peer's lie in no
+ * node's memory (perf skips them); c2c_quiet's on one page. */
+#define PA_BLOCK 0x8000000ULL
+static uint64_t phys_of(const volatile long *line, unsigned off, int k)
+{
+	if (line == c2c_pair)
+		return 0x1000000 + (k % 3 == 2 ? 0x5000 : 0) + off;
+	if (line == c2c_peer)
+		return 16 * PA_BLOCK + off;
+	if (line == c2c_quiet)
+		return 0x3000000 + off;
+	return 0;
+}
+
+static void put_mem_topology(mp_pdw *w)
+{
+	const uint64_t mt[] = { 1, PA_BLOCK, 1, /* node */ 0, 8, 8, 0xff };
+	assert_int_equal(mp_pdw_set_feature(w, MP_HEADER_MEM_TOPOLOGY, mt, sizeof(mt)), 0);
 }
 
 /* This process's mappings of its own executable as MMAP2 records (text and data). */
@@ -138,7 +171,7 @@ static void write_synth(const char *path)
 	a.config1 = 30;
 	a.precise_ip = 2;
 	a.sample_period = 1;
-	a.sample_type = ST_MEM;
+	a.sample_type = ST_MEM | (phys_file ? PERF_SAMPLE_PHYS_ADDR : 0);
 	a.sample_id_all = 1;
 	a.mmap = a.mmap2 = a.comm = a.task = a.mmap_data = 1;
 	uint64_t id = 1;
@@ -150,6 +183,8 @@ static void write_synth(const char *path)
 	assert_int_equal(mp_pdw_add_attr(w, &a, &id, 1, "cpu/mem-stores/P", NULL), 1);
 	mp_pdw_set_host_features(w);
 	mp_pdw_set_topology(w);
+	if (phys_file)
+		put_mem_topology(w);
 	mp_pdw_set_nrcpus(w, 2, 2);
 	mp_pdw_set_auto_build_ids(w, 0);
 	put_comm(w, pid, pid, "c2csynth");
@@ -180,10 +215,10 @@ static void write_synth(const char *path)
 	uint64_t t = 1000;
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!getenv("SKIP") || atoi(getenv("SKIP")) != (int)i) for (int k = 0; k < b[i].n; k++)
-			put_mem_sample(w, (b[i].data_src & OP(STORE)) ? 1 : 0,
-				       fn_ip(b[i].code, (unsigned)k % 4), pid, b[i].tid, t++,
-				       (uint64_t)(uintptr_t)b[i].data + b[i].off, b[i].cpu,
-				       b[i].weight, b[i].data_src);
+			put_mem_sample_pa(w, (b[i].data_src & OP(STORE)) ? 1 : 0,
+					  fn_ip(b[i].code, (unsigned)k % 4), pid, b[i].tid, t++,
+					  (uint64_t)(uintptr_t)b[i].data + b[i].off, b[i].cpu,
+					  b[i].weight, b[i].data_src, phys_of(b[i].data, b[i].off, k));
 	/* what perf rejects: a load without an address, one in no mapping */
 	if (!getenv("SKIPZ")) put_mem_sample(w, 0, fn_ip(c2c_reader, 0), pid, TID1, t++, 0, 0, 10, LD_L1);
 	put_mem_sample(w, 0, fn_ip(c2c_reader, 0), pid, TID1, t++, 0x10, 0, 10, LD_LCL_HITM);
@@ -460,6 +495,100 @@ static void c2c_report__synthetic__equals_perf(void **state)
 	same_as_perf(synth, "peer");
 }
 
+/* The Pareto's offset rows as "offset node pa_cnt code-address" lines, sorted (perf's
+ * columns: the five shares, Offset, Node, PA cnt, Code address; memprof's have Pid and Tid
+ * before the code address). */
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *pareto_pa(const char *text, int is_perf)
+{
+	const char *a = strstr(text, "Shared Cache Line Distribution Pareto");
+	char *rows[256], *out = calloc(1, 65536), *o = out;
+	size_t n = 0;
+	for (const char *p = a; p && *p && n < 256;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char ln[1024], *t[16], *sv;
+		snprintf(ln, sizeof(ln), "%.*s", (int)len, p);
+		int k = 0;
+		for (char *w = strtok_r(ln, " ", &sv); w && k < 16; w = strtok_r(NULL, " ", &sv))
+			t[k++] = w;
+		if (k > 10 && t[0][strlen(t[0]) - 1] == '%' && asprintf(&rows[n], "%s %s %s %s", t[5], t[6], t[7], t[is_perf ? 8 : 10]) > 0)
+			n++;
+		p = e ? e + 1 : NULL;
+	}
+	qsort(rows, n, sizeof(*rows), line_cmp);
+	for (size_t i = 0; i < n; i++) {
+		o += sprintf(o, "%s\n", rows[i]);
+		free(rows[i]);
+	}
+	return out;
+}
+
+/* With physical addresses and the memory topology: the table's Node and PA cnt of each
+ * line (c2c_pair on node 0, its address changing 50 times; c2c_true without physical
+ * addresses: N/A, 0) and the Pareto's per offset, all as perf c2c report gives them. */
+static void c2c_report__phys__node_and_pa_cnt(void **state)
+{
+	(void)state;
+	char *path = path_in("phys.data");
+	phys_file = 1;
+	write_synth(path);
+	phys_file = 0;
+	char cmd[1024];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
+	char *m = run(cmd, &st);
+	assert_int_equal(st, 0);
+	char *rows = table_rows(m);
+	int seen = 0;
+	for (char *l = rows, *e; l && *l; l = e ? e + 1 : NULL) {
+		e = strchr(l, '\n');
+		if (e)
+			*e = 0;
+		char addr[32], node[16];
+		unsigned cnt;
+		if (sscanf(l, "%*u %31s %15s %u", addr, node, &cnt) != 3)
+			continue; /* the table's title */
+		uint64_t cl = strtoull(addr, NULL, 16);
+		if (cl == (uint64_t)(uintptr_t)c2c_pair) {
+			assert_string_equal(node, "0");
+			assert_int_equal(cnt, 50);
+			seen |= 1;
+		} else if (cl == (uint64_t)(uintptr_t)c2c_true) {
+			assert_string_equal(node, "N/A");
+			assert_int_equal(cnt, 0);
+			seen |= 2;
+		}
+	}
+	if (seen != 3)
+		fail_msg("lines not found (%d): %s", seen, m);
+	free(rows);
+	/* csv: c2c_pair's offset 0x8 is on node 0 */
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --csv | grep -c ',c2c_pair+0x8,.*,0,[0-9]*,[0-9]*,[0-9]*,false sharing$'", memprof(), path);
+	char *c = run(cmd, &st);
+	assert_true(atoi(c) > 0);
+	free(c);
+	if (!have_perf()) {
+		free(m);
+		skip();
+	}
+	same_as_perf(path, "tot");
+	same_as_perf(path, "peer");
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio 2>/dev/null",
+		 getenv("PERF") ? getenv("PERF") : "perf", path);
+	char *p = run(cmd, &st);
+	assert_int_equal(st, 0);
+	char *pp = pareto_pa(p, 1), *mp = pareto_pa(m, 0);
+	if (strcmp(pp, mp) || !*pp)
+		fail_msg("Pareto's Offset, Node, PA cnt differ from perf's:\nperf:\n%s\nmemprof:\n%s",
+			 pp, mp);
+	free(pp), free(mp), free(p), free(m);
+}
+
 /* The real perf mem recordings (Skylake-SP load latency with WEIGHT_STRUCT, Ivy Bridge perf
  * mem): perf's counts, no line with HITMs. */
 static char fx_skx[4096], fx_ivb[4096];
@@ -497,6 +626,7 @@ static void c2c_report__no_addresses__one_line_error(void **state)
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
+		phys_file = argc > 2 && !strcmp(argv[2], "phys");
 		write_synth(argv[1]);
 		return 0;
 	}
@@ -505,6 +635,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(c2c_report__synthetic__stdio_verdicts),
 		cmocka_unit_test(c2c_report__synthetic__equals_perf),
 		cmocka_unit_test(c2c_report__no_addresses__one_line_error),
+		cmocka_unit_test(c2c_report__phys__node_and_pa_cnt),
 	};
 	int rc = cmocka_run_group_tests_name("c2c", tests, setup_synth, teardown_dir);
 	/* the real recordings, with perf as referee: skipped (77) when either is missing */

@@ -376,8 +376,8 @@ int mp_pd_is_pipe(const mp_pd *pd);
  * HEADER_VERSION, HEADER_ARCH, HEADER_CPUDESC, HEADER_CPUID, HEADER_CMDLINE (joined with
  * spaces). feature = the HEADER_* number from perf's header.h. */
 const char *mp_pd_feature_str(const mp_pd *pd, int feature);
-/* The payload of HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY or CACHE as recorded (NULL when
- * absent); borrowed, valid until mp_pd_close(). */
+/* The payload of HEADER_CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE or MEM_TOPOLOGY as recorded
+ * (NULL when absent); borrowed, valid until mp_pd_close(). */
 const void *mp_pd_feature_raw(const mp_pd *pd, int feature, size_t *len /* OUT */);
 
 /* The recorded machine (perf's topology features, as memprof record and perf record write
@@ -395,6 +395,22 @@ struct mp_pd_topo {
  * -EINVAL when it is malformed, -ENOMEM. Free with mp_pd_topo_fini(). */
 int mp_pd_topo_read(const mp_pd *pd, struct mp_pd_topo *t /* OUT */);
 void mp_pd_topo_fini(struct mp_pd_topo *t);
+/* Physical memory by NUMA node (HEADER_MEM_TOPOLOGY: each node's memory blocks), as perf's
+ * mem2node reads it: the node of a sample's physical address. */
+struct mp_pd_memrange {
+	uint64_t start, end; /* [start, end) */
+	int32_t node;
+};
+struct mp_pd_memtopo {
+	struct mp_pd_memrange *r; /* by start, adjacent blocks of a node joined */
+	size_t n;
+};
+/* 0, -ENOENT when the recording has none, -EINVAL when it is malformed, -ENOMEM. Free
+ * with mp_pd_memtopo_fini(). */
+int mp_pd_memtopo_read(const mp_pd *pd, struct mp_pd_memtopo *m /* OUT */);
+void mp_pd_memtopo_fini(struct mp_pd_memtopo *m);
+/* The node holding physical address pa, -1 when none does (or m has no ranges). */
+int mp_pd_memtopo_node(const struct mp_pd_memtopo *m, uint64_t pa);
 /* The cache-line size the recording was made with: the simulated L1d's line (meta
  * sim.D1), else the line size of the first data or unified cache of HEADER_CACHE; 0 when
  * the recording says neither. */

@@ -102,6 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		f.sum += strlen(topo.caches) + topo.nnodes;
 		mp_pd_topo_fini(&topo);
 	}
+	struct mp_pd_memtopo mt;
+	if (mp_pd_memtopo_read(pd, &mt) == 0) {
+		for (size_t i = 0; i < mt.n; i++)
+			f.sum += (size_t)mp_pd_memtopo_node(&mt, mt.r[i].start) +
+				 (size_t)mp_pd_memtopo_node(&mt, mt.r[i].end - 1);
+		mp_pd_memtopo_fini(&mt);
+	}
 	mp_pd_regions *reg = NULL;
 	if (mp_pd_regions_load(pd, &reg, &err) == 0 && reg) {
 		for (uint32_t k = 0; k <= mp_pd_regions_count(reg) + 1; k++)
