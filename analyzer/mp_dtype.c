@@ -430,6 +430,21 @@ int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct 
 	return mp_dtype_of_alloc(t, path, ret, ho->size, ho->offset, out);
 }
 
+/* One more layout entry, zeroed but for where it is and what; NULL when out of memory. */
+static struct mp_dtype_member *entry_add(struct mp_dtype_member **out, size_t *n, size_t *cap,
+					 uint64_t offset, uint64_t size, unsigned depth, int kind)
+{
+	if (MP_GROW(*out, *cap, *n + 1))
+		return NULL;
+	struct mp_dtype_member *e = &(*out)[(*n)++];
+	memset(e, 0, sizeof(*e));
+	e->offset = offset;
+	e->size = size;
+	e->depth = depth;
+	e->kind = kind;
+	return e;
+}
+
 /* Members of structure or union d (stripped) at base, depth, after out[*n]; holes between
  * a structure's members and its padding at the end as entries of their own. */
 static int layout_members(Dwarf_Die *d, uint64_t base, uint64_t dsize, unsigned depth,
@@ -454,25 +469,14 @@ static int layout_members(Dwarf_Die *d, uint64_t base, uint64_t dsize, unsigned 
 		if (!dwarf_attr_integrate(&m, DW_AT_type, &at) || !dwarf_formref_die(&at, &mt))
 			continue;
 		dwarf_aggregate_size(&mt, &msize);
-		if (is_struct && moff > end) {
-			if (MP_GROW(*out, *cap, *n + 1))
-				return -ENOMEM;
-			struct mp_dtype_member *h = &(*out)[(*n)++];
-			memset(h, 0, sizeof(*h));
-			h->offset = base + end;
-			h->size = moff - end;
-			h->depth = depth;
-			h->kind = MP_DTYPE_HOLE;
-		}
-		if (MP_GROW(*out, *cap, *n + 1))
+		if (is_struct && moff > end &&
+		    !entry_add(out, n, cap, base + end, moff - end, depth, MP_DTYPE_HOLE))
 			return -ENOMEM;
-		size_t me = (*n)++;
-		struct mp_dtype_member *e = &(*out)[me];
-		memset(e, 0, sizeof(*e));
-		e->offset = base + moff;
-		e->size = msize;
-		e->depth = depth;
-		e->kind = MP_DTYPE_MEMBER;
+		struct mp_dtype_member *e =
+			entry_add(out, n, cap, base + moff, msize, depth, MP_DTYPE_MEMBER);
+		if (!e)
+			return -ENOMEM;
+		size_t me = *n - 1;
 		Dwarf_Die named = mt;
 		type_name(&named, e->type, sizeof(e->type), 0);
 		const char *nm = dwarf_diename(&m);
@@ -485,16 +489,9 @@ static int layout_members(Dwarf_Die *d, uint64_t base, uint64_t dsize, unsigned 
 		if (moff + msize > end)
 			end = moff + msize;
 	} while (dwarf_siblingof(&m, &m) == 0);
-	if (is_struct && dsize > end) {
-		if (MP_GROW(*out, *cap, *n + 1))
-			return -ENOMEM;
-		struct mp_dtype_member *p = &(*out)[(*n)++];
-		memset(p, 0, sizeof(*p));
-		p->offset = base + end;
-		p->size = dsize - end;
-		p->depth = depth;
-		p->kind = MP_DTYPE_PADDING;
-	}
+	if (is_struct && dsize > end &&
+	    !entry_add(out, n, cap, base + end, dsize - end, depth, MP_DTYPE_PADDING))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -508,14 +505,10 @@ int mp_dtype_layout(mp_dtype *t, const struct mp_dtype_loc *loc, struct mp_dtype
 	    !dwarf_offdie(t->objs[loc->obj].dw, loc->die, &d))
 		return -ENOENT;
 	size_t cap = 0;
-	if (MP_GROW(*out, cap, 1))
+	struct mp_dtype_member *top = entry_add(out, n, &cap, 0, loc->type_size, 0, MP_DTYPE_MEMBER);
+	if (!top)
 		return -ENOMEM;
-	struct mp_dtype_member *top = &(*out)[0];
-	memset(top, 0, sizeof(*top));
-	top->size = loc->type_size;
-	top->kind = MP_DTYPE_MEMBER;
 	snprintf(top->type, sizeof(top->type), "%s", loc->type);
-	*n = 1;
 	int rc = layout_members(&d, 0, loc->type_size, 1, out, n, &cap);
 	if (rc) {
 		free(*out);

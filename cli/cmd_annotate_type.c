@@ -214,7 +214,8 @@ int annotate_data_type(const char *input, const char *symfs, const char *kallsym
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : "out of memory");
 		goto out;
 	}
-	qsort(x.types, x.ntypes, sizeof(*x.types), type_cmp);
+	if (x.ntypes)
+		qsort(x.types, x.ntypes, sizeof(*x.types), type_cmp);
 	for (size_t i = 0; i < x.ntypes; i++) {
 		struct mp_dtype_member *m;
 		size_t n;
