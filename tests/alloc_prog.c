@@ -13,7 +13,7 @@
  *                page of its own
  *   heaptypes N  an array of N pages of struct rec from a typed malloc (alloc_recs), one
  *                field touched on each page but the first (malloc's header is there): page
- *                k's rec touched at hits (k % 4 == 0 or 3), link.b (1) or key (2); then 8
+ *                k's rec touched at hits (k % 4 == 0 or 3), link.b (1) or key (2); then 32
  *                pages from an untyped malloc (alloc_raw: a void * wrapper), touched
  *   churn N      N malloc/free pairs of 64 bytes (the cost and memory benches) */
 #include <malloc.h>
@@ -191,8 +191,8 @@ int main(int argc, char **argv)
 		struct rec *r = alloc_recs(n * (page / sizeof(struct rec)));
 		fprintf(stderr, "recs=%p sizeof=%zu\n", (void *)r, sizeof(struct rec));
 		touch_recs(r, n);
-		char *v = alloc_raw(8 * page);
-		touch_pages(v, 8);
+		char *v = alloc_raw(32 * page); /* mmap'ed: every page but the first faults */
+		touch_pages(v, 32);
 		free(v);
 		free(r);
 	} else if (!strcmp(mode, "churn")) {
