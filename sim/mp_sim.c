@@ -326,13 +326,21 @@ static int sim_run_valgrind(const struct mp_sim_opts *o, const struct sim_run *s
 		return mp_err_set(err, -exec_errno, "%s: cannot run: %s", sr->vg,
 				  strerror(exec_errno));
 	res->workload_started = 1;
+	res->workload_pid = (uint32_t)pid;
 	res->workload_status = status;
 	return 0;
 }
 
-/* The pids of the callgrind outputs in sr->dir (callgrind.out.PID), ascending: the
- * workload first, then its children. malloc'd; *n their number. */
-static int sim_output_pids(const struct sim_run *sr, uint32_t **pids, size_t *n)
+uint64_t mp_sim_pid_rank(uint32_t pid, uint32_t first)
+{
+	return pid >= first ? (uint64_t)(pid - first) : (uint64_t)pid + (1ULL << 32);
+}
+
+/* The pids of the callgrind outputs in sr->dir (callgrind.out.PID) in the order the
+ * processes started (mp_sim_pid_rank): the workload (pid first) first, then its children.
+ * malloc'd; *n their number. */
+static int sim_output_pids(const struct sim_run *sr, uint32_t first, uint32_t **pids,
+			   size_t *n)
 {
 	DIR *d = opendir(sr->dir);
 	size_t cap = 0;
@@ -357,7 +365,8 @@ static int sim_output_pids(const struct sim_run *sr, uint32_t **pids, size_t *n)
 	}
 	closedir(d);
 	for (size_t i = 1; i < *n; i++) /* few: insertion sort */
-		for (size_t j = i; j > 0 && (*pids)[j - 1] > (*pids)[j]; j--) {
+		for (size_t j = i; j > 0 && mp_sim_pid_rank((*pids)[j - 1], first) >
+						mp_sim_pid_rank((*pids)[j], first); j--) {
 			uint32_t t = (*pids)[j];
 			(*pids)[j] = (*pids)[j - 1];
 			(*pids)[j - 1] = t;
@@ -386,7 +395,7 @@ static int sim_convert(const struct mp_sim_opts *o, const struct sim_run *sr,
 	uint32_t *pids = NULL;
 	size_t np = 0;
 	char cg[4300], log[4300];
-	if ((rc = sim_output_pids(sr, &pids, &np)))
+	if ((rc = sim_output_pids(sr, res->workload_pid, &pids, &np)))
 		return mp_err_set(err, rc, "%s: %s", sr->dir, mp_strerror(rc));
 	if (!np) {
 		char why[400] = "";

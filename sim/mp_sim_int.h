@@ -23,4 +23,9 @@ static inline const char *mp_sim_basename(const char *s)
  * is a format error). */
 int mp_sim_read_all(const char *path, uint8_t **buf, size_t *len, struct mp_err *err);
 
+/* Where pid comes in the order processes were created: the workload (pid first) first,
+ * then its children by pid, those numbered below the workload after the others (the
+ * kernel's pids wrapped around meanwhile: the workload 32449, a child 322). A sort key. */
+uint64_t mp_sim_pid_rank(uint32_t pid, uint32_t first);
+
 #endif

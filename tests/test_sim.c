@@ -1097,6 +1097,18 @@ static void mp_sim_allocs__file__records_written_with_sites(void **state)
 	unlink(out);
 }
 
+/* Processes come in the order they started although pids wrapped around between them (the
+ * order CI saw once: sh 32449, then uselib 32616 and uselib 322). */
+static void mp_sim_pid_rank__wrapped_pids__start_order(void **state)
+{
+	(void)state;
+	assert_true(mp_sim_pid_rank(32449, 32449) < mp_sim_pid_rank(32616, 32449));
+	assert_true(mp_sim_pid_rank(32616, 32449) < mp_sim_pid_rank(322, 32449));
+	assert_true(mp_sim_pid_rank(322, 32449) < mp_sim_pid_rank(400, 32449));
+	/* no workload pid known (0): plain ascending pids */
+	assert_true(mp_sim_pid_rank(322, 0) < mp_sim_pid_rank(32449, 0));
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTS_DATA");
@@ -1126,6 +1138,7 @@ int main(void)
 		cmocka_unit_test(mp_sim_mem_read__files__records_and_errors),
 		cmocka_unit_test(mp_sim_write__memory_samples__perf_mem_events),
 		cmocka_unit_test(mp_sim_allocs__file__records_written_with_sites),
+		cmocka_unit_test(mp_sim_pid_rank__wrapped_pids__start_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

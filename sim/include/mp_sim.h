@@ -276,6 +276,7 @@ struct mp_sim_result {
 	uint64_t samples;         /* sample records written */
 	int workload_status;      /* wait() status of valgrind, which exits as the workload */
 	int workload_started;
+	uint32_t workload_pid;    /* valgrind's pid, which is the workload's */
 	size_t nprocs;            /* processes simulated (the workload and its children) */
 	char procs[512];          /* "sh (1234), prog (1235)" when more than one */
 	const char *engine;       /* "mpsim" or "callgrind": the simulator that ran */
