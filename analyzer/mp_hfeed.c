@@ -123,4 +123,6 @@ void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
 	h->fork = feed_fork;
 	h->exit = feed_exit;
 	h->progress = feed_progress;
+	/* the hist sums samples; a hook or regions (by time) see each one */
+	h->samples_any_order = feed->hist && !feed->sample && !feed->regions;
 }

@@ -99,6 +99,10 @@ struct pd_queue {
 	struct mp_err *err;
 	size_t sample_time;         /* runs: the time's offset in their samples */
 	size_t max_bytes;           /* the byte bound (PD_QUEUE_BYTES) */
+	uint32_t any_order_type;    /* not 0: records of this header type (the owner's samples;
+				     * runs are of it) may be delivered in any order among
+				     * themselves while no record of another type is due with
+				     * them (pd_q_flush_with neither sorts nor splits runs then) */
 
 	/* the entries */
 	struct pd_qent *q, *tmp;
@@ -186,6 +190,112 @@ static inline int pd_q_push_fast(struct pd_queue *Q, const uint8_t *r, size_t si
  * flushes). 0 or -ENOMEM. */
 int pd_q_settle(struct pd_queue *Q);
 
+/* The records of entry e due at limit to deliver(ctx, ...): a record, or a run's first
+ * records while they are due (its records come in time order; the rest stays as e).
+ * *held, *nheld: the chunk of the records delivered last and their number, released
+ * together (pd_q_held_release). Returns the delivery's stop value; *whole: e is all
+ * delivered. */
+static inline __attribute__((always_inline)) int
+pd_q_deliver_due(struct pd_queue *Q, struct pd_qent *e, uint64_t limit, pd_q_deliver_fn deliver,
+		 void *ctx, struct pd_chunk **held, size_t *nheld, int *whole)
+{
+	if (e->ch != *held) {
+		if (*held) {
+			(*held)->live -= *nheld - 1;
+			pd_q_chunk_release(Q, *held);
+		}
+		*held = e->ch;
+		*nheld = 0;
+	}
+	*whole = 1;
+	if (e->n <= 1) {
+		size_t size = ld16(e->rec + 6);
+		++*nheld;
+		Q->rec_bytes -= size;
+		Q->qrecs--;
+		return deliver(ctx, e->rec, size, e->off);
+	}
+	const size_t to = Q->sample_time;
+	const uint8_t *r = e->rec;
+	uint64_t off = e->off;
+	uint32_t left = e->n;
+	int rc;
+	do {
+		size_t size = ld16(r + 6);
+		++*nheld;
+		Q->rec_bytes -= size;
+		Q->qrecs--;
+		rc = deliver(ctx, r, size, off);
+		r += size;
+		off += size;
+		left--;
+	} while (!rc && left && ld64(r + to) <= limit);
+	if (left) {
+		e->ts = ld64(r + to);
+		e->rec = r;
+		e->off = off;
+		e->n = left;
+		*whole = 0;
+	}
+	return rc;
+}
+
+/* The end of a flush: Q->done after a flush that was not stopped, the last chunk's
+ * delivered records released. */
+static inline int pd_q_flush_end(struct pd_queue *Q, int rc, void *ctx, struct pd_chunk *held,
+				 size_t nheld)
+{
+	if (!rc && Q->done)
+		rc = Q->done(ctx);
+	if (held) {
+		held->live -= nheld - 1;
+		pd_q_chunk_release(Q, held);
+	}
+	return rc;
+}
+
+/* Are the records due at limit all of Q->any_order_type (the other records queued all
+ * later)? Entries are looked at, not records: a run is of that type. */
+static inline int pd_q_any_order_due(const struct pd_queue *Q, uint64_t limit)
+{
+	for (size_t k = Q->qh; k < Q->nq; k++) {
+		const struct pd_qent *e = &Q->q[k];
+		if (!e->n && e->ts <= limit && ld32(e->rec) != Q->any_order_type)
+			return 0;
+	}
+	return 1;
+}
+
+/* pd_q_flush_with when pd_q_any_order_due: the due records in the queue's own order, each
+ * entry's in turn, unsorted; the entries left keep their order, moved down together, and
+ * are all the unsorted tail then (a sort later keeps equal times in push order: the head's
+ * entries left were pushed before the tail's). */
+static inline __attribute__((always_inline)) int
+pd_q_flush_any_with(struct pd_queue *Q, uint64_t limit, pd_q_deliver_fn deliver, void *ctx)
+{
+	struct pd_qent *q = Q->q;
+	const size_t nq = Q->nq;
+	size_t k = Q->qh, w = Q->qh, nheld = 0;
+	struct pd_chunk *held = NULL;
+	int rc = 0, whole;
+	for (; k < nq && !rc; k++) {
+		if (q[k].ts > limit ||
+		    ((rc = pd_q_deliver_due(Q, &q[k], limit, deliver, ctx, &held, &nheld, &whole)),
+		     !whole))
+			q[w++] = q[k];
+	}
+	for (; k < nq; k++) /* a delivery stopped the flush: the rest stays */
+		q[w++] = q[k];
+	rc = pd_q_flush_end(Q, rc, ctx, held, nheld);
+	Q->nq = w;
+	Q->tail_mixed = w > Q->qh;
+	Q->tail_last = w > Q->qh ? q[w - 1].ts : 0;
+	Q->nsorted = Q->qh;
+	if (w == Q->qh)
+		Q->qh = Q->nq = Q->nsorted = 0;
+	return rc;
+}
+
 /* pd_q_flush with deliver(ctx, ...) in place of Q's: a caller that passes its own
  * function gets it inlined into the loop (the reader's rounds and final flush). */
 static inline __attribute__((always_inline)) int
@@ -193,65 +303,24 @@ pd_q_flush_with(struct pd_queue *Q, uint64_t limit, pd_q_deliver_fn deliver, voi
 {
 	if (Q->nq == Q->qh)
 		return 0;
+	if (Q->any_order_type && pd_q_any_order_due(Q, limit))
+		return pd_q_flush_any_with(Q, limit, deliver, ctx);
 	int rc = pd_q_settle(Q);
 	if (rc)
 		return rc;
 	size_t k = Q->qh, nheld = 0;
-	struct pd_chunk *held = NULL; /* delivered records of one chunk, released together */
+	struct pd_chunk *held = NULL;
 	struct pd_qent *q = Q->q; /* delivering queues nothing: the queue stays */
-	const size_t nq = Q->nq, to = Q->sample_time;
-	while (k < nq && q[k].ts <= limit) {
-		struct pd_qent *e = &q[k];
-		if (e->ch != held) {
-			if (held) {
-				held->live -= nheld - 1;
-				pd_q_chunk_release(Q, held);
-			}
-			held = e->ch;
-			nheld = 0;
-		}
-		if (e->n <= 1) {
-			size_t size = ld16(e->rec + 6);
-			nheld++;
-			Q->rec_bytes -= size;
-			Q->qrecs--;
-			k++;
-			if ((rc = deliver(ctx, e->rec, size, e->off)))
-				break;
-			continue;
-		}
-		/* a run: its records while they are due (the queue is in time order: when one
-		 * is not, none after it is; the rest of the run stays queued as its entry) */
-		const uint8_t *r = e->rec;
-		uint64_t off = e->off, ts;
-		uint32_t left = e->n;
-		do {
-			size_t size = ld16(r + 6);
-			nheld++;
-			Q->rec_bytes -= size;
-			Q->qrecs--;
-			rc = deliver(ctx, r, size, off);
-			r += size;
-			off += size;
-			left--;
-		} while (!rc && left && (ts = ld64(r + to)) <= limit);
-		if (left) {
-			e->ts = ld64(r + to);
-			e->rec = r;
-			e->off = off;
-			e->n = left;
-			break;
-		}
-		k++;
+	const size_t nq = Q->nq;
+	int whole = 1;
+	/* the queue is in time order: once a record is not due, none after it is */
+	while (k < nq && q[k].ts <= limit && whole) {
+		rc = pd_q_deliver_due(Q, &q[k], limit, deliver, ctx, &held, &nheld, &whole);
+		k += whole;
 		if (rc)
 			break;
 	}
-	if (!rc && Q->done)
-		rc = Q->done(ctx);
-	if (held) {
-		held->live -= nheld - 1;
-		pd_q_chunk_release(Q, held);
-	}
+	rc = pd_q_flush_end(Q, rc, ctx, held, nheld);
 	Q->qh = k;
 	if (k == Q->nq)
 		Q->qh = Q->nq = Q->nsorted = 0;

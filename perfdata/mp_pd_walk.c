@@ -520,6 +520,12 @@ int mp_pd_process(mp_pd *pd, const struct mp_pd_handler *h, struct mp_err *err)
 	R.q.done = mp_pd_deliver_done;
 	if (R.ordered && (pd->nattrs == 1 || !pd->id_off))
 		R.q.sample_time = pd->ia[0].lay.time; /* as mp_pd_rec_time's sample_attr says 0 */
+	if (R.ordered && h->samples_any_order) {
+		R.q.any_order_type = PERF_RECORD_SAMPLE;
+		for (size_t i = 0; i < pd->nattrs; i++)
+			if (pd->attrs[i].attr.sample_type & PERF_SAMPLE_READ)
+				R.q.any_order_type = 0; /* each value's delta is to the one before */
+	}
 	R.prog_step = pd->data_size / 100 + 1;
 	R.prog_next = pd->data_off + R.prog_step;
 

@@ -379,12 +379,153 @@ static void pd_q__interleaved_rounds__array_stays_small(void **state)
 	pd_q_fini(&Q);
 }
 
+/* The deliveries of one run: each record's index, and its type (9: sample, 3: another) */
+struct seq {
+	uint32_t *idx;
+	uint8_t *type;
+	size_t n;
+};
+
+static int deliver_seq(void *ctx, const uint8_t *rec, size_t size, uint64_t off)
+{
+	struct seq *q = ctx;
+	uint64_t idx;
+	uint32_t type;
+	(void)size;
+	(void)off;
+	memcpy(&idx, rec + 24, 8);
+	memcpy(&type, rec, 4);
+	q->idx[q->n] = (uint32_t)idx;
+	q->type[q->n++] = (uint8_t)type;
+	return 0;
+}
+
+/* Random rounds of 8 CPUs' samples, each CPU's as a window's runs or pushed one by one,
+ * with now and then another record (a comm, type 3) on a CPU, as perf's rings give them:
+ * delivered with any_order_type 9 and without, the other records come in the same order
+ * and the same samples come between each two of them, each once; and with any_order_type
+ * a flush with no other record due gives each run's samples one after another (most
+ * samples follow the one pushed before them, not so in time order). Then the same with a
+ * small byte bound (half flushes, in time order, in between). */
+static void pd_q__any_order__same_samples_between_other_records(void **state)
+{
+	(void)state;
+	enum { NCPU = 8, NROUND = 80, MAXPER = 40, NREC = NCPU * NROUND * MAXPER };
+	static uint8_t recs[NREC * REC];
+	static uint32_t idx[2][NREC];
+	static uint8_t type[2][NREC], mark[NREC];
+	for (int bound = 0; bound < 2; bound++) {
+		struct seq sq[2] = { { idx[0], type[0], 0 }, { idx[1], type[1], 0 } };
+		size_t nrec = 0, nother = 0, adjacent = 0;
+		for (int any = 0; any < 2; any++) {
+			struct pd_queue Q;
+			struct mp_err err = { 0 };
+			pd_q_init(&Q, deliver_seq, &sq[any], "test", &err);
+			Q.sample_time = T_OFF;
+			Q.any_order_type = any ? 9 : 0;
+			if (bound)
+				Q.max_bytes = 64 * 112;
+			srand(11 + bound);
+			uint64_t id = 0, prev_max = 1000, max = 1000;
+			for (int r = 0; r < NROUND; r++) {
+				uint64_t start = prev_max + 1, newest = max;
+				for (int c = 0; c < NCPU; c++) {
+					int n = rand() % MAXPER, win_run = rand() % 3 != 0;
+					uint64_t t = start + (uint64_t)(rand() % 5);
+					struct pd_chunk *win = NULL;
+					struct pd_qbatch b = { 0 };
+					if (win_run) {
+						win = pd_q_chunk_new(&Q, MAXPER * REC);
+						assert_non_null(win);
+						Q.win = win;
+						pd_q_batch_begin(&Q, &b);
+					}
+					for (int k = 0; k < n; k++) {
+						t += (uint64_t)(rand() % 4);
+						int other = rand() % 600 == 0;
+						uint8_t *p = win_run ? win->data + win->used : recs + id * REC;
+						make_rec(p, t, (uint64_t)c, id);
+						if (other) {
+							uint32_t ty = 3;
+							memcpy(p, &ty, 4);
+						}
+						if (win_run) {
+							win->used += REC;
+							if (other || !pd_q_batch_add(&b, p, REC, id * REC, t, win)) {
+								pd_q_batch_put(&Q, &b);
+								assert_int_equal(pd_q_push(&Q, p, REC, id * REC, t,
+											   WALK_WINDOW), 0);
+								pd_q_batch_begin(&Q, &b);
+							}
+						} else {
+							assert_int_equal(pd_q_push(&Q, p, REC, id * REC, t, WALK_TOP), 0);
+						}
+						id++;
+					}
+					if (win_run) {
+						pd_q_batch_put(&Q, &b);
+						Q.win = NULL;
+						pd_q_chunk_retire(&Q, win);
+					}
+					newest = t > newest ? t : newest;
+				}
+				prev_max = max;
+				max = newest;
+				assert_int_equal(pd_q_round(&Q), 0);
+			}
+			assert_int_equal(pd_q_flush(&Q, UINT64_MAX), 0);
+			assert_true(pd_q_empty(&Q));
+			assert_int_equal(sq[any].n, id);
+			nrec = id;
+			pd_q_fini(&Q);
+		}
+		/* between each two other records (and before the first, after the last): the
+		 * same samples, each once */
+		size_t i = 0, j = 0;
+		for (;;) {
+			memset(mark, 0, nrec);
+			size_t ni = 0, nj = 0;
+			for (; i < nrec && type[0][i] == 9; i++, ni++)
+				mark[idx[0][i]] = 1;
+			for (; j < nrec && type[1][j] == 9; j++, nj++) {
+				assert_int_equal(mark[idx[1][j]], 1);
+				mark[idx[1][j]] = 0;
+				/* a CPU's samples come in their push order: consecutive indexes */
+				adjacent += j && type[1][j - 1] == 9 && idx[1][j] == idx[1][j - 1] + 1;
+			}
+			assert_int_equal(ni, nj);
+			if (i == nrec || j == nrec) {
+				assert_true(i == nrec && j == nrec);
+				break;
+			}
+			assert_int_equal(type[0][i], 3);
+			assert_int_equal(type[1][j], 3);
+			assert_int_equal(idx[0][i], idx[1][j]);
+			nother++;
+			i++;
+			j++;
+		}
+		assert_true(nother > 10);
+		/* time order interleaves the CPUs' samples; any order keeps most of a run's
+		 * records together */
+		size_t adjacent_ordered = 0;
+		for (size_t k = 1; k < nrec; k++)
+			adjacent_ordered += type[0][k] == 9 && type[0][k - 1] == 9 &&
+					    idx[0][k] == idx[0][k - 1] + 1;
+		if (!bound) { /* (half flushes are in time order) */
+			assert_true(adjacent > nrec / 2);
+			assert_true(adjacent > 2 * adjacent_ordered);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pd_q__cases__delivered_in_time_order),
 		cmocka_unit_test(pd_q__random_rounds__sorted_and_complete),
 		cmocka_unit_test(pd_q__interleaved_rounds__array_stays_small),
+		cmocka_unit_test(pd_q__any_order__same_samples_between_other_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

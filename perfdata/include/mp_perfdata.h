@@ -540,6 +540,12 @@ struct mp_pd_handler {
 	 * Return 0 when taken, > 0 to have them given to sample() in full; a handler that
 	 * took one takes all further repeats of that sample (> 0 is then 0). */
 	int (*sample_again)(void *ctx, size_t attr_idx, uint64_t n, uint64_t period);
+	/* Not 0: what the handler makes of the samples between two other records does not
+	 * depend on their order (it sums them), so they may come in any order among
+	 * themselves, every other record still in time order between them (the reader then
+	 * neither sorts nor splits a CPU buffer's samples when no other record is due with
+	 * them; files whose samples carry counter values, PERF_SAMPLE_READ, keep time order) */
+	int samples_any_order;
 	int (*mmap)(void *ctx, const struct mp_pd_mmap *m);
 	int (*comm)(void *ctx, const struct mp_pd_task *t);
 	int (*fork)(void *ctx, const struct mp_pd_task *t);
