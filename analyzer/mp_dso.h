@@ -48,6 +48,11 @@ struct mp_dso {
 	struct mp_dwline **lt;
 	uint8_t *unit_lt;
 	size_t nunits;
+	/* each unit's scopes that hold code (mp_dwscope.h), by its DIE's offset, on first
+	 * use: scx_idx maps the offset to scx[], whose NULL says libdw is asked instead */
+	struct mp_u64map scx_idx;
+	struct mp_dwscopes **scx;
+	size_t nscx, capscx;
 };
 
 /* The index of the object for (path, kernel), created on first use; UINT32_MAX on

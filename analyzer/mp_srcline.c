@@ -12,6 +12,7 @@
 
 #include "mp_dwline.h"
 #include "mp_dwtrim.h"
+#include "mp_dwscope.h"
 #include "mp_srcline.h"
 #include "mp_sym_int.h"
 
@@ -353,6 +354,58 @@ void mp_srcline_fini(struct mp_dso *d)
 	d->unit_lt = NULL;
 	d->dwsecs = NULL;
 	d->nunits = 0;
+	for (size_t i = 0; i < d->nscx; i++)
+		mp_dwscopes_free(d->scx[i]);
+	free(d->scx);
+	d->scx = NULL;
+	d->nscx = d->capscx = 0;
+	mp_u64map_fini(&d->scx_idx);
+}
+
+/* The index of unit cu's scopes (made on first use), NULL when there is none. */
+static const struct mp_dwscopes *dso_unit_scopes(struct mp_dso *d, Dwarf_Die *cu)
+{
+	int found = 0;
+	uint32_t *slot = mp_u64map_slot(&d->scx_idx, dwarf_dieoffset(cu), &found);
+	if (!slot)
+		return NULL;
+	if (found)
+		return d->scx[*slot];
+	if (MP_GROW(d->scx, d->capscx, d->nscx + 1)) {
+		mp_u64map_unslot(&d->scx_idx, slot);
+		return NULL;
+	}
+	*slot = (uint32_t)d->nscx;
+	return d->scx[d->nscx++] = mp_dwscopes_new(cu);
+}
+
+int mp_srcline_scope_path(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes)
+{
+	Dwarf_Die cu;
+	*scopes = NULL;
+	dso_open_dwarf(d);
+	if (dso_cudie(d, addr, &cu))
+		return 0;
+	const struct mp_dwscopes *t = dso_unit_scopes(d, &cu);
+	if (!t)
+		return -1;
+	Dwarf_Off off[256];
+	const size_t max = sizeof(off) / sizeof(off[0]);
+	size_t n = mp_dwscopes_path(t, addr, off, max);
+	if (!n)
+		return 0;
+	if (n == max)
+		return -1; /* nested deeper than that: libdw's walk has no bound */
+	*scopes = malloc(n * sizeof(**scopes));
+	if (!*scopes)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!dwarf_offdie(d->dw, off[i], &(*scopes)[i])) {
+			free(*scopes);
+			*scopes = NULL;
+			return -1;
+		}
+	return (int)n;
 }
 
 int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes)

@@ -24,6 +24,13 @@ int mp_srcline_find(mp_sym *s, struct mp_dso *d, uint64_t addr, const char **fil
 /* The DWARF scopes at ELF vaddr addr in d, innermost first (dwarf_getscopes), *scopes
  * malloc'd (free it); their count, 0 when there is no DWARF there. */
 int mp_srcline_scopes(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes /* OUT */);
+/* The scopes at ELF vaddr addr in d, innermost first, each the concrete parent of the one
+ * before, up to the unit (not included): dwarf_getscopes' innermost scope and then its
+ * parents as dwarf_getscopes_die gives them, from an index of the unit's scopes made on
+ * its first lookup (mp_dwscope.h). *scopes malloc'd (free it); their count, 0 when there
+ * is no DWARF there, -1 when the unit has no index (libdw could not read it whole, or out
+ * of memory: ask mp_srcline_scopes). */
+int mp_srcline_scope_path(struct mp_dso *d, uint64_t addr, Dwarf_Die **scopes /* OUT */);
 /* An object whose DWARF to open, with the ELF addresses whose lines will be looked up. */
 struct mp_srcline_want {
 	struct mp_dso *d;

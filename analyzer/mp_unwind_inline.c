@@ -53,13 +53,44 @@ static const char *call_file(mp_sym *s, Dwarf_Die *die, Dwarf_Word idx)
 	return f ? mp_sym_intern_str(s, f) : NULL;
 }
 
-/* The chain at va of d, looked up in its DWARF (mp_sym_inline_chain's work). */
+/* Scope die, an inlined instance, as a frame of the chain. */
+static struct mp_sym_inline inline_frame(mp_sym *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word w = 0, fidx = 0;
+	struct mp_sym_inline f = { .name = inline_name(s, die) };
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &at), &w))
+		f.call_line = (unsigned)w;
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &at), &fidx))
+		f.call_file = call_file(s, die, fidx);
+	return f;
+}
+
+/* The chain at va of d, looked up in its DWARF (mp_sym_inline_chain's work): the inlined
+ * instances among the concrete scopes from the innermost out, up to the function they are
+ * in (its name the outer one), as eu-addr2line -i walks them. */
 static size_t inline_chain_dwarf(mp_sym *s, struct mp_dso *d, uint64_t va,
 				 struct mp_sym_inline *out, size_t max, const char **outer_name)
 {
 	Dwarf_Die *scopes = NULL;
-	int n = mp_srcline_scopes(d, va, &scopes);
 	size_t k = 0;
+	int n = mp_srcline_scope_path(d, va, &scopes);
+	if (n >= 0) {
+		for (int i = 0; i < n && k < max; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_subprogram) {
+				if (outer_name)
+					*outer_name = inline_name(s, &scopes[i]);
+				break;
+			}
+			if (tag == DW_TAG_inlined_subroutine)
+				out[k++] = inline_frame(s, &scopes[i]);
+		}
+		free(scopes);
+		return k;
+	}
+	/* no index of the unit: libdw's own walks */
+	n = mp_srcline_scopes(d, va, &scopes);
 	/* dwarf_getscopes follows an inlined instance into its abstract origin's scopes; the
 	 * callers are the concrete scopes around the instance (dwarf_getscopes_die), as
 	 * eu-addr2line -i walks them */
@@ -74,14 +105,7 @@ static size_t inline_chain_dwarf(mp_sym *s, struct mp_dso *d, uint64_t va,
 			i++;
 			continue;
 		}
-		Dwarf_Attribute at;
-		Dwarf_Word w = 0, fidx = 0;
-		out[k] = (struct mp_sym_inline){ .name = inline_name(s, &scopes[i]) };
-		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &w))
-			out[k].call_line = (unsigned)w;
-		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &fidx))
-			out[k].call_file = call_file(s, &scopes[i], fidx);
-		k++;
+		out[k++] = inline_frame(s, &scopes[i]);
 		Dwarf_Die *outer = NULL;
 		int no = dwarf_getscopes_die(&scopes[i], &outer);
 		free(scopes);

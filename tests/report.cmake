@@ -2,6 +2,9 @@
 mp_add_cmocka_test(test_sym SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_sym.c LIBS mp_analyzer)
 # mp_dwline's line tables against libdw's on real files
 mp_add_cmocka_test(test_dwline SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dwline.c LIBS mp_analyzer)
+# mp_dwscopes' scope paths against libdw's dwarf_getscopes/_die on real files
+mp_add_cmocka_test(test_dwscope SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dwscope.c LIBS mp_analyzer)
+target_include_directories(test_dwscope PRIVATE ${PROJECT_SOURCE_DIR}/analyzer) # internal
 # test_sym checks the analyzer never calls qsort() with a NULL array (see __wrap_qsort)
 target_link_options(test_sym PRIVATE -Wl,--wrap=qsort)
 mp_add_cmocka_test(test_hist SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_hist.c LIBS mp_analyzer)
