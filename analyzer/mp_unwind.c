@@ -7,11 +7,13 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "mp_srcline.h"
+#include "mp_symtab.h"
 #include "mp_sym_int.h"
 
 #define UW_MAX_FRAMES 127 /* perf's default max_stack (kernel.perf_event_max_stack) */
@@ -291,6 +293,39 @@ static void uw_dwarf(mp_unwind *u)
 	u->stats[1] += u->nframes - start;
 }
 
+/* libdwfl's search for a separate debug file, which the unwinder reads only for the CFI of
+ * its .debug_frame (dwfl_module_dwarf_cfi, asked where .eh_frame does not unwind, as at
+ * the outermost frames). The file that search takes first, by build-id under
+ * /usr/lib/debug (its default path), is looked at: without a .debug_frame it is not
+ * handed over, so that libdw does not open it for nothing (dwarf_begin_elf decompresses
+ * every .debug_* section, for each process's modules: ld.so's debug file once per process
+ * of a recording); the CFI is none either way. (It is looked at before libdwfl's search:
+ * that one keeps the file it opened, whatever its caller returns.) */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname, Dwarf_Addr base,
+			     const char *file, const char *debuglink, GElf_Word crc, char **name)
+{
+	const unsigned char *id;
+	GElf_Addr at;
+	int n = dwfl_module_build_id(mod, &id, &at);
+	if (n > 1 && n <= 64) {
+		char path[64 + 2 * 64];
+		int k = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (int i = 1; i < n; i++)
+			k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", id[i]);
+		snprintf(path + k, sizeof(path) - (size_t)k, ".debug");
+		int fd = -1;
+		Elf *e = mp_elf_open(path, &fd);
+		if (e) {
+			int has = mp_elf_section(e, ".debug_frame") != NULL;
+			elf_end(e);
+			close(fd);
+			if (!has)
+				return -1;
+		}
+	}
+	return dwfl_standard_find_debuginfo(mod, ud, modname, base, file, debuglink, crc, name);
+}
+
 mp_unwind *mp_unwind_new(mp_sym *sym, const mp_pd *pd, struct mp_err *err)
 {
 	mp_unwind *u = calloc(1, sizeof(*u));
@@ -300,7 +335,7 @@ mp_unwind *mp_unwind_new(mp_sym *sym, const mp_pd *pd, struct mp_err *err)
 	}
 	u->sym = sym;
 	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cb.find_debuginfo = uw_find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	const char *arch = pd ? mp_pd_feature_str(pd, MP_HEADER_ARCH) : NULL;
