@@ -9,7 +9,8 @@
 # and the realistic set (issue 27), each memprof against perf, best of 3, with the ratio and
 # both peak RSS: two threads faulting in eight functions (pagetouch2.c) at 1e6 and 1e7
 # samples (report and script), python3 -g and --call-graph dwarf (children, script), make -j2
-# -g (children, flat by comm, script), sqlite3 -g (children, script), and chains of 1,000
+# -g (children, flat by comm, script), sqlite3 -g (children, script) and --call-graph dwarf
+# (script), the dwarf scripts also beside two nice'd busy loops, and chains of 1,000
 # and 8,000 distinct frames (report, script; needs root to raise kernel.perf_event_max_stack
 # for the recording). Set ONLY=realistic to run that set alone.
 # usage: bench/report-speed.sh [BUILD_DIR]   (default: build)
@@ -154,6 +155,17 @@ vs() {
 		"$(echo "$ms / 1000" | bc -l)" "$(echo "$mk / 1024" | bc -l)" "$(echo "$ps / 1000" | bc -l)" \
 		"$(echo "$pk / 1024" | bc -l)" "$(echo "scale=1; $ps / ($ms + ($ms == 0))" | bc -l)"
 }
+# loaded CMD...: CMD with two busy loops at nice 19 beside it on the machine (script must
+# not be slower than perf script on a shared machine either)
+loaded() {
+	nice -n 19 sh -c 'while :; do :; done' &
+	local l1=$!
+	nice -n 19 sh -c 'while :; do :; done' &
+	local l2=$!
+	"$@"
+	kill "$l1" "$l2"
+	wait "$l1" "$l2" 2>/dev/null || true
+}
 echo "# realistic set: best of 3 each, ratio = perf's wall time / memprof's"
 # two threads faulting in eight functions: interleaved CPU buffers, distinct addresses
 cc -O2 -g -pthread -o "$W/pagetouch2" "$HERE/pagetouch2.c"
@@ -173,6 +185,7 @@ if command -v python3 >/dev/null; then
 		>/dev/null 2>&1
 	vs python3-dwarf-children report -q -i "$W/pyd.data" -- report -i "$W/pyd.data" --stdio --children
 	vs python3-dwarf-script script -i "$W/pyd.data" -- script -i "$W/pyd.data"
+	loaded vs python3-dwarf-script-loaded script -i "$W/pyd.data" -- script -i "$W/pyd.data"
 fi
 # make -j2 -g: many short processes (cc1, as, ld), each with its maps
 mkdir -p "$W/mk"
@@ -191,6 +204,10 @@ if command -v sqlite3 >/dev/null; then
 	"$PERF" record -q -g -e cpu-clock -F 10000 -o "$W/sq.data" sqlite3 :memory: <"$W/sq.sql" >/dev/null 2>&1
 	vs sqlite3-g-children report -q -i "$W/sq.data" -- report -i "$W/sq.data" --stdio --children
 	vs sqlite3-g-script script -i "$W/sq.data" -- script -i "$W/sq.data"
+	"$PERF" record -q --call-graph dwarf -e cpu-clock -F 2000 -o "$W/sqd.data" sqlite3 :memory: \
+		<"$W/sq.sql" >/dev/null 2>&1
+	vs sqlite3-dwarf-script script -i "$W/sqd.data" -- script -i "$W/sqd.data"
+	loaded vs sqlite3-dwarf-script-loaded script -i "$W/sqd.data" -- script -i "$W/sqd.data"
 fi
 # deep chains: 100 faults under 1,000 distinct frames, 10 under 8,000 (perf record writes
 # chains up to the sysctl kernel.perf_event_max_stack: raised for the recording, as root)
