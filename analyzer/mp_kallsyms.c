@@ -315,7 +315,7 @@ static size_t core_end(const char *m, size_t len)
 /* The core kernel's symbol holding ip in the mapped copy: of the lines kept as symbols,
  * the last listed at the greatest address <= ip, ending where the next kept address
  * starts (at the last one, a page past its start, as finish_kallsyms sizes it). */
-static const struct mp_esym *lazy_find(mp_sym *s, uint64_t ip)
+static const struct mp_esym *lazy_search(mp_sym *s, uint64_t ip)
 {
 	const char *m = s->ks_map;
 	size_t len = s->ks_core_end, name, nl, lo = 0, hi = len;
@@ -365,6 +365,28 @@ static const struct mp_esym *lazy_find(mp_sym *s, uint64_t ip)
 	return &s->ks_hit;
 }
 
+/* lazy_search's answer at ip, kept by ip (a chain's frames: the same return addresses,
+ * each a binary search of the text and its name interned again otherwise) */
+static const struct mp_esym *lazy_find(mp_sym *s, uint64_t ip)
+{
+	int found = 0;
+	uint32_t *slot = mp_u64map_slot(&s->ks_seen, ip, &found);
+	if (slot && found) {
+		s->ks_hit = s->ks_seenv[*slot];
+		return &s->ks_hit;
+	}
+	const struct mp_esym *e = lazy_search(s, ip);
+	if (!slot)
+		return e;
+	if (!e || MP_GROW(s->ks_seenv, s->ks_capseen, s->ks_nseen + 1)) {
+		mp_u64map_unslot(&s->ks_seen, slot);
+		return e;
+	}
+	*slot = (uint32_t)s->ks_nseen;
+	s->ks_seenv[s->ks_nseen++] = *e;
+	return e;
+}
+
 /* Map path for lazy_find: 0, or -1 when it cannot be mapped or has no core kernel lines
  * (then it is read and parsed). */
 static int lazy_open(mp_sym *s, const char *path)
@@ -392,6 +414,10 @@ static int lazy_open(mp_sym *s, const char *path)
 
 static void lazy_close(mp_sym *s)
 {
+	mp_u64map_fini(&s->ks_seen);
+	free(s->ks_seenv);
+	s->ks_seenv = NULL;
+	s->ks_nseen = s->ks_capseen = 0;
 	if (s->ks_map)
 		munmap((void *)s->ks_map, s->ks_maplen);
 	s->ks_map = NULL;

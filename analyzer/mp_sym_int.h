@@ -81,6 +81,11 @@ struct mp_sym {
 	const char *ks_map;
 	size_t ks_maplen, ks_core_end;
 	struct mp_esym ks_hit;
+	/* lazy_find's answers by address (call chains repeat their return addresses):
+	 * ks_seen maps an ip to ks_seenv[] */
+	struct mp_u64map ks_seen;
+	struct mp_esym *ks_seenv;
+	size_t ks_nseen, ks_capseen;
 };
 
 /* Interned copy of str: its id (UINT32_MAX on allocation failure) or the string itself
