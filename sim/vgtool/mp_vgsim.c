@@ -49,7 +49,17 @@ enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
+	UInt *pres; /* the core's presence counts (below), or NULL */
 };
+
+/* Presence counts of a core's data caches, kept once threads run on two cores: for each
+ * of PRES slots, how many valid entries of its L1d and L2 hold a line hashed there. A
+ * zero says the core holds no copy of any such line, and a snoop need not look. */
+#define PRES_BITS 16
+static inline UInt pres_idx(UWord line)
+{
+	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> (64 - PRES_BITS));
+}
 
 static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar *what)
 {
@@ -87,6 +97,12 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 			break;
 		}
 	*evicted = s[victim] & 3 ? s[victim] : 0;
+	if (c->pres) {
+		Int sb = c->tag_shift - c->line_bits;
+		if (*evicted)
+			c->pres[pres_idx((s[victim] >> 2) << sb | set)]--;
+		c->pres[pres_idx(tag << sb | set)]++;
+	}
 	for (Int j = victim; j > 0; j--)
 		s[j] = s[j - 1];
 	s[0] = t2 | fill;
@@ -220,6 +236,25 @@ static UChar *core_used; /* [clo_cores]: a thread has run there */
 static Int *used_list, n_used; /* those cores (the only ones whose caches hold lines) */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
+/* Start counting what core k's data caches hold (pres). */
+static void pres_start(Int k)
+{
+	struct core *c = &cores[k];
+	UInt *p = VG_(calloc)("mpsim.pres", 1u << PRES_BITS, sizeof(*p));
+	struct cache *cc[2] = { &c->d1, &c->l2 };
+	for (Int j = 0; j < 2; j++) {
+		struct cache *x = cc[j];
+		Int sb = x->tag_shift - x->line_bits;
+		for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
+			for (Int w = 0; w < x->assoc; w++) {
+				UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
+				if (e & 3)
+					p[pres_idx((e >> 2) << sb | set)]++;
+			}
+		x->pres = p;
+	}
+}
+
 static void use_core(Int k)
 {
 	if (core_used[k])
@@ -227,6 +262,11 @@ static void use_core(Int k)
 	core_used[k] = 1;
 	used_list[n_used++] = k;
 	multi = n_used > 1;
+	/* from two cores on, snoops look in the others' caches */
+	if (n_used == 2)
+		pres_start(used_list[0]);
+	if (n_used >= 2)
+		pres_start(k);
 }
 
 /* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
@@ -335,12 +375,15 @@ static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 		if (k == ci)
 			continue;
 		struct core *o = &cores[k];
+		if (!o->d1.pres[pres_idx(line)])
+			continue;
 		UWord *e1 = cache_find(&o->d1, line), *e2 = cache_find(&o->l2, line);
 		if (!e1 && !e2)
 			continue;
 		Bool dirty = (e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M);
 		if (w) {
 			ii->v[Q_INV]++;
+			o->d1.pres[pres_idx(line)] -= (UInt)((e1 != NULL) + (e2 != NULL));
 			if (e1)
 				*e1 &= ~(UWord)3;
 			if (e2)
