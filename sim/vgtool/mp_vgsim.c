@@ -230,6 +230,9 @@ struct core {
 	UWord ipage, dpage;             /* the last page each TLB saw (+1; 0 = none) */
 	struct inflight pf[N_INFLIGHT];
 	UInt npf;                       /* entries of pf in use (0: no load looks) */
+	const void *ithr;               /* the thread of the last buffered fetch run here, */
+	Int ilwp;                       /* its kernel thread id (its slot may be reused) */
+	ULong itime;                    /* and its virtual time */
 };
 static struct core *cores;
 static UChar *core_used; /* [clo_cores]: a thread has run there */
@@ -578,11 +581,25 @@ static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, 
 	}
 }
 
+/* A buffered fetch carries EV_SAME when it lies in the I1 line and page of the fetch
+ * before it in its batch: when that fetch, its thread's instruction just before, was the
+ * last one run on this core, the line is the most recent of its set and the page the one
+ * the ITLB saw last, a hit that changes nothing. */
+#define EV_SAME 4
+
 static void sim_event(Int ci, const struct ev *e)
 {
-	if ((e->k & 3) == EV_IR)
-		sim_ir(ci, e->ii);
-	else
+	if ((e->k & 3) == EV_IR) {
+		struct core *c = &cores[ci];
+		if ((e->k & EV_SAME) && c->ithr == sim_thr && c->itime + 1 == sim_now &&
+		    c->ilwp == sim_thr->lwp)
+			e->ii->v[Q_IR]++;
+		else
+			sim_ir(ci, e->ii);
+		c->ithr = sim_thr;
+		c->ilwp = sim_thr->lwp;
+		c->itime = sim_now;
+	} else
 		sim_d(ci, e->ii, e->k >> 11, (e->k >> 2) & 0x1ff, e->k & 3);
 }
 
@@ -808,7 +825,7 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 			struct ev *v = &t->buf[t->n++ & (t->cap - 1)];
 			v->ii = e->ii;
 			if (e->kind == EV_IR) {
-				v->k = EV_IR;
+				v->k = EV_IR | (e->size ? EV_SAME : 0);
 				t->clock++;
 			} else {
 				v->k = e->kind | (UWord)e->size << 2 | *x++ << 11;
