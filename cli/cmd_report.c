@@ -178,11 +178,12 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		{ 0, "header-only", CLI_FLAG, &o->header_only, NULL,
 		  "only the header: the recording, its events, counts and lost samples" },
 		{ 'F', "fields", CLI_STR, &o->fields, "FIELDS",
-		  "perf's output fields, in this order: overhead, overhead_sys, overhead_us, sample, "
-		  "period and the sort keys comm, pid (thread: tid:comm), dso, sym, srcline, srcfile, "
-		  "cpu; rows sort by --sort's keys, then by the fields; +FIELDS: after perf's "
-		  "default columns (Overhead, then --sort's keys, default comm,dso,sym). perf's "
-		  "layout, one table per event, self overhead" },
+		  "perf's output fields, in this order: overhead, overhead_sys, overhead_us, "
+		  "overhead_children (with call chains), sample, period and the sort keys comm, pid "
+		  "(thread: tid:comm), dso, sym, srcline, srcfile, cpu; rows sort by --sort's keys, "
+		  "then by the fields; +FIELDS: after perf's default columns (Children, Self or "
+		  "Overhead, then --sort's keys, default comm,dso,sym). perf's layout, one table "
+		  "per event" },
 		{ 0, "hierarchy", CLI_FLAG, &o->hierarchy, NULL,
 		  "perf's hierarchical output: each --sort key (default comm,dso,sym) a level, "
 		  "indented under the one before, with its own overhead (-n: and samples)" },
@@ -388,10 +389,10 @@ static int report_prepare(struct report_opts *o, struct report_state *s)
 	}
 	/* call chains: by comm, object and symbol only, of all samples, of one recording */
 	unsigned keys = o->keys;
-	const char *cg_no = (keys & ~(unsigned)(MP_HK_COMM | MP_HK_DSO | MP_HK_SYM)) ||
+	const char *cg_no = (!o->pf.children && (keys & ~(unsigned)(MP_HK_COMM | MP_HK_DSO | MP_HK_SYM))) ||
 					    (o->cols.n && o->cols.c[o->cols.n - 1] == COL_PERIOD)
 				    ? "--sort with keys other than comm, dso, sym"
-			    : o->pf.on ? "-F or --hierarchy"
+			    : o->pf.on && !o->pf.children ? "-F or --hierarchy"
 			    : (o->comms || o->pids || o->tids || o->dsos || o->syms) ? "filters"
 			    : strchr(o->input, ',') ? "several recordings"
 						    : NULL;
@@ -612,7 +613,7 @@ static int report_print(const struct report_opts *o, struct report_state *s)
 			fputs(REPORT_SKID_NOTE, f);
 		report_print_missing(f, s->miss, s->nmiss, pd, s->tot, s->ev, s->nev, 0);
 		if (o->pf.on) {
-			if ((rc = report_pf_print(f, o, pd, mp_session_sym(s->ss), &s->res, s->tot, s->ev, s->nev)))
+			if ((rc = report_pf_print(f, o, pd, mp_session_sym(s->ss), s->cg ? &s->cgt : NULL, &s->res, s->tot, s->ev, s->nev)))
 				cli_error(CMD, "%s: %s", o->input, mp_strerror(rc));
 			return rc;
 		}

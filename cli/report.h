@@ -38,6 +38,9 @@ struct report_cols {
 #define REPORT_PF_MAX 24
 struct report_pf {
 	int on;
+	int strict;   /* -F without '+': only the fields given (and --sort's keys) */
+	int children; /* rows by function: Children from the call chains when read */
+	int self;     /* perf's default columns with Children: "Self" for Overhead */
 	unsigned char out[REPORT_PF_MAX], sort[REPORT_PF_MAX];
 	size_t nout, nsort;
 	unsigned char elide[REPORT_PF_MAX]; /* out[i] not shown: a filter of one value */
@@ -110,10 +113,10 @@ void report_print_json(FILE *f, const char *path, unsigned keys,
 /* report_perf.c: perf's layouts. report_pf_setup: -F and --hierarchy with --sort into
  * o->pf and o->keys (REPORT_GO, or the exit status of a usage error, said). */
 int report_pf_setup(struct report_opts *o);
-/* Each event's table (perf's "# Samples: ... of event" section) in perf's layout. 0 or
- * -ENOMEM. */
+/* Each event's table (perf's "# Samples: ... of event" section) in perf's layout; the rows
+ * by function of cgt (NULL: of res) with their Children. 0 or -ENOMEM. */
 int report_pf_print(FILE *f, const struct report_opts *o, const mp_pd *pd, mp_sym *sym,
-		    const struct mp_hist_result *res, const struct mp_hist_counts *tot,
+		    const struct mp_cg_table *cgt, const struct mp_hist_result *res, const struct mp_hist_counts *tot,
 		    const size_t *ev, size_t nev);
 /* -T: perf report -T's table, each thread's counts of the READ records (record -s). */
 void report_print_threads(FILE *f, const mp_pd *pd);

@@ -15,7 +15,7 @@
 #define CMD REPORT_CMD
 
 enum pf {
-	PF_OVERHEAD, PF_SYS, PF_US, PF_SAMPLE, PF_PERIOD, /* values */
+	PF_OVERHEAD, PF_SYS, PF_US, PF_SAMPLE, PF_PERIOD, PF_CHILDREN, /* values */
 	PF_COMM, PF_PID, PF_DSO, PF_SYM, PF_SRCLINE, PF_SRCFILE, PF_CPU, PF_N
 };
 
@@ -32,6 +32,7 @@ static const struct {
 	[PF_US] = { "overhead_us", "usr", 0, 8, 1 },
 	[PF_SAMPLE] = { "sample", "Samples", 0, 12, 1 },
 	[PF_PERIOD] = { "period", "Period", 0, 12, 1 },
+	[PF_CHILDREN] = { "overhead_children", "Children", 0, 8, 1 },
 	/* the thread too: perf's widths come from each row's thread's last command */
 	[PF_COMM] = { "comm", "Command", MP_HK_COMM | MP_HK_PID | MP_HK_TID, 0, 1 },
 	/* perf's pid is the thread: "tid:comm" */
@@ -81,8 +82,8 @@ static int parse_list(const char *opt, const char *list, int keys_only, unsigned
 			cli_error(CMD, "%s %s: unknown %s '%.*s' (%s)", opt, list,
 				  keys_only ? "sort key" : "field", (int)len, p,
 				  keys_only ? "comm, pid, dso, sym, srcline, srcfile, cpu"
-					    : "overhead, overhead_sys, overhead_us, sample, period, "
-					      "comm, pid, dso, sym, srcline, srcfile, cpu");
+					    : "overhead, overhead_sys, overhead_us, overhead_children, "
+					      "sample, period, comm, pid, dso, sym, srcline, srcfile, cpu");
 			return -1;
 		}
 		if (!has(l, *n, k)) {
@@ -113,7 +114,7 @@ int report_pf_setup(struct report_opts *o)
 	struct report_pf *pf = &o->pf;
 	unsigned char keys[REPORT_PF_MAX], fl[REPORT_PF_MAX];
 	size_t nkeys = 0, nfl = 0;
-	*pf = (struct report_pf){ .on = 1 };
+	*pf = (struct report_pf){ .on = 1, .strict = o->fields && o->fields[0] != '+' };
 	if (o->fields && o->hierarchy) {
 		cli_error(CMD, "--hierarchy and -F exclude each other (as perf)");
 		return CLI_EXIT_USAGE;
@@ -128,7 +129,7 @@ int report_pf_setup(struct report_opts *o)
 			  o->fields ? "-F" : "--hierarchy");
 		return CLI_EXIT_USAGE;
 	}
-	int strict = o->fields && o->fields[0] != '+';
+	int strict = pf->strict;
 	const char *sort = o->sort ? o->sort : strict ? NULL : PERF_DEFAULT_SORT;
 	if (sort && parse_list("--sort", sort, 1, keys, &nkeys))
 		return CLI_EXIT_USAGE;
@@ -167,6 +168,17 @@ int report_pf_setup(struct report_opts *o)
 	}
 	if (!o->keys)
 		o->keys = MP_HK_DSO | MP_HK_SYM; /* one row of all: any grouping, folded */
+	/* Children as perf counts them (a sample once for each function of its chain) for
+	 * rows by function: keys among comm, dso, sym, with sym */
+	pf->children = !o->hierarchy && has(pf->out, pf->nout, PF_SYM);
+	for (size_t i = 0; i < pf->nout; i++)
+		if (pfs[pf->out[i]].hk && pf->out[i] != PF_COMM && pf->out[i] != PF_DSO &&
+		    pf->out[i] != PF_SYM)
+			pf->children = 0;
+	if (has(pf->out, pf->nout, PF_CHILDREN) && !pf->children) {
+		cli_error(CMD, "-F overhead_children: rows by function (keys comm, dso, sym, with sym)");
+		return CLI_EXIT_USAGE;
+	}
 	return REPORT_GO;
 }
 
@@ -177,6 +189,7 @@ int report_pf_setup(struct report_opts *o)
 struct pf_row {
 	const struct mp_hist_row *r;
 	uint64_t samples, period, sys, us;
+	uint64_t children; /* the period of the samples with it in their chain */
 	const char *tcomm; /* the thread's last command (perf's pid names it so) */
 };
 
@@ -216,12 +229,20 @@ static const char *cell(char *b, size_t n, int k, const struct pf_row *x, uint64
 	case PF_US: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->us, total)); break;
 	case PF_SAMPLE: snprintf(b, n, "%*" PRIu64, w, x->samples); break;
 	case PF_PERIOD: snprintf(b, n, "%*" PRIu64, w, x->period); break;
+	case PF_CHILDREN: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->children, total)); break;
 	case PF_COMM: snprintf(b, n, "%.*s", w ? w : INT_MAX, str0(r->comm)); break;
 	case PF_PID:
 		snprintf(b, n, "%7u:%-*s", r->tid, w > 8 ? w - 8 : 0, str0(x->tcomm));
 		break;
 	case PF_DSO: snprintf(b, n, "%s", r->dso ? r->dso : "[unknown]"); break;
-	case PF_SYM: snprintf(b, n, "[%c] %s", r->level ? r->level : '.', str0(r->sym)); break;
+	case PF_SYM: {
+		/* perf prints an address with "%#llx": address 0 without its 0x */
+		const char *nm = str0(r->sym);
+		if (!r->sym_resolved && !strncmp(nm, "0x", 2) && !nm[2 + strspn(nm + 2, "0")])
+			nm += 2;
+		snprintf(b, n, "[%c] %s", r->level ? r->level : '.', nm);
+		break;
+	}
 	case PF_SRCLINE: srcline(r, b, n); break;
 	case PF_SRCFILE: snprintf(b, n, "%s", r->srcfile ? base_name(r->srcfile) : ""); break;
 	case PF_CPU: snprintf(b, n, "%*.*d", w, w, (int)r->cpu); break;
@@ -243,6 +264,7 @@ static int cmp_field(int k, const struct pf_row *a, const struct pf_row *b)
 	case PF_US: return DESC(us);
 	case PF_SAMPLE: return DESC(samples);
 	case PF_PERIOD: return DESC(period);
+	case PF_CHILDREN: return DESC(children);
 	case PF_COMM: return strcmp(str0(x->comm), str0(y->comm));
 	case PF_PID: return ASC(x->tid, y->tid);
 	case PF_DSO:
@@ -313,7 +335,7 @@ static struct pf_row *event_rows(const struct mp_hist_result *res, mp_sym *sym, 
 		if (!c->samples)
 			continue;
 		x[m] = (struct pf_row){ r, c->samples, c->period, r->level == 'k' ? c->period : 0,
-					r->level == '.' ? c->period : 0,
+					r->level == '.' ? c->period : 0, 0,
 					has(l, nl, PF_PID) || has(l, nl, PF_COMM)
 						? mp_sym_comm_of(sym, r->pid, r->tid)
 						: NULL };
@@ -334,8 +356,37 @@ static struct pf_row *event_rows(const struct mp_hist_result *res, mp_sym *sym, 
 		x[w - 1].period += x[i].period;
 		x[w - 1].sys += x[i].sys;
 		x[w - 1].us += x[i].us;
+		x[w - 1].children += x[i].children;
 	}
 	*n = w;
+	return x;
+}
+
+/* The rows of the call graph's functions with samples of attr in their chains (perf's
+ * entries with Children: a function with none of its own is a row too). hr: [t->n] rows'
+ * keys, filled here. Sorted by key as event_rows'. */
+static struct pf_row *cg_rows(const struct mp_cg_table *t, struct mp_hist_row *hr, size_t attr,
+			      size_t *n)
+{
+	struct pf_row *x = calloc(t->n + 1, sizeof(*x));
+	size_t m = 0;
+	if (!x)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp_cg_entry *e = &t->e[i];
+		const struct mp_hist_counts *self = &e->self[attr];
+		if (!e->children[attr].samples)
+			continue;
+		hr[i] = (struct mp_hist_row){ .comm = e->comm, .dso = e->f.dso,
+					      .dso_idx = e->f.dso_idx, .sym = e->f.sym,
+					      .sym_resolved = e->f.sym_resolved,
+					      .level = e->f.level };
+		x[m++] = (struct pf_row){ &hr[i], self->samples, self->period,
+					  e->f.level == 'k' ? self->period : 0,
+					  e->f.level == '.' ? self->period : 0,
+					  e->children[attr].period, e->comm };
+	}
+	*n = m;
 	return x;
 }
 
@@ -370,10 +421,9 @@ static void widths(const struct report_pf *pf, const struct pf_row *x, size_t n,
 		}
 }
 
-static void print_flat(FILE *f, const struct report_opts *o, const struct pf_row *x, size_t n,
-		       uint64_t total)
+static void print_flat(FILE *f, const struct report_opts *o, const struct report_pf *pf,
+		       const struct pf_row *x, size_t n, uint64_t total)
 {
-	const struct report_pf *pf = &o->pf;
 	int w[PF_N];
 	char b[4096];
 	size_t last = 0;
@@ -386,7 +436,8 @@ static void print_flat(FILE *f, const struct report_opts *o, const struct pf_row
 		if (pf->elide[j])
 			continue;
 		int k = pf->out[j];
-		fprintf(f, pfs[k].hk ? "%s%-*s" : "%s%*s", first ? "" : "  ", w[k], pfs[k].title);
+		fprintf(f, pfs[k].hk ? "%s%-*s" : "%s%*s", first ? "" : "  ", w[k],
+			k == PF_OVERHEAD && pf->self ? "Self" : pfs[k].title);
 		first = 0;
 	}
 	fputs("\n# ", f);
@@ -534,31 +585,52 @@ static void print_section(FILE *f, const mp_pd *pd, size_t attr, const struct mp
 }
 
 int report_pf_print(FILE *f, const struct report_opts *o, const mp_pd *pd, mp_sym *sym,
-		    const struct mp_hist_result *res, const struct mp_hist_counts *tot,
-		    const size_t *ev, size_t nev)
+		    const struct mp_cg_table *cgt, const struct mp_hist_result *res,
+		    const struct mp_hist_counts *tot, const size_t *ev, size_t nev)
 {
-	for (size_t j = 0; j < nev; j++) {
+	struct report_pf pf = o->pf;
+	if (!cgt && has(pf.out, pf.nout, PF_CHILDREN)) {
+		cli_error(CMD, "-F overhead_children: %s has no call chains read (record -g; not "
+			  "with --no-children or filters)", o->input);
+		return -EINVAL;
+	}
+	if (cgt && !pf.strict && pf.nout < REPORT_PF_MAX) {
+		/* perf's default columns with call chains: Children, Self, rows by Children */
+		memmove(pf.out + 1, pf.out, pf.nout++);
+		memmove(pf.elide + 1, pf.elide, pf.nout - 1);
+		memmove(pf.sort + 1, pf.sort, pf.nsort++);
+		pf.out[0] = pf.sort[0] = PF_CHILDREN;
+		pf.elide[0] = 0;
+		pf.self = 1;
+	}
+	struct mp_hist_row *hr = cgt ? calloc(cgt->n + 1, sizeof(*hr)) : NULL;
+	if (cgt && !hr)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t j = 0; j < nev && !rc; j++) {
 		const struct mp_hist_counts *t = &tot[ev[j]];
 		if (!t->samples)
 			continue;
 		size_t n;
-		struct pf_row *x = event_rows(res, sym, ev[j], o->pf.out, o->pf.nout, &n);
-		if (!x)
-			return -ENOMEM;
-		struct pf_ctx ctx = { o->pf.sort, o->pf.nsort };
+		struct pf_row *x = cgt ? cg_rows(cgt, hr, ev[j], &n)
+				       : event_rows(res, sym, ev[j], pf.out, pf.nout, &n);
+		if (!x) {
+			rc = -ENOMEM;
+			break;
+		}
+		struct pf_ctx ctx = { pf.sort, pf.nsort };
 		qsort_r(x, n, sizeof(*x), cmp_rows, &ctx);
 		print_section(f, pd, ev[j], t);
-		int rc = 0;
 		if (o->hierarchy)
 			rc = print_hier(f, o, x, n, t->period);
 		else
-			print_flat(f, o, x, n, t->period);
+			print_flat(f, o, &pf, x, n, t->period);
 		free(x);
-		if (rc)
-			return rc;
-		fputs("\n\n", f);
+		if (!rc)
+			fputs("\n\n", f);
 	}
-	return 0;
+	free(hr);
+	return rc;
 }
 
 /* ---- -T -------------------------------------------------------------------------------- */

@@ -8,7 +8,12 @@
 # (2) real-hardware fixtures under the hermetic flags: several events (pdc-hw-and-sw-3.4),
 #     threads (kdab-parallel-zstd-zen2), a command changed by exec (pdc-armv7-3.4), a group
 #     shown per event (pdc-group-precise-lost-4.4, as perf --no-group), memory samples;
-# (3) the options that exclude each other.
+# (3) the options that exclude each other;
+# (4) perf's -g recording (frame pointers) of the same shell: Children per function
+#     (overhead_children, perf's default Children/Self columns with +FIELDS), functions with
+#     no samples of their own as rows; the rows of addresses no symbol holds are left out
+#     (perf names a chain's address by its absolute value and level, the sample's by its
+#     offset: two rows where memprof has one).
 . "$(dirname "$0")/e2e_lib.sh"
 : "${KERNELS:?}" "${SHARED_DIR:?}"
 PD=$SHARED_DIR/perfdata
@@ -77,6 +82,23 @@ for bad in "-F overhead --hierarchy" "-F overhead --csv" "--hierarchy --json" "-
 	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] ||
 		{ echo "FAIL report $bad: exit $rc, $(cat err)"; fail=1; }
 done
+
+# (4)
+if "$PERF" record -q -g -e page-faults -c 1 -o g.data -- \
+	sh -c "'$KERNELS/fp/falseshare' >/dev/null 2>&1; '$KERNELS/fp/matmul' >/dev/null" >/dev/null 2>&1; then
+	named() { grep -v -e ' 0x' -e '\] 0000'; }
+	for F in overhead_children,overhead,sym overhead_children,overhead,comm,dso,sym +period,sample \
+		sym,overhead_children overhead,sample,dso,sym; do
+		PERF_BUILDID_DIR=$T/bid "$PERF" report -i g.data -g none -F $F --stdio 2>/dev/null |
+			tables | named >p.g
+		"$MEMPROF" report -i g.data -F $F 2>e.g | tables | named >m.g
+		[ "$(grep -c '\[\.\] main' p.g)" -ge 1 ] && diff p.g m.g >d.g ||
+			{ echo "FAIL -g recording, -F $F differs from perf: $(head -1 e.g)"; head -6 d.g; fail=1; }
+	done
+else
+	echo "FAIL perf record -g"
+	fail=1
+fi
 
 [ $fail = 0 ] && echo "ok: -F, --hierarchy and -T print perf report's tables"
 exit $fail
