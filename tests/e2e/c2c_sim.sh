@@ -51,6 +51,11 @@ blk() { sed -n '/Trace Event Information/,/c2c details/p' "$1" | grep -v 'LLC Mi
 rows() { sed -n '/Shared Data Cache Line Table/,/Pareto/p' "$1" | awk '/^ +[0-9]+ +0x/ { NF = 23; print }'; }
 [ "$(blk p8.txt)" = "$(blk fs8.txt)" ] || { echo "FAIL: counts differ: $(diff <(blk p8.txt) <(blk fs8.txt))"; exit 1; }
 [ "$(rows p8.txt)" = "$(rows fs8.txt)" ] || { echo "FAIL: table differs: $(diff <(rows p8.txt) <(rows fs8.txt))"; exit 1; }
+# the Pareto's rows as perf's (those with stores or HITMs): offset, Node, PA cnt, code address
+# (memprof's has pid and tid before the code; one thread per offset here, so the rows match)
+prow() { sed -n '/Pareto/,$p' "$1" | awk -v c="$2" '$1 ~ /%$/ { print $6, $7, $8, $c }' | sort; }
+[ -n "$(prow p8.txt 9)" ] && [ "$(prow p8.txt 9)" = "$(prow fs8.txt 11)" ] ||
+	{ echo "FAIL: Pareto rows differ: $(diff <(prow p8.txt 9) <(prow fs8.txt 11))"; exit 1; }
 # the article's three runs: one counter, neighbouring words, a line apart
 # (one counter recorded with --alloc, record's name for what --sim-alloc does under --sim)
 ALLOC_OPT=--alloc rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
