@@ -71,11 +71,23 @@ static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar
 	c->tags = VG_(calloc)(what, (SizeT)sets * (SizeT)cfg->assoc, sizeof(UWord));
 }
 
+/* set of c takes the line of tag in place of entry evicted (0: none): the counts follow. */
+static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord tag,
+						UWord evicted)
+{
+	Int sb = c->tag_shift - c->line_bits;
+	if (evicted)
+		c->pres[pres_idx((evicted >> 2) << sb | set)]--;
+	c->pres[pres_idx(tag << sb | set)]++;
+}
+
 /* The line's state in set (ST_I when absent); it becomes the set's most recently used.
  * On a miss it is installed with state fill, in the way of an invalid entry or else the
- * least recently used one; *evicted gets what it replaced (0: nothing valid). */
+ * least recently used one; *evicted gets what it replaced (0: nothing valid). count: keep
+ * c's presence counts, if it has them (False where it cannot: I1, TLBs, one core busy). */
 static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt set, UWord tag,
-								   UWord fill, UWord *evicted)
+								   UWord fill, UWord *evicted,
+								   Bool count)
 {
 	UWord *s = c->tags + (SizeT)set * (SizeT)c->assoc;
 	UWord t2 = tag << 2;
@@ -97,12 +109,8 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 			break;
 		}
 	*evicted = s[victim] & 3 ? s[victim] : 0;
-	if (c->pres) {
-		Int sb = c->tag_shift - c->line_bits;
-		if (*evicted)
-			c->pres[pres_idx((s[victim] >> 2) << sb | set)]--;
-		c->pres[pres_idx(tag << sb | set)]++;
-	}
+	if (count && c->pres)
+		pres_move(c, set, tag, *evicted);
 	for (Int j = victim; j > 0; j--)
 		s[j] = s[j - 1];
 	s[0] = t2 | fill;
@@ -131,28 +139,28 @@ static inline Int cache_ref(struct cache *c, Addr a, UWord size, UWord fill, UWo
 	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
 	line[0] = a >> c->line_bits;
 	ev[0] = ev[1] = 0;
-	st[0] = set_ref(c, set1, a >> c->tag_shift, fill, &ev[0]);
+	st[0] = set_ref(c, set1, a >> c->tag_shift, fill, &ev[0], True);
 	if (set1 == set2)
 		return 1;
 	line[1] = (a + size - 1) >> c->line_bits;
-	st[1] = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev[1]);
+	st[1] = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev[1], True);
 	return 2;
 }
 
 /* The same without the details: 1 on a miss. A write (fill ST_M) leaves the lines
  * Modified. */
 static inline __attribute__((always_inline)) Int cache_ref1(struct cache *c, Addr a, UWord size,
-							    UWord fill)
+							    UWord fill, Bool count)
 {
 	UWord ev;
 	UInt set1 = (UInt)((a >> c->line_bits) & (UWord)c->sets_min_1);
 	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
-	UWord st = set_ref(c, set1, a >> c->tag_shift, fill, &ev);
+	UWord st = set_ref(c, set1, a >> c->tag_shift, fill, &ev, count);
 	if (fill == ST_M)
 		c->tags[(SizeT)set1 * (SizeT)c->assoc] |= ST_M;
 	if (set1 == set2)
 		return st == ST_I;
-	UWord st2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev);
+	UWord st2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev, count);
 	if (fill == ST_M)
 		c->tags[(SizeT)set2 * (SizeT)c->assoc] |= ST_M;
 	return st == ST_I || st2 == ST_I;
@@ -329,12 +337,12 @@ static __attribute__((noinline)) ULong tlb_walk(struct core *c, struct cache *t,
 	UWord page = a >> t->line_bits, ev;
 	*last = page + 1;
 	m_tlb = 1;
-	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev))
+	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev, False))
 		return 0;
 	ii->v[qm]++;
 	m_tlb = 2;
 	if (set_ref(&c->stlb, (UInt)(page & (UWord)c->stlb.sets_min_1), a >> c->stlb.tag_shift,
-		    ST_S, &ev))
+		    ST_S, &ev, False))
 		return (ULong)lat_stlb;
 	ii->v[Q_STLBM]++;
 	m_tlb = 3;
@@ -428,11 +436,11 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
 	if (!multi) {
 		/* one core busy: nobody to snoop (callgrind's path) */
-		if (cache_ref1(&c->d1, a, size, fill)) {
+		if (cache_ref1(&c->d1, a, size, fill, False)) {
 			ii->v[w ? Q_D1MW : Q_D1MR]++;
 			lat += lat_l2;
 			lvl = ML_L2;
-			if (cache_ref1(&c->l2, a, size, fill)) {
+			if (cache_ref1(&c->l2, a, size, fill, False)) {
 				ii->v[w ? Q_DLMW : Q_DLMR]++;
 				lat += (ULong)(lat_mem - lat_l2);
 				lvl = ML_MEM;
@@ -528,10 +536,10 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	if (!clo_swpf)
 		return;
 	tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
-	if (!cache_ref1(&c->d1, a, 1, ST_E))
+	if (!cache_ref1(&c->d1, a, 1, ST_E, True))
 		return;
 	ii->v[Q_PFM]++;
-	ULong lat = cache_ref1(&c->l2, a, 1, ST_E) ? (ULong)lat_mem : (ULong)lat_l2;
+	ULong lat = cache_ref1(&c->l2, a, 1, ST_E, True) ? (ULong)lat_mem : (ULong)lat_l2;
 	UWord line = a >> c->d1.line_bits;
 	if (multi) {
 		UWord st = snoop(ci, line, False, ii);
@@ -550,10 +558,10 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 	struct core *c = &cores[ci];
 	ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
 	ii->v[Q_IR]++;
-	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
+	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S, False)) {
 		ii->v[Q_I1MR]++;
 		lat += (ULong)lat_l2;
-		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S)) {
+		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S, True)) {
 			ii->v[Q_ILMR]++;
 			lat += (ULong)(lat_mem - lat_l2);
 		}
