@@ -63,7 +63,7 @@ enum { EV_IR, EV_DR, EV_DW, EV_PF };
 /* A run of a block's events in one helper call (as callgrind's log_* helpers): fetches
  * and data accesses in order, the data accesses' addresses the call's arguments after the
  * batch (in order), then, when bc is set, the conditional branch of instruction bc, whose
- * last argument is 1 when taken. Made once per translation, never freed. */
+ * last argument is 1 when taken. One per content, kept for the run. */
 struct bev {
 	struct ins *ii;
 	UShort kind; /* EV_IR, EV_DR or EV_DW */
@@ -74,6 +74,7 @@ struct bev {
 struct batch {
 	struct ins *bc;
 	UInt n;
+	struct batch *next; /* the instrumentation's table of batches (one per content) */
 	struct bev e[];
 };
 #define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */

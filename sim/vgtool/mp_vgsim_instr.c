@@ -75,6 +75,31 @@ static Bool same_line(const struct ins *p, const struct ins *c)
 	       (c->addr + c->size - 1) / g == l;
 }
 
+/* The one copy of batch b's contents (b is the caller's): valgrind discards translations
+ * and makes them again (its translation cache recycles sectors, code is unmapped), and
+ * their batches must not pile up meanwhile. */
+#define BATCH_HASH (1u << 16)
+static struct batch *batch_intern(const struct batch *b)
+{
+	static struct batch **table;
+	SizeT es = (SizeT)b->n * sizeof(b->e[0]);
+	ULong h = (ULong)(UWord)b->bc ^ b->n;
+	for (UInt k = 0; k < b->n; k++)
+		h = (h ^ (ULong)(UWord)b->e[k].ii ^ (ULong)b->e[k].kind << 48 ^
+		     (ULong)b->e[k].size << 32) * 0x9e3779b97f4a7c15ULL;
+	UInt slot = (UInt)(h >> 48) & (BATCH_HASH - 1);
+	if (!table)
+		table = VG_(calloc)("mpsim.batches", BATCH_HASH, sizeof(*table));
+	for (struct batch *o = table[slot]; o; o = o->next)
+		if (o->bc == b->bc && o->n == b->n && !VG_(memcmp)(o->e, b->e, es))
+			return o;
+	struct batch *c = VG_(malloc)("mpsim.batch", sizeof(*c) + es);
+	VG_(memcpy)(c, b, sizeof(*c) + es);
+	c->next = table[slot];
+	table[slot] = c;
+	return c;
+}
+
 /* The pending events as batches (struct batch, one helper call each, BATCH_ARGS data
  * addresses at most), the last one with the conditional branch of bc (taken: its guard as
  * a word) when bc is set. */
@@ -90,8 +115,12 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 				arg[1 + nx++] = s->p[j].ea;
 			j++;
 		}
-		struct batch *b = VG_(malloc)("mpsim.batch",
-					      sizeof(*b) + (SizeT)(j - i) * sizeof(b->e[0]));
+		union {
+			struct batch b;
+			UChar bytes[sizeof(struct batch) + N_PEND * sizeof(struct bev)];
+		} tmp;
+		struct batch *b = &tmp.b;
+		VG_(memset)(&tmp, 0, sizeof(tmp)); /* padding too: batches compare as bytes */
 		b->n = (UInt)(j - i);
 		b->bc = NULL;
 		const struct ins *prev = NULL;
@@ -113,7 +142,7 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 			arg[1 + nx++] = taken;
 			bc = NULL;
 		}
-		arg[0] = ptr(b);
+		arg[0] = ptr(batch_intern(b));
 		emit(s, "h_batch", fns[nx], 0, args_vec(arg, nx + 1), NULL);
 		i = j;
 	}
