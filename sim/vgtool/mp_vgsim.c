@@ -12,7 +12,17 @@
  * - each thread runs on a core (round robin by thread, or its CPU when it pins itself);
  * - threads advance in virtual time: their accesses are buffered with their own
  *   instruction count as clock, and merged in that time, instruction by instruction,
- *   before they reach the caches. A thread in a system call holds nobody back.
+ *   before they reach the caches, up to the clock of the slowest thread that holds the
+ *   others back;
+ * - a thread holds the others back unless it is in a blocking system call, known by what
+ *   the call is: a futex wait whose word still holds the value expected, or a call that
+ *   waits for another thread or process, a child, a signal or time. Other calls return
+ *   promptly: the thread holds the others at its clock until valgrind runs it again. A
+ *   blocking call ends at the waker's time when the wake is seen here (a futex wake,
+ *   taken when the waker enters its call, before the kernel acts; a thread's exit for
+ *   its joiner), else at the time all threads have reached. So the interleave of threads
+ *   that meet in barriers, locks and joins depends only on who reaches each meeting
+ *   first, not on which thread valgrind runs afterwards ("threads in system calls").
  *
  * This file holds the caches, cores, threads and their merge, and the helpers the
  * instrumented code calls; the options are in mp_vgsim_opts.c, the instrumentation in
@@ -296,10 +306,19 @@ struct bpred {
 };
 
 struct thr {
-	Bool alive, blocked;
-	Bool woken;      /* blocked in a futex wait that another thread woke */
-	Bool sure;       /* ... and the wake reached every waiter: it will surely return */
-	Addr futex;      /* the futex it waits on (0: none) */
+	Bool alive;
+	Bool blocked;    /* in a blocking system call (see "Threads in system calls") */
+	Bool woken;      /* ... which a wake seen here ends: it holds the others back again */
+	Bool sure;       /* ... and the wake covered every waiter: it surely comes back */
+	Bool insys;      /* in a system call, blocking or not */
+	Bool nonstop;    /* ... a futex wake, which never sleeps in the kernel */
+	UInt sysno;      /* the call, and its first argument: what the kernel shows of it */
+	UWord sysarg0;
+	Addr futex;      /* the futex word it waits on (0: none) */
+	UWord fmask;     /* ... with this bitset (FUTEX_WAIT_BITSET; else all bits) */
+	ULong wseq;      /* when its wait started (the kernel wakes waiters first come first) */
+	Addr ctid;       /* the word the kernel clears and wakes when it exits (join's) */
+	Addr child_ctid; /* the one its clone in progress gives the new thread */
 	Int core;
 	ULong clock;     /* virtual time at the end of its buffer (instructions) */
 	ULong ptime;     /* virtual time of its first unprocessed event */
@@ -311,7 +330,9 @@ struct thr {
 };
 
 #define MAX_THREADS 1024
-#define MAX_AHEAD (1u << 20) /* events a thread buffers before one in a syscall is idle */
+#define MAX_AHEAD (1u << 20) /* events a thread buffers before it asks the kernel about
+			      * the threads in a system call that hold it back (a power of
+			      * two: the size its ring has then) */
 static struct thr thr[MAX_THREADS];
 static Int next_core;
 static ULong vnow; /* everything before this virtual time has reached the caches */
@@ -594,6 +615,9 @@ static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, 
  * last one run on this core, the line is the most recent of its set and the page the one
  * the ITLB saw last, a hit that changes nothing. */
 #define EV_SAME 4
+/* A jump of a thread's clock (thr_resume) is an EV_IR without instruction, the time above
+ * EV_SAME. */
+#define EV_JUMP_SHIFT 3
 
 static void sim_event(Int ci, const struct ev *e)
 {
@@ -612,13 +636,20 @@ static void sim_event(Int ci, const struct ev *e)
 }
 
 /* Run thread t's buffered events up to virtual time limit (an instruction and its data
- * accesses go together). */
+ * accesses go together). An EV_IR without instruction is a jump of its clock (thr_resume):
+ * the next instruction comes at that time. */
 static void thr_run_until(struct thr *t, ULong limit)
 {
 	UInt i = t->head, mask = t->cap - 1;
 	while (i != t->n) {
 		const struct ev *e = &t->buf[i & mask];
 		if ((e->k & 3) == EV_IR) {
+			if (!e->ii) {
+				if (t->ptime < e->k >> EV_JUMP_SHIFT)
+					t->ptime = e->k >> EV_JUMP_SHIFT;
+				i++;
+				continue;
+			}
 			if (t->ptime >= limit)
 				break;
 			t->ptime++;
@@ -665,8 +696,15 @@ static void merge(const Int *act, Int na, ULong limit)
 	}
 }
 
-/* Send what every thread buffered up to the time the slowest running thread has reached
- * through the caches, merged in virtual time. all: everything (exit). */
+/* Whether t holds the others back: it can run (it is not in a blocking call), or a wake
+ * seen here ended its blocking call. */
+static inline Bool holds(const struct thr *t)
+{
+	return t->alive && (!t->blocked || t->woken);
+}
+
+/* Send what every thread buffered up to the time the slowest thread that holds the others
+ * back has reached through the caches, merged in virtual time. all: everything (exit). */
 static void flush(Bool all)
 {
 	ULong limit = ~0ULL, top = vnow;
@@ -678,7 +716,7 @@ static void flush(Bool all)
 			if (t->clock > top)
 				top = t->clock;
 		}
-		if (t->alive && (!t->blocked || t->woken) && t->clock < limit)
+		if (holds(t) && t->clock < limit)
 			limit = t->clock;
 	}
 	if (all || limit == ~0ULL)
@@ -705,7 +743,8 @@ static void thr_start(ThreadId tid, ULong clock)
 		t->bp = VG_(calloc)("mpsim.bp", 1, sizeof(*t->bp));
 	}
 	t->alive = True;
-	t->blocked = False;
+	t->blocked = t->woken = t->sure = t->insys = t->nonstop = False;
+	t->futex = t->ctid = t->child_ctid = 0;
 	if ((Int)tid > max_tid)
 		max_tid = (Int)tid;
 	t->clock = t->ptime = clock;
@@ -715,6 +754,63 @@ static void thr_start(ThreadId tid, ULong clock)
 	use_core(t->core);
 }
 
+/* Make room for need more events in t's buffer: the ring doubles (the pending events in
+ * order at its start) while the others still hold its events back. */
+static void thr_grow(struct thr *t, UInt need)
+{
+	if (t->n - t->head + need <= t->cap)
+		return;
+	UInt pend = t->n - t->head, mask = t->cap - 1;
+	struct ev *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
+	for (UInt i = 0; i < pend; i++)
+		nb[i] = t->buf[(t->head + i) & mask];
+	VG_(free)(t->buf);
+	t->buf = nb;
+	t->cap *= 2;
+	t->head = 0;
+	t->n = pend;
+}
+
+/* t's next instruction comes at virtual time at (when that is later than its clock): it
+ * resumes there after a system call. */
+static void thr_resume(struct thr *t, ULong at)
+{
+	if (t->clock >= at)
+		return;
+	t->clock = at;
+	if (t->n == t->head) {
+		t->ptime = at;
+		return;
+	}
+	thr_grow(t, 1);
+	struct ev *e = &t->buf[t->n++ & (t->cap - 1)];
+	e->ii = NULL;
+	e->k = EV_IR | at << EV_JUMP_SHIFT;
+}
+
+/* Whether the kernel shows thread o still inside the system call it entered (what
+ * /proc/self/task/LWP/syscall says: "NR ARG0 ..." in a call, "running" or "-1 ..."
+ * outside one). A thread that returned from the call and waits for valgrind's lock shows
+ * that wait (a read of valgrind's pipe, a futex of its own), not the client's call. When
+ * the file cannot be read the call is taken as still going. */
+static Bool in_kernel_call(const struct thr *o)
+{
+	HChar path[64], buf[256], *end;
+	VG_(sprintf)(path, "/proc/self/task/%d/syscall", o->lwp);
+	SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(r))
+		return True;
+	Int len = VG_(read)((Int)sr_Res(r), buf, (Int)sizeof(buf) - 1);
+	VG_(close)((Int)sr_Res(r));
+	if (len <= 0)
+		return True;
+	buf[len] = 0;
+	Long no = VG_(strtoll10)(buf, &end);
+	if (end == buf || no != (Long)o->sysno)
+		return False;
+	return VG_(strtoull16)(end, NULL) == (ULong)o->sysarg0;
+}
+
 /* Make room for a few events in the running thread's buffer. */
 static void room(void)
 {
@@ -722,37 +818,27 @@ static void room(void)
 	if (t->n - t->head + 4 <= t->cap)
 		return;
 	flush(False);
-	/* Threads in a system call hold the others back too: one woken from a futex returns
-	 * only when valgrind schedules it, after the running thread's slice, and must find
-	 * the others' accesses of that time still waiting. Up to a limit (about a slice):
-	 * beyond it a thread still in its call is taken as idle and moves up to the time
-	 * MAX_AHEAD / 2 instructions before the running thread's. */
-	if (t->n - t->head > MAX_AHEAD) {
-		ULong to = t->clock > MAX_AHEAD / 2 ? t->clock - MAX_AHEAD / 2 : 0;
+	/* A thread in a call that does not block holds the others back until it returns,
+	 * however long valgrind takes to run it again. When the running thread has MAX_AHEAD
+	 * events waiting (its ring is full at that size), those the kernel still shows inside their call (a write to a full
+	 * pipe, a waiter woken by a guess of which waiters a wake reaches) are taken as
+	 * blocked. Futex wakes (the kernel never sleeps in them) and waiters that a wake
+	 * surely reaches are not asked: they come back. */
+	if (t->cap >= MAX_AHEAD) {
+		Bool idle = False;
 		for (Int k = 1; k <= max_tid; k++) {
 			struct thr *o = &thr[k];
-			if (o != t && o->alive && o->blocked && !(o->woken && o->sure) &&
-			    o->clock < to) {
-				o->clock = to;
-				if (o->n == o->head)
-					o->ptime = to;
+			if (o != t && o->insys && holds(o) && !o->nonstop && !(o->woken && o->sure) &&
+			    o->clock < t->clock && in_kernel_call(o)) {
+				o->blocked = True;
+				o->woken = False;
+				idle = True;
 			}
 		}
-		flush(False);
+		if (idle)
+			flush(False);
 	}
-	/* the buffer is a ring: grow it (twice the size, the pending events in order at
-	 * its start) when the others still hold its events back */
-	if (t->n - t->head + 4 > t->cap) {
-		UInt pend = t->n - t->head, mask = t->cap - 1;
-		struct ev *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
-		for (UInt i = 0; i < pend; i++)
-			nb[i] = t->buf[(t->head + i) & mask];
-		VG_(free)(t->buf);
-		t->buf = nb;
-		t->cap *= 2;
-		t->head = 0;
-		t->n = pend;
-	}
+	thr_grow(t, 4);
 }
 
 /* The running thread is the only one that holds the others back (the others have exited
@@ -770,7 +856,7 @@ static void solo_check(void)
 		return;
 	for (Int k = 1; k <= max_tid; k++) {
 		const struct thr *o = &thr[k];
-		if (o != cur && (o->n != o->head || (o->alive && (!o->blocked || o->woken))))
+		if (o != cur && (o->n != o->head || holds(o)))
 			return;
 	}
 	solo = True;
@@ -909,20 +995,241 @@ VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst)
 	p->btac[idx] = dst;
 }
 
+/* ---- threads in system calls (the rule: this file's header) -------------------------
+ * Futex waits and wakes are matched by their word. A wake is taken when the waker enters
+ * its call: valgrind gives up its lock for any futex call, so the woken thread can return
+ * from the kernel and run before its waker's call comes back. Taken at that return, the
+ * wake came too late: the waiter had run its whole loop alone meanwhile, its waker in a
+ * call holding nobody back (falseshare: HITM 5 instead of 200,000 in 7 runs of 173 on a
+ * loaded machine). */
+
+/* futex operations (linux/futex.h, without the PRIVATE and CLOCK_REALTIME flags) */
+enum { FX_WAIT = 0, FX_WAKE = 1, FX_REQUEUE = 3, FX_CMP_REQUEUE = 4, FX_WAKE_OP = 5,
+       FX_LOCK_PI = 6, FX_UNLOCK_PI = 7, FX_WAIT_BITSET = 9, FX_WAKE_BITSET = 10,
+       FX_WAIT_REQUEUE_PI = 11, FX_CMP_REQUEUE_PI = 12, FX_LOCK_PI2 = 13 };
+
+static ULong wait_seq; /* futex waits started so far */
+
+/* The futex word at a into *v; False when the client cannot read it (the call fails at
+ * once). */
+static Bool futex_word(Addr a, Int *v)
+{
+	if (!a || !VG_(am_is_valid_for_client)(a, 4, VKI_PROT_READ))
+		return False;
+	*v = *(volatile const Int *)a;
+	return True;
+}
+
+static inline Bool waits_on(const struct thr *o, Addr a, UWord mask)
+{
+	return o->alive && o->blocked && !o->woken && a && o->futex == a && (o->fmask & mask);
+}
+
+/* waker's wake of up to count threads waiting on futex word a with a bitset meeting
+ * mask, and the move of up to nreq more to word to (a requeue). The kernel takes the
+ * waiters in the order they came. When count covers every waiter known here they surely
+ * come back (woken, or their wait finds the word changed); else the first ones are
+ * taken, a guess (maybe: the wake itself may not happen, WAKE_OP's second word). They
+ * resume at the waker's time. */
+static void futex_wake(const struct thr *waker, Addr a, UWord mask, Long count, Addr to,
+		       Long nreq, Bool maybe)
+{
+	Long n = 0;
+	for (Int k = 1; k <= max_tid; k++)
+		n += waits_on(&thr[k], a, mask);
+	if (count < 1)
+		count = 1; /* the kernel wakes one even then */
+	if (nreq < 0 || to == a)
+		nreq = 0;
+	for (Long done = 0; done < count + nreq; done++) {
+		struct thr *first = NULL;
+		for (Int k = 1; k <= max_tid; k++)
+			if (waits_on(&thr[k], a, mask) && (!first || thr[k].wseq < first->wseq))
+				first = &thr[k];
+		if (!first)
+			break;
+		if (done < count) {
+			first->woken = True;
+			first->sure = count >= n && !maybe;
+			thr_resume(first, waker->clock);
+		} else {
+			first->futex = to;
+		}
+	}
+}
+
+/* t starts waiting on futex word a (bitset mask). A wait on the clear-tid word of a
+ * thread that has exited (a join the kernel has not yet answered) ends at its exit. */
+static void futex_block(struct thr *t, Addr a, UWord mask)
+{
+	if (!mask)
+		return; /* EINVAL */
+	t->blocked = True;
+	t->futex = a;
+	t->fmask = mask;
+	t->wseq = ++wait_seq;
+	for (Int k = 1; k <= max_tid; k++)
+		if (!thr[k].alive && thr[k].ctid == a) {
+			t->woken = t->sure = True;
+			thr_resume(t, thr[k].clock);
+		}
+}
+
+/* t makes futex call args: a wait may block, a wake ends other threads' waits. */
+static void futex_pre(struct thr *t, const UWord *args, UInt nargs)
+{
+	if (nargs < 6)
+		return;
+	UWord op = args[1] & 127;
+	Int v;
+	switch (op) {
+	case FX_WAIT:
+	case FX_WAIT_BITSET:
+	case FX_WAIT_REQUEUE_PI:
+		/* a word that no longer holds the value expected: EAGAIN at once */
+		if (futex_word(args[0], &v) && v == (Int)args[2])
+			futex_block(t, args[0], op == FX_WAIT_BITSET ? args[5] : ~0UL);
+		return;
+	case FX_LOCK_PI:
+	case FX_LOCK_PI2:
+		/* a free lock is taken at once */
+		if (futex_word(args[0], &v) && v != 0)
+			futex_block(t, args[0], ~0UL);
+		return;
+	case FX_WAKE:
+	case FX_WAKE_BITSET:
+		futex_wake(t, args[0], op == FX_WAKE_BITSET ? args[5] : ~0UL, (Int)args[2], 0, 0,
+			   False);
+		break;
+	case FX_CMP_REQUEUE:
+	case FX_CMP_REQUEUE_PI:
+		/* the word changed: EAGAIN, nothing moves */
+		if (!futex_word(args[0], &v) || v != (Int)args[5])
+			return;
+		/* fall through */
+	case FX_REQUEUE:
+		futex_wake(t, args[0], ~0UL, (Int)args[2], args[4], (Int)args[3], False);
+		break;
+	case FX_WAKE_OP:
+		futex_wake(t, args[0], ~0UL, (Int)args[2], 0, 0, False);
+		/* the second word's waiters only when the operation's comparison holds */
+		futex_wake(t, args[4], ~0UL, (Int)args[3], 0, 0, True);
+		break;
+	case FX_UNLOCK_PI:
+		futex_wake(t, args[0], ~0UL, 1, 0, 0, False);
+		break;
+	default:
+		return;
+	}
+	t->nonstop = True;
+}
+
+/* Whether system call no (not futex) blocks: it waits for another thread or process, a
+ * child, a signal or time. Reads and writes block on pipes, sockets and terminals, not
+ * on files and block devices. */
+static Bool blocking_call(UInt no, const UWord *args, UInt nargs)
+{
+	struct vg_stat st;
+	switch (no) {
+	case __NR_read:
+	case __NR_readv:
+	case __NR_write:
+	case __NR_writev:
+		return !(nargs >= 1 && VG_(fstat)((Int)args[0], &st) == 0 &&
+			 (VKI_S_ISREG(st.mode) || VKI_S_ISBLK(st.mode)));
+	case __NR_fcntl:
+		return nargs >= 2 && (args[1] == VKI_F_SETLKW || args[1] == 38 /* F_OFD_SETLKW */);
+	case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg:
+	case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
+	case __NR_accept: case __NR_accept4: case __NR_connect:
+	case __NR_poll: case __NR_ppoll: case __NR_select: case __NR_pselect6:
+	case __NR_epoll_wait: case __NR_epoll_pwait:
+	case __NR_nanosleep: case __NR_clock_nanosleep: case __NR_pause:
+	case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
+	case __NR_wait4: case __NR_waitid:
+	case __NR_msgrcv: case __NR_msgsnd: case __NR_semop: case __NR_semtimedop:
+	case __NR_flock: case __NR_io_getevents: case __NR_io_pgetevents:
+	case __NR_io_uring_enter:
+	case __NR_mq_timedreceive: case __NR_mq_timedsend:
+	case __NR_sendfile: case __NR_splice: case __NR_tee: case __NR_vmsplice:
+		return True;
+	default:
+		return False;
+	}
+}
+
+static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
+{
+	if (tid >= MAX_THREADS)
+		return;
+	struct thr *t = &thr[tid];
+	t->insys = True;
+	t->blocked = t->woken = t->sure = t->nonstop = False;
+	t->futex = 0;
+	t->sysno = no;
+	t->sysarg0 = nargs ? args[0] : 0;
+	if (no == __NR_futex)
+		futex_pre(t, args, nargs);
+	else
+		t->blocked = blocking_call(no, args, nargs);
+	if (no == __NR_clone && nargs >= 4)
+		t->child_ctid = args[0] & VKI_CLONE_CHILD_CLEARTID ? args[3] : 0;
+	else if (no == __NR_set_tid_address && nargs >= 1)
+		t->ctid = args[0];
+}
+
+static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
+{
+	if (tid >= MAX_THREADS)
+		return;
+	struct thr *t = &thr[tid];
+	t->insys = t->blocked = t->woken = t->sure = t->nonstop = False;
+	t->futex = 0;
+	/* a thread pinned to a CPU runs on that CPU's core (modulo the cores simulated) */
+	if (no == __NR_sched_setaffinity && !sr_isError(res) && nargs >= 3 &&
+	    (args[0] == 0 || (Int)args[0] == VG_(gettid)())) {
+		const UChar *mask = (const UChar *)args[2];
+		for (UWord b = 0; mask && b < args[1] * 8; b++)
+			if (mask[b / 8] & (1u << (b % 8))) {
+				/* what it ran so far goes first to the caches of its old core */
+				flush(False);
+				t->core = (Int)(b % (UWord)clo_cores);
+				use_core(t->core);
+				break;
+			}
+	}
+	/* one that held the others back is at its own time or its waker's; one that was
+	 * blocked without a wake seen here resumes at the time all have reached */
+	thr_resume(t, vnow);
+}
+
 /* ---- threads come and go -------------------------------------------------------------- */
 static void mps_thread_create(ThreadId parent, ThreadId child)
 {
 	/* the first thread is announced too, after start-up made it */
-	if (child < MAX_THREADS && !thr[child].alive) {
-		solo = False;
-		thr_start(child, parent < MAX_THREADS && thr[parent].alive ? thr[parent].clock : vnow);
-	}
+	if (child >= MAX_THREADS || thr[child].alive)
+		return;
+	const struct thr *p = parent < MAX_THREADS && thr[parent].alive ? &thr[parent] : NULL;
+	solo = False;
+	thr_start(child, p ? p->clock : vnow);
+	/* the word its clone has the kernel clear at its exit; a thread gone before whose
+	 * memory it reuses no longer answers a wait on it */
+	Addr ctid = p ? p->child_ctid : 0;
+	for (Int k = 1; ctid && k <= max_tid; k++)
+		if (!thr[k].alive && thr[k].ctid == ctid)
+			thr[k].ctid = 0;
+	thr[child].ctid = ctid;
 }
 
+/* A thread's end: the kernel clears its clear-tid word and wakes its waiters (join),
+ * which resume at its last instruction's time. */
 static void mps_thread_exit(ThreadId tid)
 {
-	if (tid < MAX_THREADS)
-		thr[tid].alive = False;
+	if (tid >= MAX_THREADS)
+		return;
+	thr[tid].alive = False;
+	if (thr[tid].ctid)
+		futex_wake(&thr[tid], thr[tid].ctid, ~0UL, 0x7fffffff, 0, 0, False);
 }
 
 static void mps_start_client(ThreadId tid, ULong blocks)
@@ -950,103 +1257,6 @@ void mps_thread_info(ThreadId tid, ULong *time, UInt *lwp)
 	*lwp = t ? (UInt)t->lwp : 0;
 }
 
-/* futex operations (linux/futex.h, without the PRIVATE and CLOCK_REALTIME flags) */
-enum { FX_WAIT = 0, FX_WAKE = 1, FX_REQUEUE = 3, FX_CMP_REQUEUE = 4, FX_WAKE_OP = 5,
-       FX_UNLOCK_PI = 7, FX_WAIT_BITSET = 9, FX_WAKE_BITSET = 10 };
-
-/* A thread in a system call holds nobody back (it may sleep for long), except once a futex
- * wake by another thread has woken it: it resumes at the waker's time, and the others
- * wait for it there. */
-static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
-{
-	if (tid >= MAX_THREADS)
-		return;
-	struct thr *t = &thr[tid];
-	UWord op = nargs >= 2 ? args[1] & 127 : ~0UL;
-	Bool wait = no == __NR_futex && nargs >= 3 && (op == FX_WAIT || op == FX_WAIT_BITSET);
-	t->blocked = True;
-	t->woken = t->sure = False;
-	t->futex = wait ? args[0] : 0;
-	/* A futex wait whose word no longer holds the value expected comes back at once
-	 * (EAGAIN): the thread keeps holding the others back. Taking it as asleep let another
-	 * thread take valgrind's lock meanwhile and run all its loop alone (falseshare's
-	 * barrier: HITM 2 instead of 200,000, one run in ten under ctest -j2). */
-	if (wait && VG_(am_is_valid_for_client)(args[0], 4, VKI_PROT_READ) &&
-	    *(volatile const Int *)args[0] != (Int)args[2]) {
-		t->blocked = False;
-		t->futex = 0;
-	}
-}
-
-/* The threads waiting on futex are woken (they resume at the waker's time); sure: the
- * kernel woke them all, or none of them had reached the kernel yet (they come back at
- * once), so they will certainly run again: the others then wait for them however long
- * valgrind takes to run them (room() does not take them as idle). */
-static void wake_waiters(struct thr *waker, Addr futex, Long nwoken)
-{
-	Long n = 0;
-	for (Int k = 1; k <= max_tid; k++) {
-		const struct thr *o = &thr[k];
-		n += o != waker && o->alive && o->blocked && o->futex == futex && futex;
-	}
-	for (Int k = 1; k <= max_tid; k++) {
-		struct thr *o = &thr[k];
-		if (o == waker || !o->alive || !o->blocked || o->futex != futex || !futex)
-			continue;
-		o->woken = True;
-		o->sure = nwoken == 0 || nwoken >= n;
-		if (o->clock < waker->clock) {
-			o->clock = waker->clock;
-			if (o->n == o->head)
-				o->ptime = o->clock;
-		}
-	}
-}
-
-static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
-{
-	(void)no, (void)args, (void)nargs, (void)res;
-	if (tid >= MAX_THREADS)
-		return;
-	struct thr *t = &thr[tid];
-	t->blocked = False;
-	t->woken = t->sure = False;
-	t->futex = 0;
-	/* A wake that woke nobody in the kernel (0) still wakes the threads that announced a
-	 * wait on that futex here: they are between their pre-syscall and the kernel, will
-	 * find the futex changed and come back at once (EAGAIN). Ignoring them let the waker
-	 * run its whole slice alone (falseshare's barrier: HITM 1 instead of 60,000, in about
-	 * one run of three on a loaded machine). */
-	if (no == __NR_futex && nargs >= 2 && !sr_isError(res)) {
-		UWord op = args[1] & 127;
-		if (op == FX_WAKE || op == FX_WAKE_BITSET || op == FX_REQUEUE ||
-		    op == FX_CMP_REQUEUE || op == FX_WAKE_OP || op == FX_UNLOCK_PI)
-			wake_waiters(t, args[0],
-				     op == FX_WAKE || op == FX_WAKE_BITSET ? (Long)sr_Res(res) : -1);
-		if ((op == FX_REQUEUE || op == FX_CMP_REQUEUE || op == FX_WAKE_OP) && nargs >= 5)
-			wake_waiters(t, args[4], -1);
-	}
-	/* a thread pinned to a CPU runs on that CPU's core (modulo the cores simulated) */
-	if (no == __NR_sched_setaffinity && !sr_isError(res) && nargs >= 3 &&
-	    (args[0] == 0 || (Int)args[0] == VG_(gettid)())) {
-		const UChar *mask = (const UChar *)args[2];
-		for (UWord b = 0; mask && b < args[1] * 8; b++)
-			if (mask[b / 8] & (1u << (b % 8))) {
-				/* what it ran so far goes first to the caches of its old core */
-				flush(False);
-				t->core = (Int)(b % (UWord)clo_cores);
-				use_core(t->core);
-				break;
-			}
-	}
-	/* time went on while it slept */
-	if (t->clock < vnow) {
-		t->clock = vnow;
-		if (t->n == t->head)
-			t->ptime = vnow;
-	}
-}
-
 /* A system call may end other threads' calls (a futex wake): they hold the running
  * thread back again. */
 static void mps_pre_syscall_solo(ThreadId tid, UInt no, UWord *args, UInt nargs)
@@ -1064,14 +1274,17 @@ static void mps_post_syscall_solo(ThreadId tid, UInt no, UWord *args, UInt nargs
 /* A forked child counts from zero (its parent's counts are the parent's). */
 static void mps_fork_child(ThreadId tid)
 {
-	(void)tid;
 	for (Word k = 0; k < VG_(sizeXA)(mps_ins_all); k++) {
 		struct ins *ii = *(struct ins **)VG_(indexXA)(mps_ins_all, k);
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
 	for (Int k = 0; k < MAX_THREADS; k++) {
 		thr[k].n = thr[k].head = 0;
+		thr[k].ptime = thr[k].clock;
 		thr[k].lwp = 0;
+		/* the forking thread is its only one */
+		if (k != (Int)tid)
+			thr[k].alive = False;
 	}
 	/* its memory samples go to a file of its own */
 	mps_mem_fork_child();

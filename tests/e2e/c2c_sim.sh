@@ -21,22 +21,24 @@ if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; th
 	echo "FAIL: record --sim -d: $(cat probe.err)"; exit 1
 fi
 hitm() { grep '^  Load Local HITM' "$1" | awk '{ print $NF }'; }
-# mpsim's threads now and then run apart in virtual time and share nothing (sim_falseshare
-# records again then): at most 4 runs
-for try in 1 2 3 4; do
-	rec 8 fs8.data || { echo "FAIL: c2c record --sim: $(cat fs8.data.err)"; exit 1; }
-	"$MEMPROF" c2c report -i fs8.data >fs8.txt || { echo "FAIL: c2c report"; exit 1; }
-	[ "$(hitm fs8.txt)" -gt 100 ] && break
-	echo "run $try: $(hitm fs8.txt) HITM samples: the threads ran apart, again"
-done
+# one recording: the workers' loops meet in virtual time whichever thread valgrind runs
+# first (docs/memprof-record-sim.md, threads in system calls)
+rec 8 fs8.data || { echo "FAIL: c2c record --sim: $(cat fs8.data.err)"; exit 1; }
+"$MEMPROF" c2c report -i fs8.data >fs8.txt || { echo "FAIL: c2c report"; exit 1; }
 "$MEMPROF" c2c report -i fs8.data --csv -c tid >fs8.csv || { echo "FAIL: c2c report"; exit 1; }
-# line 0: offsets 0x0 and 0x8, one thread each, both in worker, false sharing
+# line 0: offsets 0x0 and 0x8, one thread each, both in worker, false sharing. One load in
+# 97 is sampled, so now and then (4 recordings in 80) one of main's reads of the counters
+# after the joins is too: main then reads what a worker wrote, and the line is true
+# sharing as well. Those reads aside (main, loads only), the line is the workers'.
 awk -F, '$1 == 0' fs8.csv >l0.csv
-offs=$(cut -d, -f3 l0.csv | sort -u | tr '\n' ' ')
+awk -F, '!($6 == "main" && $17 == 0)' l0.csv >w0.csv
+offs=$(cut -d, -f3 w0.csv | sort -u | tr '\n' ' ')
 [ "$offs" = "0x0 0x8 " ] || { echo "FAIL: line 0 offsets '$offs': $(head -5 fs8.csv)"; exit 1; }
-[ "$(cut -d, -f11 l0.csv | sort -u | wc -l)" = 2 ] || { echo "FAIL: not two threads: $(cat l0.csv)"; exit 1; }
-[ "$(cut -d, -f6 l0.csv | sort -u)" = worker ] || { echo "FAIL: writers: $(cut -d, -f6 l0.csv)"; exit 1; }
-grep -q ',false sharing$' l0.csv || { echo "FAIL: verdict: $(cat l0.csv)"; exit 1; }
+[ "$(cut -d, -f11 w0.csv | sort -u | wc -l)" = 2 ] || { echo "FAIL: not two threads: $(cat l0.csv)"; exit 1; }
+[ "$(cut -d, -f6 w0.csv | sort -u)" = worker ] || { echo "FAIL: writers: $(cut -d, -f6 l0.csv)"; exit 1; }
+verdict='false sharing'
+cmp -s l0.csv w0.csv || verdict='false and true sharing'
+grep -q ",$verdict\$" l0.csv || { echo "FAIL: verdict (not $verdict): $(cat l0.csv)"; exit 1; }
 # the counters' data: falseshare's aligned_alloc in main, by its allocation site
 [ "$(cut -d, -f4 l0.csv | sed 's/+0x[08]$//' | sort -u)" = "$(grep -n 'char \*buf = aligned_alloc' "$KERNELS_SRC/falseshare.c" | cut -d: -f1 | sed 's/^/main falseshare.c:/')" ] ||
 	{ echo "FAIL: data symbol: $(cut -d, -f4 l0.csv | sort -u)"; exit 1; }
