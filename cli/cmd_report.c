@@ -217,6 +217,9 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "HTML page (zoom, search, caller view, ratio heat colouring, hot symbols)" },
 		{ 0, "group", CLI_FLAG, &o->group, NULL,
 		  "perf's group header: each event group's samples summed over its members" },
+		{ 0, "no-group", CLI_FLAG, &o->no_group, NULL,
+		  "-F, --hierarchy: each event of a group a table of its own (default: a group's "
+		  "members side by side, as perf)" },
 		{ 0, "children", CLI_FLAG, &o->children, NULL,
 		  "Children (samples anywhere in the call chain) beside Self per symbol: the "
 		  "default when the recording has call chains" },

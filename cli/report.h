@@ -56,7 +56,7 @@ struct report_opts {
 	const char *archive;
 	const char *html;      /* --html FILE: the flame graph page instead of the table */
 	double threshold;
-	int csv, json, no_objects, quiet, stdio, full_names, group, force, no_skid;
+	int csv, json, no_objects, quiet, stdio, full_names, group, no_group, force, no_skid;
 	int mem_mode;          /* --mem-mode: cmd_report_mem.c */
 	int show_nr, header, header_only; /* perf's -n, --header, --header-only */
 	const char *percentage;           /* perf's --percentage relative|absolute */

@@ -184,19 +184,39 @@ int report_pf_setup(struct report_opts *o)
 
 /* ---- rows ------------------------------------------------------------------------------ */
 
-/* One row of one event's table: the histogram row giving its keys, its counts summed over
- * the histogram rows folded into it. */
+/* The events of one table: one event, or a group's members side by side (perf's group
+ * view: each value column once per member) */
+#define PF_GMAX 8
+struct pf_sec {
+	size_t attr[PF_GMAX], nm;
+	uint64_t total[PF_GMAX]; /* each member's period: its shares' whole */
+};
+
+/* a row's values, per member */
+enum { V_SAMPLES, V_PERIOD, V_SYS, V_US, V_CHILDREN, NV };
+static const int vof[PF_N] = { [PF_OVERHEAD] = V_PERIOD, [PF_SYS] = V_SYS, [PF_US] = V_US,
+			       [PF_SAMPLE] = V_SAMPLES, [PF_PERIOD] = V_PERIOD,
+			       [PF_CHILDREN] = V_CHILDREN };
+
+/* One row of one table: the histogram row giving its keys, its values summed over the
+ * histogram rows folded into it (children: the period of the samples with it in their
+ * chain). */
 struct pf_row {
 	const struct mp_hist_row *r;
-	uint64_t samples, period, sys, us;
-	uint64_t children; /* the period of the samples with it in their chain */
 	const char *tcomm; /* the thread's last command (perf's pid names it so) */
+	uint64_t *v;       /* [nm * NV]: each member's values */
 };
 
 struct pf_ctx {
 	const unsigned char *k; /* the fields compared, in order */
 	size_t nk;
+	size_t nm; /* the members whose values are compared */
 };
+
+static int is_pct(int k)
+{
+	return k == PF_OVERHEAD || k == PF_SYS || k == PF_US || k == PF_CHILDREN;
+}
 
 static const char *str0(const char *s)
 {
@@ -219,17 +239,26 @@ static void srcline(const struct mp_hist_row *r, char *b, size_t n)
 		report_fmt_srcline(r, b, n, 0);
 }
 
-/* The cell's text, unpadded (pid pads the command to the width, as perf). */
-static const char *cell(char *b, size_t n, int k, const struct pf_row *x, uint64_t total, int w)
+/* The cell's text, unpadded (pid pads the command to the width, as perf); a value once
+ * per member of sec, each pfs[k].width wide. */
+static const char *cell(char *b, size_t n, int k, const struct pf_row *x,
+			const struct pf_sec *sec, int w)
 {
 	const struct mp_hist_row *r = x->r;
+	if (!pfs[k].hk) {
+		size_t len = 0;
+		b[0] = 0;
+		for (size_t m = 0; sec && m < sec->nm && len < n; m++) {
+			uint64_t v = x->v[m * NV + vof[k]];
+			len += (size_t)(is_pct(k) ? snprintf(b + len, n - len, "%*.2f%%",
+							     pfs[k].width - 1,
+							     report_pct(v, sec->total[m]))
+						  : snprintf(b + len, n - len, "%*" PRIu64,
+							     pfs[k].width, v));
+		}
+		return b;
+	}
 	switch (k) {
-	case PF_OVERHEAD: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->period, total)); break;
-	case PF_SYS: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->sys, total)); break;
-	case PF_US: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->us, total)); break;
-	case PF_SAMPLE: snprintf(b, n, "%*" PRIu64, w, x->samples); break;
-	case PF_PERIOD: snprintf(b, n, "%*" PRIu64, w, x->period); break;
-	case PF_CHILDREN: snprintf(b, n, "%*.2f%%", w - 1, report_pct(x->children, total)); break;
 	case PF_COMM: snprintf(b, n, "%.*s", w ? w : INT_MAX, str0(r->comm)); break;
 	case PF_PID:
 		snprintf(b, n, "%7u:%-*s", r->tid, w > 8 ? w - 8 : 0, str0(x->tcomm));
@@ -252,19 +281,18 @@ static const char *cell(char *b, size_t n, int k, const struct pf_row *x, uint64
 
 /* perf's order of two rows by one field: values larger first, names ascending, an
  * unresolved symbol after the named ones (perf's cmp_null), numbers ascending. */
-static int cmp_field(int k, const struct pf_row *a, const struct pf_row *b)
+static int cmp_field(int k, const struct pf_row *a, const struct pf_row *b, size_t nm)
 {
 	const struct mp_hist_row *x = a->r, *y = b->r;
 	char ba[512], bb[512];
-#define DESC(f) (a->f < b->f ? 1 : a->f > b->f ? -1 : 0)
 #define ASC(v, w) ((v) < (w) ? -1 : (v) > (w) ? 1 : 0)
+	/* a value: the leader's first, then the other members' in order (perf's group sort) */
+	for (size_t m = 0; !pfs[k].hk && m < nm; m++) {
+		int d = ASC(b->v[m * NV + vof[k]], a->v[m * NV + vof[k]]);
+		if (d)
+			return d;
+	}
 	switch (k) {
-	case PF_OVERHEAD: return DESC(period);
-	case PF_SYS: return DESC(sys);
-	case PF_US: return DESC(us);
-	case PF_SAMPLE: return DESC(samples);
-	case PF_PERIOD: return DESC(period);
-	case PF_CHILDREN: return DESC(children);
 	case PF_COMM: return strcmp(str0(x->comm), str0(y->comm));
 	case PF_PID: return ASC(x->tid, y->tid);
 	case PF_DSO:
@@ -283,7 +311,6 @@ static int cmp_field(int k, const struct pf_row *a, const struct pf_row *b)
 	case PF_SRCFILE: return strcmp(base_name(x->srcfile), base_name(y->srcfile));
 	case PF_CPU: return ASC(x->cpu, y->cpu);
 	}
-#undef DESC
 #undef ASC
 	return 0;
 }
@@ -298,8 +325,8 @@ static int same_key(int k, const struct pf_row *a, const struct pf_row *b)
 	case PF_SYM:
 		return x->level == y->level && x->sym_resolved == y->sym_resolved &&
 		       !strcmp(str0(x->dso), str0(y->dso)) && !strcmp(str0(x->sym), str0(y->sym));
-	case PF_SRCLINE: return !cmp_field(k, a, b) && !cmp_field(PF_SYM, a, b);
-	default: return pfs[k].hk ? !cmp_field(k, a, b) : 1;
+	case PF_SRCLINE: return !cmp_field(k, a, b, 0) && !cmp_field(PF_SYM, a, b, 0);
+	default: return pfs[k].hk ? !cmp_field(k, a, b, 0) : 1;
 	}
 }
 
@@ -308,7 +335,7 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	const struct pf_ctx *c = ctx;
 	const struct pf_row *a = pa, *b = pb;
 	for (size_t i = 0; i < c->nk; i++) {
-		int d = cmp_field(c->k[i], a, b);
+		int d = cmp_field(c->k[i], a, b, c->nm);
 		if (d)
 			return d;
 	}
@@ -316,34 +343,16 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	return strcmp(str0(a->r->sym), str0(b->r->sym));
 }
 
-/* Rows with samples of attr, folded to the key fields of l (the histogram's rows may be
- * finer: the level for overhead_sys/overhead_us, the command for pid). Sorted by key. */
-static struct pf_row *event_rows(const struct mp_hist_result *res, mp_sym *sym, size_t attr,
-				 const unsigned char *l, size_t nl, size_t *n)
+/* Fold rows equal in the key fields of l into one (x sorted by those keys). */
+static size_t fold(struct pf_row *x, size_t m, const unsigned char *l, size_t nl, size_t nm)
 {
-	struct pf_row *x = calloc(res->nrows + 1, sizeof(*x));
 	unsigned char keys[REPORT_PF_MAX];
-	size_t nk = 0, m = 0;
-	if (!x)
-		return NULL;
+	size_t nk = 0, w = 0;
 	for (size_t i = 0; i < nl; i++)
 		if (pfs[l[i]].hk)
 			keys[nk++] = l[i];
-	for (size_t i = 0; i < res->nrows; i++) {
-		const struct mp_hist_row *r = &res->rows[i];
-		const struct mp_hist_counts *c = &r->c[attr];
-		if (!c->samples)
-			continue;
-		x[m] = (struct pf_row){ r, c->samples, c->period, r->level == 'k' ? c->period : 0,
-					r->level == '.' ? c->period : 0, 0,
-					has(l, nl, PF_PID) || has(l, nl, PF_COMM)
-						? mp_sym_comm_of(sym, r->pid, r->tid)
-						: NULL };
-		m++;
-	}
-	struct pf_ctx ctx = { keys, nk };
+	struct pf_ctx ctx = { keys, nk, 0 };
 	qsort_r(x, m, sizeof(*x), cmp_rows, &ctx);
-	size_t w = 0;
 	for (size_t i = 0; i < m; i++) {
 		int same = w > 0;
 		for (size_t j = 0; same && j < nk; j++)
@@ -352,39 +361,89 @@ static struct pf_row *event_rows(const struct mp_hist_result *res, mp_sym *sym, 
 			x[w++] = x[i];
 			continue;
 		}
-		x[w - 1].samples += x[i].samples;
-		x[w - 1].period += x[i].period;
-		x[w - 1].sys += x[i].sys;
-		x[w - 1].us += x[i].us;
-		x[w - 1].children += x[i].children;
+		for (size_t v = 0; v < nm * NV; v++)
+			x[w - 1].v[v] += x[i].v[v];
 	}
-	*n = w;
+	return w;
+}
+
+/* Storage for up to cap rows and their values (*vals, OUT: freed by the caller with the
+ * rows); NULL when out of memory. */
+static struct pf_row *rows_new(size_t cap, const struct pf_sec *sec, uint64_t **vals)
+{
+	struct pf_row *x = calloc(cap + 1, sizeof(*x));
+	*vals = calloc(cap * sec->nm * NV + 1, sizeof(**vals));
+	if (x && *vals)
+		return x;
+	free(x);
+	return NULL;
+}
+
+/* Has c ([nattrs]) samples of a member of sec? */
+static int any_samples(const struct mp_hist_counts *c, const struct pf_sec *sec)
+{
+	for (size_t k = 0; k < sec->nm; k++)
+		if (c[sec->attr[k]].samples)
+			return 1;
+	return 0;
+}
+
+/* Row x's values of member k from its own samples c, split by level (kernel, user). */
+static void set_values(struct pf_row *x, size_t k, const struct mp_hist_counts *c, char level)
+{
+	uint64_t *xv = x->v + k * NV;
+	xv[V_SAMPLES] = c->samples;
+	xv[V_PERIOD] = c->period;
+	xv[V_SYS] = level == 'k' ? c->period : 0;
+	xv[V_US] = level == '.' ? c->period : 0;
+}
+
+/* Rows with samples of the members of sec, folded to the key fields of l (the
+ * histogram's rows may be finer: the level for overhead_sys/overhead_us, the thread for
+ * pid and comm). *vals as rows_new's. */
+static struct pf_row *event_rows(const struct mp_hist_result *res, mp_sym *sym,
+				 const struct pf_sec *sec, const unsigned char *l, size_t nl,
+				 size_t *n, uint64_t **vals)
+{
+	struct pf_row *x = rows_new(res->nrows, sec, vals);
+	size_t m = 0;
+	int tcomm = has(l, nl, PF_PID) || has(l, nl, PF_COMM);
+	for (size_t i = 0; x && i < res->nrows; i++) {
+		const struct mp_hist_row *r = &res->rows[i];
+		if (!any_samples(r->c, sec))
+			continue;
+		x[m] = (struct pf_row){ r, tcomm ? mp_sym_comm_of(sym, r->pid, r->tid) : NULL,
+					*vals + m * sec->nm * NV };
+		for (size_t k = 0; k < sec->nm; k++)
+			set_values(&x[m], k, &r->c[sec->attr[k]], r->level);
+		m++;
+	}
+	*n = x ? fold(x, m, l, nl, sec->nm) : 0;
 	return x;
 }
 
-/* The rows of the call graph's functions with samples of attr in their chains (perf's
- * entries with Children: a function with none of its own is a row too). hr: [t->n] rows'
- * keys, filled here. Sorted by key as event_rows'. */
-static struct pf_row *cg_rows(const struct mp_cg_table *t, struct mp_hist_row *hr, size_t attr,
-			      size_t *n)
+/* The rows of the call graph's functions with samples of sec's members in their chains
+ * (perf's entries with Children: a function with none of its own is a row too). hr:
+ * [t->n] rows' keys, filled here; *vals as rows_new's. */
+static struct pf_row *cg_rows(const struct mp_cg_table *t, struct mp_hist_row *hr,
+			      const struct pf_sec *sec, size_t *n, uint64_t **vals)
 {
-	struct pf_row *x = calloc(t->n + 1, sizeof(*x));
+	struct pf_row *x = rows_new(t->n, sec, vals);
 	size_t m = 0;
-	if (!x)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; x && i < t->n; i++) {
 		const struct mp_cg_entry *e = &t->e[i];
-		const struct mp_hist_counts *self = &e->self[attr];
-		if (!e->children[attr].samples)
+		if (!any_samples(e->children, sec))
 			continue;
 		hr[i] = (struct mp_hist_row){ .comm = e->comm, .dso = e->f.dso,
 					      .dso_idx = e->f.dso_idx, .sym = e->f.sym,
 					      .sym_resolved = e->f.sym_resolved,
 					      .level = e->f.level };
-		x[m++] = (struct pf_row){ &hr[i], self->samples, self->period,
-					  e->f.level == 'k' ? self->period : 0,
-					  e->f.level == '.' ? self->period : 0,
-					  e->children[attr].period, e->comm };
+		x[m] = (struct pf_row){ &hr[i], e->comm, *vals + m * sec->nm * NV };
+		for (size_t k = 0; k < sec->nm; k++) {
+			set_values(&x[m], k, &e->self[sec->attr[k]], e->f.level);
+			x[m].v[k * NV + V_CHILDREN] = e->children[sec->attr[k]].period;
+		}
+		m++;
 	}
 	*n = m;
 	return x;
@@ -399,12 +458,12 @@ static void dots(FILE *f, int n)
 }
 
 /* Each key column's width: its title or its widest cell. */
-static void widths(const struct report_pf *pf, const struct pf_row *x, size_t n, int nodso,
-		   int *w)
+static void widths(const struct report_pf *pf, const struct pf_row *x, size_t n, size_t nm,
+		   int nodso, int *w)
 {
 	char b[4096];
 	for (int k = 0; k < PF_N; k++)
-		w[k] = pfs[k].width ? pfs[k].width : (int)strlen(pfs[k].title);
+		w[k] = pfs[k].width ? pfs[k].width * (int)nm : (int)strlen(pfs[k].title);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < pf->nout; j++) {
 			int k = pf->out[j];
@@ -422,12 +481,12 @@ static void widths(const struct report_pf *pf, const struct pf_row *x, size_t n,
 }
 
 static void print_flat(FILE *f, const struct report_opts *o, const struct report_pf *pf,
-		       const struct pf_row *x, size_t n, uint64_t total)
+		       const struct pf_sec *sec, const struct pf_row *x, size_t n)
 {
 	int w[PF_N];
 	char b[4096];
 	size_t last = 0;
-	widths(pf, x, n, o->dsos != NULL, w);
+	widths(pf, x, n, sec->nm, o->dsos != NULL, w);
 	for (size_t j = 0; j < pf->nout; j++)
 		if (!pf->elide[j])
 			last = j;
@@ -450,13 +509,14 @@ static void print_flat(FILE *f, const struct report_opts *o, const struct report
 	}
 	fputs("\n#\n", f);
 	for (size_t i = 0; i < n; i++) {
-		if (o->threshold > 0 && report_pct(x[i].period, total) < o->threshold)
+		if (o->threshold > 0 &&
+		    report_pct(x[i].v[V_PERIOD], sec->total[0]) < o->threshold)
 			continue;
 		for (size_t j = 0; j < pf->nout; j++) {
 			if (pf->elide[j])
 				continue;
 			int k = pf->out[j];
-			cell(b, sizeof(b), k, &x[i], total, w[k]);
+			cell(b, sizeof(b), k, &x[i], sec, w[k]);
 			fprintf(f, "  %-*s", j < last || pfs[k].selfpad ? w[k] : 0, b);
 		}
 		fputc('\n', f);
@@ -473,7 +533,7 @@ struct hier {
 	const unsigned char *val; /* the overhead columns */
 	size_t nval;
 	const int *w;
-	uint64_t total;
+	const struct pf_sec *sec;
 };
 
 /* One node: the rows x[0..n) share the keys of levels 0..depth; printed, then its
@@ -483,38 +543,41 @@ static int print_level(const struct hier *h, struct pf_row *x, size_t n, size_t 
 	char b[4096];
 	/* the nodes of this level: runs of rows equal in this level's key (x is sorted by
 	 * the keys in level order) */
-	size_t nn = 0;
+	size_t nn = 0, nv = h->sec->nm * NV;
 	struct node {
-		struct pf_row sum;
+		struct pf_row sum; /* the first row's keys, the values of all */
 		size_t lo, hi;
 	} *nd = calloc(n + 1, sizeof(*nd));
-	if (!nd)
+	uint64_t *sv = calloc(n * nv + 1, sizeof(*sv));
+	if (!nd || !sv) {
+		free(nd);
+		free(sv);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!nn || !same_key(h->lv[depth], &nd[nn - 1].sum, &x[i])) {
-			nd[nn++] = (struct node){ .sum = x[i], .lo = i, .hi = i + 1 };
-			continue;
+			nd[nn] = (struct node){ .sum = x[i], .lo = i, .hi = i + 1 };
+			nd[nn].sum.v = sv + nn * nv;
+			nn++;
 		}
-		struct pf_row *s = &nd[nn - 1].sum;
-		s->samples += x[i].samples;
-		s->period += x[i].period;
-		s->sys += x[i].sys;
-		s->us += x[i].us;
+		for (size_t v = 0; v < nv; v++)
+			nd[nn - 1].sum.v[v] += x[i].v[v];
 		nd[nn - 1].hi = i + 1;
 	}
 	unsigned char ord[2] = { PF_OVERHEAD, h->lv[depth] };
-	struct pf_ctx ctx = { ord, 2 };
+	struct pf_ctx ctx = { ord, 2, h->sec->nm };
 	qsort_r(nd, nn, sizeof(*nd), cmp_rows, &ctx); /* sum is the node's first member */
 	int rc = 0;
 	for (size_t i = 0; i < nn && !rc; i++) {
 		const struct pf_row *s = &nd[i].sum;
-		if (h->o->threshold > 0 && report_pct(s->period, h->total) < h->o->threshold)
+		if (h->o->threshold > 0 &&
+		    report_pct(s->v[V_PERIOD], h->sec->total[0]) < h->o->threshold)
 			continue;
 		fprintf(h->f, "%*s", (int)(depth * HIER_INDENT), "");
 		for (size_t j = 0; j < h->nval; j++)
-			fprintf(h->f, "  %s", cell(b, sizeof(b), h->val[j], s, h->total, h->w[h->val[j]]));
+			fprintf(h->f, "  %s", cell(b, sizeof(b), h->val[j], s, h->sec, h->w[h->val[j]]));
 		int k = h->lv[depth];
-		cell(b, sizeof(b), k, s, h->total, h->w[k]);
+		cell(b, sizeof(b), k, s, h->sec, h->w[k]);
 		const char *t = b + strspn(b, " ");
 		fprintf(h->f, "%*s  %-*s\n", (int)((h->nlv - 1) * HIER_INDENT), "",
 			pfs[k].selfpad ? h->w[k] - (int)(t - b) : 0, t);
@@ -522,11 +585,12 @@ static int print_level(const struct hier *h, struct pf_row *x, size_t n, size_t 
 			rc = print_level(h, x + nd[i].lo, nd[i].hi - nd[i].lo, depth + 1);
 	}
 	free(nd);
+	free(sv);
 	return rc;
 }
 
-static int print_hier(FILE *f, const struct report_opts *o, struct pf_row *x, size_t n,
-		      uint64_t total)
+static int print_hier(FILE *f, const struct report_opts *o, const struct pf_sec *sec,
+		      struct pf_row *x, size_t n)
 {
 	const struct report_pf *pf = &o->pf;
 	unsigned char lv[REPORT_PF_MAX], val[REPORT_PF_MAX];
@@ -538,9 +602,9 @@ static int print_hier(FILE *f, const struct report_opts *o, struct pf_row *x, si
 		else
 			val[nval++] = pf->out[j];
 	}
-	widths(pf, x, n, o->dsos != NULL, w);
+	widths(pf, x, n, sec->nm, o->dsos != NULL, w);
 	/* the rows sorted by the keys in level order: each node's rows are one run */
-	struct pf_ctx ctx = { lv, nlv };
+	struct pf_ctx ctx = { lv, nlv, 0 };
 	qsort_r(x, n, sizeof(*x), cmp_rows, &ctx);
 	int indent = (int)(nlv - 1) * HIER_INDENT;
 	fprintf(f, "# %*s", indent, "");
@@ -563,25 +627,71 @@ static int print_hier(FILE *f, const struct report_opts *o, struct pf_row *x, si
 	fputs("  ", f);
 	dots(f, hw);
 	fputs("\n#\n", f);
-	struct hier h = { f, o, lv, nlv, val, nval, w, total };
+	struct hier h = { f, o, lv, nlv, val, nval, w, sec };
 	return print_level(&h, x, n, 0);
 }
 
-/* perf's "# Samples: 4K": above a thousand in K, M, G (its convert_unit) */
-static void print_section(FILE *f, const mp_pd *pd, size_t attr, const struct mp_hist_counts *t)
+/* The section's head: perf's "# Samples: 4K" (above a thousand in K, M, G: its
+ * convert_unit) of the event, or of a group's members summed. */
+static void print_section(FILE *f, const mp_pd *pd, const struct pf_sec *sec,
+			  const struct mp_hist_counts *tot)
 {
-	uint64_t v = t->samples;
+	uint64_t v = 0, period = 0;
+	for (size_t m = 0; m < sec->nm; m++) {
+		v += tot[sec->attr[m]].samples;
+		period += tot[sec->attr[m]].period;
+	}
 	char unit = ' ';
 	for (const char *u = "KMG"; *u && v > 1000; u++) {
 		v /= 1000;
 		unit = *u;
 	}
-	const char *nm = mp_pd_attr(pd, attr)->name;
-	size_t members = 0; /* a group's leader says "events", as perf */
+	size_t a = sec->attr[0], members = 0; /* a group's leader says "events", as perf */
 	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
-		members += mp_pd_attr(pd, i)->group_leader_idx == (int)attr;
-	fprintf(f, "# Samples: %" PRIu64 "%c of event%s '%s'\n# Event count (approx.): %" PRIu64
-		"\n#\n", v, unit, members > 1 ? "s" : "", nm ? nm : "?", t->period);
+		members += mp_pd_attr(pd, i)->group_leader_idx == (int)a;
+	const char *nm = mp_pd_attr(pd, a)->name;
+	fprintf(f, "# Samples: %" PRIu64 "%c of event%s '", v, unit, members > 1 ? "s" : "");
+	if (sec->nm > 1) {
+		fputs("anon group {", f);
+		for (size_t m = 0; m < sec->nm; m++)
+			fprintf(f, "%s %s", m ? "," : "", mp_pd_attr(pd, sec->attr[m])->name);
+		fputs(" }", f);
+	} else
+		fputs(nm ? nm : "?", f);
+	fprintf(f, "'\n# Event count (approx.): %" PRIu64 "\n#\n", period);
+}
+
+/* The events of the table starting at ev[j] (perf's group view: a group's leader with
+ * all its members shown, unless --no-group). 0: ev[j] is in a group's table already. */
+static int section_of(const struct report_opts *o, const mp_pd *pd, const size_t *ev,
+		      size_t nev, size_t j, struct pf_sec *sec)
+{
+	size_t a = ev[j];
+	int lead = mp_pd_attr(pd, a)->group_leader_idx;
+	*sec = (struct pf_sec){ .attr = { a }, .nm = 1 };
+	if (o->no_group)
+		return 1;
+	if (lead != (int)a) { /* a member: in its leader's table when that one is made */
+		struct pf_sec ls;
+		for (size_t i = 0; i < nev; i++)
+			if (ev[i] == (size_t)lead && lead >= 0)
+				return !section_of(o, pd, ev, nev, i, &ls) || ls.nm < 2;
+		return 1;
+	}
+	size_t nm = 0, shown = 0;
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
+		if (mp_pd_attr(pd, i)->group_leader_idx == (int)a) {
+			for (size_t k = 0; k < nev; k++)
+				shown += ev[k] == i;
+			if (nm < PF_GMAX)
+				sec->attr[nm] = i;
+			nm++;
+		}
+	if (nm > 1 && nm <= PF_GMAX && shown == nm)
+		sec->nm = nm;
+	else
+		sec->attr[0] = a;
+	return 1;
 }
 
 int report_pf_print(FILE *f, const struct report_opts *o, const mp_pd *pd, mp_sym *sym,
@@ -608,24 +718,34 @@ int report_pf_print(FILE *f, const struct report_opts *o, const mp_pd *pd, mp_sy
 		return -ENOMEM;
 	int rc = 0;
 	for (size_t j = 0; j < nev && !rc; j++) {
-		const struct mp_hist_counts *t = &tot[ev[j]];
-		if (!t->samples)
+		struct pf_sec sec;
+		if (!section_of(o, pd, ev, nev, j, &sec))
+			continue;
+		uint64_t any = 0;
+		for (size_t m = 0; m < sec.nm; m++) {
+			sec.total[m] = tot[sec.attr[m]].period;
+			any |= tot[sec.attr[m]].samples;
+		}
+		if (!any)
 			continue;
 		size_t n;
-		struct pf_row *x = cgt ? cg_rows(cgt, hr, ev[j], &n)
-				       : event_rows(res, sym, ev[j], pf.out, pf.nout, &n);
+		uint64_t *vals = NULL;
+		struct pf_row *x = cgt ? cg_rows(cgt, hr, &sec, &n, &vals)
+				       : event_rows(res, sym, &sec, pf.out, pf.nout, &n, &vals);
 		if (!x) {
+			free(vals);
 			rc = -ENOMEM;
 			break;
 		}
-		struct pf_ctx ctx = { pf.sort, pf.nsort };
+		struct pf_ctx ctx = { pf.sort, pf.nsort, sec.nm };
 		qsort_r(x, n, sizeof(*x), cmp_rows, &ctx);
-		print_section(f, pd, ev[j], t);
+		print_section(f, pd, &sec, tot);
 		if (o->hierarchy)
-			rc = print_hier(f, o, x, n, t->period);
+			rc = print_hier(f, o, &sec, x, n);
 		else
-			print_flat(f, o, &pf, x, n, t->period);
+			print_flat(f, o, &pf, &sec, x, n);
 		free(x);
+		free(vals);
 		if (!rc)
 			fputs("\n\n", f);
 	}

@@ -6,8 +6,8 @@
 #     pid (tid:comm), overhead_sys/overhead_us, +fields, -F with --sort; --hierarchy with
 #     and without -n and --sort; -T's per-thread counts;
 # (2) real-hardware fixtures under the hermetic flags: several events (pdc-hw-and-sw-3.4),
-#     threads (kdab-parallel-zstd-zen2), a command changed by exec (pdc-armv7-3.4), a group
-#     shown per event (pdc-group-precise-lost-4.4, as perf --no-group), memory samples;
+#     threads (kdab-parallel-zstd-zen2), a command changed by exec (pdc-armv7-3.4), memory
+#     samples, event groups in perf's group view and with --no-group;
 # (3) the options that exclude each other;
 # (4) perf's -g recording (frame pointers) of the same shell: Children per function
 #     (overhead_children, perf's default Children/Self columns with +FIELDS), functions with
@@ -72,7 +72,13 @@ for fx in pdc-hw-and-sw-3.4 kdab-parallel-zstd-zen2 pdc-armv7-3.4 pdc-mem-load-l
 done
 grep -c '^# Samples' "p.pdc-hw-and-sw-3.4.F" | grep -qx 2 ||
 	{ echo "FAIL pdc-hw-and-sw-3.4: perf shows not two events"; fail=1; }
-PERF_EXTRA=--no-group same group "$PD/pdc-group-precise-lost-4.4.data" "${H[@]}" -F overhead,period,dso,sym
+# groups: perf's group view (members' columns side by side, the leader's values sorting
+# first), and each member a table of its own with --no-group
+same group.F "$PD/pdc-group-precise-lost-4.4.data" "${H[@]}" -F overhead,sample,pid,dso,sym
+same group.h "$PD/hotspot-sample-read-group.data" "${H[@]}" --hierarchy -n
+same group.n "$PD/pdc-group-precise-lost-4.4.data" "${H[@]}" --no-group -F overhead,period,dso,sym
+grep -q "of events 'anon group { cycles:pp, instructions:pp, branch-instructions:pp }'" p.group.F ||
+	{ echo "FAIL perf shows no group view of pdc-group-precise-lost-4.4"; fail=1; }
 
 # (3)
 for bad in "-F overhead --hierarchy" "-F overhead --csv" "--hierarchy --json" "-F overhead,nosuch" \
