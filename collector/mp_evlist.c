@@ -53,9 +53,12 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		if (ev->leader_sample)
 			a->sample_type |= ev->attr.sample_type & PERF_SAMPLE_READ;
-		/* tracepoints: their payload and period, as perf samples them */
+		/* tracepoints: their payload and period, as perf samples them; but with -c N
+		 * (N > 1) no PERIOD, so that the kernel samples every Nth hit, as asked,
+		 * where perf's file gets a sample of period 1 per hit (see above) */
 		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
-			a->sample_type |= (ev->attr.sample_type & PERF_SAMPLE_RAW) | PERF_SAMPLE_PERIOD;
+			a->sample_type |= (ev->attr.sample_type & PERF_SAMPLE_RAW) |
+					  (a->freq || a->sample_period <= 1 ? PERF_SAMPLE_PERIOD : 0);
 		if (o->callgraph)
 			mp_callgraph_attr(a, o->callgraph, o->cg_stack_size);
 		a->sample_type |= o->sample_mem;

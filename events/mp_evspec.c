@@ -812,11 +812,15 @@ int mp_event_parse(const char *spec, const struct mp_evopts *opts, struct mp_eve
 
 	struct mp_err tp_err = { 0, "" };
 	rc = mp_tp_parse(spec, opts, ev, &tp_err);
-	if (rc <= 0) {
-		if (rc && err)
-			*err = tp_err;
+	if (rc < 0 && err)
+		*err = tp_err;
+	if (rc == 0 && opts && opts->count_only)
+		ev->attr.sample_period = 0;
+	else if (rc == 0 && opts && (opts->default_count || opts->freq_hz))
+		/* perf's: a tracepoint samples every hit unless -c or -F says otherwise */
+		return set_period(spec, ev, 0, 0, opts, err);
+	if (rc <= 0)
 		return rc;
-	}
 	snprintf(body, sizeof(body), "%s", spec);
 	struct shape sh;
 	rc = split_shape(spec, body, &sh, err);
