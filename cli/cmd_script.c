@@ -29,7 +29,9 @@ static const char script_summary[] =
 	"period, address, object, symbol, offset, and the call chain leaf first as symbols\n"
 	"joined with ';'), for scripts. -F: the fields perf script -F names, printed as perf\n"
 	"prints them (comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,addr,data_src,weight,\n"
-	"ins_lat,phys_addr,data_page_size,period), one line per sample.";
+	"ins_lat,phys_addr,data_page_size,period,trace), one line per sample. A tracepoint's\n"
+	"sample shows its fields after the event, decoded from the recording's tracing data as\n"
+	"perf script prints them (sched_switch: prev_comm=... prev_state=S ==> next_comm=...).";
 
 struct script_ctx {
 	const mp_pd *pd;
@@ -42,6 +44,8 @@ struct script_ctx {
 	int inl;             /* the sample being printed shows inlined functions */
 	int write_failed;
 	struct mp_buf chain; /* --csv: the row's chain */
+	mp_pd_trace *trace;  /* the tracepoints' formats (NULL: none recorded) */
+	struct mp_buf tbuf;
 };
 
 /* The frame at ip resolved into *loc; inl[] gets the functions inlined there (none for
@@ -140,9 +144,11 @@ static int sample_text(struct script_ctx *x, const struct mp_pd_sample *s)
 {
 	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
 	char b1[64], b2[512];
-	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
+	const char *tp = script_trace_text(x->trace, x->pd, s, &x->tbuf);
+	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:%s%s\n",
 		cli_nl(mp_sym_comm_of(x->sym, s->pid, s->tid), b1, sizeof(b1)), s->pid, s->tid, s->time / 1000000000,
-		(s->time % 1000000000) / 1000, s->period, cli_nl(a && a->name ? a->name : "?", b2, sizeof(b2)));
+		(s->time % 1000000000) / 1000, s->period, cli_nl(a && a->name ? a->name : "?", b2, sizeof(b2)),
+		tp ? " " : "", tp ? tp : "");
 	if (x->no_chain)
 		print_frame(x, s->pid, s->cpumode, s->ip);
 	else
@@ -200,7 +206,7 @@ static int cmd_script(int argc, char **argv)
 		{ 'F', "fields", CLI_STR, &fields, "FIELDS",
 		  "print these of perf script's fields, as it prints them: comm,tid,pid,time,cpu,"
 		  "event,ip,sym,symoff,dso,addr,data_src,weight,ins_lat,phys_addr,data_page_size,"
-		  "period (ip: the sample's own address, no call chain)" },
+		  "period,trace (ip: the sample's own address, no call chain; trace: a tracepoint's fields)" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
 	int nargs = 0;
@@ -260,6 +266,8 @@ static int script_run(const char *input, const char *symfs, const char *kallsyms
 		return script_fields_run(pd, input, symfs, kallsyms, adir, fields);
 	if (x->csv)
 		printf("comm,pid,tid,cpu,time,event,period,addr,dso,symbol,offset,chain\n");
+	else
+		x->trace = script_trace_open(pd);
 	char *bdir = adir ? strdup(adir) : cli_buildid_dir(symfs);
 	struct mp_session_opts so = { .symfs = symfs, .kallsyms = kallsyms, .buildid_dir = bdir,
 				      .no_hist = 1, .chains = !x->no_chain, .sample = on_sample,
@@ -271,6 +279,8 @@ static int script_run(const char *input, const char *symfs, const char *kallsyms
 	}
 	rc = ss && !fflush(stdout) ? 0 : 1;
 	mp_buf_fini(&x->chain);
+	mp_buf_fini(&x->tbuf);
+	mp_pd_trace_free(x->trace);
 	mp_session_free(ss);
 	free(bdir);
 	return rc;

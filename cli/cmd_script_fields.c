@@ -19,7 +19,7 @@ static const char *const sf_names[SF_N] = {
 	[SF_DSO] = "dso",       [SF_ADDR] = "addr",       [SF_DATA_SRC] = "data_src",
 	[SF_WEIGHT] = "weight", [SF_INS_LAT] = "ins_lat", [SF_PHYS_ADDR] = "phys_addr",
 	[SF_DATA_PAGE_SIZE] = "data_page_size",           [SF_PERIOD] = "period",
-	[SF_ALLOC] = "alloc",
+	[SF_ALLOC] = "alloc",    [SF_TRACE] = "trace",
 };
 
 #define HAS(f, x) ((f)->mask & (1u << (x)))
@@ -38,7 +38,7 @@ int script_fields_parse(const char *list, struct script_fields *f)
 		if (k == SF_N) {
 			cli_error("script", "-F: unknown field '%.*s' (fields: comm, tid, pid, time, "
 				  "cpu, event, ip, sym, symoff, dso, addr, data_src, weight, ins_lat, "
-				  "phys_addr, data_page_size, period, alloc)", (int)len, p);
+				  "phys_addr, data_page_size, period, alloc, trace)", (int)len, p);
 			return -1;
 		}
 		f->mask |= 1u << k;
@@ -187,6 +187,11 @@ void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp
 		fprintf(out, "%10" PRIu64 " ", s->period);
 	if (HAS(f, SF_EVENT))
 		fprintf(out, "%*s: ", f->name_width, ev);
+	if (HAS(f, SF_TRACE)) {
+		const char *t = script_trace_text(f->trace, pd, s, &f->tbuf);
+		if (t)
+			fputs(t, out);
+	}
 	if (HAS(f, SF_ADDR) && a)
 		print_addr(out, f, sym, &a->attr, s);
 	if (HAS(f, SF_DATA_SRC)) {
@@ -286,6 +291,8 @@ int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const cha
 			  "with --alloc)", input);
 		goto out;
 	}
+	if (HAS(f, SF_TRACE))
+		f->trace = script_trace_open(pd);
 	if (!(nb && !bids))
 		r.sym = mp_sym_new(&so, bids, nb, &err);
 	if (r.sym && (f->mask & (1u << SF_ADDR)))
@@ -303,6 +310,9 @@ int script_fields_run(mp_pd *pd, const char *input, const char *symfs, const cha
 	}
 	rc = fflush(stdout) ? 1 : 0;
 out:
+	mp_pd_trace_free(f->trace);
+	f->trace = NULL;
+	mp_buf_fini(&f->tbuf);
 	mp_heap_free(f->heap);
 	f->heap = NULL;
 	mp_daddr_free(f->dd);
@@ -312,4 +322,42 @@ out:
 	free(bids);
 	free(bdir);
 	return rc;
+}
+
+mp_pd_trace *script_trace_open(const mp_pd *pd)
+{
+	struct mp_err err = { 0 };
+	int any = 0;
+	for (size_t i = 0; i < mp_pd_nattrs(pd); i++)
+		any |= mp_pd_attr(pd, i)->attr.type == PERF_TYPE_TRACEPOINT;
+	if (!any)
+		return NULL;
+	mp_pd_trace *t = mp_pd_trace_open(pd, &err);
+	if (!t)
+		cli_warn("script", "%s; tracepoint fields not shown", err.msg);
+	return t;
+}
+
+const char *script_trace_text(const mp_pd_trace *t, const mp_pd *pd,
+			      const struct mp_pd_sample *s, struct mp_buf *b)
+{
+	const struct mp_pd_attr *a = mp_pd_attr(pd, s->attr_idx);
+	if (!t || !a || a->attr.type != PERF_TYPE_TRACEPOINT || !s->raw)
+		return NULL;
+	const struct mp_pd_tp_event *e = mp_pd_trace_event(t, a->attr.config);
+	b->len = 0;
+	if (!e || mp_pd_tp_print(e, s->raw, s->raw_size, b) || mp_buf_append(b, "", 1))
+		return NULL;
+	if (!memchr(b->data, '\n', b->len))
+		return b->data;
+	/* a payload's newline must not forge a line */
+	struct mp_buf e2 = { 0 };
+	for (size_t i = 0; i + 1 < b->len; i++)
+		if (b->data[i] == '\n' ? mp_buf_append(&e2, "\\n", 2) : mp_buf_append(&e2, &b->data[i], 1))
+			break;
+	b->len = 0;
+	mp_buf_append(b, e2.data, e2.len);
+	mp_buf_append(b, "", 1);
+	mp_buf_fini(&e2);
+	return b->data;
 }

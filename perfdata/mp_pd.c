@@ -169,9 +169,15 @@ static void pipe_meta_record(mp_pd *pd, const uint8_t *r, uint16_t size)
 /* A header-like record of a pipe-mode stream, other than HEADER_ATTR: features (EVENT_DESC
  * only once attributes are known, as it names them), memprof's own, build-ids and event
  * updates. Anything else is not header information. */
-static void pipe_header_record(mp_pd *pd, uint32_t type, const uint8_t *r, uint16_t size)
+static void pipe_header_record(mp_pd *pd, uint32_t type, const uint8_t *r, uint16_t size,
+			       uint64_t avail)
 {
 	switch (type) {
+	case MP_RECORD_HEADER_TRACING_DATA:
+		/* the payload follows the record (its u32 size), kept whole as a file's is */
+		if (size >= 12 && ld32(r + 8) <= avail - size)
+			mp_pd_parse_feature(pd, MP_HEADER_TRACING_DATA, r + size, ld32(r + 8));
+		break;
 	case MP_RECORD_HEADER_FEATURE:
 		if (size >= 16) {
 			uint64_t f = ld64(r + 8);
@@ -205,7 +211,7 @@ static uint64_t pipe_tail_scan(mp_pd *pd, uint64_t off)
 		uint16_t size = ld16(r + 6);
 		if (size < 8 || size > pd->size - off)
 			break;
-		pipe_header_record(pd, type, r, size);
+		pipe_header_record(pd, type, r, size, pd->size - off);
 		uint64_t adv = size + mp_pd_record_extra(type, r, size);
 		if (adv > pd->size - off)
 			break;
@@ -253,7 +259,7 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 			if (mp_pd_add_attr(pd, r + 8, asz, r + 8 + asz, ((size_t)size - 8 - asz) / 8))
 				return PD_ERR(pd, err, -ENOMEM, "out of memory");
 		} else {
-			pipe_header_record(pd, type, r, size);
+			pipe_header_record(pd, type, r, size, pd->size - off);
 		}
 		uint64_t adv = size + mp_pd_record_extra(type, r, size);
 		if (adv > pd->size - off)

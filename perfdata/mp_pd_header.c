@@ -311,6 +311,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 			pd->fstr[feat] = s;
 		}
 		return 0;
+	case MP_HEADER_TRACING_DATA:
 	case MP_HEADER_CPU_TOPOLOGY:
 	case MP_HEADER_NUMA_TOPOLOGY:
 	case MP_HEADER_CACHE:

@@ -411,6 +411,58 @@ int mp_pd_memtopo_read(const mp_pd *pd, struct mp_pd_memtopo *m /* OUT */);
 void mp_pd_memtopo_fini(struct mp_pd_memtopo *m);
 /* The node holding physical address pa, -1 when none does (or m has no ranges). */
 int mp_pd_memtopo_node(const struct mp_pd_memtopo *m, uint64_t pa);
+
+/* Tracepoints' formats (mp_pd_trace.c): the HEADER_TRACING_DATA payload perf record and
+ * memprof record write (trace-event-info: header_page, header_event, ftrace's and the
+ * events' format files, kallsyms, printk formats, saved cmdlines), parsed into each event's
+ * fields (name, offset, size, signed) and print format, and a RAW payload printed as perf
+ * script prints it. Handles untrusted input: every length and offset is checked. */
+typedef struct mp_pd_trace mp_pd_trace;
+enum {
+	MP_TPF_SIGNED = 1, MP_TPF_ARRAY = 2, MP_TPF_STRING = 4 /* char[N] */,
+	MP_TPF_DYNAMIC = 8 /* __data_loc: u32 (len << 16 | offset) */, MP_TPF_POINTER = 16,
+	MP_TPF_LONG = 32,
+};
+struct mp_pd_tp_field {
+	const char *name, *type; /* "prev_pid", "pid_t" */
+	uint32_t offset, size;
+	unsigned flags;          /* MP_TPF_* */
+};
+struct mp_pd_tp_event {
+	const char *system, *name; /* "sched", "sched_switch" */
+	uint64_t id;               /* the attr's config */
+	size_t nfields;            /* the common_* fields first, as the format lists them */
+	const struct mp_pd_tp_field *fields;
+	const char *print_fmt;     /* the text after "print fmt: " ("" when none) */
+};
+/* Parses a tracing-data payload (data, len bytes; name for errors). NULL + err (one line:
+ * name, what is wrong and where) on malformed input. The result does not borrow data. */
+mp_pd_trace *mp_pd_trace_parse(const void *data, size_t len, const char *name,
+			       struct mp_err *err);
+/* The recording's tracing data parsed; NULL + err when it has none (err names the file:
+ * "x.data: no tracing data (HEADER_TRACING_DATA)") or it is malformed. */
+mp_pd_trace *mp_pd_trace_open(const mp_pd *pd, struct mp_err *err);
+void mp_pd_trace_free(mp_pd_trace *t); /* NULL-safe */
+size_t mp_pd_trace_nevents(const mp_pd_trace *t);
+const struct mp_pd_tp_event *mp_pd_trace_event_at(const mp_pd_trace *t, size_t i);
+/* The event with this id (attr.config of a PERF_TYPE_TRACEPOINT event), NULL if none. */
+const struct mp_pd_tp_event *mp_pd_trace_event(const mp_pd_trace *t, uint64_t id);
+const struct mp_pd_tp_field *mp_pd_tp_field(const struct mp_pd_tp_event *e, const char *name);
+/* A numeric field's value in a RAW payload (sign-extended when signed): 0, or -ENOENT (no
+ * such field, or not numeric) / -ERANGE (outside the payload). */
+int mp_pd_tp_num(const struct mp_pd_tp_event *e, const char *field, const void *raw,
+		 size_t n, uint64_t *val /* OUT */);
+/* The payload as perf script prints it after the event name: the event's print format
+ * interpreted where it uses the common subset (conversions %d %i %u %x %o %c %s %p with
+ * flags, width and length; REC->field, integer and string constants, C's arithmetic,
+ * bitwise, comparison and ?: operators, casts, __get_str, __print_flags and
+ * __print_symbolic); other events (and payloads too short for their format) as each
+ * field's "name=value" after the common ones. Appended to out: 0, or -ENOMEM. */
+int mp_pd_tp_print(const struct mp_pd_tp_event *e, const void *raw, size_t n,
+		   struct mp_buf *out);
+/* The fields alone, "name=value" separated by spaces, as above. 0 or -ENOMEM. */
+int mp_pd_tp_print_fields(const struct mp_pd_tp_event *e, const void *raw, size_t n,
+			  struct mp_buf *out);
 /* The cache-line size the recording was made with: the simulated L1d's line (meta
  * sim.D1), else the line size of the first data or unified cache of HEADER_CACHE; 0 when
  * the recording says neither. */

@@ -29,7 +29,7 @@ awk '/sched:sched_switch:/ { print $2 "/" $2, $4, $5 }' perf.txt >perf.ev
 	{ echo "FAIL memprof record -o -: $(cat err)"; fail=1; }
 "$PERF" script -i - <p.pipe 2>&1 | grep -q 'sched:sched_switch: prev_comm=sleep .* ==> next_comm=' ||
 	{ echo "FAIL perf script on the pipe: $("$PERF" script -i - <p.pipe 2>&1 | head -2)"; fail=1; }
-"$MEMPROF" script -i - <p.pipe 2>&1 | grep -q ' sched:sched_switch:$' ||
+"$MEMPROF" script -i - <p.pipe 2>&1 | grep -q ' sched:sched_switch: prev_comm=sleep .* ==> next_comm=' ||
 	{ echo "FAIL memprof script on the pipe: $("$MEMPROF" script -i - <p.pipe 2>&1 | head -2)"; fail=1; }
 
 # memprof list tracepoint: the events perf list tracepoint names
