@@ -104,6 +104,12 @@ static int feed_exit(void *ctx, const struct mp_pd_task *t)
 	return mp_sym_exit(f->sym, t);
 }
 
+static int feed_switch(void *ctx, const struct mp_pd_switch *w)
+{
+	struct mp_hist_feed *f = ctx;
+	return f->task_switch(f->sample_ctx, w);
+}
+
 static void feed_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct mp_hist_feed *f = ctx;
@@ -125,4 +131,5 @@ void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
 	h->progress = feed_progress;
 	/* the hist sums samples; a hook or regions (by time) see each one */
 	h->samples_any_order = feed->hist && !feed->sample && !feed->regions;
+	h->task_switch = feed->task_switch ? feed_switch : NULL;
 }

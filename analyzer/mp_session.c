@@ -52,6 +52,12 @@ static int session_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s)
 	return ss->o->sample(ss->o->sample_ctx, sym, s, ips, n);
 }
 
+static int session_switch(void *ctx, const struct mp_pd_switch *w)
+{
+	mp_session *ss = ctx;
+	return ss->o->task_switch(ss->o->sample_ctx, w);
+}
+
 /* no_symbols: the samples go straight to the caller */
 static int bare_sample(void *ctx, const struct mp_pd_sample *s)
 {
@@ -72,9 +78,11 @@ static int session_read(mp_session *ss, const char *path, const struct mp_sessio
 	struct mp_hist_feed feed = { .sym = ss->sym, .hist = ss->hist, .want_comm = o->want_comm,
 				     .want_cpu = o->want_cpu, .regions = ss->regions, .daddr = ss->dd,
 				     .progress = o->progress, .progress_ctx = o->progress_ctx,
-				     .sample = o->sample ? session_sample : NULL, .sample_ctx = ss };
+				     .sample = o->sample ? session_sample : NULL, .sample_ctx = ss,
+				     .task_switch = o->task_switch ? session_switch : NULL };
 	struct mp_pd_handler h = { .ctx = ss, .sample = o->sample ? bare_sample : NULL,
-				   .progress = o->progress ? bare_progress : NULL };
+				   .progress = o->progress ? bare_progress : NULL,
+				   .task_switch = o->task_switch ? session_switch : NULL };
 	if (ss->sym)
 		mp_hist_feed_handler(&feed, &h);
 	ss->o = o;

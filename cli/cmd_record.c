@@ -224,6 +224,7 @@ struct rec_opts {
 	const char *output, *pmu;
 	uint64_t count;
 	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only, alloc;
+	int switch_events;
 	int data_addr, weight, data_page_size, phys_data, sample_cpu; /* perf's -d -W ... */
 	uint32_t cg_stack_size;
 	int nargs;
@@ -264,6 +265,13 @@ static int record_hw(const struct rec_opts *o)
 	ro.argv = o->nargs ? o->argv : NULL;
 	ro.pid = o->pid;
 	ro.system_wide = o->all;
+	/* report --off-cpu ends a thread's off-CPU time where it is switched in again: the
+	 * switch records say when, sched_switch samples only say it of the thread switched
+	 * out (in a -a recording also of the one switched in) */
+	ro.switch_events = o->switch_events;
+	for (size_t i = 0; i < nev; i++)
+		ro.switch_events |= evs[i].attr.type == PERF_TYPE_TRACEPOINT &&
+				    !strcmp(evs[i].resolved, "sched:sched_switch");
 	ro.callgraph = o->callgraph;
 	ro.cg_stack_size = o->cg_stack_size;
 	ro.no_inherit = o->no_inherit;
@@ -346,6 +354,9 @@ static int cmd_record(int argc, char **argv)
 		  "of user stack, default 8192, unwound with libdw when read) or lbr (the LBR call stack), as "
 		  "perf" },
 		{ 'a', "all-cpus", CLI_FLAG, &o.all, NULL, "sample every CPU (system-wide)" },
+		{ 0, "switch-events", CLI_FLAG, &o.switch_events, NULL,
+		  "record when each thread is switched in and out (PERF_RECORD_SWITCH, as perf; on "
+		  "by itself with -e sched:sched_switch, for report --off-cpu)" },
 		{ 'p', "pid", CLI_INT, &o.pid, "PID", "attach to a running process" },
 		{ 'i', "no-inherit", CLI_FLAG, &o.no_inherit, NULL,
 		  "do not follow new threads and child processes" },

@@ -204,6 +204,10 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		  "dcacheline, mem, snoop, tlb, locked, blocked, local_weight, weight, ins_lat, "
 		  "data_page_size, phys_daddr with sym, dso, comm, pid, tid, cpu, node in --sort; "
 		  "overhead by weight (memprof-report(1))" },
+		{ 0, "off-cpu", CLI_FLAG, &o->off_cpu, NULL,
+		  "the time threads spent off the CPU (blocked or preempted) per call chain, from "
+		  "a recording of -e sched:sched_switch -g: per thread and per stack, or with "
+		  "--folded as folded stacks weighed in nanoseconds (memprof-report(1))" },
 		{ 0, "csv", CLI_FLAG, &o->csv, NULL, "comma-separated values, one row per place" },
 		{ 0, "json", CLI_FLAG, &o->json, NULL, "JSON with the header, rows and missing info" },
 		CLI_OPT_SYMFS(&o->symfs),
@@ -711,6 +715,8 @@ static int cmd_report(int argc, char **argv)
 		rc = report_check(&o);
 	if (rc == REPORT_GO && o.mem_mode)
 		rc = report_mem(&o);
+	if (rc == REPORT_GO && o.off_cpu)
+		rc = report_offcpu(&o);
 	if (rc == REPORT_GO)
 		rc = report_sort(&o);
 	if (rc == REPORT_GO)
@@ -727,7 +733,7 @@ static int cmd_report(int argc, char **argv)
 const struct cli_cmd cli_cmd_report = {
 	"report", cmd_report, "samples per object, symbol and source line, like opreport",
 	"[-i FILE] [-e EVENTS] [--sort KEYS] [--comm C] [--pid P] [--tid T] [--dso D] [--symbols S] "
-	"[--percent-limit PCT] [--mem-mode] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
+	"[--percent-limit PCT] [--mem-mode] [--off-cpu] [--stdio|--csv|--json] [--no-children] [-g SPEC] "
 	"[--max-stack N] [--folded] [--pprof FILE] [-F FIELDS|--hierarchy] [-T]",
 	"Samples, percentages and estimated counts per object, symbol and "
 	"source line, one column pair per event.", 0,

@@ -58,6 +58,7 @@ struct report_opts {
 	double threshold;
 	int csv, json, no_objects, quiet, stdio, full_names, group, no_group, force, no_skid;
 	int mem_mode;          /* --mem-mode: cmd_report_mem.c */
+	int off_cpu;           /* --off-cpu: report_offcpu.c */
 	int show_nr, header, header_only; /* perf's -n, --header, --header-only */
 	const char *percentage;           /* perf's --percentage relative|absolute */
 	const char *fields;               /* perf's -F/--fields */
@@ -126,5 +127,8 @@ int report_many(const struct report_opts *o, const char *bdir);
 
 /* cmd_report_mem.c: --mem-mode, perf's memory sort keys; the exit status. */
 int report_mem(const struct report_opts *o);
+/* report_offcpu.c: --off-cpu, the time threads spent off the CPU per call chain (a
+ * recording of sched:sched_switch -g); the exit status. */
+int report_offcpu(const struct report_opts *o);
 
 #endif

@@ -92,6 +92,7 @@ struct mp_evlist_opts {
 	int inherit;         /* follow threads and children */
 	int enable_on_exec;  /* leader starts on the workload's exec */
 	int tracking;        /* first event carries mmap/comm/task records */
+	int switch_events;   /* and PERF_RECORD_SWITCH records (context_switch) */
 	unsigned mmap_pages; /* data pages per ring */
 	int clock_monotonic; /* sample times on CLOCK_MONOTONIC (record --regions) */
 	uint64_t sample_mem; /* mp_record_opts.sample_mem */

@@ -73,6 +73,7 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
+			a->context_switch = o->switch_events ? 1 : 0;
 			/* dwarf: data mmaps too, as perf records them with sample addresses */
 			a->mmap_data = o->callgraph == MP_CG_DWARF ||
 				       (o->sample_mem & PERF_SAMPLE_ADDR);

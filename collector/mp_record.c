@@ -560,6 +560,7 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	r.eo.callgraph = o->callgraph;
 	r.eo.cg_stack_size = o->cg_stack_size;
 	r.eo.tracking = 1;
+	r.eo.switch_events = o->switch_events;
 	r.eo.sample_mem = o->sample_mem;
 	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
 	 * ring then holds seconds of samples between two drains. */

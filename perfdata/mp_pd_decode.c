@@ -584,6 +584,24 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 	}
 	case PERF_RECORD_READ:
 		return deliver_read(R, r, size);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: {
+		if (!h || !h->task_switch)
+			return 0;
+		size_t fixed = type == PERF_RECORD_SWITCH ? 8 : 16;
+		if (size < fixed)
+			return pd_err_rec(pd, R->err, off, "switch record too short");
+		parse_trailer(pd, r, size, fixed, &t);
+		struct mp_pd_switch w = { .pid = t.pid, .tid = t.tid, .cpu = t.cpu, .time = t.time,
+					  .out = !!(misc & PERF_RECORD_MISC_SWITCH_OUT),
+					  .preempt = !!(misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT),
+					  .cpu_wide = type == PERF_RECORD_SWITCH_CPU_WIDE };
+		if (w.cpu_wide) {
+			w.other_pid = ld32(r + 8);
+			w.other_tid = ld32(r + 12);
+		}
+		return h->task_switch(h->ctx, &w);
+	}
 	default:
 		return 0;
 	}

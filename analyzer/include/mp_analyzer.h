@@ -514,6 +514,8 @@ struct mp_hist_feed {
 	 * negative return stops the feed and becomes its error. */
 	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s);
 	void *sample_ctx;
+	/* Each PERF_RECORD_SWITCH(_CPU_WIDE) record, with sample_ctx; may be NULL. */
+	int (*task_switch)(void *ctx, const struct mp_pd_switch *w);
 	int err;                  /* OUT: first error (-ENOMEM) */
 	/* private: the sample aggregated last, whose repeats (same attr, pid, tid, cpumode, ip,
 	 * cpu, with no mmap, comm, fork or exit between) go to its place directly */
@@ -594,6 +596,9 @@ struct mp_session_opts {
 	int (*sample)(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
 		      size_t nips);
 	void *sample_ctx;
+	/* Each PERF_RECORD_SWITCH(_CPU_WIDE) record (record --switch-events), in time order
+	 * with the samples, with sample_ctx; may be NULL. */
+	int (*task_switch)(void *ctx, const struct mp_pd_switch *w);
 	/* NULL, or path already opened by the caller (mp_pd_open, nothing processed yet) to
 	 * look at it first: the session takes it over (closes it on error too), and the file
 	 * is opened, and its header warned about, once per command */

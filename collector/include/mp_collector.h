@@ -47,6 +47,8 @@ struct mp_record_opts {
 	char *const *argv;        /* workload; NULL with pid or system_wide */
 	pid_t pid;                /* -p PID, 0 = none */
 	int system_wide;          /* -a */
+	int switch_events;        /* --switch-events: PERF_RECORD_SWITCH records (when each
+				   * thread is switched in and out), as perf record's */
 	int callgraph;            /* enum mp_callgraph: -g / --call-graph MODE */
 	uint32_t cg_stack_size;   /* --call-graph dwarf,SIZE: user stack bytes per sample */
 	int no_inherit;           /* -i/--no-inherit */

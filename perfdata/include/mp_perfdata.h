@@ -582,6 +582,16 @@ struct mp_pd_task {   /* COMM, FORK, EXIT */
 	uint64_t time;
 };
 
+struct mp_pd_switch {   /* SWITCH, SWITCH_CPU_WIDE (record --switch-events) */
+	uint32_t pid, tid;    /* the task switched in or out (the record's sample_id) */
+	uint32_t cpu;         /* with sample_id's CPU, else 0 */
+	uint64_t time;        /* 0 without sample_id's time */
+	int out;              /* 1: switched out, 0: switched in */
+	int preempt;          /* switched out while runnable (preempted) */
+	int cpu_wide;         /* SWITCH_CPU_WIDE: other_* below are known */
+	uint32_t other_pid, other_tid; /* the task switched in (when out) or out (when in) */
+};
+
 struct mp_pd_handler {
 	void *ctx;
 	/* Any callback may be NULL; a non-zero return stops processing and is returned. */
@@ -603,6 +613,7 @@ struct mp_pd_handler {
 	int (*fork)(void *ctx, const struct mp_pd_task *t);
 	int (*exit)(void *ctx, const struct mp_pd_task *t);
 	int (*lost)(void *ctx, size_t attr_idx, uint64_t lost);
+	int (*task_switch)(void *ctx, const struct mp_pd_switch *w);
 	/* progress: called about every 1% of the data with bytes done and total. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 };
