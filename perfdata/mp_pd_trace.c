@@ -149,11 +149,15 @@ static int parse_field(char *line, struct mp_pd_tp_field *f)
 	char *te = name;
 	while (te > decl && isspace((unsigned char)te[-1]))
 		te--;
-	if (name > decl)
-		name[-1] = 0; /* the type ends before the name (the space or '*' is dropped) */
-	if (te > decl && te[-1] == '*')
+	if (te > decl && te[-1] == '*') /* "char * buf", "char *buf" */
 		f->flags |= MP_TPF_POINTER;
-	*te = 0;
+	/* the type ends before the name: "char *buf" loses its star (the flag keeps it) */
+	if (te == name && name > decl && name[-1] == '*')
+		te--;
+	if (te < name)
+		*te = 0;
+	else
+		decl = name + strlen(name); /* no type before the name: "" */
 	while (*decl == ' ')
 		decl++;
 	f->type = decl;

@@ -3,6 +3,9 @@
 # reader round trips.
 mp_add_cmocka_test(test_perfabi SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfabi.c
   LIBS mp_perfdata)
+# the tracing data (tracepoint formats) and the tracepoint printer: formats built in the test
+mp_add_cmocka_test(test_tracedata SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tracedata.c
+  LIBS mp_perfdata)
 mp_add_cmocka_test(test_perfdata SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_perfdata.c
   LIBS mp_perfdata)
 target_include_directories(test_perfdata PRIVATE ${PROJECT_SOURCE_DIR}/perfdata) # internal
