@@ -130,6 +130,6 @@ void mp_hist_feed_handler(struct mp_hist_feed *feed, struct mp_pd_handler *h)
 	h->exit = feed_exit;
 	h->progress = feed_progress;
 	/* the hist sums samples; a hook or regions (by time) see each one */
-	h->samples_any_order = feed->hist && !feed->sample && !feed->regions;
+	h->samples_any_order = feed->hist && !feed->sample && !feed->regions && !feed->task_switch;
 	h->task_switch = feed->task_switch ? feed_switch : NULL;
 }

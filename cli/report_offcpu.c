@@ -167,8 +167,8 @@ static int take_stack(void *ctx, const struct mp_cg_stack *st)
 	char nb[4096];
 	for (size_t i = st->nframes; i-- > 0;) {
 		const struct mp_cg_frame *f = &st->frames[i];
-		fprintf(m, "%s%s", i + 1 < st->nframes ? " <- " : "",
-			f->sym_resolved ? cli_nl(f->sym, nb, sizeof(nb)) : "[unknown]");
+		/* an unresolved frame by its address (--folded: [unknown], as perf script) */
+		fprintf(m, "%s%s", i + 1 < st->nframes ? " <- " : "", cli_nl(f->sym, nb, sizeof(nb)));
 	}
 	if (fclose(m) || !text || MP_GROW(o->v, o->cap, o->n + 1)) {
 		free(text);
