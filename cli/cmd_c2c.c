@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "mp_analyzer.h"
 #include "mp_perfdata.h"
+#include "mp_tui.h"
 #include "mp_util.h"
 
 #define CMD "c2c"
@@ -684,6 +685,8 @@ struct c2c_report_opts {
 	enum c2c_disp disp;
 	int csv, show_all, no_source;
 	const char *disp_name, *coalesce_str;
+	int tui, no_color;         /* the browser (a terminal, or --batch keys) */
+	const char *batch, *size;
 };
 
 /* The next line shown from *i on (*i its index in x->lines), its address and data symbol
@@ -703,39 +706,56 @@ static const struct c2c_line *next_shown(const struct c2c_ctx *x, const struct c
 	return NULL;
 }
 
+/* The Shared Data Cache Line Table's column names (its second header line) into buf. */
+static void table_head(const struct c2c_report_opts *o, char *buf, size_t n)
+{
+	int peer = o->disp == DISP_PEER;
+	snprintf(buf, n, "# Index             Address  Node  PA cnt  %s    Total  %s  %s  records    Loads   Stores    L1Hit   L1Miss      N/A       FB       L1       L2    LclHit  LclHitm    RmtHit  RmtHitm       Lcl       Rmt  Data Symbol",
+		 peer ? "  Snoop" : "   Hitm", peer ? "  Local" : "LclHitm", peer ? " Remote" : "RmtHitm");
+}
+
+/* Line L's row of the table (number idx, total of the sort metric; its address and data
+ * symbol as next_shown gave them) into buf. */
+static void table_row(const struct c2c_line *L, const struct c2c_report_opts *o, size_t idx,
+		      uint64_t total, const char *addr, const char *ds, char *buf, size_t n)
+{
+	int peer = o->disp == DISP_PEER;
+	const struct mp_c2c_stats *s = &L->st;
+	char pn[64];
+	uint64_t t0 = peer ? mp_c2c_tot_peer(s) : mp_c2c_tot_hitm(s);
+	uint64_t t1 = peer ? s->lcl_peer : s->lcl_hitm, t2 = peer ? s->rmt_peer : s->rmt_hitm;
+	snprintf(buf, n, "%7zu  %18s  %4s  %6" PRIu32 "  %6.2f%%  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+		 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+		 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %8" PRIu64
+		 "  %7" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %s",
+		 idx, addr, fmt_pnodes(L->pa.nodes, pn, sizeof(pn)), L->pa.cnt,
+		 share(disp_metric(s, o->disp), total), t0, t1, t2, mp_c2c_line_records(s),
+		 mp_c2c_line_loads(s), s->stores, s->st_l1hit, s->st_l1miss, s->st_na, s->ld_fbhit,
+		 s->ld_l1hit, s->ld_l2hit, s->ld_llchit, s->lcl_hitm, s->rmt_hit, s->rmt_hitm,
+		 s->lcl_dram, s->rmt_dram, ds);
+}
+
 static void print_table(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *o,
 			uint64_t total)
 {
 	int peer = o->disp == DISP_PEER;
 	static const char *const mtitle[] = { "    Tot", "    Lcl", "    Rmt", "   Peer", "    All" };
+	char buf[1024];
 	fputs("\n=================================================\n"
 	      "           Shared Data Cache Line Table          \n"
 	      "=================================================\n#\n", f);
 	fprintf(f, "#        ----------- Cacheline ----------  %s  ------- Load %s -------    Total    Total    Total  --------- Stores --------  ----- Core Load Hit -----  - LLC Load Hit --  - RMT Load Hit --  --- Load Dram ----\n",
 		mtitle[o->disp], peer ? "Peer" : "Hitm");
-	fprintf(f, "# Index             Address  Node  PA cnt  %s    Total  %s  %s  records    Loads   Stores    L1Hit   L1Miss      N/A       FB       L1       L2    LclHit  LclHitm    RmtHit  RmtHitm       Lcl       Rmt  Data Symbol\n",
-		peer ? "  Snoop" : "   Hitm", peer ? "  Local" : "LclHitm", peer ? " Remote" : "RmtHitm");
+	table_head(o, buf, sizeof(buf));
+	fprintf(f, "%s\n", buf);
 	fputs("# .....  ..................  ....  ......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  .......  ........  .......  ........  .......  ........  ........  ...........\n#\n", f);
 	size_t idx = 0;
 	char ds[300], addr[24];
 	const struct c2c_line *L;
 	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
 	     i++) {
-		const struct mp_c2c_stats *s = &L->st;
-		char pn[64];
-		uint64_t t0 = peer ? mp_c2c_tot_peer(s) : mp_c2c_tot_hitm(s);
-		uint64_t t1 = peer ? s->lcl_peer : s->lcl_hitm, t2 = peer ? s->rmt_peer : s->rmt_hitm;
-		fprintf(f, "%7zu  %18s  %4s  %6" PRIu32 "  %6.2f%%  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
-			   "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
-			   "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %8" PRIu64
-			   "  %7" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %8" PRIu64 "  %8" PRIu64
-			   "  %s\n",
-			idx++, addr, fmt_pnodes(L->pa.nodes, pn, sizeof(pn)), L->pa.cnt,
-			share(disp_metric(s, o->disp), total), t0,
-			t1, t2, mp_c2c_line_records(s), mp_c2c_line_loads(s), s->stores, s->st_l1hit,
-			s->st_l1miss, s->st_na, s->ld_fbhit, s->ld_l1hit, s->ld_l2hit, s->ld_llchit,
-			s->lcl_hitm,
-			s->rmt_hit, s->rmt_hitm, s->lcl_dram, s->rmt_dram, ds);
+		table_row(L, o, idx++, total, addr, ds, buf, sizeof(buf));
+		fprintf(f, "%s\n", buf);
 	}
 }
 
@@ -776,57 +796,168 @@ static void fmt_tid(const struct c2c_ctx *x, const struct c2c_row *r, char *pid,
 		snprintf(tid, n, "*");
 }
 
+/* The Pareto's column names (its second header line) into buf. */
+static void pareto_head(const struct c2c_report_opts *o, char *buf, size_t n)
+{
+	int peer = o->disp == DISP_PEER;
+	snprintf(buf, n, "#   Num  %s  %s   L1 Hit  L1 Miss      N/A    Offset  Node  PA cnt       Pid       Tid        Code address  rmt hitm  lcl hitm      load  records       cnt  Symbol, Object, Source:Line, Node, Data Symbol",
+		 peer ? "RmtPeer" : "RmtHitm", peer ? "LclPeer" : "LclHitm");
+}
+
+/* Line L's summary row of the Pareto (number idx, its address and data symbol) into buf. */
+static void pareto_line(const struct c2c_line *L, const struct c2c_report_opts *o, size_t idx,
+			const char *addr, const char *ds, char *buf, size_t n)
+{
+	int peer = o->disp == DISP_PEER;
+	const struct mp_c2c_stats *s = &L->st;
+	snprintf(buf, n, "%7zu  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+		 "  %18s  %s%s%s%s",
+		 idx, peer ? s->rmt_peer : s->rmt_hitm, peer ? s->lcl_peer : s->lcl_hitm,
+		 s->st_l1hit, s->st_l1miss, s->st_na, addr, ds, L->dsym ? " (" : "",
+		 L->dsym ? L->ddso : "", L->dsym ? ")" : "");
+}
+
+/* Row r of line L's Pareto into buf, and its share of the line's HITMs (peers with -d
+ * peer) into *pct: 0, or 1 when perf leaves the row out (neither stores nor what -d
+ * counts; the csv has them all). */
+static int pareto_row(struct c2c_ctx *x, const struct c2c_line *L, const struct c2c_row *r,
+		      const struct c2c_report_opts *o, char *buf, size_t n, double *pct)
+{
+	int peer = o->disp == DISP_PEER;
+	const struct mp_c2c_stats *s = &L->st, *t = &r->st;
+	if (!t->stores && !disp_metric(t, o->disp))
+		return 1;
+	uint64_t rm = peer ? s->rmt_peer : s->rmt_hitm, lm = peer ? s->lcl_peer : s->lcl_hitm;
+	struct c2c_cells c;
+	char pid[16], tid[16], off[24], ip[24], pn[64];
+	row_cells(x, r, o->no_source, &c);
+	fmt_tid(x, r, pid, tid, sizeof(pid));
+	snprintf(off, sizeof(off), "0x%" PRIx64, r->k.off);
+	snprintf(ip, sizeof(ip), "0x%" PRIx64, r->ip);
+	snprintf(buf, n, "         %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %8s  %4s  %6" PRIu32
+		 "  %8s  %8s"
+		 "  %18s  %8.0f  %8.0f  %8.0f  %7" PRIu64 "  %8u  %s  %s  %s  %s  %s",
+		 share(peer ? t->rmt_peer : t->rmt_hitm, rm),
+		 share(peer ? t->lcl_peer : t->lcl_hitm, lm), share(t->st_l1hit, s->st_l1hit),
+		 share(t->st_l1miss, s->st_l1miss), share(t->st_na, s->st_na), off,
+		 fmt_pnodes(r->pa.nodes, pn, sizeof(pn)), r->pa.cnt, pid, tid, ip,
+		 avg(r->w_rmt_hitm, r->n_rmt_hitm), avg(r->w_lcl_hitm, r->n_lcl_hitm),
+		 avg(r->w_load, r->n_load), mp_c2c_line_records(t), c.ncpus, c.sym, c.obj, c.src,
+		 c.nodes, c.dsym);
+	*pct = share(peer ? t->rmt_peer + t->lcl_peer : t->rmt_hitm + t->lcl_hitm, rm + lm);
+	return 0;
+}
+
 static void print_pareto(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *o,
 			 uint64_t total, const struct c2c_verdict *v)
 {
 	int peer = o->disp == DISP_PEER;
+	char buf[2048];
+	double pct;
 	fputs("\n=================================================\n"
 	      "      Shared Cache Line Distribution Pareto      \n"
 	      "=================================================\n#\n", f);
 	fprintf(f, "#        ----- %s -----  ------- Store Refs ------  ---------- Data address ----------                                    ---------- cycles ----------    Total       cpu\n",
 		peer ? "Peer" : "HITM");
-	fprintf(f, "#   Num  %s  %s   L1 Hit  L1 Miss      N/A    Offset  Node  PA cnt       Pid       Tid        Code address  rmt hitm  lcl hitm      load  records       cnt  Symbol, Object, Source:Line, Node, Data Symbol\n",
-		peer ? "RmtPeer" : "RmtHitm", peer ? "LclPeer" : "LclHitm");
+	pareto_head(o, buf, sizeof(buf));
+	fprintf(f, "%s\n", buf);
 	fputs("# .....  .......  .......  .......  .......  .......  ........  ....  ......  ........  ........  ..................  ........  ........  ........  .......  ........\n#\n", f);
 	size_t idx = 0;
 	char ds[300], addr[24];
 	const struct c2c_line *L;
 	for (size_t i = 0; (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
 	     i++) {
-		const struct mp_c2c_stats *s = &L->st;
-		uint64_t rm = peer ? s->rmt_peer : s->rmt_hitm, lm = peer ? s->lcl_peer : s->lcl_hitm;
 		fputs("  ----------------------------------------------------------------------\n", f);
-		fprintf(f, "%7zu  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
-			   "  %18s  %s%s%s%s\n",
-			idx++, rm, lm, s->st_l1hit, s->st_l1miss, s->st_na,
-			addr, ds, L->dsym ? " (" : "", L->dsym ? L->ddso : "", L->dsym ? ")" : "");
+		pareto_line(L, o, idx++, addr, ds, buf, sizeof(buf));
+		fprintf(f, "%s\n", buf);
 		fputs("  ----------------------------------------------------------------------\n", f);
-		for (size_t k = L->r0; k < L->r1; k++) {
-			const struct c2c_row *r = &x->rows[k];
-			const struct mp_c2c_stats *t = &r->st;
-			/* perf's rows: those with stores or what -d counts (the csv has them all) */
-			if (!t->stores && !disp_metric(t, o->disp))
-				continue;
-			struct c2c_cells c;
-			char pid[16], tid[16], off[24], ip[24], pn[64];
-			row_cells(x, r, o->no_source, &c);
-			fmt_tid(x, r, pid, tid, sizeof(pid));
-			snprintf(off, sizeof(off), "0x%" PRIx64, r->k.off);
-			snprintf(ip, sizeof(ip), "0x%" PRIx64, r->ip);
-			fprintf(f, "         %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%  %8s  %4s  %6" PRIu32
-				   "  %8s  %8s"
-				   "  %18s  %8.0f  %8.0f  %8.0f  %7" PRIu64 "  %8u  %s  %s  %s  %s  %s\n",
-				share(peer ? t->rmt_peer : t->rmt_hitm, rm),
-				share(peer ? t->lcl_peer : t->lcl_hitm, lm),
-				share(t->st_l1hit, s->st_l1hit), share(t->st_l1miss, s->st_l1miss),
-				share(t->st_na, s->st_na), off, fmt_pnodes(r->pa.nodes, pn, sizeof(pn)),
-				r->pa.cnt, pid, tid, ip,
-				avg(r->w_rmt_hitm, r->n_rmt_hitm), avg(r->w_lcl_hitm, r->n_lcl_hitm),
-				avg(r->w_load, r->n_load), mp_c2c_line_records(t), c.ncpus, c.sym, c.obj, c.src,
-				c.nodes, c.dsym);
-		}
+		for (size_t k = L->r0; k < L->r1; k++)
+			if (!pareto_row(x, L, &x->rows[k], o, buf, sizeof(buf), &pct))
+				fprintf(f, "%s\n", buf);
 		fprintf(f, "  => %s\n\n", v[i].text);
 	}
+}
+
+/* The browser (memprof c2c report on a terminal, or --batch): the table's lines, ENTER on
+ * one its Pareto by offset with the verdict under it; the rows are the text report's. The
+ * exit status. */
+static int c2c_browse(struct c2c_ctx *x, const struct c2c_report_opts *o, uint64_t total,
+		      const struct c2c_verdict *v, const char *input)
+{
+	static const char *const mname[] = { "Tot HITM", "Lcl HITM", "Rmt HITM", "Peer",
+					     "HITM and peer" };
+	struct mp_err err = { 0 };
+	char head[512], buf[2048], title[512], ds[300], addr[24];
+	tui_data *d = tui_data_new();
+	int rc = d ? 0 : -ENOMEM;
+	/* the browser's events (its summary's; the rows are text): as many as it takes */
+	for (size_t i = 0; !rc && i < mp_pd_nattrs(x->pd) && i < TUI_MAX_EVENTS; i++) {
+		const struct mp_pd_attr *a = mp_pd_attr(x->pd, i);
+		if (tui_data_add_event(d, a->name ? a->name : "?", a->nr_samples, a->total_period,
+				       a->lost, 0, 0) < 0)
+			rc = -ENOMEM;
+	}
+	size_t nshown = 0;
+	for (size_t i = 0; i < x->nlines; i++)
+		nshown += line_shown(&x->lines[i], total, o->disp, o->show_all);
+	table_head(o, head, sizeof(head));
+	snprintf(title, sizeof(title), "Shared Data Cache Line Table of %s | %zu lines by %s, "
+		 "%u-byte lines", input, nshown, mname[o->disp], x->line_size);
+	tui_ttable *t = rc ? NULL : tui_ttable_new(title, head);
+	if (!rc && (!t || tui_data_set_table(d, t)))
+		rc = -ENOMEM;
+	pareto_head(o, head, sizeof(head));
+	size_t idx = 0;
+	const struct c2c_line *L;
+	for (size_t i = 0; !rc && (L = next_shown(x, o, total, &i, addr, sizeof(addr), ds, sizeof(ds)));
+	     i++) {
+		table_row(L, o, idx, total, addr, ds, buf, sizeof(buf));
+		long row = tui_ttable_add_row(t, buf, share(disp_metric(&L->st, o->disp), total));
+		snprintf(title, sizeof(title), "Cacheline %s (line %zu) | %s | %s", addr, idx, ds,
+			 verdict_name(v[i].kind));
+		tui_ttable *sub = row < 0 ? NULL : tui_ttable_new(title, head);
+		if (!sub || tui_ttable_set_sub(t, (size_t)row, sub)) {
+			rc = -ENOMEM;
+			break;
+		}
+		pareto_line(L, o, idx++, addr, ds, buf, sizeof(buf));
+		rc = tui_ttable_add_row(sub, buf, 0) < 0 ? -ENOMEM : 0;
+		for (size_t k = L->r0; !rc && k < L->r1; k++) {
+			double pct;
+			if (!pareto_row(x, L, &x->rows[k], o, buf, sizeof(buf), &pct))
+				rc = tui_ttable_add_row(sub, buf, pct) < 0 ? -ENOMEM : 0;
+		}
+		/* the verdict under the rows, in lines of at most 96 columns cut at spaces */
+		const char *p = v[i].text;
+		for (int first = 1; !rc && *p; first = 0) {
+			size_t n = strlen(p), cut = n;
+			if (n > 93)
+				for (cut = 93; cut > 0 && p[cut] != ' '; cut--)
+					;
+			if (!cut)
+				cut = n > 93 ? 93 : n;
+			snprintf(buf, sizeof(buf), "%s%.*s", first ? "=> " : "   ", (int)cut, p);
+			rc = tui_ttable_add_note(sub, buf) ? -ENOMEM : 0;
+			p += cut;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	if (rc) {
+		tui_data_free(d);
+		cli_error(CMD, "%s: out of memory", input);
+		return 1;
+	}
+	int cols, rows;
+	cli_tui_size(CMD, o->size, &cols, &rows);
+	tui_model *m = tui_model_new(d, cols, rows, &err);
+	if (!m) {
+		cli_error(CMD, "%s", err.msg);
+		return 1;
+	}
+	rc = o->batch ? cli_tui_batch(m, o->batch, cols, rows) : cli_tui_interactive(m, o->no_color);
+	tui_model_free(m);
+	return rc;
 }
 
 static void print_csv(FILE *f, struct c2c_ctx *x, const struct c2c_report_opts *o,
@@ -1013,7 +1144,10 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 			line_verdict(&x, x.ot[k].k.line, k, e, &v[x.ot[k].k.line]);
 		k = e;
 	}
-	if (o->csv) {
+	if (o->tui) {
+		rc = c2c_browse(&x, o, total, v, input);
+		goto out;
+	} else if (o->csv) {
 		print_csv(stdout, &x, o, total, v);
 	} else {
 		char sim[256];
@@ -1059,7 +1193,7 @@ out:
 }
 
 static const char c2c_report_usage[] = "report [-i FILE] [-d tot|lcl|rmt|peer|all] [-c FIELDS] "
-				       "[--stdio|--csv]";
+				       "[--stdio|--csv|--tui]";
 static const struct cli_cmd c2c_report_cmd = {
 	CMD, NULL, "", c2c_report_usage,
 	"The Shared Data Cache Line Table of a recording with data addresses and sources\n"
@@ -1073,7 +1207,8 @@ static int c2c_report(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *disp = "tot",
 		   *coalesce_s = "tid,iaddr";
-	int csv = 0, stdio_ = 0, show_all = 0, no_source = 0, force = 0;
+	const char *batch = NULL, *size = NULL;
+	int csv = 0, stdio_ = 0, show_all = 0, no_source = 0, force = 0, tui = 0, no_color = 0;
 	uint64_t line_size = 0;
 	const struct cli_opt opts[] = {
 		CLI_OPT_INPUT(&input),
@@ -1086,7 +1221,15 @@ static int c2c_report(int argc, char **argv)
 		{ 'c', "coalesce", CLI_STR, &coalesce_s, "FIELDS",
 		  "what the rows of a line are split by besides the offset: pid, tid, iaddr, dso "
 		  "(default tid,iaddr; perf's default is iaddr)" },
-		{ 0, "stdio", CLI_FLAG, &stdio_, NULL, "the text report (the default)" },
+		{ 0, "stdio", CLI_FLAG, &stdio_, NULL,
+		  "the text report (the default when stdin or stdout is not a terminal)" },
+		{ 0, "tui", CLI_FLAG, &tui, NULL,
+		  "the browser (the default on a terminal): the lines, ENTER a line's offsets" },
+		{ 0, "batch", CLI_STR, &batch, "KEYS",
+		  "the browser without a terminal: apply KEYS (<ENTER>, <DOWN>, }, ...) and print "
+		  "the screen" },
+		{ 0, "size", CLI_STR, &size, "COLSxROWS", "screen size for --batch (default 80x24)" },
+		{ 0, "no-color", CLI_FLAG, &no_color, NULL, "the browser without colour" },
 		{ 0, "csv", CLI_FLAG, &csv, NULL,
 		  "one comma-separated row per line, offset and row key: line, cacheline, offset, "
 		  "data_symbol, symbol, srcline, pid, tid, hitm, loads, stores, latency, ... verdict" },
@@ -1124,10 +1267,26 @@ static int c2c_report(int argc, char **argv)
 		cli_error(CMD, "--line-size %" PRIu64 ": a power of two up to 4096", line_size);
 		return CLI_EXIT_USAGE;
 	}
-	if (csv && stdio_) {
-		cli_error(CMD, "--csv and --stdio exclude each other");
+	if (csv + stdio_ + (tui || batch) > 1) {
+		cli_error(CMD, "--csv, --stdio and --tui (--batch) exclude each other");
 		return CLI_EXIT_USAGE;
 	}
+	int cols, rows;
+	if (size && !batch) {
+		cli_error(CMD, "--size goes with --batch");
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_tui_size(CMD, size, &cols, &rows))
+		return CLI_EXIT_USAGE;
+	int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	if (tui && !batch && !tty) {
+		cli_error(CMD, "--tui needs a terminal on stdin and stdout (or --batch KEYS)");
+		return CLI_EXIT_USAGE;
+	}
+	o.tui = batch || tui || (!csv && !stdio_ && tty);
+	o.batch = batch;
+	o.size = size;
+	o.no_color = no_color;
 	if (cli_input_ready(CMD, &input, force) || cli_sym_paths_ok(CMD, symfs, kallsyms))
 		return CLI_EXIT_RUNTIME;
 	return c2c_report_run(input, symfs, kallsyms, (unsigned)line_size, &o, co);

@@ -24,6 +24,7 @@
 #include "tui_keys.h"
 #include "tui_list.h"
 #include "tui_text.h"
+#include "tui_tview.h"
 #include "mp_test_fixture.h"
 
 /* Two events: cpu-clock (period 100000 per sample) and page-faults (period 1). */
@@ -1362,7 +1363,7 @@ static void test_bindings__one_action_per_key_and_view__help_from_table(void **s
 	size_t n = 0;
 	for (; tui_help_line(n, line, sizeof(line)) == 0; n++)
 		assert_true(strlen(line) < 80);
-	assert_int_equal(n, helped + 5 + 3); /* 5 headings, 3 continuation lines */
+	assert_int_equal(n, helped + 6 + 3); /* 6 headings, 3 continuation lines */
 	assert_int_equal(tui_help_line(0, line, sizeof(line)), 0);
 	assert_string_equal(line, "Everywhere");
 	assert_int_equal(tui_help_line(1, line, sizeof(line)), 0);
@@ -1419,6 +1420,8 @@ static const struct {
 	{ &tui_help_ops, "q back" },
 	{ &tui_data_ops, "ENTER code  TAB key  x event  h help  q back" },
 	{ &tui_dcode_ops, "ENTER annotate  x event  h help  q back" },
+	{ &tui_table_ops, "ENTER offsets  { } scroll  h help  q quit" },
+	{ &tui_subtable_ops, "{ } scroll  h help  q back" },
 };
 #define NSTATUS (sizeof(status_lines) / sizeof(status_lines[0]))
 
@@ -1612,9 +1615,62 @@ static void test_data_view__keys_code_and_back__rows_and_counts(void **state)
 	tui_model_free(m);
 }
 
+/* ---- tables of text (c2c report) ---- */
+
+/* Two lines, the first with its offsets (two rows and a verdict): the table opens first,
+ * ENTER shows the offsets and the verdict under them, q comes back, } scrolls the rows and
+ * the header, ENTER on a row without a table says so; q quits at the bottom. */
+static void test_table_view__lines_offsets_back__rows_and_scroll(void **state)
+{
+	(void)state;
+	struct mp_err err = { 0 };
+	tui_data *d = tui_data_new();
+	assert_int_equal(tui_data_add_event(d, "ldlat-loads", 10, 10, 0, 0, 0), 0);
+	tui_ttable *t = tui_ttable_new("Shared Data Cache Line Table | 2 lines", "Index  Hitm  Data Symbol");
+	assert_non_null(t);
+	assert_int_equal(tui_ttable_add_row(t, "    0    75.00%  [.] counters+0x0 (falseshare)", 75), 0);
+	assert_int_equal(tui_ttable_add_row(t, "    1    25.00%  [.] other", 25), 1);
+	tui_ttable *sub = tui_ttable_new("Cacheline 0x4040", "Offset  Tid  Symbol");
+	assert_int_equal(tui_ttable_add_row(sub, "0x0  101  writer_a", 60), 0);
+	assert_int_equal(tui_ttable_add_row(sub, "0x8  102  writer_b", 40), 1);
+	assert_int_equal(tui_ttable_add_note(sub, "=> false sharing: pad"), 0);
+	assert_int_equal(tui_ttable_set_sub(t, 0, sub), 0);
+	assert_int_equal(tui_ttable_set_sub(t, 5, tui_ttable_new("x", "y")), -EINVAL);
+	assert_int_equal(tui_data_set_table(d, t), 0);
+	assert_int_equal(tui_data_set_table(d, tui_ttable_new("x", "y")), -EINVAL);
+	tui_model *m = tui_model_new(d, 40, 10, &err);
+	assert_non_null(m);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_TABLE);
+	assert_int_equal(tui_model_nrows(m), 2);
+	const struct tui_screen *sc = tui_model_render(m);
+	assert_string_equal(sc->row[0].text, " Shared Data Cache Line Table | 2 lines ");
+	assert_non_null(strstr(sc->row[1].text, " Index  Hitm  Data Symbol"));
+	assert_non_null(strstr(sc->row[2].text, ">    0    75.00%  [.] counters+0x0 (fa"));
+	assert_int_equal(sc->row[2].span[0].heat, 3);
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SUBTABLE);
+	assert_int_equal(tui_model_nrows(m), 4); /* two rows, a blank, the verdict */
+	assert_string_equal(tui_model_symbol(m), "0x0  101  writer_a");
+	assert_non_null(strstr(tui_model_row_text(m, 3), "=> false sharing: pad"));
+	tui_model_key(m, 'q');
+	assert_int_equal(tui_model_view(m), TUI_VIEW_TABLE);
+	tui_model_key(m, '}');
+	sc = tui_model_render(m);
+	assert_non_null(strstr(sc->row[2].text, "> [.] counters+0x0 (falseshare)"));
+	assert_string_equal(tui_model_message(m), "columns from 17 of 46");
+	tui_model_key(m, '{');
+	tui_model_key(m, TUI_KEY_DOWN);
+	tui_model_key(m, TUI_KEY_ENTER);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_TABLE);
+	assert_string_equal(tui_model_message(m), "nothing under this row");
+	assert_true(tui_model_key(m, 'q') & TUI_QUIT);
+	tui_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_view__lines_offsets_back__rows_and_scroll),
 		cmocka_unit_test(test_data_view__keys_code_and_back__rows_and_counts),
 		cmocka_unit_test_setup_teardown(test_model_new__symbols__sorted_by_first_event, setup, teardown),
 		cmocka_unit_test(test_model_key__navigation__cursor_and_scroll_clamped),

@@ -45,6 +45,7 @@ void tui_data_free(tui_data *d)
 		tui_dtable_free(d->dtab[i]);
 	}
 	free(d->no_dkeys);
+	tui_ttable_free(d->table);
 	free(d);
 }
 
@@ -577,4 +578,75 @@ int tui_dtable_add_code_count(tui_dtable *t, size_t code, size_t ev, uint64_t sa
 		return -EINVAL;
 	dcnt_add(t->codes[code].cnt, t->nev, ev, samples, cost, weight);
 	return tui_dtable_add_count(t, t->codes[code].row, ev, samples, cost, weight);
+}
+
+/* ---- tables of text ---- */
+
+tui_ttable *tui_ttable_new(const char *title, const char *header)
+{
+	tui_ttable *t = calloc(1, sizeof(*t));
+	if (!t || !(t->title = mp_strdup(title)) || !(t->header = mp_strdup(header))) {
+		tui_ttable_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void tui_ttable_free(tui_ttable *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows; i++) {
+		free(t->rows[i].text);
+		tui_ttable_free(t->rows[i].sub);
+	}
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->rows);
+	free(t->notes);
+	free(t->title);
+	free(t->header);
+	free(t);
+}
+
+long tui_ttable_add_row(tui_ttable *t, const char *text, double pct)
+{
+	char *s = mp_strdup(text);
+	if (!s || MP_GROW(t->rows, t->caprows, t->nrows + 1)) {
+		free(s);
+		return -ENOMEM;
+	}
+	t->rows[t->nrows] = (struct tui_trow){ s, pct, NULL };
+	return (long)t->nrows++;
+}
+
+int tui_ttable_set_sub(tui_ttable *t, size_t row, tui_ttable *sub)
+{
+	if (row >= t->nrows || t->rows[row].sub) {
+		tui_ttable_free(sub);
+		return -EINVAL;
+	}
+	t->rows[row].sub = sub;
+	return 0;
+}
+
+int tui_ttable_add_note(tui_ttable *t, const char *text)
+{
+	char *s = mp_strdup(text);
+	if (!s || MP_GROW(t->notes, t->capnotes, t->nnotes + 1)) {
+		free(s);
+		return -ENOMEM;
+	}
+	t->notes[t->nnotes++] = s;
+	return 0;
+}
+
+int tui_data_set_table(tui_data *d, tui_ttable *t)
+{
+	if (d->table) {
+		tui_ttable_free(t);
+		return -EINVAL;
+	}
+	d->table = t;
+	return 0;
 }

@@ -64,6 +64,20 @@ struct tui_dtable {
 	uint64_t tot[TUI_DCNT * TUI_MAX_EVENTS]; /* of all rows */
 };
 
+/* a table of text (tui_ttable_*) */
+struct tui_trow {
+	char *text;
+	double pct;
+	struct tui_ttable *sub; /* ENTER's table, NULL = none */
+};
+struct tui_ttable {
+	char *title, *header;
+	struct tui_trow *rows;
+	size_t nrows, caprows;
+	char **notes;
+	size_t nnotes, capnotes;
+};
+
 struct tui_data {
 	size_t nev;
 	struct tui_event ev[TUI_MAX_EVENTS];
@@ -91,6 +105,7 @@ struct tui_data {
 	void *dctx;
 	tui_dtable *dtab[TUI_MAX_DKEYS]; /* the keys' tables, built on first use and kept */
 	char *no_dkeys;       /* why there is no data view, NULL when there is one */
+	tui_ttable *table;    /* the first view's table (c2c report), NULL = the symbols */
 };
 
 struct tui_aline {

@@ -11,6 +11,7 @@
 #include "tui_keys.h"
 #include "tui_list.h"
 #include "tui_text.h"
+#include "tui_tview.h"
 
 /* ---- key names (--batch "<ENTER><TAB>q") ---- */
 
@@ -148,15 +149,16 @@ const struct tui_binding tui_bindings[] = {
 	{ ' ', V_ALL, act_move, NULL, 0, NULL },
 	{ TUI_KEY_HOME, V_ALL, act_move, "HOME/END\tfirst / last row", 0, NULL },
 	{ TUI_KEY_END, V_ALL, act_move, NULL, 0, NULL },
-	{ 'q', V_LISTS | TUI_V_DIFF, act_back,
+	{ 'q', V_LISTS | TUI_V_DIFF | TUI_V_TABLE, act_back,
 	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0, "q quit" },
-	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS | TUI_V_DVIEWS, act_back, NULL, 0, "q back" },
-	{ TUI_KEY_ESC, V_BROWSE, act_back, NULL, 0, NULL },
-	{ TUI_KEY_LEFT, V_BROWSE, act_back, NULL, 0, NULL },
+	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS | TUI_V_DVIEWS | TUI_V_SUBTABLE, act_back, NULL,
+	  0, "q back" },
+	{ TUI_KEY_ESC, V_BROWSE | TUI_V_TABLES, act_back, NULL, 0, NULL },
+	{ TUI_KEY_LEFT, V_BROWSE | TUI_V_TABLES, act_back, NULL, 0, NULL },
 	{ TUI_KEY_CTRL_C, V_ALL, act_quit, "CTRL-C\tquit", 0, NULL },
-	{ 'h', V_BROWSE, act_help, "h, ?, F1\tthis help (in annotate ? searches backwards: use h)",
+	{ 'h', V_BROWSE | TUI_V_TABLES, act_help, "h, ?, F1\tthis help (in annotate ? searches backwards: use h)",
 	  0, "h help" },
-	{ TUI_KEY_F1, V_BROWSE, act_help, NULL, 0, NULL },
+	{ TUI_KEY_F1, V_BROWSE | TUI_V_TABLES, act_help, NULL, 0, NULL },
 	{ '?', V_LISTS | TUI_V_SUMMARY, act_help, NULL, 1, NULL },
 	{ 'i', V_BROWSE & ~TUI_V_SUMMARY, act_summary,
 	  "i\tsummary: command, events, samples, lost, program ratios", 0, "i summary" },
@@ -223,6 +225,14 @@ const struct tui_binding tui_bindings[] = {
 	{ TUI_KEY_ENTER, TUI_V_DCODE, tui_dcode_annotate, NULL, 1, "ENTER annotate" },
 	{ TUI_KEY_RIGHT, TUI_V_DCODE, tui_dcode_annotate, NULL, 1, NULL },
 	{ 'a', TUI_V_DCODE, tui_dcode_annotate, NULL, 1, NULL },
+	HEADING("Tables (memprof c2c report: cache lines, then one line's offsets)"),
+	{ TUI_KEY_ENTER, TUI_V_TABLE, tui_table_open,
+	  "ENTER, RIGHT\ta cache line: its offsets, threads, code and verdict", 1,
+	  "ENTER offsets" },
+	{ TUI_KEY_RIGHT, TUI_V_TABLE, tui_table_open, NULL, 1, NULL },
+	{ '{', TUI_V_TABLES, tui_table_hscroll, "{, }\tscroll the wide rows left / right", 1,
+	  "{ } scroll" },
+	{ '}', TUI_V_TABLES, tui_table_hscroll, NULL, 1, NULL },
 	HEADING("Annotate"),
 	{ 'H', V_ANN, tui_annot_hottest, "H\tgo to the hottest line", 1, "H hottest" },
 	{ TUI_KEY_TAB, V_ANN, tui_annot_next_hot,

@@ -13,6 +13,7 @@
 #include "tui_keys.h"
 #include "tui_list.h"
 #include "tui_render.h"
+#include "tui_tview.h"
 
 static int alloc_screen(tui_model *m)
 {
@@ -31,10 +32,12 @@ static int alloc_screen(tui_model *m)
 	return 0;
 }
 
-/* The first view: the diff view of a diff, the children list of data with call chains,
- * else the symbol list. */
+/* The first view: the data's table (c2c report), the diff view of a diff, the children
+ * list of data with call chains, else the symbol list. */
 static int push_first(tui_model *m)
 {
+	if (m->d->table)
+		return tui_push_table(m);
 	if (m->d->diff)
 		return tui_push_diff(m);
 	return m->d->children ? tui_push_children(m) : tui_push_symbols(m);

@@ -3,14 +3,16 @@
  *
  * A view is a struct of its own kind that starts with struct tui_view: the list views
  * (tui_list.c), annotate (tui_annview.c), the text views (tui_text.c), the views with call
- * trees (tui_chains.c), the diff view (tui_diff.c) and the data views (tui_dview.c) each own their state and render their
+ * trees (tui_chains.c), the diff view (tui_diff.c), the data views (tui_dview.c) and the
+ * tables of text (tui_tview.c) each own their state and render their
  * own rows. The model reaches them only through their tui_view_ops: nothing tests which
  * view it has, what differs is a hook or a flag.
  *
  * The files form layers, each using only those below it (its headers include only lower
  * ones):
  *   tui_data.c (tui_internal.h) < tui_view.c (this) < tui_render.c (tui_render.h)
- *   < tui_text.c, tui_diff.c, tui_annview.c < tui_list.c, tui_dview.c < tui_chains.c
+ *   < tui_text.c, tui_diff.c, tui_annview.c, tui_tview.c < tui_list.c, tui_dview.c
+ *   < tui_chains.c
  *   < tui_keys.c (the key table, tui_keys.h) < tui_model.c (the model of mp_tui.h)
  * and beside them tui_source.c (data from a recording), tui_draw.c and tui_loop.c (the
  * terminal, tui_term.h). */
@@ -34,13 +36,16 @@ enum {
 	TUI_V_CALLS = 128,   /* callers and callees of one function */
 	TUI_V_DATA = 256,    /* data objects, cache lines, levels (data addresses) */
 	TUI_V_DCODE = 512,   /* the code that touched one of them */
+	TUI_V_TABLE = 1024,  /* a table of text (c2c's cache lines), the first view */
+	TUI_V_SUBTABLE = 2048, /* a row's own table (a line's offsets) */
+	TUI_V_TABLES = TUI_V_TABLE | TUI_V_SUBTABLE,
 	TUI_V_LISTS = TUI_V_SYMBOLS | TUI_V_RATIOS | TUI_V_CHILDREN,
 	TUI_V_CHAINS = TUI_V_CHILDREN | TUI_V_CALLS, /* views with call trees */
 	TUI_V_DVIEWS = TUI_V_DATA | TUI_V_DCODE,
 	TUI_V_BROWSE = TUI_V_LISTS | TUI_V_ANNOTATE | TUI_V_SUMMARY | TUI_V_DIFF | TUI_V_CALLS |
 		       TUI_V_DVIEWS,
 	/* all but help */
-	TUI_V_ALL = TUI_V_BROWSE | TUI_V_HELP,
+	TUI_V_ALL = TUI_V_BROWSE | TUI_V_HELP | TUI_V_TABLES,
 };
 
 /* View flags. */

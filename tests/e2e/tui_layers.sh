@@ -11,7 +11,7 @@ command -v nm >/dev/null || { echo "skipped: no nm"; exit 77; }
 # the layer of each file (its header has the same layer); a file uses lower layers only
 declare -A rank=(
 	[tui_data]=1 [tui_source]=2 [tui_view]=2 [tui_render]=3
-	[tui_text]=4 [tui_diff]=4 [tui_annview]=4 [tui_list]=5 [tui_dview]=5 [tui_chains]=6
+	[tui_text]=4 [tui_diff]=4 [tui_annview]=4 [tui_tview]=4 [tui_list]=5 [tui_dview]=5 [tui_chains]=6
 	[tui_keys]=7 [tui_model]=8 [tui_draw]=1 [tui_loop]=9
 )
 declare -A header_of=([tui_internal]=tui_data [tui_term]=tui_draw)

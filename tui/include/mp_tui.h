@@ -13,7 +13,8 @@
  *    owns its state, renders its own rows and is reached through its table of operations
  *    (tui_list.c: symbols and ratios, tui_chains.c: the symbols with Children and their
  *    call trees, callers and callees, tui_annview.c: annotate, tui_text.c: summary and help,
- *    tui_diff.c: a diff, tui_dview.c: the data view of recordings with data addresses). tui_model_render() gives the screen as text rows (tui_render.c),
+ *    tui_diff.c: a diff, tui_dview.c: the data view of recordings with data addresses,
+ *    tui_tview.c: tables of text, memprof c2c report's). tui_model_render() gives the screen as text rows (tui_render.c),
  *    so tests drive it all without a terminal.
  *  - terminal (tui_run; tui_loop.c and tui_draw.c, the only file that includes curses):
  *    the key loop and the painting of the rendered rows.
@@ -199,6 +200,27 @@ int tui_dtable_add_count(tui_dtable *t, size_t row, size_t ev, uint64_t samples,
 int tui_dtable_add_code_count(tui_dtable *t, size_t code, size_t ev, uint64_t samples,
 			      uint64_t cost, uint64_t weight);
 
+/* ---- tables of text (memprof c2c report's browser) ---- */
+
+/* A table whose rows the caller wrote (text, one row a line; a share in percent that
+ * colours it), each row maybe opening a table of its own (ENTER), and notes under the
+ * rows. The data's table is the browser's first view (tui_data_set_table()). */
+typedef struct tui_ttable tui_ttable;
+/* title (the view's title line) and header (the column names, scrolled with the rows),
+ * copied. NULL on ENOMEM. */
+tui_ttable *tui_ttable_new(const char *title, const char *header);
+void tui_ttable_free(tui_ttable *t); /* NULL-safe; frees the rows' tables */
+/* A row (copied) with its share pct (0..100: its heat). Its index or -ENOMEM. */
+long tui_ttable_add_row(tui_ttable *t, const char *text, double pct);
+/* The table ENTER opens on row: ownership of sub passes to t (freed on error too). 0,
+ * -EINVAL (no such row, or it has one). */
+int tui_ttable_set_sub(tui_ttable *t, size_t row, tui_ttable *sub);
+/* A note under the rows (copied): 0 or -ENOMEM. */
+int tui_ttable_add_note(tui_ttable *t, const char *text);
+/* The browser opens on t (ownership passes to d, freed on error too): 0, -EINVAL when d
+ * has one. d still needs an event (tui_data_add_event). */
+int tui_data_set_table(tui_data *d, tui_ttable *t);
+
 size_t tui_data_nevents(const tui_data *d);
 size_t tui_data_nsyms(const tui_data *d);
 size_t tui_data_nratios(const tui_data *d);
@@ -262,7 +284,9 @@ enum tui_view_kind { TUI_VIEW_SYMBOLS, TUI_VIEW_ANNOTATE, TUI_VIEW_RATIOS, TUI_V
 		     TUI_VIEW_HELP, TUI_VIEW_DIFF,
 		     TUI_VIEW_CALLS /* callers and callees of one function */,
 		     TUI_VIEW_DATA /* data objects, cache lines or levels */,
-		     TUI_VIEW_DATA_CODE /* the code that touched one of them */ };
+		     TUI_VIEW_DATA_CODE /* the code that touched one of them */,
+		     TUI_VIEW_TABLE /* a table of text (c2c's cache lines) */,
+		     TUI_VIEW_SUBTABLE /* a row's own table (a line's offsets) */ };
 /* percent: of the function in annotate (the CLI's %func), of the recording in the lists;
  * percent of recording: of the recording everywhere (the CLI's %all). */
 enum tui_show { TUI_SHOW_PERCENT, TUI_SHOW_SAMPLES, TUI_SHOW_PERIOD, TUI_SHOW_PERCENT_ALL };
