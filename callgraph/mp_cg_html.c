@@ -81,6 +81,40 @@ static int emit_stack(void *ctx, const struct mp_cg_stack *st)
 	return ferror(x->f) ? (x->err = -EIO) : 0;
 }
 
+/* "data": the data-objects section's tables, rows as arrays */
+static void write_data(FILE *f, const struct mp_cg_html_data *d)
+{
+	fputs(",\n\"data\": {\"events\": ", f);
+	json_str(f, d->events);
+	fprintf(f, ", \"samples\": %" PRIu64 ", \"weight\": %" PRIu64 ",\n\"objects\": [", d->samples,
+		d->weight);
+	for (size_t i = 0; i < d->nobj; i++) {
+		const struct mp_cg_html_dobj *o = &d->obj[i];
+		fprintf(f, "%s[", i ? ",\n" : "\n");
+		json_str(f, o->name);
+		fputs(", ", f);
+		json_str(f, o->kind);
+		fprintf(f, ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu32 "]",
+			o->size_min, o->size_max, o->samples, o->weight, o->stores, o->threads);
+	}
+	fputs("],\n\"fields\": [", f);
+	for (size_t i = 0; i < d->nfield; i++) {
+		const struct mp_cg_html_dfield *x = &d->field[i];
+		fprintf(f, "%s[%zu, ", i ? ",\n" : "\n", x->obj);
+		json_str(f, x->field);
+		fprintf(f, ", %" PRIu64 ", %" PRIu64 "]", x->samples, x->weight);
+	}
+	fputs("],\n\"lines\": [", f);
+	for (size_t i = 0; i < d->nline; i++) {
+		const struct mp_cg_html_dline *x = &d->line[i];
+		fprintf(f, "%s[", i ? ",\n" : "\n");
+		json_str(f, x->line);
+		fprintf(f, ", %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu32 ", %" PRIu32 "]", x->obj,
+			x->samples, x->stores, x->threads, x->writers);
+	}
+	fputs("]}", f);
+}
+
 int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct mp_err *err)
 {
 	struct html_ctx x = { .f = f, .o = o, .first = 1 };
@@ -126,7 +160,10 @@ int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct
 		json_str(f, fr ? fr->dso : "?");
 		fprintf(f, ", \"%c\", %d]", fr && fr->level ? fr->level : '.', fr ? fr->inlined : 0);
 	}
-	fputs("]}\n</script>\n", f);
+	fputs("]", f);
+	if (o->data)
+		write_data(f, o->data);
+	fputs("}\n</script>\n", f);
 	fputs(mp_cg_html_tail, f);
 	free(x.fn_index);
 	free(x.fn_order);

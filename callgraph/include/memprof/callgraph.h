@@ -229,6 +229,39 @@ size_t mp_cg_nfns(const mp_cg *cg);
 
 /* --- the HTML flame graph (mp_cg_html.c; memprof report --html) ---------------------- */
 
+/* The page's data-objects section (report --html of a recording with data addresses): the
+ * data objects the samples touched (a global or static, a heap allocation site, a thread's
+ * stack, else the mapping), their fields (type and member, from DWARF), and the cache lines
+ * that several threads touched (sharing). Strings borrowed. */
+struct mp_cg_html_dobj {
+	const char *name, *kind;       /* "glob_bss (prog)", "global" | "heap" | "stack" | "other" */
+	uint64_t size_min, size_max;   /* the object's size (heap: of its site's objects), 0 = ? */
+	uint64_t samples, weight;      /* weight: each sample's, 1 when it has none */
+	uint64_t stores;               /* samples that are stores (data source), 0 = none or ? */
+	uint32_t threads;              /* threads that touched it */
+};
+struct mp_cg_html_dfield {
+	size_t obj;                    /* its object's index */
+	const char *field;             /* "struct pair +0x8 (b)" */
+	uint64_t samples, weight;
+};
+struct mp_cg_html_dline {
+	const char *line;              /* "glob+0x40" or the line's address */
+	size_t obj;                    /* the object of its first sample */
+	uint64_t samples, stores;
+	uint32_t threads, writers;     /* threads that touched it, that stored to it */
+};
+struct mp_cg_html_data {
+	const char *events;            /* the events with data addresses, comma-separated */
+	uint64_t samples, weight;      /* of all their samples */
+	const struct mp_cg_html_dobj *obj;
+	size_t nobj;
+	const struct mp_cg_html_dfield *field;
+	size_t nfield;
+	const struct mp_cg_html_dline *line; /* the shared ones: two threads or more */
+	size_t nline;
+};
+
 struct mp_cg_html_opts {
 	const char *path;            /* the output's name, for error messages */
 	const char *title;           /* shown at the top (the recording's path) */
@@ -237,6 +270,7 @@ struct mp_cg_html_opts {
 	const char *const *ev_names; /* [nev] their names */
 	size_t nev;
 	int inline_frames;           /* inlined functions as frames (mp_cg_resolve want_line 2) */
+	const struct mp_cg_html_data *data; /* the data-objects section, NULL = none */
 };
 
 /* Write one self-contained HTML page (no network access: data, style and script inline) to
@@ -244,8 +278,8 @@ struct mp_cg_html_opts {
  * samples per event, drawn by the page as an interactive flame graph of any event (click
  * to zoom, search by regular expression, hover titles with counts and percentages), its
  * inverted caller view, a heat colouring by the ratio of two events per frame (a miss event
- * per instructions by default when there is such a pair), and the hot-symbol table (self
- * and children). Needs mp_cg_resolve(). 0, or -ENOMEM / -EIO with err naming o->path. */
+ * per instructions by default when there is such a pair), the hot-symbol table (self
+ * and children), and with o->data the data objects, their fields and the shared lines. Needs mp_cg_resolve(). 0, or -ENOMEM / -EIO with err naming o->path. */
 int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct mp_err *err);
 
 #endif

@@ -1,0 +1,110 @@
+#!/bin/bash
+# memprof report --html's data-objects section (issue 26), checked in headless chromium:
+#  - alloc_prog types under record -d --alloc (page faults with data addresses): the global
+#    gpair (struct pagepair, 12288 bytes) is an object of kind global with 3 samples, and
+#    its fields are struct pagepair's members a, b and in[10].y, one fault each; a click on
+#    gpair's row narrows the fields table to those three;
+#  - alloc_prog pages: the malloc'ed 128-page block is the heap object "alloc_block
+#    alloc_prog.c:LINE" (524288 bytes) with the samples report --mem-mode --sort alloc gives;
+#  - falseshare under c2c record --sim --sim-alloc (skipped without mpsim): the counters'
+#    line is a shared line of the heap object "main falseshare.c:LINE", written by 2
+#    threads; the page loads without console errors;
+#  - a recording without data addresses has no section.
+. "$(dirname "$0")/record_lib.sh"
+: "${PROG:?set PROG}"
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+[ -n "$CHROMIUM" ] || { echo "SKIP: no chromium (tools/install-deps.sh installs it)"; exit 77; }
+SRC=$E2E/../alloc_prog.c
+lb=$(grep -n ALLOC_BLOCK_LINE "$SRC" | cut -d: -f1)
+
+# the probe: the data section's tables as text, after a click on the gpair row
+cat >probe_tail.js <<'JS'
+<script>
+(function () {
+	var out = [], errs = [];
+	var rows = function (id) {
+		return Array.prototype.map.call(document.querySelectorAll("#" + id + " tbody tr"), function (r) {
+			return Array.prototype.map.call(r.cells, function (c) { return c.textContent; }).join("|");
+		});
+	};
+	out.push("hidden " + document.getElementById("data").hidden);
+	out.push("info " + document.getElementById("dinfo").textContent);
+	rows("dobj").forEach(function (r) { out.push("obj " + r); });
+	rows("dfield").forEach(function (r) { out.push("field " + r); });
+	rows("dline").forEach(function (r) { out.push("line " + r); });
+	var g = Array.prototype.filter.call(document.querySelectorAll("#dobj tbody tr"), function (r) {
+		return /^gpair /.test(r.cells[0].textContent);
+	})[0];
+	if (g) g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+	rows("dfield").forEach(function (r) { out.push("gfield " + r); });
+	out.push("fsel " + document.getElementById("dfsel").textContent);
+	var pre = document.createElement("pre");
+	pre.id = "probe";
+	pre.textContent = "\n" + out.join("\n") + "\n";
+	document.body.appendChild(pre);
+})();
+</script>
+JS
+# probe PAGE: PAGE loaded with the probe; its findings in probe.txt
+probe() {
+	awk 'FNR == NR { t = t $0 "\n"; next } /<\/body>/ { printf "%s", t } { print }' probe_tail.js "$1" >t.html
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/prof" \
+		--enable-logging=stderr --v=0 --dump-dom "file://$T/t.html" >dom.html 2>chrome.err ||
+		fail "chromium failed on $1: $(tail -5 chrome.err)"
+	sed -n '/<pre id="probe">/,/<\/pre>/p' dom.html >probe.txt
+	[ -s probe.txt ] || fail "the probe did not run on $1: $(grep -i 'error\|uncaught' chrome.err | head -5)"
+	grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log on $1"
+	return 0
+}
+
+# globals and their fields
+"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o ty.data -- "$PROG" types >/dev/null 2>&1 || fail "record types"
+"$MEMPROF" report -i ty.data --html ty.html 2>err || fail "report --html: $(cat err)"
+grep -q 'with its data objects' err || fail "no data objects said: $(cat err)"
+probe ty.html
+grep -q '^hidden false$' probe.txt || fail "the section is hidden: $(cat probe.txt)"
+grep -q '^info [0-9]* samples of page-faults with data addresses$' probe.txt || fail "info: $(grep ^info probe.txt)"
+grep -q '^obj gpair (alloc_prog)|global|12,288|[0-9.]*|3|3|0|1$' probe.txt || fail "gpair: $(grep '^obj' probe.txt)"
+for f in '+0x0 (a)' '+0x1040 (b)' '+0x20a8 (in[10].y)'; do
+	grep -qF "gfield gpair (alloc_prog)|struct pagepair $f|" probe.txt || fail "gpair's field $f: $(grep '^gfield' probe.txt)"
+done
+[ "$(grep -c '^gfield ' probe.txt)" = 3 ] || fail "the click did not narrow the fields to gpair's: $(grep '^gfield' probe.txt)"
+grep -q '^fsel of gpair (alloc_prog)$' probe.txt || fail "fields title: $(grep '^fsel' probe.txt)"
+
+# the heap block under its allocation site, as report --sort alloc counts it
+"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o pg.data -- "$PROG" pages >/dev/null 2>&1 || fail "record pages"
+n=$("$MEMPROF" report -i pg.data --mem-mode --sort alloc --csv 2>/dev/null |
+	awk -F, -v s="alloc_block alloc_prog.c:$lb" '$4 == s { print $2 }')
+[ -n "$n" ] && [ "$n" -ge 127 ] || fail "report --sort alloc: '$n' samples under alloc_block"
+"$MEMPROF" report -i pg.data --html pg.html 2>err || fail "report --html pages: $(cat err)"
+probe pg.html
+grep -q "^obj alloc_block alloc_prog.c:$lb|heap|524,288|[0-9.]*|$n|$n|0|1\$" probe.txt ||
+	fail "the heap block ($n samples): $(grep '^obj' probe.txt)"
+
+# no data addresses: no section
+"$MEMPROF" record -q -e page-faults -c 1 -o nd.data -- "$PROG" types >/dev/null 2>&1 || fail "record without -d"
+"$MEMPROF" report -i nd.data --html nd.html 2>err || fail "report --html without data: $(cat err)"
+grep -q 'with its data objects' err && fail "data objects said without data addresses"
+probe nd.html
+grep -q '^hidden true$' probe.txt || fail "a section without data addresses: $(head -3 probe.txt)"
+
+# sharing: falseshare's counters under the simulator
+if [ -n "${MEMPROF_VGTOOL:-}" ] && [ -x "$MEMPROF_VGTOOL" ]; then
+	export MEMPROF_VGTOOL
+	for try in 1 2 3 4; do
+		"$MEMPROF" c2c record --sim --sim-alloc -c 97 -o fs.data -- "$KERNELS/falseshare" -T 2 -d 8 -i 100000 \
+			>rec.out 2>rec.err || fail "c2c record --sim: $(cat rec.err)"
+		"$MEMPROF" c2c report -i fs.data --csv -c tid >fs.csv || fail "c2c report --csv"
+		[ "$(awk -F, '$1 == 0 && $12 > 0' fs.csv | wc -l)" -gt 0 ] && break
+	done
+	cl=$(awk -F, '$1 == 0 { print $2; exit }' fs.csv)
+	site=$(awk -F, '$1 == 0 { print $4; exit }' fs.csv | sed 's/+0x[0-9a-f]*$//')
+	"$MEMPROF" report -i fs.data --html fs.html 2>err || fail "report --html falseshare: $(cat err)"
+	probe fs.html
+	printf -v pcl '0x%016x' "$cl"
+	grep -q "^line $pcl|$site|[0-9,]*|[0-9,]*|[0-9]*|2|written by 2 threads\$" probe.txt ||
+		fail "the counters' line $pcl of $site: $(grep '^line' probe.txt | head -5)"
+else
+	echo "note: no mpsim: the sharing part is not run"
+fi
+echo ok
