@@ -430,6 +430,15 @@ int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct 
 	return mp_dtype_of_alloc(t, path, ret, ho->size, ho->offset, out);
 }
 
+const char *mp_dtype_typeoff_str(const struct mp_dtype_loc *loc, char *buf, size_t n)
+{
+	if (loc->field[0])
+		snprintf(buf, n, "%s +0x%" PRIx64 " (%s)", loc->type, loc->offset, loc->field);
+	else
+		snprintf(buf, n, "%s +0x%" PRIx64, loc->type, loc->offset);
+	return buf;
+}
+
 /* One more layout entry, zeroed but for where it is and what; NULL when out of memory. */
 static struct mp_dtype_member *entry_add(struct mp_dtype_member **out, size_t *n, size_t *cap,
 					 uint64_t offset, uint64_t size, unsigned depth, int kind)

@@ -162,12 +162,12 @@ static int hdata_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, co
 	ob->stores += store;
 	if (tset_add(&h->oth[o], s->tid))
 		return -ENOMEM;
-	/* the field: the type and member at the address (globals with DWARF) */
+	/* the field: the type and member at the address (DWARF of globals, and of the heap
+	 * objects whose allocation goes to a typed pointer) */
 	struct mp_dtype_loc tl;
-	if (dl.sym && mp_dtype_of(h->dt, dl.obj_path, dl.sym_start, dl.vaddr - dl.sym_start, &tl)) {
-		int n = snprintf(key, sizeof(key), "%ld\x1f%s +0x%" PRIx64, o, tl.type, tl.offset);
-		if (tl.field[0] && n > 0 && (size_t)n < sizeof(key))
-			snprintf(key + n, sizeof(key) - (size_t)n, " (%s)", tl.field);
+	if (mp_dtype_of_sample(h->dt, &dl, &ho, h->heap, sym, &tl) == 1) {
+		char tb[512];
+		snprintf(key, sizeof(key), "%ld\x1f%s", o, mp_dtype_typeoff_str(&tl, tb, sizeof(tb)));
 		long f = dtab_row(&h->fields, key, &isnew);
 		if (f < 0 || MP_GROW(h->field, h->capfield, h->fields.n))
 			return -ENOMEM;

@@ -246,10 +246,8 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 			snprintf(b, sizeof(b), "(unknown)");
 		else if (k == MK_TYPE)
 			snprintf(b, sizeof(b), "%s", tl.type);
-		else if (tl.field[0])
-			snprintf(b, sizeof(b), "%s +0x%" PRIx64 " (%s)", tl.type, tl.offset, tl.field);
 		else
-			snprintf(b, sizeof(b), "%s +0x%" PRIx64, tl.type, tl.offset);
+			mp_dtype_typeoff_str(&tl, b, sizeof(b));
 		break;
 	}
 	case MK_WEIGHT:

@@ -771,13 +771,10 @@ static void dkey_str(struct dpass *p, mp_sym *sym, enum dkey k, const struct mp_
 					       : "[not allocated]");
 		break;
 	case DK_TYPEOFF:
-		if (!dl->sym || !mp_dtype_of(p->dt, dl->obj_path, dl->sym_start,
-					     dl->vaddr - dl->sym_start, &tl))
+		if (mp_dtype_of_sample(p->dt, dl, ho, p->heap, sym, &tl) != 1)
 			snprintf(b, n, "(unknown)");
-		else if (tl.field[0])
-			snprintf(b, n, "%s +0x%" PRIx64 " (%s)", tl.type, tl.offset, tl.field);
 		else
-			snprintf(b, n, "%s +0x%" PRIx64, tl.type, tl.offset);
+			mp_dtype_typeoff_str(&tl, b, n);
 		break;
 	case NDKEYS:
 		b[0] = 0;

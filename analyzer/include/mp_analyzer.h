@@ -289,6 +289,9 @@ typedef struct mp_heap mp_heap;
  * object's (ho from mp_heap_find with h, its site resolved with sym). As above. */
 int mp_dtype_of_sample(mp_dtype *t, const struct mp_daddr_loc *dl, const struct mp_heap_obj *ho,
 		       mp_heap *h, mp_sym *sym, struct mp_dtype_loc *out /* OUT */);
+/* perf's typeoff name of loc: "struct pair +0x8 (b)", "long int +0x0" without a member;
+ * into buf (n bytes), returned. */
+const char *mp_dtype_typeoff_str(const struct mp_dtype_loc *loc, char *buf, size_t n);
 
 /* --- heap objects (mp_heap_*; mp_heap.c) ---------------------------------------------
  *

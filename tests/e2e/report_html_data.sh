@@ -4,6 +4,8 @@
 #    gpair (struct pagepair, 12288 bytes) is an object of kind global with 3 samples, and
 #    its fields are struct pagepair's members a, b and in[10].y, one fault each; a click on
 #    gpair's row narrows the fields table to those three;
+#  - alloc_prog heaptypes: the members of its struct rec array (a typed malloc) are fields
+#    of the array's allocation site, with report --mem-mode --sort alloc,typeoff's counts;
 #  - alloc_prog pages: the malloc'ed 128-page block is the heap object "alloc_block
 #    alloc_prog.c:LINE" (524288 bytes) with the samples report --mem-mode --sort alloc gives;
 #  - falseshare under c2c record --sim --sim-alloc (skipped without mpsim): the counters'
@@ -80,6 +82,19 @@ n=$("$MEMPROF" report -i pg.data --mem-mode --sort alloc --csv 2>/dev/null |
 probe pg.html
 grep -q "^obj alloc_block alloc_prog.c:$lb|heap|524,288|[0-9.]*|$n|$n|0|1\$" probe.txt ||
 	fail "the heap block ($n samples): $(grep '^obj' probe.txt)"
+
+# heap objects' fields: alloc_prog heaptypes' struct rec array, typed through the pointer
+# its malloc's result goes to: the members with report --sort typeoff's counts
+"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o ht.data -- "$PROG" heaptypes >/dev/null 2>&1 ||
+	fail "record heaptypes"
+"$MEMPROF" report -i ht.data --mem-mode --sort alloc,typeoff --csv 2>/dev/null | grep ',struct rec ' >ht.csv
+[ -s ht.csv ] || fail "report --sort typeoff: no struct rec rows"
+"$MEMPROF" report -i ht.data --html ht.html 2>err || fail "report --html heaptypes: $(cat err)"
+probe ht.html
+while IFS=, read -r ev n pct site field; do
+	grep -qF "field $site|$field|" probe.txt && grep -F "field $site|$field|" probe.txt | grep -q "|$n|[0-9,]*\$" ||
+		fail "heap field '$site' '$field' ($n samples): $(grep '^field' probe.txt)"
+done <ht.csv
 
 # no data addresses: no section
 "$MEMPROF" record -q -e page-faults -c 1 -o nd.data -- "$PROG" types >/dev/null 2>&1 || fail "record without -d"

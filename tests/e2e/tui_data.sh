@@ -11,7 +11,7 @@
 #    (LFB 729 of 1725: 42.26%), the code view's percent of its row (249 of LFB's 729);
 #  - objects and fields (issue 26): alloc_prog's malloc'ed block under its allocation
 #    site (alloc, as report --mem-mode --sort alloc) and the code that touched it; the
-#    members of a global struct (typeoff);
+#    members of a global struct and of heap objects (typeoff, as report's);
 #  - a recording without data addresses: D says so on one line.
 D=$(cd "$(dirname "$0")" && pwd)
 source "$D/record_lib.sh"
@@ -96,6 +96,15 @@ if [ -x "${PROG:-}" ]; then
 	grep -q "^> *$n  touch_pages  alloc_prog.c:$lt  alloc_prog\$" a2.txt || fail "alloc code: $(cat a2.txt)"
 	tui a.data 120x10 'D<TAB><TAB><TAB><TAB>' | head -1 | grep -q '^ Data by typeoff' ||
 		fail "typeoff after alloc: $(tui a.data 120x10 'D<TAB><TAB><TAB><TAB>' | head -1)"
+	# heap objects typed through the pointer their allocation goes to (alloc_prog
+	# heaptypes: struct rec's members): the same rows and counts as report's typeoff
+	"$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o ht.data -- "$PROG" heaptypes >/dev/null 2>&1 ||
+		fail "record heaptypes"
+	tui ht.data 120x40 'Dt<TAB><TAB><TAB><TAB>' | sed -n '3,39s/^[> ] *\([0-9][0-9]*\)  /\1 /p' | sort >ht.tui
+	"$MEMPROF" report -i ht.data --mem-mode --sort typeoff --stdio 2>/dev/null |
+		awk '!/^#/ && NF >= 3 { $2 = ""; sub(/  /, " "); print }' | sort >ht.rep
+	grep -q '^[0-9]* struct rec +0x8 (key)$' ht.tui || fail "heap typeoff: no struct rec key row: $(cat ht.tui)"
+	cmp -s ht.tui ht.rep || fail "heap typeoff rows differ from report's: $(diff ht.tui ht.rep)"
 	"$MEMPROF" record -q -e page-faults -c 1 -d -o ty.data -- "$PROG" types >/dev/null 2>&1 || fail "record types"
 	tui ty.data 120x12 'Dt<TAB><TAB><TAB>' >ty.txt
 	head -1 ty.txt | grep -q '^ Data by typeoff' || fail "typeoff without allocation records: $(head -1 ty.txt)"
