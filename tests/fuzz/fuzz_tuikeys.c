@@ -1,6 +1,7 @@
 /* fuzz_tuikeys.c - libFuzzer harness for the TUI model's key handling: the first bytes
  * shape a data set (events, symbols with counts, a ratio, annotations with lines and
- * instructions, children counts and call trees), the rest are keys (printable characters and every special key), with a
+ * instructions, children counts and call trees; with 39 symbols a table of text, c2c's
+ * browser, as the first view), the rest are keys (printable characters and every special key), with a
  * resize and a render now and then. Every view reachable by keys is rendered and checked:
  * each row exactly cols characters. */
 #include <math.h>
@@ -101,6 +102,46 @@ static int chains(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain **o
 	return 0;
 }
 
+/* text of up to 300 characters from the input (long rows scroll with { }) */
+static void text_of(struct in *in, char *buf)
+{
+	size_t n = take(in) * 300u / 256u;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)(32 + take(in) % 95);
+	buf[n] = 0;
+}
+
+/* A table of rows (each maybe with its own table of rows and notes) as the data's first
+ * view. */
+static void add_table(tui_data *d, struct in *in)
+{
+	char text[301], head[301];
+	text_of(in, head);
+	tui_ttable *t = tui_ttable_new("fuzz table", head);
+	if (!t)
+		return;
+	unsigned nr = take(in) % 20;
+	for (unsigned i = 0; i < nr; i++) {
+		text_of(in, text);
+		long r = tui_ttable_add_row(t, text, take(in) * 100.0 / 255.0);
+		if (r < 0 || !(take(in) & 1))
+			continue;
+		text_of(in, head);
+		tui_ttable *sub = tui_ttable_new("fuzz sub", head);
+		for (unsigned k = take(in) % 10; sub && k; k--) {
+			text_of(in, text);
+			tui_ttable_add_row(sub, text, take(in) % 101);
+		}
+		for (unsigned k = take(in) % 4; sub && k; k--) {
+			text_of(in, text);
+			tui_ttable_add_note(sub, text);
+		}
+		if (sub)
+			tui_ttable_set_sub(t, (size_t)r, sub);
+	}
+	tui_data_set_table(d, t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -150,6 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tui_data_set_chain_fn(d, chains, &chn);
 		tui_data_set_chain_limit(d, take(&in) % 3);
 	}
+	if (ns == 39) /* a table of text opens first (c2c report's browser) */
+		add_table(d, &in);
 	int cols = 20 + (int)(take(&in) % 120), rows = 5 + (int)(take(&in) % 50);
 	tui_model *m = tui_model_new(d, cols, rows, &err);
 	if (!m)
