@@ -952,6 +952,76 @@ static void test_model_new__no_events__error(void **state)
 		assert_true(strlen(line) < 80);
 }
 
+/* Two processes (prog 101 and prog 102) and their shell: t zooms into the cursor's process,
+ * d into its object, the title names them and counts their samples, t/d again and ESC
+ * zoom out (the last zoom first), as perf's report TUI. */
+static void test_model_key__zoom_thread_dso__rows_title_and_out(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *dso, *comm;
+		long pid;
+		uint64_t n;
+	} rows[] = {
+		{ "main", "/bin/prog", "prog", 101, 600 },  { "main", "/bin/prog", "prog", 102, 300 },
+		{ "memset", "/lib/libc.so.6", "prog", 101, 50 },
+		{ "memset", "/lib/libc.so.6", "prog", 102, 30 },
+		{ "fork", "/lib/libc.so.6", "sh", 100, 15 }, { "fork", "/lib/libc.so.6", "sh", 101, 5 },
+	};
+	struct mp_err err = { 0 };
+	tui_data *d = tui_data_new();
+	assert_int_equal(tui_data_add_event(d, "page-faults", 1000, 1000, 0, 0, 0), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		long s = tui_data_add_sym(d, rows[i].name, rows[i].dso, 0);
+		assert_true(s >= 0);
+		assert_int_equal(tui_data_set_sym_count(d, (size_t)s, 0, rows[i].n, rows[i].n), 0);
+		assert_int_equal(tui_data_set_sym_thread(d, (size_t)s, rows[i].comm, rows[i].pid), 0);
+	}
+	tui_model *m = tui_model_new(d, 160, 12, &err);
+	assert_non_null(m);
+	assert_int_equal(tui_model_nrows(m), 6);
+	assert_non_null(strstr(tui_model_row_text(m, 0), "    101:prog              main"));
+	const struct tui_screen *scr = tui_model_render(m);
+	assert_non_null(strstr(scr->row[1].text, "    pid:command           symbol"));
+	/* t on the second row (prog 102): its two rows, the column elided */
+	keys(m, "jt");
+	assert_int_equal(tui_model_nrows(m), 2);
+	assert_non_null(strstr(tui_model_row_text(m, 0), "]  main"));
+	assert_null(strstr(tui_model_row_text(m, 0), "102"));
+	scr = tui_model_render(m);
+	assert_non_null(strstr(scr->row[0].text, "Symbols: 330 of 1000 samples of 'page-faults', "
+						"event count 330 of 1000 | Thread: prog(102) | sort:"));
+	assert_null(strstr(scr->row[1].text, "pid:command"));
+	/* d on memset: libc's rows of prog 102 */
+	keys(m, "jd");
+	assert_int_equal(tui_model_nrows(m), 1);
+	assert_non_null(strstr(tui_model_symbol(m), "memset"));
+	scr = tui_model_render(m);
+	assert_non_null(strstr(scr->row[0].text, "30 of 1000 samples"));
+	assert_non_null(strstr(scr->row[0].text, "| Thread: prog(102) | DSO: libc.so.6 | sort:"));
+	/* t again: out of the thread, still in libc (4 rows), column back */
+	keys(m, "t");
+	assert_int_equal(tui_model_nrows(m), 4);
+	scr = tui_model_render(m);
+	assert_null(strstr(scr->row[0].text, "Thread:"));
+	assert_non_null(strstr(scr->row[0].text, "| DSO: libc.so.6 |"));
+	/* t on sh's fork (pid 100), then ESC: out of the thread first, then of libc */
+	tui_model_key(m, TUI_KEY_END);
+	tui_model_key(m, 't');
+	assert_string_equal(tui_model_symbol(m), "fork");
+	scr = tui_model_render(m);
+	assert_non_null(strstr(scr->row[0].text, "| DSO: libc.so.6 | Thread: "));
+	tui_model_key(m, TUI_KEY_ESC);
+	assert_int_equal(tui_model_nrows(m), 4);
+	tui_model_key(m, TUI_KEY_ESC);
+	assert_int_equal(tui_model_nrows(m), 6);
+	assert_int_equal(tui_model_view(m), TUI_VIEW_SYMBOLS);
+	/* T still shows samples in the lists */
+	tui_model_key(m, 'T');
+	assert_int_equal(tui_model_show(m), TUI_SHOW_SAMPLES);
+	tui_model_free(m);
+}
+
 /* ---- call chains: Children and Self, trees in place, callers and callees ---- */
 
 /* One event, 1000 samples of period 1. main calls foo (which calls baz: 3%) and bar (which
@@ -1230,11 +1300,14 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 
 	mp_cg *cg = NULL;
 	struct mp_session_opts so = { .kallsyms = "/dev/null" };
-	mp_session *ss = mp_cg_session_new(callgraph_path, &so, NULL, &cg, &err);
+	struct mp_cg_opts co = { .want_comm = 1 };
+	mp_session *ss = mp_cg_session_new(callgraph_path, &so, &co, &cg, &err);
 	assert_non_null(ss);
 	assert_int_equal(mp_cg_resolve(cg, mp_session_sym(ss), 0), 0);
+	/* the fixture has several commands: entries per command and function, perf's comm,sym */
 	struct mp_cg_table t;
-	assert_int_equal(mp_cg_table(cg, 0, 0, &t), 0);
+	assert_int_equal(mp_cg_table(cg, 0, 1, &t), 0);
+	assert_true(d->threads);
 	assert_true(t.n > 10);
 	assert_int_equal(tui_data_nsyms(d), t.n);
 	uint64_t total = mp_cg_total(cg, 0).period;
@@ -1245,7 +1318,8 @@ static void test_chains_source__recording__numbers_of_mp_cg(void **state)
 		const struct mp_cg_entry *e = &t.e[i];
 		size_t j;
 		for (j = 0; j < d->nsyms; j++)
-			if (!strcmp(d->syms[j].name, e->f.sym) && !strcmp(d->syms[j].dso, e->f.dso))
+			if (!strcmp(d->syms[j].name, e->f.sym) && !strcmp(d->syms[j].dso, e->f.dso) &&
+			    !strcmp(d->syms[j].comm, e->comm))
 				break;
 		assert_true(j < d->nsyms);
 		assert_non_null(d->syms[j].ch);
@@ -1363,7 +1437,7 @@ static void test_bindings__one_action_per_key_and_view__help_from_table(void **s
 	size_t n = 0;
 	for (; tui_help_line(n, line, sizeof(line)) == 0; n++)
 		assert_true(strlen(line) < 80);
-	assert_int_equal(n, helped + 6 + 3); /* 6 headings, 3 continuation lines */
+	assert_int_equal(n, helped + 6 + 5); /* 6 headings, 5 continuation lines */
 	assert_int_equal(tui_help_line(0, line, sizeof(line)), 0);
 	assert_string_equal(line, "Everywhere");
 	assert_int_equal(tui_help_line(1, line, sizeof(line)), 0);
@@ -1687,6 +1761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_model_key__ratio_metric__colours_and_ranks_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_model_render__sizes__every_row_full_width, setup, teardown),
 		cmocka_unit_test(test_model_new__no_events__error),
+		cmocka_unit_test(test_model_key__zoom_thread_dso__rows_title_and_out),
 		cmocka_unit_test(test_model_key__braces__scroll_long_lines),
 		cmocka_unit_test(test_model_render__many_events_and_ratios__what_matters_fits),
 		cmocka_unit_test(test_model_render__simulated__labelled_and_exact),

@@ -31,3 +31,7 @@ endif()
 add_test(NAME tui_c2c COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_c2c.sh)
 set_tests_properties(tui_c2c PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};MEMPROF_VGTOOL=${tui_c2c_vgtool};TMUX_BIN=${TMUX_BIN}")
+# Several processes: the pid:command column, perf's t and d zooms, P (issue 28).
+add_test(NAME tui_zoom COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_zoom.sh)
+set_tests_properties(tui_zoom PROPERTIES
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PERF=perf" TIMEOUT 300)

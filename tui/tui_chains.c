@@ -593,7 +593,6 @@ static char entry_sign(const struct tui_ctree *ct)
 
 static void children_header(tui_model *m, struct tui_line *l, const struct tui_view *v)
 {
-	(void)v;
 	const tui_data *d = m->d;
 	tui_put(l, " ");
 	for (size_t k = 0; k < m->nvis; k++) {
@@ -610,7 +609,9 @@ static void children_header(tui_model *m, struct tui_line *l, const struct tui_v
 	}
 	if ((size_t)m->metric >= d->nev)
 		tui_putf(l, " %13.13s", tui_col_name(m, m->metric));
-	tui_put(l, "  symbol");
+	tui_put(l, "  ");
+	tui_put_thread_head(m, l, tui_view_list(v)->zthread < 0);
+	tui_put(l, "symbol");
 }
 
 static void children_row(tui_model *m, struct tui_line *l, const struct tui_view *tv, size_t i)
@@ -639,7 +640,7 @@ static void children_row(tui_model *m, struct tui_line *l, const struct tui_view
 	}
 	if ((size_t)m->metric >= d->nev)
 		tui_put_sym_ratio(m, l, sym, (size_t)m->metric - d->nev);
-	tui_put_sym_name(m, l, s, hot);
+	tui_put_sym_name(m, l, s, hot, tui_view_list(tv)->zthread < 0);
 }
 
 static void calls_title(tui_model *m, struct tui_line *l, const struct tui_view *v)

@@ -26,6 +26,7 @@ void tui_data_free(tui_data *d)
 		free(d->syms[i].dso);
 		free(d->syms[i].cnt);
 		free(d->syms[i].ch);
+		free(d->syms[i].comm);
 	}
 	free(d->syms);
 	for (size_t i = 0; i < d->ninfo; i++) {
@@ -110,7 +111,23 @@ long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t a
 		return -ENOMEM;
 	}
 	s->addr = addr;
+	s->pid = -1;
 	return (long)d->nsyms++;
+}
+
+int tui_data_set_sym_thread(tui_data *d, size_t sym, const char *comm, long pid)
+{
+	if (sym >= d->nsyms || !comm)
+		return -EINVAL;
+	char *c = mp_strdup(comm);
+	if (!c)
+		return -ENOMEM;
+	free(d->syms[sym].comm);
+	d->syms[sym].comm = c;
+	d->syms[sym].pid = pid < 0 ? -1 : pid;
+	if (pid >= 0 || !d->threads)
+		d->threads = pid >= 0 ? 2 : 1;
+	return 0;
 }
 
 int tui_data_set_sym_count(tui_data *d, size_t sym, size_t ev, uint64_t samples,

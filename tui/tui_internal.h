@@ -18,6 +18,8 @@ struct tui_sym {
 	uint64_t addr;
 	uint64_t *cnt; /* samples[nev] then periods[nev] */
 	uint64_t *ch;  /* children: samples[nev] then periods[nev]; NULL = none */
+	char *comm;    /* the thread's command (tui_data_set_sym_thread), NULL = none */
+	long pid;      /* its process, -1 = the command only */
 };
 
 /* A call tree node: cnt = cumulative samples[nev], periods[nev], then self samples[nev],
@@ -96,6 +98,8 @@ struct tui_data {
 	char *sim, *sim_note; /* simulated counts: the simulator and how; NULL = measured */
 	int diff;             /* events in pairs (baseline, new): the model opens the diff view */
 	int children;         /* symbols have children counts (tui_data_set_sym_children) */
+	int threads;          /* symbols have a thread (tui_data_set_sym_thread): 1 commands, 2
+	                       * processes too */
 	tui_chain_fn cfn;
 	void *cctx;
 	double chain_pct;     /* tree nodes below this share are not shown */

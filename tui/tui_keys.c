@@ -69,7 +69,8 @@ static unsigned act_none(tui_model *m, struct tui_view *v, int key)
 	return TUI_HANDLED;
 }
 
-/* q, ESC, LEFT: back to the previous view; at the bottom q quits and ESC clears a filter. */
+/* q, ESC, LEFT: back to the previous view; at the bottom q quits, ESC and LEFT zoom out
+ * (t, d), then ESC clears a filter. */
 static unsigned act_back(tui_model *m, struct tui_view *v, int key)
 {
 	m->msg[0] = 0;
@@ -80,6 +81,8 @@ static unsigned act_back(tui_model *m, struct tui_view *v, int key)
 	}
 	if (key == 'q')
 		return TUI_HANDLED | TUI_QUIT;
+	if (tui_list_unzoom(m, v)) /* ESC and LEFT zoom out first, as perf's */
+		return TUI_HANDLED | TUI_RESCAN;
 	struct tui_list *l = tui_view_list(v);
 	if (l && l->filter[0]) { /* ESC zooms out of a filter, as in perf */
 		l->filter[0] = 0;
@@ -150,7 +153,8 @@ const struct tui_binding tui_bindings[] = {
 	{ TUI_KEY_HOME, V_ALL, act_move, "HOME/END\tfirst / last row", 0, NULL },
 	{ TUI_KEY_END, V_ALL, act_move, NULL, 0, NULL },
 	{ 'q', V_LISTS | TUI_V_DIFF | TUI_V_TABLE, act_back,
-	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits", 0, "q quit" },
+	  "q, ESC, LEFT\tback to the previous view; q in the symbol list quits,\n"
+	  "ESC, LEFT there: zoom out (t, d), then clear the filter", 0, "q quit" },
 	{ 'q', V_ANN | TUI_V_SUMMARY | TUI_V_CALLS | TUI_V_DVIEWS | TUI_V_SUBTABLE, act_back, NULL,
 	  0, "q back" },
 	{ TUI_KEY_ESC, V_BROWSE | TUI_V_TABLES, act_back, NULL, 0, NULL },
@@ -165,8 +169,11 @@ const struct tui_binding tui_bindings[] = {
 	{ 'i', TUI_V_SUMMARY, act_none, NULL, 0, NULL },
 	{ 'R', V_BROWSE & ~TUI_V_RATIOS, tui_list_ratios, "R\tper-symbol ratios", 0, "R ratios" },
 	{ 'R', TUI_V_RATIOS, act_none, NULL, 0, "R ratios" },
-	{ 't', V_BROWSE, act_show, "t\tshow percent / samples / period / percent of recording", 0,
+	{ 'T', V_BROWSE, act_show,
+	  "T, t\tshow percent / samples / period / percent of recording;\n"
+	  "t in the lists zooms (below)", 0,
 	  NULL },
+	{ 't', V_BROWSE & ~V_LISTS, act_show, NULL, 0, NULL },
 	{ 'x', V_BROWSE & ~TUI_V_DIFF, act_metric,
 	  "x, X\tnext / previous event (or ratio) that sorts and colours", 0, "x event" },
 	{ 'x', TUI_V_DIFF, act_metric, NULL, 0, "x next event" },
@@ -193,6 +200,12 @@ const struct tui_binding tui_bindings[] = {
 	{ 'O', V_LISTS, tui_list_sort, NULL, 1, NULL },
 	{ TUI_KEY_TAB, V_LISTS, act_metric, "TAB, shift-TAB\tnext / previous event (as x, X)", 1,
 	  NULL },
+	{ 't', V_LISTS, tui_list_zoom,
+	  "t\tzoom into the row's thread (process), or out of it", 1,
+	  NULL },
+	{ 'd', V_LISTS, tui_list_zoom, "d\tzoom into the row's object (DSO), or out of it", 1,
+	  NULL },
+	{ 'P', V_LISTS, tui_list_print, "P\tprint the list, every row, to perf.hist.N", 1, NULL },
 	{ TUI_KEY_BTAB, V_LISTS, act_metric, NULL, 1, NULL },
 	HEADING("Call chains (Children and Self columns: recordings with call chains)"),
 	{ '+', V_CHAINS, tui_chain_plus, "+\tunfold / fold one level of the call tree under the cursor",

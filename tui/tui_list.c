@@ -2,10 +2,12 @@
  * sorted by a column (an event's counts, a ratio, the name or the dso), each row rendered
  * here. The children list (tui_chains.c) keeps its rows in the same struct tui_list. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tui_annview.h"
 #include "tui_list.h"
@@ -82,7 +84,8 @@ void tui_list_rebuild(tui_model *m, struct tui_view *v)
 
 	l->nrows = 0;
 	for (size_t i = 0; i < d->nsyms; i++)
-		if (!l->filter[0] || strcasestr(d->syms[i].name, l->filter))
+		if ((!l->filter[0] || strcasestr(d->syms[i].name, l->filter)) &&
+		    tui_list_zoomed_in(d, l, i))
 			l->rows[l->nrows++] = i;
 	struct sort_ctx c = { m, l->sort_col, l->children };
 	qsort_r(l->rows, l->nrows, sizeof(size_t), cmp_rows, &c);
@@ -101,6 +104,7 @@ int tui_list_init(tui_model *m, struct tui_view *v, struct tui_list *l, int sort
 		  int children)
 {
 	memset(l, 0, sizeof(*l));
+	l->zthread = l->zdso = -1;
 	l->rows = malloc((m->d->nsyms + 1) * sizeof(size_t));
 	if (!l->rows)
 		return -ENOMEM;
@@ -173,6 +177,127 @@ unsigned tui_list_sort(tui_model *m, struct tui_view *v, int key)
 	tui_list_rebuild(m, v);
 	tui_set_msg(m, "sorted by %s", tui_col_name(m, l->sort_col));
 	return TUI_HANDLED | TUI_RESCAN;
+}
+
+/* ---- zooms (perf's t and d) ---- */
+
+static int same_thread(const struct tui_sym *a, const struct tui_sym *b)
+{
+	/* a process is one thread whatever its commands (before and after an exec), as perf's */
+	if (a->pid >= 0 || b->pid >= 0)
+		return a->pid == b->pid;
+	return !strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
+}
+
+int tui_list_zoomed_in(const tui_data *d, const struct tui_list *l, size_t sym)
+{
+	const struct tui_sym *s = &d->syms[sym];
+	return (l->zthread < 0 || same_thread(s, &d->syms[l->zthread])) &&
+	       (l->zdso < 0 || !strcmp(s->dso, d->syms[l->zdso].dso));
+}
+
+static void zoom_set(struct tui_list *l, int kind, long sym)
+{
+	if (kind == 't')
+		l->zthread = sym;
+	else
+		l->zdso = sym;
+	int k = 0;
+	for (int i = 0; i < l->nzoom; i++)
+		if (l->zoom[i] != kind)
+			l->zoom[k++] = l->zoom[i];
+	l->nzoom = k;
+	if (sym >= 0)
+		l->zoom[l->nzoom++] = (char)kind;
+}
+
+/* "Thread: prog(1234)" or "DSO: libc.so.6" of a zoom, as perf's title names it. */
+static void zoom_name(const tui_data *d, const struct tui_list *l, int kind, char *buf, size_t n)
+{
+	if (kind == 't') {
+		const struct tui_sym *s = &d->syms[l->zthread];
+		if (s->pid >= 0)
+			snprintf(buf, n, "Thread: %s(%ld)", s->comm ? s->comm : "", s->pid);
+		else
+			snprintf(buf, n, "Thread: %s", s->comm ? s->comm : "");
+	} else {
+		const char *dso = d->syms[l->zdso].dso, *base = strrchr(dso, '/');
+		snprintf(buf, n, "DSO: %s", dso[0] ? (base ? base + 1 : dso) : "[unknown]");
+	}
+}
+
+unsigned tui_list_zoom(tui_model *m, struct tui_view *v, int key)
+{
+	struct tui_list *l = tui_view_list(v);
+	long *z = key == 't' ? &l->zthread : &l->zdso;
+	char name[300];
+	if (*z >= 0) {
+		zoom_name(m->d, l, key, name, sizeof(name));
+		zoom_set(l, key, -1);
+		tui_list_rebuild(m, v);
+		tui_set_msg(m, "zoomed out of %s", name);
+		return TUI_HANDLED | TUI_RESCAN;
+	}
+	size_t e = tui_list_entry(v);
+	if (e >= l->nrows) {
+		tui_set_msg(m, "no row to zoom into");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	if (key == 't' && !m->d->threads) {
+		tui_set_msg(m, m->d->children ? "no thread column with call chains: tui --no-children "
+						"has one for several processes"
+					      : "one process in the recording: no thread to zoom into");
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	long at = (long)l->rows[e];
+	if (key == 't') /* the process's hottest row names it: its command after an exec */
+		for (size_t i = 0; i < m->d->nsyms; i++) {
+			const struct tui_sym *s = &m->d->syms[i];
+			size_t p = m->d->nev + (size_t)tui_hot_event(m);
+			if (same_thread(s, &m->d->syms[at]) && s->cnt[p] > m->d->syms[at].cnt[p])
+				at = (long)i;
+		}
+	zoom_set(l, key, at);
+	tui_list_rebuild(m, v);
+	zoom_name(m->d, l, key, name, sizeof(name));
+	tui_set_msg(m, "zoomed into %s (%c again or ESC: zoom out)", name, key);
+	return TUI_HANDLED | TUI_RESCAN;
+}
+
+int tui_list_unzoom(tui_model *m, struct tui_view *v)
+{
+	struct tui_list *l = tui_view_list(v);
+	if (!l || !l->nzoom)
+		return 0;
+	tui_list_zoom(m, v, l->zoom[l->nzoom - 1]);
+	return 1;
+}
+
+/* P: the list as shown, every row, to perf.hist.N (the first N free), as perf's P. */
+unsigned tui_list_print(tui_model *m, struct tui_view *v, int key)
+{
+	(void)v, (void)key;
+	char path[32];
+	int fd = -1;
+	for (int i = 0; i < 1000 && fd < 0; i++) {
+		snprintf(path, sizeof(path), "perf.hist.%d", i);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		tui_set_msg(m, "perf.hist.N: cannot write: %s", strerror(errno));
+		return TUI_HANDLED | TUI_REDRAW;
+	}
+	int rc = tui_render_print(m, f);
+	if (fclose(f) || rc)
+		tui_set_msg(m, "%s: cannot write: %s", path, strerror(rc ? -rc : errno));
+	else
+		tui_set_msg(m, "%s written", path);
+	return TUI_HANDLED | TUI_REDRAW;
 }
 
 unsigned tui_list_annotate(tui_model *m, struct tui_view *v, int key)
@@ -249,16 +374,36 @@ void tui_list_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
 	const struct tui_list *list = tui_view_list(v);
 	const char *what = v->ops->name;
 	size_t e = (size_t)tui_hot_event(m);
-	char t[512];
+	char t[1024], zoom[640] = "";
 	int n;
+	/* the zooms before the sort: a title too wide loses its last parts first */
+	for (int z = 0, k = 0; z < list->nzoom; z++) {
+		char name[300];
+		zoom_name(d, list, list->zoom[z], name, sizeof(name));
+		k += snprintf(zoom + k, sizeof(zoom) - (size_t)k, " | %s", name);
+		if ((size_t)k >= sizeof(zoom))
+			break;
+	}
+	/* zoomed: the samples and count of its rows first, as perf's title */
+	char ns[48] = "", np[48] = "";
+	if (list->nzoom) {
+		uint64_t zs = 0, zp = 0;
+		for (size_t i = 0; i < d->nsyms; i++)
+			if (tui_list_zoomed_in(d, list, i)) {
+				zs += d->syms[i].cnt[e];
+				zp += d->syms[i].cnt[d->nev + e];
+			}
+		snprintf(ns, sizeof(ns), "%" PRIu64 " of ", zs);
+		snprintf(np, sizeof(np), "%" PRIu64 " of ", zp);
+	}
 	tui_put_sim(m, l);
 	if (d->sim)
-		n = snprintf(t, sizeof(t), " %s: '%s' count %" PRIu64 " | sort: %s", what,
-			     d->ev[e].name, d->ev[e].period, tui_col_name(m, list->sort_col));
+		n = snprintf(t, sizeof(t), " %s: '%s' count %s%" PRIu64 "%s | sort: %s", what,
+			     d->ev[e].name, np, d->ev[e].period, zoom, tui_col_name(m, list->sort_col));
 	else
 		n = snprintf(t, sizeof(t),
-			     " %s: %" PRIu64 " samples of '%s', event count %" PRIu64 " | sort: %s",
-			     what, d->ev[e].samples, d->ev[e].name, d->ev[e].period,
+			     " %s: %s%" PRIu64 " samples of '%s', event count %s%" PRIu64 "%s | sort: %s",
+			     what, ns, d->ev[e].samples, d->ev[e].name, np, d->ev[e].period, zoom,
 			     tui_col_name(m, list->sort_col));
 	if (list->filter[0] && n > 0 && (size_t)n < sizeof(t))
 		snprintf(t + n, sizeof(t) - (size_t)n, " | filter: %s (%zu)", list->filter,
@@ -270,9 +415,13 @@ void tui_list_title(tui_model *m, struct tui_line *l, const struct tui_view *v)
 
 static void sym_header(tui_model *m, struct tui_line *l, const struct tui_view *v)
 {
-	(void)v;
 	tui_event_heads(m, l);
-	tui_put(l, l->cols - l->pos >= 50 ? "              symbol" : "  symbol");
+	/* the name after the bar of sym_row: the thread column's head aligned on it */
+	int bar = l->cols - l->pos >= 50;
+	int thread = m->d->threads && list_view(v)->l.zthread < 0;
+	tui_put(l, bar ? (thread ? "               " : "              ") : "  ");
+	tui_put_thread_head(m, l, thread);
+	tui_put(l, "symbol");
 }
 
 static void sym_row(tui_model *m, struct tui_line *l, const struct tui_view *v, size_t i)
@@ -303,7 +452,7 @@ static void sym_row(tui_model *m, struct tui_line *l, const struct tui_view *v, 
 		tui_span(l, col, hot);
 		tui_put(l, "]");
 	}
-	tui_put_sym_name(m, l, s, hot);
+	tui_put_sym_name(m, l, s, hot, list_view(v)->l.zthread < 0);
 }
 
 static const int list_status[] = { TUI_KEY_ENTER, '/', 'x', 'o', 'R', 'i', 'h', 'q', 0 };

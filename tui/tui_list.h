@@ -29,5 +29,13 @@ unsigned tui_list_filter(tui_model *m, struct tui_view *v, int key); /* / */
 unsigned tui_list_annotate(tui_model *m, struct tui_view *v, int key); /* ENTER */
 unsigned tui_list_ratios(tui_model *m, struct tui_view *v, int key);  /* R: the ratio list */
 unsigned tui_ratios_scroll(tui_model *m, struct tui_view *v, int key); /* [ ] in it */
+/* t, d: zoom into the thread or the object of the cursor's row (only its rows shown, the
+ * title naming it), or out of it when zoomed; P: print the list to perf.hist.N. */
+unsigned tui_list_zoom(tui_model *m, struct tui_view *v, int key);
+unsigned tui_list_print(tui_model *m, struct tui_view *v, int key);
+/* ESC, LEFT: undo v's last zoom; 0 when v is not zoomed. */
+int tui_list_unzoom(tui_model *m, struct tui_view *v);
+/* 1 when symbol sym is in l's zooms. */
+int tui_list_zoomed_in(const tui_data *d, const struct tui_list *l, size_t sym);
 
 #endif

@@ -209,10 +209,29 @@ void tui_put_sym_ratio(tui_model *m, struct tui_line *l, size_t sym, size_t r)
 	tui_span(l, col, tui_ratio_heat(rv));
 }
 
-/* The object's base name gets at most a quarter of the room left. */
-void tui_put_sym_name(const tui_model *m, struct tui_line *l, const struct tui_sym *s, int hot)
+/* perf's pid sort key ("   1234:prog"), or its comm key when only the command is known. */
+#define THREAD_COMM_W 16
+
+void tui_put_thread_head(const tui_model *m, struct tui_line *l, int thread)
+{
+	if (thread && m->d->threads == 2)
+		tui_putf(l, "%7s:%-*s  ", "pid", THREAD_COMM_W, "command");
+	else if (thread && m->d->threads)
+		tui_putf(l, "%-*s  ", 8 + THREAD_COMM_W, "command");
+}
+
+void tui_put_sym_name(const tui_model *m, struct tui_line *l, const struct tui_sym *s, int hot,
+		      int thread)
 {
 	tui_put(l, "  ");
+	if (thread && m->d->threads) {
+		if (s->pid >= 0)
+			tui_putf(l, "%7ld:%-*.*s  ", s->pid, THREAD_COMM_W, THREAD_COMM_W,
+				 s->comm ? s->comm : "");
+		else
+			tui_putf(l, "%-*.*s  ", 8 + THREAD_COMM_W, 8 + THREAD_COMM_W,
+				 s->comm ? s->comm : "");
+	}
 	int col = l->pos;
 	const char *base = strrchr(s->dso, '/');
 	base = base ? base + 1 : s->dso;
@@ -437,6 +456,37 @@ const struct tui_screen *tui_render_screen(tui_model *m, const char *status)
 		tui_put(&l, m->msg[0] ? m->msg : status);
 	line_end(&l);
 	return &m->scr;
+}
+
+int tui_render_print(tui_model *m, FILE *out)
+{
+	struct tui_view *v = tui_top_view(m);
+	struct tui_row row;
+	struct tui_line l;
+	if (!m->rowbuf)
+		return -ENOMEM;
+	tui_visible_events(m);
+	row.text = m->rowbuf;
+	size_t n = tui_view_nrows(v);
+	for (size_t i = 0; i < n + 2; i++) {
+		line_start(&l, &row, m->cols, i ? TUI_ROW_HEADER : TUI_ROW_TITLE);
+		if (i == 0)
+			v->ops->title(m, &l, v);
+		else if (i == 1 && v->ops->header) {
+			tui_put(&l, " ");
+			v->ops->header(m, &l, v);
+		} else if (i > 1) {
+			tui_put(&l, " "); /* no cursor in a file */
+			v->ops->row(m, &l, v, i - 2);
+		}
+		line_end(&l);
+		size_t len = strlen(row.text);
+		while (len && row.text[len - 1] == ' ')
+			len--;
+		if (fprintf(out, "%.*s\n", (int)len, row.text) < 0)
+			return -EIO;
+	}
+	return 0;
 }
 
 const char *tui_model_row_text(tui_model *m, size_t i)

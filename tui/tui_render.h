@@ -5,6 +5,8 @@
 #ifndef TUI_RENDER_H
 #define TUI_RENDER_H
 
+#include <stdio.h>
+
 #include "tui_view.h"
 
 /* A row being rendered into its text buffer. */
@@ -48,9 +50,13 @@ int tui_put_cell_of(const tui_model *m, struct tui_line *l, size_t e, uint64_t s
 		    uint64_t tot_s, uint64_t tot_p, uint64_t all_s, uint64_t all_p);
 /* Ratio r of symbol sym in a 13-column cell coloured by its heat. */
 void tui_put_sym_ratio(tui_model *m, struct tui_line *l, size_t sym, size_t r);
-/* The rest of a symbol's row: its name (coloured hot) and its object's base name. */
+/* The rest of a symbol's row: with thread (and data with threads) its pid and command, then
+ * its name (coloured hot) and its object's base name. */
 void tui_put_sym_name(const tui_model *m, struct tui_line *l, const struct tui_sym *s,
-		      int hot);
+		      int hot, int thread);
+/* The head of the thread column of tui_put_sym_name (nothing without thread, or for data
+ * without threads). */
+void tui_put_thread_head(const tui_model *m, struct tui_line *l, int thread);
 /* The heads of the shown event columns, then the colouring ratio's. */
 void tui_event_heads(tui_model *m, struct tui_line *l);
 
@@ -65,5 +71,8 @@ unsigned tui_events_scroll(tui_model *m, struct tui_view *v, int key);
 /* The top view in the screen: its title, header and rows, then the status line (the
  * prompt, else the message, else status). NULL when out of memory. */
 const struct tui_screen *tui_render_screen(tui_model *m, const char *status);
+/* The top view's title, header and every row (not only those on the screen), each with its
+ * trailing blanks cut, to out (perf's P: perf.hist.N). 0, -ENOMEM or -EIO. */
+int tui_render_print(tui_model *m, FILE *out);
 
 #endif

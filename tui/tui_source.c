@@ -564,8 +564,17 @@ static int chain_cb(void *ctx, size_t sym, enum tui_chain_kind kind, tui_chain *
 /* The symbols of the data from the children table: functions with children and self. */
 static int add_cg_syms(tui_source *src, tui_data *d)
 {
-	if (mp_cg_resolve(src->cg, src->sym, 0) || mp_cg_table(src->cg, 0, 0, &src->cgt))
+	/* entries of several commands: one per command and function, as perf's comm,sym */
+	if (mp_cg_resolve(src->cg, src->sym, 0) || mp_cg_table(src->cg, 0, 1, &src->cgt))
 		return -ENOMEM;
+	int threads = 0;
+	for (size_t i = 1; i < src->cgt.n && !threads; i++)
+		threads = strcmp(src->cgt.e[i].comm, src->cgt.e[0].comm) != 0;
+	if (!threads) {
+		mp_cg_table_fini(&src->cgt);
+		if (mp_cg_table(src->cg, 0, 0, &src->cgt))
+			return -ENOMEM;
+	}
 	size_t nf = mp_cg_nfns(src->cg);
 	if (!(src->fn2sym = malloc((nf + 1) * sizeof(*src->fn2sym))))
 		return -ENOMEM;
@@ -576,7 +585,10 @@ static int add_cg_syms(tui_source *src, tui_data *d)
 		long s = tui_data_add_sym(d, e->f.sym, e->f.dso, e->f.sym_start);
 		if (s < 0)
 			return (int)s;
-		if (e->f.fn < nf)
+		if (threads && tui_data_set_sym_thread(d, (size_t)s, e->comm, -1))
+			return -ENOMEM;
+		/* a tree's node names its function: the hottest command's entry does */
+		if (e->f.fn < nf && src->fn2sym[e->f.fn] == UINT32_MAX)
 			src->fn2sym[e->f.fn] = (uint32_t)s;
 		for (size_t a = 0; a < src->nattrs; a++)
 			if (tui_data_set_sym_count(d, (size_t)s, a, e->self[a].samples, e->self[a].period) ||
@@ -930,10 +942,12 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 		src->skid[i] = (unsigned char)mp_ann_event_skids(&mp_pd_attr(src->pd, i)->attr);
 	struct mp_session_opts so = { .symfs = opts ? opts->symfs : NULL,
 				      .kallsyms = opts ? opts->kallsyms : NULL,
-				      .buildid_dir = opts ? opts->buildid_dir : NULL, .pd = src->pd };
+				      .buildid_dir = opts ? opts->buildid_dir : NULL, .pd = src->pd,
+				      .want_comm = 1 /* the thread column of several processes */ };
 	/* chains as memprof report takes them: fp as recorded, dwarf and lbr unwound */
 	int chains = !(opts && opts->no_children) && mp_pd_has_chains(src->pd);
-	src->ss = chains ? mp_cg_session_new(path, &so, NULL, &src->cg, err)
+	struct mp_cg_opts co = { .want_comm = 1 }; /* the thread column of several commands */
+	src->ss = chains ? mp_cg_session_new(path, &so, &co, &src->cg, err)
 			 : mp_session_new(path, &so, err);
 	if (!src->ss) {
 		src->pd = NULL; /* closed by the session */
@@ -944,9 +958,20 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	src->hist = mp_session_hist(src->ss);
 	if (mp_hist_resolve(src->hist, src->sym, 0))
 		goto nomem;
-	struct mp_hist_query q = { .keys = MP_HK_DSO | MP_HK_SYM, .sort_attr = 0 };
+	/* samples of several processes: a row per process, command and symbol, as perf's
+	 * pid,comm,dso,sym (the t zoom's thread column); of one: per symbol */
+	struct mp_hist_query q = { .keys = MP_HK_PID | MP_HK_COMM | MP_HK_DSO | MP_HK_SYM };
 	if (mp_hist_query(src->hist, src->sym, &q, &src->res))
 		goto nomem;
+	int threads = 0;
+	for (size_t i = 1; i < src->res.nrows && !threads; i++)
+		threads = src->res.rows[i].pid != src->res.rows[0].pid;
+	if (!threads) {
+		mp_hist_result_fini(&src->res);
+		q.keys = MP_HK_DSO | MP_HK_SYM;
+		if (mp_hist_query(src->hist, src->sym, &q, &src->res))
+			goto nomem;
+	}
 	if (!(d = tui_data_new()))
 		goto nomem;
 	for (size_t i = 0; i < src->nattrs; i++) {
@@ -969,7 +994,8 @@ tui_source *tui_source_open(const char *path, const struct tui_source_opts *opts
 	for (size_t i = 0; i < src->res.nrows && !src->cg; i++) {
 		const struct mp_hist_row *r = &src->res.rows[i];
 		long s = tui_data_add_sym(d, r->sym, r->dso, r->elf_addr);
-		if (s < 0)
+		if (s < 0 || (threads && tui_data_set_sym_thread(d, (size_t)s, r->comm ? r->comm : "",
+								 (long)r->pid)))
 			goto nomem;
 		for (size_t e = 0; e < src->nattrs; e++)
 			tui_data_set_sym_count(d, (size_t)s, e, r->c[e].samples, r->c[e].period);

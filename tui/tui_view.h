@@ -64,6 +64,11 @@ struct tui_list {
 	int sort_col;
 	char filter[128];
 	int children; /* event columns sort by Children, then Self */
+	/* perf's zooms (t, d): only the rows of the thread, the object of these symbols (-1:
+	 * none); zoom[] the zooms in the order taken ('t', 'd'), ESC and LEFT undo the last */
+	long zthread, zdso;
+	char zoom[2];
+	int nzoom;
 };
 
 /* A view's behaviour. Hooks marked "NULL:" may be left out. */

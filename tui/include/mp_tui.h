@@ -88,6 +88,10 @@ int tui_data_add_event(tui_data *d, const char *name, uint64_t samples, uint64_t
 int tui_data_set_event_sampling(tui_data *d, size_t ev, int freq, uint64_t value);
 /* A symbol (strings copied). Returns its index or -ENOMEM. Counts start at zero. */
 long tui_data_add_sym(tui_data *d, const char *name, const char *dso, uint64_t addr);
+/* The thread a symbol's row belongs to, for recordings of several processes (perf's
+ * Command and Pid columns): its command (copied) and process (-1: the command only). Any
+ * set turns the lists' thread column and the t zoom on. 0, -EINVAL or -ENOMEM. */
+int tui_data_set_sym_thread(tui_data *d, size_t sym, const char *comm, long pid);
 /* Set one event's counts of a symbol. 0, or -EINVAL for a bad index. */
 int tui_data_set_sym_count(tui_data *d, size_t sym, size_t ev, uint64_t samples,
 			   uint64_t period);
