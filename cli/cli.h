@@ -62,7 +62,7 @@ struct cli_cmd {
 };
 extern const struct cli_cmd cli_cmd_record, cli_cmd_stat, cli_cmd_report, cli_cmd_annotate,
 	cli_cmd_ratios, cli_cmd_tui, cli_cmd_predict, cli_cmd_list, cli_cmd_topology, cli_cmd_diff,
-	cli_cmd_archive, cli_cmd_script, cli_cmd_mem, cli_cmd_c2c;
+	cli_cmd_archive, cli_cmd_script, cli_cmd_mem, cli_cmd_c2c, cli_cmd_inject;
 
 /* memprof mem record and memprof c2c record (cmd_mem.c): record the precise memory events
  * of this machine's PMU (events/mem_events.tsv) with data addresses, weights and page sizes

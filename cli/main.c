@@ -14,6 +14,7 @@ static const struct cli_cmd *const cli_cmds[] = {
 	&cli_cmd_record, &cli_cmd_stat, &cli_cmd_report, &cli_cmd_annotate,
 	&cli_cmd_diff, &cli_cmd_ratios, &cli_cmd_tui, &cli_cmd_predict, &cli_cmd_list,
 	&cli_cmd_archive, &cli_cmd_topology, &cli_cmd_script, &cli_cmd_mem, &cli_cmd_c2c,
+	&cli_cmd_inject,
 };
 
 static void usage(FILE *f)

@@ -7,7 +7,7 @@ add_test(NAME cli_usage_errors COMMAND bash -c "
   $m frobnicate 2>&1 | grep -q \"'frobnicate' is not a memprof command\" || exit 1
   $m --help | grep -q '^  record' || exit 1
   $m --version | grep -q '^memprof ' || exit 1
-  for c in record stat report annotate diff archive ratios tui list topology script predict mem c2c; do
+  for c in record stat report annotate diff archive ratios tui list topology script predict mem c2c inject; do
     $m $c --help >/dev/null || { echo \"memprof $c --help failed\"; exit 1; }
     [ -f ${PROJECT_SOURCE_DIR}/docs/memprof-$c.1 ] || { echo \"no man page for $c\"; exit 1; }
   done")

@@ -727,6 +727,53 @@ int mp_archive_remove_tree(const char *dir);
  * entry, may be NULL): *path malloc'd, 0; -ENOENT when there is none. */
 int mp_archive_kallsyms(const char *dir, const struct mp_pd_build_id *kernel, char **path);
 
+/* --- JIT code: jitdump files and the objects made of them (mp_jitdump.c, mp_jitelf.c) --
+ * What memprof inject --jit reads: a JIT compiler's jit-PID.dump (perf's jitdump format,
+ * its file mmap'ed once so that the recording names it), and the small ELF object it
+ * writes for each function, that report, annotate and script then read as any other. */
+struct mp_jitdump_info {
+	uint32_t version, elf_mach, pid;
+	uint64_t time, flags; /* flags bit 0: timestamps are the CPU's (TSC), not the clock's */
+};
+struct mp_jit_line {
+	uint64_t addr;
+	uint32_t line, discrim;
+	const char *file; /* borrowed from the dump */
+};
+/* A function loaded (LOAD) or moved (MOVE); strings and code borrowed from the dump, valid
+ * during the callback. */
+struct mp_jit_code {
+	uint32_t pid, tid;
+	uint64_t time;       /* when (the recording's clock, unless info flags bit 0) */
+	uint64_t vma, addr, size, index;
+	uint64_t old_addr;   /* MOVE: where it was */
+	const char *name;    /* LOAD: the function's name */
+	const uint8_t *code; /* LOAD: size bytes of it */
+	const struct mp_jit_line *lines; /* LOAD: its DEBUG_INFO lines (the record before it) */
+	size_t nlines;
+};
+struct mp_jitdump_ops {
+	/* NULL: skipped; a negative return stops the parse and is its result */
+	int (*load)(void *ctx, const struct mp_jitdump_info *h, const struct mp_jit_code *c);
+	int (*move)(void *ctx, const struct mp_jitdump_info *h, const struct mp_jit_code *c);
+};
+/* Walk a jitdump file's bytes (name for messages): its header, then each record through
+ * ops, in file order (a last record cut short, as a JIT still writing leaves it, ends the
+ * walk). 0, a callback's negative return, or a negative code with err (one line naming
+ * the file and offset: bad magic, version, sizes). */
+int mp_jitdump_parse(const void *buf, size_t len, const char *name,
+		     const struct mp_jitdump_ops *ops, void *ctx, struct mp_err *err);
+
+/* Where the code sits in the object mp_jit_elf_write() makes: its file offset and address,
+ * the pgoff of the mmap that maps it at its JIT address (perf's, so that perf reads the
+ * objects too). */
+#define MP_JIT_TEXT_OFF 0x80
+/* Write path (mode 0600, replaced whole): a 64-bit ELF object for machine (EM_*) holding
+ * code (size bytes) at MP_JIT_TEXT_OFF in one PT_LOAD, a function symbol name over it and
+ * a GNU build-id of its bytes. 0, or a negative code with err naming path. */
+int mp_jit_elf_write(const char *path, uint16_t machine, const char *name, const uint8_t *code,
+		     uint64_t size, struct mp_err *err);
+
 /* --- (2c) annotate model: one function's source and instructions (mp_ann_*) ----------- */
 
 typedef struct mp_ann mp_ann;

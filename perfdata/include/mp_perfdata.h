@@ -648,6 +648,23 @@ void mp_pd_task_count(const mp_pd *pd, size_t i, struct mp_pd_task_count *out);
  * fork, exit) is set, since sample-only consumers do not depend on the order. */
 void mp_pd_set_ordered(mp_pd *pd, int on);
 
+/* ---- a recording rewritten (perf inject's way; mp_pd_rewrite.c) ---- */
+
+/* Called with each record of the data section in file order (rec: header.size bytes,
+ * borrowed). Return 0 to keep it as it is, 1 when buf (empty on entry) holds what goes in
+ * its place (nothing: the record is dropped), or a negative code with err set to stop. */
+typedef int (*mp_pd_rewrite_fn)(void *ctx, const struct perf_event_header *rec,
+				struct mp_buf *buf, struct mp_err *err);
+/* Copy pd's file (perf.data of this machine's byte order, not a pipe, data not compressed)
+ * to out (mp_out: a new 0600 file renamed into place, the input refused as output), its
+ * records through fn, the header, attrs and features as they are (the data size and the
+ * features' offsets moved). 0, or a negative code with err naming the file. */
+int mp_pd_rewrite(mp_pd *pd, const char *out, mp_pd_rewrite_fn fn, void *ctx,
+		  struct mp_err *err);
+/* The size of the sample_id trailer of pd's non-sample records (0: none), and where its
+ * time is in it (*time_off, -1: no time). */
+size_t mp_pd_trailer(const mp_pd *pd, int *time_off /* OUT */);
+
 /* ===== (3) the writer ================================================================== */
 
 typedef struct mp_pdw mp_pdw;

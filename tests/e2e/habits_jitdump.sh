@@ -1,0 +1,86 @@
+#!/bin/bash
+# JIT code named through jitdump files (issue 28.8): a stand-in JIT (habits_jitdump.c)
+# writes jit-PID.dump as the jitdump specification says (marker mmap, DEBUG_INFO, LOAD of
+# jit_hot and jit_cold, a MOVE of jit_cold) and runs the code. memprof inject --jit then:
+# (1) replaces the marker by mmaps of jitted-PID-N.so (0600 ELF objects with the symbol):
+#     report names jit_hot (3/5 of the work) and jit_cold, no sample is left in //anon, and
+#     the rows equal perf report's on the same injected file;
+# (2) script names jit_hot in as many samples as perf script; annotate jit_hot shows its
+#     instructions with every sample; tui --batch shows it;
+# (3) perf as referee: perf record -k 1 + perf inject --jit + perf report gives the rows
+#     memprof inject + memprof report gives on that file;
+# (4) errors: no --jit (2), a dump gone or corrupt (1, one line naming it).
+# x86-64 only (the stand-in writes x86-64 code): skipped (77) elsewhere.
+[ "$(uname -m)" = x86_64 ] || { echo "skip: the stand-in JIT writes x86-64 code"; exit 77; }
+. "$(dirname "$0")/e2e_lib.sh"
+cc -O1 -o jitdump "$E2E/habits_jitdump.c" || { echo "skip: no C compiler"; exit 77; }
+F() { echo "FAIL $*"; fail=1; }
+# the rows of a report's dso,sym table: "dso sym" with their share
+rows() { grep -E '(jitted-|//anon).*\[\.\]' | sed -E 's/^ +([0-9]+ +)?//; s/\[\.\] //; s/ +$//; s/  +/ /g'; }
+
+"$MEMPROF" record -q -e cpu-clock -o m.data ./jitdump 20000000 >m.out 2>err || { echo "FAIL record: $(cat err)"; exit 1; }
+dump=$(cat m.out)
+pid=$(basename "$dump" .dump | sed 's/jit-//')
+"$MEMPROF" report -i m.data --sort dso,sym --stdio 2>/dev/null | rows >before
+grep -q '^[0-9.]*% //anon' before || F "the un-injected recording has no //anon samples: $(cat before)"
+
+# (1)
+"$MEMPROF" inject --jit -i m.data -o j.data 2>err || F "inject: $(cat err)"
+grep -q "^j.data: 2 JIT'ed functions of 1 jitdump files named (1 moves)$" err || F "inject summary: $(cat err)"
+[ "$(stat -c %a "jitted-$pid-1.so")" = 600 ] || F "jitted-$pid-1.so: mode $(stat -c %a "jitted-$pid-1.so" 2>&1)"
+readelf -s "jitted-$pid-1.so" 2>/dev/null | grep -q ' FUNC .* jit_hot$' || F "jitted-$pid-1.so has no jit_hot symbol"
+"$MEMPROF" report -i j.data --sort dso,sym --stdio 2>/dev/null | rows >after
+grep -q '//anon' after && F "samples left in //anon after inject: $(cat after)"
+hot=$(awk -v d="jitted-$pid-1.so" '$2 == d && $3 == "jit_hot" { print $1 + 0 }' after)
+cold=$(awk -v d="jitted-$pid-2.so" '$2 == d && $3 == "LazyCompile:*jit_cold" { print $1 + 0 }' after)
+awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h > 45 && h < 75 && c > 25 && c < 55) }' ||
+	F "jit_hot $hot%, jit_cold $cold% (3:2 of the work expected): $(cat after)"
+# every sample that was //anon is now in one of the two
+awk '/\/\/anon/ { s += $1 } END { printf "%.1f\n", s }' before >b.sum
+awk '{ s += $1 } END { printf "%.1f\n", s }' after >a.sum
+awk -v b="$(cat b.sum)" -v a="$(cat a.sum)" 'BEGIN { d = a - b; exit !(d > -0.2 && d < 0.2) }' ||
+	F "//anon had $(cat b.sum)%, the JIT objects have $(cat a.sum)%"
+if command -v "$PERF" >/dev/null 2>&1; then
+	"$PERF" report -i j.data --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | rows >perf.rows
+	diff perf.rows after >/dev/null || F "perf report on memprof's injected file differs: $(diff perf.rows after)"
+fi
+
+# (2)
+nm=$("$MEMPROF" script -i j.data 2>/dev/null | grep -c ' jit_hot+')
+[ "$nm" -gt 50 ] || F "script names jit_hot $nm times"
+if command -v "$PERF" >/dev/null 2>&1; then
+	np=$("$PERF" script -i j.data 2>/dev/null | grep -c ' jit_hot+')
+	[ "$np" = "$nm" ] || F "script names jit_hot $nm times, perf $np"
+fi
+"$MEMPROF" annotate -i j.data jit_hot >ann 2>err || F "annotate jit_hot: $(cat err)"
+head -1 ann | grep -q "^# jitted-$pid-1.so:jit_hot " || F "annotate title: $(head -1 ann)"
+ns=$("$MEMPROF" report -i j.data --sort sym --csv 2>/dev/null | awk -F, '$2 == "jit_hot" { print $3 }')
+grep -Eq "^ +$ns +[0-9.]+% +100.00% : +[0-9a-f]+: +dec +rcx$" ann || F "annotate: the $ns samples not on dec rcx: $(cat ann)"
+"$MEMPROF" tui -i j.data --size 160x10 --batch '' 2>err | grep -q "jit_hot .*jitted-$pid-1.so" || F "tui shows no jit_hot"
+
+# (3) perf's own: record -k 1, perf inject --jit, the same rows from memprof inject
+if command -v "$PERF" >/dev/null 2>&1 &&
+	"$PERF" record -q -k 1 -e cpu-clock -o p.data ./jitdump 20000000 >p.out 2>/dev/null &&
+	"$PERF" inject --jit -i p.data -o pj.data 2>/dev/null; then
+	"$PERF" report -i pj.data --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | rows >perf.p
+	"$MEMPROF" inject -q --jit -i p.data -o mj.data 2>err || F "inject p.data: $(cat err)"
+	"$MEMPROF" report -i mj.data --sort dso,sym --stdio 2>/dev/null | rows >mp.p
+	[ "$(wc -l <perf.p)" -ge 2 ] || F "perf inject named $(wc -l <perf.p) JIT rows"
+	diff perf.p mp.p >/dev/null || F "perf inject + report vs memprof's: $(diff perf.p mp.p)"
+else
+	echo "note: no perf record -k 1 / perf inject --jit here: (3) not checked"
+fi
+
+# (4)
+"$MEMPROF" inject -i m.data -o x.data 2>err; [ $? = 2 ] || F "inject without --jit: not a usage error"
+cp "$dump" saved.dump
+printf 'JUNK' | dd of="$dump" conv=notrunc 2>/dev/null
+"$MEMPROF" inject --jit -i m.data -o x.data 2>err; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "jit-$pid.dump: not a jitdump file" err ||
+	F "corrupt dump: rc $rc: $(cat err)"
+[ -e x.data ] && F "a failed inject left x.data"
+rm -f "$dump"
+"$MEMPROF" inject --jit -i m.data -o x.data 2>err; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "jit-$pid.dump" err || F "dump gone: rc $rc: $(cat err)"
+[ $fail = 0 ] && echo "ok: JIT functions named from jitdump files, as perf inject --jit"
+exit $fail
