@@ -468,6 +468,14 @@ int mp_elf_has_dwarf_lines(Elf *elf)
 static void strip_signature(char *d)
 {
 	size_t n = strlen(d);
+	/* GCC's clones (.localalias, .cold, .isra.0, .constprop.0, .part.0) demangle with
+	 * " [clone .localalias]" after the parameters; perf's demangling without parameters
+	 * stops before them, so that a function and its local alias are one name
+	 * ("demo::work") */
+	for (char *c; n && d[n - 1] == ']' && (c = strstr(d, " [clone ."));) {
+		*c = 0;
+		n = (size_t)(c - d);
+	}
 	/* drop trailing cv/ref qualifiers after the parameter list */
 	for (;;) {
 		static const char *const quals[] = { " const", " volatile", " &&", " &" };

@@ -53,6 +53,22 @@ static const char *call_file(mp_sym *s, Dwarf_Die *die, Dwarf_Word idx)
 	return f ? mp_sym_intern_str(s, f) : NULL;
 }
 
+/* Of the subprograms with die's range that follow it (an assembler's aliases: gas gives
+ * __clone3, __GI___clone3 and clone3 each a DIE over the same code), the last: the one
+ * addr2line, and so perf, names the code by ("clone3", the symbol's name: not inlined). */
+static Dwarf_Die *last_alias(Dwarf_Die *die)
+{
+	Dwarf_Addr lo, hi, l2, h2;
+	Dwarf_Die cur = *die, next;
+	if (dwarf_lowpc(die, &lo) || dwarf_highpc(die, &hi))
+		return die;
+	while (dwarf_siblingof(&cur, &next) == 0 && dwarf_tag(&next) == DW_TAG_subprogram &&
+	       !dwarf_lowpc(&next, &l2) && !dwarf_highpc(&next, &h2) && l2 == lo && h2 == hi)
+		cur = next;
+	*die = cur;
+	return die;
+}
+
 /* Scope die, an inlined instance, as a frame of the chain. */
 static struct mp_sym_inline inline_frame(mp_sym *s, Dwarf_Die *die)
 {
@@ -80,7 +96,7 @@ static size_t inline_chain_dwarf(mp_sym *s, struct mp_dso *d, uint64_t va,
 			int tag = dwarf_tag(&scopes[i]);
 			if (tag == DW_TAG_subprogram) {
 				if (outer_name)
-					*outer_name = inline_name(s, &scopes[i]);
+					*outer_name = inline_name(s, last_alias(&scopes[i]));
 				break;
 			}
 			if (tag == DW_TAG_inlined_subroutine)
@@ -98,7 +114,7 @@ static size_t inline_chain_dwarf(mp_sym *s, struct mp_dso *d, uint64_t va,
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
 			if (outer_name)
-				*outer_name = inline_name(s, &scopes[i]);
+				*outer_name = inline_name(s, last_alias(&scopes[i]));
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine) {

@@ -27,6 +27,7 @@ PKGS=(
   libc6-dev-i386 lib32gcc-12-dev        # gcc/clang -m32 for predict_cross_i386 (gcc-multilib would
                                         # conflict with the arm64 cross compiler; these do not)
   binutils time procps                  # objdump/nm, /usr/bin/time, ps in tests and benches
+  libc6-dbg                             # glibc's DWARF: its assembler aliases (clone3) in e2e habits_names
 )
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
