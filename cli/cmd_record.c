@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -221,7 +223,7 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 
 struct rec_opts {
 	char *events;
-	const char *output, *pmu;
+	const char *output, *pmu, *clockid;
 	uint64_t count;
 	int freq, pid, all, callgraph, no_inherit, pages, quiet, regions, regions_only, alloc;
 	int switch_events;
@@ -232,6 +234,33 @@ struct rec_opts {
 	int all_argc;   /* memprof's own command line, for the file header */
 	char **all_argv;
 };
+
+/* -k CLOCK as perf's: a clock's name (its CLOCK_ prefix optional, any case) or number. */
+static int parse_clockid(const char *s, int *id)
+{
+	static const struct {
+		const char *name;
+		int id;
+	} clocks[] = { { "monotonic", CLOCK_MONOTONIC }, { "mono", CLOCK_MONOTONIC },
+		       { "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "realtime", CLOCK_REALTIME },
+		       { "real", CLOCK_REALTIME }, { "boottime", CLOCK_BOOTTIME },
+		       { "tai", CLOCK_TAI } };
+	const char *n = strncasecmp(s, "CLOCK_", 6) ? s : s + 6;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcasecmp(n, clocks[i].name)) {
+			*id = clocks[i].id;
+			return 0;
+		}
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s && !*end && v >= 0 && v <= 15) {
+		*id = (int)v;
+		return 0;
+	}
+	cli_error("record", "-k %s: unknown clock (monotonic, monotonic_raw, realtime, boottime, "
+		  "tai, or a number)", s);
+	return -1;
+}
 
 /* memprof record on the PMU (or software events): parse, run, summarize. */
 static int record_hw(const struct rec_opts *o)
@@ -284,6 +313,9 @@ static int record_hw(const struct rec_opts *o)
 	ro.regions = o->regions;
 	ro.regions_only = o->regions_only;
 	ro.alloc = o->alloc;
+	ro.use_clockid = o->clockid != NULL;
+	if (o->clockid && parse_clockid(o->clockid, &ro.clockid))
+		return CLI_EXIT_USAGE;
 	ro.sample_mem = (o->data_addr ? PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC : 0) |
 			(o->weight ? PERF_SAMPLE_WEIGHT_STRUCT : 0) |
 			(o->data_page_size ? PERF_SAMPLE_DATA_PAGE_SIZE : 0) |
@@ -343,6 +375,9 @@ static int cmd_record(int argc, char **argv)
 		{ 'c', "count", CLI_U64, &o.count, "COUNT",
 		  "sample every COUNT events (default per kind, see memprof-record(1))" },
 		{ 'F', "freq", CLI_INT, &o.freq, "HZ", "sample HZ times a second instead" },
+		{ 'k', "clockid", CLI_STR, &o.clockid, "CLOCK",
+		  "sample times on CLOCK, as perf -k: monotonic (a JIT's jitdump times, for "
+		  "memprof inject --jit), monotonic_raw, realtime, boottime, tai or its number" },
 		{ 'o', "output", CLI_STR, &o.output, "FILE",
 		  "output file (default memprof.data); - writes perf's pipe format to standard "
 		  "output (the command's own output then goes to standard error)" },
@@ -450,6 +485,16 @@ static int cmd_record(int argc, char **argv)
 		cli_error("record", "--regions%s needs a command to run, without --sim",
 			  o.regions_only ? "-only" : "");
 		goto out;
+	}
+	if (o.clockid && (o.regions || o.regions_only || o.alloc)) {
+		int id = -1;
+		if (parse_clockid(o.clockid, &id))
+			goto out;
+		if (id != CLOCK_MONOTONIC) {
+			cli_error("record", "-k %s: --regions and --alloc time their records on the "
+				  "monotonic clock (-k monotonic)", o.clockid);
+			goto out;
+		}
 	}
 	if (o.alloc && !o.nargs) {
 		cli_error("record", "--alloc needs a command to run (its library is preloaded into "

@@ -95,6 +95,7 @@ struct mp_evlist_opts {
 	int switch_events;   /* and PERF_RECORD_SWITCH records (context_switch) */
 	unsigned mmap_pages; /* data pages per ring */
 	int clock_monotonic; /* sample times on CLOCK_MONOTONIC (record --regions) */
+	int use_clockid, clockid; /* else on this clock (record -k), when use_clockid */
 	uint64_t sample_mem; /* mp_record_opts.sample_mem */
 };
 

@@ -38,9 +38,9 @@ static void evlist_attr(struct perf_event_attr *a, const struct mp_event *ev, si
 	a->enable_on_exec = i == 0 && o->enable_on_exec;
 	/* The kernel refuses PERF_SAMPLE_READ on inherited events. */
 	a->inherit = o->inherit && !(o->sampling && ev->leader_sample) ? 1 : 0;
-	if (o->clock_monotonic) {
+	if (o->clock_monotonic || o->use_clockid) {
 		a->use_clockid = 1;
-		a->clockid = CLOCK_MONOTONIC;
+		a->clockid = o->clock_monotonic ? CLOCK_MONOTONIC : o->clockid;
 	}
 	if (o->sampling) {
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |

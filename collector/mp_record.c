@@ -562,6 +562,8 @@ int mp_record_run(const struct mp_record_opts *o, struct mp_record_result *res,
 	r.eo.tracking = 1;
 	r.eo.switch_events = o->switch_events;
 	r.eo.sample_mem = o->sample_mem;
+	r.eo.use_clockid = o->use_clockid;
+	r.eo.clockid = o->clockid;
 	/* 512 KiB per CPU like perf, 2 MiB for root (no locked-memory limit): at 10 kHz a
 	 * ring then holds seconds of samples between two drains. */
 	r.eo.mmap_pages = o->mmap_pages ? o->mmap_pages : (r.pc.privileged ? 512 : 128);

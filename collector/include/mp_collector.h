@@ -70,6 +70,8 @@ struct mp_record_opts {
 				   * where the kernel refuses it), DATA_PAGE_SIZE, PHYS_ADDR, CPU
 				   * added to every event's sample_type; ADDR also records data
 				   * mmaps, as perf does */
+	int use_clockid, clockid; /* -k: sample times on this clock (perf's use_clockid: a JIT's
+				   * jitdump times are CLOCK_MONOTONIC); 0: the kernel's */
 	const char *buildid_dir;  /* perf's build-id cache (~/.debug): when an event can sample
 				   * the kernel, keep a copy of /proc/kallsyms there as perf
 				   * record does, once per kernel build-id; NULL = do not */

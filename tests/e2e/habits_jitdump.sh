@@ -2,9 +2,10 @@
 # JIT code named through jitdump files (issue 28.8): a stand-in JIT (habits_jitdump.c)
 # writes jit-PID.dump as the jitdump specification says (marker mmap, DEBUG_INFO, LOAD of
 # jit_hot and jit_cold, a MOVE of jit_cold) and runs the code. memprof inject --jit then:
-# (1) replaces the marker by mmaps of jitted-PID-N.so (0600 ELF objects with the symbol):
+# (1) (recorded with -k monotonic, the JIT's clock) replaces the marker by mmaps of jitted-PID-N.so (0600 ELF objects with the symbol):
 #     report names jit_hot (3/5 of the work) and jit_cold, no sample is left in //anon, and
-#     the rows equal perf report's on the same injected file;
+#     the rows equal perf report's on the same injected file; recorded on memprof's default
+#     clock, at most two samples stay in //anon;
 # (2) script names jit_hot in as many samples as perf script; annotate jit_hot shows its
 #     instructions with every sample; tui --batch shows it;
 # (3) perf as referee: perf record -k 1 + perf inject --jit + perf report gives the rows
@@ -18,7 +19,8 @@ F() { echo "FAIL $*"; fail=1; }
 # the rows of a report's dso,sym table: "dso sym" with their share
 rows() { grep -E '(jitted-|//anon).*\[\.\]' | sed -E 's/^ +([0-9]+ +)?//; s/\[\.\] //; s/ +$//; s/  +/ /g'; }
 
-"$MEMPROF" record -q -e cpu-clock -o m.data ./jitdump 20000000 >m.out 2>err || { echo "FAIL record: $(cat err)"; exit 1; }
+# -k monotonic: the jitdump's clock, so that each function is mapped when it was loaded
+"$MEMPROF" record -q -k monotonic -e cpu-clock -o m.data ./jitdump 20000000 >m.out 2>err || { echo "FAIL record: $(cat err)"; exit 1; }
 dump=$(cat m.out)
 pid=$(basename "$dump" .dump | sed 's/jit-//')
 "$MEMPROF" report -i m.data --sort dso,sym --stdio 2>/dev/null | rows >before
@@ -44,6 +46,15 @@ if command -v "$PERF" >/dev/null 2>&1; then
 	"$PERF" report -i j.data --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | rows >perf.rows
 	diff perf.rows after >/dev/null || F "perf report on memprof's injected file differs: $(diff perf.rows after)"
 fi
+
+# the recording's own clock: times moved by the clocks' difference, at most a sample or
+# two (taken in the microseconds between the dump's header and its mmap) left in //anon
+"$MEMPROF" record -q -e cpu-clock -o d.data ./jitdump 20000000 >d.out 2>err || F "record: $(cat err)"
+"$MEMPROF" inject -q --jit -i d.data -o dj.data 2>err || F "inject d.data: $(cat err)"
+"$MEMPROF" report -i dj.data --sort dso,sym --csv 2>/dev/null | awk -F, '
+	$1 == "//anon" { a += $4 } $1 ~ /^jitted-/ { j += $4 }
+	END { exit !(a <= 2 && j > 100) }' ||
+	F "the default clock: $("$MEMPROF" report -i dj.data --sort dso,sym --stdio 2>&1 | grep '\[\.\]' | head -4)"
 
 # (2)
 nm=$("$MEMPROF" script -i j.data 2>/dev/null | grep -c ' jit_hot+')
