@@ -469,12 +469,23 @@ static void strip_signature(char *d)
 {
 	size_t n = strlen(d);
 	/* GCC's clones (.localalias, .cold, .isra.0, .constprop.0, .part.0) demangle with
-	 * " [clone .localalias]" after the parameters; perf's demangling without parameters
-	 * stops before them, so that a function and its local alias are one name
-	 * ("demo::work") */
-	for (char *c; n && d[n - 1] == ']' && (c = strstr(d, " [clone ."));) {
-		*c = 0;
-		n = (size_t)(c - d);
+	 * " [clone .cold]" after the parameters. A local alias is the function itself (the
+	 * same code under a second, local name): its name is the function's, as perf's
+	 * demangling without parameters gives it ("demo::work"). The other clones are code
+	 * of their own: they keep their suffix after the name without parameters
+	 * ("demo::lexer::scan [clone .cold]"), so that the function itself is found by its
+	 * name */
+	char keep[128] = "";
+	char *cl = strstr(d, " [clone .");
+	if (cl && d[n - 1] == ']') {
+		for (char *k = cl; k; k = strstr(k + 1, " [clone .")) {
+			char *e = strchr(k, ']');
+			size_t kl = e ? (size_t)(e - k) + 1 : strlen(k);
+			if (strncmp(k, " [clone .localalias]", kl) && strlen(keep) + kl < sizeof(keep))
+				strncat(keep, k, kl);
+		}
+		*cl = 0;
+		n = (size_t)(cl - d);
 	}
 	/* drop trailing cv/ref qualifiers after the parameter list */
 	for (;;) {
@@ -523,6 +534,8 @@ static void strip_signature(char *d)
 		if (last_sp != SIZE_MAX)
 			memmove(d, d + last_sp + 1, n - last_sp);
 	}
+	if (keep[0]) /* d had room for them: they were in it */
+		memcpy(d + strlen(d), keep, strlen(keep) + 1);
 }
 
 static int demangler_load(struct mp_demangler *d)
