@@ -78,7 +78,8 @@ static int emit_stack(void *ctx, const struct mp_cg_stack *st)
 		fprintf(x->f, "%s%" PRIu64, j ? "," : "", a < st->nattrs ? st->c[a].samples : 0);
 	}
 	fprintf(x->f, "]]");
-	return ferror(x->f) ? (x->err = -EIO) : 0;
+	/* the write's own error (ENOSPC on a full disk), for the one-line message */
+	return ferror(x->f) ? (x->err = errno ? -errno : -EIO) : 0;
 }
 
 /* "data": the data-objects section's tables, rows as arrays */
@@ -149,7 +150,7 @@ int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct
 		free(x.fn_index);
 		free(x.fn_order);
 		return mp_err_set(err, rc, "%s: %s", o->path,
-				  rc == -ENOMEM ? "out of memory" : "cannot write the stacks");
+				  rc == -ENOMEM ? "out of memory" : strerror(-rc));
 	}
 	fputs("],\n\"fns\": [", f);
 	for (size_t i = 0; i < x.nfns; i++) {
