@@ -283,7 +283,8 @@ int mp_pd_memtopo_read(const mp_pd *pd, struct mp_pd_memtopo *m)
 			}
 		}
 	}
-	qsort(m->r, m->n, sizeof(*m->r), range_cmp);
+	if (m->n > 1) /* qsort of NULL (no ranges) is undefined */
+		qsort(m->r, m->n, sizeof(*m->r), range_cmp);
 	return 0;
 }
 
