@@ -72,7 +72,7 @@ static const char *rd_str(struct rd *r, const char *what)
 static int rd_block(struct rd *r, unsigned lenbytes, const char *what, const uint8_t **text,
 		    size_t *size)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	if (rd_u(r, lenbytes, &n, what))
 		return -MP_EFORMAT;
 	if (n > r->len - r->off)
@@ -264,7 +264,7 @@ mp_pd_trace *mp_pd_trace_parse(const void *data, size_t len, const char *name,
 {
 	struct rd r = { data, len, 0, 0, name ? name : "(memory)", err };
 	static const uint8_t magic[10] = "\027\010\104tracing";
-	uint64_t v, nsys;
+	uint64_t v = 0, nsys = 0;
 	mp_pd_trace *t = calloc(1, sizeof(*t));
 	if (!t) {
 		mp_err_set(err, -ENOMEM, "out of memory");
@@ -297,7 +297,7 @@ mp_pd_trace *mp_pd_trace_parse(const void *data, size_t len, const char *name,
 		goto fail;
 	for (uint64_t i = 0; i < nsys; i++) {
 		const char *sys = rd_str(&r, "truncated system name");
-		uint64_t ne;
+		uint64_t ne = 0;
 		if (!sys || rd_u(&r, 4, &ne, "truncated event count"))
 			goto fail;
 		for (uint64_t j = 0; j < ne; j++) {
