@@ -8,15 +8,10 @@ need_perf
 CMP=$(cd "$(dirname "$0")" && pwd)/report_perfcmp.py
 S=$(dirname "$0")/../standins
 gcc -O1 -g -o pltcall "$S/pltcall.c" || fail "cannot build the stand-in"
-# A PLT stub is one jmp: a run of 15,000 samples puts 1 to 8 of them in the PLT, and none in
-# about one run of a hundred. Record again then (at most 3 runs), so that the naming checks
-# below always have PLT samples to judge.
-for try in 1 2 3; do
-	"$MEMPROF" record -e cpu-clock -c 50000 -o m.data -- ./pltcall 20000000 >/dev/null 2>rec.err ||
-		fail "record: $(cat rec.err)"
-	"$MEMPROF" report -i m.data --sort dso,sym --csv 2>/dev/null | grep -q '^pltcall,.*@plt,' && break
-	echo "note: run $try has no sample in the PLT; recording again"
-done
+# A PLT stub is one jmp: the stand-in calls clock_gettime (the vDSO's slow clock read) only
+# every 16th iteration, so that about 130 of its 5,000 samples fall in the PLT (see pltcall.c)
+"$MEMPROF" record -e cpu-clock -c 50000 -o m.data -- ./pltcall 20000000 >/dev/null 2>rec.err ||
+	fail "record: $(cat rec.err)"
 "$PERF" report -i m.data --stdio --sort dso,sym >perf.txt 2>/dev/null || fail "perf report"
 "$MEMPROF" report -i m.data --sort dso,sym --csv >mp.csv 2>mp.err || fail "report: $(cat mp.err)"
 # perf 6.1 may name a PLT sample pltcall's _init (its size-0 _init stretched over .plt; see
