@@ -42,9 +42,9 @@ for prog in "cachebench -s 4M -r 16" "cachebench -s 16K -r 2000" \
 	"falseshare -T 2 -d 8 -i 1000000 -P any" "falseshare -T 2 -d 64 -i 1000000 -P any" \
 	"falseshare -T 4 -d 0 -A -i 250000 -P any"; do
 	set -- $prog
-	m=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --tool=mpsim --cores=4 "${GEO[@]}" \
+	m=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --fair-sched=try --tool=mpsim --cores=4 "${GEO[@]}" \
 		--out-file="$T/mp.%p" "$K/$1" "${@:2}")
-	c=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --tool=callgrind --cache-sim=yes --branch-sim=yes \
+	c=$(cpu env VALGRIND_LIB="$T/lib" valgrind -q --fair-sched=try --tool=callgrind --cache-sim=yes --branch-sim=yes \
 		"${GEO[@]}" --callgrind-out-file="$T/cg.%p" "$K/$1" "${@:2}")
 	awk -v p="$prog" -v m="$m" -v c="$c" 'BEGIN { printf "%-44s %10.2f %10.2f %8.3f\n", p, m, c, m / c }'
 done

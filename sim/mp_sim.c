@@ -211,6 +211,9 @@ static char **sim_valgrind_argv(const struct mp_sim_opts *o, struct sim_run *sr)
 	argv_vg[n++] = sr->vg;
 	if (sr->mpsim) {
 		argv_vg[n++] = "--tool=mpsim";
+		/* threads take turns by slice (valgrind's lock is otherwise unfair, and a thread
+		 * may run for many slices while the others' accesses wait in its buffer) */
+		argv_vg[n++] = "--fair-sched=try";
 		snprintf(sr->optcg, sizeof(sr->optcg), "--out-file=%s.%%p", sr->cg);
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		snprintf(sr->cores, sizeof(sr->cores), "--cores=%ld",

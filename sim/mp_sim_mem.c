@@ -68,6 +68,51 @@ uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r)
 	return mp_datasrc_encode(&d);
 }
 
+struct sim_mem_key {
+	uint64_t time;
+	uint32_t cpu;
+	size_t i;
+};
+
+static int sim_mem_key_cmp(const void *a, const void *b)
+{
+	const struct sim_mem_key *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Records r[0..n) in time order, those of one time by core, then as they came: the tool
+ * simulates the cores' accesses that cannot meet in a cache in any order, so a sample of
+ * one core may come after a later one of another. */
+static int sim_mem_sort(struct mp_sim_memrec *r, size_t n)
+{
+	size_t i = 1;
+	while (i < n && (r[i - 1].time < r[i].time ||
+			 (r[i - 1].time == r[i].time && r[i - 1].cpu <= r[i].cpu)))
+		i++;
+	if (i >= n)
+		return 0;
+	struct sim_mem_key *k = malloc(n * sizeof(*k));
+	struct mp_sim_memrec *c = malloc(n * sizeof(*c));
+	if (!k || !c) {
+		free(k);
+		free(c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		k[i] = (struct sim_mem_key){ r[i].time, r[i].cpu, i };
+	qsort(k, n, sizeof(*k), sim_mem_key_cmp);
+	for (i = 0; i < n; i++)
+		c[i] = r[k[i].i];
+	memcpy(r, c, n * sizeof(*c));
+	free(k);
+	free(c);
+	return 0;
+}
+
 int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, uint64_t *loads,
 		    uint64_t *stores, struct mp_err *err)
 {
@@ -96,6 +141,8 @@ int mp_sim_mem_read(const char *path, struct mp_sim_memrec **recs, size_t *n, ui
 	if (!rc && last->op != 0)
 		rc = mp_err_set(err, -MP_EFORMAT, "%s: no final record (mpsim stopped before "
 				"its end)", path);
+	if (!rc && sim_mem_sort(r, nr - 1))
+		rc = mp_err_set(err, -ENOMEM, "%s: %zu samples: out of memory", path, nr - 1);
 	if (rc) {
 		free(r);
 		return rc;

@@ -907,6 +907,19 @@ static void mp_sim_mem_read__files__records_and_errors(void **state)
 	assert_int_equal(got[0].weight, 260);
 	assert_int_equal(got[1].tid, 8);
 	free(got);
+	/* the cores' samples in time order, one time's by core, one core's as they came */
+	struct mp_sim_memrec u[6] = {
+		{ .ip = 1, .time = 30, .cpu = 1, .op = 1 }, { .ip = 2, .time = 31, .cpu = 1, .op = 2 },
+		{ .ip = 3, .time = 30, .cpu = 0, .op = 1 }, { .ip = 4, .time = 30, .cpu = 0, .op = 2 },
+		{ .ip = 5, .time = 12, .cpu = 2, .op = 1 }, { .ip = 6, .op = 0 },
+	};
+	write_recs(path, u, 6, 0);
+	assert_int_equal(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err), 0);
+	assert_int_equal(n, 5);
+	static const uint64_t order[5] = { 5, 3, 4, 1, 2 };
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(got[i].ip, order[i]);
+	free(got);
 	/* cut short: not whole records */
 	write_recs(path, r, 3, 5);
 	assert_true(mp_sim_mem_read(path, &got, &n, &loads, &stores, &err) < 0);

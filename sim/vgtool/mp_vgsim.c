@@ -104,6 +104,16 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 	/* the tag matches and the state is valid: s ^ t2 is the state, 1..3 */
 	if ((s[0] ^ t2) - 1 < 3)
 		return s[0] & 3;
+	/* the most recent entry holds the line, invalidated (another core wrote it): it is
+	 * the first invalid entry, where the line goes back, and no other entry holds it
+	 * valid (it would have been the most recent) */
+	if (s[0] == t2) {
+		*evicted = 0;
+		if (count && c->pres)
+			pres_move(c, set, tag, 0);
+		s[0] = t2 | fill;
+		return ST_I;
+	}
 	for (Int i = 1; i < c->assoc; i++)
 		if ((s[i] ^ t2) - 1 < 3) {
 			UWord e = s[i];
@@ -255,6 +265,7 @@ struct core {
 static struct core *cores;
 static UChar *core_used; /* [clo_cores]: a thread has run there */
 static Int *used_list, n_used; /* those cores (the only ones whose caches hold lines) */
+static Int *core_n;      /* [clo_cores]: scratch of merge() */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
 /* Start counting what core k's data caches hold (pres). */
@@ -290,12 +301,16 @@ static void use_core(Int k)
 		pres_start(k);
 }
 
-/* A buffered event: an instruction's fetch (k = EV_IR) or one of its data accesses. */
-struct ev {
-	struct ins *ii;
-	UWord k; /* kind | size << 2 | locked << 10 | address << 11 (user addresses have 47
-		  * bits); size is the access's bytes (8 bits) with LOCKED (bit 8) for atomics */
-};
+/* A thread's buffer is a ring of words holding records, told apart by their low bits:
+ * - a batch run (struct batch *, 8-aligned: low bits 0), then the addresses of its nd
+ *   data accesses, one word each; its fetches need nothing more;
+ * - a lone data access or prefetch (h_dr, h_dw, h_pf): ins * | REC_ONE, then
+ *   kind | size << 2 | address << 11 (size: bytes | SZ_LOCKED, or the hint; user
+ *   addresses have 47 bits);
+ * - a jump of the thread's clock (thr_resume): time << 3 | REC_JUMP: its next instruction
+ *   comes at that time. */
+enum { REC_BATCH, REC_ONE, REC_JUMP };
+#define REC_MAX 8 /* words a helper call adds at most (a batch of BATCH_ARGS accesses) */
 
 /* The branch predictor of a thread: 2-bit counters indexed by global history and the
  * branch's address (7 bits each), and the last target per indirect branch (512). */
@@ -321,23 +336,33 @@ struct thr {
 	Addr child_ctid; /* the one its clone in progress gives the new thread */
 	Int core;
 	ULong clock;     /* virtual time at the end of its buffer (instructions) */
-	ULong ptime;     /* virtual time of its first unprocessed event */
-	struct ev *buf;
-	UInt head, n, cap; /* a ring of cap (a power of two) events: those from head to n
-			    * (counters, taken modulo cap) are not yet processed */
+	ULong ptime;     /* virtual time of its last instruction processed */
+	UWord *buf;
+	UInt head, n, cap; /* a ring of cap (a power of two) words: those from head to n
+			    * (counters, taken modulo cap) are not yet wholly processed */
+	const struct batch *rb; /* the batch being processed (its record starts at head), */
+	UInt rj, rx;     /* its next event, and the next word to read (counter as n) */
+	UInt dc[64], fc[64]; /* its pending records' data and fetch lines in each set group
+			      * (mps_set_bit), counted as they come and go */
 	struct bpred *bp;
 	Int lwp;         /* its kernel thread id (0: not yet seen running) */
 };
 
 #define MAX_THREADS 1024
-#define MAX_AHEAD (1u << 20) /* events a thread buffers before it asks the kernel about
+#define MAX_AHEAD (1u << 20) /* words a thread buffers before it asks the kernel about
 			      * the threads in a system call that hold it back (a power of
 			      * two: the size its ring has then) */
-static struct thr thr[MAX_THREADS];
+/* Threads are records: valgrind gives a thread id of a thread that exited to the next
+ * one created, and the one that exited may still have records buffered (held back by the
+ * others). by_tid gives a thread id's record; nthr records are in use. */
+#define MAX_RECS (2 * MAX_THREADS)
+static struct thr thr[MAX_RECS];
+static struct thr *by_tid[MAX_THREADS];
+static Int nthr;
 static Int next_core;
+UWord mps_set_fold;
 static ULong vnow; /* everything before this virtual time has reached the caches */
 static struct thr *cur; /* the running thread (its buffer takes the events) */
-static Int max_tid; /* the highest thread id seen */
 
 /* The virtual time of the event being simulated (its thread's instruction clock), and
  * its thread. */
@@ -610,72 +635,193 @@ static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, 
 	}
 }
 
-/* A buffered fetch carries EV_SAME when it lies in the I1 line and page of the fetch
- * before it in its batch: when that fetch, its thread's instruction just before, was the
- * last one run on this core, the line is the most recent of its set and the page the one
- * the ITLB saw last, a hit that changes nothing. */
-#define EV_SAME 4
-/* A jump of a thread's clock (thr_resume) is an EV_IR without instruction, the time above
- * EV_SAME. */
-#define EV_JUMP_SHIFT 3
-
-static void sim_event(Int ci, const struct ev *e)
+/* Whether t has records not yet processed. */
+static inline Bool pending(const struct thr *t)
 {
-	if ((e->k & 3) == EV_IR) {
-		struct core *c = &cores[ci];
-		if ((e->k & EV_SAME) && c->ithr == sim_thr && c->itime + 1 == sim_now &&
-		    c->ilwp == sim_thr->lwp)
-			e->ii->v[Q_IR]++;
-		else
-			sim_ir(ci, e->ii);
-		c->ithr = sim_thr;
-		c->ilwp = sim_thr->lwp;
-		c->itime = sim_now;
-	} else
-		sim_d(ci, e->ii, e->k >> 11, (e->k >> 2) & 0x1ff, e->k & 3);
+	return t->rb || t->rx != t->n;
 }
 
-/* Run thread t's buffered events up to virtual time limit (an instruction and its data
- * accesses go together). An EV_IR without instruction is a jump of its clock (thr_resume):
- * the next instruction comes at that time. */
-static void thr_run_until(struct thr *t, ULong limit)
+/* The set groups of the lines an access of size bytes at a touches. */
+static inline ULong line_bits(Addr a, UWord size)
 {
-	UInt i = t->head, mask = t->cap - 1;
-	while (i != t->n) {
-		const struct ev *e = &t->buf[i & mask];
-		if ((e->k & 3) == EV_IR) {
-			if (!e->ii) {
-				if (t->ptime < e->k >> EV_JUMP_SHIFT)
-					t->ptime = e->k >> EV_JUMP_SHIFT;
-				i++;
+	UWord lb = (UWord)cores[0].d1.line_bits;
+	return mps_set_bit(a >> lb) | mps_set_bit((a + (size ? size : 1) - 1) >> lb);
+}
+
+/* Count (by 1 or -1) the set groups of an access of size bytes at a in c. */
+static inline void count_lines(UInt *c, Addr a, UWord size, Int by)
+{
+	UWord lb = (UWord)cores[0].d1.line_bits;
+	UWord g1 = (a >> lb) & mps_set_fold, g2 = ((a + (size ? size : 1) - 1) >> lb) & mps_set_fold;
+	c[g1] += (UInt)by;
+	if (g2 != g1)
+		c[g2] += (UInt)by;
+}
+
+/* Count (by 1 or -1) batch b's fetch lines' set groups in c. */
+static inline void count_fetches(UInt *c, const struct batch *b, Int by)
+{
+	for (ULong m = b->fm; m; m &= m - 1)
+		c[__builtin_ctzll(m)] += (UInt)by;
+}
+
+/* Whether the instruction of fetch b->e[j] (its data accesses' addresses from word x)
+ * may meet another thread's accesses in a cache set: its fetch lines' groups among od
+ * (the others' data), its data lines' among oa (the others' data and fetches). One whose
+ * accesses go on past the batch (a next batch, lone accesses) is taken as meeting. */
+static inline Bool meets(const struct thr *t, const struct batch *b, UInt j, UInt x, ULong od,
+			 ULong oa)
+{
+	const struct ins *ii = b->e[j].ii;
+	if ((b->fm & od) && (line_bits(ii->addr, ii->size) & od))
+		return True;
+	UInt k = j + 1, d = 0;
+	for (; k < b->n && b->e[k].kind != EV_IR; k++, d++)
+		if (line_bits(t->buf[(x + d) & (t->cap - 1)], b->e[k].size & 0xff) & oa)
+			return True;
+	return k == b->n && d > 0;
+}
+
+/* Run thread t's buffered records up to virtual time limit (an instruction and its data
+ * accesses go together), past time end only the instructions that meet no other thread's
+ * accesses in a cache set (meets(): od, oa; with end = limit: all). A batch's fetch with
+ * size 1 lies in the I1 line and page of the fetch before it: when that fetch, its
+ * thread's instruction just before, was the last one run on this core, the line is the
+ * most recent of its set and the page the one the ITLB saw last, a hit that changes
+ * nothing. */
+static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa)
+{
+	const UWord *buf = t->buf;
+	UInt mask = t->cap - 1, x = t->rx, j = t->rj;
+	const struct batch *b = t->rb;
+	Int ci = t->core;
+	struct core *c = &cores[ci];
+	ULong now = t->ptime;
+	/* the last fetch on this core was this thread's instruction just before */
+	Bool same = c->ithr == t && c->ilwp == t->lwp && c->itime == now, ran = False;
+	sim_thr = t;
+	for (;;) {
+		if (!b) {
+			t->head = x;
+			if (x == t->n)
+				break;
+			UWord w = buf[x & mask];
+			if ((w & 7) == REC_BATCH) {
+				b = (const struct batch *)w;
+				j = 0;
+				x++;
+			} else if ((w & 7) == REC_ONE) {
+				UWord k = buf[(x + 1) & mask];
+				sim_now = now;
+				sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff,
+				      k & 3);
+				count_lines(t->dc, k >> 11, (k & 3) == EV_PF ? 1 : (k >> 2) & 0xff, -1);
+				x += 2;
+				continue;
+			} else {
+				if (now < w >> 3) {
+					now = w >> 3;
+					same = False;
+				}
+				x++;
 				continue;
 			}
-			if (t->ptime >= limit)
-				break;
-			t->ptime++;
 		}
-		sim_now = t->ptime;
-		sim_thr = t;
-		sim_event(t->core, e);
-		i++;
+		for (; j < b->n; j++) {
+			const struct bev *e = &b->e[j];
+			if (e->kind == EV_IR) {
+				if (now >= end && (now >= limit || meets(t, b, j, x, od, oa)))
+					goto out;
+				sim_now = ++now;
+				if (e->size && same)
+					e->ii->v[Q_IR]++;
+				else
+					sim_ir(ci, e->ii);
+				same = ran = True;
+			} else {
+				sim_now = now;
+				sim_d(ci, e->ii, buf[x++ & mask], e->size, e->kind);
+			}
+		}
+		/* the batch is done: its lines no longer meet anything */
+		count_fetches(t->fc, b, -1);
+		for (UInt k = 0; k < b->nd; k++)
+			count_lines(t->dc, buf[(t->head + 1 + k) & mask], b->dsize[k], -1);
+		b = NULL;
 	}
-	t->head = i;
+out:
+	t->ptime = now;
+	if (ran) {
+		c->ithr = t;
+		c->ilwp = t->lwp;
+		c->itime = now;
+	}
+	t->rb = b;
+	t->rj = j;
+	t->rx = x;
 }
 
-/* Run the threads act[0..na) (ascending thread ids, each with events) up to virtual time
+/* Run the threads act[0..na) (ascending records, each with events) up to virtual time
  * limit in the order of that time: the thread furthest behind runs until it passes the
- * next one (by clo_quantum - 1 instructions more; at equal times the lower thread id goes
+ * next one (by clo_quantum - 1 instructions more; at equal times the lower record goes
  * first). With the default quantum of 1 the caches see the instructions of all threads in
  * one order that depends only on their clocks, not on when valgrind ran them: two threads
- * writing one line alternate instruction by instruction, as on two cores. */
+ * writing one line alternate instruction by instruction, as on two cores.
+ *
+ * Only the order of accesses that may meet in a cache set matters: an access by one core
+ * changes that core's caches and, through the snoop, other cores' copies of its line,
+ * nothing else. So a thread runs on past the next one through instructions whose lines'
+ * set groups no other thread's buffered records touch (data against data and fetches; a
+ * fetch changes nothing another core reads but its own L2, so fetch against fetch never
+ * meets); the caches end the same, access for access, as in the order of time. Threads
+ * that share a core meet everywhere. */
+/* The set groups of t's pending records' data lines (*dm) and fetch lines (*fm). */
+static void thr_footprint(const struct thr *t, ULong *dm, ULong *fm)
+{
+	ULong d = 0, f = 0;
+	for (Int g = 0; g < 64; g++) {
+		d |= (ULong)(t->dc[g] != 0) << g;
+		f |= (ULong)(t->fc[g] != 0) << g;
+	}
+	*dm = d;
+	*fm = f;
+}
+
 static void merge(const Int *act, Int na, ULong limit)
 {
+	ULong od[MAX_RECS], oa[MAX_RECS], dm[MAX_RECS], fm[MAX_RECS], pd = 0, pa = 0;
+	for (Int k = 0; k < na; k++)
+		thr_footprint(&thr[act[k]], &dm[k], &fm[k]);
+	for (Int k = 0; k < na; k++) {
+		od[k] = pd;
+		oa[k] = pa;
+		pd |= dm[k];
+		pa |= dm[k] | fm[k];
+	}
+	pd = pa = 0;
+	for (Int k = na - 1; k >= 0; k--) {
+		od[k] |= pd;
+		oa[k] |= pa;
+		pd |= dm[k];
+		pa |= dm[k] | fm[k];
+	}
+	for (Int k = 0; k < na; k++)
+		core_n[thr[act[k]].core] = 0;
+	for (Int k = 0; k < na; k++)
+		core_n[thr[act[k]].core]++;
+	for (Int k = 0; k < na; k++) {
+		if (core_n[thr[act[k]].core] > 1)
+			od[k] = oa[k] = ~0ULL;
+		/* one whose lines meet nobody's runs to the limit at once */
+		if (!(dm[k] & oa[k]) && !(fm[k] & od[k]))
+			od[k] = oa[k] = 0;
+	}
 	for (;;) {
 		Int a = -1, b = -1;
 		ULong ta = ~0ULL, tb = ~0ULL;
 		for (Int k = 0; k < na; k++) {
 			const struct thr *t = &thr[act[k]];
-			if (t->head == t->n)
+			if (!pending(t))
 				continue;
 			if (t->ptime < ta) {
 				tb = ta, b = a;
@@ -692,7 +838,9 @@ static void merge(const Int *act, Int na, ULong limit)
 			if (end > limit)
 				end = limit;
 		}
-		thr_run_until(&thr[act[a]], end);
+		if (!od[a] && !oa[a])
+			end = limit;
+		thr_run_until(&thr[act[a]], end, limit, od[a], oa[a]);
 	}
 }
 
@@ -708,10 +856,10 @@ static inline Bool holds(const struct thr *t)
 static void flush(Bool all)
 {
 	ULong limit = ~0ULL, top = vnow;
-	Int act[MAX_THREADS], na = 0;
-	for (Int k = 1; k <= max_tid; k++) {
+	Int act[MAX_RECS], na = 0;
+	for (Int k = 0; k < nthr; k++) {
 		struct thr *t = &thr[k];
-		if (t->n != t->head) {
+		if (pending(t)) {
 			act[na++] = k;
 			if (t->clock > top)
 				top = t->clock;
@@ -722,7 +870,7 @@ static void flush(Bool all)
 	if (all || limit == ~0ULL)
 		limit = top;
 	if (na == 1)
-		thr_run_until(&thr[act[0]], limit);
+		thr_run_until(&thr[act[0]], limit, limit, 0, 0);
 	else if (na > 1)
 		merge(act, na, limit);
 	if (limit > vnow)
@@ -734,9 +882,8 @@ void mps_flush_all(void)
 	flush(True);
 }
 
-static void thr_start(ThreadId tid, ULong clock)
+static void thr_start(struct thr *t, ULong clock)
 {
-	struct thr *t = &thr[tid];
 	if (t->buf == NULL) {
 		t->cap = 1u << 16;
 		t->buf = VG_(malloc)("mpsim.buf", t->cap * sizeof(*t->buf));
@@ -745,10 +892,11 @@ static void thr_start(ThreadId tid, ULong clock)
 	t->alive = True;
 	t->blocked = t->woken = t->sure = t->insys = t->nonstop = False;
 	t->futex = t->ctid = t->child_ctid = 0;
-	if ((Int)tid > max_tid)
-		max_tid = (Int)tid;
 	t->clock = t->ptime = clock;
-	t->n = t->head = 0;
+	t->n = t->head = t->rx = t->rj = 0;
+	t->rb = NULL;
+	VG_(memset)(t->dc, 0, sizeof(t->dc));
+	VG_(memset)(t->fc, 0, sizeof(t->fc));
 	t->lwp = 0;
 	t->core = next_core++ % clo_cores;
 	use_core(t->core);
@@ -761,12 +909,13 @@ static void thr_grow(struct thr *t, UInt need)
 	if (t->n - t->head + need <= t->cap)
 		return;
 	UInt pend = t->n - t->head, mask = t->cap - 1;
-	struct ev *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
+	UWord *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
 	for (UInt i = 0; i < pend; i++)
 		nb[i] = t->buf[(t->head + i) & mask];
 	VG_(free)(t->buf);
 	t->buf = nb;
 	t->cap *= 2;
+	t->rx -= t->head;
 	t->head = 0;
 	t->n = pend;
 }
@@ -778,14 +927,12 @@ static void thr_resume(struct thr *t, ULong at)
 	if (t->clock >= at)
 		return;
 	t->clock = at;
-	if (t->n == t->head) {
+	if (!pending(t)) {
 		t->ptime = at;
 		return;
 	}
 	thr_grow(t, 1);
-	struct ev *e = &t->buf[t->n++ & (t->cap - 1)];
-	e->ii = NULL;
-	e->k = EV_IR | at << EV_JUMP_SHIFT;
+	t->buf[t->n++ & (t->cap - 1)] = at << 3 | REC_JUMP;
 }
 
 /* Whether the kernel shows thread o still inside the system call it entered (what
@@ -815,7 +962,7 @@ static Bool in_kernel_call(const struct thr *o)
 static void room(void)
 {
 	struct thr *t = cur;
-	if (t->n - t->head + 4 <= t->cap)
+	if (t->n - t->head + REC_MAX <= t->cap)
 		return;
 	flush(False);
 	/* A thread in a call that does not block holds the others back until it returns,
@@ -826,7 +973,7 @@ static void room(void)
 	 * surely reaches are not asked: they come back. */
 	if (t->cap >= MAX_AHEAD) {
 		Bool idle = False;
-		for (Int k = 1; k <= max_tid; k++) {
+		for (Int k = 0; k < nthr; k++) {
 			struct thr *o = &thr[k];
 			if (o != t && o->insys && holds(o) && !o->nonstop && !(o->woken && o->sure) &&
 			    o->clock < t->clock && in_kernel_call(o)) {
@@ -838,7 +985,7 @@ static void room(void)
 		if (idle)
 			flush(False);
 	}
-	thr_grow(t, 4);
+	thr_grow(t, REC_MAX);
 }
 
 /* The running thread is the only one that holds the others back (the others have exited
@@ -851,12 +998,12 @@ static Bool solo;
 static void solo_check(void)
 {
 	solo = False;
-	if (!cur || !cur->alive || cur->blocked || cur->n != cur->head ||
+	if (!cur || !cur->alive || cur->blocked || pending(cur) ||
 	    cur->ptime != cur->clock)
 		return;
-	for (Int k = 1; k <= max_tid; k++) {
+	for (Int k = 0; k < nthr; k++) {
 		const struct thr *o = &thr[k];
-		if (o != cur && (o->n != o->head || holds(o)))
+		if (o != cur && (pending(o) || holds(o)))
 			return;
 	}
 	solo = True;
@@ -870,9 +1017,11 @@ static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, 
 		sim_d(cur->core, ii, a, size, kind);
 		return;
 	}
-	struct ev *e = &cur->buf[cur->n++ & (cur->cap - 1)];
-	e->ii = ii;
-	e->k = kind | size << 2 | a << 11;
+	struct thr *t = cur;
+	UInt mask = t->cap - 1;
+	t->buf[t->n++ & mask] = (UWord)ii | REC_ONE;
+	t->buf[t->n++ & mask] = kind | size << 2 | a << 11;
+	count_lines(t->dc, a, kind == EV_PF ? 1 : size & 0xff, 1);
 }
 
 /* A conditional branch by the running thread: its own predictor, so no ordering between
@@ -913,18 +1062,18 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 				sim_ir(ci, e->ii);
 		}
 	} else {
-		for (; e < end; e++) {
-			if (t->n - t->head + 4 > t->cap)
-				room();
-			struct ev *v = &t->buf[t->n++ & (t->cap - 1)];
-			v->ii = e->ii;
-			if (e->kind == EV_IR) {
-				v->k = EV_IR | (e->size ? EV_SAME : 0);
-				t->clock++;
-			} else {
-				v->k = e->kind | (UWord)e->size << 2 | *x++ << 11;
-			}
+		if (t->n - t->head + REC_MAX > t->cap)
+			room();
+		UWord *buf = t->buf;
+		UInt mask = t->cap - 1, n = t->n;
+		buf[n++ & mask] = (UWord)b;
+		for (UInt k = 0; k < b->nd; k++) {
+			count_lines(t->dc, *x, b->dsize[k], 1);
+			buf[n++ & mask] = *x++;
 		}
+		count_fetches(t->fc, b, 1);
+		t->n = n;
+		t->clock += b->nir;
 	}
 	if (b->bc)
 		branch(b->bc, *x);
@@ -1035,7 +1184,7 @@ static void futex_wake(const struct thr *waker, Addr a, UWord mask, Long count, 
 		       Long nreq, Bool maybe)
 {
 	Long n = 0;
-	for (Int k = 1; k <= max_tid; k++)
+	for (Int k = 0; k < nthr; k++)
 		n += waits_on(&thr[k], a, mask);
 	if (count < 1)
 		count = 1; /* the kernel wakes one even then */
@@ -1043,7 +1192,7 @@ static void futex_wake(const struct thr *waker, Addr a, UWord mask, Long count, 
 		nreq = 0;
 	for (Long done = 0; done < count + nreq; done++) {
 		struct thr *first = NULL;
-		for (Int k = 1; k <= max_tid; k++)
+		for (Int k = 0; k < nthr; k++)
 			if (waits_on(&thr[k], a, mask) && (!first || thr[k].wseq < first->wseq))
 				first = &thr[k];
 		if (!first)
@@ -1068,7 +1217,7 @@ static void futex_block(struct thr *t, Addr a, UWord mask)
 	t->futex = a;
 	t->fmask = mask;
 	t->wseq = ++wait_seq;
-	for (Int k = 1; k <= max_tid; k++)
+	for (Int k = 0; k < nthr; k++)
 		if (!thr[k].alive && thr[k].ctid == a) {
 			t->woken = t->sure = True;
 			thr_resume(t, thr[k].clock);
@@ -1160,9 +1309,9 @@ static Bool blocking_call(UInt no, const UWord *args, UInt nargs)
 
 static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
-	if (tid >= MAX_THREADS)
+	struct thr *t = tid < MAX_THREADS ? by_tid[tid] : NULL;
+	if (!t)
 		return;
-	struct thr *t = &thr[tid];
 	t->insys = True;
 	t->blocked = t->woken = t->sure = t->nonstop = False;
 	t->futex = 0;
@@ -1180,9 +1329,9 @@ static void mps_pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 
 static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes res)
 {
-	if (tid >= MAX_THREADS)
+	struct thr *t = tid < MAX_THREADS ? by_tid[tid] : NULL;
+	if (!t)
 		return;
-	struct thr *t = &thr[tid];
 	t->insys = t->blocked = t->woken = t->sure = t->nonstop = False;
 	t->futex = 0;
 	/* a thread pinned to a CPU runs on that CPU's core (modulo the cores simulated) */
@@ -1204,41 +1353,66 @@ static void mps_post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, Sys
 }
 
 /* ---- threads come and go -------------------------------------------------------------- */
+/* The record for a new thread of id tid: its id's last one when that has nothing left to
+ * process, else one never used, else any other such. */
+static struct thr *thr_new(ThreadId tid)
+{
+	struct thr *t = by_tid[tid];
+	if (!t || t->alive || pending(t)) {
+		t = NULL;
+		if (nthr < MAX_RECS)
+			t = &thr[nthr++];
+		for (Int k = 0; !t && k < nthr; k++)
+			if (!thr[k].alive && !pending(&thr[k]))
+				t = &thr[k];
+		tl_assert(t);
+		for (Int k = 0; k < MAX_THREADS; k++)
+			if (by_tid[k] == t)
+				by_tid[k] = NULL;
+	}
+	by_tid[tid] = t;
+	return t;
+}
+
 static void mps_thread_create(ThreadId parent, ThreadId child)
 {
 	/* the first thread is announced too, after start-up made it */
-	if (child >= MAX_THREADS || thr[child].alive)
+	if (child >= MAX_THREADS || (by_tid[child] && by_tid[child]->alive))
 		return;
-	const struct thr *p = parent < MAX_THREADS && thr[parent].alive ? &thr[parent] : NULL;
+	const struct thr *p = parent < MAX_THREADS ? by_tid[parent] : NULL;
+	if (p && !p->alive)
+		p = NULL;
 	solo = False;
-	thr_start(child, p ? p->clock : vnow);
+	struct thr *t = thr_new(child);
+	thr_start(t, p ? p->clock : vnow);
 	/* the word its clone has the kernel clear at its exit; a thread gone before whose
 	 * memory it reuses no longer answers a wait on it */
 	Addr ctid = p ? p->child_ctid : 0;
-	for (Int k = 1; ctid && k <= max_tid; k++)
+	for (Int k = 0; ctid && k < nthr; k++)
 		if (!thr[k].alive && thr[k].ctid == ctid)
 			thr[k].ctid = 0;
-	thr[child].ctid = ctid;
+	t->ctid = ctid;
 }
 
 /* A thread's end: the kernel clears its clear-tid word and wakes its waiters (join),
  * which resume at its last instruction's time. */
 static void mps_thread_exit(ThreadId tid)
 {
-	if (tid >= MAX_THREADS)
+	struct thr *t = tid < MAX_THREADS ? by_tid[tid] : NULL;
+	if (!t)
 		return;
-	thr[tid].alive = False;
-	if (thr[tid].ctid)
-		futex_wake(&thr[tid], thr[tid].ctid, ~0UL, 0x7fffffff, 0, 0, False);
+	t->alive = False;
+	if (t->ctid)
+		futex_wake(t, t->ctid, ~0UL, 0x7fffffff, 0, 0, False);
 }
 
 static void mps_start_client(ThreadId tid, ULong blocks)
 {
 	(void)blocks;
 	tl_assert(tid < MAX_THREADS);
-	if (!thr[tid].alive && !thr[tid].buf)
-		thr_start(tid, vnow);
-	cur = &thr[tid];
+	if (!by_tid[tid])
+		thr_start(thr_new(tid), vnow);
+	cur = by_tid[tid];
 	if (!cur->lwp)
 		cur->lwp = VG_(gettid)();
 	solo_check();
@@ -1252,7 +1426,7 @@ static void mps_stop_client(ThreadId tid, ULong blocks)
 
 void mps_thread_info(ThreadId tid, ULong *time, UInt *lwp)
 {
-	const struct thr *t = tid < MAX_THREADS ? &thr[tid] : NULL;
+	const struct thr *t = tid < MAX_THREADS ? by_tid[tid] : NULL;
 	*time = t ? t->clock : vnow;
 	*lwp = t ? (UInt)t->lwp : 0;
 }
@@ -1278,12 +1452,15 @@ static void mps_fork_child(ThreadId tid)
 		struct ins *ii = *(struct ins **)VG_(indexXA)(mps_ins_all, k);
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
-	for (Int k = 0; k < MAX_THREADS; k++) {
-		thr[k].n = thr[k].head = 0;
+	for (Int k = 0; k < nthr; k++) {
+		thr[k].n = thr[k].head = thr[k].rx = thr[k].rj = 0;
+		thr[k].rb = NULL;
+		VG_(memset)(thr[k].dc, 0, sizeof(thr[k].dc));
+		VG_(memset)(thr[k].fc, 0, sizeof(thr[k].fc));
 		thr[k].ptime = thr[k].clock;
 		thr[k].lwp = 0;
 		/* the forking thread is its only one */
-		if (k != (Int)tid)
+		if (&thr[k] != by_tid[tid])
 			thr[k].alive = False;
 	}
 	/* its memory samples go to a file of its own */
@@ -1305,9 +1482,14 @@ static void mps_post_clo_init(void)
 	if (clo_cores > 1 && (clo_d1.line != clo_ll.line || clo_i1.line != clo_ll.line))
 		VG_(fmsg_bad_option)("--cores", "more than one core needs one line size in "
 				     "--I1, --D1 and --LL\n");
+	Long sets = clo_d1.size / clo_d1.line / clo_d1.assoc;
+	if (clo_ll.size / clo_ll.line / clo_ll.assoc < sets)
+		sets = clo_ll.size / clo_ll.line / clo_ll.assoc;
+	mps_set_fold = (UWord)(sets < 64 ? sets : 64) - 1;
 	cores = VG_(calloc)("mpsim.cores", (SizeT)clo_cores, sizeof(*cores));
 	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);
 	used_list = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*used_list));
+	core_n = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*core_n));
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
@@ -1325,8 +1507,8 @@ static void mps_post_clo_init(void)
 	mps_objs = VG_(newXA)(VG_(malloc), "mpsim.mps_objs", VG_(free), sizeof(HChar *));
 	mps_fns = VG_(newXA)(VG_(malloc), "mpsim.mps_fns", VG_(free), sizeof(HChar *));
 	mps_mem_init();
-	thr_start(1, 0);
-	cur = &thr[1];
+	cur = thr_new(1);
+	thr_start(cur, 0);
 }
 
 static void mps_pre_clo_init(void)

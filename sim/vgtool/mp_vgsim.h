@@ -71,13 +71,16 @@ struct bev {
 		      * of the batch's fetch before it (a hit that changes nothing when the
 		      * thread runs alone) */
 };
+#define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */
 struct batch {
 	struct ins *bc;
 	UInt n;
+	UShort nir, nd;     /* its fetches and its data accesses (addresses after it) */
+	UChar dsize[BATCH_ARGS]; /* the bytes of each data access */
+	ULong fm;           /* the sets its fetches' lines fall in (mps_set_bit) */
 	struct batch *next; /* the instrumentation's table of batches (one per content) */
 	struct bev e[];
 };
-#define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */
 void h_batch0(const struct batch *b);
 void h_batch1(const struct batch *b, UWord x1);
 void h_batch2(const struct batch *b, UWord x1, UWord x2);
@@ -88,6 +91,14 @@ VG_REGPARM(3) void h_dr(struct ins *ii, Addr a, UWord size);
 VG_REGPARM(3) void h_dw(struct ins *ii, Addr a, UWord size);
 VG_REGPARM(3) void h_pf(struct ins *ii, Addr a, UWord hint);
 VG_REGPARM(2) void h_bi(struct ins *ii, Addr dst);
+/* Lines fall in one of 64 groups of sets (the line number modulo the fewest sets of the
+ * data caches, at most 64): two accesses of different groups never meet in any core's
+ * cache set. The bit of the group of line number l is 1 << (l & mps_set_fold). */
+extern UWord mps_set_fold;
+static inline ULong mps_set_bit(UWord line)
+{
+	return 1ULL << (line & mps_set_fold);
+}
 extern Int mps_min_line; /* the smallest line of the caches: dirty helpers' accesses are cut to it */
 IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		     const VexGuestExtents *vge, const VexArchInfo *archinfo_host,

@@ -132,9 +132,13 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 				e->kind = EV_IR;
 				e->size = prev && same_line(prev, p->ii);
 				prev = p->ii;
+				b->nir++;
+				b->fm |= mps_set_bit(p->ii->addr / (Addr)clo_i1.line) |
+					 mps_set_bit((p->ii->addr + p->ii->size - 1) / (Addr)clo_i1.line);
 			} else {
 				e->kind = p->tag == P_DW ? EV_DW : EV_DR;
 				e->size = (UShort)p->size;
+				b->dsize[b->nd++] = (UChar)(p->size & 0xff);
 			}
 		}
 		if (bc && j == s->n && nx < BATCH_ARGS) {

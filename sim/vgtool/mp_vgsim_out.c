@@ -49,7 +49,9 @@ static struct memrec *mem_buf;
 static UInt mem_n;
 static Int mem_fd = -1;
 static ULong mem_loads, mem_stores;
-static Int ld_left, st_left;
+/* Each core counts its own accesses to the next sample, as each CPU's PMU does: the
+ * samples do not depend on the order the cores' accesses are simulated in. */
+static Int *ld_left, *st_left;
 
 static void mem_flush(void)
 {
@@ -72,17 +74,17 @@ void mps_mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, 
 {
 	if (w) {
 		mem_stores++;
-		if (--st_left > 0)
+		if (--st_left[cpu] > 0)
 			return;
-		st_left = clo_mem_period;
+		st_left[cpu] = clo_mem_period;
 		lat = 0; /* stores go through the store buffer */
 	} else {
 		if (lat < (ULong)clo_ldlat)
 			return;
 		mem_loads++;
-		if (--ld_left > 0)
+		if (--ld_left[cpu] > 0)
 			return;
-		ld_left = clo_mem_period;
+		ld_left[cpu] = clo_mem_period;
 	}
 	struct memrec *r = &mem_buf[mem_n++];
 	VG_(memset)(r, 0, sizeof(*r));
@@ -106,7 +108,10 @@ void mps_mem_init(void)
 {
 	if (clo_mem_period) {
 		mem_buf = VG_(malloc)("mpsim.mem", MEM_BUF * sizeof(*mem_buf));
-		ld_left = st_left = clo_mem_period;
+		ld_left = VG_(malloc)("mpsim.mem", (SizeT)clo_cores * sizeof(*ld_left));
+		st_left = VG_(malloc)("mpsim.mem", (SizeT)clo_cores * sizeof(*st_left));
+		for (Int k = 0; k < clo_cores; k++)
+			ld_left[k] = st_left[k] = clo_mem_period;
 	}
 }
 
