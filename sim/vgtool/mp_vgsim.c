@@ -603,7 +603,7 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 {
 	struct core *c = &cores[ci];
 	ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
-	ii->v[Q_IR]++;
+	/* its Ir is its batch's runs (mps_batch_fold) */
 	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S, False)) {
 		ii->v[Q_I1MR]++;
 		lat += (ULong)lat_l2;
@@ -733,9 +733,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 				if (now >= end && (now >= limit || meets(t, b, j, x, od, oa)))
 					goto out;
 				sim_now = ++now;
-				if (e->size && same)
-					e->ii->v[Q_IR]++;
-				else
+				if (!e->size || !same)
 					sim_ir(ci, e->ii);
 				same = ran = True;
 			} else {
@@ -744,6 +742,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			}
 		}
 		/* the batch is done: its lines no longer meet anything */
+		((struct batch *)b)->execs++;
 		count_fetches(t->fc, b, -1);
 		for (UInt k = 0; k < b->nd; k++)
 			count_lines(t->dc, buf[(t->head + 1 + k) & mask], b->dsize[k], -1);
@@ -789,7 +788,9 @@ static void thr_footprint(const struct thr *t, ULong *dm, ULong *fm)
 
 static void merge(const Int *act, Int na, ULong limit)
 {
-	ULong od[MAX_RECS], oa[MAX_RECS], dm[MAX_RECS], fm[MAX_RECS], pd = 0, pa = 0;
+	/* the tool runs one thread at a time: scratch off valgrind's small stack */
+	static ULong od[MAX_RECS], oa[MAX_RECS], dm[MAX_RECS], fm[MAX_RECS];
+	ULong pd = 0, pa = 0;
 	for (Int k = 0; k < na; k++)
 		thr_footprint(&thr[act[k]], &dm[k], &fm[k]);
 	for (Int k = 0; k < na; k++) {
@@ -856,7 +857,8 @@ static inline Bool holds(const struct thr *t)
 static void flush(Bool all)
 {
 	ULong limit = ~0ULL, top = vnow;
-	Int act[MAX_RECS], na = 0;
+	static Int act[MAX_RECS];
+	Int na = 0;
 	for (Int k = 0; k < nthr; k++) {
 		struct thr *t = &thr[k];
 		if (pending(t)) {
@@ -1056,11 +1058,10 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 				continue;
 			}
 			sim_now = t->ptime = ++t->clock;
-			if (e->size)
-				e->ii->v[Q_IR]++;
-			else
+			if (!e->size)
 				sim_ir(ci, e->ii);
 		}
+		((struct batch *)b)->execs++;
 	} else {
 		if (t->n - t->head + REC_MAX > t->cap)
 			room();
@@ -1448,6 +1449,7 @@ static void mps_post_syscall_solo(ThreadId tid, UInt no, UWord *args, UInt nargs
 /* A forked child counts from zero (its parent's counts are the parent's). */
 static void mps_fork_child(ThreadId tid)
 {
+	mps_batch_fold(False);
 	for (Word k = 0; k < VG_(sizeXA)(mps_ins_all); k++) {
 		struct ins *ii = *(struct ins **)VG_(indexXA)(mps_ins_all, k);
 		VG_(memset)(ii->v, 0, sizeof(ii->v));

@@ -78,6 +78,7 @@ struct batch {
 	UShort nir, nd;     /* its fetches and its data accesses (addresses after it) */
 	UChar dsize[BATCH_ARGS]; /* the bytes of each data access */
 	ULong fm;           /* the sets its fetches' lines fall in (mps_set_bit) */
+	ULong execs;        /* times run whole: its instructions' Ir (mps_batch_fold) */
 	struct batch *next; /* the instrumentation's table of batches (one per content) */
 	struct bev e[];
 };
@@ -100,6 +101,9 @@ static inline ULong mps_set_bit(UWord line)
 	return 1ULL << (line & mps_set_fold);
 }
 extern Int mps_min_line; /* the smallest line of the caches: dirty helpers' accesses are cut to it */
+/* Add each batch's runs to its instructions' Ir (keep), or forget them (a forked child),
+ * and start counting again. */
+void mps_batch_fold(Bool keep);
 IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		     const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		     IRType gWordTy, IRType hWordTy);

@@ -79,9 +79,21 @@ static Bool same_line(const struct ins *p, const struct ins *c)
  * and makes them again (its translation cache recycles sectors, code is unmapped), and
  * their batches must not pile up meanwhile. */
 #define BATCH_HASH (1u << 16)
+static struct batch **table;
+
+void mps_batch_fold(Bool keep)
+{
+	for (UInt k = 0; table && k < BATCH_HASH; k++)
+		for (struct batch *b = table[k]; b; b = b->next) {
+			for (UInt j = 0; keep && b->execs && j < b->n; j++)
+				if (b->e[j].kind == EV_IR)
+					b->e[j].ii->v[Q_IR] += b->execs;
+			b->execs = 0;
+		}
+}
+
 static struct batch *batch_intern(const struct batch *b)
 {
-	static struct batch **table;
 	SizeT es = (SizeT)b->n * sizeof(b->e[0]);
 	ULong h = (ULong)(UWord)b->bc ^ b->n;
 	for (UInt k = 0; k < b->n; k++)

@@ -172,6 +172,7 @@ void mps_fini(Int exitcode)
 {
 	(void)exitcode;
 	mps_flush_all();
+	mps_batch_fold(True);
 	mps_alloc_fini();
 	if (clo_mem_period) {
 		struct memrec *r = &mem_buf[mem_n++];
