@@ -53,13 +53,6 @@ int mp_alloc_spool_new(char *dir, size_t len, struct mp_err *err)
 	return 0;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 int mp_alloc_spool_parse(const void *buf, size_t len, const char *name, mp_pdw *w,
 			 struct mp_alloc_stats *st)
 {
@@ -98,7 +91,7 @@ int mp_alloc_spool_parse(const void *buf, size_t len, const char *name, mp_pdw *
 			break;
 		}
 		for (unsigned i = 0; i < r.nr; i++)
-			ips[i] = get64(p + off + sizeof(r) + 8 * i);
+			ips[i] = mp_ld64(p + off + sizeof(r) + 8 * i);
 		off += r.size;
 		struct mp_alloc_rec a = { .time = r.time, .addr = r.addr, .size = r.size_bytes,
 					  .old = r.old, .pid = h.pid, .tid = r.tid,

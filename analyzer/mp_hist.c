@@ -511,38 +511,6 @@ static int dso_matches(mp_sym *s, uint32_t dso_idx, const char *want)
 	return 0;
 }
 
-/* Is the n-byte token of a comma-separated list equal to v? */
-static int list_has(const char *list, const char *v)
-{
-	if (!v)
-		return 0;
-	size_t lv = strlen(v);
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n == lv && !strncmp(p, v, n))
-			return 1;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-static int list_has_num(const char *list, uint32_t v)
-{
-	char buf[16];
-	snprintf(buf, sizeof(buf), "%u", v);
-	return list_has(list, buf);
-}
-
-static int dso_in_list(mp_sym *s, uint32_t dso_idx, const char *list)
-{
-	if (dso_idx == UINT32_MAX)
-		return list_has(list, "[unknown]");
-	const struct mp_sym_dso_info *d = mp_sym_dso(s, dso_idx, 0);
-	return d && (list_has(list, d->name) || list_has(list, d->path));
-}
-
 /* A skidding event's sample counted for the line of the instruction before it, in the same
  * function (annotate's rule: the byte before an instruction start belongs to the previous
  * one): L itself when the line stays, else tmp with that line. */
@@ -578,17 +546,8 @@ static int place_wanted(const struct mp_hist_query *q, mp_sym *s, const struct p
 		return 0;
 	if (q->sym && !mp_streq(L->l.sym, q->sym))
 		return 0;
-	if (q->comms && !list_has(q->comms, mp_sym_comm_name(s, p->comm)))
-		return 0;
-	if (q->pids && !list_has_num(q->pids, p->pid))
-		return 0;
-	if (q->tids && !list_has_num(q->tids, p->tid))
-		return 0;
-	if (q->dsos && !dso_in_list(s, L->l.dso_idx, q->dsos))
-		return 0;
-	if (q->syms && !list_has(q->syms, L->l.sym))
-		return 0;
-	return 1;
+	return mp_filter_keeps(&q->filter, s, q->filter.comms ? mp_sym_comm_name(s, p->comm) : NULL,
+			       p->pid, p->tid, L->l.dso_idx, L->l.sym);
 }
 
 /* The rows being grouped, found by key hash through an open-addressing table of row ids. */

@@ -15,20 +15,6 @@
 enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3,
        JIT_CODE_UNWINDING_INFO = 4 };
 
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* The length of the string at p (at most n bytes, NUL included), 0 when unterminated. */
 static size_t str_len(const uint8_t *p, size_t n)
 {
@@ -50,8 +36,8 @@ static int read_debug(struct dbg *d, const uint8_t *r, size_t len, uint64_t off,
 	if (len < JIT_REC_HEADER + 16)
 		return mp_err_set(err, -MP_EFORMAT, "%s: DEBUG_INFO record at offset %llu too short",
 				  name, (unsigned long long)off);
-	d->addr = ld64(r + JIT_REC_HEADER);
-	uint64_t nr = ld64(r + JIT_REC_HEADER + 8);
+	d->addr = mp_ld64(r + JIT_REC_HEADER);
+	uint64_t nr = mp_ld64(r + JIT_REC_HEADER + 8);
 	size_t pos = JIT_REC_HEADER + 16;
 	const char *prev = "";
 	d->n = 0;
@@ -76,8 +62,8 @@ static int read_debug(struct dbg *d, const uint8_t *r, size_t len, uint64_t off,
 		const char *f = (const char *)r + pos + 16;
 		if ((unsigned char)f[0] == 0xff && f[1] == 0) /* the file of the entry before */
 			f = prev;
-		d->v[d->n++] = (struct mp_jit_line){ .addr = ld64(r + pos), .line = ld32(r + pos + 8),
-						     .discrim = ld32(r + pos + 12), .file = f };
+		d->v[d->n++] = (struct mp_jit_line){ .addr = mp_ld64(r + pos), .line = mp_ld32(r + pos + 8),
+						     .discrim = mp_ld32(r + pos + 12), .file = f };
 		prev = f;
 		pos += 16 + sl;
 	}
@@ -91,14 +77,14 @@ int mp_jitdump_parse(const void *buf, size_t len, const char *name,
 	const uint8_t *b = buf;
 	if (len < JIT_HEADER_SIZE)
 		return mp_err_set(err, -MP_EFORMAT, "%s: not a jitdump file (%zu bytes)", name, len);
-	uint32_t magic = ld32(b);
+	uint32_t magic = mp_ld32(b);
 	if (magic == JIT_MAGIC_SWAPPED)
 		return mp_err_set(err, -ENOTSUP, "%s: a jitdump of the other byte order", name);
 	if (magic != JIT_MAGIC)
 		return mp_err_set(err, -MP_EFORMAT, "%s: not a jitdump file (magic %#x)", name, magic);
-	struct mp_jitdump_info h = { .version = ld32(b + 4), .elf_mach = ld32(b + 12),
-				     .pid = ld32(b + 20), .time = ld64(b + 24), .flags = ld64(b + 32) };
-	uint32_t hsize = ld32(b + 8);
+	struct mp_jitdump_info h = { .version = mp_ld32(b + 4), .elf_mach = mp_ld32(b + 12),
+				     .pid = mp_ld32(b + 20), .time = mp_ld64(b + 24), .flags = mp_ld64(b + 32) };
+	uint32_t hsize = mp_ld32(b + 8);
 	if (h.version != 1)
 		return mp_err_set(err, -ENOTSUP, "%s: jitdump version %u (1 is known)", name, h.version);
 	if (hsize < JIT_HEADER_SIZE || hsize > len)
@@ -111,7 +97,7 @@ int mp_jitdump_parse(const void *buf, size_t len, const char *name,
 			rc = mp_err_set(err, -MP_EFORMAT, "%s: record at offset %zu cut short", name, pos);
 			break;
 		}
-		uint32_t id = ld32(r), size = ld32(r + 4);
+		uint32_t id = mp_ld32(r), size = mp_ld32(r + 4);
 		if (size < JIT_REC_HEADER || size > len - pos) {
 			/* a JIT still writing leaves its last record unfinished: stop there */
 			if (size >= JIT_REC_HEADER)
@@ -120,7 +106,7 @@ int mp_jitdump_parse(const void *buf, size_t len, const char *name,
 					size, pos);
 			break;
 		}
-		struct mp_jit_code c = { .time = ld64(r + 8) };
+		struct mp_jit_code c = { .time = mp_ld64(r + 8) };
 		if (id == JIT_CODE_LOAD || id == JIT_CODE_MOVE) {
 			if (size < JIT_REC_HEADER + 40) {
 				rc = mp_err_set(err, -MP_EFORMAT, "%s: %s record at offset %zu too short",
@@ -128,13 +114,13 @@ int mp_jitdump_parse(const void *buf, size_t len, const char *name,
 				break;
 			}
 			const uint8_t *p = r + JIT_REC_HEADER;
-			c.pid = ld32(p);
-			c.tid = ld32(p + 4);
-			c.vma = ld64(p + 8);
+			c.pid = mp_ld32(p);
+			c.tid = mp_ld32(p + 4);
+			c.vma = mp_ld64(p + 8);
 			if (id == JIT_CODE_LOAD) {
-				c.addr = ld64(p + 16);
-				c.size = ld64(p + 24);
-				c.index = ld64(p + 32);
+				c.addr = mp_ld64(p + 16);
+				c.size = mp_ld64(p + 24);
+				c.index = mp_ld64(p + 32);
 				size_t rest = size - JIT_REC_HEADER - 40;
 				size_t nl = str_len(p + 40, rest);
 				if (!nl || c.size > rest - nl) {
@@ -151,10 +137,10 @@ int mp_jitdump_parse(const void *buf, size_t len, const char *name,
 				d.set = 0;
 				rc = ops->load ? ops->load(ctx, &h, &c) : 0;
 			} else {
-				c.old_addr = ld64(p + 16);
-				c.addr = ld64(p + 24);
-				c.size = ld64(p + 32);
-				c.index = size >= JIT_REC_HEADER + 48 ? ld64(p + 40) : 0;
+				c.old_addr = mp_ld64(p + 16);
+				c.addr = mp_ld64(p + 24);
+				c.size = mp_ld64(p + 32);
+				c.index = size >= JIT_REC_HEADER + 48 ? mp_ld64(p + 40) : 0;
 				rc = ops->move ? ops->move(ctx, &h, &c) : 0;
 			}
 		} else if (id == JIT_CODE_DEBUG_INFO) {

@@ -282,8 +282,9 @@ const char *mp_sym_comm_of(mp_sym *s, uint32_t pid, uint32_t tid)
 	if (v && *v)
 		return s->strs[*v];
 	char buf[24];
-	/* the idle task, never named by a COMM record: "swapper" as perf calls it */
-	snprintf(buf, sizeof(buf), tid || pid ? ":%u" : "swapper", tid);
+	/* the idle task, never named by a COMM record: "swapper" as perf calls it; others
+	 * ":TID", signed as perf prints it (-1: a task that had exited when sampled) */
+	snprintf(buf, sizeof(buf), tid || pid ? ":%d" : "swapper", (int32_t)tid);
 	return mp_sym_intern_str(s, buf);
 }
 
@@ -293,7 +294,7 @@ uint32_t mp_sym_comm_id(mp_sym *s, uint32_t pid, uint32_t tid)
 	if (v && *v)
 		return *v;
 	char buf[24];
-	snprintf(buf, sizeof(buf), tid || pid ? ":%u" : "swapper", tid);
+	snprintf(buf, sizeof(buf), tid || pid ? ":%d" : "swapper", (int32_t)tid);
 	uint32_t id = mp_sym_intern(s, buf);
 	return id == UINT32_MAX ? 0 : id;
 }

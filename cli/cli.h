@@ -75,7 +75,8 @@ int cli_c2c_help(FILE *f);
 /* Parse argv[1..] (argv[0] is the command name). With cmd->stop_at_arg, parsing ends at
  * the first non-option (the workload of record/stat); otherwise options and arguments may
  * mix. On return the non-option arguments are argv[1..*nargs], NULL-terminated (so
- * argv + 1 is a ready execvp() argument vector).
+ * argv + 1 is a ready execvp() argument vector). nargs NULL: the command takes no
+ * argument (its recording is -i FILE), and one is a usage error naming it.
  * Returns 0 to go on, 1 when --help was printed (exit 0), or CLI_EXIT_USAGE after printing
  * a one-line usage error to stderr. */
 int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, int argc, char **argv,

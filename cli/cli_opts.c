@@ -487,9 +487,16 @@ int cli_parse(const struct cli_cmd *command, const struct cli_opt *opts, int arg
 		argv[out++] = tail[k];
 	for (int k = out; k < argc; k++)
 		argv[k] = NULL;
-	*nargs = out - 1;
 	free(tail);
 	free(args);
+	if (nargs) {
+		*nargs = out - 1;
+		return 0;
+	}
+	if (out > 1) {
+		cli_error(cmd, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
+		return CLI_EXIT_USAGE;
+	}
 	return 0;
 }
 

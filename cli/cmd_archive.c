@@ -71,16 +71,11 @@ static int cmd_archive(int argc, char **argv)
 		{ 'q', "quiet", CLI_FLAG, &quiet, NULL, "no summary" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
-	int nargs = 0;
-	int rc = cli_parse(&cli_cmd_archive, opts, argc, argv, &nargs);
+	int rc = cli_parse(&cli_cmd_archive, opts, argc, argv, NULL);
 	if (rc == 1)
 		return 0;
 	if (rc)
 		return CLI_EXIT_USAGE;
-	if (nargs > 0) {
-		cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
-		return CLI_EXIT_USAGE;
-	}
 	if ((rc = cli_input_ready(CMD, &input, force)))
 		return rc;
 	char *outbuf = NULL;

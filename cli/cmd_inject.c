@@ -159,16 +159,11 @@ static int cmd_inject(int argc, char **argv)
 		{ 'q', "quiet", CLI_FLAG, &quiet, NULL, "no summary" },
 		{ CLI_END, NULL, CLI_END, NULL, NULL, NULL },
 	};
-	int nargs = 0;
-	int rc = cli_parse(&cli_cmd_inject, opts, argc, argv, &nargs);
+	int rc = cli_parse(&cli_cmd_inject, opts, argc, argv, NULL);
 	if (rc == 1)
 		return 0;
 	if (rc)
 		return CLI_EXIT_USAGE;
-	if (nargs > 0) {
-		cli_error(CMD, "unexpected argument '%s' (the input file is -i FILE)", argv[1]);
-		return CLI_EXIT_USAGE;
-	}
 	if (!jit) {
 		cli_error(CMD, "nothing to inject: give --jit (the one injection memprof does)");
 		return CLI_EXIT_USAGE;

@@ -163,13 +163,13 @@ static int report_parse_args(int argc, char **argv, char **inputs, struct report
 		{ 't', "threshold", CLI_DOUBLE, &o->threshold, "PCT",
 		  "hide rows below PCT percent in every event" },
 		{ 0, "percent-limit", CLI_DOUBLE, &o->threshold, "PCT", "the same as --threshold (perf's name)" },
-		{ 0, "comm", CLI_STR, &o->comms, "COMMS",
+		{ 0, "comm", CLI_STR, &o->filter.comms, "COMMS",
 		  "only samples of these commands (comma-separated, as perf)" },
-		{ 0, "pid", CLI_STR, &o->pids, "PIDS", "only samples of these processes" },
-		{ 0, "tid", CLI_STR, &o->tids, "TIDS", "only samples of these threads" },
-		{ 'd', "dso", CLI_STR, &o->dsos, "DSOS",
+		{ 0, "pid", CLI_STR, &o->filter.pids, "PIDS", "only samples of these processes" },
+		{ 0, "tid", CLI_STR, &o->filter.tids, "TIDS", "only samples of these threads" },
+		{ 'd', "dso", CLI_STR, &o->filter.dsos, "DSOS",
 		  "only samples in these objects (short names or paths)" },
-		{ 'S', "symbols", CLI_STR, &o->syms, "SYMS", "only samples in these symbols" },
+		{ 'S', "symbols", CLI_STR, &o->filter.syms, "SYMS", "only samples in these symbols" },
 		{ 0, "stdio", CLI_FLAG, &o->stdio, NULL, "text output (the default; accepted as perf)" },
 		{ 'n', "show-nr-samples", CLI_FLAG, &o->show_nr, NULL,
 		  "the Samples column (always shown; accepted as perf)" },
@@ -363,9 +363,9 @@ static int report_sort(struct report_opts *o)
 	}
 	if (!o->keys) /* --sort period alone: the default grouping with a Period column */
 		o->keys = MP_HK_DSO | MP_HK_SYM;
-	elide_single(&o->cols, COL_COMM, o->comms);
-	elide_single(&o->cols, COL_DSO, o->dsos);
-	elide_single(&o->cols, COL_SYM, o->syms);
+	elide_single(&o->cols, COL_COMM, o->filter.comms);
+	elide_single(&o->cols, COL_DSO, o->filter.dsos);
+	elide_single(&o->cols, COL_SYM, o->filter.syms);
 	if (cli_sym_paths_ok(CMD, o->symfs, o->kallsyms))
 		return CLI_EXIT_RUNTIME;
 	return REPORT_GO;
@@ -400,7 +400,7 @@ static int report_prepare(struct report_opts *o, struct report_state *s)
 					    (o->cols.n && o->cols.c[o->cols.n - 1] == COL_PERIOD)
 				    ? "--sort with keys other than comm, dso, sym"
 			    : o->pf.on && !o->pf.children ? "-F or --hierarchy"
-			    : (o->comms || o->pids || o->tids || o->dsos || o->syms) ? "filters"
+			    : mp_filter_any(&o->filter) ? "filters"
 			    : strchr(o->input, ',') ? "several recordings"
 						    : NULL;
 	/* a regular file is looked at first (opened once: the session reads it from there); a
@@ -451,7 +451,7 @@ static int report_open(const struct report_opts *o, struct report_state *s)
 					 .path = o->input };
 	struct mp_session_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms,
 				      .buildid_dir = s->bdir,
-				      .want_comm = (keys & MP_HK_COMM) || o->comms ||
+				      .want_comm = (keys & MP_HK_COMM) || o->filter.comms ||
 						   (!o->sort && !o->csv && !o->json),
 				      .want_cpu = (keys & MP_HK_CPU) != 0,
 				      .want_region = (keys & MP_HK_REGION) ? "--sort region" : NULL,
@@ -560,8 +560,7 @@ static int report_query(struct report_opts *o, struct report_state *s)
 		s->skids |= s->skid[i] = (unsigned char)mp_ann_event_skids(
 			&mp_pd_attr(mp_session_pd(s->ss), i)->attr);
 	struct mp_hist_query q = { .keys = keys, .sort_attr = s->nev ? s->ev[0] : 0,
-				   .skid = s->skid, .comms = o->comms, .pids = o->pids,
-				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
+				   .skid = s->skid, .filter = o->filter,
 				   .regions = mp_session_regions(s->ss) };
 	rc = mp_hist_query(mp_session_hist(s->ss), mp_session_sym(s->ss), &q, &s->res);
 	s->want_objs = !o->no_objects && !o->csv && !o->json && !o->pf.on && keys != MP_HK_DSO;
@@ -577,7 +576,7 @@ static int report_query(struct report_opts *o, struct report_state *s)
 			rc = (int)s->nmiss;
 	}
 	if (!rc && o->percentage && !strcmp(o->percentage, "relative") &&
-	    (o->comms || o->pids || o->tids || o->dsos || o->syms)) {
+	    mp_filter_any(&o->filter)) {
 		/* perf's --percentage relative: of the samples the filters keep */
 		memset(s->tot, 0, s->na * sizeof(*s->tot));
 		for (size_t r = 0; r < s->res.nrows; r++)

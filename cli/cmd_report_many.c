@@ -94,7 +94,7 @@ int report_many(const struct report_opts *o, const char *bdir)
 	for (char *s = list, *tok; (tok = strsep(&s, ","));)
 		paths[n++] = tok;
 	struct mp_session_opts so = { .symfs = o->symfs, .kallsyms = o->kallsyms, .buildid_dir = bdir,
-				      .want_comm = (keys & MP_HK_COMM) || o->comms,
+				      .want_comm = (keys & MP_HK_COMM) || o->filter.comms,
 				      .want_cpu = (keys & MP_HK_CPU) != 0 };
 	if ((rc = mp_multi_open(&m, paths, NULL, n, 1, &so, &err))) {
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : mp_strerror(rc));
@@ -123,8 +123,7 @@ int report_many(const struct report_opts *o, const char *bdir)
 	int skids = 0;
 	for (size_t j = 0; j < m.nev && !o->no_skid && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)); j++)
 		skids |= mp_ann_event_skids(&mp_pd_attr(mp_session_pd(m.ss[0]), m.ev[j])->attr);
-	struct mp_hist_query q = { .keys = keys, .comms = o->comms, .pids = o->pids,
-				   .tids = o->tids, .dsos = o->dsos, .syms = o->syms,
+	struct mp_hist_query q = { .keys = keys, .filter = o->filter,
 				   .skid = skids ? &skid_on : NULL };
 	if ((rc = mp_multi_query(&m, &q, &mg)) || (rc = merged_result(&m, &mg, na, &res)))
 		goto fail;

@@ -120,7 +120,7 @@ static int sample_csv(struct script_ctx *x, const struct mp_pd_sample *s)
 	struct mp_sym_loc loc;
 	mp_sym_resolve(x->sym, map, s->cpumode, s->ip, 0, &loc);
 	cli_csv_str(x->out, mp_sym_comm_of(x->sym, s->pid, s->tid));
-	fprintf(x->out, ",%u,%u,%u,%" PRIu64 ",", s->pid, s->tid, s->cpu, s->time);
+	fprintf(x->out, ",%d,%d,%u,%" PRIu64 ",", (int32_t)s->pid, (int32_t)s->tid, s->cpu, s->time);
 	cli_csv_str(x->out, a && a->name ? a->name : "?");
 	fprintf(x->out, ",%" PRIu64 ",0x%" PRIx64 ",", s->period, loc.addr);
 	cli_csv_str(x->out, loc.dso);
@@ -145,8 +145,10 @@ static int sample_text(struct script_ctx *x, const struct mp_pd_sample *s)
 	const struct mp_pd_attr *a = mp_pd_attr(x->pd, s->attr_idx);
 	char b1[64], b2[512];
 	const char *tp = script_trace_text(x->trace, x->pd, s, &x->tbuf);
-	fprintf(x->out, "%s %u/%u %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:%s%s\n",
-		cli_nl(mp_sym_comm_of(x->sym, s->pid, s->tid), b1, sizeof(b1)), s->pid, s->tid, s->time / 1000000000,
+	/* pid and tid signed, as perf: a task that had exited when sampled is -1 */
+	fprintf(x->out, "%s %d/%d %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:%s%s\n",
+		cli_nl(mp_sym_comm_of(x->sym, s->pid, s->tid), b1, sizeof(b1)), (int32_t)s->pid,
+		(int32_t)s->tid, s->time / 1000000000,
 		(s->time % 1000000000) / 1000, s->period, cli_nl(a && a->name ? a->name : "?", b2, sizeof(b2)),
 		tp ? " " : "", tp ? tp : "");
 	if (x->no_chain)

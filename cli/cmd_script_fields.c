@@ -169,12 +169,13 @@ void script_fields_print(FILE *out, struct script_fields *f, const mp_pd *pd, mp
 		}
 	if (HAS(f, SF_COMM))
 		fprintf(out, "%16s ", mp_sym_comm_of(sym, s->pid, s->tid));
+	/* signed, as perf: a task that had exited when sampled is -1 */
 	if (HAS(f, SF_PID) && HAS(f, SF_TID))
-		fprintf(out, "%5u/%-5u ", s->pid, s->tid);
+		fprintf(out, "%5d/%-5d ", (int32_t)s->pid, (int32_t)s->tid);
 	else if (HAS(f, SF_PID))
-		fprintf(out, "%5u ", s->pid);
+		fprintf(out, "%5d ", (int32_t)s->pid);
 	else if (HAS(f, SF_TID))
-		fprintf(out, "%5u ", s->tid);
+		fprintf(out, "%5d ", (int32_t)s->tid);
 	if (HAS(f, SF_CPU))
 		fprintf(out, "[%03u] ", s->cpu);
 	if (HAS(f, SF_TIME)) {

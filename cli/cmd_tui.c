@@ -157,7 +157,7 @@ static int cmd_tui(int argc, char **argv)
 {
 	const char *input = NULL, *symfs = NULL, *kallsyms = NULL, *ratios = NULL, *batch = NULL;
 	const char *size = NULL, *predict = NULL, *events = NULL, *cgspec = NULL, *archive = NULL;
-	int no_color = 0, no_ratios = 0, no_skid = 0, nargs = 0, force = 0, no_children = 0;
+	int no_color = 0, no_ratios = 0, no_skid = 0, force = 0, no_children = 0;
 	int full_names = 0;
 	double hot_pct = 5.0;
 	const struct cli_opt opts[] = {
@@ -185,7 +185,7 @@ static int cmd_tui(int argc, char **argv)
 		  "left out, comma-separated (default caller,0.5)" },
 		{ 0, NULL, CLI_END, NULL, NULL, NULL },
 	};
-	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, &nargs);
+	int rc = cli_parse(&cli_cmd_tui, opts, argc, argv, NULL);
 	if (rc == 1) {
 		char line[256];
 		printf("\nkeys:\n");
@@ -195,10 +195,6 @@ static int cmd_tui(int argc, char **argv)
 	}
 	if (rc)
 		return CLI_EXIT_USAGE;
-	if (nargs > 0) {
-		cli_error("tui", "unexpected argument '%s' (the file goes with -i)", argv[1]);
-		return CLI_EXIT_USAGE;
-	}
 	int cols, rows;
 	if (cli_tui_size("tui", size, &cols, &rows))
 		return CLI_EXIT_USAGE;

@@ -63,8 +63,7 @@ struct report_opts {
 	const char *percentage;           /* perf's --percentage relative|absolute */
 	const char *fields;               /* perf's -F/--fields */
 	int hierarchy, threads;           /* perf's --hierarchy, -T/--threads */
-	/* perf report's filters: comma-separated lists */
-	const char *comms, *pids, *tids, *dsos, *syms;
+	struct mp_filter filter; /* perf report's --comm, --pid, --tid, --dso, --symbols */
 	const char *events;
 	/* call chains */
 	int children, no_children, max_stack, folded, folded_period, inline_, no_inline;

@@ -7,7 +7,9 @@
  * (system-wide recordings), or else the thread's next sample of any kind (hotspot's rule;
  * the header says when it was the only one). The intervals are weighed by their
  * nanoseconds in a call graph keyed by command: the table of threads, the table of stacks
- * and --folded come from it. */
+ * and --folded come from it. report's filters (--comm, --pid, --tid, --dso, --symbols) keep
+ * the intervals whose switch-out sample they keep, by the rule of the normal report's samples
+ * (mp_filter_keeps: the thread, its name then, the sampled address's object and symbol). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 struct oc_thread {
 	uint32_t pid, tid;
 	int pending;               /* switched out, not in yet */
+	int kept;                  /* the pending switch-out passed the filters */
 	int preempted;             /* the pending switch-out's task was runnable */
 	struct mp_pd_sample s;     /* the switch-out sample (callchain: ips below) */
 	uint64_t *ips;
@@ -39,6 +42,8 @@ struct oc {
 	struct mp_u64map by_tid;
 	uint64_t by_switch, by_next, by_sample; /* how the intervals ended */
 	uint64_t unended, nochain;
+	const struct mp_filter *filter;
+	uint64_t all_ns, nall; /* every interval's, the filters' left-outs too */
 	int err;
 };
 
@@ -71,6 +76,10 @@ static int close_at(struct oc *x, mp_sym *sym, uint32_t tid, uint64_t t, uint64_
 	if (t < th->s.time)
 		return 0;
 	uint64_t ns = t - th->s.time;
+	x->all_ns += ns;
+	x->nall++;
+	if (!th->kept)
+		return 0;
 	th->s.period = ns;
 	if (th->preempted)
 		th->preempt += ns;
@@ -79,6 +88,20 @@ static int close_at(struct oc *x, mp_sym *sym, uint32_t tid, uint64_t t, uint64_
 	th->n++;
 	(*how)++;
 	return mp_cg_add_chain(x->cg, sym, &th->s, th->ips, th->nips);
+}
+
+/* Do the filters keep the switch-out sample s, as report keeps a sample? */
+static int oc_keeps(const struct oc *x, mp_sym *sym, const struct mp_pd_sample *s)
+{
+	const struct mp_filter *f = x->filter;
+	if (!mp_filter_any(f))
+		return 1;
+	struct mp_sym_loc L = { .dso_idx = UINT32_MAX };
+	if (f->dsos || f->syms)
+		mp_sym_resolve(sym, mp_sym_map_find(sym, s->pid, s->cpumode, s->ip), s->cpumode,
+			       s->ip, 0, &L);
+	return mp_filter_keeps(f, sym, f->comms ? mp_sym_comm_of(sym, s->pid, s->tid) : NULL,
+			       s->pid, s->tid, L.dso_idx, L.sym);
 }
 
 static int oc_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const uint64_t *ips,
@@ -110,6 +133,9 @@ static int oc_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, const
 	th->s.user_stack = NULL;
 	th->s.regs_user = NULL;
 	th->s.branch = NULL;
+	th->kept = oc_keeps(x, sym, s);
+	if (!th->kept)
+		return 0;
 	memcpy(th->ips, ips, nips * sizeof(*ips));
 	th->nips = nips;
 	x->nochain += nips < 2;
@@ -196,17 +222,28 @@ static int th_by_ns(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void print_text(const struct report_opts *o, struct oc *x, mp_sym *sym, uint64_t total)
+/* total: the time the filters keep; base: the percentages' (all of it, or with
+ * --percentage relative the time kept, as report's). */
+static void print_text(const struct report_opts *o, struct oc *x, mp_sym *sym, uint64_t total,
+		       uint64_t base)
 {
 	char nb[64];
 	uint64_t nint = x->by_switch + x->by_next + x->by_sample;
+	size_t nth = 0;
+	for (size_t i = 0; i < x->nth; i++)
+		nth += x->th[i].n > 0;
 	printf("# memprof report --off-cpu of %s\n", o->input);
 	printf("# off-CPU time: from each thread's switch-out (a sched:sched_switch sample, its call "
 	       "chain) to its next switch-in\n");
 	printf("# total %.3f ms in %" PRIu64 " intervals of %zu threads; ends: %" PRIu64
 	       " switch-in records, %" PRIu64 " switches to the thread, %" PRIu64
 	       " next samples of the thread\n",
-	       total / 1e6, nint, x->nth, x->by_switch, x->by_next, x->by_sample);
+	       total / 1e6, nint, nth, x->by_switch, x->by_next, x->by_sample);
+	if (mp_filter_any(&o->filter))
+		printf("# the filters keep %.3f ms (%" PRIu64 " intervals) of %.3f ms (%" PRIu64
+		       " intervals); percentages of %s\n",
+		       total / 1e6, nint, x->all_ns / 1e6, x->nall,
+		       base == x->all_ns ? "all of it" : "the time kept (--percentage relative)");
 	if (x->by_sample && !x->by_switch && !x->by_next)
 		printf("# WARNING: no switch-in records (record --switch-events, or -a): an interval "
 		       "ends at the thread's next sample and includes its time on the CPU until then\n");
@@ -223,13 +260,13 @@ static void print_text(const struct report_opts *o, struct oc *x, mp_sym *sym, u
 		if (!t->n)
 			continue;
 		printf("  %7.2f%% %12.3f %12.3f %14.3f %9" PRIu64 "  %s/%u\n",
-		       report_pct(t->blocked + t->preempt, total), (t->blocked + t->preempt) / 1e6,
+		       report_pct(t->blocked + t->preempt, base), (t->blocked + t->preempt) / 1e6,
 		       t->blocked / 1e6, t->preempt / 1e6, t->n,
 		       cli_nl(mp_sym_comm_of(sym, t->pid, t->tid), nb, sizeof(nb)), t->tid);
 	}
 }
 
-static int print_stacks(const struct report_opts *o, struct oc *x, uint64_t total)
+static int print_stacks(const struct report_opts *o, struct oc *x, uint64_t base)
 {
 	struct oc_stacks st = { .attr = x->sw_attr };
 	struct mp_cg_iter_opts io = { 0 };
@@ -240,7 +277,7 @@ static int print_stacks(const struct report_opts *o, struct oc *x, uint64_t tota
 		       "%-16s %s\n", "Off-CPU", "Time (ms)", "Switches", "Command", "Stack");
 		char nb[64];
 		for (size_t i = 0; i < st.n; i++) {
-			double pct = report_pct(st.v[i].ns, total);
+			double pct = report_pct(st.v[i].ns, base);
 			if (pct < o->threshold)
 				continue;
 			printf("  %7.2f%% %12.3f %9" PRIu64 "  %-16s %s\n", pct, st.v[i].ns / 1e6,
@@ -283,7 +320,7 @@ static int find_switch(const struct report_opts *o, const mp_pd *pd, const mp_pd
 int report_offcpu(const struct report_opts *o)
 {
 	struct mp_err err = { 0 };
-	struct oc x = { 0 };
+	struct oc x = { .filter = &o->filter };
 	struct oc_run r = { .x = &x };
 	mp_pd_trace *t = NULL;
 	mp_session *ss = NULL;
@@ -326,8 +363,10 @@ int report_offcpu(const struct report_opts *o)
 	uint64_t total = 0;
 	for (size_t i = 0; i < x.nth; i++) {
 		total += x.th[i].blocked + x.th[i].preempt;
-		x.unended += x.th[i].pending;
+		x.unended += x.th[i].pending && x.th[i].kept;
 	}
+	int relative = o->percentage && !strcmp(o->percentage, "relative");
+	uint64_t base = relative ? total : x.all_ns;
 	if (mp_cg_resolve(x.cg, sym, 0)) {
 		cli_error(REPORT_CMD, "out of memory");
 		goto out;
@@ -335,8 +374,8 @@ int report_offcpu(const struct report_opts *o)
 	if (o->folded)
 		rc = report_cg_folded(stdout, x.cg, x.sw_attr, 1, 0) ? 1 : 0;
 	else {
-		print_text(o, &x, sym, total);
-		rc = print_stacks(o, &x, total) ? 1 : 0;
+		print_text(o, &x, sym, total, base);
+		rc = print_stacks(o, &x, base) ? 1 : 0;
 	}
 	if (rc)
 		cli_error(REPORT_CMD, "out of memory");

@@ -159,8 +159,9 @@ int report_pf_setup(struct report_opts *o)
 		o->keys |= pfs[k].hk;
 		if (k == PF_SYS || k == PF_US)
 			o->keys |= MP_HK_SYM; /* the level says kernel or user; folded back below */
-		pf->elide[i] = (k == PF_COMM && single(o->comms)) ||
-			       (k == PF_DSO && single(o->dsos)) || (k == PF_SYM && single(o->syms));
+		pf->elide[i] = (k == PF_COMM && single(o->filter.comms)) ||
+			       (k == PF_DSO && single(o->filter.dsos)) ||
+			       (k == PF_SYM && single(o->filter.syms));
 	}
 	if (o->hierarchy && !o->keys) {
 		cli_error(CMD, "--hierarchy: no sort key");
@@ -486,7 +487,7 @@ static void print_flat(FILE *f, const struct report_opts *o, const struct report
 	int w[PF_N];
 	char b[4096];
 	size_t last = 0;
-	widths(pf, x, n, sec->nm, o->dsos != NULL, w);
+	widths(pf, x, n, sec->nm, o->filter.dsos != NULL, w);
 	for (size_t j = 0; j < pf->nout; j++)
 		if (!pf->elide[j])
 			last = j;
@@ -602,7 +603,7 @@ static int print_hier(FILE *f, const struct report_opts *o, const struct pf_sec 
 		else
 			val[nval++] = pf->out[j];
 	}
-	widths(pf, x, n, sec->nm, o->dsos != NULL, w);
+	widths(pf, x, n, sec->nm, o->filter.dsos != NULL, w);
 	/* the rows sorted by the keys in level order: each node's rows are one run */
 	struct pf_ctx ctx = { lv, nlv, 0 };
 	qsort_r(x, n, sizeof(*x), cmp_rows, &ctx);

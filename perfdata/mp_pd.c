@@ -1,6 +1,6 @@
 /* mp_pd.c - perf.data reader: file and pipe mode, perf 3.x to 6.x, zstd records.
  *
- * The file is mapped and decoded in place. Every load goes through ld64()/ld32() (memcpy)
+ * The file is mapped and decoded in place. Every load goes through mp_ld64()/mp_ld32() (memcpy)
  * because pipe-mode records are not 8-byte aligned and a hostile file can put anything
  * anywhere; every length is checked against the bytes that remain before it is used.
  *
@@ -52,16 +52,16 @@ static int sec_ok(const mp_pd *pd, uint64_t off, uint64_t size)
 static int open_file_mode(mp_pd *pd, struct mp_err *err)
 {
 	const uint8_t *h = pd->map;
-	uint64_t hsize = ld64(h + 8);
+	uint64_t hsize = mp_ld64(h + 8);
 	if (hsize < 72)
 		return PD_ERR(pd, err, -MP_EFORMAT, "bad header size %" PRIu64, hsize);
 	if (hsize > pd->size)
 		return PD_ERR(pd, err, -MP_ETRUNC, "truncated: header is %" PRIu64 " bytes but file has %zu bytes",
 			      hsize, pd->size);
-	uint64_t attr_size = ld64(h + 16);
-	uint64_t a_off = ld64(h + 24), a_size = ld64(h + 32);
-	pd->data_off = ld64(h + 40);
-	pd->data_size = ld64(h + 48);
+	uint64_t attr_size = mp_ld64(h + 16);
+	uint64_t a_off = mp_ld64(h + 24), a_size = mp_ld64(h + 32);
+	pd->data_off = mp_ld64(h + 40);
+	pd->data_size = mp_ld64(h + 48);
 
 	if (!sec_ok(pd, pd->data_off, pd->data_size))
 		return PD_ERR(pd, err, -MP_ETRUNC,
@@ -81,11 +81,11 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 	for (uint64_t i = 0; i < nattrs; i++) {
 		const uint8_t *ap = pd->map + a_off + i * attr_size;
 		size_t bytes = (size_t)attr_size - 16;
-		uint32_t asz = ld32(ap + 4);
+		uint32_t asz = mp_ld32(ap + 4);
 		if (asz > bytes)
 			return PD_ERR(pd, err, -MP_EFORMAT,
 				      "attr %" PRIu64 ": size %u exceeds its slot of %zu bytes", i, asz, bytes);
-		uint64_t ioff = ld64(ap + bytes), isz = ld64(ap + bytes + 8);
+		uint64_t ioff = mp_ld64(ap + bytes), isz = mp_ld64(ap + bytes + 8);
 		if (!sec_ok(pd, ioff, isz))
 			return PD_ERR(pd, err, -MP_ETRUNC,
 				      "truncated: ids of attr %" PRIu64 " end at %" PRIu64 " but file has %zu bytes",
@@ -97,7 +97,7 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 	if (hsize >= MP_PERF_FILE_HEADER_SIZE) {
 		uint64_t toff = pd->data_off + pd->data_size, nf = 0;
 		for (unsigned b = 0; b < MP_HEADER_FEAT_BITS; b++)
-			if (ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1)
+			if (mp_ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1)
 				nf++;
 		/* A damaged feature table or section is skipped with a warning, as perf goes on
 		 * without it: only a command that needs the feature fails (it finds it absent). */
@@ -110,9 +110,9 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 		uint64_t k = 0, bad_off = 0, bad_size = 0;
 		unsigned nbad = 0, bad = 0;
 		for (unsigned b = 0; nf && b < MP_HEADER_FEAT_BITS; b++) {
-			if (!(ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
+			if (!(mp_ld64(h + 72 + 8 * (b / 64)) >> (b % 64) & 1))
 				continue;
-			uint64_t so = ld64(pd->map + toff + 16 * k), ss = ld64(pd->map + toff + 16 * k + 8);
+			uint64_t so = mp_ld64(pd->map + toff + 16 * k), ss = mp_ld64(pd->map + toff + 16 * k + 8);
 			k++;
 			if (!sec_ok(pd, so, ss)) {
 				if (!nbad++) {
@@ -144,9 +144,9 @@ static int open_file_mode(mp_pd *pd, struct mp_err *err)
 
 void mp_pd_handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
 {
-	if (size < 24 || ld64(r + 8) != MP_EVENT_UPDATE_NAME)
+	if (size < 24 || mp_ld64(r + 8) != MP_EVENT_UPDATE_NAME)
 		return;
-	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + 16));
+	struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(r + 16));
 	if (!s)
 		return;
 	mp_pd_set_name(pd, s->attr, r + 24, size - 24);
@@ -160,9 +160,9 @@ void mp_pd_handle_event_update(mp_pd *pd, const uint8_t *r, size_t size)
  * whose payload is the feature's: u64 MP_HEADER_MEMPROF, then the key=value text. */
 static void pipe_meta_record(mp_pd *pd, const uint8_t *r, uint16_t size)
 {
-	if (size >= 16 && ld64(r + 8) == MP_HEADER_MEMPROF)
+	if (size >= 16 && mp_ld64(r + 8) == MP_HEADER_MEMPROF)
 		mp_pd_parse_feature(pd, MP_HEADER_MEMPROF, r + 16, (size_t)size - 16);
-	else if (size >= 16 && ld64(r + 8) == MP_HEADER_ALLOC)
+	else if (size >= 16 && mp_ld64(r + 8) == MP_HEADER_ALLOC)
 		mp_pd_alloc_piece(pd, r + 16, (size_t)size - 16, 0);
 }
 
@@ -175,12 +175,12 @@ static void pipe_header_record(mp_pd *pd, uint32_t type, const uint8_t *r, uint1
 	switch (type) {
 	case MP_RECORD_HEADER_TRACING_DATA:
 		/* the payload follows the record (its u32 size), kept whole as a file's is */
-		if (size >= 12 && ld32(r + 8) <= avail - size)
-			mp_pd_parse_feature(pd, MP_HEADER_TRACING_DATA, r + size, ld32(r + 8));
+		if (size >= 12 && mp_ld32(r + 8) <= avail - size)
+			mp_pd_parse_feature(pd, MP_HEADER_TRACING_DATA, r + size, mp_ld32(r + 8));
 		break;
 	case MP_RECORD_HEADER_FEATURE:
 		if (size >= 16) {
-			uint64_t f = ld64(r + 8);
+			uint64_t f = mp_ld64(r + 8);
 			if (f < MP_HEADER_FEAT_BITS && (f != MP_HEADER_EVENT_DESC || pd->nattrs))
 				mp_pd_parse_feature(pd, (unsigned)f, r + 16, (size_t)size - 16);
 		}
@@ -207,8 +207,8 @@ static uint64_t pipe_tail_scan(mp_pd *pd, uint64_t off)
 {
 	while (pd->size - off >= 8) {
 		const uint8_t *r = pd->map + off;
-		uint32_t type = ld32(r);
-		uint16_t size = ld16(r + 6);
+		uint32_t type = mp_ld32(r);
+		uint16_t size = mp_ld16(r + 6);
 		if (size < 8 || size > pd->size - off)
 			break;
 		pipe_header_record(pd, type, r, size, pd->size - off);
@@ -229,8 +229,8 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 	pd->data_size = pd->size - off;
 	while (pd->size - off >= 8) {
 		const uint8_t *r = pd->map + off;
-		uint32_t type = ld32(r);
-		uint16_t size = ld16(r + 6);
+		uint32_t type = mp_ld32(r);
+		uint16_t size = mp_ld16(r + 6);
 		if (size < 8)
 		{
 			char why[80];
@@ -251,7 +251,7 @@ static int open_pipe_mode(mp_pd *pd, struct mp_err *err)
 		if (type == MP_RECORD_HEADER_ATTR) {
 			if (size < 8 + PERF_ATTR_SIZE_VER0)
 				return pd_err_rec(pd, err, off, "attr record too short");
-			uint32_t asz = ld32(r + 8 + 4);
+			uint32_t asz = mp_ld32(r + 8 + 4);
 			if (asz == 0)
 				asz = PERF_ATTR_SIZE_VER0;
 			if (asz > (uint32_t)size - 8)
@@ -300,13 +300,13 @@ static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
 	if (pd->size < 16) {
 		char m[40];
 		magic_text(pd->map, pd->size, m);
-		if (pd->size >= 8 && ld64(pd->map) == MP_PERF_MAGIC2)
+		if (pd->size >= 8 && mp_ld64(pd->map) == MP_PERF_MAGIC2)
 			PD_ERR(pd, err, -MP_ETRUNC, "truncated: header needs 16 bytes but file has %zu bytes", pd->size);
 		else
 			PD_ERR(pd, err, -MP_EFORMAT, "not a perf.data file (bad magic '%s', %zu bytes)", m, pd->size);
 		goto fail;
 	}
-	uint64_t magic = ld64(pd->map);
+	uint64_t magic = mp_ld64(pd->map);
 	if (magic != MP_PERF_MAGIC2) {
 		char m[40];
 		magic_text(pd->map, 8, m);
@@ -319,7 +319,7 @@ static mp_pd *pd_open_common(mp_pd *pd, struct mp_err *err)
 		goto fail;
 	}
 	int rc;
-	if (ld64(pd->map + 8) == MP_PERF_PIPE_HEADER_SIZE) {
+	if (mp_ld64(pd->map + 8) == MP_PERF_PIPE_HEADER_SIZE) {
 		pd->pipe = 1;
 		rc = open_pipe_mode(pd, err);
 	} else {

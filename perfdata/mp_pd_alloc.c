@@ -9,20 +9,6 @@
 
 #include "mp_pd_int.h"
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 void mp_pd_alloc_piece(mp_pd *pd, const uint8_t *p, size_t n, int whole)
 {
 	struct pd_allocs *a = &pd->alloc;
@@ -71,15 +57,15 @@ void mp_pd_alloc_load(mp_pd *pd)
 	size_t n = a->n;
 	if (n < 64)
 		DROP("shorter than its header, bytes", n);
-	if (get64(p) != MP_ALLOC_MAGIC)
-		DROP("bad magic", get64(p));
-	uint32_t hsize = get32(p + 8), rsize = get32(p + 12);
+	if (mp_ld64(p) != MP_ALLOC_MAGIC)
+		DROP("bad magic", mp_ld64(p));
+	uint32_t hsize = mp_ld32(p + 8), rsize = mp_ld32(p + 12);
 	if (hsize < 64 || hsize > n)
 		DROP("bad header size", hsize);
 	if (rsize != sizeof(struct mp_alloc_rec))
 		DROP("unknown record size", rsize);
-	uint64_t nsites = get64(p + 16), nrecs = get64(p + 24), sbytes = get64(p + 40);
-	a->lost = get64(p + 32);
+	uint64_t nsites = mp_ld64(p + 16), nrecs = mp_ld64(p + 24), sbytes = mp_ld64(p + 40);
+	a->lost = mp_ld64(p + 32);
 	if (sbytes > n - hsize)
 		DROP("sites run past the end, bytes", sbytes);
 	if (nrecs != (n - hsize - sbytes) / rsize || (n - hsize - sbytes) % rsize)
@@ -96,10 +82,10 @@ void mp_pd_alloc_load(mp_pd *pd)
 	for (uint64_t i = 0; i < nsites; i++) {
 		if (end - s < 8)
 			DROP("site runs past the end", i);
-		uint32_t nr = get32(s + 4);
+		uint32_t nr = mp_ld32(s + 4);
 		if (nr > MP_ALLOC_MAX_DEPTH || (uint64_t)(end - s - 8) < (uint64_t)nr * 8)
 			DROP("site's call chain runs past the end", i);
-		a->pid[i] = get32(s);
+		a->pid[i] = mp_ld32(s);
 		a->first[i] = nips;
 		memcpy(a->ips + nips, s + 8, (size_t)nr * 8);
 		nips += nr;

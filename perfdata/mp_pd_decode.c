@@ -26,7 +26,7 @@ __attribute__((noinline)) static size_t other_attr(const mp_pd *pd, const uint8_
 		return 0;
 	if ((size_t)pd->id_back + 8 > size)
 		return 0;
-	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + size - pd->id_back));
+	struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(r + size - pd->id_back));
 	return s ? s->attr : 0;
 }
 
@@ -40,13 +40,13 @@ uint64_t mp_pd_rec_time(const mp_pd *pd, const uint8_t *r, size_t size, uint32_t
 		size_t o = pd->ia[ai].lay.time;
 		if (!o || o + 8 > size)
 			return UINT64_MAX;
-		uint64_t t = ld64(r + o);
+		uint64_t t = mp_ld64(r + o);
 		return t ? t : UINT64_MAX;
 	}
 	const struct mp_sample_layout *L = &pd->ia[other_attr(pd, r, size)].lay;
 	if (!L->tr_time || L->trailer_size > size)
 		return UINT64_MAX;
-	uint64_t t = ld64(r + size - L->tr_time);
+	uint64_t t = mp_ld64(r + size - L->tr_time);
 	return t ? t : UINT64_MAX;
 }
 
@@ -66,13 +66,13 @@ static size_t parse_trailer(const mp_pd *pd, const uint8_t *r, size_t size, size
 		return size;
 	const uint8_t *end = r + size;
 	if (L->tr_tid) {
-		t->pid = ld32(end - L->tr_tid);
-		t->tid = ld32(end - L->tr_tid + 4);
+		t->pid = mp_ld32(end - L->tr_tid);
+		t->tid = mp_ld32(end - L->tr_tid + 4);
 	}
 	if (L->tr_time)
-		t->time = ld64(end - L->tr_time);
+		t->time = mp_ld64(end - L->tr_time);
 	if (L->tr_cpu)
-		t->cpu = ld32(end - L->tr_cpu);
+		t->cpu = mp_ld32(end - L->tr_cpu);
 	return size - L->trailer_size;
 }
 
@@ -140,7 +140,7 @@ struct pd_cur {
 #define TAKE64(dst)                                               \
 	do {                                                      \
 		NEED(8);                                          \
-		(dst) = ld64(c->p);                               \
+		(dst) = mp_ld64(c->p);                               \
 		c->p += 8;                                        \
 	} while (0)
 
@@ -200,7 +200,7 @@ static int sample_read(struct pd_cur *c, const struct mp_sample_layout *L, struc
 		return 0;
 	NEED(L->read_size);
 	if (L->read_format & PERF_FORMAT_GROUP) {
-		rd->nr = ld64(c->p);
+		rd->nr = mp_ld64(c->p);
 		c->p += L->read_size;
 		FITS(rd->nr, rd->ent, "group read nr");
 		rd->vals = c->p;
@@ -232,7 +232,7 @@ static int sample_chains(struct pd_cur *c, struct mp_pd_sample *s)
 	}
 	if (c->st & PERF_SAMPLE_RAW) {
 		NEED(4);
-		uint32_t rs = ld32(c->p);
+		uint32_t rs = mp_ld32(c->p);
 		c->p += 4;
 		FITS(rs, 1, "raw size");
 		s->raw_size = rs;
@@ -346,7 +346,7 @@ static int sample_read_deliver(struct pd_run *R, struct mp_pd_sample *s,
 	mp_pd *pd = R->pd;
 	for (uint64_t i = 0; i < rd->nr; i++) {
 		const uint8_t *v = rd->vals + i * rd->ent;
-		uint64_t val = ld64(v), vid = L->read_id ? ld64(v + L->read_id) : 0;
+		uint64_t val = mp_ld64(v), vid = L->read_id ? mp_ld64(v + L->read_id) : 0;
 		struct pd_sid *sid = L->read_id ? mp_pd_sid_find(pd, vid) : NULL;
 		if (!sid) {
 			pd->nr_unknown++;
@@ -384,7 +384,7 @@ static int deliver_sample(struct pd_run *R, const uint8_t *r, size_t size, uint6
 
 	sample_clear(&s);
 	s.attr_idx = ai;
-	s.cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	s.cpumode = mp_ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (size < L->fixed_size) {
 		rc = PD_SHORT;
 		goto fail;
@@ -469,34 +469,34 @@ static int deliver_read(struct pd_run *R, const uint8_t *r, size_t size)
 	if ((size_t)(end - p) < need)
 		return 0;
 	/* the times, for every value of the record */
-	struct mp_counts v = { 0, L->read_ena ? ld64(p + L->read_ena) : 0,
-			       L->read_run ? ld64(p + L->read_run) : 0 };
+	struct mp_counts v = { 0, L->read_ena ? mp_ld64(p + L->read_ena) : 0,
+			       L->read_run ? mp_ld64(p + L->read_run) : 0 };
 	if (L->read_format & PERF_FORMAT_GROUP) {
-		uint64_t nr = ld64(p);
+		uint64_t nr = mp_ld64(p);
 		size_t ent = L->read_entry;
 		p += L->read_size;
 		for (uint64_t i = 0; i < nr && (size_t)(end - p) >= ent; i++, p += ent) {
 			size_t ai = ai0;
 			if (L->read_id) {
-				struct pd_sid *s = mp_pd_sid_find(pd, ld64(p + L->read_id));
+				struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(p + L->read_id));
 				if (!s)
 					continue;
 				ai = s->attr;
 			}
-			v.val = ld64(p);
-			if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), &v))
+			v.val = mp_ld64(p);
+			if (add_count(pd, ai, (int32_t)mp_ld32(r + 8), (int32_t)mp_ld32(r + 12), &v))
 				return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 		}
 		return 0;
 	}
 	size_t ai = ai0;
 	if (L->read_id) {
-		struct pd_sid *s = mp_pd_sid_find(pd, ld64(p + L->read_id));
+		struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(p + L->read_id));
 		if (s)
 			ai = s->attr;
 	}
-	v.val = ld64(p);
-	if (add_count(pd, ai, (int32_t)ld32(r + 8), (int32_t)ld32(r + 12), &v))
+	v.val = mp_ld64(p);
+	if (add_count(pd, ai, (int32_t)mp_ld32(r + 8), (int32_t)mp_ld32(r + 12), &v))
 		return PD_ERR(pd, R->err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -506,8 +506,8 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 {
 	mp_pd *pd = R->pd;
 	const struct mp_pd_handler *h = R->h;
-	uint32_t type = ld32(r);
-	uint16_t misc = ld16(r + 4);
+	uint32_t type = mp_ld32(r);
+	uint16_t misc = mp_ld16(r + 4);
 	struct pd_trail t;
 
 	R->rk.state = RK_NONE; /* a record other than the flush's fast samples: no repeat after it */
@@ -522,8 +522,8 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		size_t body = parse_trailer(pd, r, size, fo, &t);
 		if (size < fo)
 			return pd_err_rec(pd, R->err, off, "mmap record too short");
-		struct mp_pd_mmap m = { .pid = ld32(r + 8), .tid = ld32(r + 12), .start = ld64(r + 16),
-					.len = ld64(r + 24), .pgoff = ld64(r + 32),
+		struct mp_pd_mmap m = { .pid = mp_ld32(r + 8), .tid = mp_ld32(r + 12), .start = mp_ld64(r + 16),
+					.len = mp_ld64(r + 24), .pgoff = mp_ld64(r + 32),
 					.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK };
 		if (type == PERF_RECORD_MMAP2) {
 			if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
@@ -532,8 +532,8 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 				m.build_id_len = l <= 20 ? l : 20;
 				memcpy(m.build_id, r + 44, 20);
 			}
-			m.prot = ld32(r + 64);
-			m.flags = ld32(r + 68);
+			m.prot = mp_ld32(r + 64);
+			m.flags = mp_ld32(r + 68);
 		}
 		m.filename = rec_str(pd, r, fo, body);
 		return h->mmap(h->ctx, &m);
@@ -544,7 +544,7 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		if (size < 16)
 			return pd_err_rec(pd, R->err, off, "comm record too short");
 		size_t body = parse_trailer(pd, r, size, 16, &t);
-		uint32_t pid = ld32(r + 8), tid = ld32(r + 12);
+		uint32_t pid = mp_ld32(r + 8), tid = mp_ld32(r + 12);
 		struct mp_pd_task k = { .pid = pid, .tid = tid, .ppid = pid, .ptid = tid,
 					.comm = rec_str(pd, r, 16, body),
 					.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC), .time = t.time };
@@ -557,16 +557,16 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 			return 0;
 		if (size < 32)
 			return pd_err_rec(pd, R->err, off, "fork/exit record too short");
-		struct mp_pd_task k = { .pid = ld32(r + 8), .ppid = ld32(r + 12), .tid = ld32(r + 16),
-					.ptid = ld32(r + 20), .time = ld64(r + 24) };
+		struct mp_pd_task k = { .pid = mp_ld32(r + 8), .ppid = mp_ld32(r + 12), .tid = mp_ld32(r + 16),
+					.ptid = mp_ld32(r + 20), .time = mp_ld64(r + 24) };
 		return cb(h->ctx, &k);
 	}
 	case PERF_RECORD_LOST: {
 		if (size < 24)
 			return pd_err_rec(pd, R->err, off, "lost record too short");
-		struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + 8));
+		struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(r + 8));
 		size_t ai = s ? s->attr : other_attr(pd, r, size);
-		uint64_t n = ld64(r + 16);
+		uint64_t n = mp_ld64(r + 16);
 		pd->attrs[ai].lost += n;
 		if (h && h->lost)
 			return h->lost(h->ctx, ai, n);
@@ -576,7 +576,7 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 		if (size < 16)
 			return pd_err_rec(pd, R->err, off, "lost-samples record too short");
 		size_t ai = other_attr(pd, r, size);
-		uint64_t n = ld64(r + 8);
+		uint64_t n = mp_ld64(r + 8);
 		pd->attrs[ai].lost += n;
 		if (h && h->lost)
 			return h->lost(h->ctx, ai, n);
@@ -597,8 +597,8 @@ int mp_pd_deliver(struct pd_run *R, const uint8_t *r, size_t size, uint64_t off)
 					  .preempt = !!(misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT),
 					  .cpu_wide = type == PERF_RECORD_SWITCH_CPU_WIDE };
 		if (w.cpu_wide) {
-			w.other_pid = ld32(r + 8);
-			w.other_tid = ld32(r + 12);
+			w.other_pid = mp_ld32(r + 8);
+			w.other_tid = mp_ld32(r + 12);
 		}
 		return h->task_switch(h->ctx, &w);
 	}

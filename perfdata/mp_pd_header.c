@@ -186,7 +186,7 @@ int mp_pd_add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *
 	memset(a, 0, sizeof(*a));
 	memset(ia, 0, sizeof(*ia));
 	/* normalise: copy what the file has (attr.size, 0 = VER0), zero the rest */
-	size_t asz = ld32(raw + 4) ? ld32(raw + 4) : PERF_ATTR_SIZE_VER0;
+	size_t asz = mp_ld32(raw + 4) ? mp_ld32(raw + 4) : PERF_ATTR_SIZE_VER0;
 	if (asz > rawlen)
 		asz = rawlen;
 	memcpy(&a->attr, raw, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
@@ -199,7 +199,7 @@ int mp_pd_add_attr(mp_pd *pd, const uint8_t *raw, size_t rawlen, const uint8_t *
 		if (!ia->ids)
 			return -ENOMEM;
 		for (size_t k = 0; k < nids; k++)
-			ia->ids[k] = ld64(ids + 8 * k);
+			ia->ids[k] = mp_ld64(ids + 8 * k);
 	}
 	pd->nattrs++;
 	a->ids = ia->ids;
@@ -245,7 +245,7 @@ static int feat_string(const uint8_t *p, size_t n, size_t *off, char **out)
 		return -1;
 	p += *off;
 	n -= *off;
-	uint32_t len = ld32(p);
+	uint32_t len = mp_ld32(p);
 	if (len > n - 4)
 		return -1;
 	size_t sl = strnlen((const char *)p + 4, len);
@@ -268,8 +268,8 @@ int mp_pd_add_build_id(mp_pd *pd, const uint8_t *r, size_t size)
 		return -1;
 	struct pd_bid *b = &pd->bids[pd->nbids];
 	memset(b, 0, sizeof(*b));
-	uint16_t misc = ld16(r + 4);
-	b->pub.pid = (int32_t)ld32(r + 8);
+	uint16_t misc = mp_ld16(r + 4);
+	b->pub.pid = (int32_t)mp_ld32(r + 8);
 	b->pub.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	memcpy(b->pub.id, r + 12, 20);
 	b->pub.id_len = 20;
@@ -322,14 +322,14 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 		return 0;
 	case MP_HEADER_NRCPUS:
 		if (n >= 8) {
-			pd->nr_cpus_avail = ld32(p);
-			pd->nr_cpus_online = ld32(p + 4);
+			pd->nr_cpus_avail = mp_ld32(p);
+			pd->nr_cpus_online = mp_ld32(p + 4);
 		}
 		return 0;
 	case MP_HEADER_CMDLINE: {
 		if (n < 4)
 			return 0;
-		uint32_t nr = ld32(p);
+		uint32_t nr = mp_ld32(p);
 		off = 4;
 		struct mp_buf b = { 0 };
 		for (uint32_t i = 0; i < nr && off < n; i++) {
@@ -351,7 +351,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_EVENT_DESC: {
 		if (n < 8)
 			return 0;
-		uint32_t nr = ld32(p), asz = ld32(p + 4);
+		uint32_t nr = mp_ld32(p), asz = mp_ld32(p + 4);
 		off = 8;
 		for (uint32_t i = 0; i < nr; i++) {
 			if (asz > n - off)
@@ -359,7 +359,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 			off += asz;
 			if (n - off < 4)
 				break;
-			uint32_t nids = ld32(p + off);
+			uint32_t nids = mp_ld32(p + off);
 			off += 4;
 			if (feat_string(p, n, &off, &s))
 				break;
@@ -376,7 +376,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_GROUP_DESC: {
 		if (n < 4)
 			return 0;
-		uint32_t nr = ld32(p);
+		uint32_t nr = mp_ld32(p);
 		off = 4;
 		for (uint32_t i = 0; i < nr; i++) {
 			if (feat_string(p, n, &off, &s))
@@ -384,7 +384,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 			free(s);
 			if (n - off < 8)
 				break;
-			uint32_t leader = ld32(p + off), nmem = ld32(p + off + 4);
+			uint32_t leader = mp_ld32(p + off), nmem = mp_ld32(p + off + 4);
 			off += 8;
 			if (leader >= pd->nattrs || nmem > pd->nattrs - leader)
 				continue;
@@ -396,7 +396,7 @@ int mp_pd_parse_feature(mp_pd *pd, unsigned feat, const uint8_t *p, size_t n)
 	case MP_HEADER_BUILD_ID: {
 		size_t off = 0;
 		while (n - off >= 8) {
-			uint16_t sz = ld16(p + off + 6);
+			uint16_t sz = mp_ld16(p + off + 6);
 			if (sz < 8 || sz > n - off)
 				break;
 			mp_pd_add_build_id(pd, p + off, sz);
@@ -450,7 +450,7 @@ static void meta_set(mp_pd *pd, const char *k, size_t kl, const char *v, size_t 
 static void parse_meta_blob(mp_pd *pd, const uint8_t *p, size_t n)
 {
 	if (n >= 4 && p[3] == 0) { /* perf_header_string wrapper */
-		uint32_t len = ld32(p);
+		uint32_t len = mp_ld32(p);
 		p += 4;
 		n -= 4;
 		if (len < n)

@@ -182,9 +182,9 @@ void mp_pd_alloc_fini(mp_pd *pd);
 static inline uint64_t mp_pd_record_extra(uint32_t type, const uint8_t *r, uint16_t size)
 {
 	if (type == MP_RECORD_HEADER_TRACING_DATA && size >= 12)
-		return ((uint64_t)ld32(r + 8) + 7) & ~7ULL;
+		return ((uint64_t)mp_ld32(r + 8) + 7) & ~7ULL;
 	if (type == MP_RECORD_AUXTRACE && size >= 16)
-		return ld64(r + 8);
+		return mp_ld64(r + 8);
 	return 0;
 }
 
@@ -298,7 +298,7 @@ static inline size_t mp_pd_sample_attr(const mp_pd *pd, const uint8_t *r, size_t
 	size_t o = pd->id_off;
 	if (o + 8 > size)
 		return SIZE_MAX;
-	struct pd_sid *s = mp_pd_sid_find(pd, ld64(r + o));
+	struct pd_sid *s = mp_pd_sid_find(pd, mp_ld64(r + o));
 	return s ? s->attr : SIZE_MAX;
 }
 
@@ -317,15 +317,15 @@ static inline int mp_pd_call_sample(struct pd_run *R, const struct mp_pd_sample 
 static inline void mp_pd_sample_fixed(const mp_pd *pd, size_t ai, const struct mp_sample_layout *L,
 				      const uint8_t *r, struct mp_pd_sample *s)
 {
-	s->id = L->sample_id ? ld64(r + L->sample_id) : 0;
-	s->ip = L->ip ? ld64(r + L->ip) : 0;
-	s->pid = L->tid ? ld32(r + L->tid) : 0;
-	s->tid = L->tid ? ld32(r + L->tid + 4) : 0;
-	s->time = L->time ? ld64(r + L->time) : 0;
-	s->addr = L->addr ? ld64(r + L->addr) : 0;
-	s->stream_id = L->stream_id ? ld64(r + L->stream_id) : 0;
-	s->cpu = L->cpu ? ld32(r + L->cpu) : 0;
-	s->period = L->period ? ld64(r + L->period) : pd->attrs[ai].attr.sample_period;
+	s->id = L->sample_id ? mp_ld64(r + L->sample_id) : 0;
+	s->ip = L->ip ? mp_ld64(r + L->ip) : 0;
+	s->pid = L->tid ? mp_ld32(r + L->tid) : 0;
+	s->tid = L->tid ? mp_ld32(r + L->tid + 4) : 0;
+	s->time = L->time ? mp_ld64(r + L->time) : 0;
+	s->addr = L->addr ? mp_ld64(r + L->addr) : 0;
+	s->stream_id = L->stream_id ? mp_ld64(r + L->stream_id) : 0;
+	s->cpu = L->cpu ? mp_ld32(r + L->cpu) : 0;
+	s->period = L->period ? mp_ld64(r + L->period) : pd->attrs[ai].attr.sample_period;
 }
 
 /* A sample of fixed-size fields only (the common case), apart from mp_pd_deliver (whose
@@ -333,7 +333,7 @@ static inline void mp_pd_sample_fixed(const mp_pd *pd, size_t ai, const struct m
 static inline int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t size)
 {
 	mp_pd *pd = R->pd;
-	if (ld32(r) != PERF_RECORD_SAMPLE)
+	if (mp_ld32(r) != PERF_RECORD_SAMPLE)
 		return PD_SLOW;
 	size_t ai = mp_pd_sample_attr(pd, r, size);
 	if (ai == SIZE_MAX)
@@ -345,7 +345,7 @@ static inline int mp_pd_sample_fast(struct pd_run *R, const uint8_t *r, size_t s
 	 * writes them (the callbacks get it const) */
 	struct mp_pd_sample *s = &R->fs;
 	s->attr_idx = ai;
-	s->cpumode = ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
+	s->cpumode = mp_ld16(r + 4) & PERF_RECORD_MISC_CPUMODE_MASK;
 	mp_pd_sample_fixed(pd, ai, L, r, s);
 	return mp_pd_call_sample(R, s);
 }
@@ -358,7 +358,7 @@ static inline void mp_pd_sample_remember(struct pd_run *R, const uint8_t *r)
 	const struct mp_sample_layout *L = &R->pd->ia[R->fs.attr_idx].lay;
 	R->rk.state = RK_ASK;
 	R->rk.attr = R->fs.attr_idx;
-	R->rk.hdr = ld64(r);
+	R->rk.hdr = mp_ld64(r);
 	/* the word that tells the attr (as mp_pd_sample_attr reads it), ip, pid/tid and cpu
 	 * (whose word holds a reserved half too: compared whole) */
 	R->rk.off[0] = R->pd->nattrs == 1 ? 0 : (uint8_t)R->pd->id_off;
@@ -366,7 +366,7 @@ static inline void mp_pd_sample_remember(struct pd_run *R, const uint8_t *r)
 	R->rk.off[2] = L->tid;
 	R->rk.off[3] = L->cpu;
 	for (int i = 0; i < 4; i++)
-		R->rk.val[i] = ld64(r + R->rk.off[i]);
+		R->rk.val[i] = mp_ld64(r + R->rk.off[i]);
 	R->rk.o_period = L->period;
 	R->rk.period = R->pd->attrs[R->fs.attr_idx].attr.sample_period;
 }
@@ -375,11 +375,11 @@ static inline void mp_pd_sample_remember(struct pd_run *R, const uint8_t *r)
  * misc and size) and key words? Its time, period, addr and stream id may differ. */
 static inline int mp_pd_sample_repeat(const struct pd_run *R, const uint8_t *r, uint64_t *period)
 {
-	if (((ld64(r) ^ R->rk.hdr) | (ld64(r + R->rk.off[0]) ^ R->rk.val[0]) |
-	     (ld64(r + R->rk.off[1]) ^ R->rk.val[1]) | (ld64(r + R->rk.off[2]) ^ R->rk.val[2]) |
-	     (ld64(r + R->rk.off[3]) ^ R->rk.val[3])) != 0)
+	if (((mp_ld64(r) ^ R->rk.hdr) | (mp_ld64(r + R->rk.off[0]) ^ R->rk.val[0]) |
+	     (mp_ld64(r + R->rk.off[1]) ^ R->rk.val[1]) | (mp_ld64(r + R->rk.off[2]) ^ R->rk.val[2]) |
+	     (mp_ld64(r + R->rk.off[3]) ^ R->rk.val[3])) != 0)
 		return 0;
-	*period = R->rk.o_period ? ld64(r + R->rk.o_period) : R->rk.period;
+	*period = R->rk.o_period ? mp_ld64(r + R->rk.o_period) : R->rk.period;
 	return 1;
 }
 

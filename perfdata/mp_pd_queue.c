@@ -248,8 +248,8 @@ static int q_split_runs(struct pd_queue *Q)
 		const uint8_t *r = e.rec;
 		uint64_t off = e.off;
 		for (uint32_t j = 0; j < e.n; j++) {
-			uint16_t size = ld16(r + 6);
-			q[at + j] = (struct pd_qent){ .ts = ld64(r + Q->sample_time), .rec = r, .off = off,
+			uint16_t size = mp_ld16(r + 6);
+			q[at + j] = (struct pd_qent){ .ts = mp_ld64(r + Q->sample_time), .rec = r, .off = off,
 						      .ch = e.ch, .n = 1 };
 			r += size;
 			off += size;
@@ -308,9 +308,9 @@ static int q_repack(struct pd_queue *Q)
 		struct pd_chunk *old = e->ch, *ch;
 		if (!old || old == Q->cur || old == Q->win)
 			continue;
-		size_t bytes = ld16(e->rec + 6);
+		size_t bytes = mp_ld16(e->rec + 6);
 		for (uint32_t j = 1; j < e->n; j++) /* a run: its records one after the other */
-			bytes += ld16(e->rec + bytes + 6);
+			bytes += mp_ld16(e->rec + bytes + 6);
 		const uint8_t *r = chunk_copy(Q, e->rec, bytes, &ch);
 		if (!r)
 			return q_nomem(Q);

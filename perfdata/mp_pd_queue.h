@@ -22,28 +22,6 @@
 
 #include "mp_util.h"
 
-/* Unaligned native-endian loads (records in zstd output and windows need not be aligned) */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t ld16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
 /* The queue is bounded by bytes, as perf's ordered_events: its live entries (in the queue
  * and its merge buffer) plus the queued records, counted alike whether a record lies in a
  * window of the file or was copied out of zstd output, so that a file and its uncompressed
@@ -209,7 +187,7 @@ pd_q_deliver_due(struct pd_queue *Q, struct pd_qent *e, uint64_t limit, pd_q_del
 	}
 	*whole = 1;
 	if (e->n <= 1) {
-		size_t size = ld16(e->rec + 6);
+		size_t size = mp_ld16(e->rec + 6);
 		++*nheld;
 		Q->rec_bytes -= size;
 		Q->qrecs--;
@@ -221,7 +199,7 @@ pd_q_deliver_due(struct pd_queue *Q, struct pd_qent *e, uint64_t limit, pd_q_del
 	uint32_t left = e->n;
 	int rc;
 	do {
-		size_t size = ld16(r + 6);
+		size_t size = mp_ld16(r + 6);
 		++*nheld;
 		Q->rec_bytes -= size;
 		Q->qrecs--;
@@ -229,9 +207,9 @@ pd_q_deliver_due(struct pd_queue *Q, struct pd_qent *e, uint64_t limit, pd_q_del
 		r += size;
 		off += size;
 		left--;
-	} while (!rc && left && ld64(r + to) <= limit);
+	} while (!rc && left && mp_ld64(r + to) <= limit);
 	if (left) {
-		e->ts = ld64(r + to);
+		e->ts = mp_ld64(r + to);
 		e->rec = r;
 		e->off = off;
 		e->n = left;
@@ -260,7 +238,7 @@ static inline int pd_q_any_order_due(const struct pd_queue *Q, uint64_t limit)
 {
 	for (size_t k = Q->qh; k < Q->nq; k++) {
 		const struct pd_qent *e = &Q->q[k];
-		if (!e->n && e->ts <= limit && ld32(e->rec) != Q->any_order_type)
+		if (!e->n && e->ts <= limit && mp_ld32(e->rec) != Q->any_order_type)
 			return 0;
 	}
 	return 1;

@@ -34,7 +34,7 @@ static int put(FILE *f, const void *p, size_t n)
 int mp_pd_rewrite(mp_pd *pd, const char *out, mp_pd_rewrite_fn fn, void *ctx, struct mp_err *err)
 {
 	const uint8_t *m = pd->map;
-	if (pd->pipe || pd->size < MP_PERF_FILE_HEADER_SIZE || ld64(m) != MP_PERF_MAGIC2)
+	if (pd->pipe || pd->size < MP_PERF_FILE_HEADER_SIZE || mp_ld64(m) != MP_PERF_MAGIC2)
 		return mp_err_set(err, -MP_EFORMAT, "%s: not a perf.data file of this machine's byte "
 				  "order (a pipe or a swapped file cannot be rewritten)", pd->path);
 	uint64_t doff = pd->data_off, dend = pd->data_off + pd->data_size;
@@ -88,7 +88,7 @@ int mp_pd_rewrite(mp_pd *pd, const char *out, mp_pd_rewrite_fn fn, void *ctx, st
 		for (int b = 0; b < MP_HEADER_FEAT_BITS; b++)
 			nfeat += (m[72 + b / 8] >> (b % 8)) & 1;
 		for (size_t i = 0; i < nfeat && (i + 1) * 16 <= fbytes; i++) {
-			uint64_t off = ld64(tail + i * 16);
+			uint64_t off = mp_ld64(tail + i * 16);
 			if (off >= dend)
 				st64(tail + i * 16, off - dend + doff + nsize);
 		}

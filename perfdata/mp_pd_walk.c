@@ -58,10 +58,10 @@ static inline size_t walk_samples(struct pd_run *R, const uint8_t *buf, size_t l
 	uint64_t prog = R->prog_next > base ? R->prog_next - base : 0; /* progress due here */
 	while (len - pos >= 8) {
 		const uint8_t *r = buf + pos;
-		uint16_t size = ld16(r + 6);
-		if (ld32(r) != PERF_RECORD_SAMPLE || size < 8 || size > len - pos || to + 8 > size)
+		uint16_t size = mp_ld16(r + 6);
+		if (mp_ld32(r) != PERF_RECORD_SAMPLE || size < 8 || size > len - pos || to + 8 > size)
 			break;
-		uint64_t ts = ld64(r + to);
+		uint64_t ts = mp_ld64(r + to);
 		if (!ts)
 			break;
 		if (!pd_q_batch_add(&b, r, size, base + pos, ts, win)) {
@@ -116,8 +116,8 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 			return -MP_ETRUNC;
 		}
 		const uint8_t *r = buf + pos;
-		uint32_t type = ld32(r);
-		uint16_t size = ld16(r + 6);
+		uint32_t type = mp_ld32(r);
+		uint16_t size = mp_ld16(r + 6);
 		if (size < 8) {
 			if (size == 0)
 				snprintf(why, sizeof(why), "size 0");
@@ -142,7 +142,7 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 			uint64_t ts;
 			const size_t to = R->q.sample_time;
 			if (type == PERF_RECORD_SAMPLE && to)
-				ts = to + 8 <= size && ld64(r + to) ? ld64(r + to) : UINT64_MAX;
+				ts = to + 8 <= size && mp_ld64(r + to) ? mp_ld64(r + to) : UINT64_MAX;
 			else
 				ts = R->ordered ? mp_pd_rec_time(pd, r, size, type) : UINT64_MAX;
 			if (ts != UINT64_MAX)
@@ -165,9 +165,9 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 					return pd_err_rec(pd, R->err, off, "compressed record inside compressed data");
 				if (size < 16)
 					return pd_err_rec(pd, R->err, off, "compressed2 record too short");
-				if (ld64(r + 8) > size - 16u)
+				if (mp_ld64(r + 8) > size - 16u)
 					return pd_err_rec(pd, R->err, off, "compressed2 data size exceeds the record");
-				rc = mp_pd_do_compressed(R, r + 16, (size_t)ld64(r + 8), off);
+				rc = mp_pd_do_compressed(R, r + 16, (size_t)mp_ld64(r + 8), off);
 				break;
 			/* header-like records after the pipe-mode prescan (or in a file's data):
 			 * applied once, on the first run */
@@ -181,8 +181,8 @@ int mp_pd_walk(struct pd_run *R, const uint8_t *buf, size_t len, uint64_t base, 
 				break;
 			case MP_RECORD_HEADER_FEATURE:
 				if (pd->runs == 1 && !inner && pd->pipe && base + pos >= pd->prescan_end && size >= 16 &&
-				    ld64(r + 8) < MP_HEADER_FEAT_BITS)
-					mp_pd_parse_feature(pd, (unsigned)ld64(r + 8), r + 16, size - 16u);
+				    mp_ld64(r + 8) < MP_HEADER_FEAT_BITS)
+					mp_pd_parse_feature(pd, (unsigned)mp_ld64(r + 8), r + 16, size - 16u);
 				break;
 			default:
 				break; /* HEADER_ATTR (read at open), ID_INDEX, maps, STAT*, TIME_CONV ... */

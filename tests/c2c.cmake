@@ -7,11 +7,6 @@ add_test(NAME e2e_c2c_record COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/c2c_re
 set_tests_properties(e2e_c2c_record PROPERTIES TIMEOUT 120
   ENVIRONMENT "MEMPROF=${MEMPROF_BIN};PERF=perf")
 # the article's 9.3 under the simulator (needs mpsim: skipped, 77, without it)
-if(MP_HAVE_VGTOOL)
-  set(c2c_vgtool ${PROJECT_BINARY_DIR}/lib/memprof/mpsim-amd64-linux)
-else()
-  set(c2c_vgtool "")
-endif()
 add_test(NAME e2e_c2c_sim COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/c2c_sim.sh)
 set_tests_properties(e2e_c2c_sim PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${c2c_vgtool};PERF=perf")
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${MP_VGTOOL_BIN};PERF=perf")

@@ -10,11 +10,6 @@ foreach(t callgraph_perf callgraph_pprof callgraph_deep)
 endforeach()
 # report --html's data-objects section (issue 26): globals and fields, a heap object, the
 # shared line of falseshare under the simulator (when mpsim is built), in headless chromium
-if(MP_HAVE_VGTOOL)
-  set(html_vgtool ${PROJECT_BINARY_DIR}/lib/memprof/mpsim-amd64-linux)
-else()
-  set(html_vgtool "")
-endif()
 add_test(NAME e2e_report_html_data COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/report_html_data.sh)
 set_tests_properties(e2e_report_html_data PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PROG=$<TARGET_FILE:alloc_prog>;MEMPROF_VGTOOL=${html_vgtool}")
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};PROG=$<TARGET_FILE:alloc_prog>;MEMPROF_VGTOOL=${MP_VGTOOL_BIN}")

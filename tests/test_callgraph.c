@@ -398,6 +398,53 @@ static void mp_cg_add__same_chain_after_mmap__placed_in_new_map(void **state)
 	rm(&f);
 }
 
+/* report --html to a device that fails every write (/dev/full): one message naming the
+ * write's error wherever the first failed flush falls (the page's head, the stacks, the
+ * functions, the tail). Where it falls depends on the recording's size: e2e safe_outfile
+ * said "cannot write the stacks" once when its stacks crossed the first 4096 bytes. */
+static void mp_cg_html_write__device_full__errno_wherever_the_flush_fails(void **state)
+{
+	(void)state;
+	struct fx f;
+	mk(&f, NULL);
+	workload(&f);
+	assert_int_equal(mp_cg_resolve(f.cg, f.s, 0), 0);
+	size_t ev[] = { 0 };
+	const char *names[] = { "cpu-clock" };
+	struct mp_cg_html_opts o = { .path = "page.html", .title = "R.data", .ev = ev,
+				     .ev_names = names, .nev = 1 };
+	struct mp_err err = { 0 };
+	char *page = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&page, &len);
+	assert_non_null(m);
+	assert_int_equal(mp_cg_html_write(f.cg, &o, m, &err), 0);
+	assert_int_equal(fclose(m), 0);
+	const char *stacks = strstr(page, "\"stacks\": [\n"), *fns = strstr(page, "],\n\"fns\"");
+	assert_non_null(stacks);
+	assert_non_null(fns);
+	/* the stdio buffer's size is where the first write (and its failure) happens */
+	size_t at[] = { 64, (size_t)(stacks - page) + 16, (size_t)(fns - page) + 4, len - 8 };
+	assert_true(at[1] < (size_t)(fns - page));
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		FILE *full = fopen("/dev/full", "w");
+		if (!full)
+			skip();
+		char *buf = malloc(at[i]); /* glibc takes the size only with a buffer */
+		assert_non_null(buf);
+		assert_int_equal(setvbuf(full, buf, _IOFBF, at[i]), 0);
+		errno = 0;
+		memset(&err, 0, sizeof(err));
+		assert_true(mp_cg_html_write(f.cg, &o, full, &err) < 0);
+		if (strcmp(err.msg, "page.html: No space left on device"))
+			fail_msg("first write at byte %zu of %zu: '%s'", at[i], len, err.msg);
+		fclose(full);
+		free(buf);
+	}
+	free(page);
+	rm(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +456,7 @@ int main(void)
 		cmocka_unit_test(mp_cg_add__several_attrs__counts_apart),
 		cmocka_unit_test(mp_cg_add__attrs_widen_between_nodes__counts_stay_in_bounds),
 		cmocka_unit_test(mp_cg_add__same_chain_after_mmap__placed_in_new_map),
+		cmocka_unit_test(mp_cg_html_write__device_full__errno_wherever_the_flush_fails),
 	};
 	/* every test maps the fixture */
 	if (mp_test_fixture(vec_path, sizeof(vec_path), MP_FIXTURE_VECTOR))

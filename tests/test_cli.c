@@ -109,6 +109,30 @@ static void cli_parse__help__returns_1(void **state)
 	assert_int_equal(parse(&o, 0, 2, argv, &nargs), 1);
 }
 
+static void cli_parse__no_nargs__an_argument_is_a_usage_error(void **state)
+{
+	(void)state;
+	static const struct {
+		int argc, rc;
+		char *argv[4];
+		int line;
+	} cases[] = {
+		{ 3, 0, { "x", "-o", "f" }, __LINE__ },
+		{ 1, 0, { "x" }, __LINE__ },
+		{ 2, 2, { "x", "f.data" }, __LINE__ },
+		{ 4, 2, { "x", "-o", "f", "g" }, __LINE__ },
+		{ 3, 2, { "x", "--", "-weird" }, __LINE__ },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct opts o = { 0 };
+		char *argv[4];
+		memcpy(argv, cases[i].argv, sizeof(argv));
+		int rc = parse(&o, 0, cases[i].argc, argv, NULL);
+		if (rc != cases[i].rc)
+			fail_msg("case at line %d: rc %d, expected %d", cases[i].line, rc, cases[i].rc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +140,7 @@ int main(void)
 		cmocka_unit_test(cli_parse__mixed_args__moved_to_front),
 		cmocka_unit_test(cli_parse__bad_input__usage_error),
 		cmocka_unit_test(cli_parse__help__returns_1),
+		cmocka_unit_test(cli_parse__no_nargs__an_argument_is_a_usage_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,9 @@
  * one event and absent for another (page-faults with ADDR|DATA_SRC|WEIGHT beside a
  * cpu-clock without them), written with the tests' perf.data writer; memprof report
  * --mem-mode, script -F and mem report (MEMPROF, the built binary) on it: their output
- * and exit status, values asserted. */
+ * and exit status, values asserted. And a recording with samples of pid and tid -1 (the
+ * kernel's for a task that had exited when sampled): memprof script prints -1, as perf
+ * script does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,20 +89,26 @@ static int write_file(void **state)
 	return 0;
 }
 
-/* Run memprof with args on the file: its stdout and stderr (2>&1) in out, the exit status
- * returned. */
-static int run(char *out, size_t n, const char *args)
+/* Run prog (memprof, perf) with args on path: its stdout and stderr (2>&1) in out, the
+ * exit status returned. */
+static int run_on(char *out, size_t n, const char *prog, const char *args, const char *path)
 {
-	const char *mp = getenv("MEMPROF");
 	char cmd[2048];
-	assert_non_null(mp);
-	snprintf(cmd, sizeof(cmd), "%s %s -i %s -k /dev/null 2>&1", mp, args, file);
+	snprintf(cmd, sizeof(cmd), "%s %s -i %s -k /dev/null 2>&1", prog, args, path);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	size_t len = fread(out, 1, n - 1, p);
 	out[len] = 0;
 	int st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* memprof with args on the mixed file. */
+static int run(char *out, size_t n, const char *args)
+{
+	const char *mp = getenv("MEMPROF");
+	assert_non_null(mp);
+	return run_on(out, n, mp, args, file);
 }
 
 static void report_mem__mixed_events__memory_rows_of_the_event_with_fields(void **state)
@@ -149,12 +157,53 @@ static void mem_report__mixed_events__levels_of_the_memory_event(void **state)
 	assert_non_null(strstr(out, "L3 or L3 miss"));
 }
 
+/* pid and tid -1 (PERF_SAMPLE_TID of a task that had exited) beside a named thread */
+static void script__pid_minus_one__printed_as_perf(void **state)
+{
+	(void)state;
+	static char mp[4096], pf[4096];
+	const char *gone = path_in("gone.data");
+	struct mp_err err = { 0 };
+	mp_pdw *w = mp_pdw_create(gone, &err);
+	assert_non_null(w);
+	struct perf_event_attr clk = file_attr(PERF_COUNT_SW_CPU_CLOCK, 100000);
+	uint64_t cid = CLK_ID;
+	assert_true(mp_pdw_add_attr(w, &clk, &cid, 1, "cpu-clock", NULL) >= 0);
+	mp_pdw_set_auto_build_ids(w, 0);
+	put_comm(w, PID, PID, "alive");
+	put_sample(w, CLK_ID, 0x400200, PID, PID, 1000, 100000);
+	put_sample(w, CLK_ID, 0x400200, UINT32_MAX, UINT32_MAX, 1001, 100000);
+	put_sample(w, CLK_ID, 0x400200, PID, UINT32_MAX, 1002, 100000);
+	assert_int_equal(mp_pdw_close(w, &err), 0);
+	const char *m = getenv("MEMPROF");
+	assert_int_equal(run_on(mp, sizeof(mp), m, "script -F pid,tid", gone), 0);
+	assert_string_equal(mp, " 4242/4242  \n   -1/-1    \n 4242/-1    \n");
+	assert_int_equal(run_on(mp, sizeof(mp), m, "script -F comm,tid", gone), 0);
+	assert_string_equal(mp, "           alive  4242 \n             :-1    -1 \n"
+				"             :-1    -1 \n");
+	assert_int_equal(run_on(mp, sizeof(mp), m, "script --csv -G", gone), 0);
+	assert_non_null(strstr(mp, "\n:-1,-1,-1,0,1001,cpu-clock,"));
+	assert_non_null(strstr(mp, "\n:-1,4242,-1,0,1002,cpu-clock,"));
+	assert_int_equal(run_on(mp, sizeof(mp), m, "script", gone), 0);
+	assert_non_null(strstr(mp, "\n:-1 -1/-1 0.000001: 100000 cpu-clock:\n"));
+	/* perf, the referee, where it is installed */
+	if (system("perf --version >/dev/null 2>&1") == 0) {
+		static const char *const fields[] = { "script -F pid,tid", "script -F comm,tid" };
+		for (size_t i = 0; i < 2; i++) {
+			assert_int_equal(run_on(mp, sizeof(mp), m, fields[i], gone), 0);
+			assert_int_equal(run_on(pf, sizeof(pf), "perf", fields[i], gone), 0);
+			assert_string_equal(mp, pf);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_mem__mixed_events__memory_rows_of_the_event_with_fields),
 		cmocka_unit_test(script_fields__mixed_events__fields_of_each_event),
 		cmocka_unit_test(mem_report__mixed_events__levels_of_the_memory_event),
+		cmocka_unit_test(script__pid_minus_one__printed_as_perf),
 	};
 	if (!getenv("MEMPROF")) {
 		fprintf(stderr, "skipped: MEMPROF not set\n");

@@ -23,14 +23,9 @@ set_tests_properties(tui_data PROPERTIES
   TIMEOUT 300)
 # memprof c2c report's browser (issue 26): the cache-line table and a line's offsets, by
 # --batch screens against the text report and in a tmux pane (needs mpsim: 77 without it)
-if(MP_HAVE_VGTOOL)
-  set(tui_c2c_vgtool ${PROJECT_BINARY_DIR}/lib/memprof/mpsim-amd64-linux)
-else()
-  set(tui_c2c_vgtool "")
-endif()
 add_test(NAME tui_c2c COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_c2c.sh)
 set_tests_properties(tui_c2c PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};MEMPROF_VGTOOL=${tui_c2c_vgtool};TMUX_BIN=${TMUX_BIN}")
+  ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};MEMPROF_VGTOOL=${MP_VGTOOL_BIN};TMUX_BIN=${TMUX_BIN}")
 # Several processes: the pid:command column, perf's t and d zooms, P (issue 28).
 add_test(NAME tui_zoom COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/tui_zoom.sh)
 set_tests_properties(tui_zoom PROPERTIES

@@ -121,30 +121,12 @@ unsigned tui_table_hscroll(tui_model *m, struct tui_view *v, int key)
 static const int table_status[] = { TUI_KEY_ENTER, '{', 'h', 'q', 0 };
 static const int subtable_status[] = { '{', 'h', 'q', 0 };
 
-const struct tui_view_ops tui_table_ops = {
-	.kind = TUI_VIEW_TABLE,
-	.name = "Table",
-	.bit = TUI_V_TABLE,
-	.flags = TUI_VF_CURSOR,
-	.status = table_status,
-	.free = table_free,
-	.rows = table_rows,
-	.title = table_title,
-	.header = table_header,
-	.row = table_row,
-	.symbol = table_symbol,
-};
+/* A table and a row's own table differ only in their kind and keys. */
+#define TABLE_OPS(k, b, keys)                                                                \
+	{ .kind = (k), .name = "Table", .bit = (b), .flags = TUI_VF_CURSOR, .status = (keys),  \
+	  .free = table_free, .rows = table_rows, .title = table_title,                        \
+	  .header = table_header, .row = table_row, .symbol = table_symbol }
 
-const struct tui_view_ops tui_subtable_ops = {
-	.kind = TUI_VIEW_SUBTABLE,
-	.name = "Table",
-	.bit = TUI_V_SUBTABLE,
-	.flags = TUI_VF_CURSOR,
-	.status = subtable_status,
-	.free = table_free,
-	.rows = table_rows,
-	.title = table_title,
-	.header = table_header,
-	.row = table_row,
-	.symbol = table_symbol,
-};
+const struct tui_view_ops tui_table_ops = TABLE_OPS(TUI_VIEW_TABLE, TUI_V_TABLE, table_status);
+const struct tui_view_ops tui_subtable_ops =
+	TABLE_OPS(TUI_VIEW_SUBTABLE, TUI_V_SUBTABLE, subtable_status);

@@ -456,6 +456,26 @@ struct mp_hist_row {
 	uint64_t sym_off;
 };
 
+/* perf report's filters (--comm, --pid, --tid, --dso, --symbols), each a comma-separated
+ * list, NULL = all: commands, processes, threads, objects (short name or path, "[unknown]"
+ * for an address in none) and symbols. Borrowed strings. */
+struct mp_filter {
+	const char *comms, *pids, *tids, *dsos, *syms;
+};
+
+/* Is any filter of f given? */
+static inline int mp_filter_any(const struct mp_filter *f)
+{
+	return f->comms || f->pids || f->tids || f->dsos || f->syms;
+}
+
+/* Does f keep a sample of thread tid of process pid, named comm when sampled (may be NULL
+ * when f has no comms), at an address in object dso_idx (UINT32_MAX: in none, as
+ * mp_sym_loc) and in symbol sym (may be NULL: none)? perf report's rule: each filter
+ * given must list the sample's value. */
+int mp_filter_keeps(const struct mp_filter *f, mp_sym *s, const char *comm, uint32_t pid,
+		    uint32_t tid, uint32_t dso_idx, const char *sym);
+
 struct mp_hist_query {
 	unsigned keys;          /* MP_HK_* mask; 0 = MP_HK_DSO|MP_HK_SYM */
 	const char *dso;        /* only this object (short name or path), NULL = all */
@@ -463,10 +483,10 @@ struct mp_hist_query {
 	size_t sort_attr;       /* sort by this attr's period first, then the others in order;
 	                         * SIZE_MAX = by the sum of all attrs' sample shares */
 	int sort_by_key;        /* 1: sort by keys (dso, sym, srcfile, line, addr) instead */
-	/* perf report's filters, each a comma-separated list (NULL = all): samples of other
-	 * commands (fed with want_comm), processes, threads, objects (short name or path) or
-	 * symbols are left out of the rows; the totals stay those of the whole recording. */
-	const char *comms, *pids, *tids, *dsos, *syms;
+	/* perf report's filters: samples of other commands (fed with want_comm), processes,
+	 * threads, objects or symbols are left out of the rows; the totals stay those of the
+	 * whole recording. */
+	struct mp_filter filter;
 	const mp_pd_regions *regions; /* names of MP_HK_REGION rows (NULL: "[no region]") */
 	/* per attr, 1: count srcline/srcfile rows at the line of the instruction before the
 	 * sampled one in the same function, as annotate does (mp_ann_event_skids()); NULL =

@@ -16,21 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "habits_jit.h"
+
 static uint64_t now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void put_loop(unsigned char *p, uint64_t n)
-{
-	/* mov rcx, n; 1: dec rcx; jnz 1b; ret */
-	static const unsigned char tail[] = { 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3 };
-	p[0] = 0x48;
-	p[1] = 0xb9;
-	memcpy(p + 2, &n, 8);
-	memcpy(p + 10, tail, sizeof(tail));
 }
 
 static void rec_head(FILE *f, uint32_t id, uint32_t size)
@@ -90,23 +82,20 @@ int main(int argc, char **argv)
 	void *marker = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fileno(f), 0);
 	if (marker == MAP_FAILED)
 		return 1;
-	unsigned char *code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (code == MAP_FAILED)
+	unsigned char *code = jit_code(n);
+	if (!code)
 		return 1;
-	put_loop(code, 3 * n);
-	put_loop(code + 64, n);
 	debug_info(f, (uint64_t)(uintptr_t)code, "app.js", 10);
-	load(f, "jit_hot", code, 16, 1);
-	load(f, "LazyCompile:*jit_cold app.js:2", code + 64, 16, 2);
+	load(f, "jit_hot", code, JIT_FN_SIZE, 1);
+	load(f, "LazyCompile:*jit_cold app.js:2", code + JIT_COLD, JIT_FN_SIZE, 2);
 	fflush(f);
 	((void (*)(void))code)();
-	((void (*)(void))(code + 64))();
+	((void (*)(void))(code + JIT_COLD))();
 	/* jit_cold moves to code + 4096 and runs there once more */
-	memcpy(code + 4096, code + 64, 16);
+	memcpy(code + 4096, code + JIT_COLD, JIT_FN_SIZE);
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
-	uint64_t mv[5] = { (uint64_t)(uintptr_t)code + 4096, (uint64_t)(uintptr_t)code + 64,
-			   (uint64_t)(uintptr_t)code + 4096, 16, 2 };
+	uint64_t mv[5] = { (uint64_t)(uintptr_t)code + 4096, (uint64_t)(uintptr_t)code + JIT_COLD,
+			   (uint64_t)(uintptr_t)code + 4096, JIT_FN_SIZE, 2 };
 	rec_head(f, 1, 16 + 8 + 40);
 	fwrite(&pid, 4, 1, f);
 	fwrite(&tid, 4, 1, f);

@@ -6,7 +6,9 @@
 # tolerance (the time to be switched in again after the wake-up counts: a loaded machine
 # adds to it, hence the upper bounds); the totals equal what perf script's switch records and sched_switch fields
 # give (perf as referee: the same rule applied by awk, to the nanosecond); --folded weighs
-# the stacks in nanoseconds; perf's own file (perf record --switch-events) works too.
+# the stacks in nanoseconds; report's filters (--tid, --pid, --comm) keep the intervals of the
+# threads they name, to the nanosecond of the referee's count for that thread; perf's own
+# file (perf record --switch-events) works too.
 . "$(dirname "$0")/e2e_lib.sh"
 [ -r /sys/kernel/tracing/events/sched/sched_switch/id ] ||
 	[ -r /sys/kernel/debug/tracing/events/sched/sched_switch/id ] ||
@@ -43,7 +45,7 @@ function end_(x) { if (x in start) { tot[x] += ns - start[x]; all += ns - start[
 	if (match($0, /next_pid=[0-9]+/)) end_(substr($0, RSTART + 9, RLENGTH - 9))
 	if (match($0, /prev_pid=[0-9]+/) && substr($0, RSTART + 9, RLENGTH - 9) == tid) start[tid] = ns
 }
-END { print all; for (x in tot) printf "%.3f/%s\n", tot[x] / 1e6, x }' >perf.tot
+END { print all; for (x in tot) { printf "%.3f/%s\n", tot[x] / 1e6, x; printf "%d %s\n", tot[x], x >"perf.ns" } }' >perf.tot
 awk '/^# Threads/ { s = 1 } /^# Stacks/ { s = 0 } s && /^ / { n = split($NF, c, "/"); printf "%s/%s\n", $2, c[n] }' rep.txt | sort >mp.threads
 sed 1d perf.tot | sort >perf.threads
 "$MEMPROF" report -i m.data --off-cpu --folded >folded.txt 2>err
@@ -54,6 +56,26 @@ grep -q '^offcpu;.*;main;sleeper;clock_nanosleep[^;]*;.*;do_nanosleep;schedule;_
 	{ echo "FAIL --folded: $(head -3 folded.txt)"; fail=1; }
 pct=$(awk '/^# Stacks/ { s = 1 } s && /^ / { sub("%", "", $1); p += $1 } END { printf "%.0f", p }' rep.txt)
 [ "$pct" = 100 ] || { echo "FAIL the stacks' percentages sum to $pct"; fail=1; }
+
+# report's filters: --tid of the writer thread keeps exactly its intervals (its row and
+# nanoseconds as the referee counts them, its stack only); --pid of the process keeps all;
+# --comm of another command keeps none
+wtid=$("$PERF" script -i m.data -F pid,tid 2>/dev/null | tr -d ' ' | awk -F/ '$1 != $2 { print $2; exit }')
+"$MEMPROF" report -i m.data --off-cpu --tid "$wtid" >tid.txt 2>err || { echo "FAIL --tid $wtid: $(cat err)"; fail=1; }
+awk '/^# Threads/ { s = 1 } /^# Stacks/ { s = 0 } s && /^ / { n = split($NF, c, "/"); printf "%s/%s\n", $2, c[n] }' tid.txt >mp.tid
+"$MEMPROF" report -i m.data --off-cpu --folded --tid "$wtid" | awk '{ s += $NF } END { print s + 0 }' >mp.tidns
+[ -n "$wtid" ] && [ "$(cat mp.tid)" = "$(grep "/$wtid\$" perf.threads)" ] &&
+	[ "$(cat mp.tidns)" = "$(awk -v t="$wtid" '$2 == t { print $1 }' perf.ns)" ] &&
+	grep -q '^# Stacks' tid.txt && [ "$(awk '/^# Stacks/ { s = 1 } s && /^ /' tid.txt | wc -l)" = 1 ] &&
+	awk '/^# Stacks/ { s = 1 } s && /^ /' tid.txt | grep -q 'do_nanosleep <- .* <- writer <- start_thread' ||
+	{ echo "FAIL --tid $wtid: $(cat mp.tid) $(cat mp.tidns) ns vs perf script's $(grep "/$wtid\$" perf.threads) $(grep " $wtid\$" perf.ns)"; cat tid.txt; fail=1; }
+mpid=$("$PERF" script -i m.data -F pid 2>/dev/null | awk '{ print $1; exit }')
+"$MEMPROF" report -i m.data --off-cpu --pid "$mpid" |
+	awk '/^# Threads/ { s = 1 } /^# Stacks/ { s = 0 } s && /^ / { n = split($NF, c, "/"); printf "%s/%s\n", $2, c[n] }' |
+	sort >mp.pid
+cmp -s mp.pid perf.threads || { echo "FAIL --pid $mpid: $(cat mp.pid | tr '\n' ' ') vs $(cat perf.threads | tr '\n' ' ')"; fail=1; }
+"$MEMPROF" report -i m.data --off-cpu --folded --comm no-such-command >none.txt
+[ ! -s none.txt ] || { echo "FAIL --comm no-such-command keeps: $(head -2 none.txt)"; fail=1; }
 
 # perf's file: sched_switch with --switch-events
 "$PERF" record -q -g -e sched:sched_switch --switch-events -o p.data ./offcpu >/dev/null 2>&1

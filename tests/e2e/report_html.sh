@@ -8,8 +8,7 @@
 # (record --sim -g, no PMU): the L1D_REPL flame graph, heat-coloured by L1D_REPL per
 # instructions, gives mm_naive its count from the chains.
 . "$(dirname "$0")/record_lib.sh"
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$CHROMIUM" ] || { echo "SKIP: no chromium (tools/install-deps.sh installs it)"; exit 77; }
+. "$(dirname "$0")/html_lib.sh"
 "$MEMPROF" record -q -e cpu-clock -c 500000 --call-graph dwarf -o D "$KERNELS/matmul" -r 3 >out 2>err ||
 	fail "record: $(cat err)"
 "$MEMPROF" report -i D --html page.html >out 2>err || fail "report --html: $(cat err)"
@@ -70,19 +69,7 @@ cat >probe_tail.js <<'JS'
 })();
 </script>
 JS
-# probe PAGE: load PAGE with the probe in headless chromium; its findings in probe.txt
-probe() {
-	awk 'FNR == NR { h = h $0 "\n"; next } /<head>/ { print; printf "%s", h; next } { print }' probe_head.js "$1" >t1.html
-	awk 'FNR == NR { t = t $0 "\n"; next } /<\/body>/ { printf "%s", t } { print }' probe_tail.js t1.html >t.html
-	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$W/prof" \
-		--enable-logging=stderr --v=0 --dump-dom "file://$W/t.html" >dom.html 2>chrome.err ||
-		fail "chromium failed on $1: $(tail -5 chrome.err)"
-	sed -n '/<pre id="probe">/,/<\/pre>/p' dom.html >probe.txt
-	[ -s probe.txt ] || fail "the probe did not run on $1: $(grep -i 'error\|uncaught' chrome.err | head -5)"
-	grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log on $1"
-	return 0
-}
-probe page.html
+html_probe page.html
 get() { sed -n "s/^$1 //p" probe.txt; }
 grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log"
 [ "$(get errors)" = "0 " ] || [ "$(get errors)" = "0" ] || fail "console errors: $(get errors)"
@@ -111,7 +98,7 @@ command -v valgrind >/dev/null || { echo "SKIP: no valgrind for the simulated pa
 grep -q 'SIMULATED' sim.html || fail "the simulated recording's banner is missing"
 "$MEMPROF" script -i S --no-inline >ss.txt 2>err || fail "script -i S: $(cat err)"
 swant=$(awk 'BEGIN { RS = "" } / L1D_REPL:/ && / mm_naive\+/ { split($0, l, "\n"); n = split(l[1], h, " "); s += h[n - 1] } END { print s + 0 }' ss.txt)
-probe sim.html
+html_probe sim.html
 [ "$(get errors)" = "0 " ] || [ "$(get errors)" = "0" ] || fail "sim page: console errors: $(get errors)"
 [ "$(get count)" = "$swant" ] || fail "sim page: mm_naive L1D_REPL $(get count), the chains say $swant"
 [ "$(get colour)" = "r0,1" ] || fail "sim page: not coloured by L1D_REPL per instructions: $(get colour)"

@@ -14,8 +14,7 @@
 #  - a recording without data addresses has no section.
 . "$(dirname "$0")/record_lib.sh"
 : "${PROG:?set PROG}"
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$CHROMIUM" ] || { echo "SKIP: no chromium (tools/install-deps.sh installs it)"; exit 77; }
+. "$(dirname "$0")/html_lib.sh"
 SRC=$E2E/../alloc_prog.c
 lb=$(grep -n ALLOC_BLOCK_LINE "$SRC" | cut -d: -f1)
 
@@ -47,23 +46,12 @@ cat >probe_tail.js <<'JS'
 })();
 </script>
 JS
-# probe PAGE: PAGE loaded with the probe; its findings in probe.txt
-probe() {
-	awk 'FNR == NR { t = t $0 "\n"; next } /<\/body>/ { printf "%s", t } { print }' probe_tail.js "$1" >t.html
-	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/prof" \
-		--enable-logging=stderr --v=0 --dump-dom "file://$T/t.html" >dom.html 2>chrome.err ||
-		fail "chromium failed on $1: $(tail -5 chrome.err)"
-	sed -n '/<pre id="probe">/,/<\/pre>/p' dom.html >probe.txt
-	[ -s probe.txt ] || fail "the probe did not run on $1: $(grep -i 'error\|uncaught' chrome.err | head -5)"
-	grep -i 'Uncaught\|SyntaxError' chrome.err && fail "console errors in chromium's log on $1"
-	return 0
-}
 
 # globals and their fields
 "$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o ty.data -- "$PROG" types >/dev/null 2>&1 || fail "record types"
 "$MEMPROF" report -i ty.data --html ty.html 2>err || fail "report --html: $(cat err)"
 grep -q 'with its data objects' err || fail "no data objects said: $(cat err)"
-probe ty.html
+html_probe ty.html
 grep -q '^hidden false$' probe.txt || fail "the section is hidden: $(cat probe.txt)"
 grep -q '^info [0-9]* samples of page-faults with data addresses$' probe.txt || fail "info: $(grep ^info probe.txt)"
 grep -q '^obj gpair (alloc_prog)|global|12,288|[0-9.]*|3|3|0|1$' probe.txt || fail "gpair: $(grep '^obj' probe.txt)"
@@ -79,7 +67,7 @@ n=$("$MEMPROF" report -i pg.data --mem-mode --sort alloc --csv 2>/dev/null |
 	awk -F, -v s="alloc_block alloc_prog.c:$lb" '$4 == s { print $2 }')
 [ -n "$n" ] && [ "$n" -ge 127 ] || fail "report --sort alloc: '$n' samples under alloc_block"
 "$MEMPROF" report -i pg.data --html pg.html 2>err || fail "report --html pages: $(cat err)"
-probe pg.html
+html_probe pg.html
 grep -q "^obj alloc_block alloc_prog.c:$lb|heap|524,288|[0-9.]*|$n|$n|0|1\$" probe.txt ||
 	fail "the heap block ($n samples): $(grep '^obj' probe.txt)"
 
@@ -90,7 +78,7 @@ grep -q "^obj alloc_block alloc_prog.c:$lb|heap|524,288|[0-9.]*|$n|$n|0|1\$" pro
 "$MEMPROF" report -i ht.data --mem-mode --sort alloc,typeoff --csv 2>/dev/null | grep ',struct rec ' >ht.csv
 [ -s ht.csv ] || fail "report --sort typeoff: no struct rec rows"
 "$MEMPROF" report -i ht.data --html ht.html 2>err || fail "report --html heaptypes: $(cat err)"
-probe ht.html
+html_probe ht.html
 while IFS=, read -r ev n pct site field; do
 	grep -qF "field $site|$field|" probe.txt && grep -F "field $site|$field|" probe.txt | grep -q "|$n|[0-9,]*\$" ||
 		fail "heap field '$site' '$field' ($n samples): $(grep '^field' probe.txt)"
@@ -100,7 +88,7 @@ done <ht.csv
 "$MEMPROF" record -q -e page-faults -c 1 -o nd.data -- "$PROG" types >/dev/null 2>&1 || fail "record without -d"
 "$MEMPROF" report -i nd.data --html nd.html 2>err || fail "report --html without data: $(cat err)"
 grep -q 'with its data objects' err && fail "data objects said without data addresses"
-probe nd.html
+html_probe nd.html
 grep -q '^hidden true$' probe.txt || fail "a section without data addresses: $(head -3 probe.txt)"
 
 # sharing: falseshare's counters under the simulator
@@ -115,7 +103,7 @@ if [ -n "${MEMPROF_VGTOOL:-}" ] && [ -x "$MEMPROF_VGTOOL" ]; then
 	cl=$(awk -F, '$1 == 0 { print $2; exit }' fs.csv)
 	site=$(awk -F, '$1 == 0 { print $4; exit }' fs.csv | sed 's/+0x[0-9a-f]*$//')
 	"$MEMPROF" report -i fs.data --html fs.html 2>err || fail "report --html falseshare: $(cat err)"
-	probe fs.html
+	html_probe fs.html
 	printf -v pcl '0x%016x' "$cl"
 	grep -q "^line $pcl|$site|[0-9,]*|[0-9,]*|[0-9]*|2|written by 2 threads\$" probe.txt ||
 		fail "the counters' line $pcl of $site: $(grep '^line' probe.txt | head -5)"

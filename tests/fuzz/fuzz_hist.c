@@ -149,7 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t size)
 		struct mp_hist_query q = { .keys = keys, .sort_by_key = d[4] & 1,
 					   .sort_attr = d[3] % (nattrs + 1) == nattrs ? SIZE_MAX
 										  : d[3] % (nattrs + 1) };
-		const char **flt[] = { &q.comms, &q.pids, &q.tids, &q.dsos, &q.syms, &q.dso, &q.sym };
+		const char **flt[] = { &q.filter.comms, &q.filter.pids, &q.filter.tids,
+				       &q.filter.dsos, &q.filter.syms, &q.dso, &q.sym };
 		for (size_t k = 0; k < sizeof(flt) / sizeof(flt[0]); k++)
 			if (d[6] >> k & 1)
 				*flt[k] = picks[d[7 + k % 3] % npick];

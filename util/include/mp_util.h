@@ -253,6 +253,30 @@ static inline int mp_array_copy(void **p, size_t *n, size_t *cap, const void *sr
 #define MP_ARRAY_COPY(arr, n, cap, src, nsrc)                                            \
 	mp_array_copy((void **)&(arr), &(n), &(cap), (src), (nsrc), sizeof(*(arr)))
 
+/* ---- unaligned loads --------------------------------------------------------------- */
+/* The native-endian value at p, which need not be aligned (records in a file's bytes,
+ * zstd output, a window of a mapping). */
+static inline uint16_t mp_ld16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t mp_ld32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t mp_ld64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
 /* ---- hashes and a u64 -> u32 map ------------------------------------------------------ */
 /* A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every output bit. */
 static inline uint64_t mp_mix64(uint64_t x)
