@@ -113,6 +113,17 @@ static void write_data(FILE *f, const struct mp_cg_html_data *d)
 		fprintf(f, ", %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu32 ", %" PRIu32 "]", x->obj,
 			x->samples, x->stores, x->threads, x->writers);
 	}
+	fputs("],\n\"codes\": [", f);
+	for (size_t i = 0; i < d->ncode; i++) {
+		const struct mp_cg_html_dcode *x = &d->code[i];
+		fprintf(f, "%s[%zu, ", i ? ",\n" : "\n", x->obj);
+		json_str(f, x->sym);
+		fputs(", ", f);
+		json_str(f, x->line ? x->line : "");
+		fputs(", ", f);
+		json_str(f, x->dso);
+		fprintf(f, ", %" PRIu64 ", %" PRIu64 "]", x->samples, x->weight);
+	}
 	fputs("]}", f);
 }
 

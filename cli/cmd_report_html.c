@@ -1,8 +1,9 @@
 /* cmd_report_html.c - memprof report --html FILE: the recording's call graph (chains
  * unwound as memprof script shows them) written as one self-contained HTML flame graph
  * (callgraph/mp_cg_html.c); with data addresses, its data-objects section: the objects the
- * samples touched (globals, heap objects by allocation site, stacks), their fields, and the
- * cache lines several threads touched. */
+ * samples touched (globals, heap objects by allocation site, stacks), their fields, the
+ * code lines that touched each (the TUI data view's ENTER), and the cache lines several
+ * threads touched. */
 
 #define MP_PD_MAX_ATTRS_HTML 64
 #include <errno.h>
@@ -85,7 +86,7 @@ struct hdata {
 	mp_dtype *dt;
 	unsigned char want[MP_PD_MAX_ATTRS_HTML], used[MP_PD_MAX_ATTRS_HTML];
 	uint64_t samples, weight;
-	struct dtab objs, fields, lines;
+	struct dtab objs, fields, lines, codes;
 	struct mp_cg_html_dobj *obj;
 	struct tset *oth;      /* the objects' threads */
 	size_t capobj, capoth;
@@ -95,7 +96,58 @@ struct hdata {
 	struct tset *lth, *lwr; /* the lines' threads and writers */
 	uint64_t *lvote;        /* the lines' majority vote for their object: its count */
 	size_t capline, caplth, caplwr, capvote;
+	struct mp_cg_html_dcode *code;
+	char **cstr;            /* each code row's "sym\0line\0dso" */
+	size_t capcode, capcstr;
+	/* the sample before's code row, when the next is at the same place in the object */
+	long last_code, last_obj;
+	uint32_t last_map;
+	uint64_t last_ip;
+	uint16_t last_mode;
 };
+
+/* The code row of sample s (its function, source line and object) under object o, or
+ * -ENOMEM. */
+static long dcode_row(struct hdata *h, mp_sym *sym, const struct mp_pd_sample *s, long o)
+{
+	uint32_t map = mp_sym_map_find(sym, s->pid, s->cpumode, s->ip);
+	if (h->last_code >= 0 && h->last_obj == o && h->last_map == map && h->last_ip == s->ip &&
+	    h->last_mode == s->cpumode)
+		return h->last_code;
+	struct mp_sym_loc cl;
+	mp_sym_resolve(sym, map, s->cpumode, s->ip, 1, &cl);
+	const char *base = cl.srcfile ? strrchr(cl.srcfile, '/') : NULL;
+	base = base ? base + 1 : cl.srcfile;
+	char line[300] = "", key[1400];
+	if (base && cl.line)
+		snprintf(line, sizeof(line), "%s:%u", base, cl.line);
+	snprintf(key, sizeof(key), "%ld\x1f%s\x1f%s\x1f%s", o, cl.sym, line, cl.dso);
+	int isnew;
+	long c = dtab_row(&h->codes, key, &isnew);
+	if (c < 0 || MP_GROW(h->code, h->capcode, h->codes.n) ||
+	    MP_GROW_ZERO(h->cstr, h->capcstr, h->codes.n))
+		return -ENOMEM;
+	if (isnew) {
+		/* the key's parts, each its own string */
+		char *p = h->cstr[c] = strdup(h->codes.key[c]), *f[4];
+		if (!p)
+			return -ENOMEM;
+		for (int i = 0; i < 4; i++) {
+			f[i] = p;
+			p += strcspn(p, "\x1f");
+			if (*p)
+				*p++ = 0;
+		}
+		h->code[c] = (struct mp_cg_html_dcode){ .obj = (size_t)o, .sym = f[1],
+							 .line = f[2][0] ? f[2] : NULL, .dso = f[3] };
+	}
+	h->last_code = c;
+	h->last_obj = o;
+	h->last_map = map;
+	h->last_ip = s->ip;
+	h->last_mode = s->cpumode;
+	return c;
+}
 
 /* The object of a sample's data place: its name, kind and size. */
 static void dobj_of(struct hdata *h, mp_sym *sym, const struct mp_pd_sample *s,
@@ -162,6 +214,11 @@ static int hdata_sample(void *ctx, mp_sym *sym, const struct mp_pd_sample *s, co
 	ob->stores += store;
 	if (tset_add(&h->oth[o], s->tid))
 		return -ENOMEM;
+	long c = dcode_row(h, sym, s, o);
+	if (c < 0)
+		return (int)c;
+	h->code[c].samples++;
+	h->code[c].weight += w;
 	/* the field: the type and member at the address (DWARF of globals, and of the heap
 	 * objects whose allocation goes to a typed pointer) */
 	struct mp_dtype_loc tl;
@@ -212,6 +269,10 @@ static void hdata_fini(struct hdata *h)
 		free(h->lth[i].v);
 	for (size_t i = 0; i < h->lines.n && i < h->caplwr; i++)
 		free(h->lwr[i].v);
+	for (size_t i = 0; i < h->codes.n && i < h->capcstr; i++)
+		free(h->cstr[i]);
+	free(h->cstr);
+	free(h->code);
 	free(h->oth);
 	free(h->lth);
 	free(h->lwr);
@@ -222,6 +283,7 @@ static void hdata_fini(struct hdata *h)
 	dtab_fini(&h->objs);
 	dtab_fini(&h->fields);
 	dtab_fini(&h->lines);
+	dtab_fini(&h->codes);
 	mp_heap_free(h->heap);
 	mp_dtype_free(h->dt);
 }
@@ -271,8 +333,10 @@ static int html_data(const char *input, const mp_pd *pd, const struct mp_session
 			h->line[k].threads = (uint32_t)h->lth[i].n;
 			h->line[k++].writers = (uint32_t)h->lwr[i].n;
 		}
-	*out = (struct mp_cg_html_data){ evs->data, h->samples, h->weight, h->obj, h->objs.n,
-					 h->field, h->fields.n, h->line, k };
+	*out = (struct mp_cg_html_data){ .events = evs->data, .samples = h->samples,
+					 .weight = h->weight, .obj = h->obj, .nobj = h->objs.n,
+					 .field = h->field, .nfield = h->fields.n, .line = h->line,
+					 .nline = k, .code = h->code, .ncode = h->codes.n };
 	return 1;
 }
 
@@ -294,7 +358,7 @@ int cli_report_html(const char *input, const char *out, const char *symfs, const
 	size_t *ev = calloc(nattrs ? nattrs : 1, sizeof(*ev));
 	const char **names = calloc(nattrs ? nattrs : 1, sizeof(*names));
 	struct mp_out of = { 0 };
-	struct hdata hdat = { 0 };
+	struct hdata hdat = { .last_code = -1 };
 	struct mp_cg_html_data data;
 	struct mp_buf evs = { 0 };
 	if (!ev || !names || mp_cg_resolve(cg, mp_session_sym(ss), 2)) {

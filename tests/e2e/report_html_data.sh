@@ -3,11 +3,14 @@
 #  - alloc_prog types under record -d --alloc (page faults with data addresses): the global
 #    gpair (struct pagepair, 12288 bytes) is an object of kind global with 3 samples, and
 #    its fields are struct pagepair's members a, b and in[10].y, one fault each; a click on
-#    gpair's row narrows the fields table to those three;
+#    gpair's row narrows the fields table to those three and the code table to the three
+#    source lines of main that touch them (alloc_prog.c's), a click on one of those
+#    highlights main in the flame graph;
 #  - alloc_prog heaptypes: the members of its struct rec array (a typed malloc) are fields
 #    of the array's allocation site, with report --mem-mode --sort alloc,typeoff's counts;
 #  - alloc_prog pages: the malloc'ed 128-page block is the heap object "alloc_block
-#    alloc_prog.c:LINE" (524288 bytes) with the samples report --mem-mode --sort alloc gives;
+#    alloc_prog.c:LINE" (524288 bytes) with the samples report --mem-mode --sort alloc gives,
+#    all of them in touch_pages' code;
 #  - falseshare under c2c record --sim --sim-alloc (skipped without mpsim): the counters'
 #    line is a shared line of the heap object "main falseshare.c:LINE", written by 2
 #    threads; the page loads without console errors;
@@ -33,12 +36,18 @@ cat >probe_tail.js <<'JS'
 	rows("dobj").forEach(function (r) { out.push("obj " + r); });
 	rows("dfield").forEach(function (r) { out.push("field " + r); });
 	rows("dline").forEach(function (r) { out.push("line " + r); });
+	rows("dcode").forEach(function (r) { out.push("code " + r); });
 	var g = Array.prototype.filter.call(document.querySelectorAll("#dobj tbody tr"), function (r) {
 		return /^gpair /.test(r.cells[0].textContent);
 	})[0];
 	if (g) g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
 	rows("dfield").forEach(function (r) { out.push("gfield " + r); });
 	out.push("fsel " + document.getElementById("dfsel").textContent);
+	rows("dcode").forEach(function (r) { out.push("gcode " + r); });
+	out.push("csel " + document.getElementById("dcsel").textContent);
+	var c = document.querySelector("#dcode tbody tr");
+	if (c) c.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+	out.push("csearch " + document.getElementById("search").value);
 	var pre = document.createElement("pre");
 	pre.id = "probe";
 	pre.textContent = "\n" + out.join("\n") + "\n";
@@ -60,6 +69,15 @@ for f in '+0x0 (a)' '+0x1040 (b)' '+0x20a8 (in[10].y)'; do
 done
 [ "$(grep -c '^gfield ' probe.txt)" = 3 ] || fail "the click did not narrow the fields to gpair's: $(grep '^gfield' probe.txt)"
 grep -q '^fsel of gpair (alloc_prog)$' probe.txt || fail "fields title: $(grep '^fsel' probe.txt)"
+# the code that touched gpair: main's three lines, one fault each (the lines from the source)
+for m in 'gpair.a)\[0\] = 1' 'gpair.b)\[8\] = 2' 'gpair.in)\[10\].y = 3'; do
+	ln=$(grep -n "$m" "$SRC" | cut -d: -f1)
+	grep -q "^gcode main|alloc_prog.c:$ln|alloc_prog|gpair (alloc_prog)|[0-9.]*|1|1\$" probe.txt ||
+		fail "gpair's code line $ln: $(grep '^gcode' probe.txt)"
+done
+[ "$(grep -c '^gcode ' probe.txt)" = 3 ] || fail "the click did not narrow the code to gpair's: $(grep '^gcode' probe.txt)"
+grep -q '^csel that touched gpair (alloc_prog)$' probe.txt || fail "code title: $(grep '^csel' probe.txt)"
+grep -q '^csearch \^main\$$' probe.txt || fail "a code line's click searches $(grep '^csearch' probe.txt)"
 
 # the heap block under its allocation site, as report --sort alloc counts it
 "$MEMPROF" record -q -e page-faults -c 1 -d --alloc -o pg.data -- "$PROG" pages >/dev/null 2>&1 || fail "record pages"
@@ -70,6 +88,11 @@ n=$("$MEMPROF" report -i pg.data --mem-mode --sort alloc --csv 2>/dev/null |
 html_probe pg.html
 grep -q "^obj alloc_block alloc_prog.c:$lb|heap|524,288|[0-9.]*|$n|$n|0|1\$" probe.txt ||
 	fail "the heap block ($n samples): $(grep '^obj' probe.txt)"
+# its code: touch_pages' samples, as many as the block's
+cn=$(awk -F'|' -v o="alloc_block alloc_prog.c:$lb" '/^code / && $4 == o { sub(/^code /, "", $1); gsub(",", "", $6)
+	if ($1 == "touch_pages") s += $6; else other = 1 }
+	END { print other ? -1 : s + 0 }' probe.txt)
+[ "$cn" = "$n" ] || fail "the heap block's code: $cn samples in touch_pages (want $n): $(grep '^code' probe.txt | head -5)"
 
 # heap objects' fields: alloc_prog heaptypes' struct rec array, typed through the pointer
 # its malloc's result goes to: the members with report --sort typeoff's counts

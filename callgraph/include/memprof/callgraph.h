@@ -251,6 +251,13 @@ struct mp_cg_html_dline {
 	uint64_t samples, stores;
 	uint32_t threads, writers;     /* threads that touched it, that stored to it */
 };
+struct mp_cg_html_dcode {
+	size_t obj;                    /* the object's index */
+	const char *sym;               /* the function whose samples touched it */
+	const char *line;              /* its source line, "prog.c:187", or NULL when unknown */
+	const char *dso;               /* the code's object */
+	uint64_t samples, weight;
+};
 struct mp_cg_html_data {
 	const char *events;            /* the events with data addresses, comma-separated */
 	uint64_t samples, weight;      /* of all their samples */
@@ -260,6 +267,8 @@ struct mp_cg_html_data {
 	size_t nfield;
 	const struct mp_cg_html_dline *line; /* the shared ones: two threads or more */
 	size_t nline;
+	const struct mp_cg_html_dcode *code; /* the code places that touched each object */
+	size_t ncode;
 };
 
 struct mp_cg_html_opts {
@@ -279,7 +288,9 @@ struct mp_cg_html_opts {
  * to zoom, search by regular expression, hover titles with counts and percentages), its
  * inverted caller view, a heat colouring by the ratio of two events per frame (a miss event
  * per instructions by default when there is such a pair), the hot-symbol table (self
- * and children), and with o->data the data objects, their fields and the shared lines. Needs mp_cg_resolve(). 0, or -ENOMEM / -EIO with err naming o->path. */
+ * and children), and with o->data the data objects, their fields, the code lines that
+ * touched them (a click on an object shows its own) and the shared lines. Needs
+ * mp_cg_resolve(). 0, or -ENOMEM / -EIO with err naming o->path. */
 int mp_cg_html_write(mp_cg *cg, const struct mp_cg_html_opts *o, FILE *f, struct mp_err *err);
 
 #endif
