@@ -2,8 +2,8 @@
 # sim-vs-callgrind.sh - what memprof's valgrind tool (mpsim, record --sim) costs against
 # callgrind with --cache-sim=yes --branch-sim=yes on the same programs and caches (issue
 # 31: no slower). Each program runs under both, the tools alone (valgrind straight, no
-# memprof conversion), best of 3 user+system CPU seconds; prints mpsim/callgrind. Not run
-# by ctest.
+# memprof conversion; both with --fair-sched=try, as record --sim runs mpsim), best of 3
+# user+system CPU seconds; prints mpsim/callgrind. Not run by ctest.
 #
 # usage: bench/sim-vs-callgrind.sh [BUILD_DIR]   (default: build)
 set -u
