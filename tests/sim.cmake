@@ -13,14 +13,9 @@ endforeach()
 # mpsim (memprof's valgrind tool, sim/vgtool/) against callgrind on the same kernels
 # (sim_vgtool.sh) and false sharing between simulated cores (sim_falseshare.sh); skipped,
 # 77, when the tool was not built.
-if(MP_HAVE_VGTOOL)
-  set(vgtool ${PROJECT_BINARY_DIR}/lib/memprof/mpsim-amd64-linux)
-else()
-  set(vgtool "")
-endif()
 foreach(t sim_vgtool sim_falseshare sim_model sim_mem sim_alloc sim_reuse)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${vgtool};PERF=perf;PDINFO=$<TARGET_FILE:pdinfo>;STANDINS=${CMAKE_CURRENT_SOURCE_DIR}/standins")
+    ENVIRONMENT "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};KERNELS_SRC=${PROJECT_SOURCE_DIR}/kernels;MEMPROF_VGTOOL=${MP_VGTOOL_BIN};PERF=perf;PDINFO=$<TARGET_FILE:pdinfo>;STANDINS=${CMAKE_CURRENT_SOURCE_DIR}/standins")
 endforeach()
 target_include_directories(test_sim PRIVATE ${PROJECT_SOURCE_DIR}/sim) # internal
