@@ -41,8 +41,9 @@ void report_print_csv(FILE *f, unsigned keys, const struct mp_hist_result *res,
 		first = 1;
 		if (keys & MP_HK_REGION) { SEP(); cli_csv_str(f, r->region_name); }
 		if (keys & MP_HK_COMM) { SEP(); cli_csv_str(f, r->comm); }
-		if (keys & MP_HK_PID) { SEP(); fprintf(f, "%u", r->pid); }
-		if (keys & MP_HK_TID) { SEP(); fprintf(f, "%u", r->tid); }
+		/* signed, as perf: a task that had exited when sampled is -1 */
+		if (keys & MP_HK_PID) { SEP(); fprintf(f, "%d", (int32_t)r->pid); }
+		if (keys & MP_HK_TID) { SEP(); fprintf(f, "%d", (int32_t)r->tid); }
 		if (keys & MP_HK_CPU) { SEP(); fprintf(f, "%u", r->cpu); }
 		if (keys & MP_HK_DSO) { SEP(); cli_csv_str(f, r->dso); }
 		if (keys & MP_HK_ADDR) { SEP(); fprintf(f, "0x%" PRIx64, r->addr); }
@@ -86,9 +87,9 @@ static void json_row(struct cli_json *j, unsigned keys, const struct mp_hist_row
 	if (keys & MP_HK_COMM)
 		cli_json_string(j, "comm", r->comm);
 	if (keys & MP_HK_PID)
-		cli_json_value(j, "pid", "%u", r->pid);
+		cli_json_value(j, "pid", "%d", (int32_t)r->pid);
 	if (keys & MP_HK_TID)
-		cli_json_value(j, "tid", "%u", r->tid);
+		cli_json_value(j, "tid", "%d", (int32_t)r->tid);
 	if (keys & MP_HK_CPU)
 		cli_json_value(j, "cpu", "%u", r->cpu);
 	if ((keys & (MP_HK_SRCFILE | MP_HK_SRCLINE)) == MP_HK_SRCFILE)

@@ -211,10 +211,10 @@ static void key_str(struct mem_ctx *x, enum mk k, const struct mp_pd_sample *s,
 		snprintf(b, sizeof(b), "%s", mp_sym_comm_of(x->sym, s->pid, s->tid));
 		break;
 	case MK_PID:
-		snprintf(b, sizeof(b), "%u", s->pid);
+		snprintf(b, sizeof(b), "%d", (int32_t)s->pid);
 		break;
 	case MK_TID:
-		snprintf(b, sizeof(b), "%u", s->tid);
+		snprintf(b, sizeof(b), "%d", (int32_t)s->tid);
 		break;
 	case MK_CPU:
 		snprintf(b, sizeof(b), "%u", s->cpu);

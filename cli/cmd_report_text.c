@@ -231,8 +231,9 @@ void report_print_table(FILE *f, const char *title, const struct report_cols *co
 				fprintf(f, "  %-*s", (int)wreg, r->region_name ? r->region_name : "");
 				break;
 			case COL_COMM: fprintf(f, "  %-*s", (int)wcomm, r->comm ? r->comm : ""); break;
-			case COL_PID: fprintf(f, "  %7u", r->pid); break;
-			case COL_TID: fprintf(f, "  %7u", r->tid); break;
+			/* signed, as perf: a task that had exited when sampled is -1 */
+			case COL_PID: fprintf(f, "  %7d", (int32_t)r->pid); break;
+			case COL_TID: fprintf(f, "  %7d", (int32_t)r->tid); break;
 			case COL_CPU: fprintf(f, "  %03u", r->cpu); break;
 			case COL_DSO:
 				fprintf(f, "  %-*s", (int)wdso, r->dso ? r->dso : "[unknown]");

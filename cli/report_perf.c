@@ -262,7 +262,7 @@ static const char *cell(char *b, size_t n, int k, const struct pf_row *x,
 	switch (k) {
 	case PF_COMM: snprintf(b, n, "%.*s", w ? w : INT_MAX, str0(r->comm)); break;
 	case PF_PID:
-		snprintf(b, n, "%7u:%-*s", r->tid, w > 8 ? w - 8 : 0, str0(x->tcomm));
+		snprintf(b, n, "%7d:%-*s", (int32_t)r->tid, w > 8 ? w - 8 : 0, str0(x->tcomm));
 		break;
 	case PF_DSO: snprintf(b, n, "%s", r->dso ? r->dso : "[unknown]"); break;
 	case PF_SYM: {

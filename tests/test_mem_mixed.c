@@ -186,6 +186,15 @@ static void script__pid_minus_one__printed_as_perf(void **state)
 	assert_non_null(strstr(mp, "\n:-1,4242,-1,0,1002,cpu-clock,"));
 	assert_int_equal(run_on(mp, sizeof(mp), m, "script", gone), 0);
 	assert_non_null(strstr(mp, "\n:-1 -1/-1 0.000001: 100000 cpu-clock:\n"));
+	/* report's Pid and Tid columns, --csv and --json: -1 too (were 4294967295) */
+	assert_int_equal(run_on(mp, sizeof(mp), m, "report --stdio --sort pid,tid", gone), 0);
+	assert_non_null(strstr(mp, "\n          1    33.33%     4242       -1\n"));
+	assert_non_null(strstr(mp, "\n          1    33.33%       -1       -1\n"));
+	assert_int_equal(run_on(mp, sizeof(mp), m, "report --sort pid,tid --csv", gone), 0);
+	assert_non_null(strstr(mp, "\n4242,-1,1,100000,33.3333\n-1,-1,1,100000,33.3333\n"));
+	assert_int_equal(run_on(mp, sizeof(mp), m, "report --sort pid,tid --json", gone), 0);
+	assert_non_null(strstr(mp, "{\"pid\": 4242, \"tid\": -1, \"samples\": [1]"));
+	assert_non_null(strstr(mp, "{\"pid\": -1, \"tid\": -1, \"samples\": [1]"));
 	/* perf, the referee, where it is installed */
 	if (system("perf --version >/dev/null 2>&1") == 0) {
 		static const char *const fields[] = { "script -F pid,tid", "script -F comm,tid" };
@@ -193,6 +202,15 @@ static void script__pid_minus_one__printed_as_perf(void **state)
 			assert_int_equal(run_on(mp, sizeof(mp), m, fields[i], gone), 0);
 			assert_int_equal(run_on(pf, sizeof(pf), "perf", fields[i], gone), 0);
 			assert_string_equal(mp, pf);
+		}
+		/* report -F pid: perf's Pid:Command column, the rows the same ("-1::-1") */
+		assert_int_equal(run_on(mp, sizeof(mp), m, "report --stdio -F overhead,pid", gone), 0);
+		assert_int_equal(run_on(pf, sizeof(pf), "perf", "report --stdio -F overhead,pid", gone), 0);
+		static const char *const rows[] = { "\n    66.67%       -1::-1    \n",
+						    "\n    33.33%     4242:alive  \n" };
+		for (size_t i = 0; i < 2; i++) {
+			assert_non_null(strstr(pf, rows[i]));
+			assert_non_null(strstr(mp, rows[i]));
 		}
 	}
 }
