@@ -937,6 +937,41 @@ static void thr_resume(struct thr *t, ULong at)
 	t->buf[t->n++ & (t->cap - 1)] = at << 3 | REC_JUMP;
 }
 
+/* A thread that reads the clear-tid word of one that exited sees its end: pthread_join
+ * makes no futex call when the kernel has cleared the word already, and the joiner then
+ * comes after the exit in virtual time all the same. gone_lo..gone_hi spans the words of
+ * exited threads (none: gone_lo > gone_hi); an access there is looked at closely. */
+static Addr gone_lo = ~(Addr)0, gone_hi;
+
+static void gone_words(void)
+{
+	gone_lo = ~(Addr)0;
+	gone_hi = 0;
+	for (Int k = 0; k < nthr; k++)
+		if (!thr[k].alive && thr[k].ctid) {
+			if (thr[k].ctid - 7 < gone_lo)
+				gone_lo = thr[k].ctid - 7;
+			if (thr[k].ctid + 3 > gone_hi)
+				gone_hi = thr[k].ctid + 3;
+		}
+}
+
+/* The running thread accessed size bytes at a (after its batch is buffered): when they
+ * hold an exited thread's clear-tid word, it goes on from that thread's end. */
+static void saw_gone(Addr a, UWord size)
+{
+	for (Int k = 0; k < nthr; k++)
+		if (!thr[k].alive && thr[k].ctid && a < thr[k].ctid + 4 &&
+		    a + (size ? size : 1) > thr[k].ctid)
+			thr_resume(cur, thr[k].clock);
+}
+
+static inline void seen(Addr a, UWord size)
+{
+	if (a >= gone_lo && a <= gone_hi)
+		saw_gone(a, size);
+}
+
 /* Whether the kernel shows thread o still inside the system call it entered (what
  * /proc/self/task/LWP/syscall says: "NR ARG0 ..." in a call, "running" or "-1 ..."
  * outside one). A thread that returned from the call and waits for valgrind's lock shows
@@ -1017,12 +1052,16 @@ static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, 
 {
 	if (solo) {
 		sim_d(cur->core, ii, a, size, kind);
+		if (kind != EV_PF)
+			seen(a, size & 0xff);
 		return;
 	}
 	struct thr *t = cur;
 	UInt mask = t->cap - 1;
 	t->buf[t->n++ & mask] = (UWord)ii | REC_ONE;
 	t->buf[t->n++ & mask] = kind | size << 2 | a << 11;
+	if (kind != EV_PF)
+		seen(a, size & 0xff);
 	count_lines(t->dc, a, kind == EV_PF ? 1 : size & 0xff, 1);
 }
 
@@ -1050,6 +1089,7 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 {
 	struct thr *t = cur;
 	const struct bev *e = b->e, *end = b->e + b->n;
+	const UWord *x0 = x;
 	if (solo) {
 		Int ci = t->core;
 		for (; e < end; e++) {
@@ -1076,6 +1116,10 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 		t->n = n;
 		t->clock += b->nir;
 	}
+	/* after the batch, as its record: its instructions keep their times either way */
+	if (gone_hi)
+		for (UInt k = 0; k < b->nd; k++)
+			seen(x0[k], b->dsize[k]);
 	if (b->bc)
 		branch(b->bc, *x);
 }
@@ -1393,6 +1437,7 @@ static void mps_thread_create(ThreadId parent, ThreadId child)
 		if (!thr[k].alive && thr[k].ctid == ctid)
 			thr[k].ctid = 0;
 	t->ctid = ctid;
+	gone_words();
 }
 
 /* A thread's end: the kernel clears its clear-tid word and wakes its waiters (join),
@@ -1405,6 +1450,7 @@ static void mps_thread_exit(ThreadId tid)
 	t->alive = False;
 	if (t->ctid)
 		futex_wake(t, t->ctid, ~0UL, 0x7fffffff, 0, 0, False);
+	gone_words();
 }
 
 static void mps_start_client(ThreadId tid, ULong blocks)
@@ -1468,6 +1514,7 @@ static void mps_fork_child(ThreadId tid)
 	/* its memory samples go to a file of its own */
 	mps_mem_fork_child();
 	mps_alloc_fork_child();
+	gone_words();
 }
 
 /* ---- start-up ------------------------------------------------------------------------- */
