@@ -1407,10 +1407,18 @@ static struct thr *thr_new(ThreadId tid)
 		t = NULL;
 		if (nthr < MAX_RECS)
 			t = &thr[nthr++];
-		for (Int k = 0; !t && k < nthr; k++)
-			if (!thr[k].alive && !pending(&thr[k]))
-				t = &thr[k];
-		tl_assert(t);
+		/* every record taken by a live thread or one whose accesses still wait: they
+		 * all go to the caches now, in time order (those to come from the threads that
+		 * held them back may then come out of order: a limit of the model) */
+		for (Int pass = 0; !t && pass < 2; pass++) {
+			if (pass)
+				flush(True);
+			for (Int k = 0; !t && k < nthr; k++)
+				if (!thr[k].alive && !pending(&thr[k]))
+					t = &thr[k];
+		}
+		if (!t)
+			VG_(tool_panic)("mpsim: more than 2048 threads alive at once");
 		for (Int k = 0; k < MAX_THREADS; k++)
 			if (by_tid[k] == t)
 				by_tid[k] = NULL;
