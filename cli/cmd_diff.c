@@ -469,9 +469,9 @@ static void json_drow(struct cli_json *j, const struct dctx *d, size_t r)
 	if (o->keys & MP_HK_COMM)
 		cli_json_string(j, "comm", hr->comm);
 	if (o->keys & MP_HK_PID)
-		cli_json_value(j, "pid", "%u", hr->pid);
+		cli_json_value(j, "pid", "%d", (int32_t)hr->pid);
 	if (o->keys & MP_HK_TID)
-		cli_json_value(j, "tid", "%u", hr->tid);
+		cli_json_value(j, "tid", "%d", (int32_t)hr->tid);
 	if (o->keys & MP_HK_DSO)
 		cli_json_string(j, "dso", hr->dso);
 	if (o->keys & MP_HK_ADDR)

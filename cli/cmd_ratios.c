@@ -569,8 +569,8 @@ static void json_place(struct cli_json *j, const struct mp_ratio_result *x,
 		cli_json_value(j, "line", "%u", r->place->line);
 	}
 	if (lvl == MP_RATIO_THREAD) {
-		cli_json_value(j, "pid", "%u", r->place->pid);
-		cli_json_value(j, "tid", "%u", r->place->tid);
+		cli_json_value(j, "pid", "%d", (int32_t)r->place->pid);
+		cli_json_value(j, "tid", "%d", (int32_t)r->place->tid);
 		cli_json_string(j, "comm", r->place->comm ? r->place->comm : "");
 	}
 	json_num(j, "value", r->v.value);

@@ -195,6 +195,15 @@ static void script__pid_minus_one__printed_as_perf(void **state)
 	assert_int_equal(run_on(mp, sizeof(mp), m, "report --sort pid,tid --json", gone), 0);
 	assert_non_null(strstr(mp, "{\"pid\": 4242, \"tid\": -1, \"samples\": [1]"));
 	assert_non_null(strstr(mp, "{\"pid\": -1, \"tid\": -1, \"samples\": [1]"));
+	/* diff --json's rows too */
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "%s diff %s %s --sort pid,tid --json 2>&1", m, gone, gone);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	mp[fread(mp, 1, sizeof(mp) - 1, p)] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_non_null(strstr(mp, "{\"pid\": 4242, \"tid\": -1, \"sides\": "));
+	assert_non_null(strstr(mp, "{\"pid\": -1, \"tid\": -1, \"sides\": "));
 	/* perf, the referee, where it is installed */
 	if (system("perf --version >/dev/null 2>&1") == 0) {
 		static const char *const fields[] = { "script -F pid,tid", "script -F comm,tid" };
