@@ -438,7 +438,8 @@ static int cmd_record(int argc, char **argv)
 		  "machine's CPUs)" },
 		{ 0, "sim-tool-opts", CLI_STR, &sim_tool_opts, "OPTIONS",
 		  "--sim: more options for mpsim, separated by spaces (--itlb, --dtlb, --stlb, "
-		  "--page-size, --latency, --sw-prefetch=no, --quantum; memprof-record(1))" },
+		  "--page-size, --latency, --sw-prefetch=no, --quantum, --L3, --l3-latency; "
+		  "memprof-record(1))" },
 		{ 0, "sim-alloc", CLI_FLAG, &sim_alloc, NULL,
 		  "--sim: track malloc, calloc, realloc, memalign, free, new and delete with their "
 		  "call sites (mpsim; their own instructions are then not simulated)" },

@@ -45,6 +45,11 @@ uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r)
 			d.lvl |= PERF_MEM_LVL_L2;
 			d.lvl_num = PERF_MEM_LVLNUM_L2;
 			break;
+		case MP_SIM_ML_L3:
+			/* the L3 the cores share, no other core's copy */
+			d.lvl |= PERF_MEM_LVL_L3;
+			d.lvl_num = PERF_MEM_LVLNUM_L3;
+			break;
 		case MP_SIM_ML_PEER:
 			/* another core's copy: Intel says L3 hit, snoop HitM (Modified there) or
 			 * Hit; the peer bit says it came from that core */

@@ -1372,7 +1372,8 @@ static void pmu_table__rows__model_counters_core_fixed(void **state)
 	assert_string_equal(mp_pmu_sim_quantity_name(13), "HITM");
 	assert_string_equal(mp_pmu_sim_quantity_name(14), "Inv");
 	assert_string_equal(mp_pmu_sim_quantity_name(22), "IFst");
-	assert_null(mp_pmu_sim_quantity_name(23));
+	assert_string_equal(mp_pmu_sim_quantity_name(23), "L3m");
+	assert_null(mp_pmu_sim_quantity_name(24));
 }
 
 /* aliases.tsv and pmu_models.tsv are read by util's TSV reader: a bad row is an error that

@@ -231,7 +231,7 @@ static void mp_sim_table_get__embedded__real_rows(void **state)
 	const char *offer = mp_sim_table_offer(t);
 	assert_non_null(strstr(offer, "callgrind's Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, "
 				      "Bc, Bcm, Bi, Bim; mpsim's HITM, Inv, ITLBm, DTLBm, STLBm, PFx, "
-				      "PFm, PFl, Cyc, IFst; INST_RETIRED, L1D_REPL, "));
+				      "PFm, PFl, Cyc, IFst, L3m; INST_RETIRED, L1D_REPL, "));
 	assert_non_null(strstr(offer, ", BR_MISSP_EXEC, "));
 	assert_non_null(strstr(offer, ", LLC-loads, LLC-load-misses"));
 	/* every spelling of every row is an event spec giving the row's sum (or its refusal) */

@@ -50,6 +50,7 @@ enum mp_sim_quantity {
 	MP_SIM_CYC,  /* cycles of the latency model: one per instruction plus load and fetch
 		      * miss latencies */
 	MP_SIM_IFST, /* of those, cycles instruction fetches waited (I1, L2, ITLB misses) */
+	MP_SIM_L3M,  /* misses of the L3 the cores share (the tool's --L3), code and data */
 	MP_SIM_NQ
 };
 
@@ -247,7 +248,7 @@ struct mp_sim_memrec {
 	uint8_t lock;
 	uint8_t pad[7];
 };
-enum { MP_SIM_ML_LFB, MP_SIM_ML_L1, MP_SIM_ML_L2, MP_SIM_ML_PEER, MP_SIM_ML_MEM };
+enum { MP_SIM_ML_LFB, MP_SIM_ML_L1, MP_SIM_ML_L2, MP_SIM_ML_PEER, MP_SIM_ML_MEM, MP_SIM_ML_L3 };
 enum { MP_SIM_MS_NONE, MP_SIM_MS_HIT, MP_SIM_MS_HITM };
 /* perf's data_src word of a sampled access: loads by where their data came from (L1,
  * LFB for a line a prefetch was still bringing, L2, L3 with snoop HitM or Hit and snoopx

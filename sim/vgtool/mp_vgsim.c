@@ -263,6 +263,22 @@ struct core {
 	ULong itime;                    /* and its virtual time */
 };
 static struct core *cores;
+static struct cache llc; /* the L3 all cores share (clo_l3.size: there is one) */
+
+/* An L2 miss of size bytes at a by ii: the cycles it adds to an L2 hit's and, in *lvl,
+ * where the line came from: the L3 when there is one and it holds the line, else memory
+ * (an L3 miss). The L3 keeps lines by LRU, whatever the cores' caches hold. */
+static inline ULong l3_ref(struct ins *ii, Addr a, UWord size, UInt *lvl)
+{
+	if (clo_l3.size && !cache_ref1(&llc, a, size, ST_E, False)) {
+		*lvl = ML_L3;
+		return (ULong)(lat_l3 - lat_l2);
+	}
+	if (clo_l3.size)
+		ii->v[Q_L3M]++;
+	*lvl = ML_MEM;
+	return (ULong)(lat_mem - lat_l2);
+}
 static UChar *core_used; /* [clo_cores]: a thread has run there */
 static Int *used_list, n_used; /* those cores (the only ones whose caches hold lines) */
 static Int *core_n;      /* [clo_cores]: scratch of merge() */
@@ -488,8 +504,7 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 			lvl = ML_L2;
 			if (cache_ref1(&c->l2, a, size, fill, False)) {
 				ii->v[w ? Q_DLMW : Q_DLMR]++;
-				lat += (ULong)(lat_mem - lat_l2);
-				lvl = ML_MEM;
+				lat += l3_ref(ii, a, size, &lvl);
 			}
 		} else if (!w) {
 			ULong late = pf_late(c, a >> c->d1.line_bits, ii);
@@ -529,8 +544,7 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 		cache_ref(&c->l2, a, size, fill, st2, ev2, line2);
 		if (any_miss(st2, n)) {
 			ii->v[w ? Q_DLMW : Q_DLMR]++;
-			lat += (ULong)(lat_mem - lat_l2);
-			lvl = ML_MEM;
+			lat += l3_ref(ii, a, size, &lvl);
 		}
 	} else if (!w) {
 		ULong late = pf_late(c, line[0], ii);
@@ -585,7 +599,8 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	if (!cache_ref1(&c->d1, a, 1, ST_E, True))
 		return;
 	ii->v[Q_PFM]++;
-	ULong lat = cache_ref1(&c->l2, a, 1, ST_E, True) ? (ULong)lat_mem : (ULong)lat_l2;
+	UInt lvl;
+	ULong lat = (ULong)lat_l2 + (cache_ref1(&c->l2, a, 1, ST_E, True) ? l3_ref(ii, a, 1, &lvl) : 0);
 	UWord line = a >> c->d1.line_bits;
 	if (multi) {
 		UWord st = snoop(ci, line, False, ii);
@@ -608,8 +623,9 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 		ii->v[Q_I1MR]++;
 		lat += (ULong)lat_l2;
 		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S, True)) {
+			UInt lvl;
 			ii->v[Q_ILMR]++;
-			lat += (ULong)(lat_mem - lat_l2);
+			lat += l3_ref(ii, ii->addr, ii->size, &lvl);
 		}
 	}
 	/* Cyc's one cycle per instruction is added when the counts are written */
@@ -665,15 +681,29 @@ static inline void count_fetches(UInt *c, const struct batch *b, Int by)
 		c[__builtin_ctzll(m)] += (UInt)by;
 }
 
+/* Whether thread t's fetch of ii would miss its core's I1 and L2 (and so reach the L3 the
+ * cores share, where another thread's fetches meet it): a look that changes nothing. */
+static Bool fetch_reaches_l3(const struct thr *t, const struct ins *ii)
+{
+	struct core *c = &cores[t->core];
+	UWord lb = (UWord)c->i1.line_bits;
+	for (UWord l = ii->addr >> lb; l <= (ii->addr + ii->size - 1) >> lb; l++)
+		if (!cache_find(&c->i1, l) && !cache_find(&c->l2, l))
+			return True;
+	return False;
+}
+
 /* Whether the instruction of fetch b->e[j] (its data accesses' addresses from word x)
  * may meet another thread's accesses in a cache set: its fetch lines' groups among od
  * (the others' data), its data lines' among oa (the others' data and fetches). One whose
  * accesses go on past the batch (a next batch, lone accesses) is taken as meeting. */
 static inline Bool meets(const struct thr *t, const struct batch *b, UInt j, UInt x, ULong od,
-			 ULong oa)
+			 ULong oa, ULong of)
 {
 	const struct ins *ii = b->e[j].ii;
 	if ((b->fm & od) && (line_bits(ii->addr, ii->size) & od))
+		return True;
+	if ((b->fm & of) && (line_bits(ii->addr, ii->size) & of) && fetch_reaches_l3(t, ii))
 		return True;
 	UInt k = j + 1, d = 0;
 	for (; k < b->n && b->e[k].kind != EV_IR; k++, d++)
@@ -684,12 +714,12 @@ static inline Bool meets(const struct thr *t, const struct batch *b, UInt j, UIn
 
 /* Run thread t's buffered records up to virtual time limit (an instruction and its data
  * accesses go together), past time end only the instructions that meet no other thread's
- * accesses in a cache set (meets(): od, oa; with end = limit: all). A batch's fetch with
+ * accesses in a cache set (meets(): od, oa, of; with end = limit: all). A batch's fetch with
  * size 1 lies in the I1 line and page of the fetch before it: when that fetch, its
  * thread's instruction just before, was the last one run on this core, the line is the
  * most recent of its set and the page the one the ITLB saw last, a hit that changes
  * nothing. */
-static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa)
+static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa, ULong of)
 {
 	const UWord *buf = t->buf;
 	UInt mask = t->cap - 1, x = t->rx, j = t->rj;
@@ -730,7 +760,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		for (; j < b->n; j++) {
 			const struct bev *e = &b->e[j];
 			if (e->kind == EV_IR) {
-				if (now >= end && (now >= limit || meets(t, b, j, x, od, oa)))
+				if (now >= end && (now >= limit || meets(t, b, j, x, od, oa, of)))
 					goto out;
 				sim_now = ++now;
 				if (!e->size || !same)
@@ -789,33 +819,40 @@ static void thr_footprint(const struct thr *t, ULong *dm, ULong *fm)
 static void merge(const Int *act, Int na, ULong limit)
 {
 	/* the tool runs one thread at a time: scratch off valgrind's small stack */
-	static ULong od[MAX_RECS], oa[MAX_RECS], dm[MAX_RECS], fm[MAX_RECS];
-	ULong pd = 0, pa = 0;
+	static ULong od[MAX_RECS], oa[MAX_RECS], of[MAX_RECS], dm[MAX_RECS], fm[MAX_RECS];
+	ULong pd = 0, pa = 0, pf = 0;
 	for (Int k = 0; k < na; k++)
 		thr_footprint(&thr[act[k]], &dm[k], &fm[k]);
 	for (Int k = 0; k < na; k++) {
 		od[k] = pd;
 		oa[k] = pa;
+		of[k] = pf;
 		pd |= dm[k];
 		pa |= dm[k] | fm[k];
+		pf |= fm[k];
 	}
-	pd = pa = 0;
+	pd = pa = pf = 0;
 	for (Int k = na - 1; k >= 0; k--) {
 		od[k] |= pd;
 		oa[k] |= pa;
+		of[k] |= pf;
 		pd |= dm[k];
 		pa |= dm[k] | fm[k];
+		pf |= fm[k];
 	}
+	/* fetches meet only in an L3 the cores share */
+	for (Int k = 0; k < na && !clo_l3.size; k++)
+		of[k] = 0;
 	for (Int k = 0; k < na; k++)
 		core_n[thr[act[k]].core] = 0;
 	for (Int k = 0; k < na; k++)
 		core_n[thr[act[k]].core]++;
 	for (Int k = 0; k < na; k++) {
 		if (core_n[thr[act[k]].core] > 1)
-			od[k] = oa[k] = ~0ULL;
+			od[k] = oa[k] = of[k] = ~0ULL;
 		/* one whose lines meet nobody's runs to the limit at once */
-		if (!(dm[k] & oa[k]) && !(fm[k] & od[k]))
-			od[k] = oa[k] = 0;
+		if (!(dm[k] & oa[k]) && !(fm[k] & od[k]) && !(fm[k] & of[k]))
+			od[k] = oa[k] = of[k] = 0;
 	}
 	for (;;) {
 		Int a = -1, b = -1;
@@ -839,9 +876,9 @@ static void merge(const Int *act, Int na, ULong limit)
 			if (end > limit)
 				end = limit;
 		}
-		if (!od[a] && !oa[a])
+		if (!od[a] && !oa[a] && !of[a])
 			end = limit;
-		thr_run_until(&thr[act[a]], end, limit, od[a], oa[a]);
+		thr_run_until(&thr[act[a]], end, limit, od[a], oa[a], of[a]);
 	}
 }
 
@@ -872,7 +909,7 @@ static void flush(Bool all)
 	if (all || limit == ~0ULL)
 		limit = top;
 	if (na == 1)
-		thr_run_until(&thr[act[0]], limit, limit, 0, 0);
+		thr_run_until(&thr[act[0]], limit, limit, 0, 0, 0);
 	else if (na > 1)
 		merge(act, na, limit);
 	if (limit > vnow)
@@ -1542,6 +1579,16 @@ static void mps_post_clo_init(void)
 	Long sets = clo_d1.size / clo_d1.line / clo_d1.assoc;
 	if (clo_ll.size / clo_ll.line / clo_ll.assoc < sets)
 		sets = clo_ll.size / clo_ll.line / clo_ll.assoc;
+	if (clo_l3.size) {
+		if (clo_l3.line != clo_d1.line || clo_l3.line != clo_ll.line ||
+		    clo_l3.line != clo_i1.line)
+			VG_(fmsg_bad_option)("--L3", "the L3's line must be --I1's, --D1's and --LL's\n");
+		if (lat_l3 < lat_l2 || lat_l3 > lat_mem)
+			VG_(fmsg_bad_option)("--l3-latency", "between the L2's and memory's (--latency)\n");
+		if (clo_l3.size / clo_l3.line / clo_l3.assoc < sets)
+			sets = clo_l3.size / clo_l3.line / clo_l3.assoc;
+		cache_init(&llc, &clo_l3, "mpsim.l3");
+	}
 	mps_set_fold = (UWord)(sets < 64 ? sets : 64) - 1;
 	cores = VG_(calloc)("mpsim.cores", (SizeT)clo_cores, sizeof(*cores));
 	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);

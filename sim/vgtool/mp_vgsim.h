@@ -16,6 +16,7 @@ enum {
 	Q_BC, Q_BCM, Q_BI, Q_BIM,
 	Q_HITM, Q_INV,
 	Q_ITLBM, Q_DTLBM, Q_STLBM, Q_PFX, Q_PFM, Q_PFL, Q_CYC, Q_IFST,
+	Q_L3M,
 	NQ
 };
 extern const HChar *const mps_q_names[NQ];
@@ -28,14 +29,14 @@ struct cache_cfg {
 struct tlb_cfg {
 	Int entries, assoc;
 };
-extern struct cache_cfg clo_i1, clo_d1, clo_ll;
+extern struct cache_cfg clo_i1, clo_d1, clo_ll, clo_l3; /* clo_l3.size 0: no L3 */
 extern struct tlb_cfg clo_itlb, clo_dtlb, clo_stlb;
 extern Int clo_page, clo_cores, clo_quantum, clo_mem_period, clo_ldlat;
 extern Bool clo_swpf;
 extern const HChar *clo_out, *clo_mem_out;
 /* latencies in cycles: an L1 miss that L2 holds, a miss of L2 (memory), a line from
- * another core (HITM), a second-level TLB hit, a page walk */
-extern Int lat_l2, lat_mem, lat_hitm, lat_stlb, lat_walk;
+ * another core (HITM), a second-level TLB hit, a page walk; an L2 miss the L3 holds */
+extern Int lat_l2, lat_mem, lat_hitm, lat_stlb, lat_walk, lat_l3;
 Bool mps_process_cmd_line_option(const HChar *arg);
 void mps_print_usage(void);
 void mps_print_debug_usage(void);
@@ -109,7 +110,7 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 		     IRType gWordTy, IRType hWordTy);
 
 /* ---- outputs (mp_vgsim_out.c): the counts file at the end, memory samples ---- */
-enum { ML_LFB, ML_L1, ML_L2, ML_PEER, ML_MEM }; /* where the data came from */
+enum { ML_LFB, ML_L1, ML_L2, ML_PEER, ML_MEM, ML_L3 }; /* where the data came from */
 enum { MS_NONE, MS_HIT, MS_HITM };              /* what another core held */
 void mps_fini(Int exitcode);
 Int mps_cmp_ins(const void *a, const void *b);

@@ -22,6 +22,7 @@
 
 /* ---- options -------------------------------------------------------------------------- */
 struct cache_cfg clo_i1 = { 32768, 8, 64 }, clo_d1 = { 32768, 8, 64 }, clo_ll = { 1048576, 16, 64 };
+struct cache_cfg clo_l3; /* none */
 const HChar *clo_out = "mpsim.out.%p";
 /* TLBs: entries and ways; pages of clo_page bytes */
 struct tlb_cfg clo_itlb = { 128, 8 }, clo_dtlb = { 64, 4 }, clo_stlb = { 1536, 12 };
@@ -29,7 +30,7 @@ Int clo_page = 4096;
 Bool clo_swpf = True; /* software prefetches bring lines in */
 /* latencies in cycles (one instruction is one cycle): an L1 miss that L2 holds, a miss
  * of L2 (memory), a line from another core (HITM), a second-level TLB hit, a page walk */
-Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30;
+Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30, lat_l3 = 40;
 
 /* "ENTRIES,ASSOC" with a power-of-two number of sets. */
 static Bool parse_tlb(const HChar *s, struct tlb_cfg *t)
@@ -102,6 +103,10 @@ Bool mps_process_cmd_line_option(const HChar *arg)
 	} else if VG_STR_CLO(arg, "--LL", s) {
 		if (!parse_cache(s, &clo_ll))
 			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_STR_CLO(arg, "--L3", s) {
+		if (!parse_cache(s, &clo_l3))
+			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE with power-of-two sets and line\n");
+	} else if VG_BINT_CLO(arg, "--l3-latency", lat_l3, 1, 100000) {
 	} else if VG_STR_CLO(arg, "--itlb", s) {
 		if (!parse_tlb(s, &clo_itlb))
 			VG_(fmsg_bad_option)(arg, "ENTRIES,ASSOC with a power-of-two number of sets\n");
@@ -134,6 +139,8 @@ void mps_print_usage(void)
 	VG_(printf)("    --I1=SIZE,ASSOC,LINE  L1 instruction cache of each core [32768,8,64]\n"
 		    "    --D1=SIZE,ASSOC,LINE  L1 data cache of each core [32768,8,64]\n"
 		    "    --LL=SIZE,ASSOC,LINE  L2 of each core [1048576,16,64]\n"
+		    "    --L3=SIZE,ASSOC,LINE  an L3 all cores share, behind their L2 [none]\n"
+		    "    --l3-latency=CYCLES   an L2 miss the L3 holds [40]\n"
 		    "    --cores=N             simulated cores [1]\n"
 		    "    --quantum=N           instructions a thread may run past the next [1]\n"
 		    "    --itlb=ENTRIES,ASSOC  instruction TLB of each core [128,8]\n"

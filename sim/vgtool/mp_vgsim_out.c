@@ -26,6 +26,7 @@ const HChar *const mps_q_names[NQ] = {
 	"Bc", "Bcm", "Bi", "Bim",
 	"HITM", "Inv",
 	"ITLBm", "DTLBm", "STLBm", "PFx", "PFm", "PFl", "Cyc", "IFst",
+	"L3m",
 };
 
 
@@ -202,12 +203,16 @@ void mps_fini(Int exitcode)
 	out_cache(o, "I1", &clo_i1);
 	out_cache(o, "D1", &clo_d1);
 	out_cache(o, "LL", &clo_ll);
+	if (clo_l3.size)
+		out_cache(o, "L3", &clo_l3);
 	out_printf(o, "desc: Cores: %d\n", clo_cores);
 	out_printf(o, "desc: TLBs: ITLB %d,%d DTLB %d,%d STLB %d,%d page %d\n", clo_itlb.entries,
 		   clo_itlb.assoc, clo_dtlb.entries, clo_dtlb.assoc, clo_stlb.entries,
 		   clo_stlb.assoc, clo_page);
 	out_printf(o, "desc: Latencies: L2 %d memory %d HITM %d STLB %d walk %d\n", lat_l2,
 		   lat_mem, lat_hitm, lat_stlb, lat_walk);
+	if (clo_l3.size)
+		out_printf(o, "desc: L3 latency: %d\n", lat_l3);
 	out_printf(o, "positions: instr\nevents:");
 	for (Int q = 0; q < NQ; q++)
 		out_printf(o, " %s", mps_q_names[q]);
