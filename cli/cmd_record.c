@@ -199,6 +199,10 @@ static int record_sim(const char *events, const char *i1, const char *d1, const 
 				fprintf(stderr, " %s valgrind's choice", cn[k]);
 		if (so.geom.source[0])
 			fprintf(stderr, " (from %s)", so.geom.source);
+		const char *l3 = tool_opts ? strstr(tool_opts, "--L3=") : NULL;
+		if (l3)
+			fprintf(stderr, "; L3 %.*s shared by the cores", (int)strcspn(l3 + 5, " "),
+				l3 + 5);
 		fprintf(stderr, " ]\n");
 		if (res.nprocs > 1)
 			fprintf(stderr, "[ memprof record: simulated %zu processes (the workload and "
@@ -363,7 +367,7 @@ static int cmd_record(int argc, char **argv)
 	struct rec_opts o = { .output = "memprof.data", .count = UINT64_MAX, .freq = INT_MIN };
 	int rc;
 	int sim = 0;
-	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL;
+	const char *sim_i1 = NULL, *sim_d1 = NULL, *sim_ll = NULL, *sim_keep = NULL, *sim_l3 = NULL;
 	const char *sim_engine = NULL;
 	int sim_cores = 0;
 	const char *sim_tool_opts = NULL;
@@ -428,6 +432,9 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "D1", CLI_STR, &sim_d1, "SIZE,ASSOC,LINE", "--sim: L1d cache (default: this CPU's)" },
 		{ 0, "LL", CLI_STR, &sim_ll, "SIZE,ASSOC,LINE",
 		  "--sim: last level (default: this CPU's L2)" },
+		{ 0, "L3", CLI_STR, &sim_l3, "SIZE,ASSOC,LINE|host",
+		  "--sim: an L3 the simulated cores share, behind their L2 (mpsim; default none; "
+		  "host: this CPU's, from sysfs)" },
 		{ 0, "callgrind-out", CLI_STR, &sim_keep, "FILE",
 		  "--sim: keep the counts per instruction in FILE (callgrind's format)" },
 		{ 0, "sim-engine", CLI_STR, &sim_engine, "NAME",
@@ -535,11 +542,30 @@ static int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_keep || sim_engine || sim_cores ||
+	if (!sim && (sim_i1 || sim_d1 || sim_ll || sim_l3 || sim_keep || sim_engine || sim_cores ||
 		     sim_tool_opts || sim_alloc)) {
-		cli_error("record", "--I1, --D1, --LL, --callgrind-out, --sim-engine, --sim-cores, "
-			  "--sim-tool-opts and --sim-alloc go with --sim");
+		cli_error("record", "--I1, --D1, --LL, --L3, --callgrind-out, --sim-engine, "
+			  "--sim-cores, --sim-tool-opts and --sim-alloc go with --sim");
 		goto out;
+	}
+	/* --L3 is mpsim's --L3=SIZE,ASSOC,LINE among its options */
+	static char l3opts[1100];
+	if (sim && sim_l3) {
+		struct mp_sim_cache l3;
+		struct mp_err lerr = { 0 };
+		if (sim_engine && !strcmp(sim_engine, "callgrind")) {
+			cli_error("record", "--L3: the L3 the cores share is mpsim's, not callgrind's");
+			goto out;
+		}
+		if (!strcmp(sim_l3, "host") ? mp_sim_host_l3(NULL, &l3, &lerr)
+					    : mp_sim_parse_cache("--L3", sim_l3, &l3, &lerr)) {
+			cli_error("record", "%s", lerr.msg);
+			goto out;
+		}
+		snprintf(l3opts, sizeof(l3opts), "%s%s--L3=%llu,%u,%u",
+			 sim_tool_opts ? sim_tool_opts : "", sim_tool_opts ? " " : "",
+			 (unsigned long long)l3.size, l3.assoc, l3.line);
+		sim_tool_opts = l3opts;
 	}
 	if (sim && (o.pid || o.all || o.freq)) {
 		cli_error("record", "--sim runs a command under valgrind: -p, -a and -F do not apply");

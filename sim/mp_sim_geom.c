@@ -152,6 +152,43 @@ static int sysfs_geometry(const char *dir, struct mp_sim_geometry *g, char *bad,
 	return found;
 }
 
+int mp_sim_host_l3(const char *dir, struct mp_sim_cache *c, struct mp_err *err)
+{
+	const char *sysdir = dir ? dir : "/sys/devices/system/cpu/cpu0/cache";
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < 16; i++) {
+		char idx[16], path[512], type[32] = "";
+		uint64_t level, size, ways, line;
+		snprintf(idx, sizeof(idx), "index%d", i);
+		snprintf(path, sizeof(path), "%s/%s/type", sysdir, idx);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			break;
+		if (!fgets(type, sizeof(type), f))
+			type[0] = 0;
+		fclose(f);
+		type[strcspn(type, "\n")] = 0;
+		if (read_sysfs_u64(sysdir, idx, "level", &level) || level != 3 ||
+		    strcmp(type, "Unified"))
+			continue;
+		if (read_sysfs_u64(sysdir, idx, "size", &size) ||
+		    read_sysfs_u64(sysdir, idx, "ways_of_associativity", &ways) ||
+		    read_sysfs_u64(sysdir, idx, "coherency_line_size", &line))
+			return mp_err_set(err, -ENOENT, "%s/%s: the L3's size, ways or line size "
+					  "cannot be read", sysdir, idx);
+		struct mp_sim_cache l3 = { size, (uint32_t)ways, (uint32_t)line };
+		const char *why = cache_problem(&l3);
+		if (why)
+			return mp_err_set(err, -EINVAL, "%s/%s: L3 %llu,%u,%u: %s (give --L3 "
+					  "SIZE,ASSOC,LINE)", sysdir, idx, (unsigned long long)size,
+					  l3.assoc, l3.line, why);
+		*c = l3;
+		return 0;
+	}
+	return mp_err_set(err, -ENOENT, "%s: no level 3 unified cache (give --L3 SIZE,ASSOC,LINE)",
+			  sysdir);
+}
+
 /* ---- CPUID ---------------------------------------------------------------------------- */
 
 #define CPUID_AMD_L1 0x80000005u

@@ -393,6 +393,19 @@ static void mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2(void **state)
 	assert_int_equal(g.ll.assoc, 10);
 }
 
+/* The fake sysfs's L3 (30 MB, 12 ways: 40,960 sets) is one valgrind cannot simulate. */
+static void mp_sim_host_l3__fake_sysfs__refused_and_named(void **state)
+{
+	struct mp_sim_cache c;
+	struct mp_err err = { 0 };
+	(void)state;
+	assert_int_equal(mp_sim_host_l3(data("cache"), &c, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "/index3: L3 31457280,12,64: the number of sets"));
+	assert_int_equal(c.size, 0);
+	assert_int_equal(mp_sim_host_l3(data("no-such-dir"), &c, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no level 3 unified cache"));
+}
+
 static void mp_sim_host_geometry__no_dir__enoent_and_message(void **state)
 {
 	struct mp_sim_geometry g;
@@ -1137,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(mp_sim_event_parse__aliases_tsv_cachegrind_rows__same_sums),
 		cmocka_unit_test(mp_sim_parse_cache__table__valgrind_rules),
 		cmocka_unit_test(mp_sim_host_geometry__fake_sysfs__l1d_l1i_and_l2),
+		cmocka_unit_test(mp_sim_host_l3__fake_sysfs__refused_and_named),
 		cmocka_unit_test(mp_sim_host_geometry__no_dir__enoent_and_message),
 		cmocka_unit_test(mp_sim_cpuid_geometry__recorded_leaves__decoded),
 		cmocka_unit_test(mp_sim_cpuid_geometry__gaps_only__and_errors),

@@ -114,6 +114,11 @@ int mp_sim_parse_cache(const char *what, const char *s, struct mp_sim_cache *c,
  * named in err (code 0 when something was found; callers may show it as a warning).
  * g->source says where the caches came from. */
 int mp_sim_host_geometry(const char *dir, struct mp_sim_geometry *g, struct mp_err *err);
+/* This machine's level 3 unified cache from sysfs (dir, or NULL for cpu0's) into *c, for
+ * mpsim's L3 all cores share (record --sim --L3 host). -ENOENT when there is none, -EINVAL
+ * when valgrind's rules cannot simulate it (sets not a power of two): err names the
+ * folder and why. */
+int mp_sim_host_l3(const char *dir, struct mp_sim_cache *c, struct mp_err *err);
 
 /* One CPUID answer (x86): the leaf and subleaf asked, and EAX..EDX. */
 struct mp_sim_cpuid {

@@ -1,5 +1,6 @@
 #!/bin/bash
-# mpsim's L3 the cores share (--sim-tool-opts=--L3=SIZE,ASSOC,LINE): main writes a 4 MB
+# mpsim's L3 the cores share (record --L3 SIZE,ASSOC,LINE|host, or the tool's own --L3
+# through --sim-tool-opts): main writes a 4 MB
 # buffer, a thread walks it twice on one simulated core, then another thread twice on
 # another core (sim_l3.c). Each core's own 1 MB L2 misses every line of every pass
 # (DLmr 2 x 65,536 in each walker, and the few lines of its stack, globals and code), and an
@@ -11,16 +12,28 @@
 [ -x "${MEMPROF_VGTOOL:-/nonexistent}" ] || { echo "SKIP: memprof built without its valgrind tool"; exit 77; }
 cc -O1 -g -pthread -o l3 "$(dirname "$0")/sim_l3.c" || fail "cannot build sim_l3.c"
 GEO=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
-rec() { # NAME L3
+rec() { # NAME L3 (record's --L3, or the tool's own with tool:)
 	local opts=()
-	[ -n "$2" ] && opts=(--sim-tool-opts="--L3=$2")
+	case "$2" in
+	tool:*) opts=(--sim-tool-opts="--L3=${2#tool:}") ;;
+	?*) opts=(--L3 "$2") ;;
+	esac
 	"$MEMPROF" record --sim --sim-cores 2 "${GEO[@]}" "${opts[@]}" -d -c 101 -e DLmr,L3m \
 		-o $1.data -- ./l3 >$1.out 2>$1.err || fail "record --sim $*: $(cat $1.err)"
 	grep -q walked $1.out || fail "$1: $(cat $1.out)"
 }
 rec big 8388608,16,64
-rec small 2097152,16,64
+grep -q "; L3 8388608,16,64 shared by the cores ]" big.err || fail "big: $(cat big.err)"
+rec small tool:2097152,16,64
+grep -q "; L3 2097152,16,64 shared by the cores ]" small.err || fail "small: $(cat small.err)"
 rec none ""
+grep -q "shared by the cores" none.err && fail "none: $(cat none.err)"
+# --L3 host: this machine's from sysfs, or an error that says why not
+if "$MEMPROF" record --sim --L3 host -e L3m -o host.data -- true >host.out 2>host.err; then
+	grep -q "; L3 [0-9]*,[0-9]*,64 shared by the cores ]" host.err || fail "host: $(cat host.err)"
+else
+	grep -Eq "no level 3 unified cache|not a power of two" host.err || fail "host: $(cat host.err)"
+fi
 N=$((2 * 65536))
 for f in first second; do
 	for r in big small none; do
