@@ -58,15 +58,58 @@ struct c2c_pa {
 	uint32_t cnt;
 };
 
+/* A name a line's samples gave its data (a data symbol, or a heap block's site), and how
+ * many samples gave it. */
+struct c2c_dname {
+	const char *sym, *dso;   /* borrowed */
+	uint64_t off;            /* the line's first byte in the symbol (when line) */
+	int line;                /* the symbol starts at or before the line */
+	uint64_t n;
+};
+#define C2C_DNAMES 4
+
 struct c2c_line {
 	struct c2c_lkey k;
 	struct mp_c2c_stats st;
 	struct c2c_pa pa;
-	const char *dsym, *ddso; /* data symbol and object of its first sample (borrowed) */
+	const char *dsym, *ddso; /* data symbol and object most of its samples name (borrowed) */
 	uint64_t dsym_off;       /* the line's first byte in the symbol (when dsym_line) */
 	int dsym_line;           /* the symbol starts at or before the line */
+	struct c2c_dname dn[C2C_DNAMES]; /* the names its samples gave, first seen first */
+	int ndn;
 	size_t r0, r1;           /* its rows after sorting */
 };
+
+/* One more sample of line L names its data d: the line's memory may have held other data
+ * before (a startup buffer freed, then the block the program shares), so the line takes
+ * the name most of its samples give (line_name()), the first seen on a tie. */
+static void line_vote(struct c2c_line *L, const struct c2c_dname *d)
+{
+	for (int i = 0; i < L->ndn; i++)
+		if (L->dn[i].sym == d->sym && L->dn[i].dso == d->dso && L->dn[i].off == d->off &&
+		    L->dn[i].line == d->line) {
+			L->dn[i].n++;
+			return;
+		}
+	if (L->ndn < C2C_DNAMES) {
+		L->dn[L->ndn] = *d;
+		L->dn[L->ndn++].n = 1;
+	}
+}
+
+static void line_name(struct c2c_line *L)
+{
+	int best = -1;
+	for (int i = 0; i < L->ndn; i++)
+		if (best < 0 || L->dn[i].n > L->dn[best].n)
+			best = i;
+	if (best < 0)
+		return;
+	L->dsym = L->dn[best].sym;
+	L->ddso = L->dn[best].dso;
+	L->dsym_line = L->dn[best].line;
+	L->dsym_off = L->dn[best].off;
+}
 
 struct c2c_rkey {            /* a Pareto row's key (zeros for fields not in -c) */
 	uint64_t line, off, ip, map;
@@ -238,21 +281,19 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		dl.sym = site;
 		dl.dso = "[heap object]";
 	}
-	if (isnew) {
-		L->dsym = dl.sym;
-		L->ddso = dl.dso;
+	if (dl.sym) {
+		struct c2c_dname d = { .sym = dl.sym, .dso = dl.dso };
 		if (site) {
-			L->dsym_line = 1;
-			L->dsym_off = ho.offset - off;
+			d.line = 1;
+			d.off = ho.offset - off;
 		}
-		if (dl.sym && dl.kind == MP_DADDR_OBJECT && dl.vaddr - off >= dl.sym_start) {
-			L->dsym_line = 1;
-			L->dsym_off = dl.vaddr - off - dl.sym_start;
+		if (dl.kind == MP_DADDR_OBJECT && dl.vaddr - off >= dl.sym_start) {
+			d.line = 1;
+			d.off = dl.vaddr - off - dl.sym_start;
 		}
-	} else if (!L->dsym && dl.sym) {
-		L->dsym = dl.sym;
-		L->ddso = dl.dso;
+		line_vote(L, &d);
 	}
+	(void)isnew;
 	struct c2c_rkey k = { .line = (uint64_t)li, .off = off };
 	if (x->coalesce & CO_IADDR)
 		k.ip = s->ip, k.map = map;
@@ -1099,6 +1140,8 @@ static int c2c_report_run(const char *input, const char *symfs, const char *kall
 		cli_error(CMD, "%s", err.msg[0] ? err.msg : "out of memory");
 		goto out;
 	}
+	for (size_t i = 0; i < x.nlines; i++)
+		line_name(&x.lines[i]);
 	/* lines by the sort metric; each line's rows and facts by the line's new index */
 	g_disp = o->disp;
 	uint32_t *newidx = malloc((x.nlines + 1) * sizeof(*newidx));

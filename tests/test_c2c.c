@@ -32,6 +32,13 @@ __attribute__((aligned(64))) long c2c_pair[8] = { 1 };
 __attribute__((aligned(64))) long c2c_true[8] = { 1 };
 __attribute__((aligned(64))) long c2c_peer[8] = { 1 };
 __attribute__((aligned(64))) long c2c_quiet[8] = { 1 };
+/* Two objects in one line, c2c_v1 at its start, c2c_v2 32 bytes on (assembler: C does
+ * not promise where globals go). */
+__asm__(".pushsection .data\n.balign 64\n"
+	".globl c2c_v1\n.type c2c_v1, @object\n.size c2c_v1, 32\nc2c_v1:\n.zero 32\n"
+	".globl c2c_v2\n.type c2c_v2, @object\n.size c2c_v2, 32\nc2c_v2:\n.zero 32\n"
+	".popsection");
+extern long c2c_v1[4], c2c_v2[4];
 
 /* The code that "touched" them (never called for its work: its addresses are the IPs). */
 __attribute__((noinline)) void c2c_writer_a(volatile long *p)
@@ -157,6 +164,8 @@ static void put_self_maps(mp_pdw *w, uint32_t pid)
 	fclose(f);
 }
 
+static int vote_file; /* write_synth: the line of c2c_v1 and c2c_v2 only */
+
 static void write_synth(const char *path)
 {
 	struct mp_err err = { 0 };
@@ -191,6 +200,15 @@ static void write_synth(const char *path)
 	put_self_maps(w, pid);
 	put_comm(w, pid, TID1, "c2csynth");
 	put_comm(w, pid, TID2, "c2csynth");
+	/* the line of c2c_v1 and c2c_v2: one store to c2c_v1 first, then the threads share
+	 * c2c_v2 (vote_file) */
+	const struct batch bv[] = {
+		{ 1, TID1, 0, c2c_writer_a, c2c_v1, 0, ST_L1HIT, 0 },
+		{ 6, TID1, 0, c2c_writer_a, c2c_v2, 0, ST_L1HIT, 0 },
+		{ 4, TID1, 0, c2c_writer_a, c2c_v2, 0, LD_LCL_HITM, 180 },
+		{ 6, TID2, 1, c2c_writer_b, c2c_v2, 8, ST_L1HIT, 0 },
+		{ 4, TID2, 1, c2c_writer_b, c2c_v2, 8, LD_LCL_HITM, 200 },
+	};
 	/* n samples of (tid, cpu, code, data line, offset, data_src, weight) */
 	const struct batch b[] = {
 		/* c2c_pair: false sharing, 0x0 by thread 1, 0x8 by thread 2 */
@@ -213,12 +231,15 @@ static void write_synth(const char *path)
 		{ 3, TID1, 0, c2c_reader, c2c_quiet, 16, LD_LCL_DRAM, 300 },
 	};
 	uint64_t t = 1000;
-	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
-		for (int k = 0; k < b[i].n; k++)
-			put_mem_sample_pa(w, (b[i].data_src & OP(STORE)) ? 1 : 0,
-					  fn_ip(b[i].code, (unsigned)k % 4), pid, b[i].tid, t++,
-					  (uint64_t)(uintptr_t)b[i].data + b[i].off, b[i].cpu,
-					  b[i].weight, b[i].data_src, phys_of(b[i].data, b[i].off, k));
+	const struct batch *bs = vote_file ? bv : b;
+	size_t nb = vote_file ? sizeof(bv) / sizeof(bv[0]) : sizeof(b) / sizeof(b[0]);
+	for (size_t i = 0; i < nb; i++)
+		for (int k = 0; k < bs[i].n; k++)
+			put_mem_sample_pa(w, (bs[i].data_src & OP(STORE)) ? 1 : 0,
+					  fn_ip(bs[i].code, (unsigned)k % 4), pid, bs[i].tid, t++,
+					  (uint64_t)(uintptr_t)bs[i].data + bs[i].off, bs[i].cpu,
+					  bs[i].weight, bs[i].data_src,
+					  phys_of(bs[i].data, bs[i].off, k));
 	/* what perf rejects: a load without an address, one in no mapping */
 	put_mem_sample(w, 0, fn_ip(c2c_reader, 0), pid, TID1, t++, 0, 0, 10, LD_L1);
 	put_mem_sample(w, 0, fn_ip(c2c_reader, 0), pid, TID1, t++, 0x10, 0, 10, LD_LCL_HITM);
@@ -623,10 +644,32 @@ static void c2c_report__no_addresses__one_line_error(void **state)
 	free(out);
 }
 
+/* A line whose first sample names other data than most of its samples (the memory held
+ * a startup buffer before the block the threads share, in a simulated falseshare): the
+ * line and its verdict are named after most of them, c2c_v2, not the first, c2c_v1. */
+static void c2c_report__line_reused__named_by_most_samples(void **state)
+{
+	(void)state;
+	char *path = path_in("vote.data");
+	vote_file = 1;
+	write_synth(path);
+	vote_file = 0;
+	char cmd[1024];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
+	char *out = run(cmd, &st);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(out, "=> false sharing: different threads write different "
+				    "offsets of c2c_v2, one 64-byte line"));
+	assert_non_null(strstr(out, "  c2c_v2 (test_c2c)\n"));
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
 		phys_file = argc > 2 && !strcmp(argv[2], "phys");
+		vote_file = argc > 2 && !strcmp(argv[2], "vote");
 		write_synth(argv[1]);
 		return 0;
 	}
@@ -636,6 +679,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(c2c_report__synthetic__equals_perf),
 		cmocka_unit_test(c2c_report__no_addresses__one_line_error),
 		cmocka_unit_test(c2c_report__phys__node_and_pa_cnt),
+		cmocka_unit_test(c2c_report__line_reused__named_by_most_samples),
 	};
 	int rc = cmocka_run_group_tests_name("c2c", tests, setup_synth, teardown_dir);
 	/* the real recordings, with perf as referee: skipped (77) when either is missing */
