@@ -109,6 +109,23 @@ static struct mp_sim_cache *sysfs_slot(struct mp_sim_geometry *g, uint64_t level
 	return NULL;
 }
 
+/* The type of sysfs cache folder dir/indexI into type ("Data", "Unified"; "" when it has
+ * none), its name into idx. Returns -1 when there is no such folder (the list's end). */
+static int sysfs_index(const char *dir, int i, char idx[16], char type[32])
+{
+	char path[512];
+	snprintf(idx, 16, "index%d", i);
+	snprintf(path, sizeof(path), "%s/%s/type", dir, idx);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(type, 32, f))
+		type[0] = 0;
+	fclose(f);
+	type[strcspn(type, "\n")] = 0;
+	return 0;
+}
+
 /* Read dir/index0.. into g; caches valgrind could not simulate are named in bad.
  * Returns 1 when at least one cache was taken. */
 static int sysfs_geometry(const char *dir, struct mp_sim_geometry *g, char *bad, size_t badlen)
@@ -116,17 +133,10 @@ static int sysfs_geometry(const char *dir, struct mp_sim_geometry *g, char *bad,
 	int found = 0;
 
 	for (int i = 0; i < 16; i++) {
-		char idx[16], path[512], type[32] = "";
+		char idx[16], type[32] = "";
 		uint64_t level, size, ways, line;
-		snprintf(idx, sizeof(idx), "index%d", i);
-		snprintf(path, sizeof(path), "%s/%s/type", dir, idx);
-		FILE *f = fopen(path, "r");
-		if (!f)
+		if (sysfs_index(dir, i, idx, type))
 			break;
-		if (!fgets(type, sizeof(type), f))
-			type[0] = 0;
-		fclose(f);
-		type[strcspn(type, "\n")] = 0;
 		if (read_sysfs_u64(dir, idx, "level", &level) ||
 		    read_sysfs_u64(dir, idx, "size", &size) ||
 		    read_sysfs_u64(dir, idx, "ways_of_associativity", &ways) ||
@@ -157,17 +167,10 @@ int mp_sim_host_l3(const char *dir, struct mp_sim_cache *c, struct mp_err *err)
 	const char *sysdir = dir ? dir : "/sys/devices/system/cpu/cpu0/cache";
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < 16; i++) {
-		char idx[16], path[512], type[32] = "";
+		char idx[16], type[32] = "";
 		uint64_t level, size, ways, line;
-		snprintf(idx, sizeof(idx), "index%d", i);
-		snprintf(path, sizeof(path), "%s/%s/type", sysdir, idx);
-		FILE *f = fopen(path, "r");
-		if (!f)
+		if (sysfs_index(sysdir, i, idx, type))
 			break;
-		if (!fgets(type, sizeof(type), f))
-			type[0] = 0;
-		fclose(f);
-		type[strcspn(type, "\n")] = 0;
 		if (read_sysfs_u64(sysdir, idx, "level", &level) || level != 3 ||
 		    strcmp(type, "Unified"))
 			continue;
