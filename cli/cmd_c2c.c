@@ -293,7 +293,6 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 		}
 		line_vote(L, &d);
 	}
-	(void)isnew;
 	struct c2c_rkey k = { .line = (uint64_t)li, .off = off };
 	if (x->coalesce & CO_IADDR)
 		k.ip = s->ip, k.map = map;

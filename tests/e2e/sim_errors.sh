@@ -25,6 +25,15 @@ expect 1 "event 'L1D_REPL:k': the simulator sees only user-space code" \
 	"$MEMPROF" record --sim -e L1D_REPL:k -o x.data -- /bin/true
 expect 1 "event 'bogus': not an event the simulator counts; --sim offers .*L1D_REPL" \
 	"$MEMPROF" record --sim -e bogus -o x.data -- /bin/true
+expect 2 "--L3 '2097152,12,64': valgrind cannot simulate this cache: the number of sets" \
+	"$MEMPROF" record --sim --L3 2097152,12,64 -o x.data -- /bin/true
+expect 2 "--L3 'big': expected SIZE,ASSOC,LINE_SIZE" \
+	"$MEMPROF" record --sim --L3 big -o x.data -- /bin/true
+expect 2 "--L3: the L3 the cores share is mpsim's, not callgrind's" \
+	"$MEMPROF" record --sim --sim-engine=callgrind --L3 8388608,16,64 -o x.data -- /bin/true
+expect 2 "--L3, --callgrind-out, --sim-engine, --sim-cores, --sim-tool-opts and --sim-alloc go with --sim" \
+	"$MEMPROF" record --L3 host -o x.data -- /bin/true
+[ -e x.data ] && fail "a refused --L3 wrote x.data"
 expect 2 "--D1 '40000,8,64': valgrind cannot simulate this cache: the number of sets" \
 	"$MEMPROF" record --sim --D1 40000,8,64 -o x.data -- /bin/true
 expect 2 "--LL '1M,8': expected SIZE,ASSOC,LINE_SIZE" \
