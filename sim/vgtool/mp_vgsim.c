@@ -355,9 +355,7 @@ struct thr {
 	ULong ptime;     /* virtual time of its last instruction processed */
 	UWord *buf;
 	UInt head, n, cap; /* a ring of cap (a power of two) words: those from head to n
-			    * (counters, taken modulo cap) are not yet wholly processed */
-	const struct batch *rb; /* the batch being processed (its record starts at head), */
-	UInt rj, rx;     /* its next event, and the next word to read (counter as n) */
+			    * (counters, taken modulo cap) are not yet processed */
 	UInt dc[64], fc[64]; /* its pending records' data and fetch lines in each set group
 			      * (mps_set_bit), counted as they come and go */
 	struct bpred *bp;
@@ -654,7 +652,7 @@ static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, 
 /* Whether t has records not yet processed. */
 static inline Bool pending(const struct thr *t)
 {
-	return t->rb || t->rx != t->n;
+	return t->head != t->n;
 }
 
 /* The set groups of the lines an access of size bytes at a touches. */
@@ -693,75 +691,68 @@ static Bool fetch_reaches_l3(const struct thr *t, const struct ins *ii)
 	return False;
 }
 
-/* Whether the instruction of fetch b->e[j] (its data accesses' addresses from word x)
- * may meet another thread's accesses in a cache set: its fetch lines' groups among od
- * (the others' data), its data lines' among oa (the others' data and fetches). One whose
- * accesses go on past the batch (a next batch, lone accesses) is taken as meeting. */
-static inline Bool meets(const struct thr *t, const struct batch *b, UInt j, UInt x, ULong od,
-			 ULong oa, ULong of)
+/* Whether batch b of thread t (its data addresses from word x on) may meet another
+ * thread's accesses in a cache set: its fetch lines' groups among od (the others' data),
+ * its data lines' among oa (the others' data and fetches), its fetches among of (the
+ * others' fetches, in an L3 the cores share) when one of them would reach the L3. */
+static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt x, ULong od,
+			       ULong oa, ULong of)
 {
-	const struct ins *ii = b->e[j].ii;
-	if ((b->fm & od) && (line_bits(ii->addr, ii->size) & od))
+	if (b->fm & od)
 		return True;
-	if ((b->fm & of) && (line_bits(ii->addr, ii->size) & of) && fetch_reaches_l3(t, ii))
-		return True;
-	UInt k = j + 1, d = 0;
-	for (; k < b->n && b->e[k].kind != EV_IR; k++, d++)
-		if (line_bits(t->buf[(x + d) & (t->cap - 1)], b->e[k].size & 0xff) & oa)
+	if (b->fm & of)
+		for (UInt j = 0; j < b->n; j++)
+			if (b->e[j].kind == EV_IR && (line_bits(b->e[j].ii->addr, b->e[j].ii->size) & of) &&
+			    fetch_reaches_l3(t, b->e[j].ii))
+				return True;
+	for (UInt k = 0; k < b->nd; k++)
+		if (line_bits(t->buf[(x + k) & (t->cap - 1)], b->dsize[k]) & oa)
 			return True;
-	return k == b->n && d > 0;
+	return False;
 }
 
-/* Run thread t's buffered records up to virtual time limit (an instruction and its data
- * accesses go together), past time end only the instructions that meet no other thread's
- * accesses in a cache set (meets(): od, oa, of; with end = limit: all). A batch's fetch with
- * size 1 lies in the I1 line and page of the fetch before it: when that fetch, its
- * thread's instruction just before, was the last one run on this core, the line is the
- * most recent of its set and the page the one the ITLB saw last, a hit that changes
- * nothing. */
+/* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
+ * that starts before the limit runs whole: threads interleave by blocks), past time end
+ * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
+ * oa, of; with end = limit: all). A batch's fetch with size 1 lies in the I1 line and page
+ * of the fetch before it: when that fetch, its thread's instruction just before, was the
+ * last one run on this core, the line is the most recent of its set and the page the one
+ * the ITLB saw last, a hit that changes nothing. */
 static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa, ULong of)
 {
 	const UWord *buf = t->buf;
-	UInt mask = t->cap - 1, x = t->rx, j = t->rj;
-	const struct batch *b = t->rb;
+	UInt mask = t->cap - 1, x = t->head, n = t->n;
 	Int ci = t->core;
 	struct core *c = &cores[ci];
 	ULong now = t->ptime;
 	/* the last fetch on this core was this thread's instruction just before */
 	Bool same = c->ithr == t && c->ilwp == t->lwp && c->itime == now, ran = False;
 	sim_thr = t;
-	for (;;) {
-		if (!b) {
-			t->head = x;
-			if (x == t->n)
-				break;
-			UWord w = buf[x & mask];
-			if ((w & 7) == REC_BATCH) {
-				b = (const struct batch *)w;
-				j = 0;
-				x++;
-			} else if ((w & 7) == REC_ONE) {
-				UWord k = buf[(x + 1) & mask];
-				sim_now = now;
-				sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff,
-				      k & 3);
-				count_lines(t->dc, k >> 11, (k & 3) == EV_PF ? 1 : (k >> 2) & 0xff, -1);
-				x += 2;
-				continue;
-			} else {
-				if (now < w >> 3) {
-					now = w >> 3;
-					same = False;
-				}
-				x++;
-				continue;
-			}
+	while (x != n) {
+		UWord w = buf[x & mask];
+		if ((w & 7) == REC_ONE) {
+			UWord k = buf[(x + 1) & mask];
+			sim_now = now;
+			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
+			count_lines(t->dc, k >> 11, (k & 3) == EV_PF ? 1 : (k >> 2) & 0xff, -1);
+			x += 2;
+			continue;
 		}
-		for (; j < b->n; j++) {
+		if ((w & 7) == REC_JUMP) {
+			if (now < w >> 3) {
+				now = w >> 3;
+				same = False;
+			}
+			x++;
+			continue;
+		}
+		const struct batch *b = (const struct batch *)w;
+		if (now >= end && (now >= limit || batch_meets(t, b, x + 1, od, oa, of)))
+			break;
+		UInt x0 = ++x;
+		for (UInt j = 0; j < b->n; j++) {
 			const struct bev *e = &b->e[j];
 			if (e->kind == EV_IR) {
-				if (now >= end && (now >= limit || meets(t, b, j, x, od, oa, of)))
-					goto out;
 				sim_now = ++now;
 				if (!e->size || !same)
 					sim_ir(ci, e->ii);
@@ -775,35 +766,32 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		((struct batch *)b)->execs++;
 		count_fetches(t->fc, b, -1);
 		for (UInt k = 0; k < b->nd; k++)
-			count_lines(t->dc, buf[(t->head + 1 + k) & mask], b->dsize[k], -1);
-		b = NULL;
+			count_lines(t->dc, buf[(x0 + k) & mask], b->dsize[k], -1);
 	}
-out:
+	t->head = x;
 	t->ptime = now;
 	if (ran) {
 		c->ithr = t;
 		c->ilwp = t->lwp;
 		c->itime = now;
 	}
-	t->rb = b;
-	t->rj = j;
-	t->rx = x;
 }
 
 /* Run the threads act[0..na) (ascending records, each with events) up to virtual time
- * limit in the order of that time: the thread furthest behind runs until it passes the
- * next one (by clo_quantum - 1 instructions more; at equal times the lower record goes
- * first). With the default quantum of 1 the caches see the instructions of all threads in
- * one order that depends only on their clocks, not on when valgrind ran them: two threads
- * writing one line alternate instruction by instruction, as on two cores.
+ * limit in the order of that time, a batch (a block's run of events, one helper call) at a
+ * time: the thread furthest behind runs until its next batch starts past the next one's
+ * time (by clo_quantum - 1 instructions more; at equal times the lower record goes first).
+ * With the default quantum of 1 the caches see the batches of all threads in one order
+ * that depends only on their clocks, not on when valgrind ran them: two threads writing
+ * one line in a loop alternate iteration by iteration, as on two cores.
  *
  * Only the order of accesses that may meet in a cache set matters: an access by one core
  * changes that core's caches and, through the snoop, other cores' copies of its line,
- * nothing else. So a thread runs on past the next one through instructions whose lines'
- * set groups no other thread's buffered records touch (data against data and fetches; a
- * fetch changes nothing another core reads but its own L2, so fetch against fetch never
- * meets); the caches end the same, access for access, as in the order of time. Threads
- * that share a core meet everywhere. */
+ * nothing else. So a thread runs on past the next one through batches whose lines' set
+ * groups no other thread's buffered records touch (data against data and fetches; a fetch
+ * changes nothing another core reads but its own L2, so fetch against fetch never meets
+ * unless an L3 is shared); the caches end the same, access for access, as in the order of
+ * time. Threads that share a core meet everywhere. */
 /* The set groups of t's pending records' data lines (*dm) and fetch lines (*fm). */
 static void thr_footprint(const struct thr *t, ULong *dm, ULong *fm)
 {
@@ -932,8 +920,7 @@ static void thr_start(struct thr *t, ULong clock)
 	t->blocked = t->woken = t->sure = t->insys = t->nonstop = False;
 	t->futex = t->ctid = t->child_ctid = 0;
 	t->clock = t->ptime = clock;
-	t->n = t->head = t->rx = t->rj = 0;
-	t->rb = NULL;
+	t->n = t->head = 0;
 	VG_(memset)(t->dc, 0, sizeof(t->dc));
 	VG_(memset)(t->fc, 0, sizeof(t->fc));
 	t->lwp = 0;
@@ -954,7 +941,6 @@ static void thr_grow(struct thr *t, UInt need)
 	VG_(free)(t->buf);
 	t->buf = nb;
 	t->cap *= 2;
-	t->rx -= t->head;
 	t->head = 0;
 	t->n = pend;
 }
@@ -1546,8 +1532,7 @@ static void mps_fork_child(ThreadId tid)
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
 	for (Int k = 0; k < nthr; k++) {
-		thr[k].n = thr[k].head = thr[k].rx = thr[k].rj = 0;
-		thr[k].rb = NULL;
+		thr[k].n = thr[k].head = 0;
 		VG_(memset)(thr[k].dc, 0, sizeof(thr[k].dc));
 		VG_(memset)(thr[k].fc, 0, sizeof(thr[k].fc));
 		thr[k].ptime = thr[k].clock;
