@@ -483,6 +483,64 @@ static inline UWord *set_head(struct cache *c, UWord line)
 	return c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
 }
 
+/* d_ref's MESI path for an access that lies in one line of L1d and of L2 (most do): the
+ * general path's lookup for one line, without its arrays. lat: the translation's cycles. */
+static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct ins *ii, Addr a,
+						  UWord size, Bool w, Bool lock, ULong lat)
+{
+	UWord fill = w ? ST_M : ST_E, ev = 0, own, s2 = ST_I, now;
+	UInt lvl = ML_L1;
+	struct cache *d1 = &c->d1, *l2 = &c->l2;
+	UWord l1 = a >> d1->line_bits;
+	UInt set1 = (UInt)(l1 & (UWord)d1->sets_min_1);
+	UWord *h1 = d1->tags + (SizeT)set1 * (SizeT)d1->assoc;
+	own = set_ref(d1, set1, a >> d1->tag_shift, fill, &ev, True);
+	Bool m1 = own == ST_I;
+	UWord *h2 = NULL;
+	if (m1) {
+		ii->v[w ? Q_D1MW : Q_D1MR]++;
+		lat += lat_l2;
+		lvl = ML_L2;
+		/* a dirty line leaving L1d stays dirty in L2 */
+		if ((ev & 3) == ST_M) {
+			UWord eline = ((ev >> 2) << (d1->tag_shift - d1->line_bits)) | set1;
+			UWord *e2 = cache_find(l2, eline);
+			if (e2)
+				*e2 |= ST_M;
+		}
+		UWord ev2;
+		UInt set2 = (UInt)((a >> l2->line_bits) & (UWord)l2->sets_min_1);
+		h2 = l2->tags + (SizeT)set2 * (SizeT)l2->assoc;
+		own = s2 = set_ref(l2, set2, a >> l2->tag_shift, fill, &ev2, True);
+		if (s2 == ST_I) {
+			ii->v[w ? Q_DLMW : Q_DLMR]++;
+			lat += l3_ref(ii, a, size, &lvl);
+		}
+	} else if (!w) {
+		ULong late = pf_late(c, l1, ii);
+		if (late)
+			lat += late, lvl = ML_LFB;
+	}
+	if (!w)
+		ii->v[Q_CYC] += lat;
+	if (w)
+		now = own == ST_M || own == ST_E ? ST_M : snoop(ci, l1, True, ii);
+	else
+		now = own != ST_I ? own : snoop(ci, l1, False, ii);
+	*h1 = (*h1 & ~(UWord)3) | now;
+	/* a line L2 just took gets the same state */
+	if (m1 && s2 == ST_I && now != fill)
+		*h2 = (*h2 & ~(UWord)3) | now;
+	if (clo_mem_period) {
+		/* a load served by another core's copy; a HITM waited for its write-back too */
+		if (!w && m_snoop != MS_NONE)
+			lvl = ML_PEER;
+		if (!w && m_snoop == MS_HITM)
+			lat += (ULong)lat_hitm;
+		MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
+	}
+}
+
 /* A data reference by core ci: callgrind's two-level lookup, then (with more than one
  * core) MESI on each line touched. */
 static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
@@ -533,6 +591,11 @@ static void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w, Bool lock)
 		return;
 	}
 	m_snoop = MS_NONE;
+	if ((a + size - 1) >> c->d1.line_bits == l1 &&
+	    (a + size - 1) >> c->l2.line_bits == a >> c->l2.line_bits) {
+		d_ref_line(ci, c, ii, a, size, w, lock, lat);
+		return;
+	}
 	Int n = cache_ref(&c->d1, a, size, fill, st1, ev1, line);
 	Bool m1 = any_miss(st1, n);
 	if (m1) {
