@@ -336,6 +336,14 @@ struct bpred {
 	Addr btac[512];
 };
 
+/* A thread's pending records' set groups (mps_set_bit) are kept per chunk of
+ * 1 << CHUNK_BITS words of its ring: a record counts in the chunk it starts in, and a
+ * chunk counts while the oldest pending record starts there or later. */
+#define CHUNK_BITS 9
+struct chunkm {
+	ULong d, f;
+};
+
 struct thr {
 	Bool alive;
 	Bool blocked;    /* in a blocking system call (see "Threads in system calls") */
@@ -356,8 +364,12 @@ struct thr {
 	UWord *buf;
 	UInt head, n, cap; /* a ring of cap (a power of two) words: those from head to n
 			    * (counters, taken modulo cap) are not yet processed */
-	UInt dc[64], fc[64]; /* its pending records' data and fetch lines in each set group
-			      * (mps_set_bit), counted as they come and go */
+	struct chunkm *chm; /* [2 * cap >> CHUNK_BITS]: the set groups of the data (d) and
+			     * fetch (f) lines of the records that start in each chunk of the
+			     * ring's words (counter >> CHUNK_BITS); the chunk written now (wck)
+			     * keeps them in wd, wf */
+	UInt wck;
+	ULong wd, wf;
 	struct bpred *bp;
 	Int lwp;         /* its kernel thread id (0: not yet seen running) */
 };
@@ -725,23 +737,6 @@ static inline ULong line_bits(Addr a, UWord size)
 	return mps_set_bit(a >> lb) | mps_set_bit((a + (size ? size : 1) - 1) >> lb);
 }
 
-/* Count (by 1 or -1) the set groups of an access of size bytes at a in c. */
-static inline void count_lines(UInt *c, Addr a, UWord size, Int by)
-{
-	UWord lb = (UWord)cores[0].d1.line_bits;
-	UWord g1 = (a >> lb) & mps_set_fold, g2 = ((a + (size ? size : 1) - 1) >> lb) & mps_set_fold;
-	c[g1] += (UInt)by;
-	if (g2 != g1)
-		c[g2] += (UInt)by;
-}
-
-/* Count (by 1 or -1) batch b's fetch lines' set groups in c. */
-static inline void count_fetches(UInt *c, const struct batch *b, Int by)
-{
-	for (ULong m = b->fm; m; m &= m - 1)
-		c[__builtin_ctzll(m)] += (UInt)by;
-}
-
 /* Whether thread t's fetch of ii would miss its core's I1 and L2 (and so reach the L3 the
  * cores share, where another thread's fetches meet it): a look that changes nothing. */
 static Bool fetch_reaches_l3(const struct thr *t, const struct ins *ii)
@@ -797,7 +792,6 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			UWord k = buf[(x + 1) & mask];
 			sim_now = now;
 			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
-			count_lines(t->dc, k >> 11, (k & 3) == EV_PF ? 1 : (k >> 2) & 0xff, -1);
 			x += 2;
 			continue;
 		}
@@ -812,7 +806,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		const struct batch *b = (const struct batch *)w;
 		if (now >= end && (now >= limit || batch_meets(t, b, x + 1, od, oa, of)))
 			break;
-		UInt x0 = ++x;
+		x++;
 		for (UInt j = 0; j < b->n; j++) {
 			const struct bev *e = &b->e[j];
 			if (e->kind == EV_IR) {
@@ -825,11 +819,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 				sim_d(ci, e->ii, buf[x++ & mask], e->size, e->kind);
 			}
 		}
-		/* the batch is done: its lines no longer meet anything */
 		((struct batch *)b)->execs++;
-		count_fetches(t->fc, b, -1);
-		for (UInt k = 0; k < b->nd; k++)
-			count_lines(t->dc, buf[(x0 + k) & mask], b->dsize[k], -1);
 	}
 	t->head = x;
 	t->ptime = now;
@@ -859,9 +849,14 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 static void thr_footprint(const struct thr *t, ULong *dm, ULong *fm)
 {
 	ULong d = 0, f = 0;
-	for (Int g = 0; g < 64; g++) {
-		d |= (ULong)(t->dc[g] != 0) << g;
-		f |= (ULong)(t->fc[g] != 0) << g;
+	if (t->head != t->n) {
+		UInt cm = (2 * t->cap >> CHUNK_BITS) - 1;
+		for (UInt ck = t->head >> CHUNK_BITS; ck != t->wck; ck++) {
+			d |= t->chm[ck & cm].d;
+			f |= t->chm[ck & cm].f;
+		}
+		d |= t->wd;
+		f |= t->wf;
 	}
 	*dm = d;
 	*fm = f;
@@ -978,34 +973,54 @@ static void thr_start(struct thr *t, ULong clock)
 		t->cap = 1u << 16;
 		t->buf = VG_(malloc)("mpsim.buf", t->cap * sizeof(*t->buf));
 		t->bp = VG_(calloc)("mpsim.bp", 1, sizeof(*t->bp));
+		t->chm = VG_(malloc)("mpsim.chunks", (2 * t->cap >> CHUNK_BITS) * sizeof(*t->chm));
 	}
 	t->alive = True;
 	t->blocked = t->woken = t->sure = t->insys = t->nonstop = False;
 	t->futex = t->ctid = t->child_ctid = 0;
 	t->clock = t->ptime = clock;
-	t->n = t->head = 0;
-	VG_(memset)(t->dc, 0, sizeof(t->dc));
-	VG_(memset)(t->fc, 0, sizeof(t->fc));
+	t->n = t->head = t->wck = 0;
+	t->wd = t->wf = 0;
 	t->lwp = 0;
 	t->core = next_core++ % clo_cores;
 	use_core(t->core);
 }
 
-/* Make room for need more events in t's buffer: the ring doubles (the pending events in
- * order at its start) while the others still hold its events back. */
+/* The records written next start at word counter n: a new chunk starts when n is past
+ * the chunk written so far (which keeps its set groups). */
+static inline void chunk_at(struct thr *t, UInt n)
+{
+	UInt ck = n >> CHUNK_BITS;
+	if (ck != t->wck) {
+		struct chunkm *m = &t->chm[t->wck & ((2 * t->cap >> CHUNK_BITS) - 1)];
+		m->d = t->wd;
+		m->f = t->wf;
+		t->wd = t->wf = 0;
+		t->wck = ck;
+	}
+}
+
+/* Make room for need more events in t's buffer: the ring doubles (the pending words keep
+ * their counters, and the chunks their set groups) while the others still hold its
+ * events back. */
 static void thr_grow(struct thr *t, UInt need)
 {
 	if (t->n - t->head + need <= t->cap)
 		return;
-	UInt pend = t->n - t->head, mask = t->cap - 1;
+	UInt mask = t->cap - 1, nmask = 2 * t->cap - 1;
+	UInt ocm = (2 * t->cap >> CHUNK_BITS) - 1, ncm = (4 * t->cap >> CHUNK_BITS) - 1;
 	UWord *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
-	for (UInt i = 0; i < pend; i++)
-		nb[i] = t->buf[(t->head + i) & mask];
+	struct chunkm *nc = VG_(malloc)("mpsim.chunks", (SizeT)(ncm + 1) * sizeof(*nc));
+	for (UInt i = t->head; i != t->n; i++)
+		nb[i & nmask] = t->buf[i & mask];
+	if (t->head != t->n)
+		for (UInt ck = t->head >> CHUNK_BITS; ck != t->wck; ck++)
+			nc[ck & ncm] = t->chm[ck & ocm];
 	VG_(free)(t->buf);
+	VG_(free)(t->chm);
 	t->buf = nb;
+	t->chm = nc;
 	t->cap *= 2;
-	t->head = 0;
-	t->n = pend;
 }
 
 /* t's next instruction comes at virtual time at (when that is later than its clock): it
@@ -1020,6 +1035,7 @@ static void thr_resume(struct thr *t, ULong at)
 		return;
 	}
 	thr_grow(t, 1);
+	chunk_at(t, t->n);
 	t->buf[t->n++ & (t->cap - 1)] = at << 3 | REC_JUMP;
 }
 
@@ -1144,11 +1160,12 @@ static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, 
 	}
 	struct thr *t = cur;
 	UInt mask = t->cap - 1;
+	chunk_at(t, t->n);
 	t->buf[t->n++ & mask] = (UWord)ii | REC_ONE;
 	t->buf[t->n++ & mask] = kind | size << 2 | a << 11;
 	if (kind != EV_PF)
 		seen(a, size & 0xff);
-	count_lines(t->dc, a, kind == EV_PF ? 1 : size & 0xff, 1);
+	t->wd |= line_bits(a, kind == EV_PF ? 1 : size & 0xff);
 }
 
 /* A conditional branch by the running thread: its own predictor, so no ordering between
@@ -1193,12 +1210,15 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 			room();
 		UWord *buf = t->buf;
 		UInt mask = t->cap - 1, n = t->n;
+		ULong d = 0;
+		chunk_at(t, n);
 		buf[n++ & mask] = (UWord)b;
 		for (UInt k = 0; k < b->nd; k++) {
-			count_lines(t->dc, *x, b->dsize[k], 1);
+			d |= line_bits(*x, b->dsize[k]);
 			buf[n++ & mask] = *x++;
 		}
-		count_fetches(t->fc, b, 1);
+		t->wd |= d;
+		t->wf |= b->fm;
 		t->n = n;
 		t->clock += b->nir;
 	}
@@ -1595,9 +1615,8 @@ static void mps_fork_child(ThreadId tid)
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
 	for (Int k = 0; k < nthr; k++) {
-		thr[k].n = thr[k].head = 0;
-		VG_(memset)(thr[k].dc, 0, sizeof(thr[k].dc));
-		VG_(memset)(thr[k].fc, 0, sizeof(thr[k].fc));
+		thr[k].n = thr[k].head = thr[k].wck = 0;
+		thr[k].wd = thr[k].wf = 0;
 		thr[k].ptime = thr[k].clock;
 		thr[k].lwp = 0;
 		/* the forking thread is its only one */
