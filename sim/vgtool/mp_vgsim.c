@@ -258,9 +258,6 @@ struct core {
 	UWord ipage, dpage;             /* the last page each TLB saw (+1; 0 = none) */
 	struct inflight pf[N_INFLIGHT];
 	UInt npf;                       /* entries of pf in use (0: no load looks) */
-	const void *ithr;               /* the thread of the last buffered fetch run here, */
-	Int ilwp;                       /* its kernel thread id (its slot may be reused) */
-	ULong itime;                    /* and its virtual time */
 };
 static struct core *cores;
 static struct cache llc; /* the L3 all cores share (clo_l3.size: there is one) */
@@ -772,19 +769,15 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt 
 /* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
  * that starts before the limit runs whole: threads interleave by blocks), past time end
  * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
- * oa, of; with end = limit: all). A batch's fetch with size 1 lies in the I1 line and page
- * of the fetch before it: when that fetch, its thread's instruction just before, was the
- * last one run on this core, the line is the most recent of its set and the page the one
- * the ITLB saw last, a hit that changes nothing. */
+ * oa, of; with end = limit: all). A batch's events reach the caches together, so only
+ * those the caches see are run (struct batch's ops): a fetch in the I1 line and page of
+ * the fetch just before it is a hit that changes nothing. */
 static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa, ULong of)
 {
 	const UWord *buf = t->buf;
 	UInt mask = t->cap - 1, x = t->head, n = t->n;
 	Int ci = t->core;
-	struct core *c = &cores[ci];
 	ULong now = t->ptime;
-	/* the last fetch on this core was this thread's instruction just before */
-	Bool same = c->ithr == t && c->ilwp == t->lwp && c->itime == now, ran = False;
 	sim_thr = t;
 	while (x != n) {
 		UWord w = buf[x & mask];
@@ -796,10 +789,8 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			continue;
 		}
 		if ((w & 7) == REC_JUMP) {
-			if (now < w >> 3) {
+			if (now < w >> 3)
 				now = w >> 3;
-				same = False;
-			}
 			x++;
 			continue;
 		}
@@ -807,27 +798,18 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		if (now >= end && (now >= limit || batch_meets(t, b, x + 1, od, oa, of)))
 			break;
 		x++;
-		for (UInt j = 0; j < b->n; j++) {
-			const struct bev *e = &b->e[j];
-			if (e->kind == EV_IR) {
-				sim_now = ++now;
-				if (!e->size || !same)
-					sim_ir(ci, e->ii);
-				same = ran = True;
-			} else {
-				sim_now = now;
+		for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
+			sim_now = now + e->dt;
+			if (e->kind == EV_IR)
+				sim_ir(ci, e->ii);
+			else
 				sim_d(ci, e->ii, buf[x++ & mask], e->size, e->kind);
-			}
 		}
+		now += b->nir;
 		((struct batch *)b)->execs++;
 	}
 	t->head = x;
 	t->ptime = now;
-	if (ran) {
-		c->ithr = t;
-		c->ilwp = t->lwp;
-		c->itime = now;
-	}
 }
 
 /* Run the threads act[0..na) (ascending records, each with events) up to virtual time
@@ -1191,19 +1173,18 @@ static inline __attribute__((always_inline)) void branch(struct ins *ii, UWord t
 static inline __attribute__((always_inline)) void batch(const struct batch *b, const UWord *x)
 {
 	struct thr *t = cur;
-	const struct bev *e = b->e, *end = b->e + b->n;
 	const UWord *x0 = x;
 	if (solo) {
 		Int ci = t->core;
-		for (; e < end; e++) {
-			if (e->kind != EV_IR) {
-				sim_d(ci, e->ii, *x++, e->size, e->kind);
-				continue;
-			}
-			sim_now = t->ptime = ++t->clock;
-			if (!e->size)
+		ULong t0 = t->clock;
+		for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
+			sim_now = t0 + e->dt;
+			if (e->kind == EV_IR)
 				sim_ir(ci, e->ii);
+			else
+				sim_d(ci, e->ii, *x++, e->size, e->kind);
 		}
+		t->clock = t->ptime = t0 + b->nir;
 		((struct batch *)b)->execs++;
 	} else {
 		if (t->n - t->head + REC_MAX > t->cap)

@@ -69,8 +69,9 @@ struct bev {
 	struct ins *ii;
 	UShort kind; /* EV_IR, EV_DR or EV_DW */
 	UShort size; /* data: bytes | SZ_LOCKED; fetch: 1 when it lies in the I1 line and page
-		      * of the batch's fetch before it (a hit that changes nothing when the
-		      * thread runs alone) */
+		      * of the batch's fetch before it (a hit that changes nothing: the
+		      * batch's events reach the caches together) */
+	UInt dt;     /* the batch's instructions up to this event's, its own included */
 };
 #define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */
 struct batch {
@@ -78,6 +79,8 @@ struct batch {
 	UInt n;
 	UShort nir, nd;     /* its fetches and its data accesses (addresses after it) */
 	UChar dsize[BATCH_ARGS]; /* the bytes of each data access */
+	UChar nop;          /* its events the caches see, after the n: e[n .. n + nop) (the
+			     * fetches of size 0 and the data accesses) */
 	ULong fm;           /* the sets its fetches' lines fall in (mps_set_bit) */
 	ULong execs;        /* times run whole: its instructions' Ir (mps_batch_fold) */
 	struct batch *next; /* the instrumentation's table of batches (one per content) */

@@ -94,7 +94,7 @@ void mps_batch_fold(Bool keep)
 
 static struct batch *batch_intern(const struct batch *b)
 {
-	SizeT es = (SizeT)b->n * sizeof(b->e[0]);
+	SizeT es = (SizeT)(b->n + b->nop) * sizeof(b->e[0]);
 	ULong h = (ULong)(UWord)b->bc ^ b->n;
 	for (UInt k = 0; k < b->n; k++)
 		h = (h ^ (ULong)(UWord)b->e[k].ii ^ (ULong)b->e[k].kind << 48 ^
@@ -129,7 +129,7 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 		}
 		union {
 			struct batch b;
-			UChar bytes[sizeof(struct batch) + N_PEND * sizeof(struct bev)];
+			UChar bytes[sizeof(struct batch) + 2 * N_PEND * sizeof(struct bev)];
 		} tmp;
 		struct batch *b = &tmp.b;
 		VG_(memset)(&tmp, 0, sizeof(tmp)); /* padding too: batches compare as bytes */
@@ -145,14 +145,19 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 				e->size = prev && same_line(prev, p->ii);
 				prev = p->ii;
 				b->nir++;
+				e->dt = b->nir;
 				b->fm |= mps_set_bit(p->ii->addr / (Addr)clo_i1.line) |
 					 mps_set_bit((p->ii->addr + p->ii->size - 1) / (Addr)clo_i1.line);
 			} else {
 				e->kind = p->tag == P_DW ? EV_DW : EV_DR;
 				e->size = (UShort)p->size;
+				e->dt = b->nir;
 				b->dsize[b->nd++] = (UChar)(p->size & 0xff);
 			}
 		}
+		for (UInt k = 0; k < b->n; k++)
+			if (b->e[k].kind != EV_IR || !b->e[k].size)
+				b->e[b->n + b->nop++] = b->e[k];
 		if (bc && j == s->n && nx < BATCH_ARGS) {
 			b->bc = bc;
 			arg[1 + nx++] = taken;
