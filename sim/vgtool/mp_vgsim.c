@@ -11,9 +11,9 @@
  *   same geometry);
  * - each thread runs on a core (round robin by thread, or its CPU when it pins itself);
  * - threads advance in virtual time: their accesses are buffered with their own
- *   instruction count as clock, and merged in that time, instruction by instruction,
- *   before they reach the caches, up to the clock of the slowest thread that holds the
- *   others back;
+ *   instruction count as clock, and merged in that time, batch by batch (a batch: the
+ *   run of a block's events one helper call buffers), before they reach the caches, up
+ *   to the clock of the slowest thread that holds the others back;
  * - a thread holds the others back unless it is in a blocking system call, known by what
  *   the call is: a futex wait whose word still holds the value expected, or a call that
  *   waits for another thread or process, a child, a signal or time. Other calls return
