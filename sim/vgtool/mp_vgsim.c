@@ -341,6 +341,29 @@ struct chunkm {
 	ULong d, f;
 };
 
+/* Threads' buffers are rings of segments of SEG_WORDS words, taken from a pool as a
+ * thread writes and given back once all their records are processed: the memory the
+ * records need at once, reused while it is still in the host's caches, instead of rings
+ * that double (and are touched afresh) while the others hold a thread back. */
+#define SEG_BITS 14
+#define SEG_WORDS (1u << SEG_BITS)
+static UWord *seg_pool; /* free segments, a list through their first word */
+
+static UWord *seg_get(void)
+{
+	UWord *s = seg_pool;
+	if (!s)
+		return VG_(malloc)("mpsim.seg", SEG_WORDS * sizeof(*s));
+	seg_pool = (UWord *)s[0];
+	return s;
+}
+
+static void seg_put(UWord *s)
+{
+	s[0] = (UWord)seg_pool;
+	seg_pool = s;
+}
+
 struct thr {
 	Bool alive;
 	Bool blocked;    /* in a blocking system call (see "Threads in system calls") */
@@ -358,9 +381,11 @@ struct thr {
 	Int core;
 	ULong clock;     /* virtual time at the end of its buffer (instructions) */
 	ULong ptime;     /* virtual time of its last instruction processed */
-	UWord *buf;
-	UInt head, n, cap; /* a ring of cap (a power of two) words: those from head to n
-			    * (counters, taken modulo cap) are not yet processed */
+	UWord **seg;     /* its buffer: a ring of cap = nseg << SEG_BITS words in segments, */
+	UInt nseg, cap;  /* the one of word counter x seg[(x >> SEG_BITS) & (nseg - 1)] */
+	UInt head, n;    /* the words from head to n (counters) are not yet processed, */
+	UInt lo, hi;     /* those from lo to hi have segments (lo <= head <= n <= hi) */
+	UInt probe_at;   /* words waiting at which it next asks the kernel (room()) */
 	struct chunkm *chm; /* [2 * cap >> CHUNK_BITS]: the set groups of the data (d) and
 			     * fetch (f) lines of the records that start in each chunk of the
 			     * ring's words (counter >> CHUNK_BITS); the chunk written now (wck)
@@ -373,8 +398,7 @@ struct thr {
 
 #define MAX_THREADS 1024
 #define MAX_AHEAD (1u << 20) /* words a thread buffers before it asks the kernel about
-			      * the threads in a system call that hold it back (a power of
-			      * two: the size its ring has then) */
+			      * the threads in a system call that hold it back */
 /* Threads are records: valgrind gives a thread id of a thread that exited to the next
  * one created, and the one that exited may still have records buffered (held back by the
  * others). by_tid gives a thread id's record; nthr records are in use. */
@@ -748,6 +772,12 @@ static inline __attribute__((always_inline)) void sim_d(Int ci, struct ins *ii, 
 	}
 }
 
+/* The word of t's buffer at counter x. */
+static inline UWord *thr_word(const struct thr *t, UInt x)
+{
+	return &t->seg[(x >> SEG_BITS) & (t->nseg - 1)][x & (SEG_WORDS - 1)];
+}
+
 /* Whether t has records not yet processed. */
 static inline Bool pending(const struct thr *t)
 {
@@ -788,7 +818,7 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt 
 			    fetch_reaches_l3(t, b->e[j].ii))
 				return True;
 	for (UInt k = 0; k < b->nd; k++)
-		if (line_bits(t->buf[(x + k) & (t->cap - 1)], b->dsize[k]) & oa)
+		if (line_bits(*thr_word(t, x + k), b->dsize[k]) & oa)
 			return True;
 	return False;
 }
@@ -801,15 +831,14 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt 
  * the fetch just before it is a hit that changes nothing. */
 static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong oa, ULong of)
 {
-	const UWord *buf = t->buf;
-	UInt mask = t->cap - 1, x = t->head, n = t->n;
+	UInt x = t->head, n = t->n;
 	Int ci = t->core;
 	ULong now = t->ptime;
 	sim_thr = t;
 	while (x != n) {
-		UWord w = buf[x & mask];
+		UWord w = *thr_word(t, x);
 		if ((w & 7) == REC_ONE) {
-			UWord k = buf[(x + 1) & mask];
+			UWord k = *thr_word(t, x + 1);
 			sim_now = now;
 			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
 			x += 2;
@@ -830,13 +859,18 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			if (e->kind == EV_IR)
 				sim_ir(ci, e->ii);
 			else
-				sim_d(ci, e->ii, buf[x++ & mask], e->size, e->kind);
+				sim_d(ci, e->ii, *thr_word(t, x++), e->size, e->kind);
 		}
 		now += b->nir;
 		((struct batch *)b)->execs++;
 	}
 	t->head = x;
 	t->ptime = now;
+	/* the segments wholly processed go back to the pool */
+	while (t->head - t->lo >= SEG_WORDS) {
+		seg_put(t->seg[(t->lo >> SEG_BITS) & (t->nseg - 1)]);
+		t->lo += SEG_WORDS;
+	}
 }
 
 /* Run the threads act[0..na) (ascending records, each with events) up to virtual time
@@ -976,11 +1010,22 @@ void mps_flush_all(void)
 	flush(True);
 }
 
+/* Give back t's segments (it has no records pending) and start its counters at 0. */
+static void thr_clear(struct thr *t)
+{
+	for (; t->lo != t->hi; t->lo += SEG_WORDS)
+		seg_put(t->seg[(t->lo >> SEG_BITS) & (t->nseg - 1)]);
+	t->n = t->head = t->lo = t->hi = t->wck = 0;
+	t->wd = t->wf = 0;
+	t->probe_at = MAX_AHEAD;
+}
+
 static void thr_start(struct thr *t, ULong clock)
 {
-	if (t->buf == NULL) {
-		t->cap = 1u << 16;
-		t->buf = VG_(malloc)("mpsim.buf", t->cap * sizeof(*t->buf));
+	if (t->seg == NULL) {
+		t->nseg = 4;
+		t->cap = t->nseg << SEG_BITS;
+		t->seg = VG_(malloc)("mpsim.segs", t->nseg * sizeof(*t->seg));
 		t->bp = VG_(calloc)("mpsim.bp", 1, sizeof(*t->bp));
 		t->chm = VG_(malloc)("mpsim.chunks", (2 * t->cap >> CHUNK_BITS) * sizeof(*t->chm));
 	}
@@ -988,8 +1033,7 @@ static void thr_start(struct thr *t, ULong clock)
 	t->blocked = t->woken = t->sure = t->insys = t->nonstop = False;
 	t->futex = t->ctid = t->child_ctid = 0;
 	t->clock = t->ptime = clock;
-	t->n = t->head = t->wck = 0;
-	t->wd = t->wf = 0;
+	thr_clear(t);
 	t->lwp = 0;
 	t->core = next_core++ % clo_cores;
 	use_core(t->core);
@@ -1009,27 +1053,32 @@ static inline void chunk_at(struct thr *t, UInt n)
 	}
 }
 
-/* Make room for need more events in t's buffer: the ring doubles (the pending words keep
- * their counters, and the chunks their set groups) while the others still hold its
- * events back. */
+/* Make room for need more words in t's buffer: segments from the pool; when the ring is
+ * full (the others still hold its records back) it doubles, its segments and chunks
+ * keeping their counters. */
 static void thr_grow(struct thr *t, UInt need)
 {
-	if (t->n - t->head + need <= t->cap)
-		return;
-	UInt mask = t->cap - 1, nmask = 2 * t->cap - 1;
-	UInt ocm = (2 * t->cap >> CHUNK_BITS) - 1, ncm = (4 * t->cap >> CHUNK_BITS) - 1;
-	UWord *nb = VG_(malloc)("mpsim.buf", 2 * (SizeT)t->cap * sizeof(*nb));
-	struct chunkm *nc = VG_(malloc)("mpsim.chunks", (SizeT)(ncm + 1) * sizeof(*nc));
-	for (UInt i = t->head; i != t->n; i++)
-		nb[i & nmask] = t->buf[i & mask];
-	if (t->head != t->n)
-		for (UInt ck = t->head >> CHUNK_BITS; ck != t->wck; ck++)
-			nc[ck & ncm] = t->chm[ck & ocm];
-	VG_(free)(t->buf);
-	VG_(free)(t->chm);
-	t->buf = nb;
-	t->chm = nc;
-	t->cap *= 2;
+	while (t->n + need - t->lo > t->hi - t->lo) {
+		if (t->hi - t->lo == t->cap) {
+			UInt ns = 2 * t->nseg, ncap = ns << SEG_BITS;
+			UInt ocm = (2 * t->cap >> CHUNK_BITS) - 1, ncm = (2 * ncap >> CHUNK_BITS) - 1;
+			UWord **nd = VG_(malloc)("mpsim.segs", ns * sizeof(*nd));
+			struct chunkm *nc = VG_(malloc)("mpsim.chunks", (SizeT)(ncm + 1) * sizeof(*nc));
+			for (UInt s = t->lo; s != t->hi; s += SEG_WORDS)
+				nd[(s >> SEG_BITS) & (ns - 1)] = t->seg[(s >> SEG_BITS) & (t->nseg - 1)];
+			if (t->head != t->n)
+				for (UInt ck = t->head >> CHUNK_BITS; ck != t->wck; ck++)
+					nc[ck & ncm] = t->chm[ck & ocm];
+			VG_(free)(t->seg);
+			VG_(free)(t->chm);
+			t->seg = nd;
+			t->chm = nc;
+			t->nseg = ns;
+			t->cap = ncap;
+		}
+		t->seg[(t->hi >> SEG_BITS) & (t->nseg - 1)] = seg_get();
+		t->hi += SEG_WORDS;
+	}
 }
 
 /* t's next instruction comes at virtual time at (when that is later than its clock): it
@@ -1045,7 +1094,7 @@ static void thr_resume(struct thr *t, ULong at)
 	}
 	thr_grow(t, 1);
 	chunk_at(t, t->n);
-	t->buf[t->n++ & (t->cap - 1)] = at << 3 | REC_JUMP;
+	*thr_word(t, t->n++) = at << 3 | REC_JUMP;
 }
 
 /* A thread that reads the clear-tid word of one that exited sees its end: pthread_join
@@ -1110,16 +1159,19 @@ static Bool in_kernel_call(const struct thr *o)
 static void room(void)
 {
 	struct thr *t = cur;
-	if (t->n - t->head + REC_MAX <= t->cap)
+	if (t->n + REC_MAX - t->lo <= t->hi - t->lo)
 		return;
 	flush(False);
 	/* A thread in a call that does not block holds the others back until it returns,
 	 * however long valgrind takes to run it again. When the running thread has MAX_AHEAD
-	 * events waiting (its ring is full at that size), those the kernel still shows inside their call (a write to a full
+	 * words waiting, those the kernel still shows inside their call (a write to a full
 	 * pipe, a waiter woken by a guess of which waiters a wake reaches) are taken as
-	 * blocked. Futex wakes (the kernel never sleeps in them) and waiters that a wake
-	 * surely reaches are not asked: they come back. */
-	if (t->cap >= MAX_AHEAD) {
+	 * blocked; asked again at each MAX_AHEAD more. Futex wakes (the kernel never sleeps
+	 * in them) and waiters that a wake surely reaches are not asked: they come back. */
+	if (t->n - t->head < MAX_AHEAD)
+		t->probe_at = MAX_AHEAD;
+	if (t->n - t->head >= t->probe_at) {
+		t->probe_at = t->n - t->head + MAX_AHEAD;
 		Bool idle = False;
 		for (Int k = 0; k < nthr; k++) {
 			struct thr *o = &thr[k];
@@ -1168,10 +1220,9 @@ static inline __attribute__((always_inline)) void put_d(struct ins *ii, Addr a, 
 		return;
 	}
 	struct thr *t = cur;
-	UInt mask = t->cap - 1;
 	chunk_at(t, t->n);
-	t->buf[t->n++ & mask] = (UWord)ii | REC_ONE;
-	t->buf[t->n++ & mask] = kind | size << 2 | a << 11;
+	*thr_word(t, t->n++) = (UWord)ii | REC_ONE;
+	*thr_word(t, t->n++) = kind | size << 2 | a << 11;
 	if (kind != EV_PF)
 		seen(a, size & 0xff);
 	t->wd |= line_bits(a, kind == EV_PF ? 1 : size & 0xff);
@@ -1214,16 +1265,15 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 		t->clock = t->ptime = t0 + b->nir;
 		((struct batch *)b)->execs++;
 	} else {
-		if (t->n - t->head + REC_MAX > t->cap)
+		if (t->n + REC_MAX - t->lo > t->hi - t->lo)
 			room();
-		UWord *buf = t->buf;
-		UInt mask = t->cap - 1, n = t->n;
+		UInt n = t->n;
 		ULong d = 0;
 		chunk_at(t, n);
-		buf[n++ & mask] = (UWord)b;
+		*thr_word(t, n++) = (UWord)b;
 		for (UInt k = 0; k < b->nd; k++) {
 			d |= line_bits(*x, b->dsize[k]);
-			buf[n++ & mask] = *x++;
+			*thr_word(t, n++) = *x++;
 		}
 		t->wd |= d;
 		t->wf |= b->fm;
@@ -1623,8 +1673,8 @@ static void mps_fork_child(ThreadId tid)
 		VG_(memset)(ii->v, 0, sizeof(ii->v));
 	}
 	for (Int k = 0; k < nthr; k++) {
-		thr[k].n = thr[k].head = thr[k].wck = 0;
-		thr[k].wd = thr[k].wf = 0;
+		thr[k].head = thr[k].n;
+		thr_clear(&thr[k]);
 		thr[k].ptime = thr[k].clock;
 		thr[k].lwp = 0;
 		/* the forking thread is its only one */
