@@ -574,62 +574,14 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	}
 }
 
-/* A data reference by core ci: callgrind's two-level lookup, then (with more than one
- * core) MESI on each line touched. */
-static __attribute__((noinline)) void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w,
-					    Bool lock)
+/* d_ref's MESI path for an access that straddles two lines. lat: the translation's
+ * cycles. */
+static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct ins *ii, Addr a,
+						 UWord size, Bool w, Bool lock, ULong lat)
 {
-	struct core *c = &cores[ci];
 	UWord st1[2], st2[2] = { ST_I, ST_I }, ev1[2], ev2[2], line[2], line2[2];
 	UWord fill = w ? ST_M : ST_E;
-	/* loads wait for their data; stores go through the store buffer */
 	UInt lvl = ML_L1;
-	m_tlb = 1;
-	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
-	if (!multi) {
-		/* one core busy: nobody to snoop (callgrind's path) */
-		if (cache_ref1(&c->d1, a, size, fill, False)) {
-			ii->v[w ? Q_D1MW : Q_D1MR]++;
-			lat += lat_l2;
-			lvl = ML_L2;
-			if (cache_ref1(&c->l2, a, size, fill, False)) {
-				ii->v[w ? Q_DLMW : Q_DLMR]++;
-				lat += l3_ref(ii, a, size, &lvl);
-			}
-		} else if (!w) {
-			ULong late = pf_late(c, a >> c->d1.line_bits, ii);
-			if (late)
-				lat += late, lvl = ML_LFB;
-		}
-		if (!w && lat)
-			ii->v[Q_CYC] += lat;
-		if (clo_mem_period)
-			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
-		return;
-	}
-	/* a hit on the most recent line of its set, in a state that needs no other core: what
-	 * the lookup below does then, without its bookkeeping */
-	UWord l1 = a >> c->d1.line_bits, *h = set_head(&c->d1, l1);
-	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
-	if (hs - 1 < 3 && (!w || hs >= ST_E) && (a + size - 1) >> c->d1.line_bits == l1) {
-		if (w) {
-			*h |= ST_M;
-		} else {
-			ULong late = pf_late(c, l1, ii);
-			if (late)
-				lat += late, lvl = ML_LFB;
-			ii->v[Q_CYC] += lat;
-		}
-		if (clo_mem_period)
-			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
-		return;
-	}
-	m_snoop = MS_NONE;
-	if ((a + size - 1) >> c->d1.line_bits == l1 &&
-	    (a + size - 1) >> c->l2.line_bits == a >> c->l2.line_bits) {
-		d_ref_line(ci, c, ii, a, size, w, lock, lat);
-		return;
-	}
 	Int n = cache_ref(&c->d1, a, size, fill, st1, ev1, line);
 	Bool m1 = any_miss(st1, n);
 	if (m1) {
@@ -679,6 +631,64 @@ static __attribute__((noinline)) void d_ref(Int ci, struct ins *ii, Addr a, UWor
 			lat += (ULong)lat_hitm;
 		MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
 	}
+}
+
+/* A data reference by core ci: callgrind's two-level lookup, then (with more than one
+ * core) MESI on each line touched. */
+static __attribute__((noinline)) void d_ref(Int ci, struct ins *ii, Addr a, UWord size, Bool w,
+					    Bool lock)
+{
+	struct core *c = &cores[ci];
+	UWord fill = w ? ST_M : ST_E;
+	/* loads wait for their data; stores go through the store buffer */
+	UInt lvl = ML_L1;
+	m_tlb = 1;
+	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
+	if (!multi) {
+		/* one core busy: nobody to snoop (callgrind's path) */
+		if (cache_ref1(&c->d1, a, size, fill, False)) {
+			ii->v[w ? Q_D1MW : Q_D1MR]++;
+			lat += lat_l2;
+			lvl = ML_L2;
+			if (cache_ref1(&c->l2, a, size, fill, False)) {
+				ii->v[w ? Q_DLMW : Q_DLMR]++;
+				lat += l3_ref(ii, a, size, &lvl);
+			}
+		} else if (!w) {
+			ULong late = pf_late(c, a >> c->d1.line_bits, ii);
+			if (late)
+				lat += late, lvl = ML_LFB;
+		}
+		if (!w && lat)
+			ii->v[Q_CYC] += lat;
+		if (clo_mem_period)
+			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
+		return;
+	}
+	/* a hit on the most recent line of its set, in a state that needs no other core: what
+	 * the lookup below does then, without its bookkeeping */
+	UWord l1 = a >> c->d1.line_bits, *h = set_head(&c->d1, l1);
+	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
+	if (hs - 1 < 3 && (!w || hs >= ST_E) && (a + size - 1) >> c->d1.line_bits == l1) {
+		if (w) {
+			*h |= ST_M;
+		} else {
+			ULong late = pf_late(c, l1, ii);
+			if (late)
+				lat += late, lvl = ML_LFB;
+			ii->v[Q_CYC] += lat;
+		}
+		if (clo_mem_period)
+			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
+		return;
+	}
+	m_snoop = MS_NONE;
+	if ((a + size - 1) >> c->d1.line_bits == l1 &&
+	    (a + size - 1) >> c->l2.line_bits == a >> c->l2.line_bits) {
+		d_ref_line(ci, c, ii, a, size, w, lock, lat);
+		return;
+	}
+	d_ref_two(ci, c, ii, a, size, w, lock, lat);
 }
 
 /* A software prefetch (any hint) of the line at a by core ci: useful when L1d did not hold
