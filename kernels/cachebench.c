@@ -6,8 +6,13 @@
  * Modes: walk (follow the pointers only), inc (increment pad[0] of each element on the way),
  * addnext (add the next element's pad[0] to the current one's: a load of the next line
  * before moving on, as in the article's "Addnext0" test).
+ *
+ * With -T THREADS the walk runs in that many threads at once, each over the whole shared
+ * list (the article's section 3.3.4, "Sequential Read Access, Multiple Threads"): the
+ * threads share every line, read-only.
  */
 #include <getopt.h>
+#include <pthread.h>
 
 #include <memprof/marker.h>
 
@@ -75,6 +80,42 @@ __attribute__((noinline)) struct l *addnext(struct l *p, uint64_t steps)
 	return p;
 }
 
+/* A thread of -T: its walk of the shared list. */
+struct walker {
+	struct l *p;
+	uint64_t steps;
+};
+
+static void *walker_run(void *arg)
+{
+	struct walker *w = arg;
+	w->p = walk(w->p, w->steps);
+	return NULL;
+}
+
+/* The walk of steps elements from head in threads threads at once; 0, or -1 with a message
+ * when a thread cannot be created (those created are joined). Each walker's end is its p. */
+static int walk_threads(struct walker *w, unsigned threads, struct l *head, uint64_t steps)
+{
+	pthread_t tid[64];
+	unsigned started = 0;
+	int err = 0;
+	for (; started < threads; started++) {
+		w[started] = (struct walker){ .p = head, .steps = steps };
+		err = pthread_create(&tid[started], NULL, walker_run, &w[started]);
+		if (err)
+			break;
+	}
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	if (err) {
+		fprintf(stderr, "cachebench: cannot start thread %u of %u: %s\n", started + 1, threads,
+			strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 /* The same computation as addnext() on a plain array of successor indices, to check it. */
 __attribute__((noinline)) static int check_addnext(char *base, size_t esize, size_t nelems,
 						   struct l *head, uint64_t steps)
@@ -110,7 +151,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cachebench [-s BYTES] [-n NPAD] [-o seq|random] [-m walk|inc|addnext]\n"
-		"                  [-r REPEATS | -t SECONDS] [--node N]\n"
+		"                  [-r REPEATS | -t SECONDS] [-T THREADS] [--node N]\n"
 		"Walk a circular list of elements (a next pointer plus NPAD longs) that fills a\n"
 		"working set of BYTES (K, M, G suffixes), and print nanoseconds per element.\n"
 		"  -s BYTES    working-set size (default 4M)\n"
@@ -119,23 +160,26 @@ static void usage(FILE *f)
 		"  -m MODE     walk | inc | addnext (default walk)\n"
 		"  -r REPEATS  walks of the whole list (default: about 1e8 elements in all)\n"
 		"  -t SECONDS  walk for about this long instead of -r\n"
+		"  -T THREADS  walk the one list in THREADS threads at once (walk mode, with -r;\n"
+		"              1 to 64, default 1): the article's multi-threaded read test\n"
 		"  --node N    put the list on NUMA node N (mbind) and print where it went\n"
 		"  -h, --help  this help\n");
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t size = 4 << 20, npad = 7, reps = 0;
+	uint64_t size = 4 << 20, npad = 7, reps = 0, threads = 1;
 	double seconds = 0;
 	int random_order = 0, opt, node = -1;
 	enum mode mode = MODE_WALK;
 
-	while ((opt = getopt_long(argc, argv, "s:n:o:m:r:t:h", kern_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:n:o:m:r:t:T:h", kern_long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': if (kern_parse_size("cachebench", "-s", optarg, &size)) return 2; break;
 		case 'n': if (kern_parse_size("cachebench", "-n", optarg, &npad)) return 2; break;
 		case 'r': if (kern_parse_size("cachebench", "-r", optarg, &reps)) return 2; break;
 		case 't': if (kern_parse_double("cachebench", "-t", optarg, &seconds)) return 2; break;
+		case 'T': if (kern_parse_size("cachebench", "-T", optarg, &threads)) return 2; break;
 		case 'o':
 			if (!strcmp(optarg, "seq")) random_order = 0;
 			else if (!strcmp(optarg, "random")) random_order = 1;
@@ -159,6 +203,15 @@ int main(int argc, char **argv)
 	if (mode != MODE_WALK && npad < 1) {
 		fprintf(stderr, "cachebench: mode %s needs -n 1 or more (it writes pad[0])\n",
 			mode == MODE_INC ? "inc" : "addnext");
+		return 2;
+	}
+	if (threads < 1 || threads > 64) {
+		fprintf(stderr, "cachebench: -T %llu: 1 to 64 threads\n", (unsigned long long)threads);
+		return 2;
+	}
+	if (threads > 1 && (mode != MODE_WALK || seconds > 0)) {
+		fprintf(stderr, "cachebench: -T %llu: only the walk (-m walk) runs in threads, for -r "
+			"repeats (not -t)\n", (unsigned long long)threads);
 		return 2;
 	}
 	if (npad > 1 << 20) {
@@ -216,7 +269,19 @@ int main(int argc, char **argv)
 		if (!reps)
 			reps = 100000000 / nelems ? 100000000 / nelems : 1;
 		steps = reps * nelems;
-		p = mode == MODE_WALK ? walk(p, steps) : mode == MODE_INC ? inc(p, steps) : addnext(p, steps);
+		if (threads > 1) {
+			struct walker w[64];
+			if (walk_threads(w, (unsigned)threads, head, steps))
+				return 1;
+			for (unsigned k = 1; k < threads; k++)
+				if (unlikely(w[k].p != head)) {
+					fprintf(stderr, "cachebench: thread %u's walk ended at the wrong element\n", k + 1);
+					return 1;
+				}
+			p = w[0].p;
+		} else {
+			p = mode == MODE_WALK ? walk(p, steps) : mode == MODE_INC ? inc(p, steps) : addnext(p, steps);
+		}
 		t1 = kern_now();
 	}
 	memprof_region_end(region);
@@ -233,10 +298,14 @@ int main(int argc, char **argv)
 				return 1;
 			}
 	}
-	printf("cachebench: mode=%s order=%s size=%llu npad=%llu elements=%zu steps=%llu ns/element=%.3f\n",
+	printf("cachebench: mode=%s order=%s size=%llu npad=%llu elements=%zu steps=%llu ns/element=%.3f",
 	       mode == MODE_WALK ? "walk" : mode == MODE_INC ? "inc" : "addnext",
 	       random_order ? "random" : "seq", (unsigned long long)size, (unsigned long long)npad,
 	       nelems, (unsigned long long)steps, (t1 - t0) * 1e9 / (double)steps);
+	/* with threads: each walked steps elements; ns/element is the wall time over one walk's */
+	if (threads > 1)
+		printf(" threads=%llu", (unsigned long long)threads);
+	printf("\n");
 	if (mode == MODE_ADDNEXT && !check_addnext(base, esize, nelems, head, steps)) {
 		fprintf(stderr, "cachebench: addnext result differs from the array replay\n");
 		return 1;

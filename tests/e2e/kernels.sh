@@ -26,6 +26,16 @@ cachebench_modes)
 	steps=$(echo "$out" | sed -n 's/.* elements=256 steps=\([0-9]*\) .*/\1/p')
 	[ -n "$steps" ] && [ "$steps" -gt 0 ] && [ $((steps % 256)) -eq 0 ] ||
 		fail "cachebench -t: steps not whole walks of 256: $out"
+	# -T: three threads walk the one list at once (each its 81920 steps, each back at the
+	# head); the walk only, for -r only; 1 to 64 threads
+	run cachebench -T 3 -o random -s 256K -r 20
+	echo "$out" | grep -q "^cachebench: mode=walk order=random size=262144 npad=7 elements=4096 steps=81920 ns/element=[0-9.]* threads=3$" ||
+		fail "cachebench -T 3: $out"
+	for bad in "-T 2 -m inc -r 1|only the walk" "-T 2 -t 0.01|only the walk" "-T 0 -r 1|1 to 64 threads" "-T 65 -r 1|1 to 64 threads"; do
+		# shellcheck disable=SC2086
+		"$KERNELS/cachebench" ${bad%%|*} > /dev/null 2> err; rc=$?
+		[ $rc -eq 2 ] && grep -q "${bad#*|}" err || fail "cachebench ${bad%%|*}: exit $rc, $(cat err)"
+	done
 	;;
 falseshare_totals)
 	for a in "2 8 -" "2 0 -A" "3 64 -" "1 16 -"; do
