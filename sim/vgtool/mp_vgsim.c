@@ -742,8 +742,9 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 
 /* What d_ref does for the commonest access, in line: one that lies in the most recent
  * line of its L1d set and in the page the DTLB saw last, in a state that needs no other
- * core (with one core busy, any), when no prefetch is in flight on the core. False: d_ref
- * must look. */
+ * core (with one core busy, any), when no prefetch is in flight on the core; with more
+ * than one core busy, any other access to one line in that page goes to d_ref_line at
+ * once. False: d_ref must look. */
 static inline __attribute__((always_inline)) Bool d_hit(Int ci, struct ins *ii, Addr a,
 							UWord size, Bool w, Bool lock)
 {
@@ -753,8 +754,16 @@ static inline __attribute__((always_inline)) Bool d_hit(Int ci, struct ins *ii, 
 		return False;
 	UWord *h = set_head(&c->d1, l1);
 	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
-	if (hs - 1 >= 3 || (w ? multi && hs < ST_E : c->npf != 0))
-		return False;
+	if (hs - 1 >= 3 || (w ? multi && hs < ST_E : c->npf != 0)) {
+		/* with more than one core busy, the coherent lookup of one line (the translation
+		 * hit: no cycles, level 1) */
+		if (!multi || (a + size - 1) >> c->l2.line_bits != a >> c->l2.line_bits)
+			return False;
+		m_tlb = 1;
+		m_snoop = MS_NONE;
+		d_ref_line(ci, c, ii, a, size, w, lock, 0);
+		return True;
+	}
 	if (w)
 		*h |= ST_M;
 	if (clo_mem_period) {
