@@ -1029,6 +1029,15 @@ void mps_flush_all(void)
 	flush(True);
 }
 
+ULong mps_settled(void)
+{
+	ULong m = ~0ULL;
+	for (Int k = 0; k < nthr; k++)
+		if (holds(&thr[k]) && thr[k].clock < m)
+			m = thr[k].clock;
+	return m == ~0ULL ? vnow : m;
+}
+
 /* Give back t's segments (it has no records pending) and start its counters at 0. */
 static void thr_clear(struct thr *t)
 {

@@ -127,6 +127,10 @@ void mps_mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, 
 /* mp_vgsim.c: the virtual time (instructions) valgrind thread tid has reached and its
  * kernel thread id (0 when not yet seen running). */
 void mps_thread_info(ThreadId tid, ULong *time, UInt *lwp);
+/* mp_vgsim.c: the virtual time every thread has reached or resumes after: the earliest
+ * clock of those that hold the others back (a thread in a blocking call resumes at its
+ * waker's time or later). */
+ULong mps_settled(void);
 
 /* mp_vgsim_alloc.c: malloc, calloc, realloc, memalign, free, new and delete through
  * valgrind's replacement-malloc machinery (its preload, vgpreload_mpsim-amd64-linux.so,

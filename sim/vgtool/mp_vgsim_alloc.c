@@ -49,6 +49,53 @@ static ULong al_calls;
 static struct site **site_hash;
 static UInt nsites;
 
+/* Blocks freed, held back from valgrind's allocator until every thread is past the free
+ * in virtual time (mps_settled()): valgrind runs one thread at a time, so a block one
+ * thread frees is often the next one another thread gets, while in virtual time the two
+ * threads run side by side and would share its lines. A ring, oldest first; past
+ * QUAR_MAX blocks the oldest goes back whatever its time. */
+#define QUAR_MAX (1u << 20)
+struct quar {
+	void *p;
+	ULong time;
+};
+static struct quar *quar;
+static UInt quar_cap, quar_head, quar_n;
+
+static void quar_release(Bool one)
+{
+	ULong settled = mps_settled();
+	while (quar_n && (one || quar[quar_head].time <= settled)) {
+		VG_(cli_free)(quar[quar_head].p);
+		quar_head = (quar_head + 1) & (quar_cap - 1);
+		quar_n--;
+		one = False;
+	}
+}
+
+/* Thread tid frees p (a live block). */
+static void quar_free(ThreadId tid, void *p)
+{
+	if (quar_n == QUAR_MAX)
+		quar_release(True);
+	if (quar_n == quar_cap) {
+		UInt ncap = quar_cap ? 2 * quar_cap : 1024;
+		struct quar *nq = VG_(malloc)("mpsim.quarantine", ncap * sizeof(*nq));
+		for (UInt k = 0; k < quar_n; k++)
+			nq[k] = quar[(quar_head + k) & (quar_cap - 1)];
+		VG_(free)(quar);
+		quar = nq;
+		quar_cap = ncap;
+		quar_head = 0;
+	}
+	UInt lwp;
+	struct quar *q = &quar[(quar_head + quar_n) & (quar_cap - 1)];
+	q->p = p;
+	mps_thread_info(tid, &q->time, &lwp);
+	quar_n++;
+	quar_release(False);
+}
+
 static void al_flush(void)
 {
 	if (al_fd < 0) {
@@ -123,6 +170,7 @@ static void al_call(ThreadId tid, UInt kind, const void *addr, SizeT size, const
 
 static void *al_new(ThreadId tid, SizeT n, SizeT align, UInt kind, Bool zero)
 {
+	quar_release(False);
 	void *p = VG_(cli_malloc)(align, n);
 	if (!p)
 		return NULL;
@@ -160,7 +208,7 @@ static void a_free(ThreadId tid, void *p)
 	if (!p)
 		return;
 	al_call(tid, K_FREE, p, 0, NULL);
-	VG_(cli_free)(p);
+	quar_free(tid, p);
 }
 
 static void a_free_aligned(ThreadId tid, void *p, SizeT align)
@@ -178,12 +226,13 @@ static void *a_realloc(ThreadId tid, void *p, SizeT n)
 		a_free(tid, p);
 		return NULL;
 	}
+	quar_release(False);
 	void *q = VG_(cli_malloc)(VG_(clo_alignment), n);
 	if (!q)
 		return NULL;
 	SizeT old = VG_(cli_malloc_usable_size)(p);
 	VG_(memcpy)(q, p, old < n ? old : n);
-	VG_(cli_free)(p);
+	quar_free(tid, p);
 	al_call(tid, K_REALLOC, q, n, p);
 	return q;
 }
