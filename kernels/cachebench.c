@@ -6,13 +6,8 @@
  * Modes: walk (follow the pointers only), inc (increment pad[0] of each element on the way),
  * addnext (add the next element's pad[0] to the current one's: a load of the next line
  * before moving on, as in the article's "Addnext0" test).
- *
- * With -T THREADS the walk runs in that many threads at once, each over the whole shared
- * list (the article's section 3.3.4, "Sequential Read Access, Multiple Threads"): the
- * threads share every line, read-only.
  */
 #include <getopt.h>
-#include <pthread.h>
 
 #include <memprof/marker.h>
 
@@ -80,7 +75,9 @@ __attribute__((noinline)) struct l *addnext(struct l *p, uint64_t steps)
 	return p;
 }
 
-/* A thread of -T: its walk of the shared list. */
+/* With -T THREADS the walk runs in that many threads at once, each over the whole shared
+ * list (the article's section 3.3.4, "Sequential Read Access, Multiple Threads"): the
+ * threads share every line, read-only. A thread of -T: its walk of the shared list. */
 struct walker {
 	struct l *p;
 	uint64_t steps;

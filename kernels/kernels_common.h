@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <numaif.h>
+#include <pthread.h>
 
 #include "memprof/numa.h"
 
