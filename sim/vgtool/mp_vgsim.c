@@ -1312,6 +1312,8 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 	if (gone_hi)
 		for (UInt k = 0; k < b->nd; k++)
 			seen(x0[k], b->dsize[k]);
+	if (b->bc0)
+		branch(b->bc0, 0);
 	if (b->bc)
 		branch(b->bc, *x);
 }

@@ -76,6 +76,9 @@ struct bev {
 #define BATCH_ARGS 5 /* arguments after the batch (amd64 helpers take six) */
 struct batch {
 	struct ins *bc;
+	struct ins *bc0;    /* a conditional branch before bc's, never taken: a lock-prefixed
+			     * instruction's retry when its compare-and-swap failed, which
+			     * valgrind, running one thread at a time, never sees */
 	UInt n;
 	UShort nir, nd;     /* its fetches and its data accesses (addresses after it) */
 	UChar dsize[BATCH_ARGS]; /* the bytes of each data access */

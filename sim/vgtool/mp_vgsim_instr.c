@@ -37,6 +37,7 @@ struct ist {
 	IRSB *out;
 	struct pend p[N_PEND];
 	Int n;
+	struct ins *bc0; /* a retry exit of a lock-prefixed instruction since the last batch */
 };
 
 static void emit(struct ist *s, const HChar *name, void *fn, Int regparms, IRExpr **args,
@@ -95,7 +96,7 @@ void mps_batch_fold(Bool keep)
 static struct batch *batch_intern(const struct batch *b)
 {
 	SizeT es = (SizeT)(b->n + b->nop) * sizeof(b->e[0]);
-	ULong h = (ULong)(UWord)b->bc ^ b->n;
+	ULong h = (ULong)(UWord)b->bc ^ (ULong)(UWord)b->bc0 ^ b->n;
 	for (UInt k = 0; k < b->n; k++)
 		h = (h ^ (ULong)(UWord)b->e[k].ii ^ (ULong)b->e[k].kind << 48 ^
 		     (ULong)b->e[k].size << 32) * 0x9e3779b97f4a7c15ULL;
@@ -103,7 +104,8 @@ static struct batch *batch_intern(const struct batch *b)
 	if (!table)
 		table = VG_(calloc)("mpsim.batches", BATCH_HASH, sizeof(*table));
 	for (struct batch *o = table[slot]; o; o = o->next)
-		if (o->bc == b->bc && o->n == b->n && !VG_(memcmp)(o->e, b->e, es))
+		if (o->bc == b->bc && o->bc0 == b->bc0 && o->n == b->n &&
+		    !VG_(memcmp)(o->e, b->e, es))
 			return o;
 	struct batch *c = VG_(malloc)("mpsim.batch", sizeof(*c) + es);
 	VG_(memcpy)(c, b, sizeof(*c) + es);
@@ -114,12 +116,12 @@ static struct batch *batch_intern(const struct batch *b)
 
 /* The pending events as batches (struct batch, one helper call each, BATCH_ARGS data
  * addresses at most), the last one with the conditional branch of bc (taken: its guard as
- * a word) when bc is set. */
+ * a word) when bc is set, and the retry exit seen since the last batch (s->bc0). */
 static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 {
 	static void *const fns[BATCH_ARGS + 1] = { h_batch0, h_batch1, h_batch2,
 						   h_batch3, h_batch4, h_batch5 };
-	for (Int i = 0; i < s->n || bc;) {
+	for (Int i = 0; i < s->n || bc || s->bc0;) {
 		IRExpr *arg[BATCH_ARGS + 1];
 		Int j = i, nx = 0;
 		while (j < s->n && (s->p[j].tag == P_IR || nx < BATCH_ARGS)) {
@@ -158,6 +160,10 @@ static void pend_flush_bc(struct ist *s, struct ins *bc, IRExpr *taken)
 		for (UInt k = 0; k < b->n; k++)
 			if (b->e[k].kind != EV_IR || !b->e[k].size)
 				b->e[b->n + b->nop++] = b->e[k];
+		if (j == s->n) {
+			b->bc0 = s->bc0;
+			s->bc0 = NULL;
+		}
 		if (bc && j == s->n && nx < BATCH_ARGS) {
 			b->bc = bc;
 			arg[1 + nx++] = taken;
@@ -286,11 +292,14 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 {
 	struct ist s;
 	struct ins *ci = NULL;
+	Addr ci_at = 0;  /* the guest address of ci's IMark */
+	Bool locked = False; /* ci has a compare-and-swap (it is lock-prefixed) */
 	Int i = 0;
 
 	(void)closure, (void)layout, (void)vge, (void)archinfo_host, (void)gWordTy;
 	s.out = deepCopyIRSBExceptStmts(in);
 	s.n = 0;
+	s.bc0 = NULL;
 	while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark)
 		addStmtToIRSB(s.out, in->stmts[i++]);
 
@@ -322,6 +331,8 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			if (len == 0)
 				len = VG_MIN_INSTR_SZB;
 			ci = mps_ins_get(st->Ist.IMark.addr + (Addr)st->Ist.IMark.delta, len);
+			ci_at = st->Ist.IMark.addr;
+			locked = False;
 			pend_add(&s, P_IR, ci, NULL, 0);
 			UWord hint;
 			IRExpr *ea = prefetch_ea(s.out, ci->addr, len, &hint);
@@ -383,6 +394,7 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			/* lock-prefixed instructions come as CAS */
 			pend_add(&s, P_DR, ci, cas->addr, sz | SZ_LOCKED);
 			pend_add(&s, P_DW, ci, cas->addr, sz | SZ_LOCKED);
+			locked = True;
 			break;
 		}
 		case Ist_LLSC:
@@ -397,6 +409,17 @@ IRSB *mps_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout 
 			break;
 		case Ist_Exit: {
 			IRJumpKind jk = st->Ist.Exit.jk;
+			if (jk == Ijk_Boring && locked && const_addr(st->Ist.Exit.dst) == ci_at) {
+				/* the retry of a lock-prefixed instruction whose compare-and-swap
+				 * failed: valgrind runs one thread at a time, so it never is, and the
+				 * events after it stay in the batch; the branch is counted not taken
+				 * (callgrind counts it) */
+				if (s.bc0)
+					pend_flush(&s);
+				s.bc0 = ci;
+				exit_no++;
+				break;
+			}
 			if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
 				/* the guard as a word, inverted when VEX inverted the branch */
 				IRTemp g1 = newIRTemp(s.out->tyenv, Ity_I1);
