@@ -53,20 +53,24 @@ static UInt nsites;
  * in virtual time (mps_settled()): valgrind runs one thread at a time, so a block one
  * thread frees is often the next one another thread gets, while in virtual time the two
  * threads run side by side and would share its lines. A ring, oldest first; past
- * QUAR_MAX blocks the oldest goes back whatever its time. */
+ * QUAR_MAX blocks or QUAR_BYTES bytes held the oldest goes back whatever its time. */
 #define QUAR_MAX (1u << 20)
+#define QUAR_BYTES (64ULL << 20)
 struct quar {
 	void *p;
 	ULong time;
+	SizeT size;
 };
 static struct quar *quar;
 static UInt quar_cap, quar_head, quar_n;
+static ULong quar_bytes;
 
 static void quar_release(Bool one)
 {
 	ULong settled = mps_settled();
-	while (quar_n && (one || quar[quar_head].time <= settled)) {
+	while (quar_n && (one || quar_bytes > QUAR_BYTES || quar[quar_head].time <= settled)) {
 		VG_(cli_free)(quar[quar_head].p);
+		quar_bytes -= quar[quar_head].size;
 		quar_head = (quar_head + 1) & (quar_cap - 1);
 		quar_n--;
 		one = False;
@@ -91,7 +95,9 @@ static void quar_free(ThreadId tid, void *p)
 	UInt lwp;
 	struct quar *q = &quar[(quar_head + quar_n) & (quar_cap - 1)];
 	q->p = p;
+	q->size = VG_(cli_malloc_usable_size)(p);
 	mps_thread_info(tid, &q->time, &lwp);
+	quar_bytes += q->size;
 	quar_n++;
 	quar_release(False);
 }
