@@ -516,6 +516,40 @@ static inline UWord *set_head(struct cache *c, UWord line)
 	return c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
 }
 
+/* A Modified line ev (an L1d entry) evicted from set of core c's L1d stays dirty in its
+ * L2. */
+static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
+{
+	if ((ev & 3) != ST_M)
+		return;
+	UWord *e2 = cache_find(&c->l2, ((ev >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set);
+	if (e2)
+		*e2 |= ST_M;
+}
+
+/* The state line gets in core ci for a read or write (w) that found it own (ST_I: not in
+ * the core): other cores are snooped when the core cannot go on alone. */
+static inline UWord mesi_take(Int ci, UWord line, UWord own, Bool w, struct ins *ii)
+{
+	if (w)
+		return own == ST_M || own == ST_E ? ST_M : snoop(ci, line, True, ii);
+	return own != ST_I ? own : snoop(ci, line, False, ii);
+}
+
+/* The memory sample of a coherent access (lvl, lat: where it found the line and what it
+ * waited): a load served by another core's copy; a HITM waited for its write-back too. */
+static inline void coherent_sample(struct ins *ii, Addr a, Bool w, UInt lvl, ULong lat,
+				   Bool lock)
+{
+	if (!clo_mem_period)
+		return;
+	if (!w && m_snoop != MS_NONE)
+		lvl = ML_PEER;
+	if (!w && m_snoop == MS_HITM)
+		lat += (ULong)lat_hitm;
+	MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
+}
+
 /* d_ref's MESI path for an access that lies in one line of L1d and of L2 (most do): the
  * general path's lookup for one line, without its arrays. lat: the translation's cycles. */
 static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct ins *ii, Addr a,
@@ -534,13 +568,7 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 		ii->v[w ? Q_D1MW : Q_D1MR]++;
 		lat += lat_l2;
 		lvl = ML_L2;
-		/* a dirty line leaving L1d stays dirty in L2 */
-		if ((ev & 3) == ST_M) {
-			UWord eline = ((ev >> 2) << (d1->tag_shift - d1->line_bits)) | set1;
-			UWord *e2 = cache_find(l2, eline);
-			if (e2)
-				*e2 |= ST_M;
-		}
+		dirty_to_l2(c, ev, set1);
 		UWord ev2;
 		UInt set2 = (UInt)((a >> l2->line_bits) & (UWord)l2->sets_min_1);
 		h2 = l2->tags + (SizeT)set2 * (SizeT)l2->assoc;
@@ -556,22 +584,12 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	}
 	if (!w)
 		ii->v[Q_CYC] += lat;
-	if (w)
-		now = own == ST_M || own == ST_E ? ST_M : snoop(ci, l1, True, ii);
-	else
-		now = own != ST_I ? own : snoop(ci, l1, False, ii);
+	now = mesi_take(ci, l1, own, w, ii);
 	*h1 = (*h1 & ~(UWord)3) | now;
 	/* a line L2 just took gets the same state */
 	if (m1 && s2 == ST_I && now != fill)
 		*h2 = (*h2 & ~(UWord)3) | now;
-	if (clo_mem_period) {
-		/* a load served by another core's copy; a HITM waited for its write-back too */
-		if (!w && m_snoop != MS_NONE)
-			lvl = ML_PEER;
-		if (!w && m_snoop == MS_HITM)
-			lat += (ULong)lat_hitm;
-		MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
-	}
+	coherent_sample(ii, a, w, lvl, lat, lock);
 }
 
 /* d_ref's MESI path for an access that straddles two lines. lat: the translation's
@@ -601,20 +619,9 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 	if (!w)
 		ii->v[Q_CYC] += lat;
 	for (Int k = 0; k < n; k++) {
-		/* a dirty line leaving L1d stays dirty in L2 */
-		if ((ev1[k] & 3) == ST_M) {
-			UWord set = line[k] & (UWord)c->d1.sets_min_1;
-			UWord eline = ((ev1[k] >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set;
-			UWord *e2 = cache_find(&c->l2, eline);
-			if (e2)
-				*e2 |= ST_M;
-		}
+		dirty_to_l2(c, ev1[k], line[k] & (UWord)c->d1.sets_min_1);
 		UWord own = st1[k] != ST_I ? st1[k] : m1 ? st2[k] : ST_I;
-		UWord now;
-		if (w)
-			now = own == ST_M || own == ST_E ? ST_M : snoop(ci, line[k], True, ii);
-		else
-			now = own != ST_I ? own : snoop(ci, line[k], False, ii);
+		UWord now = mesi_take(ci, line[k], own, w, ii);
 		UWord *e1 = set_head(&c->d1, line[k]);
 		*e1 = (*e1 & ~(UWord)3) | now;
 		/* a line L2 just took gets the same state */
@@ -623,14 +630,7 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 			*e2 = (*e2 & ~(UWord)3) | now;
 		}
 	}
-	if (clo_mem_period) {
-		/* a load served by another core's copy; a HITM waited for its write-back too */
-		if (!w && m_snoop != MS_NONE)
-			lvl = ML_PEER;
-		if (!w && m_snoop == MS_HITM)
-			lat += (ULong)lat_hitm;
-		MEM_SAMPLE(ii, a, w, lvl, w ? MS_NONE : m_snoop, lat, lock);
-	}
+	coherent_sample(ii, a, w, lvl, lat, lock);
 }
 
 /* A data reference by core ci: callgrind's two-level lookup, then (with more than one
