@@ -315,14 +315,24 @@ static void use_core(Int k)
 }
 
 /* A thread's buffer is a ring of words holding records, told apart by their low bits:
- * - a batch run (struct batch *, 8-aligned: low bits 0), then the addresses of its nd
- *   data accesses, one word each; its fetches need nothing more;
+ * - a batch run (struct batch *, 8-aligned: low bits 0; its data lines' set groups folded
+ *   in the top 16 bits, REC_FOLD_SHIFT), then the addresses of its nd data accesses, one
+ *   word each; its fetches need nothing more;
  * - a lone data access or prefetch (h_dr, h_dw, h_pf): ins * | REC_ONE, then
  *   kind | size << 2 | address << 11 (size: bytes | SZ_LOCKED, or the hint; user
  *   addresses have 47 bits);
  * - a jump of the thread's clock (thr_resume): time << 3 | REC_JUMP: its next instruction
  *   comes at that time. */
 enum { REC_BATCH, REC_ONE, REC_JUMP };
+/* A batch run's word has the set groups of its data lines (mps_set_bit), folded to 16
+ * bits, above the pointer's 48: what a look at whether it meets another thread needs
+ * first (batch_meets()). */
+#define REC_FOLD_SHIFT 48
+#define REC_PTR_MASK ((1ULL << REC_FOLD_SHIFT) - 1)
+static inline UWord rec_fold(ULong m)
+{
+	return (UWord)((m | m >> 16 | m >> 32 | m >> 48) & 0xffff);
+}
 #define REC_MAX 8 /* words a helper call adds at most (a batch of BATCH_ARGS accesses) */
 
 /* The branch predictor of a thread: 2-bit counters indexed by global history and the
@@ -826,8 +836,8 @@ static Bool fetch_reaches_l3(const struct thr *t, const struct ins *ii)
  * thread's accesses in a cache set: its fetch lines' groups among od (the others' data),
  * its data lines' among oa (the others' data and fetches), its fetches among of (the
  * others' fetches, in an L3 the cores share) when one of them would reach the L3. */
-static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt x, ULong od,
-			       ULong oa, ULong of)
+static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord w, UInt x,
+			       ULong od, ULong oa, ULong of)
 {
 	if (b->fm & od)
 		return True;
@@ -836,6 +846,10 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UInt 
 			if (b->e[j].kind == EV_IR && (line_bits(b->e[j].ii->addr, b->e[j].ii->size) & of) &&
 			    fetch_reaches_l3(t, b->e[j].ii))
 				return True;
+	/* its data lines' groups, folded, came with its record (w): none among the others'
+	 * folded, none among theirs */
+	if (!(rec_fold(oa) & w >> REC_FOLD_SHIFT))
+		return False;
 	for (UInt k = 0; k < b->nd; k++)
 		if (line_bits(*thr_word(t, x + k), b->dsize[k]) & oa)
 			return True;
@@ -869,16 +883,29 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			x++;
 			continue;
 		}
-		const struct batch *b = (const struct batch *)w;
-		if (now >= end && (now >= limit || batch_meets(t, b, x + 1, od, oa, of)))
+		const struct batch *b = (const struct batch *)(w & REC_PTR_MASK);
+		if (now >= end && (now >= limit || batch_meets(t, b, w, x + 1, od, oa, of)))
 			break;
 		x++;
-		for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
-			sim_now = now + e->dt;
-			if (e->kind == EV_IR)
-				sim_ir(ci, e->ii);
-			else
-				sim_d(ci, e->ii, *thr_word(t, x++), e->size, e->kind);
+		if ((x & (SEG_WORDS - 1)) + b->nd <= SEG_WORDS) {
+			/* its addresses lie in one segment */
+			const UWord *p = thr_word(t, x);
+			x += b->nd;
+			for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
+				sim_now = now + e->dt;
+				if (e->kind == EV_IR)
+					sim_ir(ci, e->ii);
+				else
+					sim_d(ci, e->ii, *p++, e->size, e->kind);
+			}
+		} else {
+			for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
+				sim_now = now + e->dt;
+				if (e->kind == EV_IR)
+					sim_ir(ci, e->ii);
+				else
+					sim_d(ci, e->ii, *thr_word(t, x++), e->size, e->kind);
+			}
 		}
 		now += b->nir;
 		((struct batch *)b)->execs++;
@@ -1298,11 +1325,23 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 		UInt n = t->n;
 		ULong d = 0;
 		chunk_at(t, n);
-		*thr_word(t, n++) = (UWord)b;
-		for (UInt k = 0; k < b->nd; k++) {
-			d |= line_bits(*x, b->dsize[k]);
-			*thr_word(t, n++) = *x++;
+		UWord *p = thr_word(t, n);
+		if ((n & (SEG_WORDS - 1)) + REC_MAX <= SEG_WORDS) {
+			/* the record lies in one segment */
+			for (UInt k = 0; k < b->nd; k++) {
+				d |= line_bits(x[k], b->dsize[k]);
+				p[k + 1] = x[k];
+			}
+			n += 1 + b->nd;
+			x += b->nd;
+		} else {
+			n++;
+			for (UInt k = 0; k < b->nd; k++) {
+				d |= line_bits(*x, b->dsize[k]);
+				*thr_word(t, n++) = *x++;
+			}
 		}
+		*p = (UWord)b | rec_fold(d) << REC_FOLD_SHIFT;
 		t->wd |= d;
 		t->wf |= b->fm;
 		t->n = n;

@@ -108,6 +108,8 @@ static struct batch *batch_intern(const struct batch *b)
 		    !VG_(memcmp)(o->e, b->e, es))
 			return o;
 	struct batch *c = VG_(malloc)("mpsim.batch", sizeof(*c) + es);
+	/* its buffer records keep 16 bits above the pointer's 48 (REC_FOLD_SHIFT) */
+	tl_assert2(((Addr)c >> 48) == 0, "mpsim: a batch at %#lx, above 48 bits", (Addr)c);
 	VG_(memcpy)(c, b, sizeof(*c) + es);
 	c->next = table[slot];
 	table[slot] = c;
