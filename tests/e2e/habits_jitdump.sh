@@ -66,7 +66,10 @@ fi
 "$MEMPROF" annotate -i j.data jit_hot >ann 2>err || F "annotate jit_hot: $(cat err)"
 head -1 ann | grep -q "^# jitted-$pid-1.so:jit_hot " || F "annotate title: $(head -1 ann)"
 ns=$("$MEMPROF" report -i j.data --sort sym --csv 2>/dev/null | awk -F, '$2 == "jit_hot" { print $3 }')
-grep -Eq "^ +$ns +[0-9.]+% +100.00% : +[0-9a-f]+: +dec +rcx$" ann || F "annotate: the $ns samples not on dec rcx: $(cat ann)"
+# every sample of jit_hot is on one of its instructions, all but one at most on the loop's
+# dec rcx (a tick can fall after the loop's last jne: skid moves it onto the jne)
+awk -v ns="$ns" '/^ +[0-9]+ +[0-9.]+% +[0-9.]+% : +[0-9a-f]+: / { all += $1; if ($NF == "rcx" && $(NF - 1) == "dec") dec = $1 }
+	END { exit !(ns > 0 && all == ns && dec >= ns - 1) }' ann || F "annotate: the $ns samples not on dec rcx: $(cat ann)"
 "$MEMPROF" tui -i j.data --size 160x10 --batch '' 2>err | grep -q "jit_hot .*jitted-$pid-1.so" || F "tui shows no jit_hot"
 
 # (3) perf's own: record -k 1, perf inject --jit, the same rows from memprof inject
