@@ -6,8 +6,8 @@
 #     build-id cache (PERF_BUILDID_DIR/[vdso]/<build-id>/vdso, 0600), as perf record does;
 #     with perf's link to it (.build-id/xx/rest), and memprof archive packs it;
 # (2) memprof report gives inner, outer and main the Children share perf report gives
-#     them on the same file (perf reading memprof's cache copy): over 90%, where the
-#     unwinding used to stop at [vdso] (3%).
+#     them on the same file, within 0.3 points (perf reading memprof's cache copy): over
+#     90%, where the unwinding used to stop at [vdso] (3%).
 . "$(dirname "$0")/e2e_lib.sh"
 SRC=$E2E/habits_clockloop.c
 export PERF_BUILDID_DIR=$T/cache
@@ -38,7 +38,10 @@ children() { awk -v s="$2" '$NF == s && $1 ~ /%$/ { sub("%", "", $1); print $1; 
 	{ echo "FAIL memprof report: $(cat err)"; fail=1; }
 for s in inner outer main; do
 	p=$(children perf.txt "$s") m=$(children mp.txt "$s")
-	python3 -c "import sys; p, m = float('${p:-0}'), float('${m:-0}'); sys.exit(not (p > 90 and abs(p - m) < 0.01))" ||
+	# equal in 55 recordings by hand; once, in a landing's loaded test run, main was
+	# 99.15% against perf's 99.27% (a few samples of some 800 that the unwinders ended
+	# differently; not reproduced): 0.3 points, as callgraph_perf's DWARF trees
+	python3 -c "import sys; p, m = float('${p:-0}'), float('${m:-0}'); sys.exit(not (p > 90 and abs(p - m) <= 0.3))" ||
 		{ echo "FAIL $s: Children ${m:-none}%, perf ${p:-none}%"; fail=1; }
 done
 
