@@ -856,6 +856,21 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord
 	return False;
 }
 
+/* Batch b's events that the caches see, on core ci from virtual time t0 (its data
+ * addresses at x): its run. */
+static inline __attribute__((always_inline)) void batch_sim(Int ci, const struct batch *b, ULong t0,
+							    const UWord *x)
+{
+	for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
+		sim_now = t0 + e->dt;
+		if (e->kind == EV_IR)
+			sim_ir(ci, e->ii);
+		else
+			sim_d(ci, e->ii, *x++, e->size, e->kind);
+	}
+	((struct batch *)b)->execs++;
+}
+
 /* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
  * that starts before the limit runs whole: threads interleave by blocks), past time end
  * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
@@ -887,28 +902,17 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		if (now >= end && (now >= limit || batch_meets(t, b, w, x + 1, od, oa, of)))
 			break;
 		x++;
-		if ((x & (SEG_WORDS - 1)) + b->nd <= SEG_WORDS) {
-			/* its addresses lie in one segment */
-			const UWord *p = thr_word(t, x);
-			x += b->nd;
-			for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
-				sim_now = now + e->dt;
-				if (e->kind == EV_IR)
-					sim_ir(ci, e->ii);
-				else
-					sim_d(ci, e->ii, *p++, e->size, e->kind);
-			}
-		} else {
-			for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
-				sim_now = now + e->dt;
-				if (e->kind == EV_IR)
-					sim_ir(ci, e->ii);
-				else
-					sim_d(ci, e->ii, *thr_word(t, x++), e->size, e->kind);
-			}
+		const UWord *p = thr_word(t, x);
+		UWord cut[REC_MAX];
+		if ((x & (SEG_WORDS - 1)) + b->nd > SEG_WORDS) {
+			/* its addresses run over the end of a segment */
+			for (UInt k = 0; k < b->nd; k++)
+				cut[k] = *thr_word(t, x + k);
+			p = cut;
 		}
+		batch_sim(ci, b, now, p);
+		x += b->nd;
 		now += b->nir;
-		((struct batch *)b)->execs++;
 	}
 	t->head = x;
 	t->ptime = now;
@@ -1308,17 +1312,8 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 	struct thr *t = cur;
 	const UWord *x0 = x;
 	if (solo) {
-		Int ci = t->core;
-		ULong t0 = t->clock;
-		for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
-			sim_now = t0 + e->dt;
-			if (e->kind == EV_IR)
-				sim_ir(ci, e->ii);
-			else
-				sim_d(ci, e->ii, *x++, e->size, e->kind);
-		}
-		t->clock = t->ptime = t0 + b->nir;
-		((struct batch *)b)->execs++;
+		batch_sim(t->core, b, t->clock, x);
+		t->clock = t->ptime = t->clock + b->nir;
 	} else {
 		if (t->n + REC_MAX - t->lo > t->hi - t->lo)
 			room();
@@ -1326,27 +1321,23 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 		ULong d = 0;
 		chunk_at(t, n);
 		UWord *p = thr_word(t, n);
-		if ((n & (SEG_WORDS - 1)) + REC_MAX <= SEG_WORDS) {
+		for (UInt k = 0; k < b->nd; k++)
+			d |= line_bits(x[k], b->dsize[k]);
+		if ((n & (SEG_WORDS - 1)) + 1 + b->nd <= SEG_WORDS) {
 			/* the record lies in one segment */
-			for (UInt k = 0; k < b->nd; k++) {
-				d |= line_bits(x[k], b->dsize[k]);
+			for (UInt k = 0; k < b->nd; k++)
 				p[k + 1] = x[k];
-			}
-			n += 1 + b->nd;
-			x += b->nd;
 		} else {
-			n++;
-			for (UInt k = 0; k < b->nd; k++) {
-				d |= line_bits(*x, b->dsize[k]);
-				*thr_word(t, n++) = *x++;
-			}
+			for (UInt k = 0; k < b->nd; k++)
+				*thr_word(t, n + 1 + k) = x[k];
 		}
 		*p = (UWord)b | rec_fold(d) << REC_FOLD_SHIFT;
 		t->wd |= d;
 		t->wf |= b->fm;
-		t->n = n;
+		t->n = n + 1 + b->nd;
 		t->clock += b->nir;
 	}
+	x += b->nd;
 	/* after the batch, as its record: its instructions keep their times either way */
 	if (gone_hi)
 		for (UInt k = 0; k < b->nd; k++)
