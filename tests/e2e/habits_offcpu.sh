@@ -20,12 +20,14 @@ cc -O1 -g -fno-omit-frame-pointer -pthread -o offcpu "$E2E/habits_offcpu.c" ||
 	{ echo "FAIL memprof record: $(cat err)"; exit 1; }
 "$MEMPROF" report -i m.data --off-cpu >rep.txt 2>err || { echo "FAIL report --off-cpu: $(cat err)"; exit 1; }
 
-# STACK_RE MIN_MS MAX_MS SWITCHES: the stack row's time and switch-outs
+# STACK_RE MIN_MS MAX_MS SWITCHES: the stack row's time and switch-outs (a loaded machine may
+# also preempt the thread on its way out of the call, under the same stack: the Threads
+# table's Preempted column; seen once in 12 concurrent runs, 6 switches for the writer's 5)
 stack() {
 	awk -v re="$1" -v lo="$2" -v hi="$3" -v n="$4" '
 		/^# Stacks/ { s = 1 } s && $0 ~ re { found++; ms = $2; sw = $3 }
-		END { ok = found == 1 && ms >= lo && ms <= hi && (n == "" || sw == n)
-		      if (!ok) printf "FAIL stack /%s/: %d rows, %s ms (want %s..%s), %s switches (want %s)\n",
+		END { ok = found == 1 && ms >= lo && ms <= hi && (n == "" || (sw >= n && sw <= n + 2))
+		      if (!ok) printf "FAIL stack /%s/: %d rows, %s ms (want %s..%s), %s switches (want %s, or up to 2 more)\n",
 				       re, found, ms, lo, hi, sw, n
 		      exit !ok }' rep.txt || fail=1
 }
