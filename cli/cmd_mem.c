@@ -95,7 +95,7 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 	const char *type = "load,store", *ev_arg = NULL;
 	const char *sim_hint = c2c ? "memprof c2c record --sim -- CMD" : "memprof record --sim -- CMD";
 	unsigned ldlat = 30;
-	int all = 0, sim = 0, ldlat_set = 0, cores_set = 0;
+	int all = 0, sim = 0, ldlat_set = 0, cores_set = 0, no_alloc = 0, alloc = 0;
 	char **fwd = calloc((size_t)argc + 12, sizeof(*fwd));
 	int nf = 0, i;
 
@@ -136,6 +136,8 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 			ev_arg = argv[++i];
 		} else if (c2c && !strcmp(a, "--sim")) {
 			sim = 1;
+		} else if (c2c && !strcmp(a, "--no-alloc")) {
+			no_alloc = 1;
 		} else if (!strcmp(a, "--")) {
 			fwd[nf++] = argv[i++];
 			break;
@@ -144,6 +146,7 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 		} else {
 			all |= !strcmp(a, "-a") || !strcmp(a, "--all-cpus");
 			cores_set |= !strcmp(a, "--sim-cores") || !strncmp(a, "--sim-cores=", 12);
+			alloc |= !strcmp(a, "--alloc") || !strcmp(a, "--sim-alloc");
 			fwd[nf++] = argv[i];
 			if (record_takes_value(a) && i + 1 < argc)
 				fwd[nf++] = argv[++i];
@@ -151,6 +154,17 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 	}
 	for (; i < argc; i++)
 		fwd[nf++] = argv[i];
+	if (no_alloc && alloc) {
+		cli_error(cmd, "--alloc and --no-alloc exclude each other");
+		free(fwd);
+		return CLI_EXIT_USAGE;
+	}
+	if (no_alloc && !sim) {
+		cli_error(cmd, "--no-alloc goes with --sim (without it the heap is tracked only "
+			  "when --alloc asks)");
+		free(fwd);
+		return CLI_EXIT_USAGE;
+	}
 	if (c2c && sim) {
 		/* the simulator's memory samples: every load (no latency threshold) and store of
 		 * the simulated cores, with HITM where another core had the line modified */
@@ -168,6 +182,12 @@ int cli_mem_record(const char *cmd, int argc, char **argv, int c2c)
 			fwd[nf2++] = "--sim-cores"; /* threads on cores of their own: sharing shows */
 			fwd[nf2++] = "2";
 		}
+		/* the simulator's heap unless --no-alloc: it holds a freed block back until
+		 * every thread is past the free in simulated time (else a block one thread frees
+		 * is often the next another gets while both run side by side, a sharing the
+		 * program does not have), and names heap lines by their allocation sites */
+		if (!no_alloc)
+			fwd[nf2++] = "--sim-alloc";
 		for (int k = 6 + c2c; k < nf; k++)
 			fwd[nf2++] = fwd[k];
 		fwd[nf2] = NULL;

@@ -13,10 +13,12 @@ _Static_assert(sizeof(struct mp_sim_memrec) == 48, "mpsim's memory record is 48 
 void mp_sim_c2c_opts(struct mp_sim_opts *o, uint64_t period)
 {
 	o->mem_period = period ? period : MP_SIM_MEM_PERIOD;
-	o->ldlat = 30; /* perf c2c record's cpu/mem-loads,ldlat=30/P */
+	o->ldlat = 0; /* every load, as memprof c2c record --sim (perf c2c's 30 would keep L1
+		       * and L2 hits out) */
 	if (o->cores < 2)
 		o->cores = 2;
 	o->engine = MP_SIM_ENGINE_MPSIM;
+	o->allocs = 1; /* freed blocks held back: no sharing the program does not have */
 }
 
 uint64_t mp_sim_mem_datasrc(const struct mp_sim_memrec *r)

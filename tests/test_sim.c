@@ -1125,6 +1125,24 @@ static void mp_sim_allocs__file__records_written_with_sites(void **state)
 
 /* Processes come in the order they started although pids wrapped around between them (the
  * order CI saw once: sh 32449, then uselib 32616 and uselib 322). */
+/* c2c record --sim's options: what memprof c2c record --sim records (every load, mpsim,
+ * the heap tracked so that freed blocks are held back), cores raised to two, kept above */
+static void mp_sim_c2c_opts__defaults__as_c2c_record_sim(void **state)
+{
+	(void)state;
+	struct mp_sim_opts o = { 0 };
+	mp_sim_c2c_opts(&o, 0);
+	assert_int_equal(o.mem_period, MP_SIM_MEM_PERIOD);
+	assert_int_equal(o.ldlat, 0);
+	assert_int_equal(o.cores, 2);
+	assert_int_equal(o.engine, MP_SIM_ENGINE_MPSIM);
+	assert_int_equal(o.allocs, 1);
+	struct mp_sim_opts p = { .cores = 8 };
+	mp_sim_c2c_opts(&p, 97);
+	assert_int_equal(p.mem_period, 97);
+	assert_int_equal(p.cores, 8);
+}
+
 static void mp_sim_pid_rank__wrapped_pids__start_order(void **state)
 {
 	(void)state;
@@ -1166,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(mp_sim_write__memory_samples__perf_mem_events),
 		cmocka_unit_test(mp_sim_allocs__file__records_written_with_sites),
 		cmocka_unit_test(mp_sim_pid_rank__wrapped_pids__start_order),
+		cmocka_unit_test(mp_sim_c2c_opts__defaults__as_c2c_record_sim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,8 +233,9 @@ struct mp_sim_opts {
 };
 
 /* The options c2c record --sim gives: memory samples every period accesses (0: 1009),
- * every load (ldlat 0), two cores at least, and no exact-count events but those of evs
- * (may be NULL, n 0). Fills o's memory fields and cores; the caller fills the rest
+ * every load (ldlat 0), two cores at least, mpsim, allocation tracking (allocs), and no
+ * exact-count events but those of evs (may be NULL, n 0). Fills o's memory fields, cores,
+ * engine and allocs; the caller fills the rest
  * (output, argv, geometry from mp_sim_setup()) and calls mp_sim_record(). */
 void mp_sim_c2c_opts(struct mp_sim_opts *o, uint64_t period);
 /* The default period of memory samples: a prime, so that it does not beat with a loop's

@@ -2,7 +2,8 @@
 # memprof c2c record on this machine: without the PMU of perf c2c's events (a VM) it
 # refuses in one line that names the event and the PMU and points to --sim (exit 1); where
 # the events exist, the file it writes is read by perf c2c report without a warning and
-# memprof c2c report gives perf's counts. Usage errors: --ldlat and -e with --sim.
+# memprof c2c report gives perf's counts. Usage errors: --ldlat and -e with --sim,
+# --no-alloc without --sim or with --alloc.
 . "$(dirname "$0")/e2e_lib.sh"
 "$MEMPROF" c2c record -o c.data -- true >out 2>err
 rc=$?
@@ -25,6 +26,10 @@ for bad in "--sim --ldlat 5" "--sim -e list"; do
 	[ $? -eq 2 ] && grep -q "with --sim: the simulator samples every load and store" err ||
 		{ echo "FAIL: c2c record $bad: $(cat err)"; exit 1; }
 done
+"$MEMPROF" c2c record --no-alloc -- true 2>err
+[ $? -eq 2 ] && grep -q -- "--no-alloc goes with --sim" err || { echo "FAIL: --no-alloc without --sim: $(cat err)"; exit 1; }
+"$MEMPROF" c2c record --sim --alloc --no-alloc -- true 2>err
+[ $? -eq 2 ] && grep -q -- "--alloc and --no-alloc exclude each other" err || { echo "FAIL: --alloc --no-alloc: $(cat err)"; exit 1; }
 "$MEMPROF" c2c frob 2>err; [ $? -eq 2 ] || { echo "FAIL: c2c frob accepted"; exit 1; }
 "$MEMPROF" c2c report -d bogus -i c.data 2>err; [ $? -eq 2 ] && grep -q "display modes are tot, lcl, rmt, peer and all" err ||
 	{ echo "FAIL: -d bogus: $(cat err)"; exit 1; }

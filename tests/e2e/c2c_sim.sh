@@ -3,17 +3,19 @@
 # two simulated cores, their counters 8 bytes apart. memprof c2c report names the line, its
 # offsets 0x0 and 0x8, each written by its own thread in worker, and says false sharing;
 # perf c2c report reads the file and shows the same line with the same HITM, load and store
-# counts; the line's data is named by its allocation site (--sim-alloc: main's
-# aligned_alloc); one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
-# (almost) no HITM: the article's order; c2c record --alloc is --sim-alloc under --sim. Skipped (77) where mpsim is not built or its
-# memory samples are not there (record --sim -d).
+# counts; the line's data is named by its allocation site (c2c record --sim tracks the
+# simulated heap: main's aligned_alloc; with --no-alloc the line is valgrind's heap,
+# [unknown]); one shared counter (-d 0) is true sharing; counters a line apart (-d 64) have
+# (almost) no HITM: the article's order; c2c record --alloc is --sim-alloc under --sim.
+# Skipped (77) where mpsim is not built or its memory samples are not there (record --sim
+# -d).
 . "$(dirname "$0")/e2e_lib.sh"
 : "${KERNELS:?}" "${KERNELS_SRC:?}"
 [ -n "${MEMPROF_VGTOOL:-}" ] && [ -x "$MEMPROF_VGTOOL" ] || { echo "SKIP: mpsim not built"; exit 77; }
 export MEMPROF_VGTOOL
 rec() { # DISP OUT [falseshare options]
 	local d=$1 o=$2; shift 2
-	"$MEMPROF" c2c record --sim "${ALLOC_OPT:---sim-alloc}" -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
+	"$MEMPROF" c2c record --sim ${ALLOC_OPT:-} -c 97 -o "$o" -- "$KERNELS/falseshare" -T 2 -d "$d" -i 100000 "$@" \
 		>"$o.out" 2>"$o.err"
 }
 if ! "$MEMPROF" record --sim -d -o probe.data -- true >/dev/null 2>probe.err; then
@@ -68,6 +70,11 @@ prow() { sed -n '/Pareto/,$p' "$1" | awk -v c="$2" '$1 ~ /%$/ { print $6, $7, $8
 # (one counter recorded with --alloc, record's name for what --sim-alloc does under --sim)
 ALLOC_OPT=--alloc rec 0 fs0.data -A || { echo "FAIL: -d 0: $(cat fs0.data.err)"; exit 1; }
 rec 64 fs64.data || { echo "FAIL: -d 64: $(cat fs64.data.err)"; exit 1; }
+# --no-alloc: the workload's own malloc, no allocation records: the line is [unknown]
+ALLOC_OPT=--no-alloc rec 8 na8.data || { echo "FAIL: --no-alloc: $(cat na8.data.err)"; exit 1; }
+"$MEMPROF" c2c report -i na8.data --csv >na8.csv || { echo "FAIL: c2c report of na8.data"; exit 1; }
+[ "$(awk -F, '$1 == 0 && $6 == "worker"' na8.csv | cut -d, -f4 | sort -u)" = "[unknown]" ] ||
+	{ echo "FAIL: --no-alloc: data symbol $(awk -F, '$1 == 0' na8.csv | cut -d, -f4 | sort -u)"; exit 1; }
 "$MEMPROF" c2c report -i fs0.data >fs0.txt
 "$MEMPROF" c2c report -i fs64.data >fs64.txt
 h0=$(hitm fs0.txt) h8=$(hitm fs8.txt) h64=$(hitm fs64.txt)
