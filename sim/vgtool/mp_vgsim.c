@@ -477,10 +477,13 @@ static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
 	return f->ready - sim_now;
 }
 
-/* Coherence for core ci taking line (a data line number) to read (w False) or write:
- * other cores' copies are downgraded to S (read) or invalidated (write). A read that
- * finds the line Modified elsewhere is a HITM. Returns the state the line gets here. */
-static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
+/* Coherence for core ci taking line (a data line number): to read it (rd: the loading
+ * instruction), other cores' copies are downgraded to S, and a read that finds the line
+ * Modified elsewhere is a HITM; to write it (inv: the storing instruction), they are
+ * invalidated. Both: a load whose store to the line follows in the same batch (nothing
+ * of another core comes between them), the read's counts and the write's at once
+ * (read_for_own). Returns the state the line gets here. */
+static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 {
 	Bool shared = False;
 	/* only cores a thread ran on hold lines */
@@ -494,22 +497,23 @@ static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 		UWord *e1 = cache_find(&o->d1, line), *e2 = cache_find(&o->l2, line);
 		if (!e1 && !e2)
 			continue;
-		Bool dirty = (e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M);
-		if (w) {
-			ii->v[Q_INV]++;
+		if (rd) {
+			if ((e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M)) {
+				rd->v[Q_HITM]++;
+				rd->v[Q_CYC] += (ULong)lat_hitm;
+				m_snoop = MS_HITM;
+			} else if (m_snoop == MS_NONE) {
+				m_snoop = MS_HIT;
+			}
+		}
+		if (inv) {
+			inv->v[Q_INV]++;
 			o->d1.pres[pres_idx(line)] -= (UInt)((e1 != NULL) + (e2 != NULL));
 			if (e1)
 				*e1 &= ~(UWord)3;
 			if (e2)
 				*e2 &= ~(UWord)3;
 		} else {
-			if (dirty) {
-				ii->v[Q_HITM]++;
-				ii->v[Q_CYC] += (ULong)lat_hitm;
-				m_snoop = MS_HITM;
-			} else if (m_snoop == MS_NONE) {
-				m_snoop = MS_HIT;
-			}
 			shared = True;
 			if (e1)
 				*e1 = (*e1 & ~(UWord)3) | ST_S;
@@ -517,8 +521,13 @@ static UWord snoop(Int ci, UWord line, Bool w, struct ins *ii)
 				*e2 = (*e2 & ~(UWord)3) | ST_S;
 		}
 	}
-	return w ? ST_M : shared ? ST_S : ST_E;
+	return !rd ? ST_M : shared ? ST_S : ST_E;
 }
+
+/* The store that follows the load being simulated in its batch, to the load's line (NULL:
+ * none): the load takes the line for it (snoop()), and the store then finds it Exclusive
+ * and goes on alone, with the same counts as the two one after the other. */
+static struct ins *read_for_own;
 
 /* The head (most recently used entry) of line's set in c. */
 static inline UWord *set_head(struct cache *c, UWord line)
@@ -542,8 +551,8 @@ static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 static inline UWord mesi_take(Int ci, UWord line, UWord own, Bool w, struct ins *ii)
 {
 	if (w)
-		return own == ST_M || own == ST_E ? ST_M : snoop(ci, line, True, ii);
-	return own != ST_I ? own : snoop(ci, line, False, ii);
+		return own == ST_M || own == ST_E ? ST_M : snoop(ci, line, NULL, ii);
+	return own != ST_I ? own : snoop(ci, line, ii, read_for_own);
 }
 
 /* The memory sample of a coherent access (lvl, lat: where it found the line and what it
@@ -718,7 +727,7 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	ULong lat = (ULong)lat_l2 + (cache_ref1(&c->l2, a, 1, ST_E, True) ? l3_ref(ii, a, 1, &lvl) : 0);
 	UWord line = a >> c->d1.line_bits;
 	if (multi) {
-		UWord st = snoop(ci, line, False, ii);
+		UWord st = snoop(ci, line, ii, NULL);
 		*set_head(&c->d1, line) = (*set_head(&c->d1, line) & ~(UWord)3) | st;
 	}
 	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
@@ -856,6 +865,15 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord
 	return False;
 }
 
+/* Whether accesses of sa bytes at a and sb bytes at b lie in one L1d line (and so one
+ * L2 line: L2's lines are no smaller). */
+static inline Bool same_line(Addr a, UWord sa, Addr b, UWord sb)
+{
+	UWord lb = (UWord)cores[0].d1.line_bits;
+	return (a >> lb) == ((a + sa - 1) >> lb) && (a >> lb) == (b >> lb) &&
+	       (b >> lb) == ((b + sb - 1) >> lb);
+}
+
 /* Batch b's events that the caches see, on core ci from virtual time t0 (its data
  * addresses at x): its run. */
 static inline __attribute__((always_inline)) void batch_sim(Int ci, const struct batch *b, ULong t0,
@@ -863,10 +881,17 @@ static inline __attribute__((always_inline)) void batch_sim(Int ci, const struct
 {
 	for (const struct bev *e = b->e + b->n, *end = e + b->nop; e < end; e++) {
 		sim_now = t0 + e->dt;
-		if (e->kind == EV_IR)
+		if (e->kind == EV_IR) {
 			sim_ir(ci, e->ii);
-		else
+		} else if (multi && e->kind == EV_DR && e + 1 < end && e[1].kind == EV_DW &&
+			   same_line(x[0], e->size & 0xff, x[1], e[1].size & 0xff)) {
+			/* a load, then a store to its line: a read for ownership */
+			read_for_own = e[1].ii;
 			sim_d(ci, e->ii, *x++, e->size, e->kind);
+			read_for_own = NULL;
+		} else {
+			sim_d(ci, e->ii, *x++, e->size, e->kind);
+		}
 	}
 	((struct batch *)b)->execs++;
 }
