@@ -26,7 +26,7 @@
 /* perf c2c shows a line whose share of the sort metric is at least 0.1% */
 #define C2C_LINE_LIMIT 0.001
 
-static const char c2c_usage[] = "record [--ldlat N] [--sim] [RECORD OPTIONS] [--] COMMAND | "
+static const char c2c_usage[] = "record [--ldlat N] [--sim [--no-alloc]] [RECORD OPTIONS] [--] COMMAND | "
 				"report [-i FILE] [-d tot|lcl|rmt|peer|all] [--stdio|--csv]";
 static const char c2c_summary[] =
 	"Cache lines that threads share (as perf c2c). record: perf c2c's precise memory\n"
