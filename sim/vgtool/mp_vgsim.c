@@ -841,12 +841,14 @@ static Bool fetch_reaches_l3(const struct thr *t, const struct ins *ii)
 	return False;
 }
 
-/* Whether batch b of thread t (its data addresses from word x on) may meet another
- * thread's accesses in a cache set: its fetch lines' groups among od (the others' data),
- * its data lines' among oa (the others' data and fetches), its fetches among of (the
- * others' fetches, in an L3 the cores share) when one of them would reach the L3. */
-static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord w, UInt x,
-			       ULong od, ULong oa, ULong of)
+/* Whether batch b of thread t (its record's first word w) may meet another thread's
+ * accesses in a cache set: its fetch lines' groups among od (the others' data), its data
+ * lines' among oa (the others' data and fetches; compared folded, so a few that do not
+ * meet are taken as meeting: the thread then waits, which changes nothing the caches
+ * see), its fetches among of (the others' fetches, in an L3 the cores share) when one of
+ * them would reach the L3. */
+static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord w, ULong od,
+			       ULong oa, ULong of)
 {
 	if (b->fm & od)
 		return True;
@@ -856,13 +858,9 @@ static inline Bool batch_meets(const struct thr *t, const struct batch *b, UWord
 			    fetch_reaches_l3(t, b->e[j].ii))
 				return True;
 	/* its data lines' groups, folded, came with its record (w): none among the others'
-	 * folded, none among theirs */
-	if (!(rec_fold(oa) & w >> REC_FOLD_SHIFT))
-		return False;
-	for (UInt k = 0; k < b->nd; k++)
-		if (line_bits(*thr_word(t, x + k), b->dsize[k]) & oa)
-			return True;
-	return False;
+	 * folded, none among theirs; a fold that meets is taken as meeting (the thread then
+	 * waits for the others' time, the order the caches would see anyway) */
+	return (rec_fold(oa) & w >> REC_FOLD_SHIFT) != 0;
 }
 
 /* Whether accesses of sa bytes at a and sb bytes at b lie in one L1d line (and so one
@@ -924,7 +922,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			continue;
 		}
 		const struct batch *b = (const struct batch *)(w & REC_PTR_MASK);
-		if (now >= end && (now >= limit || batch_meets(t, b, w, x + 1, od, oa, of)))
+		if (now >= end && (now >= limit || batch_meets(t, b, w, od, oa, of)))
 			break;
 		x++;
 		const UWord *p = thr_word(t, x);
