@@ -1333,7 +1333,6 @@ static inline __attribute__((always_inline)) void branch(struct ins *ii, UWord t
 static inline __attribute__((always_inline)) void batch(const struct batch *b, const UWord *x)
 {
 	struct thr *t = cur;
-	const UWord *x0 = x;
 	if (solo) {
 		batch_sim(t->core, b, t->clock, x);
 		t->clock = t->ptime = t->clock + b->nir;
@@ -1360,15 +1359,14 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 		t->n = n + 1 + b->nd;
 		t->clock += b->nir;
 	}
-	x += b->nd;
 	/* after the batch, as its record: its instructions keep their times either way */
 	if (gone_hi)
 		for (UInt k = 0; k < b->nd; k++)
-			seen(x0[k], b->dsize[k]);
+			seen(x[k], b->dsize[k]);
 	if (b->bc0)
 		branch(b->bc0, 0);
 	if (b->bc)
-		branch(b->bc, *x);
+		branch(b->bc, x[b->nd]); /* taken, after the addresses */
 }
 
 void h_batch0(const struct batch *b)
