@@ -65,7 +65,7 @@ struct cache {
 /* Presence counts of a core's data caches, kept once threads run on two cores: for each
  * of PRES slots, how many valid entries of its L1d and L2 hold a line hashed there. A
  * zero says the core holds no copy of any such line, and a snoop need not look. */
-#define PRES_BITS 16
+#define PRES_BITS 14
 static inline UInt pres_idx(UWord line)
 {
 	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> (64 - PRES_BITS));
@@ -322,8 +322,14 @@ static void use_core(Int k)
  *   kind | size << 2 | address << 11 (size: bytes | SZ_LOCKED, or the hint; user
  *   addresses have 47 bits);
  * - a jump of the thread's clock (thr_resume): time << 3 | REC_JUMP: its next instruction
- *   comes at that time. */
-enum { REC_BATCH, REC_ONE, REC_JUMP };
+ *   comes at that time;
+ * - a repeat: count << 8 | back << 3 | REC_REPEAT: the batch record back words before it
+ *   (in one segment) runs count more times, with the same addresses, one after another
+ *   (a loop that finds the same data at every turn: a counter, a lock, a flag). A repeat
+ *   partly run keeps the count still to run; the thread's next run of that batch with
+ *   those addresses adds one to it while it is pending. */
+enum { REC_BATCH, REC_ONE, REC_JUMP, REC_REPEAT };
+#define REP_SHIFT 8
 /* A batch run's word has the set groups of its data lines (mps_set_bit), folded to 16
  * bits, above the pointer's 48: what a look at whether it meets another thread needs
  * first (batch_meets()). */
@@ -402,6 +408,12 @@ struct thr {
 			     * keeps them in wd, wf */
 	UInt wck;
 	ULong wd, wf;
+	/* the last batch record written when it lies in one segment (rep_rec), its data
+	 * lines' set groups and the counter of its repeat word (rep_y: ~0 none yet), while
+	 * the buffer ends with them (rep_n == n) */
+	UWord *rep_rec;
+	ULong rep_d;
+	UInt rep_n, rep_y;
 	struct bpred *bp;
 	Int lwp;         /* its kernel thread id (0: not yet seen running) */
 };
@@ -894,6 +906,16 @@ static inline __attribute__((always_inline)) void batch_sim(Int ci, const struct
 	((struct batch *)b)->execs++;
 }
 
+/* The segments of t wholly processed go back to the pool, but for the REC_MAX words
+ * before the head: a pending repeat's batch record. */
+static inline void thr_release(struct thr *t)
+{
+	while (t->head - t->lo >= SEG_WORDS + REC_MAX) {
+		seg_put(t->seg[(t->lo >> SEG_BITS) & (t->nseg - 1)]);
+		t->lo += SEG_WORDS;
+	}
+}
+
 /* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
  * that starts before the limit runs whole: threads interleave by blocks), past time end
  * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
@@ -921,6 +943,23 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 			x++;
 			continue;
 		}
+		if ((w & 7) == REC_REPEAT) {
+			const UWord *r = thr_word(t, x - ((w >> 3) & 31));
+			const struct batch *b = (const struct batch *)(*r & REC_PTR_MASK);
+			UWord c = w >> REP_SHIFT;
+			for (; c; c--) {
+				if (now >= end && (now >= limit || batch_meets(t, b, *r, od, oa, of)))
+					break;
+				batch_sim(ci, b, now, r + 1);
+				now += b->nir;
+			}
+			if (c) {
+				*thr_word(t, x) = c << REP_SHIFT | (w & ((1u << REP_SHIFT) - 1));
+				break;
+			}
+			x++;
+			continue;
+		}
 		const struct batch *b = (const struct batch *)(w & REC_PTR_MASK);
 		if (now >= end && (now >= limit || batch_meets(t, b, w, od, oa, of)))
 			break;
@@ -939,11 +978,219 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 	}
 	t->head = x;
 	t->ptime = now;
-	/* the segments wholly processed go back to the pool */
-	while (t->head - t->lo >= SEG_WORDS) {
-		seg_put(t->seg[(t->lo >> SEG_BITS) & (t->nseg - 1)]);
-		t->lo += SEG_WORDS;
+	thr_release(t);
+}
+
+/* Whether thread record i at time ti comes before record j at tj: the order of time, the
+ * lower record first at equal times. */
+static inline Bool before(ULong ti, Int i, ULong tj, Int j)
+{
+	return ti < tj || (ti == tj && i < j);
+}
+
+/* Rounds: the threads of a merge that run one loop each, every turn finding the same data
+ * (each at a repeat word: a counter, a lock word), take turns in a fixed order for as long
+ * as all repeat. When their batches have one length N and their times lie within N of
+ * each other, the order of time is the round of the threads sorted by time (then record):
+ * the first runs a batch, its next comes after the last's, and so on. Run so, the batches
+ * need neither a look for the next thread nor a look at whom they meet. The threads
+ * act[0..na) with records pending are taken (at most MAX_ROUND); False when they are
+ * not all so (nothing run). */
+#define MAX_ROUND 16
+static Bool rounds(const Int *act, Int na, ULong limit)
+{
+	struct turn {
+		struct thr *t;
+		const UWord *r;
+		const struct batch *b;
+		UWord c;
+		ULong now;
+		Int ci;
+	} v[MAX_ROUND];
+	Int m = 0;
+	UInt nir = 0;
+	for (Int k = 0; k < na; k++) {
+		struct thr *t = &thr[act[k]];
+		if (!pending(t))
+			continue;
+		if (m == MAX_ROUND)
+			return False;
+		UWord w = *thr_word(t, t->head);
+		if ((w & 7) != REC_REPEAT)
+			return False;
+		const UWord *r = thr_word(t, t->head - ((w >> 3) & 31));
+		const struct batch *b = (const struct batch *)(*r & REC_PTR_MASK);
+		if (m == 0)
+			nir = b->nir;
+		else if (b->nir != nir)
+			return False;
+		/* sorted by time, then record (act has equal times so) */
+		Int i = m++;
+		for (; i > 0 && v[i - 1].now > t->ptime; i--)
+			v[i] = v[i - 1];
+		v[i] = (struct turn){ t, r, b, w >> REP_SHIFT, t->ptime, t->core };
 	}
+	/* the first's next batch comes after the last's */
+	if (m < 2 || nir == 0 ||
+	    !before(v[m - 1].now, (Int)(v[m - 1].t - thr), v[0].now + nir, (Int)(v[0].t - thr)))
+		return False;
+	Bool go = True;
+	while (go)
+		for (Int i = 0; i < m; i++) {
+			struct turn *u = &v[i];
+			if (!u->c || u->now >= limit) {
+				go = False;
+				break;
+			}
+			sim_thr = u->t;
+			batch_sim(u->ci, u->b, u->now, u->r + 1);
+			u->now += nir;
+			u->c--;
+		}
+	for (Int i = 0; i < m; i++) {
+		struct thr *t = v[i].t;
+		t->ptime = v[i].now;
+		UWord *w = thr_word(t, t->head);
+		if (v[i].c) {
+			*w = v[i].c << REP_SHIFT | (*w & ((1u << REP_SHIFT) - 1));
+		} else {
+			t->head++;
+			thr_release(t);
+		}
+	}
+	return True;
+}
+
+/* Thread t's next record, a batch run (or one run of a repeat), then the lone accesses and
+ * clock jumps that follow it (thr_run_until takes those at once too). */
+static inline void thr_step(struct thr *t)
+{
+	Int ci = t->core;
+	UInt x = t->head, n = t->n;
+	ULong now = t->ptime;
+	sim_thr = t;
+	UWord w = *thr_word(t, x);
+	if ((w & 7) == REC_REPEAT) {
+		const UWord *r = thr_word(t, x - ((w >> 3) & 31));
+		const struct batch *b = (const struct batch *)(*r & REC_PTR_MASK);
+		batch_sim(ci, b, now, r + 1);
+		now += b->nir;
+		if (w >> REP_SHIFT > 1)
+			*thr_word(t, x) = w - ((UWord)1 << REP_SHIFT);
+		else
+			x++;
+	} else if ((w & 7) == REC_BATCH) {
+		const struct batch *b = (const struct batch *)(w & REC_PTR_MASK);
+		x++;
+		const UWord *p = thr_word(t, x);
+		UWord cut[REC_MAX];
+		if ((x & (SEG_WORDS - 1)) + b->nd > SEG_WORDS) {
+			for (UInt k = 0; k < b->nd; k++)
+				cut[k] = *thr_word(t, x + k);
+			p = cut;
+		}
+		batch_sim(ci, b, now, p);
+		x += b->nd;
+		now += b->nir;
+	}
+	while (x != n) {
+		w = *thr_word(t, x);
+		if ((w & 7) == REC_ONE) {
+			UWord k = *thr_word(t, x + 1);
+			sim_now = now;
+			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
+			x += 2;
+		} else if ((w & 7) == REC_JUMP) {
+			if (now < w >> 3)
+				now = w >> 3;
+			x++;
+		} else {
+			break;
+		}
+	}
+	t->head = x;
+	t->ptime = now;
+}
+
+/* Run the threads act[0..na) (ascending records, each meeting another's accesses in some
+ * cache set) up to virtual time limit in the order of that time, batch by batch: the
+ * first of them by time (then record) runs its next batch and takes its place again
+ * among the others, in a list kept sorted (the reference order of merge(), without its
+ * look for the next thread at each step). Threads that all repeat one batch go by rounds
+ * (rounds()). */
+static ULong mod[MAX_RECS], moa[MAX_RECS], mof[MAX_RECS]; /* by record: merge()'s od, oa, of */
+
+/* Whether thread t's next record (a batch run or a repeat's) may meet the others' accesses
+ * (batch_meets()). */
+static inline Bool next_meets(const struct thr *t, ULong od, ULong oa, ULong of)
+{
+	UWord w = *thr_word(t, t->head);
+	if ((w & 7) == REC_REPEAT)
+		w = *thr_word(t, t->head - ((w >> 3) & 31));
+	else if ((w & 7) != REC_BATCH)
+		return True;
+	return batch_meets(t, (const struct batch *)(w & REC_PTR_MASK), w, od, oa, of);
+}
+
+static void lockstep(const Int *act, Int na, ULong limit)
+{
+	static Int ord[MAX_RECS];
+	Int m = 0, backoff = 0;
+	for (Int k = 0; k < na; k++) {
+		const struct thr *t = &thr[act[k]];
+		if (!pending(t))
+			continue;
+		Int i = m++;
+		for (; i > 0 && before(t->ptime, act[k], thr[ord[i - 1]].ptime, ord[i - 1]); i--)
+			ord[i] = ord[i - 1];
+		ord[i] = act[k];
+	}
+	while (m > 0) {
+		struct thr *t = &thr[ord[0]];
+		if (t->ptime >= limit)
+			break;
+		if (m > 1 && backoff == 0 && (*thr_word(t, t->head) & 7) == REC_REPEAT &&
+		    (*thr_word(&thr[ord[1]], thr[ord[1]].head) & 7) == REC_REPEAT) {
+			if (rounds(ord, m, limit)) {
+				/* they ran apart: sort again, and drop those done */
+				Int j = 0;
+				for (Int k = 0; k < m; k++)
+					if (pending(&thr[ord[k]]))
+						ord[j++] = ord[k];
+				m = j;
+				for (Int a = 1; a < m; a++) {
+					Int v = ord[a], i = a;
+					for (; i > 0 && before(thr[v].ptime, v, thr[ord[i - 1]].ptime, ord[i - 1]); i--)
+						ord[i] = ord[i - 1];
+					ord[i] = v;
+				}
+				continue;
+			}
+			backoff = 64;
+		}
+		if (backoff)
+			backoff--;
+		Int me = ord[0];
+		/* then on while it is still first, or its next batch meets nobody's */
+		const struct thr *nx = m > 1 ? &thr[ord[1]] : NULL;
+		ULong d = mod[me], a = moa[me], f = mof[me];
+		do
+			thr_step(t);
+		while (pending(t) && t->ptime < limit &&
+		       (!nx || before(t->ptime, me, nx->ptime, ord[1]) || !next_meets(t, d, a, f)));
+		if (!pending(t)) {
+			for (Int i = 1; i < m; i++)
+				ord[i - 1] = ord[i];
+			m--;
+			continue;
+		}
+		Int i = 0;
+		for (; i + 1 < m && before(thr[ord[i + 1]].ptime, ord[i + 1], t->ptime, me); i++)
+			ord[i] = ord[i + 1];
+		ord[i] = me;
+	}
+	for (Int k = 0; k < na; k++)
+		thr_release(&thr[act[k]]);
 }
 
 /* Run the threads act[0..na) (ascending records, each with events) up to virtual time
@@ -1015,6 +1262,23 @@ static void merge(const Int *act, Int na, ULong limit)
 		/* one whose lines meet nobody's runs to the limit at once */
 		if (!(dm[k] & oa[k]) && !(fm[k] & od[k]) && !(fm[k] & of[k]))
 			od[k] = oa[k] = of[k] = 0;
+	}
+	if (clo_quantum == 1) {
+		/* those that meet nobody first, to the limit (their order with the others'
+		 * changes nothing the caches see), the others in lockstep */
+		static Int meet[MAX_RECS];
+		Int nm = 0;
+		for (Int k = 0; k < na; k++)
+			if (od[k] || oa[k] || of[k]) {
+				mod[act[k]] = od[k];
+				moa[act[k]] = oa[k];
+				mof[act[k]] = of[k];
+				meet[nm++] = act[k];
+			} else
+				thr_run_until(&thr[act[k]], limit, limit, 0, 0, 0);
+		if (nm)
+			lockstep(meet, nm, limit);
+		return;
 	}
 	for (;;) {
 		Int a = -1, b = -1;
@@ -1099,6 +1363,7 @@ static void thr_clear(struct thr *t)
 		seg_put(t->seg[(t->lo >> SEG_BITS) & (t->nseg - 1)]);
 	t->n = t->head = t->lo = t->hi = t->wck = 0;
 	t->wd = t->wf = 0;
+	t->rep_n = ~0u;
 	t->probe_at = MAX_AHEAD;
 }
 
@@ -1329,6 +1594,46 @@ static inline __attribute__((always_inline)) void branch(struct ins *ii, UWord t
 	}
 }
 
+/* Whether the nd addresses at r are those at x. */
+static inline __attribute__((always_inline)) Bool same_addrs(const UWord *r, const UWord *x,
+							     UInt nd)
+{
+	for (UInt k = 0; k < nd; k++)
+		if (r[k] != x[k])
+			return False;
+	return True;
+}
+
+/* The running thread t runs batch b again with the addresses of its last record
+ * (t->rep_rec, the buffer's end): one more on its pending repeat, or a repeat word after
+ * the record while that is pending. False: neither is pending (processed already), a new
+ * record is needed. */
+static Bool repeat(struct thr *t, const struct batch *b)
+{
+	UInt n = t->n;
+	if (t->rep_y != ~0u) {
+		if (t->rep_y - t->head >= n - t->head)
+			return False;
+		*thr_word(t, t->rep_y) += (UWord)1 << REP_SHIFT;
+		return True;
+	}
+	UInt back = 1 + b->nd;
+	if (n - back - t->head >= n - t->head)
+		return False;
+	if (n + REC_MAX - t->lo > t->hi - t->lo) {
+		room();
+		if (t->rep_y != ~0u || t->n - back - t->head >= t->n - t->head)
+			return False;
+	}
+	chunk_at(t, n);
+	*thr_word(t, n) = (UWord)1 << REP_SHIFT | back << 3 | REC_REPEAT;
+	t->wd |= t->rep_d;
+	t->wf |= b->fm;
+	t->rep_y = n;
+	t->n = t->rep_n = n + 1;
+	return True;
+}
+
 /* ---- helpers called from the instrumented code ---------------------------------------- */
 static inline __attribute__((always_inline)) void batch(const struct batch *b, const UWord *x)
 {
@@ -1336,6 +1641,9 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 	if (solo) {
 		batch_sim(t->core, b, t->clock, x);
 		t->clock = t->ptime = t->clock + b->nir;
+	} else if (t->rep_n == t->n && (t->rep_rec[0] & REC_PTR_MASK) == (UWord)b &&
+		   same_addrs(t->rep_rec + 1, x, b->nd) && repeat(t, b)) {
+		t->clock += b->nir;
 	} else {
 		if (t->n + REC_MAX - t->lo > t->hi - t->lo)
 			room();
@@ -1349,6 +1657,10 @@ static inline __attribute__((always_inline)) void batch(const struct batch *b, c
 			/* the record lies in one segment */
 			for (UInt k = 0; k < b->nd; k++)
 				p[k + 1] = x[k];
+			t->rep_rec = p;
+			t->rep_d = d;
+			t->rep_y = ~0u;
+			t->rep_n = n + 1 + b->nd;
 		} else {
 			for (UInt k = 0; k < b->nd; k++)
 				*thr_word(t, n + 1 + k) = x[k];

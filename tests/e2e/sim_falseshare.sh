@@ -39,6 +39,40 @@ check "$h64 < 0.01 * $h8" "padded: HITM $h64 not under 1% of the shared line's $
 line=$(grep -n 'HOT: increment' "${KERNELS_SRC:?}/falseshare.c" | cut -d: -f1)
 top=$(memprof_top_line fs8.data HITM)
 [ "$top" = "falseshare.c:$line" ] || fail "most HITM on $top, not falseshare.c:$line"
+# Nothing lost or run twice: threads that find the same data at every turn of their loop
+# (here the counter) are buffered as repeats of one record and merged by whole rounds;
+# their loops' lines count exactly callgrind's instructions, loads and stores (callgrind
+# runs the threads one after the other, with nothing to merge). Two threads on one line,
+# then four atomic increments of one counter.
+line_q() { # FILE QUANTITY LINE: QUANTITY's period on falseshare.c:LINE in worker
+	"$MEMPROF" report -i "$1" --sort sym,srcline --csv -q 2>/dev/null |
+		awk -F, -v col="$2 period" -v ln="$3" '
+			/^#/ { next }
+			!h { h = 1; for (i = 1; i <= NF; i++) { if ($i == col) c = i; if ($i == "line") l = i; if ($i == "sym") y = i } next }
+			$y == "worker" && $l == ln && $(l - 1) ~ /falseshare\.c$/ { s += $c }
+			END { print s + 0 }'
+}
+same_loops() { # TAG "HOT pattern" FALSESHARE_ARGS...
+	local tag=$1 pat=$2; shift 2
+	for engine in mpsim callgrind; do
+		"$MEMPROF" record --sim --sim-engine=$engine --sim-cores 4 -e Ir,Dr,Dw -o $tag.$engine.data -- \
+			"$KERNELS/falseshare" "$@" >$tag.$engine.out 2>$tag.$engine.err ||
+			fail "record --sim --sim-engine=$engine falseshare $*: $(cat $tag.$engine.err)"
+	done
+	local hot=$(grep -n "$pat" "${KERNELS_SRC:?}/falseshare.c" | cut -d: -f1)
+	for l in $((hot - 1)) $hot; do
+		for q in Ir Dr Dw; do
+			m=$(line_q $tag.mpsim.data $q $l)
+			c=$(line_q $tag.callgrind.data $q $l)
+			[ "$m" = "$c" ] || fail "falseshare $* line $l $q: mpsim $m, callgrind $c"
+		done
+	done
+	echo "falseshare $*: loop lines $((hot - 1)), $hot as callgrind ($(line_q $tag.mpsim.data Ir $hot) Ir on $hot)"
+}
+same_loops two 'HOT: increment' -T 2 -d 8 -i 20000 -P any
+same_loops four 'HOT: atomic increment' -T 4 -d 0 -A -i 20000 -P any
+check "$(line_q four.mpsim.data Ir "$(hot_lines "$KERNELS_SRC/falseshare.c" 'HOT: atomic')") == 4 * 2 * 20000" \
+	"four atomic threads: not 2 instructions an iteration on the increment's line"
 # callgrind models no coherence: the event is refused with it.
 "$MEMPROF" record --sim --sim-engine=callgrind -e HITM -o cg.data -- true >cg.out 2>&1 &&
 	fail "HITM with callgrind was accepted"
