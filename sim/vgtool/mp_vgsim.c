@@ -509,6 +509,8 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		UWord *e1 = cache_find(&o->d1, line), *e2 = cache_find(&o->l2, line);
 		if (!e1 && !e2)
 			continue;
+		/* a copy Exclusive or Modified here is the only one among the cores */
+		Bool only = (e1 && (*e1 & 3) >= ST_E) || (e2 && (*e2 & 3) >= ST_E);
 		if (rd) {
 			if ((e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M)) {
 				rd->v[Q_HITM]++;
@@ -532,6 +534,11 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 			if (e2)
 				*e2 = (*e2 & ~(UWord)3) | ST_S;
 		}
+		/* MESI: a line Exclusive or Modified in one core is in no other, and one Shared
+		 * here is Shared or absent everywhere else: a read is done with the first core
+		 * that holds the line, a write with the one that held it alone */
+		if (!inv || only)
+			break;
 	}
 	return !rd ? ST_M : shared ? ST_S : ST_E;
 }
