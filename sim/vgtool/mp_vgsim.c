@@ -1119,6 +1119,43 @@ static inline void thr_step(struct thr *t)
 	t->ptime = now;
 }
 
+/* Turns: the threads ord[0..m) (sorted by time, then record; the first's before limit)
+ * at batch records of one length N, with times such that the first's next batch comes
+ * after the last's, take turns in that order (see rounds()) for as long as each next
+ * record is a batch of N instructions and nothing moves a clock otherwise (a jump); each
+ * turn as thr_step, so lone accesses after a batch come with it. False when they are not
+ * so (nothing run). */
+static Bool turns(const Int *ord, Int m, ULong limit)
+{
+	UInt nir = 0;
+	for (Int i = 0; i < m; i++) {
+		const struct thr *t = &thr[ord[i]];
+		UWord w = *thr_word(t, t->head);
+		if ((w & 7) != REC_BATCH)
+			return False;
+		UInt n = ((const struct batch *)(w & REC_PTR_MASK))->nir;
+		if (i == 0)
+			nir = n;
+		else if (n != nir)
+			return False;
+	}
+	if (nir == 0 || !before(thr[ord[m - 1]].ptime, ord[m - 1], thr[ord[0]].ptime + nir, ord[0]))
+		return False;
+	for (;;)
+		for (Int i = 0; i < m; i++) {
+			struct thr *t = &thr[ord[i]];
+			ULong at = t->ptime;
+			if (at >= limit)
+				return True;
+			UWord w = *thr_word(t, t->head);
+			if ((w & 7) != REC_BATCH || ((const struct batch *)(w & REC_PTR_MASK))->nir != nir)
+				return True;
+			thr_step(t);
+			if (!pending(t) || t->ptime != at + nir)
+				return True;
+		}
+}
+
 /* Run the threads act[0..na) (ascending records, each meeting another's accesses in some
  * cache set) up to virtual time limit in the order of that time, batch by batch: the
  * first of them by time (then record) runs its next batch and takes its place again
@@ -1156,9 +1193,10 @@ static void lockstep(const Int *act, Int na, ULong limit)
 		struct thr *t = &thr[ord[0]];
 		if (t->ptime >= limit)
 			break;
-		if (m > 1 && backoff == 0 && (*thr_word(t, t->head) & 7) == REC_REPEAT &&
-		    (*thr_word(&thr[ord[1]], thr[ord[1]].head) & 7) == REC_REPEAT) {
-			if (rounds(ord, m, limit)) {
+		UWord k0 = *thr_word(t, t->head) & 7;
+		if (m > 1 && backoff == 0 && (k0 == REC_REPEAT || k0 == REC_BATCH) &&
+		    (*thr_word(&thr[ord[1]], thr[ord[1]].head) & 7) == k0) {
+			if (k0 == REC_REPEAT ? rounds(ord, m, limit) : turns(ord, m, limit)) {
 				/* they ran apart: sort again, and drop those done */
 				Int j = 0;
 				for (Int k = 0; k < m; k++)
