@@ -1156,12 +1156,6 @@ static Bool turns(const Int *ord, Int m, ULong limit)
 		}
 }
 
-/* Run the threads act[0..na) (ascending records, each meeting another's accesses in some
- * cache set) up to virtual time limit in the order of that time, batch by batch: the
- * first of them by time (then record) runs its next batch and takes its place again
- * among the others, in a list kept sorted (the reference order of merge(), without its
- * look for the next thread at each step). Threads that all repeat one batch go by rounds
- * (rounds()). */
 static ULong mod[MAX_RECS], moa[MAX_RECS], mof[MAX_RECS]; /* by record: merge()'s od, oa, of */
 
 /* Whether thread t's next record (a batch run or a repeat's) may meet the others' accesses
@@ -1176,6 +1170,12 @@ static inline Bool next_meets(const struct thr *t, ULong od, ULong oa, ULong of)
 	return batch_meets(t, (const struct batch *)(w & REC_PTR_MASK), w, od, oa, of);
 }
 
+/* Run the threads act[0..na) (ascending records, each meeting another's accesses in some
+ * cache set) up to virtual time limit in the order of that time, batch by batch: the
+ * first of them by time (then record) runs its next batch and takes its place again
+ * among the others, in a list kept sorted (the reference order of merge(), without its
+ * look for the next thread at each step). Threads that all repeat one batch go by rounds
+ * (rounds()), threads at batches of one length by turns (turns()). */
 static void lockstep(const Int *act, Int na, ULong limit)
 {
 	static Int ord[MAX_RECS];
