@@ -923,6 +923,25 @@ static inline void thr_release(struct thr *t)
 	}
 }
 
+/* Batch b's run from t's record whose addresses start at word counter *x, on core ci at
+ * virtual time *now; both move past it. */
+static inline __attribute__((always_inline)) void batch_rec(const struct thr *t, Int ci,
+							    const struct batch *b, UInt *x,
+							    ULong *now)
+{
+	const UWord *p = thr_word(t, *x);
+	UWord cut[REC_MAX];
+	if ((*x & (SEG_WORDS - 1)) + b->nd > SEG_WORDS) {
+		/* its addresses run over the end of a segment */
+		for (UInt k = 0; k < b->nd; k++)
+			cut[k] = *thr_word(t, *x + k);
+		p = cut;
+	}
+	batch_sim(ci, b, *now, p);
+	*x += b->nd;
+	*now += b->nir;
+}
+
 /* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
  * that starts before the limit runs whole: threads interleave by blocks), past time end
  * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
@@ -971,17 +990,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		if (now >= end && (now >= limit || batch_meets(t, b, w, od, oa, of)))
 			break;
 		x++;
-		const UWord *p = thr_word(t, x);
-		UWord cut[REC_MAX];
-		if ((x & (SEG_WORDS - 1)) + b->nd > SEG_WORDS) {
-			/* its addresses run over the end of a segment */
-			for (UInt k = 0; k < b->nd; k++)
-				cut[k] = *thr_word(t, x + k);
-			p = cut;
-		}
-		batch_sim(ci, b, now, p);
-		x += b->nd;
-		now += b->nir;
+		batch_rec(t, ci, b, &x, &now);
 	}
 	t->head = x;
 	t->ptime = now;
@@ -1087,18 +1096,8 @@ static inline void thr_step(struct thr *t)
 		else
 			x++;
 	} else if ((w & 7) == REC_BATCH) {
-		const struct batch *b = (const struct batch *)(w & REC_PTR_MASK);
 		x++;
-		const UWord *p = thr_word(t, x);
-		UWord cut[REC_MAX];
-		if ((x & (SEG_WORDS - 1)) + b->nd > SEG_WORDS) {
-			for (UInt k = 0; k < b->nd; k++)
-				cut[k] = *thr_word(t, x + k);
-			p = cut;
-		}
-		batch_sim(ci, b, now, p);
-		x += b->nd;
-		now += b->nir;
+		batch_rec(t, ci, (const struct batch *)(w & REC_PTR_MASK), &x, &now);
 	}
 	while (x != n) {
 		w = *thr_word(t, x);
