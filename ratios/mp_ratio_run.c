@@ -63,7 +63,7 @@ static void detect_model(mp_ratio_run *r, const char *forced)
 		snprintf(r->model, sizeof(r->model), "%s", forced);
 		return;
 	}
-	/* memprof record --sim: callgrind's simulated caches, whatever the host */
+	/* memprof record --sim: the simulator's caches (mpsim's or callgrind's), whatever the host */
 	if (mp_pd_meta(r->pd, MP_META_SIMULATED)) {
 		snprintf(r->model, sizeof(r->model), "cachegrind");
 		return;
