@@ -1123,8 +1123,6 @@ static void mp_sim_allocs__file__records_written_with_sites(void **state)
 	unlink(out);
 }
 
-/* Processes come in the order they started although pids wrapped around between them (the
- * order CI saw once: sh 32449, then uselib 32616 and uselib 322). */
 /* c2c record --sim's options: what memprof c2c record --sim records (every load, mpsim,
  * the heap tracked so that freed blocks are held back), cores raised to two, kept above */
 static void mp_sim_c2c_opts__defaults__as_c2c_record_sim(void **state)
@@ -1143,6 +1141,8 @@ static void mp_sim_c2c_opts__defaults__as_c2c_record_sim(void **state)
 	assert_int_equal(p.cores, 8);
 }
 
+/* Processes come in the order they started although pids wrapped around between them (the
+ * order CI saw once: sh 32449, then uselib 32616 and uselib 322). */
 static void mp_sim_pid_rank__wrapped_pids__start_order(void **state)
 {
 	(void)state;

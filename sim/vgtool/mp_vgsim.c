@@ -1155,6 +1155,22 @@ static Bool turns(const Int *ord, Int m, ULong limit)
 		}
 }
 
+/* The records of from[0..n) with records pending, into ord sorted by time, then record;
+ * returns how many (ord may be from). */
+static Int by_time(Int *ord, const Int *from, Int n)
+{
+	Int m = 0;
+	for (Int k = 0; k < n; k++) {
+		Int v = from[k], i = m;
+		if (!pending(&thr[v]))
+			continue;
+		for (m++; i > 0 && before(thr[v].ptime, v, thr[ord[i - 1]].ptime, ord[i - 1]); i--)
+			ord[i] = ord[i - 1];
+		ord[i] = v;
+	}
+	return m;
+}
+
 static ULong mod[MAX_RECS], moa[MAX_RECS], mof[MAX_RECS]; /* by record: merge()'s od, oa, of */
 
 /* Whether thread t's next record (a batch run or a repeat's) may meet the others' accesses
@@ -1178,16 +1194,7 @@ static inline Bool next_meets(const struct thr *t, ULong od, ULong oa, ULong of)
 static void lockstep(const Int *act, Int na, ULong limit)
 {
 	static Int ord[MAX_RECS];
-	Int m = 0, backoff = 0;
-	for (Int k = 0; k < na; k++) {
-		const struct thr *t = &thr[act[k]];
-		if (!pending(t))
-			continue;
-		Int i = m++;
-		for (; i > 0 && before(t->ptime, act[k], thr[ord[i - 1]].ptime, ord[i - 1]); i--)
-			ord[i] = ord[i - 1];
-		ord[i] = act[k];
-	}
+	Int m = by_time(ord, act, na), backoff = 0;
 	while (m > 0) {
 		struct thr *t = &thr[ord[0]];
 		if (t->ptime >= limit)
@@ -1197,17 +1204,7 @@ static void lockstep(const Int *act, Int na, ULong limit)
 		    (*thr_word(&thr[ord[1]], thr[ord[1]].head) & 7) == k0) {
 			if (k0 == REC_REPEAT ? rounds(ord, m, limit) : turns(ord, m, limit)) {
 				/* they ran apart: sort again, and drop those done */
-				Int j = 0;
-				for (Int k = 0; k < m; k++)
-					if (pending(&thr[ord[k]]))
-						ord[j++] = ord[k];
-				m = j;
-				for (Int a = 1; a < m; a++) {
-					Int v = ord[a], i = a;
-					for (; i > 0 && before(thr[v].ptime, v, thr[ord[i - 1]].ptime, ord[i - 1]); i--)
-						ord[i] = ord[i - 1];
-					ord[i] = v;
-				}
+				m = by_time(ord, ord, m);
 				continue;
 			}
 			backoff = 64;
