@@ -60,6 +60,11 @@ struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
 	UInt *pres; /* the core's presence counts (below), or NULL */
+	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
+	 * then the only invalid entries are those never filled, below every valid one, and
+	 * the last entry is a miss's victim (the same place the look for an invalid one
+	 * finds, for the same result). */
+	Bool holes;
 };
 
 /* Presence counts of a core's data caches, kept once threads run on two cores: for each
@@ -123,11 +128,12 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 			return e & 3;
 		}
 	Int victim = c->assoc - 1;
-	for (Int i = 0; i < c->assoc; i++)
-		if (!(s[i] & 3)) {
-			victim = i;
-			break;
-		}
+	if (c->holes)
+		for (Int i = 0; i < c->assoc; i++)
+			if (!(s[i] & 3)) {
+				victim = i;
+				break;
+			}
 	*evicted = s[victim] & 3 ? s[victim] : 0;
 	if (count && c->pres)
 		pres_move(c, set, tag, *evicted);
@@ -523,10 +529,14 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		if (inv) {
 			inv->v[Q_INV]++;
 			o->d1.pres[pres_idx(line)] -= (UInt)((e1 != NULL) + (e2 != NULL));
-			if (e1)
+			if (e1) {
 				*e1 &= ~(UWord)3;
-			if (e2)
+				o->d1.holes = True;
+			}
+			if (e2) {
 				*e2 &= ~(UWord)3;
+				o->l2.holes = True;
+			}
 		} else {
 			shared = True;
 			if (e1)
