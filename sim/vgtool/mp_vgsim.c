@@ -59,7 +59,7 @@ enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
-	UInt *pres; /* the core's presence counts (below), or NULL */
+	UChar *pres; /* the core's presence counts (below), or NULL */
 	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
 	 * then the only invalid entries are those never filled, below every valid one, and
 	 * the last entry is a miss's victim (the same place the look for an invalid one
@@ -69,8 +69,18 @@ struct cache {
 
 /* Presence counts of a core's data caches, kept once threads run on two cores: for each
  * of PRES slots, how many valid entries of its L1d and L2 hold a line hashed there. A
- * zero says the core holds no copy of any such line, and a snoop need not look. */
+ * zero says the core holds no copy of any such line, and a snoop need not look. A byte
+ * each, so that four cores' counts stay in the host's caches with their lines (a slot
+ * holds about one line on average); a count that reaches PRES_STUCK stays there, a slot
+ * that a snoop always looks behind. */
 #define PRES_BITS 14
+#define PRES_STUCK 255
+static inline void pres_add(UChar *p, Int d)
+{
+	if (*p != PRES_STUCK)
+		*p = (UChar)(*p + d);
+}
+
 static inline UInt pres_idx(UWord line)
 {
 	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> (64 - PRES_BITS));
@@ -92,8 +102,8 @@ static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord
 {
 	Int sb = c->tag_shift - c->line_bits;
 	if (evicted)
-		c->pres[pres_idx((evicted >> 2) << sb | set)]--;
-	c->pres[pres_idx(tag << sb | set)]++;
+		pres_add(&c->pres[pres_idx((evicted >> 2) << sb | set)], -1);
+	pres_add(&c->pres[pres_idx(tag << sb | set)], 1);
 }
 
 /* The line's state in set (ST_I when absent); it becomes the set's most recently used.
@@ -291,7 +301,7 @@ static Bool multi;       /* threads have run on more than one core: coherence ma
 static void pres_start(Int k)
 {
 	struct core *c = &cores[k];
-	UInt *p = VG_(calloc)("mpsim.pres", 1u << PRES_BITS, sizeof(*p));
+	UChar *p = VG_(calloc)("mpsim.pres", 1u << PRES_BITS, sizeof(*p));
 	struct cache *cc[2] = { &c->d1, &c->l2 };
 	for (Int j = 0; j < 2; j++) {
 		struct cache *x = cc[j];
@@ -300,7 +310,7 @@ static void pres_start(Int k)
 			for (Int w = 0; w < x->assoc; w++) {
 				UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
 				if (e & 3)
-					p[pres_idx((e >> 2) << sb | set)]++;
+					pres_add(&p[pres_idx((e >> 2) << sb | set)], 1);
 			}
 		x->pres = p;
 	}
@@ -528,7 +538,7 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		}
 		if (inv) {
 			inv->v[Q_INV]++;
-			o->d1.pres[pres_idx(line)] -= (UInt)((e1 != NULL) + (e2 != NULL));
+			pres_add(&o->d1.pres[pres_idx(line)], -((e1 != NULL) + (e2 != NULL)));
 			if (e1) {
 				*e1 &= ~(UWord)3;
 				o->d1.holes = True;
