@@ -463,18 +463,51 @@ static UInt m_tlb, m_snoop; /* what the access being simulated met */
 /* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
  * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
  * level's quantity, Q_STLBM for walks). Returns the cycles the translation cost. */
+/* Whether TLB t holds page; it becomes its set's most recently used, taking the least
+ * recently used entry's place on a miss: set_ref's LRU, for entries that are never
+ * invalidated (a TLB's are Shared or never filled, 0, below every other), so that an
+ * entry is the page's when it equals it, and a miss's victim is the last. A DTLB of 4
+ * ways (the default) has its own code: a random walk over more pages than it holds finds
+ * a page at any place, and each branch on that place would go wrong one time in four. */
+static inline Bool tlb_lookup(struct cache *t, UWord page)
+{
+	UWord *s = t->tags + (SizeT)(page & (UWord)t->sets_min_1) * (SizeT)t->assoc;
+	UWord e = page >> (t->tag_shift - t->line_bits) << 2 | ST_S;
+	if (t->assoc == 4) {
+		UWord a = s[0], b = s[1], c = s[2];
+		Int at = a == e ? 0 : b == e ? 1 : c == e ? 2 : 3;
+		Bool hit = at < 3 || s[3] == e;
+		s[3] = at == 3 ? c : s[3];
+		s[2] = at >= 2 ? b : c;
+		s[1] = at >= 1 ? a : b;
+		s[0] = e;
+		return hit;
+	}
+	if (s[0] == e)
+		return True;
+	Int i = 1, n = t->assoc;
+	while (i < n && s[i] != e)
+		i++;
+	Bool hit = i < n;
+	if (!hit)
+		i = n - 1;
+	for (; i > 0; i--)
+		s[i] = s[i - 1];
+	s[0] = e;
+	return hit;
+}
+
 static __attribute__((noinline)) ULong tlb_walk(struct core *c, struct cache *t, UWord *last,
 						  Addr a, struct ins *ii, Int qm)
 {
-	UWord page = a >> t->line_bits, ev;
+	UWord page = a >> t->line_bits;
 	*last = page + 1;
 	m_tlb = 1;
-	if (set_ref(t, (UInt)(page & (UWord)t->sets_min_1), a >> t->tag_shift, ST_S, &ev, False))
+	if (tlb_lookup(t, page))
 		return 0;
 	ii->v[qm]++;
 	m_tlb = 2;
-	if (set_ref(&c->stlb, (UInt)(page & (UWord)c->stlb.sets_min_1), a >> c->stlb.tag_shift,
-		    ST_S, &ev, False))
+	if (tlb_lookup(&c->stlb, a >> c->stlb.line_bits))
 		return (ULong)lat_stlb;
 	ii->v[Q_STLBM]++;
 	m_tlb = 3;

@@ -5,6 +5,10 @@
 #   visited (64 elements of 64 bytes a page) and no page walk (1024 pages fit the 1536-entry
 #   second-level TLB); a random walk over 16 MiB (4096 pages) walks the page tables for
 #   most steps;
+# - a sequential walk of one 4 KiB element a page: over 80 pages, each of the 16 sets of
+#   the 64-entry 4-way DTLB sees 5 pages in turn and LRU loses every one (a DTLB miss at
+#   every load, 640 for 8 walks, and one more at walk's return); over 64 pages they all
+#   fit (at most one miss a page, in the first walk);
 # - matmul's blocked product prefetches (prefetchnta) and the others do not;
 # - from a --sim recording of matmul at least 9 of the article's 12 ratios have a value.
 . "$(dirname "$0")/sim_lib.sh"
@@ -23,6 +27,20 @@ steps=$(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' rnd.out)
 s=$(perf_sym_period rnd.data STLBm walk)
 echo "random 16M walk: $s page walks for $steps steps"
 check "$s >= 0.5 * $steps" "random 16M walk: $s page walks for $steps steps"
+for k in 80 64; do
+	"$MEMPROF" record --sim -e DTLBm,STLBm -o p$k.data -- "$KERNELS/cachebench" -n 511 \
+		-s $((k * 4096)) -r 8 >p$k.out 2>p$k.err || fail "record --sim cachebench $k pages: $(cat p$k.err)"
+	grep -q "steps=$((k * 8))" p$k.out || fail "cachebench $k pages: $(cat p$k.out)"
+	d=$(perf_sym_period p$k.data DTLBm walk)
+	s=$(perf_sym_period p$k.data STLBm walk)
+	echo "walk of $k pages 8 times: DTLB misses $d, STLB misses $s"
+	[ "$s" = 0 ] || fail "walk of $k pages: $s page walks, want 0"
+	if [ $k = 80 ]; then
+		check "$d >= 640 && $d <= 641" "walk of 80 pages: $d DTLB misses, want 640 (LRU loses each)"
+	else
+		check "$d <= 65" "walk of 64 pages: $d DTLB misses, want at most one a page"
+	fi
+done
 
 "$MEMPROF" record --sim -o mm.data -- "$KERNELS/matmul" -N 64 -a all >mm.out 2>mm.err ||
 	fail "record --sim matmul: $(cat mm.err)"
