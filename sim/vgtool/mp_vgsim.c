@@ -467,8 +467,8 @@ static UInt m_tlb, m_snoop; /* what the access being simulated met */
  * recently used entry's place on a miss: set_ref's LRU, for entries that are never
  * invalidated (a TLB's are Shared or never filled, 0, below every other), so that an
  * entry is the page's when it equals it, and a miss's victim is the last. A DTLB of 4
- * ways (the default) has its own code: a random walk over more pages than it holds finds
- * a page at any place, and each branch on that place would go wrong one time in four. */
+ * ways (the default) has its own code, unrolled: a random walk over more pages than it
+ * holds looks it up at nearly every access. */
 static inline Bool tlb_lookup(struct cache *t, UWord page)
 {
 	UWord *s = t->tags + (SizeT)(page & (UWord)t->sets_min_1) * (SizeT)t->assoc;
