@@ -460,9 +460,6 @@ static UInt m_tlb, m_snoop; /* what the access being simulated met */
 	mps_mem_sample(ii, a, w, lvl, snp, lat, lock, m_tlb, sim_now, (UInt)sim_thr->lwp,     \
 		       (UInt)sim_thr->core)
 
-/* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
- * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
- * level's quantity, Q_STLBM for walks). Returns the cycles the translation cost. */
 /* Whether TLB t holds page; it becomes its set's most recently used, taking the least
  * recently used entry's place on a miss: set_ref's LRU, for entries that are never
  * invalidated (a TLB's are Shared or never filled, 0, below every other), so that an
@@ -497,6 +494,9 @@ static inline Bool tlb_lookup(struct cache *t, UWord page)
 	return hit;
 }
 
+/* Translate a through first-level TLB t (last: the page it saw last, + 1) and, when it
+ * misses there, the core's second-level TLB; counts the misses in ii (qm: the first
+ * level's quantity, Q_STLBM for walks). Returns the cycles the translation cost. */
 static __attribute__((noinline)) ULong tlb_walk(struct core *c, struct cache *t, UWord *last,
 						  Addr a, struct ins *ii, Int qm)
 {
