@@ -14,10 +14,10 @@ maps=()
 trap 'rm -rf "$T" "${maps[@]}"' EXIT
 
 cc -O1 -o jitmap "$SRC" || { echo "skip: no C compiler"; exit 77; }
-"$MEMPROF" record -q -e cpu-clock -o m.data ./jitmap 30000000 >m.out 2>err ||
+"$MEMPROF" record -q -e cpu-clock -o m.data ./jitmap 60000000 >m.out 2>err ||
 	{ echo "FAIL memprof record: $(cat err)"; exit 1; }
 maps+=("$(cat m.out)")
-if "$PERF" record -q -e cpu-clock -o p.data ./jitmap 30000000 >p.out 2>/dev/null; then
+if "$PERF" record -q -e cpu-clock -o p.data ./jitmap 60000000 >p.out 2>/dev/null; then
 	maps+=("$(cat p.out)")
 	datas="m.data p.data"
 else
