@@ -59,7 +59,7 @@ enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
-	UChar *pres; /* the core's presence counts (below), or NULL */
+	UChar *pres; /* an L2's presence counts (below), or NULL */
 	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
 	 * then the only invalid entries are those never filled, below every valid one, and
 	 * the last entry is a miss's victim (the same place the look for an invalid one
@@ -67,12 +67,14 @@ struct cache {
 	Bool holes;
 };
 
-/* Presence counts of a core's data caches, kept once threads run on two cores: for each
- * of PRES slots, how many valid entries of its L1d and L2 hold a line hashed there. A
- * zero says the core holds no copy of any such line, and a snoop need not look. A byte
- * each, so that four cores' counts stay in the host's caches with their lines (a slot
- * holds about one line on average); a count that reaches PRES_STUCK stays there, a slot
- * that a snoop always looks behind. */
+/* Presence counts of a core's L2, kept once threads run on two cores: for each of PRES
+ * slots, how many valid entries of its L2 hold a line hashed there. A zero says the L2
+ * holds no copy of any such line, and a snoop need not look there. A byte each, so that
+ * four cores' counts stay in the host's caches with their lines (a slot holds about one
+ * line on average); a count that reaches PRES_STUCK stays there, a slot that a snoop
+ * always looks behind. The L1d has none: a snoop looks in its set (one line of the
+ * host's), which costs less than counting at every L1d miss (5% of four threads walking
+ * one list at random). */
 #define PRES_BITS 14
 #define PRES_STUCK 255
 static inline void pres_add(UChar *p, Int d)
@@ -297,23 +299,19 @@ static Int *used_list, n_used; /* those cores (the only ones whose caches hold l
 static Int *core_n;      /* [clo_cores]: scratch of merge() */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
-/* Start counting what core k's data caches hold (pres). */
+/* Start counting what core k's L2 holds (pres). */
 static void pres_start(Int k)
 {
-	struct core *c = &cores[k];
+	struct cache *x = &cores[k].l2;
 	UChar *p = VG_(calloc)("mpsim.pres", 1u << PRES_BITS, sizeof(*p));
-	struct cache *cc[2] = { &c->d1, &c->l2 };
-	for (Int j = 0; j < 2; j++) {
-		struct cache *x = cc[j];
-		Int sb = x->tag_shift - x->line_bits;
-		for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
-			for (Int w = 0; w < x->assoc; w++) {
-				UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
-				if (e & 3)
-					pres_add(&p[pres_idx((e >> 2) << sb | set)], 1);
-			}
-		x->pres = p;
-	}
+	Int sb = x->tag_shift - x->line_bits;
+	for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
+		for (Int w = 0; w < x->assoc; w++) {
+			UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
+			if (e & 3)
+				pres_add(&p[pres_idx((e >> 2) << sb | set)], 1);
+		}
+	x->pres = p;
 }
 
 static void use_core(Int k)
@@ -539,6 +537,12 @@ static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
 	return f->ready - sim_now;
 }
 
+/* The core that last took a line alone (-1: none): snoops look there first. Where threads
+ * take turns writing a line (a lock, a counter, false sharing), that core holds it, and
+ * the snoop ends there without looking in the cores that do not (2 to 3% of falseshare
+ * and of four atomic increments). The order in which a snoop looks changes no count. */
+static Int snoop_first = -1;
+
 /* Coherence for core ci taking line (a data line number): to read it (rd: the loading
  * instruction), other cores' copies are downgraded to S, and a read that finds the line
  * Modified elsewhere is a HITM; to write it (inv: the storing instruction), they are
@@ -548,15 +552,15 @@ static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
 static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 {
 	Bool shared = False;
-	/* only cores a thread ran on hold lines */
-	for (Int u = 0; u < n_used; u++) {
-		Int k = used_list[u];
-		if (k == ci)
+	Int first = snoop_first;
+	/* only cores a thread ran on hold lines; the order changes nothing but the time */
+	for (Int u = -1; u < n_used; u++) {
+		Int k = u < 0 ? first : used_list[u];
+		if (k < 0 || k == ci || (u >= 0 && k == first))
 			continue;
 		struct core *o = &cores[k];
-		if (!o->d1.pres[pres_idx(line)])
-			continue;
-		UWord *e1 = cache_find(&o->d1, line), *e2 = cache_find(&o->l2, line);
+		UChar *p = &o->l2.pres[pres_idx(line)];
+		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? cache_find(&o->l2, line) : NULL;
 		if (!e1 && !e2)
 			continue;
 		/* a copy Exclusive or Modified here is the only one among the cores */
@@ -572,7 +576,8 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		}
 		if (inv) {
 			inv->v[Q_INV]++;
-			pres_add(&o->d1.pres[pres_idx(line)], -((e1 != NULL) + (e2 != NULL)));
+			if (e2)
+				pres_add(p, -1);
 			if (e1) {
 				*e1 &= ~(UWord)3;
 				o->d1.holes = True;
@@ -594,6 +599,8 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		if (!inv || only)
 			break;
 	}
+	if (!shared)
+		snoop_first = ci;
 	return !rd ? ST_M : shared ? ST_S : ST_E;
 }
 
