@@ -1,0 +1,62 @@
+/* sim_coherent_l1.c - a line that a core's L1d holds after its L2 evicted it, written by
+ * another core (sim_coherent_l1.sh). With L1d 32768,8,64 (64 sets) and L2 1048576,16,64
+ * (1024 sets), lines 64 KiB apart fall in one set of each. keep() (a thread, on core 1)
+ * reads line X, then 16 other lines of X's sets, reading X again after each: X stays the
+ * most recent line of its L1d set (its hits there do not touch L2), while L2's set takes
+ * the 16 others and evicts X (its least recently used). Then main (core 0) writes X in
+ * clobber(): the write must find X in core 1's L1d and invalidate it. again() (core 1)
+ * reads X once more: an L1d miss that finds X Modified in core 0 (a HITM). A snoop that
+ * looked only where the L2 holds a line would miss the copy: again() would hit. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define STRIDE 65536
+#define OTHERS 16
+static volatile long *buf;
+static pthread_barrier_t bar;
+
+__attribute__((noinline)) static long keep(void)
+{
+	long s = buf[0];
+	for (int k = 1; k <= OTHERS; k++) {
+		s += buf[k * (STRIDE / sizeof(long))];
+		s += buf[0];
+	}
+	return s;
+}
+
+__attribute__((noinline)) static void clobber(void)
+{
+	buf[0] = 42;
+}
+
+__attribute__((noinline)) static long again(void)
+{
+	return buf[0];
+}
+
+static void *run(void *arg)
+{
+	long s = keep();
+	pthread_barrier_wait(&bar); /* X kept: main writes it */
+	pthread_barrier_wait(&bar); /* written */
+	s += again();
+	*(long *)arg = s;
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+	long s = 0;
+	buf = aligned_alloc(STRIDE, (OTHERS + 1) * STRIDE);
+	if (!buf || pthread_barrier_init(&bar, NULL, 2) || pthread_create(&t, NULL, run, &s))
+		return 1;
+	pthread_barrier_wait(&bar);
+	clobber();
+	pthread_barrier_wait(&bar);
+	pthread_join(t, NULL);
+	printf("sum %ld\n", s);
+	return 0;
+}
