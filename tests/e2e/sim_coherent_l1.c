@@ -6,7 +6,12 @@
  * the 16 others and evicts X (its least recently used). Then main (core 0) writes X in
  * clobber(): the write must find X in core 1's L1d and invalidate it. again() (core 1)
  * reads X once more: an L1d miss that finds X Modified in core 0 (a HITM). A snoop that
- * looked only where the L2 holds a line would miss the copy: again() would hit. */
+ * looked only where the L2 holds a line would miss the copy: again() would hit.
+ *
+ * The tool orders accesses by each thread's instruction count. The barriers say who
+ * waits for whom, but a thread that arrives last, without waiting, keeps its own count
+ * (which valgrind's scheduling decides), so each side spins first: main (before
+ * clobber()) well past keep()'s end, the thread (before again()) well past clobber(). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,13 @@
 #define OTHERS 16
 static volatile long *buf;
 static pthread_barrier_t bar;
+
+/* n loops of instructions that touch no data */
+__attribute__((noinline)) static void spin(long n)
+{
+	for (long i = 0; i < n; i++)
+		__asm__ volatile("");
+}
 
 __attribute__((noinline)) static long keep(void)
 {
@@ -41,6 +53,7 @@ static void *run(void *arg)
 	long s = keep();
 	pthread_barrier_wait(&bar); /* X kept: main writes it */
 	pthread_barrier_wait(&bar); /* written */
+	spin(100000);
 	s += again();
 	*(long *)arg = s;
 	return NULL;
@@ -53,6 +66,7 @@ int main(void)
 	buf = aligned_alloc(STRIDE, (OTHERS + 1) * STRIDE);
 	if (!buf || pthread_barrier_init(&bar, NULL, 2) || pthread_create(&t, NULL, run, &s))
 		return 1;
+	spin(1000000);
 	pthread_barrier_wait(&bar);
 	clobber();
 	pthread_barrier_wait(&bar);
