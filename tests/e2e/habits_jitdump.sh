@@ -35,8 +35,27 @@ readelf -s "jitted-$pid-1.so" 2>/dev/null | grep -q ' FUNC .* jit_hot$' || F "ji
 grep -q '//anon' after && F "samples left in //anon after inject: $(cat after)"
 hot=$(awk -v d="jitted-$pid-1.so" '$2 == d && $3 == "jit_hot" { print $1 + 0 }' after)
 cold=$(awk -v d="jitted-$pid-2.so" '$2 == d && $3 == "LazyCompile:*jit_cold" { print $1 + 0 }' after)
-awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h > 45 && h < 75 && c > 25 && c < 55) }' ||
-	F "jit_hot $hot%, jit_cold $cold% (3:2 of the work expected): $(cat after)"
+awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h > 0 && c > 0) }' ||
+	F "jit_hot $hot%, jit_cold $cold%: $(cat after)"
+# the move by address, not by shares (on a loaded VM cpu-clock gave jit_hot, the longest
+# phase, up to twice its samples: 70.56% against jit_cold's 23.7% once in CI, 3:1 where
+# the work is 3:2): jit_cold ran twice, on its load's page and on the moved copy's, the
+# same work each, and both are named jit_cold; jit_hot (three times the work of one run)
+# never lies on the moved copy's page
+"$MEMPROF" script -i j.data -F ip,sym 2>/dev/null | awk '
+	$2 == "jit_hot" { hot++; hp[substr($1, 1, length($1) - 3)]++ }
+	$2 == "LazyCompile:*jit_cold" { cold++; cp[substr($1, 1, length($1) - 3)]++ }
+	END {
+		for (p in cp) n++
+		if (n != 2)
+			exit 1
+		for (p in cp) {
+			if (cp[p] < cold / 4)
+				exit 1
+			if (!(p in hp)) { m++; moved = p }
+		}
+		exit !(m == 1 && hot >= 1.5 * cp[moved])
+	}' || F "jit_cold's two runs (its load and the moved copy) by page, and jit_hot's: $("$MEMPROF" script -i j.data -F ip,sym 2>/dev/null | awk '$2 ~ /jit_/ { print substr($1, 1, length($1) - 3), $2 }' | sort | uniq -c | tr '\n' ' ')"
 # every sample that was //anon is now in one of the two
 awk '/\/\/anon/ { s += $1 } END { printf "%.1f\n", s }' before >b.sum
 awk '{ s += $1 } END { printf "%.1f\n", s }' after >a.sum
