@@ -111,7 +111,8 @@ static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord
 /* The line's state in set (ST_I when absent); it becomes the set's most recently used.
  * On a miss it is installed with state fill, in the way of an invalid entry or else the
  * least recently used one; *evicted gets what it replaced (0: nothing valid). count: keep
- * c's presence counts, if it has them (False where it cannot: I1, TLBs, one core busy). */
+ * c's presence counts, if it has them (only an L2 does, from two cores busy on; False on
+ * the path of one core busy, and for the L3). */
 static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt set, UWord tag,
 								   UWord fill, UWord *evicted,
 								   Bool count)
@@ -435,7 +436,8 @@ struct thr {
 #define MAX_THREADS 1024
 #define MAX_AHEAD (1u << 20) /* words a thread buffers before it asks the kernel about
 			      * the threads in a system call that hold it back */
-#define YIELD_AHEAD (1u << 16) /* words at which it gives up its valgrind time slice */
+#define YIELD_AHEAD (1u << 16) /* words at which it gives up its valgrind time slice
+				* (looked at as a segment fills: a multiple of SEG_WORDS) */
 /* Threads are records: valgrind gives a thread id of a thread that exited to the next
  * one created, and the one that exited may still have records buffered (held back by the
  * others). by_tid gives a thread id's record; nthr records are in use. */
