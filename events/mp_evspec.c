@@ -827,7 +827,13 @@ int mp_event_parse(const char *spec, const struct mp_evopts *opts, struct mp_eve
 	if (rc)
 		return rc;
 	rc = resolve_name(spec, &sh, opts, ev, err);
-	if (rc && tp_err.code) /* a tracepoint's spelling, and tracefs could not be read */
+	/* A tracepoint's spelling, and tracefs could not be read: say so, unless the name is
+	 * perf's generic event ("cycles:foo"), whose own message names the bad part. */
+	uint32_t gtype;
+	uint64_t gconfig;
+	char gcanon[64];
+	if (rc && tp_err.code &&
+	    !mp_generic_lookup(sh.name, &gtype, &gconfig, gcanon, sizeof(gcanon)))
 		return mp_err_set(err, rc, "event '%s': unknown event; %s", spec, tp_err.msg);
 	if (rc)
 		return rc;
