@@ -36,6 +36,8 @@ struct base_src {
 	mp_ratio_run *run;                    /* --baseline FILE */
 	const struct mp_ratio_baseline *set;  /* --baseline shipped[:NAME] */
 	int exact;                            /* the set's workload is the recording's */
+	int other_geometry;                   /* both simulated, with other caches */
+	char geometry[256];                   /* the recording's caches, when other_geometry */
 };
 
 /* ---- output helpers -------------------------------------------------------------------- */
@@ -376,10 +378,14 @@ static void print_text(mp_ratio_run *run, const struct base_src *base, enum mp_r
 		printf("# baseline: %s  model: %s%s\n", mp_ratio_run_path(base->run),
 		       mp_ratio_run_model(base->run),
 		       mp_ratio_run_simulated(base->run) ? "  (SIMULATED)" : "");
-	else if (base)
+	else if (base) {
 		printf("# baseline: shipped %s  model: %s  workload: %s  (%s)%s\n", base->set->name,
 		       base->set->model, base->set->workload, base->set->source,
 		       base->exact ? "" : "; another workload: the nearest set of this model");
+		if (base->other_geometry)
+			printf("# note: this recording simulated other caches (%s) than the baseline's: values differ by the caches too (record --sim --I1/--D1/--LL set them)\n",
+			       base->geometry);
+	}
 	if (sim) {
 		printf("# SIMULATED: %s\n", sd);
 		printf("# counts: exact simulated counts at every level (no sampling: no intervals); '~' = an event (or a sum of events) counted fewer than %llu times, not 0; a threshold is not a WARNING when its misses are cold ones (each once, on another instruction), nor a '> 0' threshold below 1e-04; counts = numerator/denominator\n",
@@ -626,6 +632,8 @@ static void print_json(mp_ratio_run *run, const struct base_src *base, enum mp_r
 		cli_json_string(&j, "workload", base->set->workload);
 		cli_json_string(&j, "source", base->set->source);
 		cli_json_bool(&j, "same_workload", base->exact);
+		if (mp_ratio_run_simulated(run))
+			cli_json_bool(&j, "same_geometry", !base->other_geometry);
 		cli_json_close(&j);
 	}
 	cli_json_open(&j, "ratios", '[', CLI_JSON_INLINE);
@@ -818,6 +826,15 @@ static int shipped_baseline(const char *arg, mp_ratio_run *run, enum mp_ratio_le
 	}
 	if (name)
 		bs->exact = 1;
+	/* A simulated set names its caches in its source ("..., I1 S,A,L D1 S,A,L LL S,A,L"):
+	 * a recording simulated with others is compared with a note saying so. */
+	const char *i1 = mp_ratio_run_meta(run, MP_META_SIM_I1), *d1 = mp_ratio_run_meta(run, MP_META_SIM_D1);
+	const char *ll = mp_ratio_run_meta(run, MP_META_SIM_LL);
+	if (mp_ratio_run_simulated(run) && strstr(bs->set->source, " D1 ")) {
+		snprintf(bs->geometry, sizeof(bs->geometry), "I1 %s D1 %s LL %s", i1 ? i1 : "?",
+			 d1 ? d1 : "?", ll ? ll : "?");
+		bs->other_geometry = !strstr(bs->set->source, bs->geometry);
+	}
 	for (size_t i = 0; i < t->n && lvl == MP_RATIO_PROGRAM; i++) {
 		struct mp_ratio_row *r = &t->r[i].rows[0];
 		double v;

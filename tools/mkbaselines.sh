@@ -3,9 +3,9 @@
 # The ratio values memprof ships as baselines (memprof ratios --baseline shipped): the
 # program-level ratios of the real-hardware fixtures (measured on their CPUs: one set per
 # fixture and model) and of the kernels recorded under the simulator (record --sim: one set
-# per kernel and arguments). Rerun when the kernels, the simulator or the ratio formulas
-# change; the e2e test ratios_baseline_shipped checks the shipped values against fresh
-# recordings.
+# per kernel and arguments, with the caches fixed: 32K 8-way L1s, a 1M 8-way L2, not the
+# host's). Rerun when the kernels, the simulator or the ratio formulas change; the e2e test
+# ratios_baseline checks the shipped values against fresh recordings.
 set -euo pipefail
 M=$(readlink -f "$1"); K=$(readlink -f "$2"); S=$(readlink -f "$3")
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -41,7 +41,7 @@ for f in "$S"/*.data; do
 done
 sim() { # NAME ARGS...
 	local n=$1; shift
-	(cd "$T" && "$M" record --sim -o "$n.data" -- "$K/$1" "${@:2}" >/dev/null 2>&1)
+	(cd "$T" && "$M" record --sim --I1 32768,8,64 --D1 32768,8,64 --LL 1048576,8,64 -o "$n.data" -- "$K/$1" "${@:2}" >/dev/null 2>&1)
 	WL="$*"; export WL
 	rows "$n" "memprof record --sim" "$T/$n.data"
 }
