@@ -302,6 +302,36 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 	int rc = mp_hist_query(h, s, &q, &r);
 	if (rc)
 		return rc;
+	/* the function's branches inside it, for where a skidding sample came from */
+	uint64_t *bto = NULL, *bfrom = NULL;
+	size_t nb = 0, capb = 0;
+	for (size_t i = first_insn; skid && i < a->ninsns; i++) {
+		char mn[32];
+		const char *txt = a->insns[i].text, *sp = strchr(txt, ' ');
+		uint64_t to;
+		if (!sp || (size_t)(sp - txt) >= sizeof(mn))
+			continue;
+		memcpy(mn, txt, (size_t)(sp - txt));
+		mn[sp - txt] = 0;
+		if (!mp_disasm_branch_to(mn, sp + 1, &to))
+			continue;
+		if (nb == capb) {
+			capb = capb ? 2 * capb : 16;
+			uint64_t *x = realloc(bto, capb * sizeof(*x));
+			uint64_t *y = x ? realloc(bfrom, capb * sizeof(*y)) : NULL;
+			if (x)
+				bto = x;
+			if (!y) {
+				free(bto);
+				free(bfrom);
+				mp_hist_result_fini(&r);
+				return -ENOMEM;
+			}
+			bfrom = y;
+		}
+		bto[nb] = to;
+		bfrom[nb++] = a->insns[i].addr;
+	}
 	for (size_t i = 0; i < r.nrows; i++) {
 		const struct mp_hist_row *R = &r.rows[i];
 		if (R->dso_idx != dso_idx)
@@ -323,12 +353,23 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 				return -ENOMEM;
 			}
 		}
-		int at_start = a->insns[k].addr == R->elf_addr && (size_t)k > first_insn &&
-			       a->insns[k].size;
+		int at_start = a->insns[k].addr == R->elf_addr && a->insns[k].size;
+		/* a skidding sample's instruction: the loop's closing branch at a loop's head,
+		 * else the one before in memory */
+		long back = -1;
+		uint64_t from = at_start ? mp_disasm_came_from(bto, bfrom, nb, R->elf_addr) : 0;
+		if (from) {
+			struct insn_key fk = { a->insns, from };
+			size_t f = mp_partition_point(first_insn, a->ninsns, &fk, starts_at_or_before);
+			if (f > first_insn && a->insns[f - 1].addr == from)
+				back = (long)f - 1;
+		} else if (at_start && (size_t)k > first_insn) {
+			back = k - 1;
+		}
 		for (size_t e = 0; e < a->nattrs; e++) {
 			size_t t = (size_t)k;
-			if (skid && skid[e] && at_start && R->c[e].samples) {
-				t = (size_t)k - 1;
+			if (skid && skid[e] && back >= 0 && R->c[e].samples) {
+				t = (size_t)back;
 				a->skid_moved = 1;
 			}
 			a->icounts[t * a->nattrs + e].samples += R->c[e].samples;
@@ -336,6 +377,8 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 		}
 	}
 	mp_hist_result_fini(&r);
+	free(bto);
+	free(bfrom);
 	/* keep instructions of this function sorted by address (counts move along) */
 	size_t n = a->ninsns - first_insn;
 	for (size_t i = first_insn + 1; i < a->ninsns; i++) {
@@ -796,8 +839,9 @@ mp_ann *mp_ann_new_opts(mp_hist *h, mp_sym *s, const char *dso, const char *sym,
 		goto nomem;
 	if (a->skid_moved)
 		add_note(a, "%s", "samples of skidding events (cpu-clock, imprecise hardware "
-			 "events) moved back one instruction, as report --sort srcline counts "
-			 "them (--no-skid: at the sampled address, as perf)");
+			 "events) moved back one instruction (at a loop's head: to its closing "
+			 "branch), as report --sort srcline counts them (--no-skid: at the "
+			 "sampled address, as perf)");
 	if (!have_code)
 		add_note(a, "no code for %s: showing the sampled addresses only", dinfo->name);
 	/* the function's main file: that of its first instruction with a line */

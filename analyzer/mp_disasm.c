@@ -1,8 +1,13 @@
-/* mp_disasm.c - capstone, loaded when annotate first disassembles. */
+/* mp_disasm.c - capstone, loaded when annotate first disassembles; the branches inside a
+ * function, for the instruction a skidding sample came from. */
 #include <elf.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "mp_analyzer.h"
 #include "mp_disasm.h"
 #include "mp_util.h"
 
@@ -81,5 +86,105 @@ int mp_disasm_open(int machine, int is64, csh *h, const struct mp_cs_api **api,
 	if (cs_fns.open(arch, mode, h) != CS_ERR_OK)
 		return -1;
 	*api = &cs_fns;
+	return 0;
+}
+
+int mp_disasm_branch_to(const char *mn, const char *op, uint64_t *to)
+{
+	int x86 = mn[0] == 'j' || !strncmp(mn, "loop", 4) || !strcmp(mn, "jrcxz");
+	int arm = !strcmp(mn, "b") || !strncmp(mn, "b.", 2) || !strncmp(mn, "cbz", 3) ||
+		  !strncmp(mn, "cbnz", 4) || !strncmp(mn, "tbz", 3) || !strncmp(mn, "tbnz", 4);
+	if (!x86 && !arm)
+		return 0;
+	const char *t = strrchr(op, ' '); /* the last operand: "x0, #0x10" */
+	t = t ? t + 1 : op;
+	if (*t == '#')
+		t++;
+	if (strncmp(t, "0x", 2))
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(t, &end, 16);
+	if (*end || errno)
+		return 0;
+	*to = v;
+	return 1;
+}
+
+uint64_t mp_disasm_came_from(const uint64_t *to, const uint64_t *from, size_t n, uint64_t addr)
+{
+	uint64_t f = 0;
+	size_t hits = 0;
+	for (size_t i = 0; i < n; i++)
+		if (to[i] == addr) {
+			hits++;
+			f = from[i];
+		}
+	return hits == 1 && f > addr ? f : 0;
+}
+
+int mp_disasm_branches(mp_sym *s, uint32_t dso, uint64_t start, uint64_t size, uint64_t **to,
+		       uint64_t **from, size_t *n)
+{
+	*to = *from = NULL;
+	*n = 0;
+	if (!size || size > (64u << 20))
+		return 0;
+	uint8_t *code = malloc(size);
+	if (!code)
+		return -ENOMEM;
+	long got = mp_sym_read_code(s, dso, start, code, size);
+	int is64 = 0;
+	int mach = got > 0 ? mp_sym_machine(s, dso, &is64) : 0;
+	csh cs;
+	const struct mp_cs_api *api;
+	const char *why;
+	if (got <= 0 || mp_disasm_open(mach, is64, &cs, &api, &why)) {
+		free(code);
+		return 0;
+	}
+	cs_insn *insn = api->malloc(cs);
+	const uint8_t *p = code;
+	size_t left = (size_t)got, cap = 0;
+	uint64_t addr = start;
+	int rc = 0;
+	while (left > 0 && insn) {
+		if (!api->disasm_iter(cs, &p, &left, &addr, insn)) {
+			p++; /* an undecodable byte, as annotate shows it */
+			left--;
+			addr++;
+			continue;
+		}
+		uint64_t t;
+		if (!mp_disasm_branch_to(insn->mnemonic, insn->op_str, &t) || t < start ||
+		    t >= start + size)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			uint64_t *a = realloc(*to, nc * sizeof(*a));
+			if (a)
+				*to = a;
+			uint64_t *b = a ? realloc(*from, nc * sizeof(*b)) : NULL;
+			if (!b) {
+				rc = -ENOMEM;
+				break;
+			}
+			*from = b;
+			cap = nc;
+		}
+		(*to)[*n] = t;
+		(*from)[(*n)++] = insn->address;
+	}
+	if (insn)
+		api->free(insn, 1);
+	api->close(&cs);
+	free(code);
+	if (rc || !insn) {
+		free(*to);
+		free(*from);
+		*to = *from = NULL;
+		*n = 0;
+		return -ENOMEM;
+	}
 	return 0;
 }

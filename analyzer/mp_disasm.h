@@ -21,4 +21,22 @@ struct mp_cs_api {
 int mp_disasm_open(int machine, int is64, csh *h, const struct mp_cs_api **api,
 		   const char **why);
 
+/* A constant branch target of an instruction (capstone's mnemonic and operands): x86's
+ * jumps and loops, arm64's b, b.cond, cbz/cbnz and tbz/tbnz. 1 with *to, else 0 (calls,
+ * returns, indirect branches and other instructions). */
+int mp_disasm_branch_to(const char *mnemonic, const char *op_str, uint64_t *to);
+
+/* The instruction that ran before the one at addr, in a function whose branches are
+ * (to[i], from[i]) for i < n (the branches inside the function): where exactly one branch
+ * leads to addr and it lies after addr (a loop's closing branch, taken on every pass but
+ * the last), that branch's address; else 0 (the instruction before addr in memory). */
+uint64_t mp_disasm_came_from(const uint64_t *to, const uint64_t *from, size_t n, uint64_t addr);
+
+struct mp_sym;
+/* The branches inside the function [start, start+size) of object dso, disassembled:
+ * *to and *from (OUT, malloc'd, *n of them; NULL and 0 when none or no disassembler).
+ * 0, or -ENOMEM. */
+int mp_disasm_branches(struct mp_sym *s, uint32_t dso, uint64_t start, uint64_t size,
+		       uint64_t **to, uint64_t **from, size_t *n);
+
 #endif

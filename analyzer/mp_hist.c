@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
+#include "mp_disasm.h"
 #include "mp_util.h"
 
 struct place {
@@ -42,6 +43,17 @@ struct mp_hist {
 	struct loc *locs;
 	size_t nlocs, caplocs;
 	int resolved, resolved_lines;
+	/* the branches inside each function a skidding sample fell in (open addressing) */
+	struct fn_branches *fbs;
+	size_t capfbs, nfbs;
+};
+
+struct fn_branches {
+	uint32_t dso;
+	int used;
+	uint64_t start;
+	uint64_t *to, *from;
+	size_t n;
 };
 
 mp_hist *mp_hist_new(size_t nattrs)
@@ -68,7 +80,50 @@ void mp_hist_free(mp_hist *h)
 	free(h->tab);
 	free(h->total);
 	free(h->locs);
+	for (size_t i = 0; i < h->capfbs; i++) {
+		free(h->fbs[i].to);
+		free(h->fbs[i].from);
+	}
+	free(h->fbs);
 	free(h);
+}
+
+/* The branches inside function (dso, start, size), disassembled on first need; NULL when
+ * out of memory (then the instruction before in memory is taken). */
+static const struct fn_branches *fn_branches(mp_hist *h, mp_sym *s, uint32_t dso,
+					     uint64_t start, uint64_t size)
+{
+	if (2 * (h->nfbs + 1) > h->capfbs) {
+		size_t nc = h->capfbs ? 2 * h->capfbs : 64;
+		struct fn_branches *t = calloc(nc, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < h->capfbs; i++) {
+			if (!h->fbs[i].used)
+				continue;
+			size_t j = mp_mix64(h->fbs[i].start ^ (uint64_t)h->fbs[i].dso << 48) & (nc - 1);
+			while (t[j].used)
+				j = (j + 1) & (nc - 1);
+			t[j] = h->fbs[i];
+		}
+		free(h->fbs);
+		h->fbs = t;
+		h->capfbs = nc;
+	}
+	size_t j = mp_mix64(start ^ (uint64_t)dso << 48) & (h->capfbs - 1);
+	while (h->fbs[j].used) {
+		if (h->fbs[j].dso == dso && h->fbs[j].start == start)
+			return &h->fbs[j];
+		j = (j + 1) & (h->capfbs - 1);
+	}
+	struct fn_branches *f = &h->fbs[j];
+	if (mp_disasm_branches(s, dso, start, size, &f->to, &f->from, &f->n))
+		return NULL;
+	f->used = 1;
+	f->dso = dso;
+	f->start = start;
+	h->nfbs++;
+	return f;
 }
 
 static inline uint64_t place_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t comm,
@@ -511,18 +566,29 @@ static int dso_matches(mp_sym *s, uint32_t dso_idx, const char *want)
 	return 0;
 }
 
-/* A skidding event's sample counted for the line of the instruction before it, in the same
- * function (annotate's rule: the byte before an instruction start belongs to the previous
- * one): L itself when the line stays, else tmp with that line. */
-static const struct loc *skid_loc(mp_sym *s, struct loc *L, struct loc *tmp)
+/* A skidding event's sample counted for the line of the instruction that ran before it, in
+ * the same function (annotate's rule): at a loop's head its closing branch (the only branch
+ * to there, from after it), else the instruction before in memory (the byte before an
+ * instruction start belongs to it). L itself when the line stays, else tmp with that line. */
+static const struct loc *skid_loc(mp_hist *h, mp_sym *s, struct loc *L, struct loc *tmp)
 {
 	if (!L->skid_done) {
 		L->skid_done = 1;
 		L->skid_file = L->l.srcfile;
 		L->skid_line = L->l.line;
-		if (L->l.sym_resolved && L->l.elf_addr > L->l.sym_start && L->ip) {
+		uint64_t prev = 0;
+		if (L->l.sym_resolved && L->l.sym_size && L->ip && L->l.dso_idx != UINT32_MAX) {
+			const struct fn_branches *f = fn_branches(h, s, L->l.dso_idx, L->l.sym_start,
+								  L->l.sym_size);
+			uint64_t from = f ? mp_disasm_came_from(f->to, f->from, f->n, L->l.elf_addr) : 0;
+			if (from)
+				prev = L->ip + (from - L->l.elf_addr);
+		}
+		if (!prev && L->l.sym_resolved && L->l.elf_addr > L->l.sym_start && L->ip)
+			prev = L->ip - 1;
+		if (prev) {
 			struct mp_sym_loc t;
-			mp_sym_resolve(s, L->map, L->cpumode, L->ip - 1, 1, &t);
+			mp_sym_resolve(s, L->map, L->cpumode, prev, 1, &t);
 			if (t.sym_resolved && t.sym_start == L->l.sym_start && t.srcfile) {
 				L->skid_file = t.srcfile;
 				L->skid_line = t.line;
@@ -742,7 +808,7 @@ int mp_hist_query(mp_hist *h, mp_sym *s, const struct mp_hist_query *q,
 			continue;
 		if (q->skid && q->skid[p->attr] && (keys & (MP_HK_SRCLINE | MP_HK_SRCFILE)) &&
 		    L->has_line)
-			L = skid_loc(s, &h->locs[p->loc], &tmp);
+			L = skid_loc(h, s, &h->locs[p->loc], &tmp);
 		uint32_t r = group_row(&g, p, L, s);
 		if (r == UINT32_MAX)
 			goto nomem;

@@ -8,6 +8,7 @@ target_include_directories(test_dwscope PRIVATE ${PROJECT_SOURCE_DIR}/analyzer) 
 # test_sym checks the analyzer never calls qsort() with a NULL array (see __wrap_qsort)
 target_link_options(test_sym PRIVATE -Wl,--wrap=qsort)
 mp_add_cmocka_test(test_hist SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_hist.c LIBS mp_analyzer)
+target_include_directories(test_hist PRIVATE ${PROJECT_SOURCE_DIR}/analyzer) # internal
 
 set(MP_REPORT_ENV "MEMPROF=${MEMPROF_BIN};KERNELS=${KERNELS_DIR};SHARED_DIR=${SHARED_DIR};PERF=perf")
 foreach(t report_perfdata report_badfiles report_formats report_perfdiff annotate_cachebench)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mp_analyzer.h"
+#include "mp_disasm.h"
 #include "mp_test_fixture.h"
 
 static char vec_path[4096];
@@ -401,10 +402,45 @@ static void mp_ann_new__aarch64__capstone_arm64(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Skid's "the instruction that ran before": branch targets as capstone prints them, and a
+ * loop's head taken back to its closing branch, only when that is the one way there. */
+static void mp_disasm_came_from__loop_head__closing_branch(void **state)
+{
+	(void)state;
+	static const struct { const char *mn, *op; int ok; uint64_t to; } br[] = {
+		{ "jne", "0x8a", 1, 0x8a }, { "jmp", "0x1040", 1, 0x1040 }, { "loop", "0x20", 1, 0x20 },
+		{ "jmp", "rax", 0, 0 }, { "jmp", "qword ptr [rip + 0x2fe2]", 0, 0 },
+		{ "call", "0x1030", 0, 0 }, { "ret", "", 0, 0 }, { "mov", "rcx, 0x10", 0, 0 },
+		{ "b.ne", "#0x40", 1, 0x40 }, { "b", "#0x7c", 1, 0x7c }, { "cbz", "x0, #0x1c", 1, 0x1c },
+		{ "tbnz", "w1, #3, #0x20", 1, 0x20 }, { "bl", "#0x400", 0, 0 }, { "br", "x16", 0, 0 },
+		{ "jne", "0x8a junk", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(br) / sizeof(br[0]); i++) {
+		uint64_t to = 0;
+		int ok = mp_disasm_branch_to(br[i].mn, br[i].op, &to);
+		if (ok != br[i].ok || (ok && to != br[i].to))
+			fail_msg("%s %s: %d 0x%llx, want %d 0x%llx", br[i].mn, br[i].op, ok,
+				 (unsigned long long)to, br[i].ok, (unsigned long long)br[i].to);
+	}
+	/* jit_hot: 80 movabs; 8a dec; 8d jne 0x8a; 8f ret */
+	uint64_t to1[] = { 0x8a }, from1[] = { 0x8d };
+	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x8a), 0x8d);
+	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x8d), 0);
+	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x80), 0);
+	assert_int_equal(mp_disasm_came_from(NULL, NULL, 0, 0x8a), 0);
+	/* two ways to the head (a forward jmp into the loop and its closing branch): unknown */
+	uint64_t to2[] = { 0x8a, 0x8a }, from2[] = { 0x70, 0x9c };
+	assert_int_equal(mp_disasm_came_from(to2, from2, 2, 0x8a), 0);
+	/* only a forward branch there: the one before in memory may have run, keep it */
+	assert_int_equal(mp_disasm_came_from(to2, from2, 1, 0x8a), 0);
+	assert_int_equal(mp_disasm_came_from(to2 + 1, from2 + 1, 1, 0x8a), 0x9c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest plain[] = {
 		cmocka_unit_test(mp_hist_parse_sort__table),
+		cmocka_unit_test(mp_disasm_came_from__loop_head__closing_branch),
 		cmocka_unit_test(mp_ann_new__aarch64__capstone_arm64),
 	};
 	const struct CMUnitTest vector[] = {

@@ -11,7 +11,7 @@ source "$(dirname "$0")/record_lib.sh"
 grep -q '^# %all: share of the event in the whole recording; %func: share of the event in this function' a.txt ||
 	fail "no legend: $(head -6 a.txt)"
 grep -Eq '^#  +samples +%all +%func :' a.txt || fail "column heads: $(grep '^#  ' a.txt)"
-grep -q '^# note: .*moved back one instruction, as report --sort srcline counts them' a.txt || fail "skid note"
+grep -q "^# note: .*moved back one instruction (at a loop's head: to its closing branch), as report --sort srcline counts them" a.txt || fail "skid note"
 # per source line: "LINE ALL FUNC" from the CLI, from the TUI in both percent modes; on walk
 # (one hot load) and on main (list setup inlined from other lines, a second source file): the
 # TUI drawn tall enough to show every line of the function

@@ -67,12 +67,14 @@ if command -v "$PERF" >/dev/null 2>&1; then
 fi
 
 # the recording's own clock: times moved by the clocks' difference, at most a sample or
-# two (taken in the microseconds between the dump's header and its mmap) left in //anon
+# two (taken in the microseconds between the dump's header and its mmap) left in //anon,
+# or 4% when the JIT was preempted there (9 of 358 once, beside other tests on 2 CPUs);
+# unmoved, the JIT's times are off by the clocks' whole difference
 "$MEMPROF" record -q -e cpu-clock -o d.data ./jitdump 20000000 >d.out 2>err || F "record: $(cat err)"
 "$MEMPROF" inject -q --jit -i d.data -o dj.data 2>err || F "inject d.data: $(cat err)"
 "$MEMPROF" report -i dj.data --sort dso,sym --csv 2>/dev/null | awk -F, '
 	$1 == "//anon" { a += $4 } $1 ~ /^jitted-/ { j += $4 }
-	END { exit !(a <= 2 && j > 100) }' ||
+	END { exit !((a <= 2 || a * 25 <= j) && j > 100) }' ||
 	F "the default clock: $("$MEMPROF" report -i dj.data --sort dso,sym --stdio 2>&1 | grep '\[\.\]' | head -4)"
 
 # (2)
@@ -85,10 +87,18 @@ fi
 "$MEMPROF" annotate -i j.data jit_hot >ann 2>err || F "annotate jit_hot: $(cat err)"
 head -1 ann | grep -q "^# jitted-$pid-1.so:jit_hot " || F "annotate title: $(head -1 ann)"
 ns=$("$MEMPROF" report -i j.data --sort sym --csv 2>/dev/null | awk -F, '$2 == "jit_hot" { print $3 }')
-# every sample of jit_hot is on one of its instructions, all but one at most on the loop's
-# dec rcx (a tick can fall after the loop's last jne: skid moves it onto the jne)
-awk -v ns="$ns" '/^ +[0-9]+ +[0-9.]+% +[0-9.]+% : +[0-9a-f]+: / { all += $1; if ($NF == "rcx" && $(NF - 1) == "dec") dec = $1 }
-	END { exit !(ns > 0 && all == ns && dec >= ns - 1) }' ann || F "annotate: the $ns samples not on dec rcx: $(cat ann)"
+# every sample of jit_hot is on one of its instructions, all but one at most in the loop
+# (dec rcx; jne back to it: a tick can fall after the loop's last jne). Where they were
+# taken (--no-skid) depends on the host: skid moves a sample back one instruction, and
+# one at the loop's head (dec) onto the loop's closing jne, never before the loop (movabs)
+"$MEMPROF" annotate --no-skid -i j.data jit_hot >ann0 2>err || F "annotate --no-skid jit_hot: $(cat err)"
+# at INSN FILE: the samples on the instruction whose text ends with INSN
+at() { awk -v w="$1" '/^ +[0-9]+ +[0-9.]+% +[0-9.]+% : +[0-9a-f]+: / { t = $0; sub(/^.*: +[0-9a-f]+: +/, "", t); if (t == w) n += $1 }
+	END { print n + 0 }' "$2"; }
+d0=$(at "dec rcx" ann0) j0=$(at "jne 0x8a" ann0) r0=$(at ret ann0) d1=$(at "dec rcx" ann) j1=$(at "jne 0x8a" ann)
+[ "$ns" -gt 0 ] && [ $((d0 + j0)) -ge $((ns - 1)) ] || F "annotate --no-skid: the $ns samples not in the loop: $(cat ann0)"
+[ "$j1" = $((d0 + r0)) ] && [ "$d1" = "$j0" ] ||
+	F "annotate: skid moved dec's $d0, jne's $j0 and ret's $r0 samples to jne $j1 and dec $d1 (want $((d0 + r0)) and $j0): $(cat ann)"
 "$MEMPROF" tui -i j.data --size 160x10 --batch '' 2>err | grep -q "jit_hot .*jitted-$pid-1.so" || F "tui shows no jit_hot"
 
 # (3) perf's own: record -k 1, perf inject --jit, the same rows from memprof inject
