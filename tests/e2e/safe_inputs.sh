@@ -4,7 +4,7 @@
 # perf's pipe format from standard input (memprof and perf record -o -).
 . "$(dirname "$0")/record_lib.sh"
 command -v gcc >/dev/null || { echo "SKIP: no gcc"; exit 77; }
-T="timeout 10"
+T="timeout 30" # a hang, not a slow machine (a loaded CI host took over 10 s once)
 cat >hot.c <<'C'
 #include <stdlib.h>
 volatile double sink;

@@ -9,8 +9,12 @@
 # objects when one's path cannot be a tar member (too long) and takes "x.." folders.
 . "$(dirname "$0")/record_lib.sh"
 cp "$KERNELS/cachebench" cb
-"$MEMPROF" record -q -g -e cpu-clock -c 100000 -o R.data ./cb -m walk -s 1M -r 2 >/dev/null \
+# -r 400: the walk runs about 10 ms, so that cb has samples at 100 us (at -r 2 it ran 50 us,
+# and a recording without samples in cb made the device check below look at nothing)
+"$MEMPROF" record -q -g -e cpu-clock -c 100000 -o R.data ./cb -m walk -s 1M -r 400 >/dev/null \
 	2>err || fail "record: $(cat err)"
+"$MEMPROF" report -q -i R.data -k /dev/null --sort dso --csv 2>/dev/null | grep -q '^cb,' ||
+	fail "no samples in cb: $("$MEMPROF" report -q -i R.data -k /dev/null --sort dso 2>&1 | head -5)"
 cp R.data R.orig
 # out_fails WHAT ARGS...: exit 1, one line naming WHAT
 out_fails() {
