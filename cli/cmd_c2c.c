@@ -137,10 +137,12 @@ struct c2c_row {
 /* Who writes and reads each offset of a line, by thread (the verdict's facts). */
 struct c2c_okey {
 	uint64_t line, off, tid;
+	uint64_t hstart, htime; /* the heap object at the address then (0, 0: none known) */
 };
 
 struct c2c_otid {
 	struct c2c_okey k;
+	uint64_t hsize;
 	uint64_t stores, loads, hitm;
 	uint64_t ip;             /* the code of its first store (else of its first access) */
 	uint32_t map;
@@ -339,11 +341,16 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 	else
 		r->nodes |= 1ULL << (node < 63 ? node : 63);
 	struct c2c_okey ok = { .line = (uint64_t)li, .off = off, .tid = s->tid };
+	if (site || ho.found) {
+		ok.hstart = ho.start;
+		ok.htime = ho.time;
+	}
 	long oi = entry_get(&x->omap, (void **)&x->ot, &x->not, &x->capot, sizeof(*x->ot), &ok,
 			    sizeof(ok), &isnew);
 	if (oi < 0)
 		return -ENOMEM;
 	struct c2c_otid *o = &x->ot[oi];
+	o->hsize = ok.hstart || ok.htime ? ho.size : 0;
 	o->stores += one.stores;
 	o->loads += one.loads;
 	o->hitm += one.lcl_hitm + one.rmt_hitm;
@@ -412,7 +419,22 @@ static int ot_cmp(const void *pa, const void *pb)
 		return a->k.line < b->k.line ? -1 : 1;
 	if (a->k.off != b->k.off)
 		return a->k.off < b->k.off ? -1 : 1;
-	return a->k.tid < b->k.tid ? -1 : a->k.tid > b->k.tid;
+	if (a->k.tid != b->k.tid)
+		return a->k.tid < b->k.tid ? -1 : 1;
+	if (a->k.htime != b->k.htime)
+		return a->k.htime < b->k.htime ? -1 : 1;
+	return a->k.hstart < b->k.hstart ? -1 : a->k.hstart > b->k.hstart;
+}
+
+/* Whether two facts of one line can be of the same moment: not when they fell in two
+ * heap objects over the same bytes, one allocated after the other was freed (the line's
+ * memory reused: a FILE buffer freed at startup, then the program's counters). Two live
+ * objects side by side in one line can share it, falsely. */
+static int ot_together(const struct c2c_otid *a, const struct c2c_otid *b)
+{
+	if (!a->hsize || !b->hsize || (a->k.hstart == b->k.hstart && a->k.htime == b->k.htime))
+		return 1;
+	return a->k.hstart + a->hsize <= b->k.hstart || b->k.hstart + b->hsize <= a->k.hstart;
 }
 
 /* A line is shared when loads hit another core's modified copy or a peer's (perf's
@@ -454,13 +476,16 @@ static void line_verdict(struct c2c_ctx *x, size_t li, size_t o0, size_t o1,
 	v->text[0] = 0;
 	for (size_t i = o0; i < o1; i++)
 		stores += x->ot[i].stores;
-	/* per offset: how many threads write it */
+	/* per offset: whether it is written, and by several threads at one time */
 	for (size_t i = o0; i < o1;) {
 		size_t j = i, w = 0;
-		for (; j < o1 && x->ot[j].k.off == x->ot[i].k.off; j++)
+		for (; j < o1 && x->ot[j].k.off == x->ot[i].k.off; j++) {
 			w += x->ot[j].stores > 0;
+			for (size_t m = i; m < j && x->ot[j].stores; m++)
+				multi_w += x->ot[m].stores && x->ot[m].k.tid != x->ot[j].k.tid &&
+					   ot_together(&x->ot[m], &x->ot[j]);
+		}
 		nwoffs += w > 0;
-		multi_w += w > 1;
 		i = j;
 	}
 	/* several threads at all? */
@@ -485,14 +510,15 @@ static void line_verdict(struct c2c_ctx *x, size_t li, size_t o0, size_t o1,
 	for (size_t i = o0; i < o1 && !false_sh; i++)
 		for (size_t j = o0; j < o1 && !false_sh; j++)
 			false_sh = x->ot[i].stores && x->ot[j].stores && x->ot[i].k.off != x->ot[j].k.off &&
-				   x->ot[i].k.tid != x->ot[j].k.tid;
+				   x->ot[i].k.tid != x->ot[j].k.tid && ot_together(&x->ot[i], &x->ot[j]);
 	/* true sharing: one offset written by several threads, or written by one and read
 	 * by another (the line must move for the data itself) */
 	int true_sh = multi_w > 0;
 	for (size_t i = o0; i < o1 && !true_sh; i++)
 		for (size_t j = o0; j < o1 && !true_sh; j++)
 			true_sh = x->ot[i].stores && x->ot[j].k.off == x->ot[i].k.off &&
-				  x->ot[j].k.tid != x->ot[i].k.tid && x->ot[j].loads;
+				  x->ot[j].k.tid != x->ot[i].k.tid && x->ot[j].loads &&
+				  ot_together(&x->ot[i], &x->ot[j]);
 	v->kind = false_sh && true_sh ? 3 : false_sh ? 1 : true_sh ? 2 : 0;
 	if (!v->kind) {
 		snprintf(v->text, sizeof(v->text), "written by one thread; no other thread reads "

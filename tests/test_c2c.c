@@ -165,6 +165,20 @@ static void put_self_maps(mp_pdw *w, uint32_t pid)
 }
 
 static int vote_file; /* write_synth: the line of c2c_v1 and c2c_v2 only */
+static int heap_file; /* write_synth: a heap line reused only (HEAP_LINE) */
+/* A heap line: a startup object of the main thread's (TID3) there, written and freed, then
+ * the block the threads share, from aligned_alloc. No mapping needed: a line counts
+ * without one, and the allocation records name its objects. */
+#define HEAP_LINE 0x7f0000400000ULL
+#define TID3 4242003u
+
+static void put_alloc(mp_pdw *w, uint64_t t, uint8_t kind, uint32_t pid, uint64_t addr,
+		      uint64_t size, uint32_t site)
+{
+	struct mp_alloc_rec r = { .time = t, .addr = addr, .size = size, .pid = pid, .tid = pid,
+				  .site = site, .kind = kind };
+	assert_int_equal(mp_pdw_alloc_add(w, &r), 0);
+}
 
 static void write_synth(const char *path)
 {
@@ -200,6 +214,20 @@ static void write_synth(const char *path)
 	put_self_maps(w, pid);
 	put_comm(w, pid, TID1, "c2csynth");
 	put_comm(w, pid, TID2, "c2csynth");
+	if (heap_file) {
+		/* return addresses into the allocating functions (a site names ip - 1) */
+		uint64_t ip_old = fn_ip(c2c_reader, 4), ip_new = fn_ip(c2c_writer_a, 4);
+		uint32_t s_old, s_new;
+		assert_int_equal(mp_pdw_alloc_site(w, pid, &ip_old, 1, &s_old), 0);
+		assert_int_equal(mp_pdw_alloc_site(w, pid, &ip_new, 1, &s_new), 0);
+		put_alloc(w, 100, MP_ALLOC_EXEC, pid, 0, 0, MP_ALLOC_NO_SITE);
+		put_alloc(w, 200, MP_ALLOC_MALLOC, pid, HEAP_LINE, 64, s_old);
+		put_alloc(w, 300, MP_ALLOC_FREE, pid, HEAP_LINE, 0, MP_ALLOC_NO_SITE);
+		put_alloc(w, 400, MP_ALLOC_MEMALIGN, pid, HEAP_LINE, 64, s_new);
+		/* the old object's store at 0x8, by the main thread, while it lived */
+		put_mem_sample(w, 1, fn_ip(c2c_reader, 1), pid, TID3, 250, HEAP_LINE + 8, 0, 0,
+			       ST_L1HIT);
+	}
 	/* the line of c2c_v1 and c2c_v2: one store to c2c_v1 first, then the threads share
 	 * c2c_v2 (vote_file) */
 	const struct batch bv[] = {
@@ -231,8 +259,16 @@ static void write_synth(const char *path)
 		{ 3, TID1, 0, c2c_reader, c2c_quiet, 16, LD_LCL_DRAM, 300 },
 	};
 	uint64_t t = 1000;
-	const struct batch *bs = vote_file ? bv : b;
-	size_t nb = vote_file ? sizeof(bv) / sizeof(bv[0]) : sizeof(b) / sizeof(b[0]);
+	const volatile long *hl = (const volatile long *)(uintptr_t)HEAP_LINE;
+	const struct batch bh[] = {
+		{ 6, TID1, 0, c2c_writer_a, hl, 0, ST_L1HIT, 0 },
+		{ 4, TID1, 0, c2c_writer_a, hl, 0, LD_LCL_HITM, 180 },
+		{ 6, TID2, 1, c2c_writer_b, hl, 8, ST_L1HIT, 0 },
+		{ 4, TID2, 1, c2c_writer_b, hl, 8, LD_LCL_HITM, 200 },
+	};
+	const struct batch *bs = vote_file ? bv : heap_file ? bh : b;
+	size_t nb = vote_file ? sizeof(bv) / sizeof(bv[0])
+		    : heap_file ? sizeof(bh) / sizeof(bh[0]) : sizeof(b) / sizeof(b[0]);
 	for (size_t i = 0; i < nb; i++)
 		for (int k = 0; k < bs[i].n; k++)
 			put_mem_sample_pa(w, (bs[i].data_src & OP(STORE)) ? 1 : 0,
@@ -665,11 +701,35 @@ static void c2c_report__line_reused__named_by_most_samples(void **state)
 	free(out);
 }
 
+/* A heap line whose memory held another object first, written by a third thread while it
+ * lived: that store does not share the line with the threads' (the two objects were
+ * never live at once), so the line is false sharing only (a simulated falseshare under
+ * ASan's environment: main's store in _IO_default_finish at 0x8 of a FILE object there
+ * made it "false and true sharing"). */
+static void c2c_report__heap_line_reused__objects_apart_in_time(void **state)
+{
+	(void)state;
+	char *path = path_in("heap.data");
+	heap_file = 1;
+	write_synth(path);
+	heap_file = 0;
+	char cmd[1024];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
+	char *out = run(cmd, &st);
+	assert_int_equal(st, 0);
+	if (!strstr(out, "=> false sharing: different threads write different offsets of c2c_writer_a") ||
+	    strstr(out, "true sharing"))
+		fail_msg("the reused heap line's verdict:\n%s", out);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
 		phys_file = argc > 2 && !strcmp(argv[2], "phys");
 		vote_file = argc > 2 && !strcmp(argv[2], "vote");
+		heap_file = argc > 2 && !strcmp(argv[2], "heap");
 		write_synth(argv[1]);
 		return 0;
 	}
@@ -680,6 +740,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(c2c_report__no_addresses__one_line_error),
 		cmocka_unit_test(c2c_report__phys__node_and_pa_cnt),
 		cmocka_unit_test(c2c_report__line_reused__named_by_most_samples),
+		cmocka_unit_test(c2c_report__heap_line_reused__objects_apart_in_time),
 	};
 	int rc = cmocka_run_group_tests_name("c2c", tests, setup_synth, teardown_dir);
 	/* the real recordings, with perf as referee: skipped (77) when either is missing */
