@@ -65,7 +65,8 @@ mkdir full
 mount -t tmpfs -o size=1m tmpfs full || { echo "SKIP: cannot mount tmpfs"; exit 77; }
 trap 'umount "$W/full" 2>/dev/null; userdel "$U" 2>/dev/null; rm -rf "$W"' EXIT
 echo "old recording" >full/F.data
-"$MEMPROF" record -q -g -e cpu-clock -c 10000 -o full/F.data -- "$KERNELS/matmul" -N 512 -a naive \
+# every page fault of a 128 MB walk: 2.5 MB of samples, no fast timer (safe_truncate.sh)
+"$MEMPROF" record -q -g -e page-faults -c 1 -o full/F.data -- "$KERNELS/cachebench" -m walk -s 128M -r 1 \
 	>out 2>err
 rc=$?
 [ "$rc" != 0 ] || fail "record on a full disk exited 0"
