@@ -350,6 +350,8 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 			k = add_insn(a, dso_idx, R->elf_addr, 0, "(no code available)");
 			if (k < 0) {
 				mp_hist_result_fini(&r);
+				free(bto);
+				free(bfrom);
 				return -ENOMEM;
 			}
 		}
