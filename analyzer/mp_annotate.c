@@ -221,9 +221,11 @@ static void name_target(mp_sym *s, uint32_t dso, const char *mn, const char *op,
 		snprintf(text + len, n - len, " <%s>", nm);
 }
 
-/* Disassemble [start, start+size) of object dso into a. Returns 0, or -1 when there is
- * no code to disassemble (the caller falls back to the sampled addresses). */
-static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint64_t size)
+/* Disassemble [start, start+size) of object dso into a, its branches inside it into br.
+ * Returns 0, or -1 when there is no code to disassemble (the caller falls back to the
+ * sampled addresses). */
+static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint64_t size,
+		       struct mp_branches *br)
 {
 	if (!size || size > (64u << 20))
 		return -1;
@@ -258,7 +260,10 @@ static int disassemble(mp_ann *a, mp_sym *s, uint32_t dso, uint64_t start, uint6
 				 insn->op_str[0] ? " " : "", insn->op_str);
 			name_target(s, dso, insn->mnemonic, insn->op_str, start, start + size, text,
 				    sizeof(text));
-			if (add_insn(a, dso, insn->address, (uint8_t)insn->size, text) < 0) {
+			uint64_t to;
+			if (add_insn(a, dso, insn->address, (uint8_t)insn->size, text) < 0 ||
+			    (mp_disasm_branch_to(insn->mnemonic, insn->op_str, &to) &&
+			     mp_branches_add(br, insn->address, to, start, start + size))) {
 				rc = -1;
 				break;
 			}
@@ -294,7 +299,8 @@ static int starts_at_or_before(const void *ctx, size_t i)
 
 /* Add the samples of (dso, sym) at each instruction (query per address). */
 static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const char *sym,
-		      uint32_t dso_idx, size_t first_insn, const unsigned char *skid)
+		      uint32_t dso_idx, size_t first_insn, const unsigned char *skid,
+		      const struct mp_branches *br)
 {
 	struct mp_hist_query q = { .keys = MP_HK_ADDR | MP_HK_DSO, .dso = dso, .sym = sym,
 				   .sort_by_key = 1 };
@@ -302,36 +308,6 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 	int rc = mp_hist_query(h, s, &q, &r);
 	if (rc)
 		return rc;
-	/* the function's branches inside it, for where a skidding sample came from */
-	uint64_t *bto = NULL, *bfrom = NULL;
-	size_t nb = 0, capb = 0;
-	for (size_t i = first_insn; skid && i < a->ninsns; i++) {
-		char mn[32];
-		const char *txt = a->insns[i].text, *sp = strchr(txt, ' ');
-		uint64_t to;
-		if (!sp || (size_t)(sp - txt) >= sizeof(mn))
-			continue;
-		memcpy(mn, txt, (size_t)(sp - txt));
-		mn[sp - txt] = 0;
-		if (!mp_disasm_branch_to(mn, sp + 1, &to))
-			continue;
-		if (nb == capb) {
-			capb = capb ? 2 * capb : 16;
-			uint64_t *x = realloc(bto, capb * sizeof(*x));
-			uint64_t *y = x ? realloc(bfrom, capb * sizeof(*y)) : NULL;
-			if (x)
-				bto = x;
-			if (!y) {
-				free(bto);
-				free(bfrom);
-				mp_hist_result_fini(&r);
-				return -ENOMEM;
-			}
-			bfrom = y;
-		}
-		bto[nb] = to;
-		bfrom[nb++] = a->insns[i].addr;
-	}
 	for (size_t i = 0; i < r.nrows; i++) {
 		const struct mp_hist_row *R = &r.rows[i];
 		if (R->dso_idx != dso_idx)
@@ -350,8 +326,6 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 			k = add_insn(a, dso_idx, R->elf_addr, 0, "(no code available)");
 			if (k < 0) {
 				mp_hist_result_fini(&r);
-				free(bto);
-				free(bfrom);
 				return -ENOMEM;
 			}
 		}
@@ -359,7 +333,7 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 		/* a skidding sample's instruction: the loop's closing branch at a loop's head,
 		 * else the one before in memory */
 		long back = -1;
-		uint64_t from = at_start ? mp_disasm_came_from(bto, bfrom, nb, R->elf_addr) : 0;
+		uint64_t from = at_start && br ? mp_disasm_came_from(br, R->elf_addr) : 0;
 		if (from) {
 			struct insn_key fk = { a->insns, from };
 			size_t f = mp_partition_point(first_insn, a->ninsns, &fk, starts_at_or_before);
@@ -379,8 +353,6 @@ static int add_counts(mp_ann *a, mp_hist *h, mp_sym *s, const char *dso, const c
 		}
 	}
 	mp_hist_result_fini(&r);
-	free(bto);
-	free(bfrom);
 	/* keep instructions of this function sorted by address (counts move along) */
 	size_t n = a->ninsns - first_insn;
 	for (size_t i = first_insn + 1; i < a->ninsns; i++) {
@@ -734,9 +706,11 @@ static int add_function(mp_ann *a, mp_hist *h, mp_sym *s, uint32_t dso_idx, cons
 			const unsigned char *skid)
 {
 	size_t first = a->ninsns;
-	*have_code = disassemble(a, s, dso_idx, start, size) == 0 && a->ninsns > first;
+	struct mp_branches br = { 0 };
+	*have_code = disassemble(a, s, dso_idx, start, size, &br) == 0 && a->ninsns > first;
 	/* without the code the previous instruction is unknown: no correction */
-	int rc = add_counts(a, h, s, dso, sym, dso_idx, first, *have_code ? skid : NULL);
+	int rc = add_counts(a, h, s, dso, sym, dso_idx, first, *have_code ? skid : NULL, &br);
+	mp_branches_fini(&br);
 	if (rc)
 		return rc;
 	for (size_t i = first; i < a->ninsns; i++) {

@@ -111,23 +111,50 @@ int mp_disasm_branch_to(const char *mn, const char *op, uint64_t *to)
 	return 1;
 }
 
-uint64_t mp_disasm_came_from(const uint64_t *to, const uint64_t *from, size_t n, uint64_t addr)
+int mp_branches_add(struct mp_branches *b, uint64_t from, uint64_t to, uint64_t lo, uint64_t hi)
+{
+	if (to < lo || to >= hi)
+		return 0;
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? 2 * b->cap : 16;
+		uint64_t *t = realloc(b->to, nc * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		b->to = t;
+		uint64_t *f = realloc(b->from, nc * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		b->from = f;
+		b->cap = nc;
+	}
+	b->to[b->n] = to;
+	b->from[b->n++] = from;
+	return 0;
+}
+
+void mp_branches_fini(struct mp_branches *b)
+{
+	free(b->to);
+	free(b->from);
+	*b = (struct mp_branches){ 0 };
+}
+
+uint64_t mp_disasm_came_from(const struct mp_branches *b, uint64_t addr)
 {
 	uint64_t f = 0;
 	size_t hits = 0;
-	for (size_t i = 0; i < n; i++)
-		if (to[i] == addr) {
+	for (size_t i = 0; i < b->n; i++)
+		if (b->to[i] == addr) {
 			hits++;
-			f = from[i];
+			f = b->from[i];
 		}
 	return hits == 1 && f > addr ? f : 0;
 }
 
-int mp_disasm_branches(mp_sym *s, uint32_t dso, uint64_t start, uint64_t size, uint64_t **to,
-		       uint64_t **from, size_t *n)
+int mp_disasm_branches(mp_sym *s, uint32_t dso, uint64_t start, uint64_t size,
+		       struct mp_branches *b)
 {
-	*to = *from = NULL;
-	*n = 0;
+	*b = (struct mp_branches){ 0 };
 	if (!size || size > (64u << 20))
 		return 0;
 	uint8_t *code = malloc(size);
@@ -145,46 +172,24 @@ int mp_disasm_branches(mp_sym *s, uint32_t dso, uint64_t start, uint64_t size, u
 	}
 	cs_insn *insn = api->malloc(cs);
 	const uint8_t *p = code;
-	size_t left = (size_t)got, cap = 0;
+	size_t left = (size_t)got;
 	uint64_t addr = start;
-	int rc = 0;
-	while (left > 0 && insn) {
+	int rc = insn ? 0 : -ENOMEM;
+	while (left > 0 && !rc) {
+		uint64_t to;
 		if (!api->disasm_iter(cs, &p, &left, &addr, insn)) {
 			p++; /* an undecodable byte, as annotate shows it */
 			left--;
 			addr++;
-			continue;
+		} else if (mp_disasm_branch_to(insn->mnemonic, insn->op_str, &to)) {
+			rc = mp_branches_add(b, insn->address, to, start, start + size);
 		}
-		uint64_t t;
-		if (!mp_disasm_branch_to(insn->mnemonic, insn->op_str, &t) || t < start ||
-		    t >= start + size)
-			continue;
-		if (*n == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			uint64_t *a = realloc(*to, nc * sizeof(*a));
-			if (a)
-				*to = a;
-			uint64_t *b = a ? realloc(*from, nc * sizeof(*b)) : NULL;
-			if (!b) {
-				rc = -ENOMEM;
-				break;
-			}
-			*from = b;
-			cap = nc;
-		}
-		(*to)[*n] = t;
-		(*from)[(*n)++] = insn->address;
 	}
 	if (insn)
 		api->free(insn, 1);
 	api->close(&cs);
 	free(code);
-	if (rc || !insn) {
-		free(*to);
-		free(*from);
-		*to = *from = NULL;
-		*n = 0;
-		return -ENOMEM;
-	}
-	return 0;
+	if (rc)
+		mp_branches_fini(b);
+	return rc;
 }

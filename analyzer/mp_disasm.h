@@ -26,17 +26,25 @@ int mp_disasm_open(int machine, int is64, csh *h, const struct mp_cs_api **api,
  * returns, indirect branches and other instructions). */
 int mp_disasm_branch_to(const char *mnemonic, const char *op_str, uint64_t *to);
 
-/* The instruction that ran before the one at addr, in a function whose branches are
- * (to[i], from[i]) for i < n (the branches inside the function): where exactly one branch
- * leads to addr and it lies after addr (a loop's closing branch, taken on every pass but
- * the last), that branch's address; else 0 (the instruction before addr in memory). */
-uint64_t mp_disasm_came_from(const uint64_t *to, const uint64_t *from, size_t n, uint64_t addr);
+/* The branches inside one function: to[i] from from[i], for i < n. */
+struct mp_branches {
+	uint64_t *to, *from;
+	size_t n, cap;
+};
+/* Add the branch at from to to (when to lies in [lo, hi), the function). 0, or -ENOMEM. */
+int mp_branches_add(struct mp_branches *b, uint64_t from, uint64_t to, uint64_t lo, uint64_t hi);
+void mp_branches_fini(struct mp_branches *b); /* empties b */
+
+/* The instruction that ran before the one at addr, in a function whose branches are b:
+ * where exactly one branch leads to addr and it lies after addr (a loop's closing branch,
+ * taken on every pass but the last), that branch's address; else 0 (the instruction before
+ * addr in memory). */
+uint64_t mp_disasm_came_from(const struct mp_branches *b, uint64_t addr);
 
 struct mp_sym;
-/* The branches inside the function [start, start+size) of object dso, disassembled:
- * *to and *from (OUT, malloc'd, *n of them; NULL and 0 when none or no disassembler).
- * 0, or -ENOMEM. */
+/* The branches inside the function [start, start+size) of object dso, disassembled, into
+ * b (OUT; empty when there is no code or disassembler). 0, or -ENOMEM (b empty). */
 int mp_disasm_branches(struct mp_sym *s, uint32_t dso, uint64_t start, uint64_t size,
-		       uint64_t **to, uint64_t **from, size_t *n);
+		       struct mp_branches *b);
 
 #endif

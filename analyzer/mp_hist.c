@@ -43,17 +43,15 @@ struct mp_hist {
 	struct loc *locs;
 	size_t nlocs, caplocs;
 	int resolved, resolved_lines;
-	/* the branches inside each function a skidding sample fell in (open addressing) */
+	/* the branches inside each function a skidding sample fell in, by fbmap */
 	struct fn_branches *fbs;
 	size_t capfbs, nfbs;
+	struct mp_u64map fbmap;
 };
 
 struct fn_branches {
-	uint32_t dso;
-	int used;
 	uint64_t start;
-	uint64_t *to, *from;
-	size_t n;
+	struct mp_branches b;
 };
 
 mp_hist *mp_hist_new(size_t nattrs)
@@ -80,49 +78,41 @@ void mp_hist_free(mp_hist *h)
 	free(h->tab);
 	free(h->total);
 	free(h->locs);
-	for (size_t i = 0; i < h->capfbs; i++) {
-		free(h->fbs[i].to);
-		free(h->fbs[i].from);
-	}
+	for (size_t i = 0; i < h->nfbs; i++)
+		mp_branches_fini(&h->fbs[i].b);
 	free(h->fbs);
+	mp_u64map_fini(&h->fbmap);
 	free(h);
 }
 
 /* The branches inside function (dso, start, size), disassembled on first need; NULL when
- * out of memory (then the instruction before in memory is taken). */
+ * out of memory (then the instruction before in memory is taken). Functions are found by
+ * (dso, the start's low 48 bits): a user-space start has no more, a kernel one's are all set. */
 static const struct fn_branches *fn_branches(mp_hist *h, mp_sym *s, uint32_t dso,
 					     uint64_t start, uint64_t size)
 {
-	if (2 * (h->nfbs + 1) > h->capfbs) {
+	int found;
+	uint32_t *slot = mp_u64map_slot(&h->fbmap,
+					mp_u64map_key((uint64_t)dso << 48 | (start & ((1ULL << 48) - 1))),
+					&found);
+	if (!slot)
+		return NULL;
+	if (found)
+		return h->fbs[*slot].start == start ? &h->fbs[*slot] : NULL;
+	if (h->nfbs == h->capfbs) {
 		size_t nc = h->capfbs ? 2 * h->capfbs : 64;
-		struct fn_branches *t = calloc(nc, sizeof(*t));
-		if (!t)
+		struct fn_branches *t = realloc(h->fbs, nc * sizeof(*t));
+		if (!t) {
+			mp_u64map_unslot(&h->fbmap, slot);
 			return NULL;
-		for (size_t i = 0; i < h->capfbs; i++) {
-			if (!h->fbs[i].used)
-				continue;
-			size_t j = mp_mix64(h->fbs[i].start ^ (uint64_t)h->fbs[i].dso << 48) & (nc - 1);
-			while (t[j].used)
-				j = (j + 1) & (nc - 1);
-			t[j] = h->fbs[i];
 		}
-		free(h->fbs);
 		h->fbs = t;
 		h->capfbs = nc;
 	}
-	size_t j = mp_mix64(start ^ (uint64_t)dso << 48) & (h->capfbs - 1);
-	while (h->fbs[j].used) {
-		if (h->fbs[j].dso == dso && h->fbs[j].start == start)
-			return &h->fbs[j];
-		j = (j + 1) & (h->capfbs - 1);
-	}
-	struct fn_branches *f = &h->fbs[j];
-	if (mp_disasm_branches(s, dso, start, size, &f->to, &f->from, &f->n))
-		return NULL;
-	f->used = 1;
-	f->dso = dso;
+	struct fn_branches *f = &h->fbs[h->nfbs];
 	f->start = start;
-	h->nfbs++;
+	mp_disasm_branches(s, dso, start, size, &f->b); /* out of memory: no branches */
+	*slot = (uint32_t)h->nfbs++;
 	return f;
 }
 
@@ -580,7 +570,7 @@ static const struct loc *skid_loc(mp_hist *h, mp_sym *s, struct loc *L, struct l
 		if (L->l.sym_resolved && L->l.sym_size && L->ip && L->l.dso_idx != UINT32_MAX) {
 			const struct fn_branches *f = fn_branches(h, s, L->l.dso_idx, L->l.sym_start,
 								  L->l.sym_size);
-			uint64_t from = f ? mp_disasm_came_from(f->to, f->from, f->n, L->l.elf_addr) : 0;
+			uint64_t from = f ? mp_disasm_came_from(&f->b, L->l.elf_addr) : 0;
 			if (from)
 				prev = L->ip + (from - L->l.elf_addr);
 		}

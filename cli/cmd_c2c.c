@@ -350,7 +350,8 @@ static int on_sample(void *c, const struct mp_pd_sample *s)
 	if (oi < 0)
 		return -ENOMEM;
 	struct c2c_otid *o = &x->ot[oi];
-	o->hsize = ok.hstart || ok.htime ? ho.size : 0;
+	if (isnew)
+		o->hsize = ok.hstart || ok.htime ? ho.size : 0;
 	o->stores += one.stores;
 	o->loads += one.loads;
 	o->hitm += one.lcl_hitm + one.rmt_hitm;

@@ -585,21 +585,32 @@ static char *pareto_pa(const char *text, int is_perf)
 	return out;
 }
 
+/* write_synth with *variant set into NAME (*path: its path), and memprof c2c report
+ * --stdio of it (exit 0 asserted): the output, malloc'd. */
+static char *synth_stdio(const char *name, int *variant, const char **path)
+{
+	*path = path_in(name);
+	*variant = 1;
+	write_synth(*path);
+	*variant = 0;
+	char cmd[1024];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), *path);
+	char *out = run(cmd, &st);
+	assert_int_equal(st, 0);
+	return out;
+}
+
 /* With physical addresses and the memory topology: the table's Node and PA cnt of each
  * line (c2c_pair on node 0, its address changing 50 times; c2c_true without physical
  * addresses: N/A, 0) and the Pareto's per offset, all as perf c2c report gives them. */
 static void c2c_report__phys__node_and_pa_cnt(void **state)
 {
 	(void)state;
-	char *path = path_in("phys.data");
-	phys_file = 1;
-	write_synth(path);
-	phys_file = 0;
+	const char *path;
+	char *m = synth_stdio("phys.data", &phys_file, &path);
 	char cmd[1024];
 	int st;
-	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
-	char *m = run(cmd, &st);
-	assert_int_equal(st, 0);
 	char *rows = table_rows(m);
 	int seen = 0;
 	for (char *l = rows, *e; l && *l; l = e ? e + 1 : NULL) {
@@ -686,15 +697,8 @@ static void c2c_report__no_addresses__one_line_error(void **state)
 static void c2c_report__line_reused__named_by_most_samples(void **state)
 {
 	(void)state;
-	char *path = path_in("vote.data");
-	vote_file = 1;
-	write_synth(path);
-	vote_file = 0;
-	char cmd[1024];
-	int st;
-	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
-	char *out = run(cmd, &st);
-	assert_int_equal(st, 0);
+	const char *path;
+	char *out = synth_stdio("vote.data", &vote_file, &path);
 	assert_non_null(strstr(out, "=> false sharing: different threads write different "
 				    "offsets of c2c_v2, one 64-byte line"));
 	assert_non_null(strstr(out, "  c2c_v2 (test_c2c)\n"));
@@ -709,15 +713,8 @@ static void c2c_report__line_reused__named_by_most_samples(void **state)
 static void c2c_report__heap_line_reused__objects_apart_in_time(void **state)
 {
 	(void)state;
-	char *path = path_in("heap.data");
-	heap_file = 1;
-	write_synth(path);
-	heap_file = 0;
-	char cmd[1024];
-	int st;
-	snprintf(cmd, sizeof(cmd), "%s c2c report -i %s --stdio", memprof(), path);
-	char *out = run(cmd, &st);
-	assert_int_equal(st, 0);
+	const char *path;
+	char *out = synth_stdio("heap.data", &heap_file, &path);
 	if (!strstr(out, "=> false sharing: different threads write different offsets of c2c_writer_a") ||
 	    strstr(out, "true sharing"))
 		fail_msg("the reused heap line's verdict:\n%s", out);

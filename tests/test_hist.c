@@ -423,17 +423,26 @@ static void mp_disasm_came_from__loop_head__closing_branch(void **state)
 				 (unsigned long long)to, br[i].ok, (unsigned long long)br[i].to);
 	}
 	/* jit_hot: 80 movabs; 8a dec; 8d jne 0x8a; 8f ret */
-	uint64_t to1[] = { 0x8a }, from1[] = { 0x8d };
-	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x8a), 0x8d);
-	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x8d), 0);
-	assert_int_equal(mp_disasm_came_from(to1, from1, 1, 0x80), 0);
-	assert_int_equal(mp_disasm_came_from(NULL, NULL, 0, 0x8a), 0);
-	/* two ways to the head (a forward jmp into the loop and its closing branch): unknown */
-	uint64_t to2[] = { 0x8a, 0x8a }, from2[] = { 0x70, 0x9c };
-	assert_int_equal(mp_disasm_came_from(to2, from2, 2, 0x8a), 0);
-	/* only a forward branch there: the one before in memory may have run, keep it */
-	assert_int_equal(mp_disasm_came_from(to2, from2, 1, 0x8a), 0);
-	assert_int_equal(mp_disasm_came_from(to2 + 1, from2 + 1, 1, 0x8a), 0x9c);
+	struct mp_branches b = { 0 };
+	assert_int_equal(mp_branches_add(&b, 0x8d, 0x8a, 0x80, 0x90), 0);
+	assert_int_equal(mp_branches_add(&b, 0x8e, 0x1000, 0x80, 0x90), 0); /* out: not kept */
+	assert_int_equal(b.n, 1);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8a), 0x8d);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8d), 0);
+	assert_int_equal(mp_disasm_came_from(&b, 0x80), 0);
+	mp_branches_fini(&b);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8a), 0);
+	/* only a forward branch there (a jmp into the loop): the one before in memory may
+	 * have run, keep it */
+	assert_int_equal(mp_branches_add(&b, 0x70, 0x8a, 0x60, 0xa0), 0);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8a), 0);
+	/* and with the loop's closing branch too, two ways to the head: unknown */
+	assert_int_equal(mp_branches_add(&b, 0x9c, 0x8a, 0x60, 0xa0), 0);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8a), 0);
+	mp_branches_fini(&b);
+	assert_int_equal(mp_branches_add(&b, 0x9c, 0x8a, 0x60, 0xa0), 0);
+	assert_int_equal(mp_disasm_came_from(&b, 0x8a), 0x9c);
+	mp_branches_fini(&b);
 }
 
 int main(void)
