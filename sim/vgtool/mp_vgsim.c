@@ -189,7 +189,6 @@ static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar
 	c->sets_min_1 = sets - 1;
 	c->line_bits = VG_(log2)((UInt)cfg->line);
 	c->tag_shift = c->line_bits + VG_(log2)((UInt)sets);
-
 	/* on a host cache line, so that a set of 8 ways is one line of the host's and one of
 	 * 16 two */
 	UWord *m = VG_(calloc)(what, (SizeT)sets * (SizeT)cfg->assoc + 8, sizeof(UWord));
