@@ -67,10 +67,10 @@ struct cache {
 	 * the last entry is a miss's victim (the same place the look for an invalid one
 	 * finds, for the same result). */
 	Bool holes;
-	/* Its sets are looked in past their most recent entry four ways at a time
-	 * (set_ref_vec) when the host has AVX2, --simd=yes, and the ways are a multiple of 4
-	 * from 16 to 32: the function for its ways, else NULL. Used where the lookup keeps
-	 * presence counts (an L2, once threads run on two cores: set_ref). */
+	/* An L2 with presence counts (threads run on two cores) looks in its sets past their
+	 * most recent entry four ways at a time (set_ref_vec) when the host has AVX2,
+	 * --simd=yes, and the ways are a multiple of 4 from 16 to 32: the function for its
+	 * ways (pres_start), else NULL. */
 	UWord (*vec)(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
 		     Bool count);
 };
@@ -96,8 +96,7 @@ static inline UInt pres_idx(UWord line)
 	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> (64 - PRES_BITS));
 }
 
-/* The host runs AVX2 and --simd=yes (set by mps_post_clo_init before the caches are
- * made): struct cache's vec. */
+/* The host runs AVX2 and --simd=yes (set by mps_post_clo_init): struct cache's vec. */
 static Bool simd_ok;
 
 /* set of c takes the line of tag in place of entry evicted (0: none): the counts follow. */
@@ -193,15 +192,6 @@ static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar
 	 * 16 two */
 	UWord *m = VG_(calloc)(what, (SizeT)sets * (SizeT)cfg->assoc + 8, sizeof(UWord));
 	c->tags = (UWord *)(((Addr)m + 63) & ~(Addr)63);
-	c->vec = NULL;
-	if (simd_ok && cfg->assoc % 4 == 0 && cfg->assoc >= 16 && cfg->assoc <= 32) {
-		static UWord (*const by_vectors[9])(struct cache *, UWord *, UInt, UWord, UWord,
-						    UWord *, Bool) = {
-			[4] = set_ref_v4, [5] = set_ref_v5, [6] = set_ref_v6, [7] = set_ref_v7,
-			[8] = set_ref_v8
-		};
-		c->vec = by_vectors[cfg->assoc / 4];
-	}
 }
 
 /* The line's state in set (ST_I when absent); it becomes the set's most recently used.
@@ -232,7 +222,7 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 	 * from one access to the next (threads on several cores sharing data at random: 7%
 	 * off four threads walking one list, 9% off sixteen), not on one core's path, where a
 	 * loop that ends at the same way every time (matmul's) costs the host less */
-	if (count && c->vec && c->pres)
+	if (count && c->vec)
 		return c->vec(c, s, set, t2, fill, evicted, count);
 	for (Int i = 1; i < c->assoc; i++)
 		if ((s[i] ^ t2) - 1 < 3) {
@@ -402,7 +392,8 @@ static Int *used_list, n_used; /* those cores (the only ones whose caches hold l
 static Int *core_n;      /* [clo_cores]: scratch of merge() */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
-/* Start counting what core k's L2 holds (pres). */
+/* Start counting what core k's L2 holds (pres), and looking in its sets with AVX2 where it
+ * can (vec). */
 static void pres_start(Int k)
 {
 	struct cache *x = &cores[k].l2;
@@ -415,6 +406,14 @@ static void pres_start(Int k)
 				pres_add(&p[pres_idx((e >> 2) << sb | set)], 1);
 		}
 	x->pres = p;
+	if (simd_ok && x->assoc % 4 == 0 && x->assoc >= 16 && x->assoc <= 32) {
+		static UWord (*const by_vectors[9])(struct cache *, UWord *, UInt, UWord, UWord,
+						    UWord *, Bool) = {
+			[4] = set_ref_v4, [5] = set_ref_v5, [6] = set_ref_v6, [7] = set_ref_v7,
+			[8] = set_ref_v8
+		};
+		x->vec = by_vectors[x->assoc / 4];
+	}
 }
 
 static void use_core(Int k)
