@@ -28,7 +28,7 @@ const HChar *clo_out = "mpsim.out.%p";
 struct tlb_cfg clo_itlb = { 128, 8 }, clo_dtlb = { 64, 4 }, clo_stlb = { 1536, 12 };
 Int clo_page = 4096;
 Bool clo_swpf = True; /* software prefetches bring lines in */
-Bool clo_simd = True; /* L2s look in their sets with AVX2 where the host has it */
+Bool clo_simd = True; /* L2 lookups and 4-way TLBs' use AVX2 where the host has it */
 /* latencies in cycles (one instruction is one cycle): an L1 miss that L2 holds, a miss
  * of L2 (memory), a line from another core (HITM), a second-level TLB hit, a page walk */
 Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30, lat_l3 = 40;
@@ -151,8 +151,8 @@ void mps_print_usage(void)
 		    "    --stlb=ENTRIES,ASSOC  second-level TLB of each core [1536,12]\n"
 		    "    --page-size=BYTES     page size [4096]\n"
 		    "    --sw-prefetch=no      prefetch instructions are counted but fetch nothing\n"
-		    "    --simd=no             look in L2 sets way by way, not with AVX2 (the same\n"
-		    "                          counts) [yes where the host has AVX2]\n"
+		    "    --simd=no             look in L2 and TLB sets way by way, not with AVX2\n"
+		    "                          (the same counts) [yes where the host has AVX2]\n"
 		    "    --latency=L2,MEM,HITM,STLB,WALK  cycles of each [14,200,60,7,30]\n"
 		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n"
 		    "    --mem-period=N        a memory sample every N loads and every N stores [0: none]\n"
