@@ -370,6 +370,8 @@ struct core {
 	struct cache i1, d1, l2;
 	struct cache itlb, dtlb, stlb; /* lines are pages */
 	UWord ipage, dpage;             /* the last page each TLB saw (+1; 0 = none) */
+	UWord iline;                    /* the I1 line of the last fetch (+1; 0: none, or the
+					 * fetch straddled two) */
 	struct inflight pf[N_INFLIGHT];
 	UInt npf;                       /* entries of pf in use (0: no load looks) */
 };
@@ -1014,7 +1016,14 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 {
 	struct core *c = &cores[ci];
+	/* in the line the core fetched last, and so its page: the most recent entry of its
+	 * I1 set and of its ITLB set, a hit that changes nothing (a loop's first fetch at each
+	 * turn) */
+	UWord il = ii->addr >> c->i1.line_bits;
+	if (il + 1 == c->iline && (ii->addr + ii->size - 1) >> c->i1.line_bits == il)
+		return;
 	ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
+	c->iline = (ii->addr + ii->size - 1) >> c->i1.line_bits == il ? il + 1 : 0;
 	/* its Ir is its batch's runs (mps_batch_fold) */
 	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S, False)) {
 		ii->v[Q_I1MR]++;
