@@ -73,6 +73,7 @@ struct cache {
 	 * ways (pres_start), else NULL. */
 	UWord (*vec)(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
 		     Bool count);
+	UWord *(*find)(struct cache *c, UWord line); /* cache_find's, where vec is */
 	/* A first-level TLB of 4 ways, over a second level of 4 ways or more, translates with
 	 * AVX2 (tlb_walk_vec) when the host has it and --simd=yes. */
 	Bool vtlb;
@@ -263,6 +264,50 @@ static inline UWord *cache_find(struct cache *c, UWord line)
 	return NULL;
 }
 
+/* cache_find for an L2 that looks in its sets with AVX2 (c->vec; nv vectors of 4 ways): the
+ * way that holds the line valid as a bit mask, without a loop that ends at a way that
+ * changes from snoop to snoop (where threads on several cores read one list at random,
+ * an L2 miss looks in each other core's L2). */
+static inline __attribute__((always_inline, target("avx2"))) UWord *
+find_vec(struct cache *c, UWord line, const Int nv)
+{
+	UWord t2 = line >> (c->tag_shift - c->line_bits) << 2;
+	UWord *s = c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
+	const __m256i tag = _mm256_set1_epi64x((Long)t2), state = _mm256_set1_epi64x(3),
+		      zero = _mm256_setzero_si256();
+	UInt hit = 0;
+#pragma GCC unroll 8
+	for (Int k = 0; k < nv; k++) {
+		__m256i v = _mm256_load_si256((const __m256i *)(s + 4 * k));
+		__m256i st = _mm256_and_si256(v, state);
+		__m256i none = _mm256_cmpeq_epi64(st, zero);
+		__m256i same = _mm256_cmpeq_epi64(_mm256_xor_si256(v, st), tag);
+		hit |= (UInt)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_andnot_si256(none, same)))
+		       << (4 * k);
+	}
+	return hit ? &s[__builtin_ctz(hit)] : NULL;
+}
+
+#define FIND_V(n)                                                                             \
+	static __attribute__((noinline, target("avx2"))) UWord *find_v##n(struct cache *c,       \
+									  UWord line)             \
+	{                                                                                         \
+		return find_vec(c, line, n);                                                      \
+	}
+FIND_V(4)
+FIND_V(5)
+FIND_V(6)
+FIND_V(7)
+FIND_V(8)
+
+/* The entry of line in L2 c, or NULL, as cache_find. */
+static inline UWord *l2_find(struct cache *c, UWord line)
+{
+	if (c->find)
+		return c->find(c, line);
+	return cache_find(c, line);
+}
+
 /* A reference of size bytes at a: one access, a miss when either line it touches missed
  * (callgrind's rule). st[0..1] get each line's state before (ST_I: it missed), ev[] what
  * each install evicted. Returns the number of lines touched. */
@@ -417,7 +462,11 @@ static void pres_start(Int k)
 			[4] = set_ref_v4, [5] = set_ref_v5, [6] = set_ref_v6, [7] = set_ref_v7,
 			[8] = set_ref_v8
 		};
+		static UWord *(*const finds[9])(struct cache *, UWord) = {
+			[4] = find_v4, [5] = find_v5, [6] = find_v6, [7] = find_v7, [8] = find_v8
+		};
 		x->vec = by_vectors[x->assoc / 4];
+		x->find = finds[x->assoc / 4];
 	}
 }
 
@@ -746,7 +795,7 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 			continue;
 		struct core *o = &cores[k];
 		UChar *p = &o->l2.pres[pres_idx(line)];
-		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? cache_find(&o->l2, line) : NULL;
+		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? l2_find(&o->l2, line) : NULL;
 		if (!e1 && !e2)
 			continue;
 		/* a copy Exclusive or Modified here is the only one among the cores */
@@ -807,7 +856,7 @@ static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 {
 	if ((ev & 3) != ST_M)
 		return;
-	UWord *e2 = cache_find(&c->l2, ((ev >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set);
+	UWord *e2 = l2_find(&c->l2, ((ev >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set);
 	if (e2)
 		*e2 |= ST_M;
 }

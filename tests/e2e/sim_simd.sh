@@ -4,7 +4,8 @@
 # the way-by-way loop: four threads on four simulated cores reading and writing one 4 MB
 # array at random (sim_simd.c; a 2 MB 16-way L2 each, so that lines hit at any way, miss, are evicted
 # and are invalidated by the others' writes) count exactly the same per quantity with
-# --simd=yes (the default) and --simd=no. So do the TLBs, a first level of 4 ways and the
+# --simd=yes (the default) and --simd=no; so does a snoop's look in another core's L2 with
+# AVX2 (find_vec: a wrong way there changes HITM, Inv and the misses that follow). So do the TLBs, a first level of 4 ways and the
 # second level looked up with AVX2 at once (tlb_walk_vec). Skipped (77) where the host has no AVX2: both
 # runs would take the loop.
 . "$(dirname "$0")/sim_lib.sh"
