@@ -2,12 +2,13 @@
 # mpsim's L2 lookup with AVX2 (once threads run on two cores: the ways that hold a line
 # found as bit masks, the entries above it moved in whole vectors) keeps the same LRU as
 # the way-by-way loop: four threads on four simulated cores reading and writing one 4 MB
-# array at random (sim_simd.c; a 2 MB 16-way L2 each, so that lines hit at any way, miss, are evicted
-# and are invalidated by the others' writes) count exactly the same per quantity with
-# --simd=yes (the default) and --simd=no; so does a snoop's look in another core's L2 with
-# AVX2 (find_vec: a wrong way there changes HITM, Inv and the misses that follow). So do the TLBs, a first level of 4 ways and the
-# second level looked up with AVX2 at once (tlb_walk_vec). Skipped (77) where the host has no AVX2: both
-# runs would take the loop.
+# array at random (sim_simd.c; a 2 MB 16-way L2 each, so that lines hit at any way, miss,
+# are evicted and are invalidated by the others' writes) count exactly the same per
+# quantity with --simd=yes (the default) and --simd=no. So does a snoop's look in another
+# core's L2 with AVX2 (find_vec: a wrong way there changes HITM, Inv and the misses that
+# follow), and so do the TLBs: a first level of 4 ways and the second level looked up
+# with AVX2 at once (tlb_walk_vec). Skipped (77) where the host has no AVX2: both runs
+# would take the loops.
 . "$(dirname "$0")/sim_lib.sh"
 [ -x "${MEMPROF_VGTOOL:-/nonexistent}" ] || { echo "SKIP: memprof built without its valgrind tool"; exit 77; }
 grep -qw avx2 /proc/cpuinfo || { echo "SKIP: this host has no AVX2"; exit 77; }
