@@ -446,7 +446,7 @@ static int cmd_record(int argc, char **argv)
 		{ 0, "sim-tool-opts", CLI_STR, &sim_tool_opts, "OPTIONS",
 		  "--sim: more options for mpsim, separated by spaces (--itlb, --dtlb, --stlb, "
 		  "--page-size, --latency, --sw-prefetch=no, --quantum, --L3, --l3-latency, "
-		  "--simd=no; "
+		  "--simd=no, --turns=no; "
 		  "memprof-record(1))" },
 		{ 0, "sim-alloc", CLI_FLAG, &sim_alloc, NULL,
 		  "--sim: track malloc, calloc, realloc, memalign, free, new and delete with their "

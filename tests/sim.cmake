@@ -13,7 +13,7 @@ endforeach()
 # mpsim (memprof's valgrind tool, sim/vgtool/) against callgrind on the same kernels
 # (sim_vgtool.sh) and false sharing between simulated cores (sim_falseshare.sh); skipped,
 # 77, when the tool was not built.
-foreach(t sim_vgtool sim_falseshare sim_model sim_mem sim_alloc sim_reuse sim_joined sim_l3 sim_simd
+foreach(t sim_vgtool sim_falseshare sim_model sim_mem sim_alloc sim_reuse sim_joined sim_l3 sim_simd sim_turns
           sim_freed sim_coherent_l1)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES LABELS "e2e;sim" TIMEOUT 300 SKIP_RETURN_CODE 77

@@ -32,7 +32,7 @@ struct tlb_cfg {
 extern struct cache_cfg clo_i1, clo_d1, clo_ll, clo_l3; /* clo_l3.size 0: no L3 */
 extern struct tlb_cfg clo_itlb, clo_dtlb, clo_stlb;
 extern Int clo_page, clo_cores, clo_quantum, clo_mem_period, clo_ldlat;
-extern Bool clo_swpf, clo_simd;
+extern Bool clo_swpf, clo_simd, clo_turns;
 extern const HChar *clo_out, *clo_mem_out;
 /* latencies in cycles: an L1 miss that L2 holds, a miss of L2 (memory), a line from
  * another core (HITM), a second-level TLB hit, a page walk; an L2 miss the L3 holds */

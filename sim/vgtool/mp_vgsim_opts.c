@@ -29,6 +29,9 @@ struct tlb_cfg clo_itlb = { 128, 8 }, clo_dtlb = { 64, 4 }, clo_stlb = { 1536, 1
 Int clo_page = 4096;
 Bool clo_swpf = True; /* software prefetches bring lines in */
 Bool clo_simd = True; /* L2 lookups and 4-way TLBs' use AVX2 where the host has it */
+/* threads that take turns batch by batch go by rounds() and turns(), not lockstep()'s look
+ * for the next thread at every batch */
+Bool clo_turns = True;
 /* latencies in cycles (one instruction is one cycle): an L1 miss that L2 holds, a miss
  * of L2 (memory), a line from another core (HITM), a second-level TLB hit, a page walk */
 Int lat_l2 = 14, lat_mem = 200, lat_hitm = 60, lat_stlb = 7, lat_walk = 30, lat_l3 = 40;
@@ -125,6 +128,7 @@ Bool mps_process_cmd_line_option(const HChar *arg)
 			VG_(fmsg_bad_option)(arg, "a power of two\n");
 	} else if VG_BOOL_CLO(arg, "--sw-prefetch", clo_swpf) {
 	} else if VG_BOOL_CLO(arg, "--simd", clo_simd) {
+	} else if VG_BOOL_CLO(arg, "--turns", clo_turns) {
 	} else if VG_STR_CLO(arg, "--out-file", clo_out) {
 	} else if VG_BINT_CLO(arg, "--cores", clo_cores, 1, 256) {
 	} else if VG_BINT_CLO(arg, "--quantum", clo_quantum, 1, 1000000) {
@@ -153,6 +157,8 @@ void mps_print_usage(void)
 		    "    --sw-prefetch=no      prefetch instructions are counted but fetch nothing\n"
 		    "    --simd=no             look in L2 and TLB sets way by way, not with AVX2\n"
 		    "                          (the same counts) [yes where the host has AVX2]\n"
+		    "    --turns=no            threads that take turns batch by batch look for the\n"
+		    "                          next one at every batch (the same counts) [yes]\n"
 		    "    --latency=L2,MEM,HITM,STLB,WALK  cycles of each [14,200,60,7,30]\n"
 		    "    --out-file=FILE       counts per instruction (%%p: pid) [mpsim.out.%%p]\n"
 		    "    --mem-period=N        a memory sample every N loads and every N stores [0: none]\n"

@@ -1,0 +1,70 @@
+/* sim_turns.c - four threads in loops of one block each, started together at a barrier,
+ * with counts that depend only on the program: walk follows a cycle through the lines of
+ * a 4 MB array (each thread from its own place) and adds one to a word of its own in a
+ * line all four write; poll reads one word over and over (the same address at every
+ * turn: a repeat). Under mpsim they take turns batch by batch (turns() and rounds());
+ * sim_turns.sh compares their counts with those of the reference order (--turns=no). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define WORDS (1u << 19)
+#define LINES (WORDS / 8)
+static long *shared;
+static long slots[4] __attribute__((aligned(64)));
+static long flag = 1;
+static unsigned long steps;
+static pthread_barrier_t go;
+
+/* a random cycle through the array's lines (each thread from its own place), adding one
+ * to the thread's own word of slots at every step */
+__attribute__((noinline)) static long walk(unsigned id)
+{
+	long *p = shared + (id * 4099u % LINES) * 8, *slot = &slots[id];
+	for (unsigned long i = steps; i; i--) {
+		p = (long *)*p;
+		*(volatile long *)slot += 1;
+	}
+	return (long)(p - shared);
+}
+
+__attribute__((noinline)) static long poll(void)
+{
+	long s = 0;
+	for (unsigned long i = 0; i < steps; i++)
+		s += *(volatile long *)&flag;
+	return s;
+}
+
+static void *run(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg;
+	/* all four start at one virtual time (their clocks meet at the barrier's wake) */
+	pthread_barrier_wait(&go);
+	return (void *)(intptr_t)(walk(id) + poll());
+}
+
+int main(int argc, char **argv)
+{
+	steps = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000;
+	shared = calloc(WORDS, sizeof(*shared));
+	if (!shared)
+		return 1;
+	/* line k points to line k * 5 + 1 mod LINES (a power of two): one cycle through all */
+	for (unsigned k = 0; k < LINES; k++)
+		shared[k * 8] = (long)(shared + ((k * 5u + 1) % LINES) * 8);
+	pthread_barrier_init(&go, NULL, 4);
+	pthread_t t[4];
+	for (uintptr_t k = 0; k < 4; k++)
+		if (pthread_create(&t[k], NULL, run, (void *)k))
+			return 1;
+	long sum = 0;
+	for (int k = 0; k < 4; k++) {
+		void *r;
+		pthread_join(t[k], &r);
+		sum += (long)(intptr_t)r;
+	}
+	printf("done %lu %ld\n", steps, sum);
+	return 0;
+}
