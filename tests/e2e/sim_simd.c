@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sim_four.h"
+
 #define WORDS (1u << 19)
 static long *shared;
 static unsigned long steps;
@@ -38,16 +40,9 @@ int main(int argc, char **argv)
 	shared = calloc(WORDS, sizeof(*shared));
 	if (!shared)
 		return 1;
-	pthread_t t[4];
-	for (uintptr_t k = 0; k < 4; k++)
-		if (pthread_create(&t[k], NULL, run, (void *)(k + 1)))
-			return 1;
-	long sum = 0;
-	for (int k = 0; k < 4; k++) {
-		void *r;
-		pthread_join(t[k], &r);
-		sum += (long)(intptr_t)r;
-	}
+	long sum;
+	if (four_threads(run, 1, &sum))
+		return 1;
 	printf("done %lu %ld\n", steps, sum);
 	return 0;
 }

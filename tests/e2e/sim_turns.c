@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sim_four.h"
+
 #define WORDS (1u << 19)
 #define LINES (WORDS / 8)
 static long *shared;
@@ -55,16 +57,9 @@ int main(int argc, char **argv)
 	for (unsigned k = 0; k < LINES; k++)
 		shared[k * 8] = (long)(shared + ((k * 5u + 1) % LINES) * 8);
 	pthread_barrier_init(&go, NULL, 4);
-	pthread_t t[4];
-	for (uintptr_t k = 0; k < 4; k++)
-		if (pthread_create(&t[k], NULL, run, (void *)k))
-			return 1;
-	long sum = 0;
-	for (int k = 0; k < 4; k++) {
-		void *r;
-		pthread_join(t[k], &r);
-		sum += (long)(intptr_t)r;
-	}
+	long sum;
+	if (four_threads(run, 0, &sum))
+		return 1;
 	printf("done %lu %ld\n", steps, sum);
 	return 0;
 }
