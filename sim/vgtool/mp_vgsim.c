@@ -62,6 +62,7 @@ struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
 	UChar *pres; /* an L2's presence counts (below), or NULL */
+	Int pres_shift; /* 64 less the log2 of their slots */
 	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
 	 * then the only invalid entries are those never filled, below every valid one, and
 	 * the last entry is a miss's victim (the same place the look for an invalid one
@@ -79,15 +80,18 @@ struct cache {
 	Bool vtlb;
 };
 
-/* Presence counts of a core's L2, kept once threads run on two cores: for each of PRES
+/* Presence counts of a core's L2, kept once threads run on two cores: for each of its
  * slots, how many valid entries of its L2 hold a line hashed there. A zero says the L2
- * holds no copy of any such line, and a snoop need not look there. A byte each, so that
- * four cores' counts stay in the host's caches with their lines (a slot holds about one
- * line on average); a count that reaches PRES_STUCK stays there, a slot that a snoop
- * always looks behind. The L1d has none: a snoop looks in its set (one line of the
- * host's), which costs less than counting at every L1d miss (5% of four threads walking
- * one list at random). */
-#define PRES_BITS 14
+ * holds no copy of any such line, and a snoop need not look there. A byte each, four
+ * slots a line of the L2 (pres_start), from 2^12 to 2^18 slots: a slot then holds a
+ * line about one time in four, so that a snoop for a line the core does not hold looks
+ * in its L2 about one time in five (with one slot a line, 63%: threads reading an array
+ * larger than their L2s at random, 7% less time); a count that reaches PRES_STUCK stays
+ * there, a slot that a snoop always looks behind. The L1d has none: a snoop looks in its
+ * set (one line of the host's), which costs less than counting at every L1d miss (5% of
+ * four threads walking one list at random). */
+#define PRES_MIN_BITS 12
+#define PRES_MAX_BITS 18
 #define PRES_STUCK 255
 static inline void pres_add(UChar *p, Int d)
 {
@@ -95,9 +99,9 @@ static inline void pres_add(UChar *p, Int d)
 		*p = (UChar)(*p + d);
 }
 
-static inline UInt pres_idx(UWord line)
+static inline UInt pres_idx(const struct cache *c, UWord line)
 {
-	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> (64 - PRES_BITS));
+	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> c->pres_shift);
 }
 
 /* The host runs AVX2 and --simd=yes (set by mps_post_clo_init): struct cache's vec. */
@@ -109,8 +113,8 @@ static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord
 {
 	Int sb = c->tag_shift - c->line_bits;
 	if (evicted)
-		pres_add(&c->pres[pres_idx((evicted >> 2) << sb | set)], -1);
-	pres_add(&c->pres[pres_idx(tag << sb | set)], 1);
+		pres_add(&c->pres[pres_idx(c, (evicted >> 2) << sb | set)], -1);
+	pres_add(&c->pres[pres_idx(c, tag << sb | set)], 1);
 }
 
 /* set_ref past the set's most recent entry (which neither holds the line valid nor holds
@@ -447,13 +451,17 @@ static Bool multi;       /* threads have run on more than one core: coherence ma
 static void pres_start(Int k)
 {
 	struct cache *x = &cores[k].l2;
-	UChar *p = VG_(calloc)("mpsim.pres", 1u << PRES_BITS, sizeof(*p));
+	Int bits = PRES_MIN_BITS;
+	while (bits < PRES_MAX_BITS && (1ULL << bits) < 4 * (ULong)(x->sets_min_1 + 1) * (ULong)x->assoc)
+		bits++;
+	x->pres_shift = 64 - bits;
+	UChar *p = VG_(calloc)("mpsim.pres", 1u << bits, sizeof(*p));
 	Int sb = x->tag_shift - x->line_bits;
 	for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
 		for (Int w = 0; w < x->assoc; w++) {
 			UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
 			if (e & 3)
-				pres_add(&p[pres_idx((e >> 2) << sb | set)], 1);
+				pres_add(&p[pres_idx(x, (e >> 2) << sb | set)], 1);
 		}
 	x->pres = p;
 	if (simd_ok && x->assoc % 4 == 0 && x->assoc >= 16 && x->assoc <= 32) {
@@ -794,7 +802,7 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		if (k < 0 || k == ci || (u >= 0 && k == first))
 			continue;
 		struct core *o = &cores[k];
-		UChar *p = &o->l2.pres[pres_idx(line)];
+		UChar *p = &o->l2.pres[pres_idx(&o->l2, line)];
 		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? l2_find(&o->l2, line) : NULL;
 		if (!e1 && !e2)
 			continue;
