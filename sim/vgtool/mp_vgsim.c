@@ -74,7 +74,7 @@ struct cache {
 	 * ways (pres_start), else NULL. */
 	UWord (*vec)(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
 		     Bool count);
-	UWord *(*find)(struct cache *c, UWord line); /* cache_find's, where vec is */
+	UWord *(*find)(struct cache *c, UWord line); /* cache_find with AVX2, set with vec */
 	/* A first-level TLB of 4 ways, over a second level of 4 ways or more, translates with
 	 * AVX2 (tlb_walk_vec) when the host has it and --simd=yes. */
 	Bool vtlb;
@@ -304,7 +304,7 @@ FIND_V(6)
 FIND_V(7)
 FIND_V(8)
 
-/* The entry of line in L2 c, or NULL, as cache_find. */
+/* The entry of line in L2 c, or NULL, as cache_find (with AVX2 where c has find). */
 static inline UWord *l2_find(struct cache *c, UWord line)
 {
 	if (c->find)
@@ -451,8 +451,9 @@ static Bool multi;       /* threads have run on more than one core: coherence ma
 static void pres_start(Int k)
 {
 	struct cache *x = &cores[k].l2;
+	ULong lines = (ULong)(x->sets_min_1 + 1) * (ULong)x->assoc;
 	Int bits = PRES_MIN_BITS;
-	while (bits < PRES_MAX_BITS && (1ULL << bits) < 4 * (ULong)(x->sets_min_1 + 1) * (ULong)x->assoc)
+	while (bits < PRES_MAX_BITS && (1ULL << bits) < 4 * lines)
 		bits++;
 	x->pres_shift = 64 - bits;
 	UChar *p = VG_(calloc)("mpsim.pres", 1u << bits, sizeof(*p));
@@ -1508,7 +1509,8 @@ static Bool turns(const Int *ord, Int m, ULong limit)
 			if ((w & 7) != REC_BATCH || b->nir != nir)
 				goto out;
 			UInt len = 1 + b->nd;
-			if (len < u->left && (u->p[len] & 7) != REC_ONE && (u->p[len] & 7) != REC_JUMP) {
+			UWord next = len < u->left ? u->p[len] & 7 : REC_ONE;
+			if (next != REC_ONE && next != REC_JUMP) {
 				__builtin_prefetch(u->p + STEP_AHEAD);
 				sim_thr = u->t;
 				batch_sim(u->ci, b, at, u->p + 1);
