@@ -4,8 +4,9 @@
  * one word over and over (the same address at every turn: a repeat). Under mpsim they
  * take turns batch by batch (turns() and rounds()) once their clocks have met;
  * sim_turns.sh compares their counts with those of the reference order (--turns=no).
- * No barrier: which thread reaches one last, and so where each resumes, depends on the
- * host's scheduling (under load, 168 L1d misses of 400,000 came and went). */
+ * No barrier: which thread reaches one last (and wakes the others at its time) is the one
+ * valgrind ran last, which depends on the host's load (under load, 168 L1d misses of
+ * 400,000 came and went between runs). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
