@@ -126,14 +126,14 @@ static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord
  * taking its upper neighbour where its way is above the taken one's. The same LRU, entry
  * for entry, as the loop of set_ref. nv: the set's vectors (ways / 4), a constant in each
  * of set_ref_v4..v8, so that the set stays in registers. */
-static inline __attribute__((always_inline, target("avx2"))) UWord
-set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
-	    Bool count, const Int nv)
+/* The ways of set s (nv vectors of 4, loaded into v) that hold tag t2 (shifted, as in
+ * set_ref) valid, as a bit mask; *inv gets those invalid. */
+static inline __attribute__((always_inline, target("avx2"))) UInt
+ways_holding(const UWord *s, UWord t2, const Int nv, __m256i *v, UInt *inv)
 {
-	__m256i v[8];
 	const __m256i tag = _mm256_set1_epi64x((Long)t2), state = _mm256_set1_epi64x(3),
 		      zero = _mm256_setzero_si256();
-	UInt hit = 0, inv = 0;
+	UInt hit = 0, none_at = 0;
 #pragma GCC unroll 8
 	for (Int k = 0; k < nv; k++) {
 		v[k] = _mm256_load_si256((const __m256i *)(s + 4 * k));
@@ -143,8 +143,18 @@ set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *ev
 		__m256i same = _mm256_cmpeq_epi64(_mm256_xor_si256(v[k], st), tag);
 		hit |= (UInt)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_andnot_si256(none, same)))
 		       << (4 * k);
-		inv |= (UInt)_mm256_movemask_pd(_mm256_castsi256_pd(none)) << (4 * k);
+		none_at |= (UInt)_mm256_movemask_pd(_mm256_castsi256_pd(none)) << (4 * k);
 	}
+	*inv = none_at;
+	return hit;
+}
+
+static inline __attribute__((always_inline, target("avx2"))) UWord
+set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
+	    Bool count, const Int nv)
+{
+	__m256i v[8];
+	UInt inv, hit = ways_holding(s, t2, nv, v, &inv);
 	Int at;
 	UWord e, ret;
 	if (hit) {
@@ -275,20 +285,9 @@ static inline UWord *cache_find(struct cache *c, UWord line)
 static inline __attribute__((always_inline, target("avx2"))) UWord *
 find_vec(struct cache *c, UWord line, const Int nv)
 {
-	UWord t2 = line >> (c->tag_shift - c->line_bits) << 2;
 	UWord *s = c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
-	const __m256i tag = _mm256_set1_epi64x((Long)t2), state = _mm256_set1_epi64x(3),
-		      zero = _mm256_setzero_si256();
-	UInt hit = 0;
-#pragma GCC unroll 8
-	for (Int k = 0; k < nv; k++) {
-		__m256i v = _mm256_load_si256((const __m256i *)(s + 4 * k));
-		__m256i st = _mm256_and_si256(v, state);
-		__m256i none = _mm256_cmpeq_epi64(st, zero);
-		__m256i same = _mm256_cmpeq_epi64(_mm256_xor_si256(v, st), tag);
-		hit |= (UInt)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_andnot_si256(none, same)))
-		       << (4 * k);
-	}
+	__m256i v[8];
+	UInt inv, hit = ways_holding(s, line >> (c->tag_shift - c->line_bits) << 2, nv, v, &inv);
 	return hit ? &s[__builtin_ctz(hit)] : NULL;
 }
 
