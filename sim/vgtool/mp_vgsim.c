@@ -61,8 +61,9 @@ enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
-	UChar *pres; /* an L2's presence counts (below), or NULL */
+	UChar *pres; /* an L2's presence counts (below), or NULL: its lane of its group's */
 	Int pres_shift; /* 64 less the log2 of their slots */
+	Int pres_lanes; /* log2 of the cores a slot holds counts for (its group's) */
 	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
 	 * then the only invalid entries are those never filled, below every valid one, and
 	 * the last entry is a miss's victim (the same place the look for an invalid one
@@ -99,9 +100,15 @@ static inline void pres_add(UChar *p, Int d)
 		*p = (UChar)(*p + d);
 }
 
-static inline UInt pres_idx(const struct cache *c, UWord line)
+static inline UInt pres_slot(const struct cache *c, UWord line)
 {
 	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> c->pres_shift);
+}
+
+/* The count of c's slot for line. */
+static inline UChar *pres_at(const struct cache *c, UWord line)
+{
+	return &c->pres[(SizeT)pres_slot(c, line) << c->pres_lanes];
 }
 
 /* The host runs AVX2 and --simd=yes (set by mps_post_clo_init): struct cache's vec. */
@@ -113,8 +120,8 @@ static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord
 {
 	Int sb = c->tag_shift - c->line_bits;
 	if (evicted)
-		pres_add(&c->pres[pres_idx(c, (evicted >> 2) << sb | set)], -1);
-	pres_add(&c->pres[pres_idx(c, tag << sb | set)], 1);
+		pres_add(pres_at(c, (evicted >> 2) << sb | set), -1);
+	pres_add(pres_at(c, tag << sb | set), 1);
 }
 
 /* set_ref past the set's most recent entry (which neither holds the line valid nor holds
@@ -445,25 +452,39 @@ static Int *used_list, n_used; /* those cores (the only ones whose caches hold l
 static Int *core_n;      /* [clo_cores]: scratch of merge() */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
+/* The presence counts of the cores, eight to a group (1 << PRES_GROUP_BITS), allocated as
+ * a group's first core starts counting (pres_start). */
+#define PRES_GROUP_BITS 3
+static UChar **pres_groups;
+
 /* Start counting what core k's L2 holds (pres), and looking in its sets with AVX2 where it
- * can (vec). */
+ * can (vec). The counts of the cores of one group (k / 8) lie side by side, a byte each in
+ * each slot: a snoop, which looks at one slot in each other core, then reads one line of
+ * the host's for all of them, and the L2 miss that follows adds to the same line (four
+ * threads walking a list larger than their L2s: three random reads of the host's memory
+ * fewer at each miss). */
 static void pres_start(Int k)
 {
 	struct cache *x = &cores[k].l2;
 	ULong lines = (ULong)(x->sets_min_1 + 1) * (ULong)x->assoc;
-	Int bits = PRES_MIN_BITS;
+	Int bits = PRES_MIN_BITS, lanes = 0;
 	while (bits < PRES_MAX_BITS && (1ULL << bits) < 4 * lines)
 		bits++;
+	while (lanes < PRES_GROUP_BITS && (1 << lanes) < clo_cores)
+		lanes++;
 	x->pres_shift = 64 - bits;
-	UChar *p = VG_(calloc)("mpsim.pres", 1u << bits, sizeof(*p));
+	x->pres_lanes = lanes;
+	UChar **g = &pres_groups[k >> PRES_GROUP_BITS];
+	if (!*g)
+		*g = VG_(calloc)("mpsim.pres", (SizeT)1 << (bits + lanes), 1);
+	x->pres = *g + (k & ((1 << PRES_GROUP_BITS) - 1));
 	Int sb = x->tag_shift - x->line_bits;
 	for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
 		for (Int w = 0; w < x->assoc; w++) {
 			UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
 			if (e & 3)
-				pres_add(&p[pres_idx(x, (e >> 2) << sb | set)], 1);
+				pres_add(pres_at(x, (e >> 2) << sb | set), 1);
 		}
-	x->pres = p;
 	if (simd_ok && x->assoc % 4 == 0 && x->assoc >= 16 && x->assoc <= 32) {
 		static UWord (*const by_vectors[9])(struct cache *, UWord *, UInt, UWord, UWord,
 						    UWord *, Bool) = {
@@ -802,7 +823,7 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		if (k < 0 || k == ci || (u >= 0 && k == first))
 			continue;
 		struct core *o = &cores[k];
-		UChar *p = &o->l2.pres[pres_idx(&o->l2, line)];
+		UChar *p = pres_at(&o->l2, line);
 		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? l2_find(&o->l2, line) : NULL;
 		if (!e1 && !e2)
 			continue;
@@ -2558,6 +2579,8 @@ static void mps_post_clo_init(void)
 	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);
 	used_list = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*used_list));
 	core_n = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*core_n));
+	pres_groups = VG_(calloc)("mpsim.pres", (SizeT)(clo_cores >> PRES_GROUP_BITS) + 1,
+				  sizeof(*pres_groups));
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");
