@@ -1311,6 +1311,13 @@ static inline __attribute__((always_inline)) void batch_rec(const struct thr *t,
 	*now += b->nir;
 }
 
+/* The lone access of record w (ins * | REC_ONE) and k (put_d's word: kind, size, address)
+ * through the caches of core ci. */
+static inline __attribute__((always_inline)) void one_sim(Int ci, UWord w, UWord k)
+{
+	sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
+}
+
 /* Run thread t's buffered records up to virtual time limit, a batch at a time (a batch
  * that starts before the limit runs whole: threads interleave by blocks), past time end
  * only the batches that meet no other thread's accesses in a cache set (batch_meets(): od,
@@ -1328,7 +1335,7 @@ static void thr_run_until(struct thr *t, ULong end, ULong limit, ULong od, ULong
 		if ((w & 7) == REC_ONE) {
 			UWord k = *thr_word(t, x + 1);
 			sim_now = now;
-			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
+			one_sim(ci, w, k);
 			x += 2;
 			continue;
 		}
@@ -1492,7 +1499,7 @@ static inline void thr_tail(struct thr *t)
 		if ((w & 7) == REC_ONE) {
 			UWord k = *thr_word(t, x + 1);
 			sim_now = now;
-			sim_d(ci, (struct ins *)(w & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff, k & 3);
+			one_sim(ci, w, k);
 			x += 2;
 		} else if ((w & 7) == REC_JUMP) {
 			if (now < w >> 3)
@@ -1550,8 +1557,7 @@ static inline __attribute__((always_inline)) Bool turn_one(struct turn_at *u,
 		while ((*u->p & 7) == REC_ONE && u->left >= 2) {
 			UWord k = u->p[1];
 			sim_now = at;
-			sim_d(u->ci, (struct ins *)(*u->p & ~(UWord)7), k >> 11, (k >> 2) & 0x1ff,
-			      k & 3);
+			one_sim(u->ci, *u->p, k);
 			u->p += 2;
 			u->x += 2;
 			if ((u->left -= 2) == 0)
