@@ -429,6 +429,7 @@ struct core {
 					 * fetch straddled two) */
 	struct inflight pf[N_INFLIGHT];
 	UInt npf;                       /* entries of pf in use (0: no load looks) */
+	UChar *mc;                      /* its lane of its group's Modified counts (mc_at) */
 };
 static struct core *cores;
 static struct cache llc; /* the L3 all cores share (clo_l3.size: there is one) */
@@ -457,6 +458,26 @@ static Bool multi;       /* threads have run on more than one core: coherence ma
 #define PRES_GROUP_BITS 3
 static UChar **pres_groups;
 
+/* Modified counts, kept with the presence counts (same slots, same lanes, a table of their
+ * own): for each slot, how many entries of a core's L1d and L2 hold a line hashed there in
+ * state M. A read that misses its L2 looks for the line only in the cores whose count is
+ * not zero: a Modified copy is the only one among the cores, and it is all a read needs
+ * to find (see "Exclusive, taken lazily" at mc_check). A count may stay above the entries
+ * it counts (an entry a prefetch evicts is not taken off: a look that finds nothing), never
+ * below. */
+static UChar **mc_groups;
+
+static inline UChar *mc_at(const struct core *c, UWord line)
+{
+	return &c->mc[(SizeT)pres_slot(&c->l2, line) << c->l2.pres_lanes];
+}
+
+/* The line of entry e of set of cache x. */
+static inline UWord entry_line(const struct cache *x, UWord e, UWord set)
+{
+	return (e >> 2) << (x->tag_shift - x->line_bits) | set;
+}
+
 /* Start counting what core k's L2 holds (pres), and looking in its sets with AVX2 where it
  * can (vec). The counts of the cores of one group (k / 8) lie side by side, a byte each in
  * each slot: a snoop, which looks at one slot in each other core, then reads one line of
@@ -478,12 +499,24 @@ static void pres_start(Int k)
 	if (!*g)
 		*g = VG_(calloc)("mpsim.pres", (SizeT)1 << (bits + lanes), 1);
 	x->pres = *g + (k & ((1 << PRES_GROUP_BITS) - 1));
-	Int sb = x->tag_shift - x->line_bits;
+	UChar **mg = &mc_groups[k >> PRES_GROUP_BITS];
+	if (!*mg)
+		*mg = VG_(calloc)("mpsim.mcount", (SizeT)1 << (bits + lanes), 1);
+	cores[k].mc = *mg + (k & ((1 << PRES_GROUP_BITS) - 1));
 	for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
 		for (Int w = 0; w < x->assoc; w++) {
 			UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
 			if (e & 3)
-				pres_add(pres_at(x, (e >> 2) << sb | set), 1);
+				pres_add(pres_at(x, entry_line(x, e, set)), 1);
+			if ((e & 3) == ST_M)
+				pres_add(mc_at(&cores[k], entry_line(x, e, set)), 1);
+		}
+	struct cache *d1 = &cores[k].d1;
+	for (UWord set = 0; set <= (UWord)d1->sets_min_1; set++)
+		for (Int w = 0; w < d1->assoc; w++) {
+			UWord e = d1->tags[set * (UWord)d1->assoc + (UWord)w];
+			if ((e & 3) == ST_M)
+				pres_add(mc_at(&cores[k], entry_line(d1, e, set)), 1);
 		}
 	if (simd_ok && x->assoc % 4 == 0 && x->assoc >= 16 && x->assoc <= 32) {
 		static UWord (*const by_vectors[9])(struct cache *, UWord *, UInt, UWord, UWord,
@@ -835,15 +868,18 @@ static inline ULong pf_late(struct core *c, UWord line, struct ins *ii)
  * and of four atomic increments). The order in which a snoop looks changes no count. */
 static Int snoop_first = -1;
 
-/* Coherence for core ci taking line (a data line number): to read it (rd: the loading
- * instruction), other cores' copies are downgraded to S, and a read that finds the line
- * Modified elsewhere is a HITM; to write it (inv: the storing instruction), they are
- * invalidated. Both: a load whose store to the line follows in the same batch (nothing
- * of another core comes between them), the read's counts and the write's at once
- * (read_for_own). Returns the state the line gets here. */
+/* A load that took its line for the store after it (read_for_own): that line + 1 (0:
+ * none), which the store then finds Exclusive and takes alone. */
+static UWord rfo_line;
+
+/* Coherence for core ci taking line (a data line number) to write it (inv: the storing
+ * instruction): the other cores' copies are invalidated. A load whose store to the line
+ * follows in the same batch (nothing of another core comes between them) takes it for
+ * the store (rd: the load; read_for_own), with the read's counts and the write's at once,
+ * a HITM where the line was Modified elsewhere, and gets it Exclusive for the store
+ * (rfo_line). Reads alone go by mc_check. Returns the state the line gets here. */
 static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 {
-	Bool shared = False;
 	Int first = snoop_first;
 	/* only cores a thread ran on hold lines; the order changes nothing but the time */
 	for (Int u = -1; u < n_used; u++) {
@@ -855,45 +891,37 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? l2_find(&o->l2, line) : NULL;
 		if (!e1 && !e2)
 			continue;
-		/* a copy Exclusive or Modified here is the only one among the cores */
-		Bool only = (e1 && (*e1 & 3) >= ST_E) || (e2 && (*e2 & 3) >= ST_E);
-		if (rd) {
-			if ((e1 && (*e1 & 3) == ST_M) || (e2 && (*e2 & 3) == ST_M)) {
-				rd->v[Q_HITM]++;
-				rd->v[Q_CYC] += (ULong)lat_hitm;
-				m_snoop = MS_HITM;
-			} else if (m_snoop == MS_NONE) {
-				m_snoop = MS_HIT;
-			}
+		/* a copy Modified here is the only one among the cores (one Exclusive may not
+		 * be: reads take it so without a look, mc_check) */
+		Int nm = (e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M);
+		if (nm)
+			pres_add(mc_at(o, line), -nm);
+		if (rd && nm) {
+			rd->v[Q_HITM]++;
+			rd->v[Q_CYC] += (ULong)lat_hitm;
+			m_snoop = MS_HITM;
+		} else if (rd && m_snoop == MS_NONE) {
+			m_snoop = MS_HIT;
 		}
-		if (inv) {
-			inv->v[Q_INV]++;
-			if (e2)
-				pres_add(p, -1);
-			if (e1) {
-				*e1 &= ~(UWord)3;
-				o->d1.holes = True;
-			}
-			if (e2) {
-				*e2 &= ~(UWord)3;
-				o->l2.holes = True;
-			}
-		} else {
-			shared = True;
-			if (e1)
-				*e1 = (*e1 & ~(UWord)3) | ST_S;
-			if (e2)
-				*e2 = (*e2 & ~(UWord)3) | ST_S;
+		inv->v[Q_INV]++;
+		if (e2)
+			pres_add(p, -1);
+		if (e1) {
+			*e1 &= ~(UWord)3;
+			o->d1.holes = True;
 		}
-		/* MESI: a line Exclusive or Modified in one core is in no other, and one Shared
-		 * here is Shared or absent everywhere else: a read is done with the first core
-		 * that holds the line, a write with the one that held it alone */
-		if (!inv || only)
+		if (e2) {
+			*e2 &= ~(UWord)3;
+			o->l2.holes = True;
+		}
+		/* a line Modified in one core is in no other */
+		if (nm)
 			break;
 	}
-	if (!shared)
-		snoop_first = ci;
-	return !rd ? ST_M : shared ? ST_S : ST_E;
+	snoop_first = ci;
+	if (rd)
+		rfo_line = line + 1;
+	return rd ? ST_E : ST_M;
 }
 
 /* The store that follows the load being simulated in its batch, to the load's line (NULL:
@@ -907,24 +935,92 @@ static inline UWord *set_head(struct cache *c, UWord line)
 	return c->tags + (SizeT)(line & (UWord)c->sets_min_1) * (SizeT)c->assoc;
 }
 
+/* Exclusive, taken lazily. A read that misses its core's L1d and L2 takes the line
+ * Exclusive without a look in the other cores, unless one holds it Modified (a HITM: the
+ * other core keeps it Shared, and so does this one); mc_check finds that core by the
+ * Modified counts. An Exclusive line is then not known to be the only copy, and a write
+ * to it looks in the other cores (snoop()) as a write to a Shared one does; only a
+ * Modified line is written alone. The counts are MESI's all the same: which cores hold a
+ * copy does not depend on whether a copy is called Shared or Exclusive (nothing evicts by
+ * state), a write invalidates every copy the look finds, and a read needs the other
+ * cores only for a HITM. Where threads read data larger than their L2s, a read that
+ * misses its L2 looked in every other core's L1d and L2 before (where their presence
+ * counts let it); now it reads one count. Memory samples still say whether another core
+ * held the line (snoop HIT, level peer): a load that will be sampled (mps_mem_load_next)
+ * looks, and changes nothing. Returns the state the line gets here. */
+static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
+{
+	for (Int u = 0; u < n_used; u++) {
+		Int k = used_list[u];
+		struct core *o = &cores[k];
+		if (k == ci || !*mc_at(o, line))
+			continue;
+		UWord *e1 = cache_find(&o->d1, line), *e2 = l2_find(&o->l2, line);
+		if (!(e1 && (*e1 & 3) == ST_M) && !(e2 && (*e2 & 3) == ST_M))
+			continue;
+		rd->v[Q_HITM]++;
+		rd->v[Q_CYC] += (ULong)lat_hitm;
+		m_snoop = MS_HITM;
+		pres_add(mc_at(o, line), -((e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M)));
+		if (e1)
+			*e1 = (*e1 & ~(UWord)3) | ST_S;
+		if (e2)
+			*e2 = (*e2 & ~(UWord)3) | ST_S;
+		return ST_S;
+	}
+	if (clo_mem_period && m_snoop == MS_NONE && mps_mem_load_next(lat, (UInt)ci))
+		for (Int u = 0; u < n_used; u++) {
+			Int k = used_list[u];
+			struct core *o = &cores[k];
+			if (k != ci && (cache_find(&o->d1, line) ||
+					(*pres_at(&o->l2, line) && l2_find(&o->l2, line)))) {
+				m_snoop = MS_HIT;
+				break;
+			}
+		}
+	return ST_E;
+}
+
 /* A Modified line ev (an L1d entry) evicted from set of core c's L1d stays dirty in its
- * L2. */
+ * L2 (the Modified counts follow). */
 static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 {
 	if ((ev & 3) != ST_M)
 		return;
-	UWord *e2 = l2_find(&c->l2, ((ev >> 2) << (c->d1.tag_shift - c->d1.line_bits)) | set);
-	if (e2)
+	UWord line = entry_line(&c->d1, ev, set), *e2 = l2_find(&c->l2, line);
+	pres_add(mc_at(c, line), -1);
+	if (e2 && (*e2 & 3) != ST_M) {
 		*e2 |= ST_M;
+		pres_add(mc_at(c, line), 1);
+	}
 }
 
 /* The state line gets in core ci for a read or write (w) that found it own (ST_I: not in
- * the core): other cores are snooped when the core cannot go on alone. */
-static inline UWord mesi_take(Int ci, UWord line, UWord own, Bool w, struct ins *ii)
+ * the core): other cores are looked in when the core cannot go on alone (a write to a
+ * line not Modified here, but for the store a load took it for; a read that missed).
+ * lat: the read's cycles so far (whether it will be sampled). */
+static inline UWord mesi_take(Int ci, UWord line, UWord own, Bool w, struct ins *ii, ULong lat)
 {
 	if (w)
-		return own == ST_M || own == ST_E ? ST_M : snoop(ci, line, NULL, ii);
-	return own != ST_I ? own : snoop(ci, line, ii, read_for_own);
+		return own == ST_M || (own == ST_E && rfo_line == line + 1)
+			       ? ST_M
+			       : snoop(ci, line, NULL, ii);
+	if (own != ST_I)
+		return own;
+	return read_for_own ? snoop(ci, line, ii, read_for_own) : mc_check(ci, line, ii, lat);
+}
+
+/* Whether a write to line l1, in state hs in core c's L1d, goes on alone (with more than one
+ * core busy): the line is Modified, or Exclusive for the store a load just took it for
+ * (read_for_own), which makes it Modified here (the count follows). */
+static inline Bool write_alone(struct core *c, UWord l1, UWord hs)
+{
+	if (hs == ST_M)
+		return True;
+	if (hs != ST_E || rfo_line != l1 + 1)
+		return False;
+	pres_add(mc_at(c, l1), 1);
+	return True;
 }
 
 /* The memory sample of a coherent access (lvl, lat: where it found the line and what it
@@ -952,7 +1048,7 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	UWord l1 = a >> d1->line_bits;
 	UInt set1 = (UInt)(l1 & (UWord)d1->sets_min_1);
 	UWord *h1 = d1->tags + (SizeT)set1 * (SizeT)d1->assoc;
-	own = set_ref(d1, set1, a >> d1->tag_shift, fill, &ev, True);
+	UWord st1 = own = set_ref(d1, set1, a >> d1->tag_shift, fill, &ev, True);
 	Bool m1 = own == ST_I;
 	UWord *h2 = NULL;
 	if (m1) {
@@ -960,13 +1056,15 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 		lat += lat_l2;
 		lvl = ML_L2;
 		dirty_to_l2(c, ev, set1);
-		UWord ev2;
+		UWord ev2 = 0;
 		UInt set2 = (UInt)((a >> l2->line_bits) & (UWord)l2->sets_min_1);
 		h2 = l2->tags + (SizeT)set2 * (SizeT)l2->assoc;
 		own = s2 = set_ref(l2, set2, a >> l2->tag_shift, fill, &ev2, True);
 		if (s2 == ST_I) {
 			ii->v[w ? Q_DLMW : Q_DLMR]++;
 			lat += l3_ref(ii, a, size, &lvl);
+			if ((ev2 & 3) == ST_M)
+				pres_add(mc_at(c, entry_line(l2, ev2, set2)), -1);
 		}
 	} else if (!w) {
 		ULong late = pf_late(c, l1, ii);
@@ -975,11 +1073,13 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	}
 	if (!w)
 		ii->v[Q_CYC] += lat;
-	now = mesi_take(ci, l1, own, w, ii);
+	now = mesi_take(ci, l1, own, w, ii, lat);
 	*h1 = (*h1 & ~(UWord)3) | now;
 	/* a line L2 just took gets the same state */
 	if (m1 && s2 == ST_I && now != fill)
 		*h2 = (*h2 & ~(UWord)3) | now;
+	if (now == ST_M)
+		pres_add(mc_at(c, l1), (st1 != ST_M) + (m1 && s2 == ST_I));
 	coherent_sample(ii, a, w, lvl, lat, lock);
 }
 
@@ -1011,8 +1111,11 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 		ii->v[Q_CYC] += lat;
 	for (Int k = 0; k < n; k++) {
 		dirty_to_l2(c, ev1[k], line[k] & (UWord)c->d1.sets_min_1);
+		if (m1 && st2[k] == ST_I && (ev2[k] & 3) == ST_M)
+			pres_add(mc_at(c, entry_line(&c->l2, ev2[k],
+						    line2[k] & (UWord)c->l2.sets_min_1)), -1);
 		UWord own = st1[k] != ST_I ? st1[k] : m1 ? st2[k] : ST_I;
-		UWord now = mesi_take(ci, line[k], own, w, ii);
+		UWord now = mesi_take(ci, line[k], own, w, ii, lat);
 		UWord *e1 = set_head(&c->d1, line[k]);
 		*e1 = (*e1 & ~(UWord)3) | now;
 		/* a line L2 just took gets the same state */
@@ -1020,6 +1123,8 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 			UWord *e2 = set_head(&c->l2, line[k]);
 			*e2 = (*e2 & ~(UWord)3) | now;
 		}
+		if (now == ST_M)
+			pres_add(mc_at(c, line[k]), (st1[k] != ST_M) + (m1 && st2[k] == ST_I));
 	}
 	coherent_sample(ii, a, w, lvl, lat, lock);
 }
@@ -1065,11 +1170,12 @@ static __attribute__((noinline)) void d_ref(Int ci, struct ins *ii, Addr a, UWor
 			MEM_SAMPLE(ii, a, w, lvl, MS_NONE, lat, lock);
 		return;
 	}
-	/* a hit on the most recent line of its set, in a state that needs no other core: what
-	 * the lookup below does then, without its bookkeeping */
+	/* a hit on the most recent line of its set, in a state that needs no other core (any
+	 * for a read, Modified for a write: mc_check): what the lookup below does then,
+	 * without its bookkeeping */
 	UWord l1 = a >> c->d1.line_bits, *h = set_head(&c->d1, l1);
 	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
-	if (hs - 1 < 3 && (!w || hs >= ST_E) && (a + size - 1) >> c->d1.line_bits == l1) {
+	if (hs - 1 < 3 && (a + size - 1) >> c->d1.line_bits == l1 && (!w || write_alone(c, l1, hs))) {
 		if (w) {
 			*h |= ST_M;
 		} else {
@@ -1108,8 +1214,9 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	ULong lat = (ULong)lat_l2 + (cache_ref1(&c->l2, a, 1, ST_E, True) ? l3_ref(ii, a, 1, &lvl) : 0);
 	UWord line = a >> c->d1.line_bits;
 	if (multi) {
-		UWord st = snoop(ci, line, ii, NULL);
+		UWord st = mc_check(ci, line, ii, 0);
 		*set_head(&c->d1, line) = (*set_head(&c->d1, line) & ~(UWord)3) | st;
+		m_snoop = MS_NONE;
 	}
 	struct inflight *f = &c->pf[line & (N_INFLIGHT - 1)];
 	if (!f->line)
@@ -1149,7 +1256,8 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 
 /* What d_ref does for the commonest access, in line: one that lies in the most recent
  * line of its L1d set and in the page the DTLB saw last, in a state that needs no other
- * core (with one core busy, any), when no prefetch is in flight on the core; with more
+ * core (with one core busy, any; else Modified for a write), when no prefetch is in flight
+ * on the core; with more
  * than one core busy, any other access to one line in that page goes to d_ref_line at
  * once. False: d_ref must look. */
 static inline __attribute__((always_inline)) Bool d_hit(Int ci, struct ins *ii, Addr a,
@@ -1161,7 +1269,7 @@ static inline __attribute__((always_inline)) Bool d_hit(Int ci, struct ins *ii, 
 		return False;
 	UWord *h = set_head(&c->d1, l1);
 	UWord hs = *h ^ (a >> c->d1.tag_shift << 2);
-	if (hs - 1 >= 3 || (w ? multi && hs < ST_E : c->npf != 0)) {
+	if (hs - 1 >= 3 || (w ? multi && !write_alone(c, l1, hs) : c->npf != 0)) {
 		/* with more than one core busy, the coherent lookup of one line (the translation
 		 * hit: no cycles, level 1) */
 		if (!multi || (a + size - 1) >> c->l2.line_bits != a >> c->l2.line_bits)
@@ -1275,6 +1383,10 @@ static inline __attribute__((always_inline)) void batch_sim(Int ci, const struct
 			read_for_own = e[1].ii;
 			sim_d(ci, e->ii, *x++, e->size, e->kind);
 			read_for_own = NULL;
+			e++;
+			sim_now = t0 + e->dt;
+			sim_d(ci, e->ii, *x++, e->size, e->kind);
+			rfo_line = 0;
 		} else {
 			sim_d(ci, e->ii, *x++, e->size, e->kind);
 		}
@@ -2681,6 +2793,8 @@ static void mps_post_clo_init(void)
 	core_n = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*core_n));
 	pres_groups = VG_(calloc)("mpsim.pres", (SizeT)(clo_cores >> PRES_GROUP_BITS) + 1,
 				  sizeof(*pres_groups));
+	mc_groups = VG_(calloc)("mpsim.mcount", (SizeT)(clo_cores >> PRES_GROUP_BITS) + 1,
+				sizeof(*mc_groups));
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
 		cache_init(&cores[k].d1, &clo_d1, "mpsim.d1");

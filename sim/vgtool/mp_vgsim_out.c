@@ -70,6 +70,12 @@ static void mem_flush(void)
 	mem_n = 0;
 }
 
+/* Whether a load of lat cycles by cpu is the next one mps_mem_sample keeps. */
+Bool mps_mem_load_next(ULong lat, UInt cpu)
+{
+	return ld_left && lat >= (ULong)clo_ldlat && ld_left[cpu] <= 1;
+}
+
 void mps_mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, ULong lat,
 		    Bool lock, UInt tlb, ULong time, UInt tid, UInt cpu)
 {

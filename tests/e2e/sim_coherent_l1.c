@@ -8,6 +8,13 @@
  * reads X once more: an L1d miss that finds X Modified in core 0 (a HITM). A snoop that
  * looked only where the L2 holds a line would miss the copy: again() would hit.
  *
+ * The same program checks a write to a line its core holds Exclusive while another core
+ * holds it too (mpsim takes a read's line Exclusive without looking in the other cores,
+ * unless one holds it Modified): main reads line Y before the thread starts (share()),
+ * the thread reads it (look()), main writes it (own(): Inv 1, the thread's copy) and the
+ * thread reads it again (reread(): D1mr 1 and HITM 1). A write that took Exclusive as the
+ * only copy would invalidate nothing (Inv 0), and reread() would hit.
+ *
  * The tool orders accesses by each thread's instruction count. The barriers say who
  * waits for whom, but a thread that arrives last, without waiting, keeps its own count
  * (which valgrind's scheduling decides), so each side spins first: main (before
@@ -19,6 +26,7 @@
 #define STRIDE 65536
 #define OTHERS 16
 static volatile long *buf;
+static volatile long y[8] __attribute__((aligned(64)));
 static pthread_barrier_t bar;
 
 /* n loops of instructions that touch no data */
@@ -48,13 +56,33 @@ __attribute__((noinline)) static long again(void)
 	return buf[0];
 }
 
+__attribute__((noinline)) static long share(void)
+{
+	return y[0];
+}
+
+__attribute__((noinline)) static long look(void)
+{
+	return y[0];
+}
+
+__attribute__((noinline)) static void own(void)
+{
+	y[0] = 7;
+}
+
+__attribute__((noinline)) static long reread(void)
+{
+	return y[0];
+}
+
 static void *run(void *arg)
 {
-	long s = keep();
-	pthread_barrier_wait(&bar); /* X kept: main writes it */
+	long s = look() + keep();
+	pthread_barrier_wait(&bar); /* X kept, Y read: main writes them */
 	pthread_barrier_wait(&bar); /* written */
 	spin(100000);
-	s += again();
+	s += again() + reread();
 	*(long *)arg = s;
 	return NULL;
 }
@@ -62,15 +90,16 @@ static void *run(void *arg)
 int main(void)
 {
 	pthread_t t;
-	long s = 0;
+	long s = 0, m = share();
 	buf = aligned_alloc(STRIDE, (OTHERS + 1) * STRIDE);
 	if (!buf || pthread_barrier_init(&bar, NULL, 2) || pthread_create(&t, NULL, run, &s))
 		return 1;
 	spin(1000000);
 	pthread_barrier_wait(&bar);
 	clobber();
+	own();
 	pthread_barrier_wait(&bar);
 	pthread_join(t, NULL);
-	printf("sum %ld\n", s);
+	printf("sum %ld\n", s + m);
 	return 0;
 }
