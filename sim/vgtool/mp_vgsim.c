@@ -61,68 +61,43 @@ enum { ST_I, ST_S, ST_E, ST_M };
 struct cache {
 	UWord *tags;
 	Int assoc, sets_min_1, line_bits, tag_shift;
-	UChar *pres; /* an L2's presence counts (below), or NULL: its lane of its group's */
-	Int pres_shift; /* 64 less the log2 of their slots */
-	Int pres_lanes; /* log2 of the cores a slot holds counts for (its group's) */
+	Int mc_shift; /* an L2: 64 less the log2 of the slots of its core's Modified counts */
+	Int mc_lanes; /* ... and the log2 of the cores a slot holds counts for (its group's) */
 	/* A snoop has invalidated an entry: an invalid entry may lie above valid ones. Until
 	 * then the only invalid entries are those never filled, below every valid one, and
 	 * the last entry is a miss's victim (the same place the look for an invalid one
 	 * finds, for the same result). */
 	Bool holes;
-	/* An L2 with presence counts (threads run on two cores) looks in its sets past their
-	 * most recent entry four ways at a time (set_ref_vec) when the host has AVX2,
-	 * --simd=yes, and the ways are a multiple of 4 from 16 to 32: the function for its
-	 * ways (pres_start), else NULL. */
-	UWord (*vec)(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
-		     Bool count);
+	/* An L2, once threads run on two cores, looks in its sets past their most recent
+	 * entry four ways at a time (set_ref_vec) when the host has AVX2, --simd=yes, and
+	 * the ways are a multiple of 4 from 16 to 32: the function for its ways
+	 * (multi_start), else NULL. */
+	UWord (*vec)(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted);
 	UWord *(*find)(struct cache *c, UWord line); /* cache_find with AVX2, set with vec */
 	/* A first-level TLB of 4 ways, over a second level of 4 ways or more, translates with
 	 * AVX2 (tlb_walk_vec) when the host has it and --simd=yes. */
 	Bool vtlb;
 };
 
-/* Presence counts of a core's L2, kept once threads run on two cores: for each of its
- * slots, how many valid entries of its L2 hold a line hashed there. A zero says the L2
- * holds no copy of any such line, and a snoop need not look there. A byte each, four
- * slots a line of the L2 (pres_start), from 2^12 to 2^18 slots: a slot then holds a
- * line about one time in four, so that a snoop for a line the core does not hold looks
- * in its L2 about one time in five (with one slot a line, 63%: threads reading an array
- * larger than their L2s at random, 7% less time); a count that reaches PRES_STUCK stays
- * there, a slot that a snoop always looks behind. The L1d has none: a snoop looks in its
- * set (one line of the host's), which costs less than counting at every L1d miss (5% of
- * four threads walking one list at random). */
-#define PRES_MIN_BITS 12
-#define PRES_MAX_BITS 18
-#define PRES_STUCK 255
-static inline void pres_add(UChar *p, Int d)
+/* Modified counts, kept once threads run on two cores (multi_start): for each slot, how
+ * many entries of a core's L1d and L2 hold a line hashed there in state M. A read that
+ * misses its L2 looks for the line only in the cores whose count is not zero: a Modified
+ * copy is the only one among the cores, and all a read needs to find (mc_check). A byte
+ * each, four slots a line of the L2, from 2^12 to 2^18 slots; a count that reaches
+ * MC_STUCK stays there, a slot a read always looks behind. A count may stay above the
+ * entries it counts (an entry a prefetch or a fetch evicts is not taken off: a look that
+ * finds nothing), never below. */
+#define MC_MIN_BITS 12
+#define MC_MAX_BITS 18
+#define MC_STUCK 255
+static inline void mc_add(UChar *p, Int d)
 {
-	if (*p != PRES_STUCK)
+	if (*p != MC_STUCK)
 		*p = (UChar)(*p + d);
-}
-
-static inline UInt pres_slot(const struct cache *c, UWord line)
-{
-	return (UInt)((line * 0x9e3779b97f4a7c15ULL) >> c->pres_shift);
-}
-
-/* The count of c's slot for line. */
-static inline UChar *pres_at(const struct cache *c, UWord line)
-{
-	return &c->pres[(SizeT)pres_slot(c, line) << c->pres_lanes];
 }
 
 /* The host runs AVX2 and --simd=yes (set by mps_post_clo_init): struct cache's vec. */
 static Bool simd_ok;
-
-/* set of c takes the line of tag in place of entry evicted (0: none): the counts follow. */
-static __attribute__((noinline)) void pres_move(struct cache *c, UInt set, UWord tag,
-						UWord evicted)
-{
-	Int sb = c->tag_shift - c->line_bits;
-	if (evicted)
-		pres_add(pres_at(c, (evicted >> 2) << sb | set), -1);
-	pres_add(pres_at(c, tag << sb | set), 1);
-}
 
 /* set_ref past the set's most recent entry (which neither holds the line valid nor holds
  * it invalidated), for a cache whose sets are looked in four ways at a time (c->vec): the
@@ -158,7 +133,7 @@ ways_holding(const UWord *s, UWord t2, const Int nv, __m256i *v, UInt *inv)
 
 static inline __attribute__((always_inline, target("avx2"))) UWord
 set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,
-	    Bool count, const Int nv)
+	    const Int nv)
 {
 	__m256i v[8];
 	UInt inv, hit = ways_holding(s, t2, nv, v, &inv);
@@ -171,8 +146,6 @@ set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *ev
 	} else {
 		at = c->holes && inv ? __builtin_ctz(inv) : 4 * nv - 1;
 		*evicted = s[at] & 3 ? s[at] : 0;
-		if (count && c->pres)
-			pres_move(c, set, t2 >> 2, *evicted);
 		e = t2 | fill;
 		ret = ST_I;
 	}
@@ -195,10 +168,9 @@ set_ref_vec(struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *ev
 
 #define SET_REF_V(n)                                                                          \
 	static __attribute__((noinline, target("avx2"))) UWord set_ref_v##n(                     \
-		struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted,        \
-		Bool count)                                                                       \
+		struct cache *c, UWord *s, UInt set, UWord t2, UWord fill, UWord *evicted)        \
 	{                                                                                         \
-		return set_ref_vec(c, s, set, t2, fill, evicted, count, n);                       \
+		return set_ref_vec(c, s, set, t2, fill, evicted, n);                              \
 	}
 SET_REF_V(4)
 SET_REF_V(5)
@@ -221,12 +193,9 @@ static void cache_init(struct cache *c, const struct cache_cfg *cfg, const HChar
 
 /* The line's state in set (ST_I when absent); it becomes the set's most recently used.
  * On a miss it is installed with state fill, in the way of an invalid entry or else the
- * least recently used one; *evicted gets what it replaced (0: nothing valid). count: keep
- * c's presence counts, if it has them (only an L2 does, from two cores busy on; False on
- * the path of one core busy, and for the L3). */
+ * least recently used one; *evicted gets what it replaced (0: nothing valid). */
 static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt set, UWord tag,
-								   UWord fill, UWord *evicted,
-								   Bool count)
+								   UWord fill, UWord *evicted)
 {
 	UWord *s = c->tags + (SizeT)set * (SizeT)c->assoc;
 	UWord t2 = tag << 2;
@@ -238,17 +207,16 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 	 * valid (it would have been the most recent) */
 	if (s[0] == t2) {
 		*evicted = 0;
-		if (count && c->pres)
-			pres_move(c, set, tag, 0);
 		s[0] = t2 | fill;
 		return ST_I;
 	}
 	/* the vector lookup is a call: it pays where an L2 is looked in at a different way
 	 * from one access to the next (threads on several cores sharing data at random: 7%
 	 * off four threads walking one list, 9% off sixteen), not on one core's path, where a
-	 * loop that ends at the same way every time (matmul's) costs the host less */
-	if (count && c->vec)
-		return c->vec(c, s, set, t2, fill, evicted, count);
+	 * loop that ends at the same way every time (matmul's) costs the host less: an L2
+	 * has one once threads run on two cores */
+	if (c->vec)
+		return c->vec(c, s, set, t2, fill, evicted);
 	for (Int i = 1; i < c->assoc; i++)
 		if ((s[i] ^ t2) - 1 < 3) {
 			UWord e = s[i];
@@ -265,8 +233,6 @@ static inline __attribute__((always_inline)) UWord set_ref(struct cache *c, UInt
 				break;
 			}
 	*evicted = s[victim] & 3 ? s[victim] : 0;
-	if (count && c->pres)
-		pres_move(c, set, tag, *evicted);
 	for (Int j = victim; j > 0; j--)
 		s[j] = s[j - 1];
 	s[0] = t2 | fill;
@@ -328,28 +294,28 @@ static inline Int cache_ref(struct cache *c, Addr a, UWord size, UWord fill, UWo
 	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
 	line[0] = a >> c->line_bits;
 	ev[0] = ev[1] = 0;
-	st[0] = set_ref(c, set1, a >> c->tag_shift, fill, &ev[0], True);
+	st[0] = set_ref(c, set1, a >> c->tag_shift, fill, &ev[0]);
 	if (set1 == set2)
 		return 1;
 	line[1] = (a + size - 1) >> c->line_bits;
-	st[1] = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev[1], True);
+	st[1] = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev[1]);
 	return 2;
 }
 
 /* The same without the details: 1 on a miss. A write (fill ST_M) leaves the lines
  * Modified. */
 static inline __attribute__((always_inline)) Int cache_ref1(struct cache *c, Addr a, UWord size,
-							    UWord fill, Bool count)
+							    UWord fill)
 {
 	UWord ev;
 	UInt set1 = (UInt)((a >> c->line_bits) & (UWord)c->sets_min_1);
 	UInt set2 = (UInt)(((a + size - 1) >> c->line_bits) & (UWord)c->sets_min_1);
-	UWord st = set_ref(c, set1, a >> c->tag_shift, fill, &ev, count);
+	UWord st = set_ref(c, set1, a >> c->tag_shift, fill, &ev);
 	if (fill == ST_M)
 		c->tags[(SizeT)set1 * (SizeT)c->assoc] |= ST_M;
 	if (set1 == set2)
 		return st == ST_I;
-	UWord st2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev, count);
+	UWord st2 = set_ref(c, set2, (a + size - 1) >> c->tag_shift, fill, &ev);
 	if (fill == ST_M)
 		c->tags[(SizeT)set2 * (SizeT)c->assoc] |= ST_M;
 	return st == ST_I || st2 == ST_I;
@@ -439,7 +405,7 @@ static struct cache llc; /* the L3 all cores share (clo_l3.size: there is one) *
  * (an L3 miss). The L3 keeps lines by LRU, whatever the cores' caches hold. */
 static inline ULong l3_ref(struct ins *ii, Addr a, UWord size, UInt *lvl)
 {
-	if (clo_l3.size && !cache_ref1(&llc, a, size, ST_E, False)) {
+	if (clo_l3.size && !cache_ref1(&llc, a, size, ST_E)) {
 		*lvl = ML_L3;
 		return (ULong)(lat_l3 - lat_l2);
 	}
@@ -453,23 +419,17 @@ static Int *used_list, n_used; /* those cores (the only ones whose caches hold l
 static Int *core_n;      /* [clo_cores]: scratch of merge() */
 static Bool multi;       /* threads have run on more than one core: coherence matters */
 
-/* The presence counts of the cores, eight to a group (1 << PRES_GROUP_BITS), allocated as
- * a group's first core starts counting (pres_start). */
-#define PRES_GROUP_BITS 3
-static UChar **pres_groups;
-
-/* Modified counts, kept with the presence counts (same slots, same lanes, a table of their
- * own): for each slot, how many entries of a core's L1d and L2 hold a line hashed there in
- * state M. A read that misses its L2 looks for the line only in the cores whose count is
- * not zero: a Modified copy is the only one among the cores, and it is all a read needs
- * to find (see "Exclusive, taken lazily" at mc_check). A count may stay above the entries
- * it counts (an entry a prefetch evicts is not taken off: a look that finds nothing), never
- * below. */
+/* The Modified counts of the cores (above), eight to a group (1 << MC_GROUP_BITS), a byte
+ * each in each slot, allocated as a group's first core starts counting (multi_start): a
+ * read that misses its L2 reads one line of the host's for all the other cores. */
+#define MC_GROUP_BITS 3
 static UChar **mc_groups;
 
+/* The count of core c's slot for line. */
 static inline UChar *mc_at(const struct core *c, UWord line)
 {
-	return &c->mc[(SizeT)pres_slot(&c->l2, line) << c->l2.pres_lanes];
+	const struct cache *x = &c->l2;
+	return &c->mc[(SizeT)(UInt)((line * 0x9e3779b97f4a7c15ULL) >> x->mc_shift) << x->mc_lanes];
 }
 
 /* The line of entry e of set of cache x. */
@@ -478,49 +438,35 @@ static inline UWord entry_line(const struct cache *x, UWord e, UWord set)
 	return (e >> 2) << (x->tag_shift - x->line_bits) | set;
 }
 
-/* Start counting what core k's L2 holds (pres), and looking in its sets with AVX2 where it
- * can (vec). The counts of the cores of one group (k / 8) lie side by side, a byte each in
- * each slot: a snoop, which looks at one slot in each other core, then reads one line of
- * the host's for all of them, and the L2 miss that follows adds to the same line: one
- * random read of the host's memory at each miss where there were up to four (four
- * threads walking a list larger than their L2s: 3% less time). */
-static void pres_start(Int k)
+/* Core k joins the cores whose caches coherence looks in (threads run on two cores): its
+ * Modified counts start (its L1d's and L2's Modified entries counted), and its L2 looks in
+ * its sets with AVX2 where it can (vec, find). */
+static void multi_start(Int k)
 {
 	struct cache *x = &cores[k].l2;
 	ULong lines = (ULong)(x->sets_min_1 + 1) * (ULong)x->assoc;
-	Int bits = PRES_MIN_BITS, lanes = 0;
-	while (bits < PRES_MAX_BITS && (1ULL << bits) < 4 * lines)
+	Int bits = MC_MIN_BITS, lanes = 0;
+	while (bits < MC_MAX_BITS && (1ULL << bits) < 4 * lines)
 		bits++;
-	while (lanes < PRES_GROUP_BITS && (1 << lanes) < clo_cores)
+	while (lanes < MC_GROUP_BITS && (1 << lanes) < clo_cores)
 		lanes++;
-	x->pres_shift = 64 - bits;
-	x->pres_lanes = lanes;
-	UChar **g = &pres_groups[k >> PRES_GROUP_BITS];
+	x->mc_shift = 64 - bits;
+	x->mc_lanes = lanes;
+	UChar **g = &mc_groups[k >> MC_GROUP_BITS];
 	if (!*g)
-		*g = VG_(calloc)("mpsim.pres", (SizeT)1 << (bits + lanes), 1);
-	x->pres = *g + (k & ((1 << PRES_GROUP_BITS) - 1));
-	UChar **mg = &mc_groups[k >> PRES_GROUP_BITS];
-	if (!*mg)
-		*mg = VG_(calloc)("mpsim.mcount", (SizeT)1 << (bits + lanes), 1);
-	cores[k].mc = *mg + (k & ((1 << PRES_GROUP_BITS) - 1));
-	for (UWord set = 0; set <= (UWord)x->sets_min_1; set++)
-		for (Int w = 0; w < x->assoc; w++) {
-			UWord e = x->tags[set * (UWord)x->assoc + (UWord)w];
-			if (e & 3)
-				pres_add(pres_at(x, entry_line(x, e, set)), 1);
-			if ((e & 3) == ST_M)
-				pres_add(mc_at(&cores[k], entry_line(x, e, set)), 1);
-		}
-	struct cache *d1 = &cores[k].d1;
-	for (UWord set = 0; set <= (UWord)d1->sets_min_1; set++)
-		for (Int w = 0; w < d1->assoc; w++) {
-			UWord e = d1->tags[set * (UWord)d1->assoc + (UWord)w];
-			if ((e & 3) == ST_M)
-				pres_add(mc_at(&cores[k], entry_line(d1, e, set)), 1);
-		}
+		*g = VG_(calloc)("mpsim.mcount", (SizeT)1 << (bits + lanes), 1);
+	cores[k].mc = *g + (k & ((1 << MC_GROUP_BITS) - 1));
+	struct cache *in[2] = { &cores[k].d1, x };
+	for (Int j = 0; j < 2; j++)
+		for (UWord set = 0; set <= (UWord)in[j]->sets_min_1; set++)
+			for (Int w = 0; w < in[j]->assoc; w++) {
+				UWord e = in[j]->tags[set * (UWord)in[j]->assoc + (UWord)w];
+				if ((e & 3) == ST_M)
+					mc_add(mc_at(&cores[k], entry_line(in[j], e, set)), 1);
+			}
 	if (simd_ok && x->assoc % 4 == 0 && x->assoc >= 16 && x->assoc <= 32) {
 		static UWord (*const by_vectors[9])(struct cache *, UWord *, UInt, UWord, UWord,
-						    UWord *, Bool) = {
+						    UWord *) = {
 			[4] = set_ref_v4, [5] = set_ref_v5, [6] = set_ref_v6, [7] = set_ref_v7,
 			[8] = set_ref_v8
 		};
@@ -539,11 +485,11 @@ static void use_core(Int k)
 	core_used[k] = 1;
 	used_list[n_used++] = k;
 	multi = n_used > 1;
-	/* from two cores on, snoops look in the others' caches */
+	/* from two cores on, coherence looks in the others' caches */
 	if (n_used == 2)
-		pres_start(used_list[0]);
+		multi_start(used_list[0]);
 	if (n_used >= 2)
-		pres_start(k);
+		multi_start(k);
 }
 
 /* A thread's buffer is a ring of words holding records, told apart by their low bits:
@@ -887,15 +833,14 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 		if (k < 0 || k == ci || (u >= 0 && k == first))
 			continue;
 		struct core *o = &cores[k];
-		UChar *p = pres_at(&o->l2, line);
-		UWord *e1 = cache_find(&o->d1, line), *e2 = *p ? l2_find(&o->l2, line) : NULL;
+		UWord *e1 = cache_find(&o->d1, line), *e2 = l2_find(&o->l2, line);
 		if (!e1 && !e2)
 			continue;
 		/* a copy Modified here is the only one among the cores (one Exclusive may not
 		 * be: reads take it so without a look, mc_check) */
 		Int nm = (e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M);
 		if (nm)
-			pres_add(mc_at(o, line), -nm);
+			mc_add(mc_at(o, line), -nm);
 		if (rd && nm) {
 			rd->v[Q_HITM]++;
 			rd->v[Q_CYC] += (ULong)lat_hitm;
@@ -904,8 +849,6 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 			m_snoop = MS_HIT;
 		}
 		inv->v[Q_INV]++;
-		if (e2)
-			pres_add(p, -1);
 		if (e1) {
 			*e1 &= ~(UWord)3;
 			o->d1.holes = True;
@@ -944,10 +887,11 @@ static inline UWord *set_head(struct cache *c, UWord line)
  * copy does not depend on whether a copy is called Shared or Exclusive (nothing evicts by
  * state), a write invalidates every copy the look finds, and a read needs the other
  * cores only for a HITM. Where threads read data larger than their L2s, a read that
- * misses its L2 looked in every other core's L1d and L2 before (where their presence
- * counts let it); now it reads one count. Memory samples still say whether another core
- * held the line (snoop HIT, level peer): a load that will be sampled (mps_mem_load_next)
- * looks, and changes nothing. Returns the state the line gets here. */
+ * misses its L2 looked in every other core's L1d and L2 before (in an L2 where counts of
+ * what it held let it: counts kept at every L2 miss, gone with that look; a write looks
+ * in every other core's L2); now it reads one count. Memory samples still say whether
+ * another core held the line (snoop HIT, level peer): a load that will be sampled
+ * (mps_mem_load_next) looks, and changes nothing. Returns the state the line gets here. */
 static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
 {
 	for (Int u = 0; u < n_used; u++) {
@@ -961,7 +905,7 @@ static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
 		rd->v[Q_HITM]++;
 		rd->v[Q_CYC] += (ULong)lat_hitm;
 		m_snoop = MS_HITM;
-		pres_add(mc_at(o, line), -((e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M)));
+		mc_add(mc_at(o, line), -((e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M)));
 		if (e1)
 			*e1 = (*e1 & ~(UWord)3) | ST_S;
 		if (e2)
@@ -973,7 +917,7 @@ static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
 			Int k = used_list[u];
 			struct core *o = &cores[k];
 			if (k != ci && (cache_find(&o->d1, line) ||
-					(*pres_at(&o->l2, line) && l2_find(&o->l2, line)))) {
+					l2_find(&o->l2, line))) {
 				m_snoop = MS_HIT;
 				break;
 			}
@@ -988,10 +932,10 @@ static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 	if ((ev & 3) != ST_M)
 		return;
 	UWord line = entry_line(&c->d1, ev, set), *e2 = l2_find(&c->l2, line);
-	pres_add(mc_at(c, line), -1);
+	mc_add(mc_at(c, line), -1);
 	if (e2 && (*e2 & 3) != ST_M) {
 		*e2 |= ST_M;
-		pres_add(mc_at(c, line), 1);
+		mc_add(mc_at(c, line), 1);
 	}
 }
 
@@ -1019,7 +963,7 @@ static inline Bool write_alone(struct core *c, UWord l1, UWord hs)
 		return True;
 	if (hs != ST_E || rfo_line != l1 + 1)
 		return False;
-	pres_add(mc_at(c, l1), 1);
+	mc_add(mc_at(c, l1), 1);
 	return True;
 }
 
@@ -1048,7 +992,7 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	UWord l1 = a >> d1->line_bits;
 	UInt set1 = (UInt)(l1 & (UWord)d1->sets_min_1);
 	UWord *h1 = d1->tags + (SizeT)set1 * (SizeT)d1->assoc;
-	UWord st1 = own = set_ref(d1, set1, a >> d1->tag_shift, fill, &ev, True);
+	UWord st1 = own = set_ref(d1, set1, a >> d1->tag_shift, fill, &ev);
 	Bool m1 = own == ST_I;
 	UWord *h2 = NULL;
 	if (m1) {
@@ -1059,12 +1003,12 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 		UWord ev2 = 0;
 		UInt set2 = (UInt)((a >> l2->line_bits) & (UWord)l2->sets_min_1);
 		h2 = l2->tags + (SizeT)set2 * (SizeT)l2->assoc;
-		own = s2 = set_ref(l2, set2, a >> l2->tag_shift, fill, &ev2, True);
+		own = s2 = set_ref(l2, set2, a >> l2->tag_shift, fill, &ev2);
 		if (s2 == ST_I) {
 			ii->v[w ? Q_DLMW : Q_DLMR]++;
 			lat += l3_ref(ii, a, size, &lvl);
 			if ((ev2 & 3) == ST_M)
-				pres_add(mc_at(c, entry_line(l2, ev2, set2)), -1);
+				mc_add(mc_at(c, entry_line(l2, ev2, set2)), -1);
 		}
 	} else if (!w) {
 		ULong late = pf_late(c, l1, ii);
@@ -1079,7 +1023,7 @@ static __attribute__((noinline)) void d_ref_line(Int ci, struct core *c, struct 
 	if (m1 && s2 == ST_I && now != fill)
 		*h2 = (*h2 & ~(UWord)3) | now;
 	if (now == ST_M)
-		pres_add(mc_at(c, l1), (st1 != ST_M) + (m1 && s2 == ST_I));
+		mc_add(mc_at(c, l1), (st1 != ST_M) + (m1 && s2 == ST_I));
 	coherent_sample(ii, a, w, lvl, lat, lock);
 }
 
@@ -1112,7 +1056,7 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 	for (Int k = 0; k < n; k++) {
 		dirty_to_l2(c, ev1[k], line[k] & (UWord)c->d1.sets_min_1);
 		if (m1 && st2[k] == ST_I && (ev2[k] & 3) == ST_M)
-			pres_add(mc_at(c, entry_line(&c->l2, ev2[k],
+			mc_add(mc_at(c, entry_line(&c->l2, ev2[k],
 						    line2[k] & (UWord)c->l2.sets_min_1)), -1);
 		UWord own = st1[k] != ST_I ? st1[k] : m1 ? st2[k] : ST_I;
 		UWord now = mesi_take(ci, line[k], own, w, ii, lat);
@@ -1124,7 +1068,7 @@ static __attribute__((noinline)) void d_ref_two(Int ci, struct core *c, struct i
 			*e2 = (*e2 & ~(UWord)3) | now;
 		}
 		if (now == ST_M)
-			pres_add(mc_at(c, line[k]), (st1[k] != ST_M) + (m1 && st2[k] == ST_I));
+			mc_add(mc_at(c, line[k]), (st1[k] != ST_M) + (m1 && st2[k] == ST_I));
 	}
 	coherent_sample(ii, a, w, lvl, lat, lock);
 }
@@ -1151,11 +1095,11 @@ static __attribute__((noinline)) void d_ref(Int ci, struct ins *ii, Addr a, UWor
 	ULong lat = tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
 	if (!multi) {
 		/* one core busy: nobody to snoop (callgrind's path) */
-		if (cache_ref1(&c->d1, a, size, fill, False)) {
+		if (cache_ref1(&c->d1, a, size, fill)) {
 			ii->v[w ? Q_D1MW : Q_D1MR]++;
 			lat += lat_l2;
 			lvl = ML_L2;
-			if (cache_ref1(&c->l2, a, size, fill, False)) {
+			if (cache_ref1(&c->l2, a, size, fill)) {
 				ii->v[w ? Q_DLMW : Q_DLMR]++;
 				lat += l3_ref(ii, a, size, &lvl);
 			}
@@ -1207,11 +1151,11 @@ static void prefetch(Int ci, struct ins *ii, Addr a)
 	if (!clo_swpf)
 		return;
 	tlb_ref(c, &c->dtlb, &c->dpage, a, ii, Q_DTLBM);
-	if (!cache_ref1(&c->d1, a, 1, ST_E, True))
+	if (!cache_ref1(&c->d1, a, 1, ST_E))
 		return;
 	ii->v[Q_PFM]++;
 	UInt lvl;
-	ULong lat = (ULong)lat_l2 + (cache_ref1(&c->l2, a, 1, ST_E, True) ? l3_ref(ii, a, 1, &lvl) : 0);
+	ULong lat = (ULong)lat_l2 + (cache_ref1(&c->l2, a, 1, ST_E) ? l3_ref(ii, a, 1, &lvl) : 0);
 	UWord line = a >> c->d1.line_bits;
 	if (multi) {
 		UWord st = mc_check(ci, line, ii, 0);
@@ -1238,10 +1182,10 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 	ULong lat = tlb_ref(c, &c->itlb, &c->ipage, ii->addr, ii, Q_ITLBM);
 	c->iline = (ii->addr + ii->size - 1) >> c->i1.line_bits == il ? il + 1 : 0;
 	/* its Ir is its batch's runs (mps_batch_fold) */
-	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S, False)) {
+	if (cache_ref1(&c->i1, ii->addr, ii->size, ST_S)) {
 		ii->v[Q_I1MR]++;
 		lat += (ULong)lat_l2;
-		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S, True)) {
+		if (cache_ref1(&c->l2, ii->addr, ii->size, ST_S)) {
 			UInt lvl;
 			ii->v[Q_ILMR]++;
 			lat += l3_ref(ii, ii->addr, ii->size, &lvl);
@@ -2791,9 +2735,7 @@ static void mps_post_clo_init(void)
 	core_used = VG_(calloc)("mpsim.used", (SizeT)clo_cores, 1);
 	used_list = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*used_list));
 	core_n = VG_(calloc)("mpsim.used", (SizeT)clo_cores, sizeof(*core_n));
-	pres_groups = VG_(calloc)("mpsim.pres", (SizeT)(clo_cores >> PRES_GROUP_BITS) + 1,
-				  sizeof(*pres_groups));
-	mc_groups = VG_(calloc)("mpsim.mcount", (SizeT)(clo_cores >> PRES_GROUP_BITS) + 1,
+	mc_groups = VG_(calloc)("mpsim.mcount", (SizeT)(clo_cores >> MC_GROUP_BITS) + 1,
 				sizeof(*mc_groups));
 	for (Int k = 0; k < clo_cores; k++) {
 		cache_init(&cores[k].i1, &clo_i1, "mpsim.i1");
