@@ -818,6 +818,20 @@ static Int snoop_first = -1;
  * none), which the store then finds Exclusive and takes alone. */
 static UWord rfo_line;
 
+/* Whether a write to line, which its core holds in state st, is the store a load just
+ * took the line for: Exclusive, it needs no other core. */
+static inline Bool rfo_store(UWord line, UWord st)
+{
+	return st == ST_E && rfo_line == line + 1;
+}
+
+/* How many of a core's entries e1 (L1d) and e2 (L2) of one line, either NULL, are
+ * Modified: what its Modified count loses when they lose that state. */
+static inline Int n_modified(const UWord *e1, const UWord *e2)
+{
+	return (e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M);
+}
+
 /* Coherence for core ci taking line (a data line number) to write it (inv: the storing
  * instruction): the other cores' copies are invalidated. A load whose store to the line
  * follows in the same batch (nothing of another core comes between them) takes it for
@@ -838,7 +852,7 @@ static UWord snoop(Int ci, UWord line, struct ins *rd, struct ins *inv)
 			continue;
 		/* a copy Modified here is the only one among the cores (one Exclusive may not
 		 * be: reads take it so without a look, mc_check) */
-		Int nm = (e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M);
+		Int nm = n_modified(e1, e2);
 		if (nm)
 			mc_add(mc_at(o, line), -nm);
 		if (rd && nm) {
@@ -900,12 +914,13 @@ static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
 		if (k == ci || !*mc_at(o, line))
 			continue;
 		UWord *e1 = cache_find(&o->d1, line), *e2 = l2_find(&o->l2, line);
-		if (!(e1 && (*e1 & 3) == ST_M) && !(e2 && (*e2 & 3) == ST_M))
+		Int nm = n_modified(e1, e2);
+		if (!nm)
 			continue;
 		rd->v[Q_HITM]++;
 		rd->v[Q_CYC] += (ULong)lat_hitm;
 		m_snoop = MS_HITM;
-		mc_add(mc_at(o, line), -((e1 && (*e1 & 3) == ST_M) + (e2 && (*e2 & 3) == ST_M)));
+		mc_add(mc_at(o, line), -nm);
 		if (e1)
 			*e1 = (*e1 & ~(UWord)3) | ST_S;
 		if (e2)
@@ -932,11 +947,11 @@ static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 	if ((ev & 3) != ST_M)
 		return;
 	UWord line = entry_line(&c->d1, ev, set), *e2 = l2_find(&c->l2, line);
-	mc_add(mc_at(c, line), -1);
-	if (e2 && (*e2 & 3) != ST_M) {
+	/* the L2 entry takes the Modified state in the L1d entry's place: one count */
+	if (e2 && (*e2 & 3) != ST_M)
 		*e2 |= ST_M;
-		mc_add(mc_at(c, line), 1);
-	}
+	else
+		mc_add(mc_at(c, line), -1);
 }
 
 /* The state line gets in core ci for a read or write (w) that found it own (ST_I: not in
@@ -946,9 +961,7 @@ static inline void dirty_to_l2(struct core *c, UWord ev, UWord set)
 static inline UWord mesi_take(Int ci, UWord line, UWord own, Bool w, struct ins *ii, ULong lat)
 {
 	if (w)
-		return own == ST_M || (own == ST_E && rfo_line == line + 1)
-			       ? ST_M
-			       : snoop(ci, line, NULL, ii);
+		return own == ST_M || rfo_store(line, own) ? ST_M : snoop(ci, line, NULL, ii);
 	if (own != ST_I)
 		return own;
 	return read_for_own ? snoop(ci, line, ii, read_for_own) : mc_check(ci, line, ii, lat);
@@ -961,7 +974,7 @@ static inline Bool write_alone(struct core *c, UWord l1, UWord hs)
 {
 	if (hs == ST_M)
 		return True;
-	if (hs != ST_E || rfo_line != l1 + 1)
+	if (!rfo_store(l1, hs))
 		return False;
 	mc_add(mc_at(c, l1), 1);
 	return True;
@@ -1201,9 +1214,8 @@ static inline __attribute__((always_inline)) void sim_ir(Int ci, struct ins *ii)
 /* What d_ref does for the commonest access, in line: one that lies in the most recent
  * line of its L1d set and in the page the DTLB saw last, in a state that needs no other
  * core (with one core busy, any; else Modified for a write), when no prefetch is in flight
- * on the core; with more
- * than one core busy, any other access to one line in that page goes to d_ref_line at
- * once. False: d_ref must look. */
+ * on the core; with more than one core busy, any other access to one line in that page
+ * goes to d_ref_line at once. False: d_ref must look. */
 static inline __attribute__((always_inline)) Bool d_hit(Int ci, struct ins *ii, Addr a,
 							UWord size, Bool w, Bool lock)
 {
