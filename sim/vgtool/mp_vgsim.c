@@ -424,6 +424,7 @@ static Bool multi;       /* threads have run on more than one core: coherence ma
  * read that misses its L2 reads one line of the host's for all the other cores. */
 #define MC_GROUP_BITS 3
 static UChar **mc_groups;
+static ULong mc_lanes_mask; /* the bytes of one slot's lanes, read as one word */
 
 /* The count of core c's slot for line. */
 static inline UChar *mc_at(const struct core *c, UWord line)
@@ -452,9 +453,11 @@ static void multi_start(Int k)
 		lanes++;
 	x->mc_shift = 64 - bits;
 	x->mc_lanes = lanes;
+	mc_lanes_mask = lanes == MC_GROUP_BITS ? ~0ULL : (1ULL << (8 << lanes)) - 1;
 	UChar **g = &mc_groups[k >> MC_GROUP_BITS];
+	/* a word past the last slot: mc_check reads eight lanes at a time */
 	if (!*g)
-		*g = VG_(calloc)("mpsim.mcount", (SizeT)1 << (bits + lanes), 1);
+		*g = VG_(calloc)("mpsim.mcount", ((SizeT)1 << (bits + lanes)) + sizeof(ULong), 1);
 	cores[k].mc = *g + (k & ((1 << MC_GROUP_BITS) - 1));
 	struct cache *in[2] = { &cores[k].d1, x };
 	for (Int j = 0; j < 2; j++)
@@ -908,7 +911,16 @@ static inline UWord *set_head(struct cache *c, UWord line)
  * (mps_mem_load_next) looks, and changes nothing. Returns the state the line gets here. */
 static UWord mc_check(Int ci, UWord line, struct ins *rd, ULong lat)
 {
-	for (Int u = 0; u < n_used; u++) {
+	/* up to eight cores: their counts of the slot in one read, the core's own left out
+	 * (one core at most holds the line Modified, so the order they are looked in does not
+	 * matter) */
+	ULong nz = ~0ULL;
+	if (clo_cores <= 1 << MC_GROUP_BITS) {
+		const UChar *p = mc_at(&cores[ci], line) - ci;
+		__builtin_memcpy(&nz, p, sizeof nz);
+		nz &= mc_lanes_mask & ~(0xffULL << 8 * ci);
+	}
+	for (Int u = 0; nz && u < n_used; u++) {
 		Int k = used_list[u];
 		struct core *o = &cores[k];
 		if (k == ci || !*mc_at(o, line))

@@ -15,6 +15,11 @@
  * thread reads it again (reread(): D1mr 1 and HITM 1). A write that took Exclusive as the
  * only copy would invalidate nothing (Inv 0), and reread() would hit.
  *
+ * And a read by core 0 of a line core 1 holds Modified: the thread writes line Z (mark())
+ * before the first barrier, main reads it after (peek(): D1mr 1 and HITM 1). The Modified
+ * counts of the cores are read for all of them at once: a read that skipped core 1's would
+ * find no copy (HITM 0).
+ *
  * The tool orders accesses by each thread's instruction count. The barriers say who
  * waits for whom, but a thread that arrives last, without waiting, keeps its own count
  * (which valgrind's scheduling decides), so each side spins first: main (before
@@ -27,6 +32,7 @@
 #define OTHERS 16
 static volatile long *buf;
 static volatile long y[8] __attribute__((aligned(64)));
+static volatile long z[8] __attribute__((aligned(64)));
 static pthread_barrier_t bar;
 
 /* n loops of instructions that touch no data */
@@ -76,9 +82,20 @@ __attribute__((noinline)) static long reread(void)
 	return y[0];
 }
 
+__attribute__((noinline)) static void mark(void)
+{
+	z[0] = 9;
+}
+
+__attribute__((noinline)) static long peek(void)
+{
+	return z[0];
+}
+
 static void *run(void *arg)
 {
 	long s = look() + keep();
+	mark();
 	pthread_barrier_wait(&bar); /* X kept, Y read: main writes them */
 	pthread_barrier_wait(&bar); /* written */
 	spin(100000);
@@ -98,6 +115,7 @@ int main(void)
 	pthread_barrier_wait(&bar);
 	clobber();
 	own();
+	m += peek();
 	pthread_barrier_wait(&bar);
 	pthread_join(t, NULL);
 	printf("sum %ld\n", s + m);
