@@ -79,6 +79,13 @@ ALLOC_OPT=--no-alloc rec 8 na8.data || { echo "FAIL: --no-alloc: $(cat na8.data.
 "$MEMPROF" c2c report -i fs64.data >fs64.txt
 h0=$(hitm fs0.txt) h8=$(hitm fs8.txt) h64=$(hitm fs64.txt)
 echo "local HITM samples: one counter $h0, 8 bytes apart $h8, 64 bytes apart $h64"
+# issue 31's bar on c2c record's own samples (one load and one store in 97 each): the
+# shared line's HITM loads at least 10% of its stores (two threads writing two words of
+# one line), and padded onto two lines under 1% of that (below)
+read -r lh ls < <(awk -F, '$1 == 0 { h += $13; s += $17 } END { print h + 0, s + 0 }' fs8.csv)
+echo "the shared line: $lh HITM load samples, $ls store samples"
+[ "$ls" -gt 100 ] && [ $((lh * 10)) -ge "$ls" ] ||
+	{ echo "FAIL: the shared line's HITM $lh under 10% of its stores $ls"; exit 1; }
 [ "$h8" -gt 100 ] && [ "$h0" -gt 100 ] && [ $((h64 * 100)) -lt "$h8" ] ||
 	{ echo "FAIL: HITM order: -d 0 $h0, -d 8 $h8, -d 64 $h64"; exit 1; }
 grep -q "=> true sharing: the threads use the same data" fs0.txt ||
