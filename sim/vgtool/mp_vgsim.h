@@ -122,9 +122,11 @@ void mps_fini(Int exitcode);
 Int mps_cmp_ins(const void *a, const void *b);
 void mps_mem_init(void);
 void mps_mem_fork_child(void);
+/* Whether a load of lat cycles by core cpu is the next one mps_mem_sample keeps (the
+ * caches then look whether another core holds its line, for the sample's snoop). */
+Bool mps_mem_load_next(ULong lat, UInt cpu);
 /* A sampled access candidate (every clo_mem_period-th is written): tlb 1..3, time the
  * thread's virtual time, tid its kernel id, cpu its core. */
-Bool mps_mem_load_next(ULong lat, UInt cpu);
 void mps_mem_sample(const struct ins *ii, Addr a, Bool w, UInt lvl, UInt snoop, ULong lat,
 		    Bool lock, UInt tlb, ULong time, UInt tid, UInt cpu);
 
